@@ -1,0 +1,140 @@
+// Builds the application: framework settings and documentation first, then the error envelope,
+// then each module's routes under the public (/v1) and admin (/admin/v1) prefixes. No I/O of its
+// own: the store and the mailer are handed in, so tests build the same app on a real database.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { registerAdminAuth } from './http/admin-auth.js';
+import { registerErrorHandling, sendProblem } from './http/errors.js';
+import { Problem, ProblemDocument } from './http/problem.js';
+import { validatorCompiler } from './http/validation.js';
+import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
+import { assessmentRoutes } from './modules/assessments/routes.js';
+import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
+import { invitationRoutes } from './modules/invitations/routes.js';
+import { keyAdminRoutes } from './modules/keys/admin-routes.js';
+import { registerApiKeyAuth } from './modules/keys/authenticate.js';
+import { KeyVerifier } from './modules/keys/verifier.js';
+import type { Mailer } from './modules/mail/mailer.js';
+import { scoreRoutes } from './modules/scores/routes.js';
+import { startDeadlineSweep } from './modules/attempts/sweeper.js';
+import { portalRoutes } from './portal/routes.js';
+import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
+
+export interface AppDeps {
+  config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & { sweepEveryMs?: number };
+  db: Database;
+  mailer: Mailer;
+  logger?: FastifyServerOptions['logger'];
+}
+
+export const BODY_LIMIT = 1024 * 1024;
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger,
+    bodyLimit: BODY_LIMIT,
+    // A client's own request id is kept when it is sane, so that both sides can quote it.
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { maxParamLength: 200 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler());
+  app.addSchema(ProblemDocument);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Assessment Connect',
+        version: '1.0',
+        description:
+          'Invite candidates to pre-employment assessments and read their scores. Every error is an RFC 9457 problem document (`application/problem+json`) carrying the request id, which is also sent as `X-Request-Id`. See the README for the decisions this service makes where the specification is silent.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key issued by the operator (`ack_…`). Missing, unknown, revoked or expired: 401.' },
+          adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN)' },
+        },
+      },
+      tags: [
+        { name: 'assessments', description: 'The assessment catalogue' },
+        { name: 'invitations', description: 'Inviting candidates' },
+        { name: 'scores', description: 'Reading results' },
+        { name: 'admin', description: 'Operator API (Authorization: Bearer ADMIN_TOKEN)' },
+        { name: 'health', description: 'Probes for load balancers and orchestrators' },
+      ],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  registerErrorHandling(app);
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+  });
+
+  app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }));
+  app.get(
+    '/readyz',
+    { schema: { tags: ['health'], summary: 'The database is reachable', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } },
+    async (request, reply) => {
+      try {
+        await withTimeout(db.query('SELECT 1'), 2000);
+        return { status: 'ok' };
+      } catch {
+        return sendProblem(request, reply, new Problem('unavailable', 'The database is unreachable', undefined, { 'retry-after': '5' }));
+      }
+    },
+  );
+
+  const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
+
+  await app.register(
+    async (api) => {
+      registerApiKeyAuth(api, verifier);
+      await api.register(assessmentRoutes, { db });
+      await api.register(invitationRoutes, { db, mailer, publicUrl: config.publicUrl });
+      await api.register(scoreRoutes, { db });
+    },
+    { prefix: '/v1' },
+  );
+
+  await app.register(
+    async (admin) => {
+      registerAdminAuth(admin, config.adminToken);
+      await admin.register(tenantAdminRoutes, { db });
+      await admin.register(keyAdminRoutes, { db, verifier });
+      await admin.register(assessmentAdminRoutes, { db });
+      await admin.register(attemptAdminRoutes, { db });
+    },
+    { prefix: '/admin/v1' },
+  );
+
+  await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
+
+  const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);
+  app.addHook('onClose', stopSweep);
+
+  return app;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([
+    promise.finally(() => clearTimeout(timer)),
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('timed out')), ms);
+    }),
+  ]);
+}

@@ -1,0 +1,222 @@
+// The operator CLI: a thin client of the admin API (DESIGN §3). It never opens the database, so
+// it works the same against a local embedded server and a remote cluster.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const USAGE = `Usage: assessment-connect <command> [options]
+
+Commands:
+  instance create <name> [--portal-url URL] [--invite-ttl-days N]
+  instance list
+  key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
+  key list [--instance <name>]
+  key revoke <id>
+  assessment import <file.yaml|file.json> --instance <name>
+  assessment list --instance <name>
+
+Options for every command:
+  --json         machine-readable output
+  --url URL      the server (default: $ASSESSMENT_CONNECT_URL or http://localhost:$PORT, PORT=8080)
+  --token T      the admin token (default: $ADMIN_TOKEN or $DATA_DIR/admin-token, DATA_DIR=./data)
+  -h, --help     this text
+`;
+
+class UsageError extends Error {}
+class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message);
+  }
+}
+
+interface Context {
+  url: string;
+  token: string;
+  json: boolean;
+}
+
+type Options = Record<string, string | boolean | undefined>;
+
+function resolveToken(given: string | undefined): string {
+  if (given) return given;
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = path.resolve(process.env.DATA_DIR || './data', 'admin-token');
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new UsageError(`no admin token: set ADMIN_TOKEN, pass --token, or run where ${file} exists (npm start writes it)`);
+  }
+}
+
+async function call(ctx: Context, method: string, route: string, body?: { json?: unknown; raw?: string; type?: string }): Promise<unknown> {
+  const headers: Record<string, string> = { authorization: `Bearer ${ctx.token}`, accept: 'application/json' };
+  let payload: string | undefined;
+  if (body?.json !== undefined) {
+    headers['content-type'] = 'application/json';
+    payload = JSON.stringify(body.json);
+  } else if (body?.raw !== undefined) {
+    headers['content-type'] = body.type ?? 'application/octet-stream';
+    payload = body.raw;
+  }
+  let response: Response;
+  try {
+    response = await fetch(new URL(route, ctx.url), { method, headers, body: payload, signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    throw new Error(`cannot reach the server at ${ctx.url} (${(error as Error).cause ?? (error as Error).message}); is it running (npm start)?`);
+  }
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // not JSON: keep the text
+  }
+  if (!response.ok) {
+    const problem = parsed as { detail?: string; errors?: { name: string; line?: number; detail: string }[] };
+    const lines = [`${response.status} ${problem.detail ?? text}`];
+    for (const e of problem.errors ?? []) lines.push(`  ${e.line ? `line ${e.line}: ` : ''}${e.name}: ${e.detail}`);
+    throw new ApiError(lines.join('\n'), parsed);
+  }
+  return parsed;
+}
+
+function table(rows: Record<string, unknown>[], columns: string[]): string {
+  if (rows.length === 0) return '(none)';
+  const cell = (value: unknown) => (value === null || value === undefined ? '-' : Array.isArray(value) ? value.join(',') : value instanceof Object ? JSON.stringify(value) : String(value));
+  const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
+}
+
+function required(options: Options, name: string): string {
+  const value = options[name];
+  if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function positiveInteger(options: Options, name: string): number | undefined {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive integer`);
+  return n;
+}
+
+type Command = (ctx: Context, args: string[], options: Options) => Promise<{ data: unknown; text: string }>;
+
+const COMMANDS: Record<string, Command> = {
+  async 'instance create'(ctx, [name], options) {
+    if (!name) throw new UsageError('instance create needs a name');
+    const data = (await call(ctx, 'POST', '/admin/v1/instances', {
+      json: { name, portalUrl: options['portal-url'], inviteTtlDays: positiveInteger(options, 'invite-ttl-days') },
+    })) as Record<string, unknown>;
+    return { data, text: `Created instance ${String(data.name)}` };
+  },
+  async 'instance list'(ctx) {
+    const data = (await call(ctx, 'GET', '/admin/v1/instances')) as Record<string, unknown>[];
+    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'createdAt']) };
+  },
+  async 'key create'(ctx, _args, options) {
+    const data = (await call(ctx, 'POST', '/admin/v1/keys', {
+      json: {
+        instances: required(options, 'instance').split(',').map((s) => s.trim()).filter(Boolean),
+        label: options.label,
+        rateLimit: positiveInteger(options, 'rate-limit'),
+        expiresAt: options['expires-at'],
+      },
+    })) as Record<string, unknown>;
+    return {
+      data,
+      text: [
+        `Created key ${String(data.id)} for ${(data.instances as string[]).join(', ')}.`,
+        'The key is shown this once; store it now:',
+        '',
+        `  ${String(data.key)}`,
+        '',
+      ].join('\n'),
+    };
+  },
+  async 'key list'(ctx, _args, options) {
+    const query = typeof options.instance === 'string' ? `?instance=${encodeURIComponent(options.instance)}` : '';
+    const data = (await call(ctx, 'GET', `/admin/v1/keys${query}`)) as Record<string, unknown>[];
+    return { data, text: table(data, ['id', 'prefix', 'label', 'instances', 'rateLimit', 'expiresAt', 'revokedAt', 'lastUsedAt']) };
+  },
+  async 'key revoke'(ctx, [id]) {
+    if (!id) throw new UsageError('key revoke needs the key id (key_…), as shown by key list');
+    const data = (await call(ctx, 'POST', `/admin/v1/keys/${encodeURIComponent(id)}/revoke`)) as Record<string, unknown>;
+    return { data, text: `Revoked ${String(data.id)} at ${String(data.revokedAt)}` };
+  },
+  async 'assessment import'(ctx, [file], options) {
+    if (!file) throw new UsageError('assessment import needs a file');
+    const instance = required(options, 'instance');
+    let raw: string;
+    try {
+      raw = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+    }
+    const type = file.endsWith('.json') ? 'application/json' : 'application/yaml';
+    const data = (await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/assessments`, { raw, type })) as Record<string, unknown>;
+    const verb = { created: 'Published', updated: 'Published a new version of', unchanged: 'Unchanged:' }[String(data.outcome)] ?? String(data.outcome);
+    return { data, text: `${verb} ${String(data.id)} (version ${String(data.version)}) in ${instance}` };
+  },
+  async 'assessment list'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const data = (await call(ctx, 'GET', `/admin/v1/instances/${encodeURIComponent(instance)}/assessments`)) as Record<string, unknown>[];
+    return { data, text: table(data, ['id', 'name', 'version', 'durationMinutes', 'questionCount', 'typingTest', 'passScore', 'lowPassScore']) };
+  },
+};
+
+export async function run(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean' },
+        url: { type: 'string' },
+        token: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+        instance: { type: 'string' },
+        label: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'expires-at': { type: 'string' },
+        'portal-url': { type: 'string' },
+        'invite-ttl-days': { type: 'string' },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help || positionals.length === 0) {
+    process.stdout.write(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const name = positionals.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`unknown command: ${name}\n\n${USAGE}`);
+    return 2;
+  }
+  const json = values.json === true;
+  try {
+    const ctx: Context = {
+      url: values.url ?? process.env.ASSESSMENT_CONNECT_URL ?? `http://localhost:${process.env.PORT || 8080}`,
+      token: resolveToken(values.token),
+      json,
+    };
+    const result = await command(ctx, positionals.slice(2), values);
+    process.stdout.write(json ? `${JSON.stringify(result.data, null, 2)}\n` : `${result.text}\n`);
+    return 0;
+  } catch (error) {
+    if (json && error instanceof ApiError) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}

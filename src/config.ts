@@ -1,0 +1,95 @@
+// One place for the service's settings (DESIGN §2). Read once at boot from the environment;
+// a bad value stops the process with a message naming the variable, never a half-started server.
+import path from 'node:path';
+
+export interface Config {
+  /** TCP port of the HTTP server. Default 8080. */
+  port: number;
+  /** Interface to listen on. Default 127.0.0.1 (loopback only); 0.0.0.0 to serve a network. */
+  host: string;
+  /** postgres://… selects a PostgreSQL server; unset means embedded PGlite under dataDir. */
+  databaseUrl: string | undefined;
+  /** Embedded database, generated admin token and local mailbox. Default ./data. */
+  dataDir: string;
+  /** Base of links given to candidates and of the docs. Default http://localhost:$PORT. */
+  publicUrl: string;
+  /** Bearer token of the admin API. Embedded mode generates one into $DATA_DIR/admin-token. */
+  adminToken: string | undefined;
+  /** Shared rate-limit counters for several nodes (issue 5). Unset: in-process. */
+  redisUrl: string | undefined;
+  /** smtp:// or smtps:// relay for invitation e-mail. Unset: .eml files under $DATA_DIR/mail. */
+  smtpUrl: string | undefined;
+  /** Sender of invitation e-mail. */
+  mailFrom: string;
+  /** Longest time a request waits for the mail relay, in ms. Default 5000. */
+  mailTimeoutMs: number;
+  /** How long an API key's record is trusted from memory, in ms: the bound on how late a
+   *  revocation made on another node is seen. Default 2000; at most 5000 (DESIGN §4). */
+  keyCacheMs: number;
+  /** Connections per node to PostgreSQL. Default 10. */
+  databasePoolSize: number;
+  /** Pino log level. Default info. */
+  logLevel: string;
+  /** Create the demo instance and sample catalogue when the store is empty. Default true. */
+  seedDemo: boolean;
+}
+
+export class ConfigError extends Error {}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: NodeJS.ProcessEnv, name: string, protocols: string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(`${name} must start with ${protocols.map((p) => `${p}//`).join(' or ')}`);
+  }
+  return raw;
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (['1', 'true', 'yes'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  }
+  return {
+    port,
+    host: env.HOST || '127.0.0.1',
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    adminToken,
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: env.MAIL_FROM || 'Assessment Connect <no-reply@localhost>',
+    mailTimeoutMs: integer(env, 'MAIL_TIMEOUT_MS', 5000, 100, 60000),
+    keyCacheMs: integer(env, 'KEY_CACHE_MS', 2000, 0, 5000),
+    databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    logLevel: env.LOG_LEVEL || 'info',
+    seedDemo: flag(env, 'SEED_DEMO', true),
+  };
+}

@@ -1,0 +1,126 @@
+// The one place that picks the store: PostgreSQL through `pg` when a URL is given, otherwise
+// embedded PGlite (the same PostgreSQL, compiled to WASM). Everything above this file speaks
+// the same SQL to the same small interface.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn in one transaction: committed when it resolves, rolled back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /** Runs fn on one connection, for session-level state such as advisory locks. */
+  session<T>(fn: (conn: Queryable & { exec(sql: string): Promise<void> }) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  databaseUrl?: string;
+  /** Directory of the embedded store; undefined keeps it in memory (tests). */
+  dataDir?: string;
+  poolSize?: number;
+}
+
+const INT8 = 20;
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.dataDir);
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  let location: string | undefined;
+  if (dataDir !== undefined) {
+    location = path.join(dataDir, 'pgdata');
+    mkdirSync(location, { recursive: true });
+  }
+  // int8 as text, as node-postgres returns it, so that both stores hand out the same values.
+  const db = new PGlite(location, { parsers: { [INT8]: (value: string) => value } });
+  await db.waitReady;
+  const query: Queryable['query'] = async (text, params) => {
+    const result = await db.query(text, params);
+    return { rows: result.rows as never[] };
+  };
+  return {
+    kind: 'pglite',
+    query,
+    transaction: (fn) =>
+      db.transaction((tx) =>
+        fn({
+          query: async (text, params) => ({ rows: (await tx.query(text, params)).rows as never[] }),
+        }),
+      ),
+    session: (fn) =>
+      fn({
+        query,
+        exec: async (sql) => {
+          await db.exec(sql);
+        },
+      }),
+    close: () => db.close(),
+  };
+}
+
+async function openPostgres(connectionString: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    // Fail fast when the server is away, so that clients get a 503 instead of a hanging request.
+    connectionTimeoutMillis: 3000,
+    query_timeout: 15000,
+    idleTimeoutMillis: 30000,
+    application_name: 'assessment-connect',
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const query: Queryable['query'] = async (text, params) => {
+    const result = await pool.query(text, params as unknown[]);
+    return { rows: result.rows };
+  };
+  return {
+    kind: 'postgres',
+    query,
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({ query: async (text, params) => ({ rows: (await client.query(text, params as unknown[])).rows }) });
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    async session(fn) {
+      const client = await pool.connect();
+      try {
+        return await fn({
+          query: async (text, params) => ({ rows: (await client.query(text, params as unknown[])).rows }),
+          exec: async (sql) => {
+            await client.query(sql);
+          },
+        });
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** True for errors that mean "the database cannot be reached right now", as opposed to a bad query. */
+export function isUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: string }).code;
+  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004'].includes(code)) {
+    return true;
+  }
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|PGlite is closed/i.test(error.message);
+}

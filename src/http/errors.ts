@@ -1,0 +1,108 @@
+// Renders every failure as a problem document (RFC 9457) with the request id: our own Problems,
+// the framework's validation and parsing errors, an unreachable database (503), and anything
+// unexpected (500, logged with its stack, shown to nobody).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isUnavailable } from '../db/database.js';
+import { PROBLEMS, Problem, problemType, type FieldError, type ProblemCode, type ProblemDocument } from './problem.js';
+
+const RETRY_AFTER_SECONDS = '5';
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
+  const document: ProblemDocument = {
+    type: problemType(problem.code),
+    title: PROBLEMS[problem.code].title,
+    status: problem.status,
+    detail: problem.detail,
+    requestId: request.id,
+  };
+  if (problem.errors) document.errors = problem.errors;
+  if (problem.headers) reply.headers(problem.headers);
+  return reply.code(problem.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(document));
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+  parentSchema?: { 'x-pattern-message'?: string };
+}
+
+const LOCATIONS: Record<string, FieldError['in']> = { body: 'body', querystring: 'query', headers: 'header', params: 'path' };
+
+/** Turns the validator's findings into one entry per offending field, in the client's terms. */
+export function fieldErrors(context: string, validation: AjvError[]): FieldError[] {
+  const location = LOCATIONS[context] ?? 'body';
+  const seen = new Set<string>();
+  const errors: FieldError[] = [];
+  for (const error of validation) {
+    const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let detail = error.message ?? 'is invalid';
+    if (error.keyword === 'required') {
+      segments.push(String(error.params.missingProperty));
+      detail = 'is required';
+    } else if (error.keyword === 'additionalProperties') {
+      segments.push(String(error.params.additionalProperty));
+      detail = 'is not a known field';
+    } else if (error.keyword === 'pattern') {
+      detail = error.parentSchema?.['x-pattern-message'] ?? 'is not in the expected format';
+    } else if (error.keyword === 'anyOf' || error.keyword === 'oneOf') {
+      // The branches' own errors say more; keep the summary only when nothing else names the field.
+      if (validation.some((other) => other !== error && other.instancePath.startsWith(error.instancePath) && other.keyword !== error.keyword)) continue;
+    }
+    const name = segments.join('.') || (location === 'body' ? '(body)' : '(query)');
+    const key = `${name}\u0000${detail}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const entry: FieldError = { in: location, name, detail };
+    if (location === 'body') entry.pointer = `#/${segments.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+    errors.push(entry);
+  }
+  // A body that fails a union (a string or an array) reports each branch; keep the first per field.
+  const firstPerField = new Map<string, FieldError>();
+  for (const entry of errors) if (!firstPerField.has(entry.name)) firstPerField.set(entry.name, entry);
+  return [...firstPerField.values()];
+}
+
+const FRAMEWORK_PROBLEMS: Record<string, { code: ProblemCode; detail: string }> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'unsupported-media-type', detail: 'This content type is not accepted here; send application/json' },
+  FST_ERR_CTP_BODY_TOO_LARGE: { code: 'payload-too-large', detail: 'The request body is larger than the limit of 1 MB' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'validation-failed', detail: 'Content-Length does not match the body' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'validation-failed', detail: 'The request body is empty; send a JSON document' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'validation-failed', detail: 'The request body is not valid JSON' },
+  FST_ERR_CTP_INVALID_TYPE: { code: 'validation-failed', detail: 'The Content-Type header is malformed' },
+  FST_ERR_BAD_URL: { code: 'validation-failed', detail: 'The request URL is malformed' },
+};
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(request, reply, new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
+    if (error instanceof Problem) return sendProblem(request, reply, error);
+    if (error.validation) {
+      const errors = fieldErrors(error.validationContext ?? 'body', error.validation as AjvError[]);
+      return sendProblem(request, reply, new Problem('validation-failed', errors.map((e) => `${e.name} ${e.detail}`).join('; '), errors));
+    }
+    const known = error.code ? FRAMEWORK_PROBLEMS[error.code] : undefined;
+    if (known) return sendProblem(request, reply, new Problem(known.code, known.detail));
+    if (error instanceof SyntaxError && error.statusCode === 400) {
+      return sendProblem(request, reply, new Problem('validation-failed', 'The request body is not valid JSON'));
+    }
+    if (isUnavailable(error)) {
+      request.log.warn({ err: error }, 'database unavailable');
+      return sendProblem(request, reply, new Problem('unavailable', 'The database is unreachable; retry shortly', undefined, { 'retry-after': RETRY_AFTER_SECONDS }));
+    }
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      const code = (Object.keys(PROBLEMS) as ProblemCode[]).find((c) => PROBLEMS[c].status === error.statusCode) ?? 'validation-failed';
+      return sendProblem(request, reply, new Problem(code, PROBLEMS[code].title));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(request, reply, new Problem('internal', 'Something went wrong on our side; quote the request id when reporting it'));
+  });
+}

@@ -1,0 +1,83 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../../db/database.js';
+import { adminSecurity, problemResponses } from '../../http/openapi.js';
+import { Problem } from '../../http/problem.js';
+import { InstanceName } from '../tenants/admin-routes.js';
+import { findInstanceByName } from '../tenants/repository.js';
+import { parseAssessment } from './content.js';
+import { importAssessment, listAssessments } from './repository.js';
+import { Assessment } from './routes.js';
+
+const CONTENT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'application/json', 'text/plain'];
+
+const ImportResult = Type.Object(
+  {
+    id: Type.String(),
+    instance: Type.String(),
+    version: Type.Integer(),
+    outcome: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged')], {
+      description: 'created: a new assessment; updated: a new version was published; unchanged: the same content was published already',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+  // Content arrives as the author wrote it, so that errors can name its lines.
+  app.addContentTypeParser(CONTENT_TYPES, { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
+
+  const instanceOf = async (name: string) => {
+    const instance = await findInstanceByName(db, name);
+    if (!instance) throw new Problem('not-found', `No instance named "${name}"`);
+    return instance;
+  };
+
+  app.post(
+    '/instances/:instance/assessments',
+    {
+      schema: {
+        operationId: 'importAssessment',
+        tags: ['admin'],
+        summary: 'Publish assessment content (YAML or JSON)',
+        description:
+          'The body is the content document as written (Content-Type application/yaml, application/json or text/plain). Errors name the path and line of each problem. Publishing changed content makes a new version; attempts keep the version they started.',
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        body: Type.String({ description: 'The assessment document' }),
+        response: { 200: ImportResult, 201: ImportResult, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'unsupported-media-type') },
+      },
+    },
+    async (request, reply) => {
+      const instance = await instanceOf(request.params.instance);
+      const parsed = parseAssessment(request.body);
+      if (!parsed.ok) {
+        throw new Problem(
+          'validation-failed',
+          `The assessment has ${parsed.errors.length} problem${parsed.errors.length === 1 ? '' : 's'}: ${parsed.errors
+            .slice(0, 3)
+            .map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.path || '(document)'} ${e.message}`)
+            .join('; ')}`,
+          parsed.errors.map((e) => ({ in: 'content' as const, name: e.path || '(document)', line: e.line, column: e.column, detail: e.message })),
+        );
+      }
+      const result = await importAssessment(db, instance, parsed.content, parsed.hash);
+      return reply.code(result.outcome === 'created' ? 201 : 200).send(result);
+    },
+  );
+
+  app.get(
+    '/instances/:instance/assessments',
+    {
+      schema: {
+        operationId: 'listInstanceAssessments',
+        tags: ['admin'],
+        summary: 'List the assessments of an instance',
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        response: { 200: Type.Array(Assessment), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => listAssessments(db, [(await instanceOf(request.params.instance)).id]),
+  );
+};

@@ -1,0 +1,110 @@
+// The assessment content format (DESIGN §7): what an operator writes in YAML or JSON and imports.
+// This schema validates imports; semantic rules that JSON Schema cannot express (references
+// between categories and questions, exactly one correct option, ...) live in content.ts.
+import { Type, type Static } from 'typebox';
+
+const Slug = (description: string) =>
+  Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description });
+
+const Text = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, description });
+
+export const Category = Type.Object(
+  {
+    id: Slug('Identifier of the category within the assessment, referenced by questions'),
+    name: Text(100, 'Name shown in categoryScores'),
+    weight: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 1, description: 'Relative weight in the total score (default 1)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Option = Type.Object(
+  {
+    text: Text(500, 'Option text'),
+    correct: Type.Optional(Type.Boolean({ description: 'Marks a correct option' })),
+  },
+  { additionalProperties: false },
+);
+
+const common = {
+  id: Slug('Identifier of the question within the assessment'),
+  category: Slug('Category id this question counts towards'),
+  prompt: Text(4000, 'The question as shown to the candidate (plain text)'),
+  points: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Weight within its category (default 1)' })),
+};
+
+const choiceQuestion = <T extends 'single-choice' | 'multiple-choice'>(type: T, description: string) =>
+  Type.Object(
+    {
+      ...common,
+      type: Type.Literal(type, { description }),
+      options: Type.Array(Option, { minItems: 2, maxItems: 12 }),
+    },
+    { additionalProperties: false },
+  );
+
+export const SingleChoiceQuestion = choiceQuestion('single-choice', 'Exactly one option is correct');
+export const MultipleChoiceQuestion = choiceQuestion('multiple-choice', 'One or more options are correct; partial credit applies');
+
+export const ShortAnswerQuestion = Type.Object(
+  {
+    ...common,
+    type: Type.Literal('short-answer'),
+    accept: Type.Array(Text(200, 'An accepted answer'), {
+      minItems: 1,
+      maxItems: 20,
+      description: 'Accepted answers, compared after normalisation (case, spaces, thousands separators)',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const FreeTextQuestion = Type.Object(
+  {
+    ...common,
+    type: Type.Literal('free-text'),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 20000, description: 'Longest answer accepted (default 4000)' })),
+    guidance: Type.Optional(Text(4000, 'What a reviewer should look for (never shown to the candidate)')),
+  },
+  { additionalProperties: false },
+);
+
+export const QUESTION_TYPES = {
+  'single-choice': SingleChoiceQuestion,
+  'multiple-choice': MultipleChoiceQuestion,
+  'short-answer': ShortAnswerQuestion,
+  'free-text': FreeTextQuestion,
+} as const;
+
+export const Question = Type.Union([SingleChoiceQuestion, MultipleChoiceQuestion, ShortAnswerQuestion, FreeTextQuestion]);
+
+export const TypingTest = Type.Object(
+  {
+    category: Slug('Category id the typing score counts towards'),
+    passage: Type.String({ minLength: 50, maxLength: 3000, description: 'The passage the candidate types' }),
+    targetWpm: Type.Number({ minimum: 5, maximum: 200, description: 'Net words per minute that earns the full typing score' }),
+    points: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Weight within its category (default 1)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AssessmentContent = Type.Object(
+  {
+    id: Slug('Assessment identifier used by clients (assessments[] in invites, assessmentIds in scores)'),
+    name: Text(200, 'Assessment name'),
+    description: Text(2000, 'What the assessment measures, shown to clients and candidates'),
+    instructions: Type.Optional(Text(4000, 'Shown to the candidate before starting')),
+    durationMinutes: Type.Integer({ minimum: 1, maximum: 480, description: 'Time limit, enforced by the server' }),
+    passScore: Type.Number({ minimum: 0, maximum: 100, description: 'Total score (percent) at or above which the result is PASS' }),
+    lowPassScore: Type.Number({ minimum: 0, maximum: 100, description: 'Total score (percent) at or above which the result is LOW_PASS' }),
+    categories: Type.Array(Category, { minItems: 1, maxItems: 20 }),
+    questions: Type.Array(Question, { minItems: 1, maxItems: 500 }),
+    typingTest: Type.Optional(TypingTest),
+  },
+  { additionalProperties: false },
+);
+
+export type AssessmentContent = Static<typeof AssessmentContent>;
+export type QuestionContent = Static<typeof Question>;

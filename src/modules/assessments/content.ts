@@ -1,0 +1,181 @@
+// Reads assessment content (YAML, or JSON, which is YAML too), validates it against the content
+// schema and the rules a schema cannot say, and reports each problem with its path and line.
+import { createHash } from 'node:crypto';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Document } from 'yaml';
+import { Type } from 'typebox';
+import { AssessmentContent, QUESTION_TYPES, type QuestionContent } from './content-schema.js';
+
+export interface ContentError {
+  /** Dotted path into the document, such as `questions.3.options`; empty for the document itself. */
+  path: string;
+  line?: number;
+  column?: number;
+  message: string;
+}
+
+export type ParsedContent = { ok: true; content: AssessmentContent; hash: string } | { ok: false; errors: ContentError[] };
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+// The document is checked in two steps so that a question's errors come from the schema of its
+// own type, not from every branch of a union.
+const checkDocument = ajv.compile(
+  Type.Object(
+    {
+      ...AssessmentContent.properties,
+      questions: Type.Array(
+        Type.Object({ type: Type.Union(Object.keys(QUESTION_TYPES).map((t) => Type.Literal(t))) }, { additionalProperties: true }),
+        { minItems: 1, maxItems: 500 },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+);
+const checkQuestion = Object.fromEntries(
+  Object.entries(QUESTION_TYPES).map(([type, schema]) => [type, ajv.compile(schema)]),
+) as Record<string, ValidateFunction>;
+
+const MAX_SOURCE_BYTES = 512 * 1024;
+
+export function parseAssessment(source: string): ParsedContent {
+  if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) {
+    return { ok: false, errors: [{ path: '', message: `is larger than ${MAX_SOURCE_BYTES / 1024} KiB` }] };
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(source, { lineCounter, uniqueKeys: true, prettyErrors: false });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      errors: doc.errors.map((error) => {
+        const at = lineCounter.linePos(error.pos[0]);
+        return { path: '', line: at.line, column: at.col, message: error.message.split('\n')[0]! };
+      }),
+    };
+  }
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    return { ok: false, errors: [{ path: '', message: (error as Error).message }] };
+  }
+  const locate = (segments: (string | number)[]) => position(doc, lineCounter, segments);
+
+  if (!checkDocument(value)) return { ok: false, errors: describe(checkDocument.errors ?? [], [], locate) };
+  const content = value as AssessmentContent;
+  const errors: ContentError[] = [];
+  content.questions.forEach((question, index) => {
+    const check = checkQuestion[question.type]!;
+    if (!check(question)) errors.push(...describe(check.errors ?? [], ['questions', index], locate));
+  });
+  if (errors.length === 0) errors.push(...semanticErrors(content, locate));
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, content, hash: createHash('sha256').update(JSON.stringify(content)).digest('hex') };
+}
+
+type Locate = (segments: (string | number)[]) => { line?: number; column?: number };
+
+function describe(errors: ErrorObject[], prefix: (string | number)[], locate: Locate): ContentError[] {
+  const seen = new Set<string>();
+  const out: ContentError[] = [];
+  for (const error of errors) {
+    // A union failure reports each failed branch too; its own summary says it better.
+    if (error.keyword === 'const' && errors.some((e) => e.keyword === 'anyOf' && e.instancePath === error.instancePath)) continue;
+    const segments = [...prefix, ...error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+    let message = error.message ?? 'is invalid';
+    let where = segments;
+    if (error.keyword === 'required') {
+      message = `is missing "${String(error.params.missingProperty)}"`;
+    } else if (error.keyword === 'additionalProperties') {
+      where = [...segments, String(error.params.additionalProperty)];
+      message = `"${String(error.params.additionalProperty)}" is not a known field`;
+    } else if (error.keyword === 'const' || error.keyword === 'enum') {
+      message = `must be one of ${JSON.stringify(error.params.allowedValues ?? [error.params.allowedValue])}`;
+    } else if (error.keyword === 'anyOf') {
+      message = `must be one of: ${Object.keys(QUESTION_TYPES).join(', ')}`;
+    }
+    const path = where.join('.');
+    if (seen.has(`${path}|${message}`)) continue;
+    seen.add(`${path}|${message}`);
+    out.push({ path, ...locate(where), message });
+  }
+  return out;
+}
+
+function semanticErrors(content: AssessmentContent, locate: Locate): ContentError[] {
+  const errors: ContentError[] = [];
+  const add = (segments: (string | number)[], message: string) => errors.push({ path: segments.join('.'), ...locate(segments), message });
+
+  if (content.lowPassScore > content.passScore) add(['lowPassScore'], 'must not be above passScore');
+
+  const categoryIds = new Set<string>();
+  content.categories.forEach((category, index) => {
+    if (categoryIds.has(category.id)) add(['categories', index, 'id'], `"${category.id}" is used by another category`);
+    categoryIds.add(category.id);
+  });
+  const categoryNames = new Set<string>();
+  content.categories.forEach((category, index) => {
+    if (categoryNames.has(category.name)) add(['categories', index, 'name'], `"${category.name}" names another category too`);
+    categoryNames.add(category.name);
+  });
+
+  const used = new Set<string>();
+  const questionIds = new Set<string>();
+  content.questions.forEach((question, index) => {
+    const at = ['questions', index] as (string | number)[];
+    if (questionIds.has(question.id)) add([...at, 'id'], `"${question.id}" is used by another question`);
+    questionIds.add(question.id);
+    if (!categoryIds.has(question.category)) add([...at, 'category'], `"${question.category}" is not a category of this assessment`);
+    used.add(question.category);
+    errors.push(...questionErrors(question, at, locate));
+  });
+  if (content.typingTest) {
+    if (!categoryIds.has(content.typingTest.category)) {
+      add(['typingTest', 'category'], `"${content.typingTest.category}" is not a category of this assessment`);
+    }
+    used.add(content.typingTest.category);
+    if (/[^\x20-\x7e\n]/.test(content.typingTest.passage)) {
+      add(['typingTest', 'passage'], 'must be plain printable ASCII, so that every keyboard can type it');
+    }
+  }
+  content.categories.forEach((category, index) => {
+    if (!used.has(category.id)) add(['categories', index], `category "${category.id}" has no questions`);
+  });
+  return errors;
+}
+
+function questionErrors(question: QuestionContent, at: (string | number)[], locate: Locate): ContentError[] {
+  const errors: ContentError[] = [];
+  const add = (segments: (string | number)[], message: string) => errors.push({ path: segments.join('.'), ...locate(segments), message });
+  if (question.type === 'single-choice' || question.type === 'multiple-choice') {
+    const texts = new Set<string>();
+    question.options.forEach((option, index) => {
+      if (texts.has(option.text)) add([...at, 'options', index], 'repeats another option');
+      texts.add(option.text);
+    });
+    const correct = question.options.filter((option) => option.correct).length;
+    if (question.type === 'single-choice' && correct !== 1) add([...at, 'options'], `must have exactly one correct option, has ${correct}`);
+    if (question.type === 'multiple-choice' && correct === 0) add([...at, 'options'], 'must have at least one correct option');
+    if (question.type === 'multiple-choice' && correct === question.options.length) add([...at, 'options'], 'must have at least one incorrect option');
+  }
+  return errors;
+}
+
+function position(doc: Document, lineCounter: LineCounter, segments: (string | number)[]): { line?: number; column?: number } {
+  // Walk down as far as the document goes, so that a missing field points at its parent.
+  for (let depth = segments.length; depth >= 0; depth--) {
+    const parent = depth > 0 ? doc.getIn(segments.slice(0, depth - 1), true) : undefined;
+    const key = segments[depth - 1];
+    if (depth > 0 && isMap(parent)) {
+      const pair = parent.items.find((item) => isPair(item) && isScalar(item.key) && item.key.value === key);
+      if (pair && isNode(pair.key) && pair.key.range) return at(lineCounter, pair.key.range[0]);
+    }
+    const node = depth > 0 ? doc.getIn(segments.slice(0, depth), true) : doc.contents;
+    if (isNode(node) && node.range) return at(lineCounter, node.range[0]);
+  }
+  return {};
+}
+
+function at(lineCounter: LineCounter, offset: number) {
+  const pos = lineCounter.linePos(offset);
+  return { line: pos.line, column: pos.col };
+}

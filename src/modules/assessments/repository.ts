@@ -1,0 +1,117 @@
+import type { Database, Queryable } from '../../db/database.js';
+import type { AssessmentContent } from './content-schema.js';
+
+export interface AssessmentSummary {
+  id: string;
+  name: string;
+  description: string;
+  instance: string;
+  durationMinutes: number;
+  categories: string[];
+  typingTest: boolean;
+  questionCount: number;
+  passScore: number;
+  lowPassScore: number;
+  version: number;
+  updatedAt: Date;
+}
+
+export interface ImportResult {
+  id: string;
+  instance: string;
+  version: number;
+  /** created: a new assessment; updated: a new version of it; unchanged: the same content again. */
+  outcome: 'created' | 'updated' | 'unchanged';
+}
+
+function summaryValues(content: AssessmentContent) {
+  return [
+    content.name,
+    content.description,
+    content.durationMinutes,
+    content.categories.map((c) => c.name),
+    content.typingTest !== undefined,
+    content.questions.length + (content.typingTest ? 1 : 0),
+    content.passScore,
+    content.lowPassScore,
+  ];
+}
+
+/**
+ * Publishes content as the current version of its assessment. A version once published is never
+ * changed: attempts pin the version they started on, so re-publishing cannot alter them.
+ */
+export async function importAssessment(
+  db: Database,
+  instance: { id: string; name: string },
+  content: AssessmentContent,
+  hash: string,
+): Promise<ImportResult> {
+  return db.transaction(async (tx) => {
+    const created = await tx.query<{ id: string }>(
+      `INSERT INTO assessments (instance_id, slug, current_version, name, description, duration_minutes, categories,
+                                typing_test, question_count, pass_score, low_pass_score)
+       VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10)
+       ON CONFLICT (instance_id, slug) DO NOTHING RETURNING id`,
+      [instance.id, content.id, ...summaryValues(content)],
+    );
+    if (created.rows[0]) {
+      await insertVersion(tx, created.rows[0].id, 1, content, hash);
+      return { id: content.id, instance: instance.name, version: 1, outcome: 'created' };
+    }
+    const { rows } = await tx.query<{ id: string; version: number; hash: string }>(
+      `SELECT a.id, a.current_version AS version, v.content_hash AS hash
+         FROM assessments a JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version
+        WHERE a.instance_id = $1 AND a.slug = $2
+          FOR UPDATE OF a`,
+      [instance.id, content.id],
+    );
+    const current = rows[0]!;
+    if (current.hash === hash) return { id: content.id, instance: instance.name, version: current.version, outcome: 'unchanged' };
+    const version = current.version + 1;
+    await insertVersion(tx, current.id, version, content, hash);
+    await tx.query(
+      `UPDATE assessments SET current_version = $2, name = $3, description = $4, duration_minutes = $5, categories = $6,
+              typing_test = $7, question_count = $8, pass_score = $9, low_pass_score = $10, updated_at = now()
+        WHERE id = $1`,
+      [current.id, version, ...summaryValues(content)],
+    );
+    return { id: content.id, instance: instance.name, version, outcome: 'updated' };
+  });
+}
+
+async function insertVersion(tx: Queryable, assessmentId: string, version: number, content: AssessmentContent, hash: string) {
+  await tx.query(`INSERT INTO assessment_versions (assessment_id, version, content, content_hash) VALUES ($1, $2, $3, $4)`, [
+    assessmentId,
+    version,
+    JSON.stringify(content),
+    hash,
+  ]);
+}
+
+export async function listAssessments(db: Queryable, instanceIds: string[]): Promise<AssessmentSummary[]> {
+  const { rows } = await db.query<AssessmentSummary>(
+    `SELECT a.slug AS id, a.name, a.description, i.name AS instance, a.duration_minutes AS "durationMinutes",
+            a.categories, a.typing_test AS "typingTest", a.question_count AS "questionCount",
+            a.pass_score::float8 AS "passScore", a.low_pass_score::float8 AS "lowPassScore",
+            a.current_version AS version, a.updated_at AS "updatedAt"
+       FROM assessments a JOIN instances i ON i.id = a.instance_id
+      WHERE a.instance_id = ANY($1::uuid[])
+      ORDER BY i.name, a.slug`,
+    [instanceIds],
+  );
+  return rows;
+}
+
+/** The published assessments of an instance among the given slugs, for resolving invites. */
+export async function findAssessmentsBySlug(
+  db: Queryable,
+  instanceId: string,
+  slugs: string[],
+): Promise<{ id: string; slug: string; name: string; durationMinutes: number }[]> {
+  const { rows } = await db.query<{ id: string; slug: string; name: string; durationMinutes: number }>(
+    `SELECT id, slug, name, duration_minutes AS "durationMinutes" FROM assessments WHERE instance_id = $1 AND slug = ANY($2::text[])`,
+    [instanceId, slugs],
+  );
+  return rows;
+}

@@ -1,0 +1,42 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { DateTime, instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
+import { instanceScope } from '../keys/authenticate.js';
+import { listAssessments } from './repository.js';
+
+export const Assessment = Type.Object(
+  {
+    id: Type.String({ description: 'Assessment identifier, used in invites (`assessments`) and score filters (`assessmentIds`); unique within its instance' }),
+    name: Type.String(),
+    description: Type.String(),
+    instance: Type.String({ description: 'The tenant instance the assessment belongs to' }),
+    durationMinutes: Type.Integer({ description: 'Time limit in minutes, enforced by the server' }),
+    categories: Type.Array(Type.String(), { description: 'Category names, in the order of `categoryScores`' }),
+    typingTest: Type.Boolean({ description: 'Whether the assessment includes a typing test (and so reports `typingSpeed`)' }),
+    questionCount: Type.Integer({ description: 'Number of questions, the typing test counting as one' }),
+    passScore: Type.Number({ description: 'Total score (percent) at or above which the result is PASS' }),
+    lowPassScore: Type.Number({ description: 'Total score (percent) at or above which the result is LOW_PASS' }),
+    version: Type.Integer({ description: 'Current published version; candidates keep the version they started' }),
+    updatedAt: DateTime({ description: 'When the current version was published' }),
+  },
+  { $id: 'Assessment', additionalProperties: false },
+);
+
+export const assessmentRoutes: FastifyPluginAsyncTypebox<{ db: import('../../db/database.js').Queryable }> = async (app, { db }) => {
+  app.get(
+    '/assessment',
+    {
+      schema: {
+        operationId: 'listAssessments',
+        tags: ['assessments'],
+        summary: 'List assessments',
+        description:
+          'Every published assessment of the instance named by the `instance` header, or, without the header, of every instance the API key is granted, ordered by instance and id.',
+        security: publicSecurity,
+        headers: instanceHeader(false),
+        response: { 200: Type.Array(Assessment), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'unavailable') },
+      },
+    },
+    async (request) => listAssessments(db, instanceScope(request, { required: false }).map((i) => i.id)),
+  );
+};

@@ -1,0 +1,305 @@
+// Attempts as stored: starting one (pinned to the current version), saving answers while the
+// time lasts, recording proctoring signals, and completing it, by submission or by the clock.
+// Completion scores the attempt and writes the result onto the invitation, in one transaction.
+import type { Database, Queryable } from '../../db/database.js';
+import { Problem } from '../../http/problem.js';
+import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
+import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
+import { isAnswered, scoreAttempt, type AnswerValue } from './scoring.js';
+import { measureTyping } from './typing.js';
+
+export interface Attempt {
+  id: string;
+  invitationId: string;
+  assessmentId: string;
+  version: number;
+  startedAt: Date;
+  deadlineAt: Date;
+  finishedAt: Date | null;
+  endReason: 'submitted' | 'time-limit' | null;
+  position: number;
+  typingStartedAt: Date | null;
+  typingWpm: string | null;
+  firstAddress: string | null;
+  firstAgent: string | null;
+}
+
+const ATTEMPT = `a.id, a.invitation_id AS "invitationId", a.assessment_id AS "assessmentId", a.version,
+  a.started_at AS "startedAt", a.deadline_at AS "deadlineAt", a.finished_at AS "finishedAt", a.end_reason AS "endReason",
+  a.position, a.typing_started_at AS "typingStartedAt", a.typing_wpm AS "typingWpm",
+  a.first_address AS "firstAddress", a.first_agent AS "firstAgent"`;
+
+// Published versions never change, so their content is kept in memory once read.
+const contentCache = new Map<string, AssessmentContent>();
+
+export async function versionContent(db: Queryable, assessmentId: string, version: number): Promise<AssessmentContent> {
+  const key = `${assessmentId}/${version}`;
+  const cached = contentCache.get(key);
+  if (cached) return cached;
+  const { rows } = await db.query<{ content: AssessmentContent }>('SELECT content FROM assessment_versions WHERE assessment_id = $1 AND version = $2', [
+    assessmentId,
+    version,
+  ]);
+  const content = rows[0]!.content;
+  if (contentCache.size > 1000) contentCache.clear();
+  contentCache.set(key, content);
+  return content;
+}
+
+export async function findAttempt(db: Queryable, invitationId: string): Promise<Attempt | undefined> {
+  const { rows } = await db.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.invitation_id = $1`, [invitationId]);
+  return rows[0];
+}
+
+/** Starts the attempt of an invitation, or returns the one already started (a second tab, a retry). */
+export async function startAttempt(db: Database, invitationId: string, client: { address: string; agent: string }): Promise<Attempt> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ assessmentId: string; version: number; minutes: number }>(
+      `SELECT i.assessment_id AS "assessmentId", s.current_version AS version, s.duration_minutes AS minutes
+         FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1 FOR UPDATE OF i`,
+      [invitationId],
+    );
+    const invitation = rows[0]!;
+    const existing = await findAttempt(tx, invitationId);
+    if (existing) return existing;
+    // The duration is that of the version being pinned, which the summary row describes.
+    const inserted = await tx.query<Attempt>(
+      `INSERT INTO attempts AS a (invitation_id, assessment_id, version, deadline_at, first_address, first_agent)
+       VALUES ($1, $2, $3, now() + make_interval(mins => $4), $5, $6) RETURNING ${ATTEMPT}`,
+      [invitationId, invitation.assessmentId, invitation.version, invitation.minutes, client.address, client.agent],
+    );
+    const attempt = inserted.rows[0]!;
+    await tx.query(`UPDATE invitations SET assessment_status = 'IN_PROGRESS', started_at = $2 WHERE id = $1`, [invitationId, attempt.startedAt]);
+    return attempt;
+  });
+}
+
+export async function answersOf(db: Queryable, attemptId: string): Promise<Record<string, AnswerValue>> {
+  const { rows } = await db.query<{ questionId: string; value: AnswerValue }>('SELECT question_id AS "questionId", value FROM answers WHERE attempt_id = $1', [attemptId]);
+  return Object.fromEntries(rows.map((r) => [r.questionId, r.value]));
+}
+
+/** Checks an answer's shape against its question; returns the value to store. */
+export function checkAnswer(question: QuestionContent, value: unknown): AnswerValue {
+  const bad = (detail: string) => new Problem('validation-failed', detail, [{ in: 'body', name: 'value', pointer: '#/value', detail }]);
+  switch (question.type) {
+    case 'single-choice':
+      if (!Number.isInteger(value) || (value as number) < 0 || (value as number) >= question.options.length) throw bad('must be the index of one option');
+      return value as number;
+    case 'multiple-choice': {
+      if (!Array.isArray(value) || !value.every((v) => Number.isInteger(v) && v >= 0 && v < question.options.length)) {
+        throw bad('must be a list of option indexes');
+      }
+      return [...new Set(value as number[])].sort((a, b) => a - b);
+    }
+    case 'short-answer':
+      if (typeof value !== 'string' || value.length > 200) throw bad('must be text of at most 200 characters');
+      return value;
+    case 'free-text': {
+      const max = question.maxLength ?? 4000;
+      if (typeof value !== 'string' || value.length > max) throw bad(`must be text of at most ${max} characters`);
+      return value;
+    }
+  }
+}
+
+const closed = () => new Problem('conflict', 'This assessment is finished: answers can no longer change');
+
+/** Saves one answer while the attempt is open and within its time; updates completion. */
+export async function saveAnswer(db: Database, attempt: Attempt, questionId: string, value: unknown, position: number): Promise<void> {
+  const content = await versionContent(db, attempt.assessmentId, attempt.version);
+  const question = content.questions.find((q) => q.id === questionId);
+  if (!question) throw new Problem('not-found', `No question ${questionId} in this assessment`);
+  const answer = checkAnswer(question, value);
+  await db.transaction(async (tx) => {
+    const open = await tx.query(
+      `UPDATE attempts SET position = $2 WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() RETURNING id`,
+      [attempt.id, position],
+    );
+    if (open.rows.length === 0) throw closed();
+    if (isAnswered(question, answer)) {
+      await tx.query(
+        `INSERT INTO answers (attempt_id, question_id, value) VALUES ($1, $2, $3)
+         ON CONFLICT (attempt_id, question_id) DO UPDATE SET value = EXCLUDED.value, answered_at = now()`,
+        [attempt.id, questionId, JSON.stringify(answer)],
+      );
+    } else {
+      await tx.query('DELETE FROM answers WHERE attempt_id = $1 AND question_id = $2', [attempt.id, questionId]);
+    }
+    await updateCompletion(tx, attempt, content);
+  });
+}
+
+export async function movePosition(db: Queryable, attempt: Attempt, position: number): Promise<void> {
+  await db.query('UPDATE attempts SET position = $2 WHERE id = $1 AND finished_at IS NULL', [attempt.id, position]);
+}
+
+async function updateCompletion(tx: Queryable, attempt: Attempt, content: AssessmentContent) {
+  const items = content.questions.length + (content.typingTest ? 1 : 0);
+  await tx.query(
+    `UPDATE invitations SET completion = round(100.0 * (
+         (SELECT count(*) FROM answers WHERE attempt_id = $2) +
+         (SELECT count(*) FROM attempts WHERE id = $2 AND typing_wpm IS NOT NULL)) / $3, 2)
+      WHERE id = $1`,
+    [attempt.invitationId, attempt.id, items],
+  );
+}
+
+export async function signalsOf(db: Queryable, attemptId: string): Promise<(Signal & { source: string })[]> {
+  const { rows } = await db.query<Signal & { source: string }>('SELECT kind, at, detail, source FROM proctor_signals WHERE attempt_id = $1 ORDER BY id', [attemptId]);
+  return rows;
+}
+
+/** Records a proctoring signal on an open attempt and refreshes the invitation's red flag. */
+export async function recordSignal(db: Database, attempt: Attempt, kind: SignalKind, detail: string, source: 'browser' | 'server'): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const { rows } = await tx.query(
+      `INSERT INTO proctor_signals (attempt_id, kind, detail, source)
+       SELECT id, $2, $3, $4 FROM attempts WHERE id = $1 AND finished_at IS NULL RETURNING id`,
+      [attempt.id, kind, detail.slice(0, 500), source],
+    );
+    if (rows.length === 0) return false;
+    const flagged = redFlagReasons(await signalsOf(tx, attempt.id)).length > 0;
+    await tx.query('UPDATE invitations SET red_flag = $2 WHERE id = $1', [attempt.invitationId, flagged]);
+    return true;
+  });
+}
+
+/** Notes a second address or browser on the same attempt, once per distinct value. */
+export async function observeClient(db: Database, attempt: Attempt, client: { address: string; agent: string }): Promise<void> {
+  if (attempt.finishedAt) return;
+  const changes: [SignalKind, string | null, string][] = [
+    ['address-changed', attempt.firstAddress, client.address],
+    ['agent-changed', attempt.firstAgent, client.agent],
+  ];
+  for (const [kind, first, now] of changes) {
+    if (first === null || first === now) continue;
+    const seen = await db.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2 AND detail = $3', [attempt.id, kind, now.slice(0, 500)]);
+    if (seen.rows.length === 0) await recordSignal(db, attempt, kind, now, 'server');
+  }
+}
+
+export async function startTyping(db: Queryable, attempt: Attempt): Promise<void> {
+  const { rows } = await db.query(
+    `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, now())
+      WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_wpm IS NULL RETURNING id`,
+    [attempt.id],
+  );
+  if (rows.length === 0) throw new Problem('conflict', 'The typing test cannot be started now');
+}
+
+/**
+ * Scores the typing test from the text and the server's own clock (from its start to now);
+ * the keystroke intervals the page reports only feed the plausibility check.
+ */
+export async function submitTyping(db: Database, attempt: Attempt, typed: string, intervalsMs: number[]): Promise<{ netWpm: number; accuracy: number }> {
+  const content = await versionContent(db, attempt.assessmentId, attempt.version);
+  if (!content.typingTest) throw new Problem('not-found', 'This assessment has no typing test');
+  const result = await db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ ms: number }>(
+      `SELECT (extract(epoch FROM now() - typing_started_at) * 1000)::int AS ms FROM attempts
+        WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
+      [attempt.id],
+    );
+    if (rows.length === 0) throw new Problem('conflict', 'The typing test is not running');
+    const ms = rows[0]!.ms;
+    const measure = measureTyping(content.typingTest!.passage, typed, ms);
+    await tx.query(`UPDATE attempts SET typing_text = $2, typing_ms = $3, typing_wpm = $4, typing_accuracy = $5 WHERE id = $1`, [
+      attempt.id,
+      typed.slice(0, 10_000),
+      ms,
+      Math.min(9999, Math.round(measure.netWpm * 100) / 100),
+      Math.round(measure.accuracy * 100) / 100,
+    ]);
+    await tx.query('UPDATE invitations SET typing_wpm = $2 WHERE id = $1', [attempt.invitationId, Math.min(9999, Math.round(measure.netWpm * 100) / 100)]);
+    await updateCompletion(tx, attempt, content);
+    return { measure, signals: typingSignals(measure.netWpm, measure.typed, intervalsMs) };
+  });
+  for (const signal of result.signals) await recordSignal(db, attempt, signal.kind, signal.detail, 'server');
+  return { netWpm: result.measure.netWpm, accuracy: result.measure.accuracy };
+}
+
+/**
+ * Completes an attempt and writes its score onto the invitation. Idempotent: completing a
+ * completed attempt changes nothing. Must run inside a transaction (it locks the attempt).
+ */
+export async function completeAttemptIn(tx: Queryable, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<void> {
+  const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
+  const attempt = rows[0];
+  if (!attempt || attempt.finishedAt) return;
+  // Past the deadline, the attempt ended at the deadline, whoever notices it and when.
+  const finished = await tx.query<{ at: Date; reason: string }>(
+    `UPDATE attempts SET finished_at = CASE WHEN now() >= deadline_at THEN deadline_at ELSE now() END,
+            end_reason = CASE WHEN now() >= deadline_at THEN 'time-limit' ELSE $2 END
+      WHERE id = $1 RETURNING finished_at AS at, end_reason AS reason`,
+    [attemptId, reason],
+  );
+  await tx.query(`UPDATE invitations SET assessment_status = 'COMPLETED', finished_at = $2 WHERE id = $1`, [attempt.invitationId, finished.rows[0]!.at]);
+  await writeScore(tx, attempt);
+}
+
+/** Scores an attempt from what is stored and writes the result onto its invitation. */
+async function writeScore(tx: Queryable, attempt: Attempt): Promise<void> {
+  const content = await versionContent(tx, attempt.assessmentId, attempt.version);
+  const { rows } = await tx.query<{ questionId: string; value: AnswerValue; review: string | null }>(
+    'SELECT question_id AS "questionId", value, review_score AS review FROM answers WHERE attempt_id = $1',
+    [attempt.id],
+  );
+  const typing = await tx.query<{ wpm: string | null }>('SELECT typing_wpm AS wpm FROM attempts WHERE id = $1', [attempt.id]);
+  const wpm = typing.rows[0]?.wpm;
+  const score = scoreAttempt({
+    content,
+    answers: Object.fromEntries(rows.map((r) => [r.questionId, r.value])),
+    reviews: Object.fromEntries(rows.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
+    typingWpm: wpm === null || wpm === undefined ? undefined : Number(wpm),
+  });
+  const flagged = redFlagReasons(await signalsOf(tx, attempt.id)).length > 0;
+  await tx.query(
+    `UPDATE invitations SET score_status = $2, completion = $3, total_score = $4, category_scores = $5, red_flag = $6, typing_wpm = $7 WHERE id = $1`,
+    [attempt.invitationId, score.scoreStatus, score.completion, score.totalScore, JSON.stringify(score.categoryScores), flagged, wpm ?? 0],
+  );
+}
+
+export async function completeAttempt(db: Database, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<void> {
+  await db.transaction((tx) => completeAttemptIn(tx, attemptId, reason));
+}
+
+/**
+ * Completes attempts whose time ran out, a few at a time. Each is taken with SKIP LOCKED, so that
+ * several nodes sweeping together complete each attempt once. Returns how many it completed.
+ */
+export async function completeExpired(db: Database, batch = 20): Promise<number> {
+  let done = 0;
+  for (let i = 0; i < batch; i++) {
+    const completed = await db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: string }>(
+        `SELECT id FROM attempts WHERE finished_at IS NULL AND deadline_at <= now() ORDER BY deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      );
+      if (!rows[0]) return false;
+      await completeAttemptIn(tx, rows[0].id, 'time-limit');
+      return true;
+    });
+    if (!completed) break;
+    done++;
+  }
+  return done;
+}
+
+/** An operator's score for a free-text answer; rescoring a completed attempt when it was the last. */
+export async function reviewAnswer(db: Database, attemptId: string, questionId: string, score: number): Promise<void> {
+  await db.transaction(async (tx) => {
+    const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
+    const attempt = rows[0];
+    if (!attempt) throw new Problem('not-found', 'No such attempt');
+    const content = await versionContent(tx, attempt.assessmentId, attempt.version);
+    const question = content.questions.find((q) => q.id === questionId);
+    if (!question || question.type !== 'free-text') throw new Problem('not-found', `No free-text question ${questionId} in this attempt`);
+    const updated = await tx.query(`UPDATE answers SET review_score = $3, reviewed_at = now() WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`, [
+      attemptId,
+      questionId,
+      score,
+    ]);
+    if (updated.rows.length === 0) throw new Problem('not-found', 'The candidate did not answer this question');
+    if (attempt.finishedAt) await writeScore(tx, attempt);
+  });
+}

@@ -1,0 +1,108 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
+import { Problem, invalid } from '../../http/problem.js';
+import { instanceScope } from '../keys/authenticate.js';
+import { invite, type InviteDeps } from './service.js';
+
+// A name: no control characters, at least one visible character; trimmed before use.
+const Name = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*\\S[^\\u0000-\\u001f\\u007f]*$',
+    'x-pattern-message': 'must contain a visible character and no control characters',
+    description,
+  });
+
+const MAX_ASSESSMENTS = 50;
+
+export const InviteBody = Type.Object(
+  {
+    email: Type.String({ minLength: 1, maxLength: 254, format: 'email', description: "Candidate's e-mail address; identifies the candidate within the instance, case-insensitively" }),
+    firstName: Name("Candidate's first name (trimmed; updated on every invite)"),
+    lastName: Name("Candidate's last name (trimmed; updated on every invite)"),
+    assessments: Type.Union(
+      [
+        Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: MAX_ASSESSMENTS }),
+        Type.String({ minLength: 1, maxLength: 4000, description: 'Comma-separated ids, accepted too' }),
+      ],
+      { description: `Ids of published assessments of the instance, 1-${MAX_ASSESSMENTS}; duplicates are folded. A single comma-separated string is accepted too.` },
+    ),
+  },
+  { description: 'Fields other than these are ignored.' },
+);
+
+export const InviteResult = Type.Object(
+  {
+    link: Type.String({
+      minLength: 1,
+      description:
+        "The candidate's single-sign-on link, `<portal_url>/portal/#?sessionToken=<token>`: always present. The token is fresh on every call, valid for the instance's invite lifetime (default 14 days) and opens every assessment of this invite.",
+    }),
+    candidateId: Type.String({ minLength: 1, description: 'Candidate identifier: the same for the same e-mail (case-insensitive) within the instance' }),
+    invitationStatus: Type.Optional(
+      Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], {
+        description: 'Present only with sendInvite=true: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function normaliseAssessments(value: string | string[]): string[] {
+  const ids = (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim());
+  const empty = ids.findIndex((id) => id === '');
+  if (empty >= 0) throw invalid([{ in: 'body', name: `assessments.${empty}`, pointer: `#/assessments/${empty}`, detail: 'must not be empty' }]);
+  const unique = [...new Set(ids)];
+  if (unique.length > MAX_ASSESSMENTS) {
+    throw invalid([{ in: 'body', name: 'assessments', pointer: '#/assessments', detail: `must name at most ${MAX_ASSESSMENTS} assessments` }]);
+  }
+  return unique;
+}
+
+const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
+
+export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (app, deps) => {
+  app.post(
+    '/invite',
+    {
+      schema: {
+        operationId: 'invite',
+        tags: ['invitations'],
+        summary: 'Invite a candidate to assessments',
+        description: [
+          'Invites a new or existing candidate (identified by e-mail within the instance) to one or more assessments, in one transaction.',
+          'Inviting again to an assessment already invited keeps its progress and score; a fresh link is issued on every call.',
+          'Answers `200` with one Invite result. An unknown assessment id is `400` naming it, and nothing is written.',
+          'The body must be `application/json` (`415` otherwise).',
+        ].join(' '),
+        security: publicSecurity,
+        headers: instanceHeader(true),
+        querystring: Type.Object({
+          sendInvite: Type.Optional(
+            Type.Boolean({ default: false, description: 'true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted.' }),
+          ),
+        }),
+        body: InviteBody,
+        response: {
+          200: Type.Array(InviteResult),
+          ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'payload-too-large', 'unsupported-media-type', 'unavailable'),
+        },
+      },
+      preValidation: async (request) => {
+        if (!isJson(request.headers['content-type'])) {
+          throw new Problem('unsupported-media-type', 'The invite body must be JSON, sent with Content-Type: application/json');
+        }
+      },
+    },
+    async (request) => {
+      const [instance] = instanceScope(request, { required: true });
+      const body = request.body;
+      const result = await invite(
+        deps,
+        instance!.id,
+        { email: body.email, firstName: body.firstName.trim(), lastName: body.lastName.trim(), assessments: normaliseAssessments(body.assessments) },
+        request.query.sendInvite ?? false,
+      );
+      return [result];
+    },
+  );
+};

@@ -1,0 +1,116 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Queryable } from '../../db/database.js';
+import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
+import { Problem, invalid } from '../../http/problem.js';
+import { InstanceName } from '../tenants/admin-routes.js';
+import { findInstancesByName } from '../tenants/repository.js';
+import { getKeySummary, insertKey, listKeys, revokeKey } from './repository.js';
+import { generateApiKey } from './secret.js';
+import type { KeyVerifier } from './verifier.js';
+
+const KeyId = Type.String({ pattern: '^key_[0-9a-f]{16}$', description: 'Key identifier (not the secret)' });
+
+const KeySummary = Type.Object(
+  {
+    id: KeyId,
+    prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
+    label: Type.Union([Type.String(), Type.Null()]),
+    instances: Type.Array(Type.String()),
+    rateLimit: Type.Union([Type.Integer(), Type.Null()], { description: 'Requests per minute; null: the service default' }),
+    expiresAt: Type.Union([DateTime(), Type.Null()]),
+    revokedAt: Type.Union([DateTime(), Type.Null()]),
+    lastUsedAt: Type.Union([DateTime(), Type.Null()], { description: 'Last use, to the minute' }),
+    createdAt: DateTime(),
+  },
+  { additionalProperties: false },
+);
+
+const CreatedKey = Type.Object(
+  { ...KeySummary.properties, key: Type.String({ description: 'The API key itself. Shown this once: only its hash is stored.' }) },
+  { additionalProperties: false },
+);
+
+export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier: KeyVerifier }> = async (app, { db, verifier }) => {
+  app.post(
+    '/keys',
+    {
+      schema: {
+        operationId: 'createKey',
+        tags: ['admin'],
+        summary: 'Issue an API key',
+        description: 'The key is in the response and nowhere else: store it now.',
+        security: adminSecurity,
+        body: Type.Object(
+          {
+            instances: Type.Array(InstanceName, { minItems: 1, maxItems: 100, description: 'Instances the key is granted' }),
+            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            rateLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per minute for this key' })),
+            expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'After this time the key is refused' })),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: CreatedKey, ...problemResponses('validation-failed', 'unauthorized') },
+      },
+    },
+    async (request, reply) => {
+      const names = [...new Set(request.body.instances)];
+      const instances = await findInstancesByName(db, names);
+      const unknown = names.filter((name) => !instances.some((i) => i.name === name));
+      if (unknown.length > 0) {
+        throw invalid(unknown.map((name) => ({ in: 'body' as const, name: 'instances', detail: `no instance is named "${name}"` })));
+      }
+      const expiresAt = request.body.expiresAt ? new Date(request.body.expiresAt) : undefined;
+      if (expiresAt && expiresAt.getTime() <= Date.now()) {
+        throw invalid([{ in: 'body', name: 'expiresAt', pointer: '#/expiresAt', detail: 'must be in the future' }]);
+      }
+      const generated = generateApiKey();
+      await insertKey(db, {
+        id: generated.id,
+        hash: generated.hash,
+        prefix: generated.prefix,
+        label: request.body.label,
+        rateLimit: request.body.rateLimit,
+        expiresAt,
+        instanceIds: instances.map((i) => i.id),
+      });
+      const summary = (await getKeySummary(db, generated.id))!;
+      return reply.code(201).send({ ...summary, key: generated.key });
+    },
+  );
+
+  app.get(
+    '/keys',
+    {
+      schema: {
+        operationId: 'listKeys',
+        tags: ['admin'],
+        summary: 'List API keys (never the keys themselves)',
+        security: adminSecurity,
+        querystring: Type.Object({ instance: Type.Optional(InstanceName) }),
+        response: { 200: Type.Array(KeySummary), ...problemResponses('validation-failed', 'unauthorized') },
+      },
+    },
+    async (request) => listKeys(db, request.query.instance),
+  );
+
+  app.post(
+    '/keys/:id/revoke',
+    {
+      schema: {
+        operationId: 'revokeKey',
+        tags: ['admin'],
+        summary: 'Revoke an API key',
+        description: 'Refused at once on this node and within KEY_CACHE_MS (at most 5 s) on every other. Revoking again is harmless.',
+        security: adminSecurity,
+        params: Type.Object({ id: KeyId }),
+        response: { 200: KeySummary, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      if (!(await revokeKey(db, request.params.id))) throw new Problem('not-found', `No key ${request.params.id}`);
+      verifier.forget();
+      return (await getKeySummary(db, request.params.id))!;
+    },
+  );
+};

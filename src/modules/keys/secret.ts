@@ -1,0 +1,31 @@
+// API keys and other bearer secrets: generation, shape check and hashing. Pure, no I/O.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+export const KEY_PREFIX = 'ack_';
+// 32 random bytes (256 bits) in base64url: 43 characters.
+const KEY_PATTERN = /^ack_[A-Za-z0-9_-]{43}$/;
+
+export function generateApiKey(): { id: string; key: string; prefix: string; hash: Buffer } {
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  return { id: `key_${randomBytes(8).toString('hex')}`, key, prefix: key.slice(0, 10), hash: sha256(key) };
+}
+
+/** Cheap shape check done before any lookup, so that garbage never reaches the database. */
+export function looksLikeApiKey(value: string): boolean {
+  return KEY_PATTERN.test(value);
+}
+
+export function sha256(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Compares two secrets in time independent of where they differ (and of their lengths). */
+export function secretsEqual(given: string, expected: string): boolean {
+  return timingSafeEqual(sha256(given), sha256(expected));
+}
+
+/** A high-entropy token for links given to candidates (256 bits, base64url). */
+export function generateToken(): { token: string; hash: Buffer } {
+  const token = randomBytes(32).toString('base64url');
+  return { token, hash: sha256(token) };
+}

@@ -1,0 +1,66 @@
+// Verifies API keys. A refused key is a normal result with a reason, never an exception; only
+// the database failing throws. Verified records are kept in memory for a short, bounded time
+// (KEY_CACHE_MS ≤ 5 s), which bounds how late another node's revocation is seen; a revocation
+// on this node clears the cache at once.
+import type { Queryable } from '../../db/database.js';
+import { findKeyByHash, touchKey, type KeyRecord } from './repository.js';
+import { looksLikeApiKey, sha256 } from './secret.js';
+
+export type Verification =
+  | { valid: true; key: KeyRecord }
+  | { valid: false; reason: 'MISSING' | 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' };
+
+const MAX_CACHED = 10_000;
+// last_used_at is written at most this often per key and node: a write per request would make
+// every read a write.
+const TOUCH_EVERY_MS = 60_000;
+
+export class KeyVerifier {
+  private readonly cache = new Map<string, { record: KeyRecord | undefined; until: number }>();
+  private readonly touched = new Map<string, number>();
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly ttlMs: number,
+    private readonly onTouchError: (error: unknown) => void = () => {},
+  ) {}
+
+  async verify(presented: string | undefined): Promise<Verification> {
+    if (presented === undefined || presented === '') return { valid: false, reason: 'MISSING' };
+    if (!looksLikeApiKey(presented)) return { valid: false, reason: 'MALFORMED' };
+    const hash = sha256(presented);
+    const record = await this.lookup(hash);
+    if (!record) return { valid: false, reason: 'NOT_FOUND' };
+    const now = Date.now();
+    if (record.revokedAt && record.revokedAt.getTime() <= now) return { valid: false, reason: 'REVOKED' };
+    if (record.expiresAt && record.expiresAt.getTime() <= now) return { valid: false, reason: 'EXPIRED' };
+    this.touch(record.id, now);
+    return { valid: true, key: record };
+  }
+
+  /** Drops everything cached: called when this node revokes a key or changes grants. */
+  forget(): void {
+    this.cache.clear();
+  }
+
+  private async lookup(hash: Buffer): Promise<KeyRecord | undefined> {
+    const id = hash.toString('hex');
+    const cached = this.cache.get(id);
+    if (cached && cached.until > Date.now()) return cached.record;
+    const record = await findKeyByHash(this.db, hash);
+    if (this.ttlMs > 0) {
+      if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
+      this.cache.delete(id);
+      this.cache.set(id, { record, until: Date.now() + this.ttlMs });
+    }
+    return record;
+  }
+
+  private touch(keyId: string, now: number): void {
+    const last = this.touched.get(keyId);
+    if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
+    if (this.touched.size >= MAX_CACHED) this.touched.clear();
+    this.touched.set(keyId, now);
+    touchKey(this.db, keyId).catch(this.onTouchError);
+  }
+}

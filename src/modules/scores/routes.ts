@@ -1,0 +1,120 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import fastJson from 'fast-json-stringify';
+import { Type } from 'typebox';
+import type { Queryable } from '../../db/database.js';
+import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
+import { invalid } from '../../http/problem.js';
+import { instanceScope } from '../keys/authenticate.js';
+import { toScoreRecord, type InvitationRow } from './format.js';
+import { PAGE_SIZE, scorePage, type ScoreFilter } from './repository.js';
+
+const NonEmpty = (description: string) => Type.String({ minLength: 1, description });
+const Percent = (description: string) =>
+  Type.String({ minLength: 1, pattern: '^(100|[0-9]{1,2})(\\.[0-9]{1,2})?$', description: `${description}: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0"` });
+const Timestamp = (description: string) =>
+  Type.String({
+    minLength: 1,
+    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{7}\\+00:00$',
+    description: `${description}, in UTC with 7 fractional digits (yyyy-MM-ddTHH:mm:ss.fffffff+00:00); 0001-01-01T00:00:00.0000000+00:00 until it has happened`,
+  });
+
+export const CategoryScore = Type.Object(
+  { name: NonEmpty('Category name'), score: Percent('Score in this category') },
+  { $id: 'CategoryScore', additionalProperties: false },
+);
+
+/** SPEC 2.1, field for field: all required, no others. */
+export const ScoreRecord = Type.Object(
+  {
+    candidateId: NonEmpty('Candidate identifier'),
+    assessmentId: NonEmpty('Assessment identifier'),
+    assessmentName: NonEmpty('Assessment name'),
+    assessmentStatus: Type.Union([Type.Literal('INVITED'), Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED')], {
+      description: 'INVITED until the candidate starts, IN_PROGRESS, then COMPLETED when submitted or when the time limit ran out',
+    }),
+    scoreStatus: Type.Union([Type.Literal('PENDING'), Type.Literal('LOW_PASS'), Type.Literal('PASS'), Type.Literal('FAIL')], {
+      description: "PENDING until completed and fully scored (answers awaiting manual review keep it PENDING); then PASS at or above the assessment's pass score, LOW_PASS at or above its low-pass score, else FAIL",
+    }),
+    completion: Percent('Share of questions answered'),
+    totalScore: Percent('Weighted total score, "0" while pending'),
+    typingSpeed: Type.String({ minLength: 1, pattern: '^[0-9]+(\\.[0-9]{1,2})?$', description: 'Net words per minute of the typing test, computed by the server; "0" when there is none or it was not taken' }),
+    categoryScores: Type.Array(CategoryScore, { description: "One per category in the assessment's order once scored; empty before" }),
+    redFlag: Type.Boolean({ description: 'true when the proctoring rules (see the README) flagged the attempt' }),
+    started: Timestamp('When the candidate started'),
+    finished: Timestamp('When the attempt ended'),
+  },
+  { $id: 'ScoreRecord', additionalProperties: false },
+);
+
+const MAX_IDS = 500;
+
+function idList(name: 'candidateIds' | 'assessmentIds', value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const ids = value.split(',').map((id) => id.trim());
+  const empty = ids.findIndex((id) => id === '');
+  if (empty >= 0) throw invalid([{ in: 'query', name, detail: `element ${empty + 1} is empty` }]);
+  if (ids.length > MAX_IDS) throw invalid([{ in: 'query', name, detail: `lists ${ids.length} ids; at most ${MAX_IDS} are allowed` }]);
+  return [...new Set(ids)];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (app, { db }) => {
+  const stringify = fastJson(ScoreRecord as object);
+
+  /** The whole result as one JSON array, written page by page as the pages are read. */
+  async function* exportJson(filter: ScoreFilter, first: (InvitationRow & { id: string })[]) {
+    yield '[';
+    let page = first;
+    let separator = '';
+    for (;;) {
+      let chunk = '';
+      for (const row of page) {
+        chunk += separator + stringify(toScoreRecord(row));
+        separator = ',';
+      }
+      yield chunk;
+      if (page.length < PAGE_SIZE) break;
+      page = await scorePage(db, filter, page[page.length - 1]!.id);
+    }
+    yield ']';
+  }
+
+  app.get(
+    '/score',
+    {
+      schema: {
+        operationId: 'listScores',
+        tags: ['scores'],
+        summary: 'Read candidate scores',
+        description: [
+          'One record per (candidate, assessment) invitation in scope: the instance named by the `instance` header, or every instance the API key is granted.',
+          '`candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both.',
+          `An empty element or more than ${MAX_IDS} ids in a list is \`400\`; unknown ids match nothing.`,
+          'Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed.',
+        ].join(' '),
+        security: publicSecurity,
+        headers: instanceHeader(false),
+        querystring: Type.Object({
+          candidateIds: Type.Optional(Type.String({ description: `Candidate identifiers separated by commas (at most ${MAX_IDS})` })),
+          assessmentIds: Type.Optional(Type.String({ description: `Assessment identifiers separated by commas (at most ${MAX_IDS})` })),
+        }),
+        response: { 200: Type.Array(ScoreRecord), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'unavailable') },
+      },
+    },
+    async (request, reply) => {
+      const candidateIds = idList('candidateIds', request.query.candidateIds);
+      const assessmentIds = idList('assessmentIds', request.query.assessmentIds);
+      const scope = instanceScope(request, { required: false });
+      // Candidate ids are UUIDs: any other id is unknown, and unknown ids match nothing.
+      const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds };
+      if (filter.instanceIds.length === 0 || filter.candidateIds?.length === 0) return [];
+      const first = await scorePage(db, filter, '0');
+      if (first.length < PAGE_SIZE) return first.map(toScoreRecord);
+      const stream = Readable.from(exportJson(filter, first), { objectMode: false });
+      stream.on('error', (error) => request.log.error({ err: error }, 'score export failed mid-stream'));
+      return reply.type('application/json; charset=utf-8').send(stream as never);
+    },
+  );
+};

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { Ajv } from 'ajv';
+import { describeEachStore, sampleAssessment } from '../../../test/harness.js';
+import { ScoreRecord } from './routes.js';
+import { PAGE_SIZE } from './repository.js';
+
+// SPEC 2.1 written out by hand, independently of the service's own schema: all fields required,
+// no others, every string at least one character.
+const str = { type: 'string', minLength: 1 };
+const specRecord = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['candidateId', 'assessmentId', 'assessmentName', 'assessmentStatus', 'scoreStatus', 'completion', 'totalScore', 'typingSpeed', 'categoryScores', 'redFlag', 'started', 'finished'],
+  properties: {
+    candidateId: str,
+    assessmentId: str,
+    assessmentName: str,
+    assessmentStatus: { enum: ['INVITED', 'IN_PROGRESS', 'COMPLETED'] },
+    scoreStatus: { enum: ['PENDING', 'LOW_PASS', 'PASS', 'FAIL'] },
+    completion: str,
+    totalScore: str,
+    typingSpeed: str,
+    categoryScores: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['name', 'score'], properties: { name: str, score: str } },
+    },
+    redFlag: { type: 'boolean' },
+    started: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{7}\\+00:00$' },
+    finished: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{7}\\+00:00$' },
+  },
+};
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validSpec = ajv.compile({ type: 'array', items: specRecord });
+const validOwn = ajv.compile({ type: 'array', items: ScoreRecord });
+
+describeEachStore('GET /v1/score', (ctx) => {
+  async function tenant() {
+    const instance = await ctx().instance();
+    await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
+    await ctx().publish(instance, sampleAssessment('beta', { name: 'Beta' }));
+    const key = await ctx().key([instance]);
+    const invite = async (email: string, assessments: string[]) =>
+      (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'F', lastName: 'L', assessments } })).json()[0]
+        .candidateId as string;
+    return { instance, key, invite };
+  }
+  const scores = async (key: string, query = '', headers: Record<string, string> = {}) => {
+    const response = await ctx().request({ method: 'GET', url: `/v1/score${query}`, headers: { 'x-api-key': key, ...headers } });
+    return response;
+  };
+  const pairs = (body: { candidateId: string; assessmentId: string }[]) => body.map((r) => `${r.candidateId}/${r.assessmentId}`);
+
+  it('returns every record in scope without filters, in invitation order, valid against SPEC 2.1', async () => {
+    const t = await tenant();
+    const a = await t.invite('a@x.co', ['beta', 'alpha']);
+    const b = await t.invite('b@x.co', ['alpha']);
+    const response = await scores(t.key);
+    assert.equal(response.statusCode, 200);
+    const body = response.json() as { candidateId: string; assessmentId: string; assessmentName: string }[];
+    assert.ok(validSpec(body), JSON.stringify(validSpec.errors));
+    assert.ok(validOwn(body), JSON.stringify(validOwn.errors));
+    assert.equal(body.length, 3);
+    assert.deepEqual(pairs(body).slice(2), [`${b}/alpha`]);
+    assert.deepEqual(new Set(pairs(body).slice(0, 2)), new Set([`${a}/alpha`, `${a}/beta`]));
+    assert.deepEqual(pairs((await scores(t.key)).json()), pairs(body), 'the order is stable');
+    assert.equal(body[0]!.assessmentName, body[0]!.assessmentId === 'alpha' ? 'Alpha' : 'Beta');
+  });
+
+  it('filters by candidateIds, assessmentIds, and both (both must match)', async () => {
+    const t = await tenant();
+    const a = await t.invite('a@x.co', ['alpha', 'beta']);
+    const b = await t.invite('b@x.co', ['alpha']);
+    const c = await t.invite('c@x.co', ['beta']);
+    assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${a}`)).json()).sort(), [`${a}/alpha`, `${a}/beta`]);
+    assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${b},${c}`)).json()).sort(), [`${b}/alpha`, `${c}/beta`].sort());
+    assert.deepEqual(pairs((await scores(t.key, '?assessmentIds=beta')).json()).sort(), [`${a}/beta`, `${c}/beta`].sort());
+    assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${a},${b}&assessmentIds=alpha`)).json()).sort(), [`${a}/alpha`, `${b}/alpha`].sort());
+    assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${c}&assessmentIds=alpha`)).json()), []);
+    assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${a}, ${a} ,${b}&assessmentIds=alpha`)).json()).sort(), [`${a}/alpha`, `${b}/alpha`].sort(), 'spaces and repeats are harmless');
+  });
+
+  it('unknown ids match nothing', async () => {
+    const t = await tenant();
+    await t.invite('a@x.co', ['alpha']);
+    for (const query of ['?candidateIds=nope', '?candidateIds=00000000-0000-4000-8000-000000000000', '?assessmentIds=nope', '?assessmentIds=ALPHA', "?candidateIds=' OR 1=1 --"]) {
+      const response = await scores(t.key, query);
+      assert.equal(response.statusCode, 200, query);
+      assert.deepEqual(response.json(), [], query);
+    }
+  });
+
+  it('refuses empty elements and more than 500 ids', async () => {
+    const t = await tenant();
+    const many = Array.from({ length: 501 }, (_, i) => `id${i}`).join(',');
+    for (const [query, name] of [
+      ['?candidateIds=', 'candidateIds'],
+      ['?candidateIds=a,,b', 'candidateIds'],
+      ['?candidateIds=a,', 'candidateIds'],
+      ['?assessmentIds=,alpha', 'assessmentIds'],
+      ['?assessmentIds= ', 'assessmentIds'],
+      [`?assessmentIds=${many}`, 'assessmentIds'],
+      [`?candidateIds=${many}`, 'candidateIds'],
+      ['?candidateIds=a&candidateIds=b', 'candidateIds'],
+    ] as const) {
+      const response = await scores(t.key, query);
+      assert.equal(response.statusCode, 400, `${query.slice(0, 40)}: ${response.body}`);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.equal(response.json().errors[0].name, name);
+      assert.equal(response.json().errors[0].in, 'query');
+    }
+    const exactly500 = Array.from({ length: 500 }, (_, i) => `id${i}`).join(',');
+    assert.equal((await scores(t.key, `?assessmentIds=${exactly500}`)).statusCode, 200);
+  });
+
+  it('never shows another instance’s records, with or without filters', async () => {
+    const mine = await tenant();
+    const theirs = await tenant();
+    const own = await mine.invite('same@x.co', ['alpha']);
+    const foreign = await theirs.invite('same@x.co', ['alpha']);
+    assert.notEqual(own, foreign, 'the same e-mail in two instances is two candidates');
+    assert.deepEqual(pairs((await scores(mine.key)).json()), [`${own}/alpha`]);
+    assert.deepEqual((await scores(mine.key, `?candidateIds=${foreign}`)).json(), []);
+    assert.equal((await scores(mine.key, '', { instance: theirs.instance })).statusCode, 403);
+  });
+
+  it('streams a large export as one valid JSON array in a stable order', async () => {
+    const t = await tenant();
+    // More than one page of records, written straight to the store for speed.
+    const { rows } = await ctx().db.query<{ id: string }>('SELECT id FROM instances WHERE name = $1', [t.instance]);
+    const instanceId = rows[0]!.id;
+    const total = PAGE_SIZE * 2 + 17;
+    await ctx().db.query(
+      `WITH c AS (
+         INSERT INTO candidates (instance_id, email, first_name, last_name)
+         SELECT $1, 'bulk' || g || '@x.co', 'F', 'L' FROM generate_series(1, $2::int) g RETURNING id)
+       INSERT INTO invitations (instance_id, candidate_id, assessment_id)
+       SELECT $1, c.id, (SELECT id FROM assessments WHERE instance_id = $1 AND slug = 'alpha') FROM c`,
+      [instanceId, total],
+    );
+    const response = await scores(t.key);
+    assert.equal(response.statusCode, 200);
+    assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(response.headers['content-length'], undefined, 'streamed, not buffered');
+    const body = response.json() as { candidateId: string; assessmentId: string; assessmentName: string }[];
+    assert.equal(body.length, total);
+    assert.ok(validSpec(body), JSON.stringify(validSpec.errors?.slice(0, 3)));
+    assert.equal(new Set(pairs(body)).size, total, 'no record twice');
+    assert.deepEqual(pairs((await scores(t.key)).json()), pairs(body), 'the same order every time');
+  });
+});

@@ -1,0 +1,192 @@
+// The portal's progressive JavaScript: opening the invite link, saving answers as they are
+// given, the countdown, the typing test, and reporting proctoring signals. Every page works
+// without it except the link exchange and the typing test.
+'use strict';
+
+(function () {
+  var page = document.body.getAttribute('data-page');
+  var csrfMeta = document.querySelector('meta[name="csrf-token"]');
+  var csrf = csrfMeta ? csrfMeta.getAttribute('content') : '';
+  var slugMatch = /^\/portal\/a\/([^/?#]+)/.exec(location.pathname);
+  var slug = slugMatch ? slugMatch[1] : null;
+
+  function send(method, url, body, keepalive) {
+    return fetch(url, {
+      method: method,
+      headers: { 'content-type': 'application/json', 'x-csrf-token': csrf },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+      keepalive: !!keepalive,
+    });
+  }
+
+  // 1. The invite link: exchange the token from the fragment for a session cookie, then drop it
+  //    from the address bar so that it is neither bookmarked nor shown.
+  if (page === 'landing') {
+    var status = document.getElementById('landing-status');
+    var match = /[#&?]sessionToken=([A-Za-z0-9_-]+)/.exec(location.hash);
+    if (!match) {
+      status.textContent = 'This page needs the link from your invitation e-mail. Open that e-mail and select its link.';
+      return;
+    }
+    history.replaceState(null, '', '/portal/');
+    fetch('/portal/api/session', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: match[1] }),
+      credentials: 'same-origin',
+    })
+      .then(function (response) {
+        location.replace(response.ok ? '/portal/' : '/portal/link-invalid');
+      })
+      .catch(function () {
+        status.textContent = 'We could not reach the server. Check your connection and open the link again.';
+      });
+    return;
+  }
+
+  // 2. The countdown: the server's deadline, corrected for the difference between clocks.
+  var timer = document.getElementById('timer');
+  if (timer) {
+    var deadline = Date.parse(timer.getAttribute('data-deadline'));
+    var skew = Date.parse(timer.getAttribute('data-now')) - Date.now();
+    var value = document.getElementById('timer-value');
+    var warned = false;
+    var tick = function () {
+      var left = Math.max(0, deadline - (Date.now() + skew));
+      var minutes = Math.floor(left / 60000);
+      var seconds = Math.floor((left % 60000) / 1000);
+      value.textContent = minutes + ':' + (seconds < 10 ? '0' : '') + seconds;
+      if (left <= 60000 && !warned) {
+        warned = true;
+        timer.classList.add('urgent');
+        timer.setAttribute('role', 'alert');
+      }
+      if (left <= 0) {
+        clearInterval(interval);
+        // The server has completed the attempt with what was saved; show it.
+        setTimeout(function () {
+          location.replace('/portal/a/' + slug);
+        }, 1500);
+      }
+    };
+    var interval = setInterval(tick, 1000);
+    tick();
+  }
+
+  // 3. Saving as you go.
+  var form = document.getElementById('answer-form');
+  var saveStatus = document.getElementById('save-status');
+  if (form && slug) {
+    var question = form.getAttribute('data-question');
+    var type = form.getAttribute('data-type');
+    var pending = null;
+    var currentValue = function () {
+      if (type === 'single-choice') {
+        var checked = form.querySelector('input[name="value"]:checked');
+        return checked ? Number(checked.value) : undefined;
+      }
+      if (type === 'multiple-choice') {
+        return Array.prototype.map.call(form.querySelectorAll('input[name="value"]:checked'), function (el) {
+          return Number(el.value);
+        });
+      }
+      return form.querySelector('[name="value"]').value;
+    };
+    var save = function () {
+      var value = currentValue();
+      if (value === undefined) return;
+      send('PUT', '/portal/api/a/' + slug + '/answers/' + encodeURIComponent(question), { value: value })
+        .then(function (response) {
+          if (response.status === 409) location.replace('/portal/a/' + slug);
+          saveStatus.textContent = response.ok ? 'Saved' : 'Not saved: ' + response.status;
+        })
+        .catch(function () {
+          saveStatus.textContent = 'Offline: your answer will be saved when you continue';
+        });
+    };
+    form.addEventListener('change', save);
+    form.addEventListener('input', function () {
+      clearTimeout(pending);
+      pending = setTimeout(save, 600);
+    });
+  }
+
+  // 4. Proctoring signals, recorded by the server with their time.
+  if (slug && (page === 'question' || page === 'typing' || page === 'review')) {
+    var signal = function (kind, detail) {
+      send('POST', '/portal/api/a/' + slug + '/signals', { kind: kind, detail: detail || '' }, true).catch(function () {});
+    };
+    document.addEventListener('visibilitychange', function () {
+      if (document.visibilityState === 'hidden') signal('page-hidden', '');
+    });
+    window.addEventListener('blur', function () {
+      if (document.visibilityState === 'visible') signal('focus-lost', '');
+    });
+    document.addEventListener('paste', function (event) {
+      var text = event.clipboardData ? event.clipboardData.getData('text') : '';
+      signal('paste', text.length + ' characters');
+    });
+    document.addEventListener('copy', function () {
+      signal('copy', String(document.getSelection() || '').length + ' characters');
+    });
+    document.addEventListener('fullscreenchange', function () {
+      if (!document.fullscreenElement) signal('fullscreen-exit', '');
+    });
+  }
+
+  // 5. The typing test: the server starts the clock, receives the text and the intervals
+  //    between keystrokes, and computes the speed itself. Pasting is blocked (and recorded above).
+  var typing = document.getElementById('typing');
+  if (typing && slug) {
+    var area = document.getElementById('typing-area');
+    var start = document.getElementById('typing-start');
+    var finish = document.getElementById('typing-finish');
+    var typingStatus = document.getElementById('typing-status');
+    var intervals = [];
+    var last = 0;
+    var begin = function () {
+      area.disabled = false;
+      finish.disabled = false;
+      start.disabled = true;
+      area.focus();
+      typingStatus.textContent = 'The typing clock is running. Select Finish typing test when you are done.';
+    };
+    if (typing.getAttribute('data-running') === 'true') begin();
+    start.addEventListener('click', function () {
+      send('POST', '/portal/api/a/' + slug + '/typing/start').then(function (response) {
+        if (response.ok) begin();
+        else typingStatus.textContent = 'The typing test cannot start now (' + response.status + ').';
+      });
+    });
+    area.addEventListener('paste', function (event) {
+      event.preventDefault();
+      typingStatus.textContent = 'Pasting is not allowed in the typing test.';
+    });
+    area.addEventListener('keydown', function () {
+      var now = performance.now();
+      if (last) intervals.push(Math.round(now - last));
+      last = now;
+    });
+    finish.addEventListener('click', function () {
+      finish.disabled = true;
+      send('POST', '/portal/api/a/' + slug + '/typing', { typed: area.value, intervals: intervals.slice(0, 20000) }).then(function (response) {
+        if (response.ok) location.replace('/portal/a/' + slug + '?q=' + new URLSearchParams(location.search).get('q'));
+        else {
+          finish.disabled = false;
+          typingStatus.textContent = 'Not saved (' + response.status + '). Try again.';
+        }
+      });
+    });
+  }
+
+  // 6. Submitting: a second click does nothing.
+  var submit = document.getElementById('submit');
+  if (submit) {
+    submit.form.addEventListener('submit', function () {
+      setTimeout(function () {
+        submit.disabled = true;
+      }, 0);
+    });
+  }
+})();

@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describeEachStore, sampleAssessment, type TestContext } from '../../test/harness.js';
+
+/** A candidate with an invite link, a portal session and its CSRF token. */
+async function candidate(ctx: TestContext, t: { instance: string; key: string }, email: string, assessments: string[]) {
+  const [invite] = (
+    await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': t.key, instance: t.instance }, payload: { email, firstName: 'Cand', lastName: 'Idate', assessments } })
+  ).json();
+  const token = invite.link.split('sessionToken=')[1];
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token } });
+  assert.equal(opened.statusCode, 200, opened.body);
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const page = await ctx.request({ method: 'GET', url: '/portal/', headers: { cookie } });
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: `/portal/a/${assessments[0]}`, headers: { cookie } })).body)![1]!;
+  const as = (remoteAddress = '127.0.0.1', agent = 'test-browser') => ({ cookie, 'x-csrf-token': csrf, 'user-agent': agent, _remote: remoteAddress });
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown, opts: { remoteAddress?: string; agent?: string; form?: boolean } = {}) => {
+    const { _remote, ...headers } = as(opts.remoteAddress, opts.agent);
+    if (opts.form) {
+      return ctx.request({ method, url, remoteAddress: _remote, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, ...(payload as Record<string, string>) }).toString() });
+    }
+    return ctx.request({ method, url, remoteAddress: _remote, headers, payload: payload as object });
+  };
+  return { candidateId: invite.candidateId as string, token, cookie, csrf, page, call };
+}
+
+describeEachStore('candidate portal', (ctx) => {
+  async function tenant() {
+    const instance = await ctx().instance();
+    await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha', typing: true }));
+    await ctx().publish(instance, sampleAssessment('beta', { name: 'Beta' }));
+    return { instance, key: await ctx().key([instance]) };
+  }
+  const score = async (t: { key: string }, candidateId: string, assessmentId: string) =>
+    (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}&assessmentIds=${assessmentId}`, headers: { 'x-api-key': t.key } })).json()[0];
+
+  it('opens the link into a session cookie and lists the invited assessments', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'one@x.co', ['alpha', 'beta']);
+    assert.match(c.cookie, /^ac_session=[A-Za-z0-9_-]{43}$/);
+    assert.equal(c.page.statusCode, 200);
+    assert.match(c.page.body, /Hello Cand/);
+    assert.match(c.page.body, /Alpha[\s\S]*20 minutes[\s\S]*Not started/);
+    assert.match(c.page.body, /Beta/);
+    const landing = await ctx().request({ method: 'GET', url: '/portal/' });
+    assert.match(landing.body, /Opening your assessments/);
+    const headers = landing.headers;
+    assert.match(String(headers['content-security-policy']), /script-src 'self'/);
+    assert.doesNotMatch(String(headers['content-security-policy']), /unsafe-inline/);
+    assert.equal(headers['x-frame-options'], 'DENY');
+    assert.doesNotMatch(landing.body, /<script>|style=|onclick=/, 'no inline script or style');
+  });
+
+  it('refuses unknown, malformed and expired links with a plain answer', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'exp@x.co', ['alpha']);
+    await ctx().db.query(`UPDATE invite_links SET expires_at = now() - interval '1 second' WHERE candidate_id = $1`, [c.candidateId]);
+    for (const token of [c.token, 'A'.repeat(43), 'short', '', 42]) {
+      const response = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token } });
+      assert.equal(response.statusCode, 401, String(token));
+      assert.equal(response.headers['set-cookie'], undefined);
+    }
+    const page = await ctx().request({ method: 'GET', url: '/portal/link-invalid' });
+    assert.match(page.body, /This link does not work/);
+    assert.doesNotMatch(page.body, /Error:|stack|\n\s+at /);
+  });
+
+  it('takes an assessment end to end: start, answers saved, typing, submit, scored', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'full@x.co', ['alpha']);
+    assert.equal((await score(t, c.candidateId, 'alpha')).assessmentStatus, 'INVITED');
+    const started = await c.call('POST', '/portal/a/alpha/start', {}, { form: true });
+    assert.equal(started.statusCode, 303);
+    let record = await score(t, c.candidateId, 'alpha');
+    assert.equal(record.assessmentStatus, 'IN_PROGRESS');
+    assert.notEqual(record.started, '0001-01-01T00:00:00.0000000+00:00');
+    assert.equal(record.finished, '0001-01-01T00:00:00.0000000+00:00');
+
+    // q1 by form post (no JavaScript), the rest as portal.js saves them.
+    const form = await c.call('POST', '/portal/a/alpha/q/1', { value: '1', go: 'next' }, { form: true });
+    assert.equal(form.statusCode, 303);
+    assert.equal(form.headers.location, '/portal/a/alpha?q=2');
+    for (const [q, value] of [['q2', [0, 2]], ['q3', '1,250'], ['q4', 'I listened, apologised and fixed it.']] as const) {
+      const saved = await c.call('PUT', `/portal/api/a/alpha/answers/${q}`, { value });
+      assert.equal(saved.statusCode, 204, saved.body);
+    }
+    record = await score(t, c.candidateId, 'alpha');
+    assert.equal(record.completion, '80', '4 of 5 answered');
+    assert.equal((await c.call('GET', '/portal/a/alpha?q=1')).body.includes('value="1" checked'), true, 'a reload shows the saved answer');
+
+    assert.equal((await c.call('POST', '/portal/api/a/alpha/typing', { typed: 'x', intervals: [] })).statusCode, 409, 'not started');
+    assert.equal((await c.call('POST', '/portal/api/a/alpha/typing/start')).statusCode, 204);
+    // 24 characters in 2.5 s or a little more: about 115 wpm, a plausible human speed.
+    await sleep(2500);
+    const typed = 'The quick brown fox jump';
+    const intervals = Array.from({ length: typed.length }, (_, i) => 90 + ((i * 37) % 80));
+    const typing = await c.call('POST', '/portal/api/a/alpha/typing', { typed, intervals });
+    assert.equal(typing.statusCode, 200, typing.body);
+    assert.ok(typing.json().netWpm > 0);
+    assert.equal(typing.json().accuracy, 100);
+
+    const submitted = await c.call('POST', '/portal/a/alpha/submit', {}, { form: true });
+    assert.equal(submitted.statusCode, 303);
+    const again = await c.call('POST', '/portal/a/alpha/submit', {}, { form: true });
+    assert.equal(again.statusCode, 303, 'a second submission is harmless');
+    record = await score(t, c.candidateId, 'alpha');
+    assert.equal(record.assessmentStatus, 'COMPLETED');
+    assert.equal(record.scoreStatus, 'PENDING', 'the free-text answer awaits review');
+    assert.equal(record.completion, '100');
+    assert.equal(Number(record.typingSpeed) > 0, true);
+    assert.ok(record.finished > record.started);
+    assert.equal((await c.call('PUT', '/portal/api/a/alpha/answers/q1', { value: 0 })).statusCode, 409, 'answers no longer change');
+
+    // The operator scores the free text; the attempt then gets its final score.
+    const pending = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/reviews` })).json();
+    assert.equal(pending.length, 1);
+    assert.equal(pending[0].answer, 'I listened, apologised and fixed it.');
+    const reviewed = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${t.instance}/reviews`, payload: { attemptId: pending[0].attemptId, questionId: 'q4', score: 50 } });
+    assert.equal(reviewed.statusCode, 200, reviewed.body);
+    record = await score(t, c.candidateId, 'alpha');
+    assert.notEqual(record.scoreStatus, 'PENDING');
+    assert.equal(record.categoryScores.length, 3);
+    assert.deepEqual(record.categoryScores.slice(0, 2), [
+      { name: 'Reasoning', score: '100' },
+      { name: 'Writing', score: '50' },
+    ]);
+    assert.equal(record.redFlag, false);
+  });
+
+  it('completes an attempt whose time ran out without any request from the candidate', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'late@x.co', ['beta']);
+    await c.call('POST', '/portal/a/beta/start', {}, { form: true });
+    await c.call('PUT', '/portal/api/a/beta/answers/q1', { value: 1 });
+    await ctx().db.query(
+      `UPDATE attempts SET deadline_at = now() - interval '1 second' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`,
+      [c.candidateId],
+    );
+    let record = await score(t, c.candidateId, 'beta');
+    for (let i = 0; i < 100 && record.assessmentStatus !== 'COMPLETED'; i++) {
+      await sleep(100);
+      record = await score(t, c.candidateId, 'beta');
+    }
+    assert.equal(record.assessmentStatus, 'COMPLETED');
+    assert.equal(record.completion, '25');
+    assert.equal(record.scoreStatus, 'FAIL');
+    const { rows } = await ctx().db.query(`SELECT end_reason FROM attempts WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [c.candidateId]);
+    assert.deepEqual(rows, [{ end_reason: 'time-limit' }]);
+    assert.equal((await c.call('PUT', '/portal/api/a/beta/answers/q2', { value: [0] })).statusCode, 409, 'answers after the time limit are refused');
+  });
+
+  it('raises the red flag for a paste and a tab switch, with the reasons for the operator', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'flag@x.co', ['beta']);
+    await c.call('POST', '/portal/a/beta/start', {}, { form: true });
+    assert.equal((await c.call('POST', '/portal/api/a/beta/signals', { kind: 'page-hidden' })).statusCode, 204);
+    assert.equal((await score(t, c.candidateId, 'beta')).redFlag, false, 'one glance away is not a flag');
+    await c.call('POST', '/portal/api/a/beta/signals', { kind: 'paste', detail: '120 characters' });
+    assert.equal((await score(t, c.candidateId, 'beta')).redFlag, true);
+    assert.equal((await c.call('POST', '/portal/api/a/beta/signals', { kind: 'made-up' })).statusCode, 400);
+    await c.call('GET', '/portal/a/beta', undefined, { remoteAddress: '10.0.0.9' });
+    const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/candidates/${c.candidateId}/attempts` })).json();
+    assert.deepEqual(attempts[0].redFlagReasons, ['pasted 1 time', 'the IP address changed during the attempt']);
+    assert.deepEqual(attempts[0].signals.map((s: { kind: string; source: string }) => `${s.source}:${s.kind}`), ['browser:page-hidden', 'browser:paste', 'server:address-changed']);
+  });
+
+  it('never lets one candidate read or change another’s assessment, in the same or another instance', async () => {
+    const t = await tenant();
+    const x = await candidate(ctx(), t, 'x@x.co', ['alpha']);
+    const y = await candidate(ctx(), t, 'y@x.co', ['beta']);
+    await y.call('POST', '/portal/a/beta/start', {}, { form: true });
+    for (const [method, url, payload] of [
+      ['GET', '/portal/a/beta', undefined],
+      ['POST', '/portal/a/beta/start', {}],
+      ['PUT', '/portal/api/a/beta/answers/q1', { value: 1 }],
+      ['POST', '/portal/api/a/beta/signals', { kind: 'paste' }],
+      ['POST', '/portal/a/beta/submit', {}],
+    ] as const) {
+      const response = await x.call(method, url, payload);
+      assert.equal(response.statusCode, 404, `${method} ${url}`);
+    }
+    const other = await tenant();
+    const z = await candidate(ctx(), other, 'x@x.co', ['alpha']);
+    await z.call('POST', '/portal/a/alpha/start', {}, { form: true });
+    assert.equal((await score(t, x.candidateId, 'alpha')).assessmentStatus, 'INVITED', 'the same e-mail elsewhere is someone else');
+    assert.equal((await score(t, y.candidateId, 'beta')).assessmentStatus, 'IN_PROGRESS');
+  });
+
+  it('refuses state changes without the CSRF token or from another site', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'csrf@x.co', ['alpha']);
+    const noToken = await ctx().request({ method: 'POST', url: '/portal/a/alpha/start', headers: { cookie: c.cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    assert.equal(noToken.statusCode, 403);
+    const wrongOrigin = await ctx().request({ method: 'POST', url: '/portal/a/alpha/start', headers: { cookie: c.cookie, origin: 'https://evil.example', 'x-csrf-token': c.csrf } });
+    assert.equal(wrongOrigin.statusCode, 403);
+    const noSession = await ctx().request({ method: 'PUT', url: '/portal/api/a/alpha/answers/q1', headers: { 'x-csrf-token': c.csrf }, payload: { value: 1 } });
+    assert.equal(noSession.statusCode, 401);
+    assert.equal((await score(t, c.candidateId, 'alpha')).assessmentStatus, 'INVITED', 'nothing started');
+  });
+
+  it('validates answers against their question', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'val@x.co', ['alpha']);
+    await c.call('POST', '/portal/a/alpha/start', {}, { form: true });
+    for (const [q, value] of [['q1', 5], ['q1', 'x'], ['q2', [9]], ['q2', 1], ['q3', 'x'.repeat(201)], ['nope', 1]] as const) {
+      const response = await c.call('PUT', `/portal/api/a/alpha/answers/${q}`, { value });
+      assert.ok([400, 404].includes(response.statusCode), `${q}=${JSON.stringify(value).slice(0, 20)}: ${response.statusCode}`);
+    }
+    assert.equal((await score(t, c.candidateId, 'alpha')).completion, '0');
+  });
+}, { sweepEveryMs: 100 });

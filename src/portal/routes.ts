@@ -1,0 +1,355 @@
+// The candidate portal (DESIGN §7): opening the invite link, the list of assessments, taking
+// one question at a time with answers saved as given, the typing test, proctoring signals, and
+// submission. Pages work as plain forms; portal.js saves as you type and keeps the countdown.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import formBody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import { sendProblem } from '../http/errors.js';
+import { Problem } from '../http/problem.js';
+import { BROWSER_SIGNALS, type SignalKind } from '../modules/attempts/proctoring.js';
+import {
+  answersOf,
+  completeAttempt,
+  findAttempt,
+  movePosition,
+  observeClient,
+  recordSignal,
+  saveAnswer,
+  startAttempt,
+  startTyping,
+  submitTyping,
+  versionContent,
+  type Attempt,
+} from '../modules/attempts/repository.js';
+import { checkCsrf, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
+import {
+  INVALID_LINK,
+  completedPage,
+  dashboardPage,
+  introPage,
+  landingPage,
+  messagePage,
+  questionPage,
+  reviewPage,
+  typingPage,
+  type DashboardItem,
+} from './pages.js';
+
+const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
+
+export const PORTAL_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+  'cross-origin-opener-policy': 'same-origin',
+};
+
+interface InvitationRef {
+  invitationId: string;
+  assessmentId: string;
+  slug: string;
+  name: string;
+  durationMinutes: number;
+  status: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED';
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    portalSession: PortalSession | null;
+  }
+}
+
+export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db: Database; publicUrl: string }) {
+  const secure = publicUrl.startsWith('https://');
+  const origin = new URL(publicUrl).origin;
+  await app.register(formBody, { bodyLimit: 64 * 1024 });
+  app.decorateRequest('portalSession', null);
+
+  app.addHook('onSend', async (_request, reply) => {
+    for (const [name, value] of Object.entries(PORTAL_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
+  });
+
+  const client = (request: FastifyRequest) => ({ address: request.ip, agent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
+  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+
+  async function session(request: FastifyRequest): Promise<PortalSession | undefined> {
+    const value = cookieValue(request);
+    return value ? findSession(db, value) : undefined;
+  }
+
+  /** The invitations the session opens, with the attempt state of each. */
+  async function invitations(s: PortalSession): Promise<InvitationRef[]> {
+    const { rows } = await db.query<InvitationRef>(
+      `SELECT i.id AS "invitationId", a.id AS "assessmentId", a.slug, a.name, a.duration_minutes AS "durationMinutes", i.assessment_status AS status
+         FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+        WHERE i.candidate_id = $1 AND i.assessment_id = ANY($2::uuid[])
+        ORDER BY array_position($2::uuid[], i.assessment_id)`,
+      [s.candidateId, s.assessmentIds],
+    );
+    return rows;
+  }
+
+  /** The invitation behind /portal/a/:slug, only if this session opens it. */
+  async function invitation(s: PortalSession, slug: string): Promise<InvitationRef> {
+    const found = (await invitations(s)).find((i) => i.slug === slug);
+    if (!found) throw new Problem('not-found', 'This assessment is not part of your invitation');
+    return found;
+  }
+
+  /** The attempt, completed first if its time ran out (the sweep does the same for absent candidates). */
+  async function currentAttempt(inv: InvitationRef): Promise<Attempt | undefined> {
+    let attempt = await findAttempt(db, inv.invitationId);
+    if (attempt && !attempt.finishedAt && attempt.deadlineAt.getTime() <= Date.now()) {
+      await completeAttempt(db, attempt.id, 'time-limit');
+      attempt = await findAttempt(db, inv.invitationId);
+    }
+    return attempt;
+  }
+
+  async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<PortalSession | undefined> {
+    const s = await session(request);
+    if (!s) {
+      html(reply, messagePage('Your session has ended', 'Open the link from your invitation e-mail again to continue. Your answers so far are saved.'), 401);
+      return undefined;
+    }
+    return s;
+  }
+
+  // Errors on pages are pages; errors on the JSON API are problem documents.
+  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
+    const problem = error instanceof Problem ? error : undefined;
+    if (request.url.startsWith('/portal/api/')) {
+      if (problem) return sendProblem(request, reply, problem);
+      if (error.validation || (error.statusCode && error.statusCode < 500)) {
+        return sendProblem(request, reply, new Problem('validation-failed', 'The request is not valid'));
+      }
+      request.log.error({ err: error }, 'portal error');
+      return sendProblem(request, reply, new Problem('internal', 'Something went wrong on our side'));
+    }
+    if (problem) return html(reply, messagePage(problem.status === 409 ? 'This assessment is finished' : 'That did not work', problem.detail, 'error'), problem.status);
+    if (error.statusCode && error.statusCode < 500) return html(reply, messagePage('That did not work', 'The request was not valid. Go back and try again.', 'error'), error.statusCode);
+    request.log.error({ err: error }, 'portal error');
+    return html(reply, messagePage('Something went wrong', `Please reload the page. If it happens again, quote this reference: ${request.id}`, 'error'), 500);
+  });
+
+  app.get('/portal', async (_request, reply) => reply.redirect('/portal/', 301));
+
+  app.get('/portal/', async (request, reply) => {
+    const s = await session(request);
+    if (!s) return html(reply, landingPage());
+    const items: DashboardItem[] = [];
+    for (const inv of await invitations(s)) {
+      const attempt = inv.status === 'IN_PROGRESS' ? await currentAttempt(inv) : undefined;
+      const status = attempt?.finishedAt ? 'COMPLETED' : inv.status;
+      items.push({
+        slug: inv.slug,
+        name: inv.name,
+        durationMinutes: inv.durationMinutes,
+        status,
+        minutesLeft: attempt && !attempt.finishedAt ? Math.ceil((attempt.deadlineAt.getTime() - Date.now()) / 60000) : undefined,
+      });
+    }
+    return html(reply, dashboardPage(s.firstName, items));
+  });
+
+  app.get('/portal/link-invalid', async (_request, reply) => html(reply, messagePage(INVALID_LINK.title, INVALID_LINK.message, 'error'), 404));
+
+  app.post<{ Body: { token?: unknown } }>(
+    '/portal/api/session',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const token = typeof request.body?.token === 'string' ? request.body.token : '';
+      const opened = await openSession(db, token);
+      if (!opened) throw new Problem('unauthorized', INVALID_LINK.message);
+      setSessionCookie(reply, opened.value, opened.session.expiresAt, secure);
+      return { ok: true };
+    },
+  );
+
+  app.get<{ Params: { slug: string }; Querystring: { q?: string } }>('/portal/a/:slug', async (request, reply) => {
+    const s = await requireSession(request, reply);
+    if (!s) return reply;
+    const inv = await invitation(s, request.params.slug);
+    const attempt = await currentAttempt(inv);
+    if (!attempt) {
+      const content = await versionContent(db, inv.assessmentId, await currentVersion(inv.assessmentId));
+      return html(reply, introPage(content, s.csrfToken, inv.slug));
+    }
+    if (attempt.finishedAt) return html(reply, completedPage(inv.name));
+    await observeClient(db, attempt, client(request));
+    const content = await versionContent(db, attempt.assessmentId, attempt.version);
+    const answers = await answersOf(db, attempt.id);
+    const answered = new Set(Object.keys(answers));
+    if (attempt.typingWpm !== null) answered.add('typing');
+    const total = content.questions.length + (content.typingTest ? 1 : 0);
+    const view = {
+      slug: inv.slug,
+      name: content.name,
+      csrf: s.csrfToken,
+      position: attempt.position,
+      total,
+      deadline: attempt.deadlineAt,
+      answered,
+      questionIds: content.questions.map((q) => q.id),
+      hasTyping: content.typingTest !== undefined,
+    };
+    const q = request.query.q;
+    if (q === 'review') return html(reply, reviewPage(view));
+    const position = q === undefined ? attempt.position : Number(q);
+    if (!Number.isInteger(position) || position < 1 || position > total) return reply.redirect(`/portal/a/${inv.slug}`, 303);
+    if (position !== attempt.position) await movePosition(db, attempt, position);
+    view.position = position;
+    if (position > content.questions.length) {
+      const done = attempt.typingWpm !== null ? await typingResult(attempt.id) : undefined;
+      return html(reply, typingPage(view, content.typingTest!.passage, done, attempt.typingStartedAt !== null));
+    }
+    const question = content.questions[position - 1]!;
+    return html(reply, questionPage(view, question, answers[question.id]));
+  });
+
+  async function currentVersion(assessmentId: string): Promise<number> {
+    const { rows } = await db.query<{ v: number }>('SELECT current_version AS v FROM assessments WHERE id = $1', [assessmentId]);
+    return rows[0]!.v;
+  }
+
+  async function typingResult(attemptId: string) {
+    const { rows } = await db.query<{ netWpm: number; accuracy: number }>(
+      'SELECT typing_wpm::float8 AS "netWpm", typing_accuracy::float8 AS accuracy FROM attempts WHERE id = $1',
+      [attemptId],
+    );
+    return rows[0];
+  }
+
+  /** Resolves session, CSRF, invitation and open attempt for a state-changing request. */
+  async function forChange(request: FastifyRequest<{ Params: { slug: string } }>) {
+    const s = await session(request);
+    if (!s) throw new Problem('unauthorized', 'Your session has ended: open the link from your invitation e-mail again');
+    checkCsrf(request, s, origin);
+    const inv = await invitation(s, request.params.slug);
+    return { s, inv };
+  }
+
+  async function openAttempt(inv: InvitationRef, request: FastifyRequest): Promise<Attempt> {
+    const attempt = await currentAttempt(inv);
+    if (!attempt) throw new Problem('conflict', 'This assessment has not been started');
+    if (attempt.finishedAt) throw new Problem('conflict', 'This assessment is finished: answers can no longer change');
+    await observeClient(db, attempt, client(request));
+    return attempt;
+  }
+
+  app.post<{ Params: { slug: string } }>('/portal/a/:slug/start', async (request, reply) => {
+    const { inv } = await forChange(request);
+    await startAttempt(db, inv.invitationId, client(request));
+    return reply.redirect(`/portal/a/${inv.slug}`, 303);
+  });
+
+  // A plain form post: saves the answer and moves on.
+  app.post<{ Params: { slug: string; n: string }; Body: { value?: string | string[]; go?: string } }>('/portal/a/:slug/q/:n', async (request, reply) => {
+    const { inv } = await forChange(request);
+    const attempt = await openAttempt(inv, request);
+    const content = await versionContent(db, attempt.assessmentId, attempt.version);
+    const n = Number(request.params.n);
+    const question = content.questions[n - 1];
+    if (!question) throw new Problem('not-found', 'No such question');
+    const raw = request.body?.value;
+    const value =
+      question.type === 'multiple-choice'
+        ? (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map(Number)
+        : question.type === 'single-choice'
+          ? raw === undefined || raw === ''
+            ? ''
+            : Number(raw)
+          : String(raw ?? '');
+    const total = content.questions.length + (content.typingTest ? 1 : 0);
+    const go = request.body?.go;
+    const next = go === 'previous' ? Math.max(1, n - 1) : Math.min(total, n + 1);
+    if (question.type === 'single-choice' && value === '') await movePosition(db, attempt, next);
+    else await saveAnswer(db, attempt, question.id, value, next);
+    return reply.redirect(go === 'review' ? `/portal/a/${inv.slug}?q=review` : `/portal/a/${inv.slug}?q=${next}`, 303);
+  });
+
+  // Saving as you go (portal.js): JSON in, 204 out.
+  app.put<{ Params: { slug: string; questionId: string }; Body: { value?: unknown } }>(
+    '/portal/api/a/:slug/answers/:questionId',
+    {
+      schema: {
+        hide: true,
+        body: { type: 'object', required: ['value'], properties: { value: { type: ['integer', 'string', 'array'], items: { type: 'integer' }, maxItems: 20, maxLength: 20000 } } },
+      },
+    },
+    async (request, reply) => {
+      const { inv } = await forChange(request);
+      const attempt = await openAttempt(inv, request);
+      await saveAnswer(db, attempt, request.params.questionId, request.body.value, attempt.position);
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: { slug: string }; Body: { kind: string; detail?: string } }>(
+    '/portal/api/a/:slug/signals',
+    {
+      schema: {
+        hide: true,
+        body: {
+          type: 'object',
+          required: ['kind'],
+          properties: { kind: { type: 'string', enum: BROWSER_SIGNALS }, detail: { type: 'string', maxLength: 500 } },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { inv } = await forChange(request);
+      const attempt = await currentAttempt(inv);
+      if (attempt && !attempt.finishedAt) await recordSignal(db, attempt, request.body.kind as SignalKind, request.body.detail ?? '', 'browser');
+      return reply.code(204).send();
+    },
+  );
+
+  app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/typing/start', { schema: { hide: true } }, async (request, reply) => {
+    const { inv } = await forChange(request);
+    const attempt = await openAttempt(inv, request);
+    await startTyping(db, attempt);
+    return reply.code(204).send();
+  });
+
+  app.post<{ Params: { slug: string }; Body: { typed: string; intervals: number[] } }>(
+    '/portal/api/a/:slug/typing',
+    {
+      schema: {
+        hide: true,
+        body: {
+          type: 'object',
+          required: ['typed', 'intervals'],
+          properties: { typed: { type: 'string', maxLength: 10000 }, intervals: { type: 'array', maxItems: 20000, items: { type: 'number', minimum: 0, maximum: 3600000 } } },
+        },
+      },
+    },
+    async (request) => {
+      const { inv } = await forChange(request);
+      const attempt = await openAttempt(inv, request);
+      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals);
+      return { netWpm: Math.round(result.netWpm * 100) / 100, accuracy: Math.round(result.accuracy * 100) / 100 };
+    },
+  );
+
+  app.post<{ Params: { slug: string } }>('/portal/a/:slug/submit', async (request, reply) => {
+    const { inv } = await forChange(request);
+    const attempt = await currentAttempt(inv);
+    if (!attempt) throw new Problem('conflict', 'This assessment has not been started');
+    // Submitting twice (a double click, a retry) is harmless: the first one counts.
+    await completeAttempt(db, attempt.id, 'submitted');
+    return reply.redirect(`/portal/a/${inv.slug}`, 303);
+  });
+
+  const asset = (file: string, type: string) => {
+    const body = readFileSync(path.join(ASSETS, file));
+    app.get(`/portal/assets/${file}`, async (_request, reply) => reply.type(type).header('cache-control', 'public, max-age=300').send(body));
+  };
+  asset('portal.js', 'text/javascript; charset=utf-8');
+  asset('portal.css', 'text/css; charset=utf-8');
+}

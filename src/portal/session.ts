@@ -1,0 +1,80 @@
+// Candidate sessions: the invite link's token is exchanged once for a random session value kept
+// in an HttpOnly, SameSite=Strict cookie; only hashes of either are stored. Every state-changing
+// request carries the session's CSRF token.
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/database.js';
+import { Problem } from '../http/problem.js';
+import { secretsEqual, sha256 } from '../modules/keys/secret.js';
+
+export const COOKIE = 'ac_session';
+const SESSION_HOURS = 12;
+
+export interface PortalSession {
+  candidateId: string;
+  instanceId: string;
+  firstName: string;
+  lastName: string;
+  assessmentIds: string[];
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/** Exchanges an invite link's token for a new session; undefined when the link is not valid now. */
+export async function openSession(db: Queryable, token: string): Promise<{ value: string; session: PortalSession } | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  const value = randomBytes(32).toString('base64url');
+  const csrf = randomBytes(24).toString('base64url');
+  const { rows } = await db.query<{ expiresAt: Date }>(
+    `INSERT INTO portal_sessions (token_hash, invite_link_id, candidate_id, csrf_token, expires_at)
+     SELECT $2, l.id, l.candidate_id, $3, least(l.expires_at, now() + make_interval(hours => $4))
+       FROM invite_links l WHERE l.token_hash = $1 AND l.revoked_at IS NULL AND l.expires_at > now()
+     RETURNING expires_at AS "expiresAt"`,
+    [sha256(token), sha256(value), csrf, SESSION_HOURS],
+  );
+  if (rows.length === 0) return undefined;
+  const session = await findSession(db, value);
+  return session ? { value, session } : undefined;
+}
+
+export async function findSession(db: Queryable, value: string): Promise<PortalSession | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
+  const { rows } = await db.query<PortalSession>(
+    `SELECT c.id AS "candidateId", c.instance_id AS "instanceId", c.first_name AS "firstName", c.last_name AS "lastName",
+            l.assessment_ids::text[] AS "assessmentIds", s.csrf_token AS "csrfToken", s.expires_at AS "expiresAt"
+       FROM portal_sessions s
+       JOIN invite_links l ON l.id = s.invite_link_id
+       JOIN candidates c ON c.id = s.candidate_id
+      WHERE s.token_hash = $1 AND s.expires_at > now() AND l.revoked_at IS NULL`,
+    [sha256(value)],
+  );
+  return rows[0];
+}
+
+export function cookieValue(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === COOKIE) return rest.join('=');
+  }
+  return undefined;
+}
+
+export function setSessionCookie(reply: FastifyReply, value: string, expiresAt: Date, secure: boolean): void {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+  reply.header('set-cookie', `${COOKIE}=${value}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`);
+}
+
+/** Refuses a state-changing request without the session's CSRF token, or from another origin. */
+export function checkCsrf(request: FastifyRequest, session: PortalSession, publicOrigin: string): void {
+  const origin = request.headers.origin;
+  const host = request.headers.host;
+  if (origin && origin !== publicOrigin && !(host && (origin === `http://${host}` || origin === `https://${host}`))) {
+    throw new Problem('forbidden', 'This request came from another site');
+  }
+  const header = request.headers['x-csrf-token'];
+  const field = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+  const given = typeof header === 'string' ? header : typeof field === 'string' ? field : '';
+  if (!given || !secretsEqual(given, session.csrfToken)) throw new Problem('forbidden', 'The form is out of date: reload the page and try again');
+}

@@ -1,0 +1,39 @@
+// The demo tenant: on an empty store, `npm start` creates the instance `demo` and publishes the
+// sample catalogue into it, so that a newcomer has something to invite candidates to.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database } from './db/database.js';
+import { parseAssessment } from './modules/assessments/content.js';
+import { importAssessment } from './modules/assessments/repository.js';
+import { countInstances, createInstance, findInstanceByName } from './modules/tenants/repository.js';
+
+export const CATALOGUE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'catalogue');
+
+export function catalogueFiles(dir = CATALOGUE_DIR): string[] {
+  return readdirSync(dir)
+    .filter((file) => /\.(ya?ml|json)$/.test(file))
+    .sort()
+    .map((file) => path.join(dir, file));
+}
+
+/** Publishes every catalogue file into the instance; a broken file stops with its errors. */
+export async function importCatalogue(db: Database, instance: { id: string; name: string }, files = catalogueFiles()) {
+  const results = [];
+  for (const file of files) {
+    const parsed = parseAssessment(readFileSync(file, 'utf8'));
+    if (!parsed.ok) {
+      throw new Error(`${file}:\n${parsed.errors.map((e) => `  line ${e.line ?? '?'}: ${e.path} ${e.message}`).join('\n')}`);
+    }
+    results.push(await importAssessment(db, instance, parsed.content, parsed.hash));
+  }
+  return results;
+}
+
+/** Creates `demo` with the catalogue when there is no instance at all; returns whether it did. */
+export async function seedDemo(db: Database): Promise<boolean> {
+  if ((await countInstances(db)) > 0) return false;
+  const instance = (await createInstance(db, { name: 'demo' })) ?? (await findInstanceByName(db, 'demo'))!;
+  await importCatalogue(db, instance);
+  return true;
+}

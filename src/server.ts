@@ -1,0 +1,84 @@
+// The process: settings, logger, store, migrations, listen, and an orderly close on a signal.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import closeWithGrace from 'close-with-grace';
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDatabase } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { createFileMailer } from './modules/mail/mailer.js';
+import { seedDemo } from './seed.js';
+
+/** The admin token: ADMIN_TOKEN, or in embedded mode one generated once into $DATA_DIR/admin-token. */
+function adminToken(config: Config): { token: string | undefined; source: string } {
+  if (config.adminToken) return { token: config.adminToken, source: 'ADMIN_TOKEN' };
+  if (config.databaseUrl) return { token: undefined, source: 'none' };
+  const file = path.join(config.dataDir, 'admin-token');
+  try {
+    return { token: readFileSync(file, 'utf8').trim(), source: file };
+  } catch {
+    const token = randomBytes(32).toString('base64url');
+    mkdirSync(config.dataDir, { recursive: true });
+    writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    return { token, source: file };
+  }
+}
+
+async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`assessment-connect: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const started = Date.now();
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const applied = await migrate(db);
+  const seeded = config.seedDemo ? await seedDemo(db) : false;
+  const admin = adminToken(config);
+  const mailer = createFileMailer({ from: config.mailFrom, timeoutMs: config.mailTimeoutMs, mailDir: path.join(config.dataDir, 'mail') });
+  const app = await buildApp({
+    config: { ...config, adminToken: admin.token },
+    db,
+    mailer,
+    logger: { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'] },
+  });
+
+  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
+    if (err) app.log.error({ err }, 'closing after an error');
+    else app.log.info({ signal }, 'closing');
+    await app.close();
+    mailer.close();
+    await db.close();
+  });
+
+  await app.listen({ port: config.port, host: config.host });
+  const store = db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${path.join(config.dataDir, 'pgdata')}`;
+  app.log.info({ store, migrationsApplied: applied, seededDemo: seeded, mail: mailer.description, ms: Date.now() - started }, 'ready');
+  const lines = [
+    '',
+    `Assessment Connect is running on ${store}.`,
+    `  API:       ${config.publicUrl}/v1/`,
+    `  Docs:      ${config.publicUrl}/docs  (OpenAPI: ${config.publicUrl}/openapi.json)`,
+    `  Mail:      ${mailer.description}`,
+    admin.token
+      ? `  Admin:     token from ${admin.source}`
+      : '  Admin:     off (set ADMIN_TOKEN to enable the admin API and the CLI)',
+    seeded ? '  Seeded:    instance "demo" with the sample catalogue' : '',
+    '',
+    'Get an API key for the demo instance:',
+    '  npx assessment-connect key create --instance demo',
+    '',
+  ];
+  process.stdout.write(lines.filter((line, i, all) => line !== '' || all[i - 1] !== '').join('\n') + '\n');
+}
+
+main().catch((error) => {
+  console.error('assessment-connect failed to start:', error);
+  process.exit(1);
+});

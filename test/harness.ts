@@ -1,0 +1,207 @@
+// Builds the real application on a real, fresh database for a test suite: embedded PGlite always,
+// and PostgreSQL too when TEST_DATABASE_URL is set (a throw-away database per suite). With
+// REQUIRE_POSTGRES=1 (as .ci/run sets it) a missing TEST_DATABASE_URL fails instead of skipping.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe } from 'node:test';
+import pg from 'pg';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { migrate } from '../src/db/migrate.js';
+import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
+
+export interface StoreKind {
+  name: 'pglite' | 'postgres';
+  open(): Promise<{ db: Database; drop(): Promise<void> }>;
+}
+
+const pglite: StoreKind = {
+  name: 'pglite',
+  async open() {
+    const db = await openDatabase({});
+    return { db, drop: async () => {} };
+  },
+};
+
+/** A fresh database on the PostgreSQL server of TEST_DATABASE_URL, dropped after the suite. */
+export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const name = `ac_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: base });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: base });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+const postgres: StoreKind = {
+  name: 'postgres',
+  async open() {
+    const fresh = await freshPostgresDatabase();
+    const db = await openDatabase({ databaseUrl: fresh.url, poolSize: 20 });
+    return {
+      db,
+      async drop() {
+        await db.close();
+        await fresh.drop();
+      },
+    };
+  },
+};
+
+export function storeKinds(): StoreKind[] {
+  if (process.env.TEST_DATABASE_URL) return [pglite, postgres];
+  if (process.env.REQUIRE_POSTGRES === '1') {
+    throw new Error('REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set: the PostgreSQL suites would be skipped');
+  }
+  return [pglite];
+}
+
+export const ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+export interface TestContext {
+  store: StoreKind['name'];
+  app: FastifyInstance;
+  db: Database;
+  mailDir: string;
+  /** Sends a request through the real app; adds the admin token for /admin paths. */
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
+  /** Makes an instance with a unique name starting with `prefix`; returns its name. */
+  instance(prefix?: string): Promise<string>;
+  /** Issues an API key granted the given instances; returns the key. */
+  key(instances: string[], extra?: Record<string, unknown>): Promise<string>;
+  /** Publishes assessment content into an instance. */
+  publish(instance: string, source: string): Promise<LightMyRequestResponse>;
+}
+
+let counter = 0;
+
+export async function createTestContext(kind: StoreKind, options: { mailer?: Mailer; keyCacheMs?: number; sweepEveryMs?: number } = {}): Promise<TestContext & { close(): Promise<void> }> {
+  const { db, drop } = await kind.open();
+  await migrate(db);
+  const mailDir = mkdtempSync(path.join(tmpdir(), 'ac-mail-'));
+  const mailer = options.mailer ?? createFileMailer({ from: 'Test <test@localhost>', timeoutMs: 2000, mailDir });
+  const app = await buildApp({
+    config: { publicUrl: 'http://portal.test', adminToken: ADMIN_TOKEN, keyCacheMs: options.keyCacheMs ?? 2000, sweepEveryMs: options.sweepEveryMs ?? 1000 },
+    db,
+    mailer,
+  });
+  await app.ready();
+  const request: TestContext['request'] = (opts) => {
+    const url = String(opts.url ?? '');
+    const headers = { ...(opts.headers ?? {}) };
+    if (url.startsWith('/admin/') && headers.authorization === undefined) headers.authorization = `Bearer ${ADMIN_TOKEN}`;
+    return app.inject({ ...opts, headers });
+  };
+  const ctx = {
+    store: kind.name,
+    app,
+    db,
+    mailDir,
+    request,
+    async instance(prefix = 'inst') {
+      const name = `${prefix}-${process.pid}-${++counter}`;
+      const response = await request({ method: 'POST', url: '/admin/v1/instances', payload: { name } });
+      if (response.statusCode !== 201) throw new Error(`instance create failed: ${response.body}`);
+      return name;
+    },
+    async key(instances: string[], extra: Record<string, unknown> = {}) {
+      const response = await request({ method: 'POST', url: '/admin/v1/keys', payload: { instances, ...extra } });
+      if (response.statusCode !== 201) throw new Error(`key create failed: ${response.body}`);
+      return response.json().key as string;
+    },
+    publish(instance: string, source: string) {
+      return request({ method: 'POST', url: `/admin/v1/instances/${instance}/assessments`, headers: { 'content-type': 'application/yaml' }, payload: source });
+    },
+    async close() {
+      await app.close();
+      await drop();
+      rmSync(mailDir, { recursive: true, force: true });
+    },
+  };
+  return ctx;
+}
+
+/**
+ * Declares a suite once per store kind; `setup` gets a fresh context before the suite's tests.
+ * Tests read the context through the returned getter inside `it` callbacks.
+ */
+export function describeEachStore(title: string, body: (ctx: () => TestContext) => void, options: { keyCacheMs?: number; sweepEveryMs?: number } = {}): void {
+  for (const kind of storeKinds()) {
+    describe(`${title} [${kind.name}]`, () => {
+      let context: (TestContext & { close(): Promise<void> }) | undefined;
+      before(async () => {
+        context = await createTestContext(kind, options);
+      });
+      after(async () => {
+        await context?.close();
+      });
+      body(() => {
+        if (!context) throw new Error('test context is not ready');
+        return context;
+      });
+    });
+  }
+}
+
+/** A small valid assessment; `id` and overrides make variants. */
+export function sampleAssessment(id = 'sample', overrides: { name?: string; durationMinutes?: number; typing?: boolean } = {}): string {
+  return `id: ${id}
+name: ${overrides.name ?? 'Sample assessment'}
+description: A short assessment used by the tests.
+durationMinutes: ${overrides.durationMinutes ?? 20}
+passScore: 70
+lowPassScore: 50
+categories:
+  - id: reasoning
+    name: Reasoning
+    weight: 2
+  - id: writing
+    name: Writing
+${overrides.typing ? '  - id: typing\n    name: Typing\n' : ''}questions:
+  - id: q1
+    type: single-choice
+    category: reasoning
+    prompt: What is 2 + 2?
+    options:
+      - text: "3"
+      - text: "4"
+        correct: true
+  - id: q2
+    type: multiple-choice
+    category: reasoning
+    prompt: Which are even?
+    options:
+      - text: "2"
+        correct: true
+      - text: "3"
+      - text: "8"
+        correct: true
+  - id: q3
+    type: short-answer
+    category: reasoning
+    prompt: What is 10 times 125?
+    accept: ["1250"]
+  - id: q4
+    type: free-text
+    category: writing
+    prompt: Describe a time you helped a customer.
+${overrides.typing ? `typingTest:
+  category: typing
+  targetWpm: 40
+  passage: The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.
+` : ''}`;
+}

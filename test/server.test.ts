@@ -1,0 +1,210 @@
+// The README's promises, through real processes: `npm start` on a fresh data directory (and on
+// PostgreSQL when available), the operator CLI against it, the public API over a real port, a
+// restart that keeps everything, and an orderly stop on SIGTERM.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freshPostgresDatabase, sampleAssessment, storeKinds } from './harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  startedInMs: number;
+}
+
+async function start(env: Record<string, string>): Promise<Running> {
+  const began = Date.now();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000);
+    const check = () => {
+      if (output.includes('Get an API key')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output}`));
+    });
+  });
+  return { child, output: () => output, startedInMs: Date.now() - began };
+}
+
+async function stop(running: Running): Promise<{ code: number | null; ms: number }> {
+  const began = Date.now();
+  if (running.child.exitCode !== null) return { code: running.child.exitCode, ms: 0 };
+  const exited = new Promise<number | null>((resolve) => running.child.on('exit', (code) => resolve(code)));
+  running.child.kill('SIGTERM');
+  return { code: await exited, ms: Date.now() - began };
+}
+
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+  });
+}
+
+const kinds = storeKinds().map((k) => k.name);
+
+for (const kind of kinds) {
+  describe(`npm start and the CLI [${kind}]`, () => {
+    let dataDir: string;
+    let port: number;
+    let env: Record<string, string>;
+    let server: Running;
+    let dropDatabase = async () => {};
+    const url = (p: string) => `http://127.0.0.1:${port}${p}`;
+
+    before(async () => {
+      dataDir = mkdtempSync(path.join(tmpdir(), 'ac-server-'));
+      port = await freePort();
+      env = { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: '', DATABASE_URL: '' };
+      if (kind === 'postgres') {
+        const fresh = await freshPostgresDatabase();
+        dropDatabase = fresh.drop;
+        env.DATABASE_URL = fresh.url;
+        env.ADMIN_TOKEN = 'postgres-admin-token-for-tests';
+      }
+      server = await start(env);
+    });
+
+    after(async () => {
+      if (server) await stop(server);
+      await dropDatabase();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('starts, seeds demo, and prints where things are', () => {
+      const out = server.output();
+      assert.match(out, new RegExp(`API: +http://localhost:${port}/v1/`));
+      assert.match(out, /Docs: +http:\/\/localhost:\d+\/docs/);
+      assert.match(out, /Seeded: +instance "demo"/);
+      assert.match(out, /npx assessment-connect key create --instance demo/);
+      process.stdout.write(`# [${kind}] npm start ready in ${server.startedInMs} ms\n`);
+    });
+
+    if (kind === 'pglite') {
+      it('writes the generated admin token with mode 0600', () => {
+        const mode = statSync(path.join(dataDir, 'admin-token')).mode & 0o777;
+        assert.equal(mode.toString(8), '600');
+      });
+    }
+
+    it('walks through the README: key from the CLI, list, invite, scores; then revoke', async () => {
+      const created = await cli(['key', 'create', '--instance', 'demo', '--label', 'walk-through', '--json'], env);
+      assert.equal(created.code, 0, created.stderr);
+      const key = JSON.parse(created.stdout);
+      assert.match(key.key, /^ack_/);
+      assert.deepEqual(key.instances, ['demo']);
+
+      const assessments = await (await fetch(url('/v1/assessment'), { headers: { 'X-API-Key': key.key } })).json();
+      assert.ok(assessments.length >= 3);
+      const ids = assessments.map((a: { id: string }) => a.id);
+
+      const invite = await fetch(url('/v1/invite?sendInvite=true'), {
+        method: 'POST',
+        headers: { 'X-API-Key': key.key, instance: 'demo', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email: 'jane.doe@example.com', firstName: 'Jane', lastName: 'Doe', assessments: ids.slice(0, 2) }),
+      });
+      assert.equal(invite.status, 200);
+      const [result] = await invite.json();
+      assert.equal(result.invitationStatus, 'SENT');
+      assert.ok(result.link.startsWith(`http://localhost:${port}/portal/#?sessionToken=`));
+
+      const scores = await (await fetch(url(`/v1/score?candidateIds=${result.candidateId}`), { headers: { 'X-API-Key': key.key } })).json();
+      assert.equal(scores.length, 2);
+      assert.ok(scores.every((s: { assessmentStatus: string; scoreStatus: string }) => s.assessmentStatus === 'INVITED' && s.scoreStatus === 'PENDING'));
+
+      const listed = await cli(['key', 'list', '--instance', 'demo'], env);
+      assert.equal(listed.code, 0);
+      assert.match(listed.stdout, new RegExp(key.id));
+      assert.ok(!listed.stdout.includes(key.key), 'the key is never listed');
+
+      const revoked = await cli(['key', 'revoke', key.id], env);
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.equal((await fetch(url('/v1/assessment'), { headers: { 'X-API-Key': key.key } })).status, 401);
+    });
+
+    it('manages instances and assessments from the CLI, with clear errors', async () => {
+      const made = await cli(['instance', 'create', 'acme', '--portal-url', 'https://tests.acme.example', '--json'], env);
+      assert.equal(made.code, 0, made.stderr);
+      assert.equal(JSON.parse(made.stdout).portalUrl, 'https://tests.acme.example');
+      assert.match((await cli(['instance', 'list'], env)).stdout, /acme/);
+      const duplicate = await cli(['instance', 'create', 'acme'], env);
+      assert.equal(duplicate.code, 1);
+      assert.match(duplicate.stderr, /409 .*exists already/);
+
+      const file = path.join(dataDir, 'custom.yaml');
+      writeFileSync(file, sampleAssessment('custom', { name: 'Custom' }));
+      const imported = await cli(['assessment', 'import', file, '--instance', 'acme'], env);
+      assert.equal(imported.code, 0, imported.stderr);
+      assert.match(imported.stdout, /Published custom \(version 1\) in acme/);
+      const listed = await cli(['assessment', 'list', '--instance', 'acme', '--json'], env);
+      assert.deepEqual(JSON.parse(listed.stdout).map((a: { id: string }) => a.id), ['custom']);
+
+      writeFileSync(file, sampleAssessment('custom').replace('passScore: 70', 'passScore: high'));
+      const broken = await cli(['assessment', 'import', file, '--instance', 'acme'], env);
+      assert.equal(broken.code, 1);
+      assert.match(broken.stderr, /line 5: passScore: must be number/);
+
+      const keyForTwo = await cli(['key', 'create', '--instance', 'demo,acme', '--rate-limit', '120', '--json'], env);
+      assert.deepEqual(JSON.parse(keyForTwo.stdout).instances, ['acme', 'demo']);
+      assert.equal(JSON.parse(keyForTwo.stdout).rateLimit, 120);
+    });
+
+    it('the CLI explains usage mistakes', async () => {
+      assert.equal((await cli(['--help'], env)).code, 0);
+      const unknown = await cli(['frobnicate'], env);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /unknown command/);
+      const missing = await cli(['key', 'create'], env);
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /--instance is required/);
+      const noServer = await cli(['instance', 'list', '--url', 'http://127.0.0.1:1'], env);
+      assert.equal(noServer.code, 1);
+      assert.match(noServer.stderr, /cannot reach the server/);
+      const wrongToken = await cli(['instance', 'list', '--token', 'not-the-token'], env);
+      assert.equal(wrongToken.code, 1);
+      assert.match(wrongToken.stderr, /401/);
+    });
+
+    it('restarts on the same store without seeding again, keeping data, and stops cleanly on SIGTERM', async () => {
+      const stopped = await stop(server);
+      assert.equal(stopped.code, 0);
+      assert.ok(stopped.ms < 10_000);
+      server = await start(env);
+      assert.doesNotMatch(server.output(), /Seeded:/);
+      assert.match((await cli(['instance', 'list'], env)).stdout, /acme/);
+      const created = JSON.parse((await cli(['key', 'create', '--instance', 'demo', '--json'], env)).stdout);
+      const scores = await (await fetch(url('/v1/score'), { headers: { 'X-API-Key': created.key } })).json();
+      assert.equal(scores.length, 2, 'the invitations made before the restart are there');
+    });
+  });
+}
