@@ -174,6 +174,12 @@ for (const kind of kinds) {
       assert.equal(broken.code, 1);
       assert.match(broken.stderr, /line 5: passScore: must be number/);
 
+      const reviews = await cli(['review', 'list', '--instance', 'acme'], env);
+      assert.equal(reviews.code, 0, reviews.stderr);
+      assert.match(reviews.stdout, /nothing awaits review/);
+      const badScore = await cli(['review', 'score', 'a', 'b', '150', '--instance', 'acme'], env);
+      assert.equal(badScore.code, 2);
+
       const keyForTwo = await cli(['key', 'create', '--instance', 'demo,acme', '--rate-limit', '120', '--json'], env);
       assert.deepEqual(JSON.parse(keyForTwo.stdout).instances, ['acme', 'demo']);
       assert.equal(JSON.parse(keyForTwo.stdout).rateLimit, 120);

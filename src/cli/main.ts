@@ -14,6 +14,9 @@ Commands:
   key revoke <id>
   assessment import <file.yaml|file.json> --instance <name>
   assessment list --instance <name>
+  attempt list --instance <name> --candidate <candidate-id>
+  review list --instance <name>
+  review score <attempt-id> <question-id> <0-100> --instance <name>
 
 Options for every command:
   --json         machine-readable output
@@ -168,6 +171,37 @@ const COMMANDS: Record<string, Command> = {
     const data = (await call(ctx, 'GET', `/admin/v1/instances/${encodeURIComponent(instance)}/assessments`)) as Record<string, unknown>[];
     return { data, text: table(data, ['id', 'name', 'version', 'durationMinutes', 'questionCount', 'typingTest', 'passScore', 'lowPassScore']) };
   },
+  async 'attempt list'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const candidate = required(options, 'candidate');
+    const data = (await call(ctx, 'GET', `/admin/v1/instances/${encodeURIComponent(instance)}/candidates/${encodeURIComponent(candidate)}/attempts`)) as Record<string, unknown>[];
+    const text = data
+      .map((a) =>
+        [
+          `${String(a.assessmentId)} (version ${String(a.version)}): started ${String(a.startedAt)}, ${a.finishedAt ? `ended ${String(a.finishedAt)} (${String(a.endReason)})` : `open until ${String(a.deadlineAt)}`}`,
+          `  red flag: ${a.redFlag ? `yes: ${(a.redFlagReasons as string[]).join('; ')}` : 'no'}${a.typingNetWpm === null ? '' : `; typing ${String(a.typingNetWpm)} wpm, ${String(a.typingAccuracy)}% accurate`}`,
+          ...(a.signals as { at: string; kind: string; detail: string; source: string }[]).map((s) => `  ${s.at}  ${s.source.padEnd(7)}  ${s.kind}${s.detail ? `: ${s.detail}` : ''}`),
+        ].join('\n'),
+      )
+      .join('\n\n');
+    return { data, text: text || '(no attempts)' };
+  },
+  async 'review list'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const data = (await call(ctx, 'GET', `/admin/v1/instances/${encodeURIComponent(instance)}/reviews`)) as Record<string, unknown>[];
+    const text = data
+      .map((r) => `attempt ${String(r.attemptId)}  question ${String(r.questionId)}  (${String(r.assessmentId)}, candidate ${String(r.candidateId)})\n${String(r.prompt)}\n> ${String(r.answer).replace(/\n/g, '\n> ')}`)
+      .join('\n\n');
+    return { data, text: text || '(nothing awaits review)' };
+  },
+  async 'review score'(ctx, [attemptId, questionId, score], options) {
+    const instance = required(options, 'instance');
+    if (!attemptId || !questionId || score === undefined) throw new UsageError('review score needs <attempt-id> <question-id> <0-100>');
+    const value = Number(score);
+    if (!Number.isFinite(value) || value < 0 || value > 100) throw new UsageError('the score is a percentage from 0 to 100');
+    const data = (await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/reviews`, { json: { attemptId, questionId, score: value } })) as Record<string, unknown>;
+    return { data, text: `Scored. The attempt is now ${String(data.scoreStatus)} (total ${String(data.totalScore)}).` };
+  },
 };
 
 export async function run(argv: string[]): Promise<number> {
@@ -187,6 +221,7 @@ export async function run(argv: string[]): Promise<number> {
         'expires-at': { type: 'string' },
         'portal-url': { type: 'string' },
         'invite-ttl-days': { type: 'string' },
+        candidate: { type: 'string' },
       },
     });
   } catch (error) {

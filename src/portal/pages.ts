@@ -20,9 +20,9 @@ export function layout({ title, body, csrf, page }: Layout): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 ${csrf ? `<meta name="csrf-token" content="${escapeHtml(csrf)}">` : ''}
 <title>${escapeHtml(title)} · Assessments</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/portal.css">
 <script src="/portal/assets/portal.js" defer></script>
 </head>

@@ -47,6 +47,9 @@ export const PORTAL_HEADERS = {
   'cache-control': 'no-store',
   'permissions-policy': 'camera=(), microphone=(), geolocation=()',
   'cross-origin-opener-policy': 'same-origin',
+  // Not no-referrer: with it, browsers send `Origin: null` on form posts, and the CSRF check
+  // compares origins. The token lives in the fragment, which no Referer ever carries.
+  'referrer-policy': 'same-origin',
 };
 
 interface InvitationRef {
@@ -71,7 +74,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
   app.decorateRequest('portalSession', null);
 
   app.addHook('onSend', async (_request, reply) => {
-    for (const [name, value] of Object.entries(PORTAL_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
+    for (const [name, value] of Object.entries(PORTAL_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
   });
 
   const client = (request: FastifyRequest) => ({ address: request.ip, agent: String(request.headers['user-agent'] ?? '').slice(0, 500) });

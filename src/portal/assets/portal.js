@@ -117,11 +117,16 @@
     var signal = function (kind, detail) {
       send('POST', '/portal/api/a/' + slug + '/signals', { kind: kind, detail: detail || '' }, true).catch(function () {});
     };
+    // Moving to the next question also hides this page; only hiding without leaving counts.
+    var leaving = false;
+    window.addEventListener('beforeunload', function () {
+      leaving = true;
+    });
     document.addEventListener('visibilitychange', function () {
-      if (document.visibilityState === 'hidden') signal('page-hidden', '');
+      if (document.visibilityState === 'hidden' && !leaving) signal('page-hidden', '');
     });
     window.addEventListener('blur', function () {
-      if (document.visibilityState === 'visible') signal('focus-lost', '');
+      if (document.visibilityState === 'visible' && !leaving) signal('focus-lost', '');
     });
     document.addEventListener('paste', function (event) {
       var text = event.clipboardData ? event.clipboardData.getData('text') : '';
@@ -154,7 +159,7 @@
     };
     if (typing.getAttribute('data-running') === 'true') begin();
     start.addEventListener('click', function () {
-      send('POST', '/portal/api/a/' + slug + '/typing/start').then(function (response) {
+      send('POST', '/portal/api/a/' + slug + '/typing/start', {}).then(function (response) {
         if (response.ok) begin();
         else typingStatus.textContent = 'The typing test cannot start now (' + response.status + ').';
       });
