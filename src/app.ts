@@ -16,6 +16,8 @@ import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
+import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
+import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
@@ -26,7 +28,16 @@ import { portalRoutes } from './portal/routes.js';
 import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
 
 export interface AppDeps {
-  config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & { sweepEveryMs?: number };
+  config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
+    /** How often open attempts are checked against their deadline, in ms. Default 5000. */
+    sweepEveryMs?: number;
+    /** The sender of invitation e-mail for instances without their own. */
+    mailFrom?: string;
+    /** Per-instance template overrides: <templatesDir>/<instance>/invitation.*. */
+    templatesDir?: string;
+    /** Where .eml files go when there is no relay; enables the /dev/mail page. */
+    devMailDir?: string;
+  };
   db: Database;
   mailer: Mailer;
   logger?: FastifyServerOptions['logger'];
@@ -98,13 +109,21 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     },
   );
 
+  const inviteDeps = {
+    db,
+    mailer,
+    publicUrl: config.publicUrl,
+    mailFrom: config.mailFrom ?? 'Assessment Connect <no-reply@localhost>',
+    templatesDir: config.templatesDir,
+    log: app.log,
+  };
   const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
 
   await app.register(
     async (api) => {
       registerApiKeyAuth(api, verifier);
       await api.register(assessmentRoutes, { db });
-      await api.register(invitationRoutes, { db, mailer, publicUrl: config.publicUrl });
+      await api.register(invitationRoutes, inviteDeps);
       await api.register(scoreRoutes, { db });
     },
     { prefix: '/v1' },
@@ -117,11 +136,13 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       await admin.register(keyAdminRoutes, { db, verifier });
       await admin.register(assessmentAdminRoutes, { db });
       await admin.register(attemptAdminRoutes, { db });
+      await admin.register(deliveryAdminRoutes, inviteDeps);
     },
     { prefix: '/admin/v1' },
   );
 
   await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
+  if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
   const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);
   app.addHook('onClose', stopSweep);

@@ -7,7 +7,7 @@ import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
-import { createFileMailer } from './modules/mail/mailer.js';
+import { createMailer } from './modules/mail/mailer.js';
 import { seedDemo } from './seed.js';
 
 /** The admin token: ADMIN_TOKEN, or in embedded mode one generated once into $DATA_DIR/admin-token. */
@@ -41,9 +41,15 @@ async function main() {
   const applied = await migrate(db);
   const seeded = config.seedDemo ? await seedDemo(db) : false;
   const admin = adminToken(config);
-  const mailer = createFileMailer({ from: config.mailFrom, timeoutMs: config.mailTimeoutMs, mailDir: path.join(config.dataDir, 'mail') });
+  const mailDir = path.join(config.dataDir, 'mail');
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, timeoutMs: config.mailTimeoutMs, mailDir });
   const app = await buildApp({
-    config: { ...config, adminToken: admin.token },
+    config: {
+      ...config,
+      adminToken: admin.token,
+      templatesDir: path.join(config.dataDir, 'templates'),
+      devMailDir: config.smtpUrl ? undefined : mailDir,
+    },
     db,
     mailer,
     logger: { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'] },
@@ -65,7 +71,7 @@ async function main() {
     `Assessment Connect is running on ${store}.`,
     `  API:       ${config.publicUrl}/v1/`,
     `  Docs:      ${config.publicUrl}/docs  (OpenAPI: ${config.publicUrl}/openapi.json)`,
-    `  Mail:      ${mailer.description}`,
+    `  Mail:      ${mailer.description}${config.smtpUrl ? '' : ` (read them at ${config.publicUrl}/dev/mail)`}`,
     admin.token
       ? `  Admin:     token from ${admin.source}`
       : '  Admin:     off (set ADMIN_TOKEN to enable the admin API and the CLI)',

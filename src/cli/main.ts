@@ -7,7 +7,8 @@ import { parseArgs } from 'node:util';
 const USAGE = `Usage: assessment-connect <command> [options]
 
 Commands:
-  instance create <name> [--portal-url URL] [--invite-ttl-days N]
+  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A]
+  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A]
   instance list
   key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
   key list [--instance <name>]
@@ -17,6 +18,8 @@ Commands:
   attempt list --instance <name> --candidate <candidate-id>
   review list --instance <name>
   review score <attempt-id> <question-id> <0-100> --instance <name>
+  delivery list --instance <name> [--status SENT|FAILED] [--limit N]
+  delivery resend <id> --instance <name>
 
 Options for every command:
   --json         machine-readable output
@@ -108,15 +111,27 @@ function positiveInteger(options: Options, name: string): number | undefined {
   return n;
 }
 
+function instanceSettings(options: Options) {
+  return {
+    portalUrl: options['portal-url'],
+    inviteTtlDays: positiveInteger(options, 'invite-ttl-days'),
+    mailFromName: options['mail-from-name'],
+    mailFromAddress: options['mail-from-address'],
+  };
+}
+
 type Command = (ctx: Context, args: string[], options: Options) => Promise<{ data: unknown; text: string }>;
 
 const COMMANDS: Record<string, Command> = {
   async 'instance create'(ctx, [name], options) {
     if (!name) throw new UsageError('instance create needs a name');
-    const data = (await call(ctx, 'POST', '/admin/v1/instances', {
-      json: { name, portalUrl: options['portal-url'], inviteTtlDays: positiveInteger(options, 'invite-ttl-days') },
-    })) as Record<string, unknown>;
+    const data = (await call(ctx, 'POST', '/admin/v1/instances', { json: { name, ...instanceSettings(options) } })) as Record<string, unknown>;
     return { data, text: `Created instance ${String(data.name)}` };
+  },
+  async 'instance update'(ctx, [name], options) {
+    if (!name) throw new UsageError('instance update needs a name');
+    const data = (await call(ctx, 'PATCH', `/admin/v1/instances/${encodeURIComponent(name)}`, { json: instanceSettings(options) })) as Record<string, unknown>;
+    return { data, text: `Updated instance ${String(data.name)}` };
   },
   async 'instance list'(ctx) {
     const data = (await call(ctx, 'GET', '/admin/v1/instances')) as Record<string, unknown>[];
@@ -202,6 +217,20 @@ const COMMANDS: Record<string, Command> = {
     const data = (await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/reviews`, { json: { attemptId, questionId, score: value } })) as Record<string, unknown>;
     return { data, text: `Scored. The attempt is now ${String(data.scoreStatus)} (total ${String(data.totalScore)}).` };
   },
+  async 'delivery list'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const query = new URLSearchParams();
+    if (typeof options.status === 'string') query.set('status', options.status);
+    if (options.limit !== undefined) query.set('limit', String(positiveInteger(options, 'limit')));
+    const data = (await call(ctx, 'GET', `/admin/v1/instances/${encodeURIComponent(instance)}/deliveries?${query}`)) as Record<string, unknown>[];
+    return { data, text: table(data, ['id', 'attemptedAt', 'status', 'recipient', 'durationMs', 'response']) };
+  },
+  async 'delivery resend'(ctx, [id], options) {
+    const instance = required(options, 'instance');
+    if (!id) throw new UsageError('delivery resend needs the delivery id, as shown by delivery list');
+    const data = (await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/deliveries/${encodeURIComponent(id)}/resend`)) as Record<string, unknown>;
+    return { data, text: `Sent again as delivery ${String(data.id)}: ${String(data.status)} (${String(data.response)})` };
+  },
 };
 
 export async function run(argv: string[]): Promise<number> {
@@ -222,6 +251,10 @@ export async function run(argv: string[]): Promise<number> {
         'portal-url': { type: 'string' },
         'invite-ttl-days': { type: 'string' },
         candidate: { type: 'string' },
+        'mail-from-name': { type: 'string' },
+        'mail-from-address': { type: 'string' },
+        status: { type: 'string' },
+        limit: { type: 'string' },
       },
     });
   } catch (error) {

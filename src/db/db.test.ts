@@ -58,7 +58,7 @@ describe('migrations', () => {
       const app = await buildApp({
         config: { publicUrl: 'http://x', adminToken: 'admin-token-admin-token', keyCacheMs: 0 },
         db,
-        mailer: { description: '', sendInvitation: async () => ({ status: 'FAILED', detail: '' }), close() {} },
+        mailer: { description: '', send: async () => ({ status: 'FAILED', detail: '' }), close() {} },
       });
       try {
         const started = Date.now();

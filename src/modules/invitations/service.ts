@@ -1,11 +1,15 @@
 // Inviting a candidate (DESIGN §6): resolve the assessments, make or find the candidate, add the
 // invitations that are new, and issue a fresh link, all in one transaction; then, when asked,
-// hand the e-mail to the mailer. The invitation stands whatever the mailer says.
-import type { Database } from '../../db/database.js';
+// hand the e-mail to the mailer and record what happened. The invitation stands whatever the
+// mailer says.
+import path from 'node:path';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, Queryable } from '../../db/database.js';
 import { Problem } from '../../http/problem.js';
 import { findAssessmentsBySlug } from '../assessments/repository.js';
 import { upsertCandidate } from '../candidates/repository.js';
 import { generateToken } from '../keys/secret.js';
+import { loadTemplates, renderInvitationWith } from '../mail/invitation-message.js';
 import type { Mailer } from '../mail/mailer.js';
 
 export interface InviteRequest {
@@ -25,6 +29,11 @@ export interface InviteDeps {
   db: Database;
   mailer: Mailer;
   publicUrl: string;
+  /** The sender when the instance has none of its own. */
+  mailFrom: string;
+  /** Per-instance template overrides live in <templatesDir>/<instance>/. */
+  templatesDir?: string;
+  log?: FastifyBaseLogger;
 }
 
 /** The path of the candidate portal under the portal URL. */
@@ -32,8 +41,34 @@ export const PORTAL_PATH = '/portal';
 
 export const portalLink = (base: string, token: string) => `${base.replace(/\/+$/, '')}${PORTAL_PATH}/#?sessionToken=${token}`;
 
-export async function invite(deps: InviteDeps, instanceId: string, request: InviteRequest, sendInvite: boolean): Promise<InviteResult> {
+interface IssuedLink {
+  linkId: string;
+  link: string;
+  expiresAt: Date;
+  instance: { name: string; mailFromName: string | null; mailFromAddress: string | null };
+}
+
+/** Inserts a fresh link for a candidate and assessments; the token exists only in the result. */
+async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, candidateId: string, assessmentIds: string[]): Promise<IssuedLink> {
   const { token, hash } = generateToken();
+  const { rows } = await tx.query<{ linkId: string; expiresAt: Date; portalUrl: string | null; name: string; mailFromName: string | null; mailFromAddress: string | null }>(
+    `INSERT INTO invite_links (instance_id, candidate_id, token_hash, assessment_ids, expires_at)
+     SELECT i.id, $2, $3, $4, now() + make_interval(days => i.invite_ttl_days) FROM instances i WHERE i.id = $1
+     RETURNING id AS "linkId", expires_at AS "expiresAt",
+       (SELECT portal_url FROM instances WHERE id = $1) AS "portalUrl", (SELECT name FROM instances WHERE id = $1) AS name,
+       (SELECT mail_from_name FROM instances WHERE id = $1) AS "mailFromName", (SELECT mail_from_address FROM instances WHERE id = $1) AS "mailFromAddress"`,
+    [instanceId, candidateId, hash, assessmentIds],
+  );
+  const row = rows[0]!;
+  return {
+    linkId: row.linkId,
+    link: portalLink(row.portalUrl ?? deps.publicUrl, token),
+    expiresAt: row.expiresAt,
+    instance: { name: row.name, mailFromName: row.mailFromName, mailFromAddress: row.mailFromAddress },
+  };
+}
+
+export async function invite(deps: InviteDeps, instanceId: string, request: InviteRequest, sendInvite: boolean): Promise<InviteResult> {
   const created = await retryOnConflict(() =>
     deps.db.transaction(async (tx) => {
       const found = await findAssessmentsBySlug(tx, instanceId, request.assessments);
@@ -54,29 +89,100 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
          ON CONFLICT (candidate_id, assessment_id) DO NOTHING`,
         [instanceId, candidateId, assessmentIds],
       );
-      const { rows } = await tx.query<{ expiresAt: Date; portalUrl: string | null }>(
-        `INSERT INTO invite_links (instance_id, candidate_id, token_hash, assessment_ids, expires_at)
-         SELECT i.id, $2, $3, $4, now() + make_interval(days => i.invite_ttl_days) FROM instances i WHERE i.id = $1
-         RETURNING expires_at AS "expiresAt", (SELECT portal_url FROM instances WHERE id = $1) AS "portalUrl"`,
-        [instanceId, candidateId, hash, assessmentIds],
-      );
-      return { candidateId, assessments: found, ...rows[0]! };
+      const issued = await issueLink(tx, deps, instanceId, candidateId, assessmentIds);
+      return { candidateId, assessments: found, ...issued };
     }),
   );
 
-  const link = portalLink(created.portalUrl ?? deps.publicUrl, token);
-  const result: InviteResult = { link, candidateId: created.candidateId };
+  const result: InviteResult = { link: created.link, candidateId: created.candidateId };
   if (sendInvite) {
-    const outcome = await deps.mailer.sendInvitation({
-      to: { name: `${request.firstName} ${request.lastName}`, address: request.email },
-      firstName: request.firstName,
-      assessments: request.assessments.map((slug) => created.assessments.find((a) => a.slug === slug)!),
-      link,
+    result.invitationStatus = await deliver(deps, {
+      instanceId,
+      instance: created.instance,
+      candidate: { id: created.candidateId, email: request.email, firstName: request.firstName, lastName: request.lastName },
+      linkId: created.linkId,
+      link: created.link,
       expiresAt: created.expiresAt,
+      assessments: request.assessments.map((slug) => created.assessments.find((a) => a.slug === slug)!),
     });
-    result.invitationStatus = outcome.status;
   }
   return result;
+}
+
+interface Delivery {
+  instanceId: string;
+  instance: IssuedLink['instance'];
+  candidate: { id: string; email: string; firstName: string; lastName: string };
+  linkId: string;
+  link: string;
+  expiresAt: Date;
+  assessments: { name: string; durationMinutes: number }[];
+}
+
+/** Renders and sends the invitation e-mail, and records the outcome; never throws. */
+async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | 'FAILED'> {
+  const started = Date.now();
+  let outcome;
+  try {
+    const templates = await loadTemplates(deps.templatesDir ? path.join(deps.templatesDir, d.instance.name) : undefined);
+    const message = renderInvitationWith(templates, {
+      to: { name: `${d.candidate.firstName} ${d.candidate.lastName}`, address: d.candidate.email },
+      firstName: d.candidate.firstName,
+      lastName: d.candidate.lastName,
+      instance: d.instance.name,
+      assessments: d.assessments,
+      link: d.link,
+      expiresAt: d.expiresAt,
+    });
+    const from = d.instance.mailFromAddress ? { name: d.instance.mailFromName ?? '', address: d.instance.mailFromAddress } : deps.mailFrom;
+    outcome = await deps.mailer.send(from, message);
+  } catch (error) {
+    outcome = { status: 'FAILED' as const, detail: `could not prepare the message: ${(error as Error).message}` };
+  }
+  try {
+    await deps.db.query(
+      `INSERT INTO deliveries (instance_id, candidate_id, invite_link_id, recipient, status, message_id, response, duration_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [d.instanceId, d.candidate.id, d.linkId, d.candidate.email, outcome.status, outcome.messageId ?? null, outcome.detail.slice(0, 1000), Date.now() - started],
+    );
+  } catch (error) {
+    deps.log?.error({ err: error, status: outcome.status }, 'could not record an e-mail delivery');
+  }
+  return outcome.status;
+}
+
+/**
+ * Sends the invitation of an earlier delivery again, with a fresh link for the same assessments
+ * (the old link's token was never stored, only its hash). Returns the id of the new delivery.
+ */
+export async function resend(deps: InviteDeps, instanceId: string, deliveryId: string): Promise<string> {
+  const prepared = await deps.db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ candidateId: string; email: string; firstName: string; lastName: string; assessmentIds: string[] }>(
+      `SELECT c.id AS "candidateId", c.email, c.first_name AS "firstName", c.last_name AS "lastName", l.assessment_ids::text[] AS "assessmentIds"
+         FROM deliveries d JOIN invite_links l ON l.id = d.invite_link_id JOIN candidates c ON c.id = d.candidate_id
+        WHERE d.id = $1 AND d.instance_id = $2`,
+      [deliveryId, instanceId],
+    );
+    const found = rows[0];
+    if (!found) throw new Problem('not-found', `No delivery ${deliveryId} in this instance`);
+    const assessments = await tx.query<{ name: string; durationMinutes: number }>(
+      `SELECT name, duration_minutes AS "durationMinutes" FROM assessments WHERE id = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], id)`,
+      [found.assessmentIds],
+    );
+    const issued = await issueLink(tx, deps, instanceId, found.candidateId, found.assessmentIds);
+    return { found, assessments: assessments.rows, issued };
+  });
+  await deliver(deps, {
+    instanceId,
+    instance: prepared.issued.instance,
+    candidate: { id: prepared.found.candidateId, email: prepared.found.email, firstName: prepared.found.firstName, lastName: prepared.found.lastName },
+    linkId: prepared.issued.linkId,
+    link: prepared.issued.link,
+    expiresAt: prepared.issued.expiresAt,
+    assessments: prepared.assessments,
+  });
+  const { rows } = await deps.db.query<{ id: string }>('SELECT id FROM deliveries WHERE invite_link_id = $1 ORDER BY id DESC LIMIT 1', [prepared.issued.linkId]);
+  return rows[0]?.id ?? '';
 }
 
 const RETRYABLE = new Set(['40P01', '40001']);

@@ -115,7 +115,7 @@ describeEachStore('API keys and tenancy', (ctx) => {
     const other = await buildApp({
       config: { publicUrl: 'http://portal.test', adminToken: ADMIN_TOKEN, keyCacheMs: 2000 },
       db: ctx().db,
-      mailer: { description: '', sendInvitation: async () => ({ status: 'FAILED', detail: 'unused' }), close() {} },
+      mailer: { description: '', send: async () => ({ status: 'FAILED', detail: 'unused' }), close() {} },
     });
     try {
       const viaOther = () => other.inject({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } });

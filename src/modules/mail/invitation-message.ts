@@ -1,47 +1,77 @@
-// The invitation e-mail: plain-text and HTML parts built from the same facts, every value
-// escaped for HTML. Pure: no I/O.
+// The invitation e-mail: subject, plain-text and HTML parts rendered from templates with the
+// same facts. Templates are files: the defaults in templates/, overridable per instance under
+// $DATA_DIR/templates/<instance>/ with the same names. Placeholders are {{name}}; in the HTML
+// part every value is escaped.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export interface InvitationMessage {
   to: { name: string; address: string };
   firstName: string;
+  lastName: string;
+  instance: string;
   assessments: { name: string; durationMinutes: number }[];
   link: string;
   expiresAt: Date;
 }
 
-const escapeHtml = (value: string) =>
+export interface RenderedMessage {
+  to: { name: string; address: string };
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export const DEFAULT_TEMPLATES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'templates');
+const PARTS = { subject: 'invitation.subject.txt', text: 'invitation.txt', html: 'invitation.html' } as const;
+
+export const escapeHtml = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
-const day = (date: Date) => date.toISOString().slice(0, 10);
 
-export function renderInvitation(message: InvitationMessage) {
-  const list = message.assessments.map((a) => `${a.name} (${minutes(a.durationMinutes)})`);
-  const text = [
-    `Hello ${message.firstName},`,
-    '',
-    `You are invited to take the following assessment${list.length === 1 ? '' : 's'}:`,
-    ...list.map((line) => `  - ${line}`),
-    '',
-    'Open this link in a browser to start. Each assessment is timed from the moment you start it:',
-    message.link,
-    '',
-    `The link is personal and valid until ${day(message.expiresAt)} (UTC).`,
-  ].join('\n');
-  const html = `<!doctype html>
-<html lang="en"><body>
-<p>Hello ${escapeHtml(message.firstName)},</p>
-<p>You are invited to take the following assessment${list.length === 1 ? '' : 's'}:</p>
-<ul>${list.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>
-<p>Open this link in a browser to start. Each assessment is timed from the moment you start it:</p>
-<p><a href="${escapeHtml(message.link)}">${escapeHtml(message.link)}</a></p>
-<p>The link is personal and valid until ${day(message.expiresAt)} (UTC).</p>
-</body></html>`;
-  return {
-    to: { name: message.to.name, address: message.to.address },
-    subject: list.length === 1 ? `Your assessment: ${message.assessments[0]!.name}` : `Your ${list.length} assessments`,
-    text,
-    html,
-    headers: { 'Auto-Submitted': 'auto-generated' },
+/** Fills {{name}} placeholders; unknown names are left as they are, so a typo is visible. */
+export function fill(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{\s*([A-Za-z]+)\s*\}\}/g, (whole, name: string) => (name in values ? values[name]! : whole));
+}
+
+export function renderInvitationWith(templates: Record<keyof typeof PARTS, string>, message: InvitationMessage): RenderedMessage {
+  const plain: Record<string, string> = {
+    firstName: message.firstName,
+    lastName: message.lastName,
+    fullName: `${message.firstName} ${message.lastName}`,
+    instance: message.instance,
+    link: message.link,
+    expiresOn: message.expiresAt.toISOString().slice(0, 10),
+    assessmentNames: message.assessments.map((a) => a.name).join(', '),
+    assessmentCount: String(message.assessments.length),
+    assessmentWord: message.assessments.length === 1 ? 'assessment' : 'assessments',
   };
+  const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, escapeHtml(v)]));
+  return {
+    to: message.to,
+    subject: fill(templates.subject, plain).replace(/\s+/g, ' ').trim(),
+    text: fill(templates.text, { ...plain, assessmentList: message.assessments.map((a) => `  - ${a.name} (${minutes(a.durationMinutes)})`).join('\n') }),
+    html: fill(templates.html, {
+      ...escaped,
+      assessmentList: message.assessments.map((a) => `<li>${escapeHtml(a.name)} (${minutes(a.durationMinutes)})</li>`).join('\n'),
+    }),
+  };
+}
+
+/** Reads the instance's templates where it has them, the defaults otherwise. */
+export async function loadTemplates(overrideDir: string | undefined): Promise<Record<keyof typeof PARTS, string>> {
+  const read = async (file: string) => {
+    if (overrideDir) {
+      try {
+        return await readFile(path.join(overrideDir, file), 'utf8');
+      } catch {
+        // no override for this part
+      }
+    }
+    return readFile(path.join(DEFAULT_TEMPLATES, file), 'utf8');
+  };
+  const [subject, text, html] = await Promise.all([read(PARTS.subject), read(PARTS.text), read(PARTS.html)]);
+  return { subject: subject!, text: text!, html: html! };
 }

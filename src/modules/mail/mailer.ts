@@ -1,38 +1,84 @@
-// The mail port: the invitation service hands a message to a Mailer and learns SENT or FAILED.
-// Today's transport writes .eml files under $DATA_DIR/mail; an SMTP transport plugs in behind the
-// same interface. Either way the time a request waits is bounded.
+// The mail port: the invitation service hands a message to a Mailer and learns SENT or FAILED,
+// with what the relay said. Over SMTP when SMTP_URL is set (a pooled connection), otherwise as
+// .eml files under $DATA_DIR/mail. Either way the time a request waits is bounded.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
-import { renderInvitation, type InvitationMessage } from './invitation-message.js';
+import type { RenderedMessage } from './invitation-message.js';
 
-export type DeliveryOutcome = { status: 'SENT'; messageId: string; detail: string } | { status: 'FAILED'; detail: string };
+export type DeliveryOutcome = { status: 'SENT'; messageId: string; detail: string } | { status: 'FAILED'; messageId?: string; detail: string };
+
+export interface Sender {
+  name?: string;
+  address: string;
+}
 
 export interface Mailer {
   readonly description: string;
-  sendInvitation(message: InvitationMessage): Promise<DeliveryOutcome>;
+  /** Delivers within the mailer's bound; never throws. */
+  send(from: Sender | string, message: RenderedMessage): Promise<DeliveryOutcome>;
   close(): void;
 }
 
 export interface MailerOptions {
-  from: string;
-  timeoutMs: number;
+  /** smtp:// or smtps:// with optional credentials; undefined writes .eml files. */
+  smtpUrl?: string;
   /** Directory the .eml files go to. */
   mailDir: string;
+  /** The longest a send may take, in ms. */
+  timeoutMs: number;
 }
 
-export function createFileMailer(options: MailerOptions): Mailer {
+// Messages are automatic: say so, so that auto-responders stay quiet (RFC 3834).
+const HEADERS = { 'Auto-Submitted': 'auto-generated' };
+
+export function createMailer(options: MailerOptions): Mailer {
+  return options.smtpUrl ? createSmtpMailer(options.smtpUrl, options.timeoutMs) : createFileMailer(options);
+}
+
+export function createFileMailer(options: { mailDir: string; timeoutMs: number; from?: string }): Mailer {
   const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   return {
     description: `e-mails are written as .eml files to ${options.mailDir}`,
-    async sendInvitation(message) {
+    send(from, message) {
       return withTimeout(options.timeoutMs, async () => {
-        const info = await transport.sendMail({ from: options.from, ...renderInvitation(message) });
+        const info = await transport.sendMail({ from, ...message, headers: HEADERS });
         await mkdir(options.mailDir, { recursive: true, mode: 0o700 });
         const stamp = new Date().toISOString().replace(/[:.]/g, '-');
         const file = path.join(options.mailDir, `${stamp}-${info.messageId.replace(/[^A-Za-z0-9.@-]/g, '')}.eml`);
         await writeFile(file, info.message as Buffer, { mode: 0o600 });
         return { status: 'SENT', messageId: info.messageId, detail: `written to ${file}` };
+      });
+    },
+    close() {
+      transport.close();
+    },
+  };
+}
+
+function createSmtpMailer(smtpUrl: string, timeoutMs: number): Mailer {
+  const url = new URL(smtpUrl);
+  const transport = nodemailer.createTransport({
+    host: url.hostname,
+    port: url.port ? Number(url.port) : url.protocol === 'smtps:' ? 465 : 587,
+    secure: url.protocol === 'smtps:',
+    auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
+    // A pool of a few connections reused across invites; STARTTLS is used when the relay offers it.
+    pool: true,
+    maxConnections: 5,
+    connectionTimeout: timeoutMs,
+    greetingTimeout: timeoutMs,
+    socketTimeout: timeoutMs,
+    tls: { servername: url.hostname, rejectUnauthorized: url.searchParams.get('tls') !== 'insecure' },
+  });
+  const where = `${url.protocol}//${url.hostname}${url.port ? `:${url.port}` : ''}`;
+  return {
+    description: `e-mails are delivered through ${where}`,
+    send(from, message) {
+      return withTimeout(timeoutMs, async () => {
+        const info = await transport.sendMail({ from, ...message, headers: HEADERS });
+        if (info.rejected.length > 0) return { status: 'FAILED', messageId: info.messageId, detail: `rejected: ${info.response}` };
+        return { status: 'SENT', messageId: info.messageId, detail: info.response };
       });
     },
     close() {
@@ -47,10 +93,7 @@ async function withTimeout(ms: number, work: () => Promise<DeliveryOutcome>): Pr
     timer = setTimeout(() => resolve({ status: 'FAILED', detail: `no answer within ${ms} ms` }), ms);
   });
   try {
-    return await Promise.race([
-      work().catch((error: Error): DeliveryOutcome => ({ status: 'FAILED', detail: error.message })),
-      timeout,
-    ]);
+    return await Promise.race([work().catch((error: Error): DeliveryOutcome => ({ status: 'FAILED', detail: error.message.slice(0, 500) })), timeout]);
   } finally {
     clearTimeout(timer);
   }

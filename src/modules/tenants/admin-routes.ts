@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { Queryable } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { Problem } from '../../http/problem.js';
-import { INSTANCE_NAME_PATTERN, createInstance, listInstances } from './repository.js';
+import { INSTANCE_NAME_PATTERN, createInstance, listInstances, updateInstance } from './repository.js';
 
 export const InstanceName = Type.String({
   pattern: INSTANCE_NAME_PATTERN,
@@ -16,7 +16,20 @@ const Instance = Type.Object(
     name: Type.String(),
     portalUrl: Type.Union([Type.String(), Type.Null()], { description: 'Base URL of candidate links; null: the service PUBLIC_URL' }),
     inviteTtlDays: Type.Integer({ description: 'How long invite links stay valid, in days' }),
+    mailFromName: Type.Union([Type.String(), Type.Null()], { description: 'Sender name of invitation e-mail; null: that of MAIL_FROM' }),
+    mailFromAddress: Type.Union([Type.String(), Type.Null()], { description: 'Sender address of invitation e-mail; null: MAIL_FROM' }),
     createdAt: DateTime(),
+  },
+  { additionalProperties: false },
+);
+
+const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance' });
+const Settings = Type.Object(
+  {
+    portalUrl: Type.Optional(PortalUrl),
+    inviteTtlDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Days an invite link stays valid (default 14)' })),
+    mailFromName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\r\\n]+$', description: 'Sender name of invitation e-mail' })),
+    mailFromAddress: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Sender address of invitation e-mail' })),
   },
   { additionalProperties: false },
 );
@@ -30,14 +43,7 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
         tags: ['admin'],
         summary: 'Create a tenant instance',
         security: adminSecurity,
-        body: Type.Object(
-          {
-            name: InstanceName,
-            portalUrl: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance' })),
-            inviteTtlDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, default: 14 })),
-          },
-          { additionalProperties: false },
-        ),
+        body: Type.Object({ name: InstanceName, ...Settings.properties }, { additionalProperties: false }),
         response: { 201: Instance, ...problemResponses('validation-failed', 'unauthorized', 'conflict') },
       },
     },
@@ -45,6 +51,26 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
       const created = await createInstance(db, { ...request.body, portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
       if (!created) throw new Problem('conflict', `An instance named "${request.body.name}" exists already`);
       return reply.code(201).send(created);
+    },
+  );
+
+  app.patch(
+    '/instances/:instance',
+    {
+      schema: {
+        operationId: 'updateInstance',
+        tags: ['admin'],
+        summary: "Change an instance's settings",
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        body: Settings,
+        response: { 200: Instance, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      const updated = await updateInstance(db, request.params.instance, { ...request.body, portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
+      if (!updated) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
+      return updated;
     },
   );
 

@@ -5,22 +5,45 @@ export interface Instance {
   name: string;
   portalUrl: string | null;
   inviteTtlDays: number;
+  mailFromName: string | null;
+  mailFromAddress: string | null;
   createdAt: Date;
 }
 
-const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "inviteTtlDays", created_at AS "createdAt"`;
+const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "inviteTtlDays", mail_from_name AS "mailFromName",
+  mail_from_address AS "mailFromAddress", created_at AS "createdAt"`;
+
+export interface InstanceSettings {
+  portalUrl?: string | null;
+  inviteTtlDays?: number;
+  mailFromName?: string | null;
+  mailFromAddress?: string | null;
+}
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 
-export async function createInstance(
-  db: Queryable,
-  input: { name: string; portalUrl?: string; inviteTtlDays?: number },
-): Promise<Instance | undefined> {
+export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
-    `INSERT INTO instances (name, portal_url, invite_ttl_days) VALUES ($1, $2, coalesce($3, 14))
+    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address) VALUES ($1, $2, coalesce($3, 14), $4, $5)
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
-    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null],
+    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null],
   );
+  return rows[0];
+}
+
+/** Changes the settings given (null clears one); undefined when there is no such instance. */
+export async function updateInstance(db: Queryable, name: string, settings: InstanceSettings): Promise<Instance | undefined> {
+  const sets: string[] = [];
+  const params: unknown[] = [name];
+  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address' } as const;
+  for (const [key, column] of Object.entries(columns)) {
+    const value = settings[key as keyof InstanceSettings];
+    if (value === undefined) continue;
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  }
+  if (sets.length === 0) return findInstanceByName(db, name);
+  const { rows } = await db.query<Instance>(`UPDATE instances SET ${sets.join(', ')} WHERE name = $1 RETURNING ${COLUMNS}`, params);
   return rows[0];
 }
 

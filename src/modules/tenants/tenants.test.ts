@@ -6,7 +6,22 @@ describeEachStore('instances and the admin API', (ctx) => {
   it('creates and lists instances', async () => {
     const created = await ctx().request({ method: 'POST', url: '/admin/v1/instances', payload: { name: 'acme-corp', portalUrl: 'https://tests.acme.example/', inviteTtlDays: 7 } });
     assert.equal(created.statusCode, 201);
-    assert.deepEqual({ ...(created.json() as object), createdAt: undefined }, { name: 'acme-corp', portalUrl: 'https://tests.acme.example', inviteTtlDays: 7, createdAt: undefined });
+    assert.deepEqual({ ...(created.json() as object), createdAt: undefined }, {
+      name: 'acme-corp',
+      portalUrl: 'https://tests.acme.example',
+      inviteTtlDays: 7,
+      mailFromName: null,
+      mailFromAddress: null,
+      createdAt: undefined,
+    });
+    const updated = await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });
+    assert.equal(updated.statusCode, 200);
+    assert.equal(updated.json().mailFromAddress, 'hiring@acme.example');
+    assert.equal(updated.json().inviteTtlDays, 7, 'settings not given are kept');
+    for (const payload of [{ mailFromAddress: 'not an address' }, { mailFromName: 'Evil\r\nBcc: x@y.z' }, { surprise: 1 }]) {
+      assert.equal((await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload })).statusCode, 400, JSON.stringify(payload));
+    }
+    assert.equal((await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/no-such', payload: {} })).statusCode, 404);
     const again = await ctx().request({ method: 'POST', url: '/admin/v1/instances', payload: { name: 'acme-corp' } });
     assert.equal(again.statusCode, 409);
     const listed = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json();

@@ -1,0 +1,77 @@
+// The operator's view of invitation e-mail: recent deliveries with what the relay said, and
+// sending one again.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
+import { Problem } from '../../http/problem.js';
+import { InstanceName } from '../tenants/admin-routes.js';
+import { findInstanceByName } from '../tenants/repository.js';
+import { resend, type InviteDeps } from './service.js';
+
+const Delivery = Type.Object({
+  id: Type.String(),
+  candidateId: Type.String(),
+  recipient: Type.String(),
+  status: Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')]),
+  messageId: Type.Union([Type.String(), Type.Null()]),
+  response: Type.String({ description: "The relay's answer, or why nothing was delivered" }),
+  durationMs: Type.Integer(),
+  attemptedAt: DateTime(),
+});
+
+const COLUMNS = `id::text, candidate_id AS "candidateId", recipient, status, message_id AS "messageId", response, duration_ms AS "durationMs", attempted_at AS "attemptedAt"`;
+
+export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (app, deps) => {
+  const instanceOf = async (name: string) => {
+    const instance = await findInstanceByName(deps.db, name);
+    if (!instance) throw new Problem('not-found', `No instance named "${name}"`);
+    return instance;
+  };
+
+  app.get(
+    '/instances/:instance/deliveries',
+    {
+      schema: {
+        operationId: 'listDeliveries',
+        tags: ['admin'],
+        summary: 'Recent invitation e-mails of an instance, newest first',
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        querystring: Type.Object({
+          limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+          status: Type.Optional(Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')])),
+        }),
+        response: { 200: Type.Array(Delivery), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      const instance = await instanceOf(request.params.instance);
+      const { rows } = await deps.db.query<Record<string, unknown>>(
+        `SELECT ${COLUMNS} FROM deliveries WHERE instance_id = $1 AND ($3::text IS NULL OR status = $3) ORDER BY id DESC LIMIT $2`,
+        [instance.id, request.query.limit, request.query.status ?? null],
+      );
+      return rows as never;
+    },
+  );
+
+  app.post(
+    '/instances/:instance/deliveries/:id/resend',
+    {
+      schema: {
+        operationId: 'resendDelivery',
+        tags: ['admin'],
+        summary: 'Send an invitation e-mail again',
+        description: 'Issues a fresh link for the same candidate and assessments (links are stored only as hashes) and sends it. Answers with the new delivery.',
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^[0-9]{1,18}$' }) }),
+        response: { 200: Delivery, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      const instance = await instanceOf(request.params.instance);
+      const id = await resend(deps, instance.id, request.params.id);
+      const { rows } = await deps.db.query<Record<string, unknown>>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
+      return rows[0] as never;
+    },
+  );
+};

@@ -1,0 +1,61 @@
+// The development mailbox: with no SMTP relay, invitation e-mails are .eml files; this page lists
+// them and shows each one, so that a newcomer can open the invite link from the e-mail. Served
+// only without SMTP_URL, and only to requests from this machine.
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { simpleParser } from 'mailparser';
+import { Problem } from '../../http/problem.js';
+import { escapeHtml } from './invitation-message.js';
+
+const LOCAL = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
+<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+
+export async function devMailbox(app: FastifyInstance, { mailDir }: { mailDir: string }) {
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    if (!LOCAL.has(request.ip)) throw new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`);
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    // The e-mails' own HTML is shown in a sandboxed frame: no script, no form, no navigation of this page.
+    reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; frame-src 'self'; frame-ancestors 'self'");
+    reply.header('cache-control', 'no-store');
+  });
+
+  const files = async () => {
+    try {
+      return (await readdir(mailDir)).filter((f) => f.endsWith('.eml')).sort().reverse();
+    } catch {
+      return [];
+    }
+  };
+
+  app.get('/dev/mail', { schema: { hide: true } }, async (_request, reply) => {
+    const rows = [];
+    for (const file of (await files()).slice(0, 200)) {
+      const mail = await simpleParser(await readFile(path.join(mailDir, file)));
+      rows.push(
+        `<tr><td>${escapeHtml(mail.date?.toISOString() ?? '')}</td><td>${escapeHtml(mail.to ? (Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : mail.to.text) : '')}</td><td><a href="/dev/mail/${encodeURIComponent(file)}">${escapeHtml(mail.subject ?? '(no subject)')}</a></td></tr>`,
+      );
+    }
+    const body = rows.length
+      ? `<p>E-mails written to ${escapeHtml(mailDir)}, newest first.</p><table><thead><tr><th>Date</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+      : `<p>No e-mails yet. Invite someone with <code>sendInvite=true</code>.</p>`;
+    return reply.type('text/html; charset=utf-8').send(page('Development mailbox', body));
+  });
+
+  app.get<{ Params: { file: string }; Querystring: { part?: string } }>('/dev/mail/:file', { schema: { hide: true } }, async (request, reply) => {
+    const file = request.params.file;
+    if (!/^[A-Za-z0-9.@_-]+\.eml$/.test(file) || !(await files()).includes(file)) throw new Problem('not-found', 'No such e-mail');
+    const mail = await simpleParser(await readFile(path.join(mailDir, file)));
+    if (request.query.part === 'html') return reply.type('text/html; charset=utf-8').send(mail.html || '<p>(no HTML part)</p>');
+    const text = escapeHtml(mail.text ?? '').replace(/(https?:\/\/[^\s<]+)/g, '<a href="$1">$1</a>');
+    const body = `<p><a href="/dev/mail">All e-mails</a></p>
+<dl><dt>From</dt><dd>${escapeHtml(mail.from?.text ?? '')}</dd><dt>To</dt><dd>${escapeHtml(mail.to ? (Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : mail.to.text) : '')}</dd><dt>Subject</dt><dd>${escapeHtml(mail.subject ?? '')}</dd></dl>
+<h2>Plain text</h2><pre>${text}</pre>
+<h2>HTML</h2><iframe title="HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" src="/dev/mail/${encodeURIComponent(file)}?part=html" style="width:100%;height:32rem;border:1px solid #ccc"></iframe>`;
+    return reply.type('text/html; charset=utf-8').send(page(mail.subject ?? 'E-mail', body));
+  });
+}
