@@ -89,13 +89,30 @@ export interface TestContext {
 
 let counter = 0;
 
-export async function createTestContext(kind: StoreKind, options: { mailer?: Mailer; keyCacheMs?: number; sweepEveryMs?: number } = {}): Promise<TestContext & { close(): Promise<void> }> {
+export interface ContextOptions {
+  mailer?: Mailer;
+  keyCacheMs?: number;
+  sweepEveryMs?: number;
+  /** Per-instance template overrides, as $DATA_DIR/templates in the server. */
+  templatesDir?: string;
+  /** Serve /dev/mail over the file mailer's directory. */
+  devMail?: boolean;
+}
+
+export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
   const { db, drop } = await kind.open();
   await migrate(db);
   const mailDir = mkdtempSync(path.join(tmpdir(), 'ac-mail-'));
   const mailer = options.mailer ?? createFileMailer({ from: 'Test <test@localhost>', timeoutMs: 2000, mailDir });
   const app = await buildApp({
-    config: { publicUrl: 'http://portal.test', adminToken: ADMIN_TOKEN, keyCacheMs: options.keyCacheMs ?? 2000, sweepEveryMs: options.sweepEveryMs ?? 1000 },
+    config: {
+      publicUrl: 'http://portal.test',
+      adminToken: ADMIN_TOKEN,
+      keyCacheMs: options.keyCacheMs ?? 2000,
+      sweepEveryMs: options.sweepEveryMs ?? 1000,
+      templatesDir: options.templatesDir,
+      devMailDir: options.devMail ? mailDir : undefined,
+    },
     db,
     mailer,
   });
@@ -139,7 +156,7 @@ export async function createTestContext(kind: StoreKind, options: { mailer?: Mai
  * Declares a suite once per store kind; `setup` gets a fresh context before the suite's tests.
  * Tests read the context through the returned getter inside `it` callbacks.
  */
-export function describeEachStore(title: string, body: (ctx: () => TestContext) => void, options: { keyCacheMs?: number; sweepEveryMs?: number } = {}): void {
+export function describeEachStore(title: string, body: (ctx: () => TestContext) => void, options: ContextOptions = {}): void {
   for (const kind of storeKinds()) {
     describe(`${title} [${kind.name}]`, () => {
       let context: (TestContext & { close(): Promise<void> }) | undefined;

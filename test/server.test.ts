@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freshPostgresDatabase, sampleAssessment, storeKinds } from './harness.js';
+import { startRelay, type Relay } from './relay.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -214,3 +215,83 @@ for (const kind of kinds) {
     });
   });
 }
+
+// The e-mail issue's "done when", as a new user would try it: npm start with SMTP_URL at a local
+// relay, invite yourself, get one e-mail whose link opens the portal; stop the relay, invite
+// again: FAILED within the bound with the invitation kept; the operator sees both and resends.
+describe('npm start with SMTP_URL [pglite]', () => {
+  let dataDir: string;
+  let relay: Relay;
+  let server: Running;
+  let env: Record<string, string>;
+  let port: number;
+  const url = (p: string) => `http://127.0.0.1:${port}${p}`;
+
+  before(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'ac-smtp-'));
+    relay = await startRelay();
+    port = await freePort();
+    env = { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: '', DATABASE_URL: '', SMTP_URL: relay.url, MAIL_TIMEOUT_MS: '1500', MAIL_FROM: 'Hiring <hiring@acme.example>' };
+    server = await start(env);
+  });
+  after(async () => {
+    if (server) await stop(server);
+    await relay.close().catch(() => {});
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('delivers through the relay, reports FAILED when it is gone, and resends when it is back', async () => {
+    assert.match(server.output(), new RegExp(`Mail: +e-mails are delivered through smtp://127.0.0.1:${relay.port}`));
+    assert.doesNotMatch(server.output(), /dev\/mail/);
+    assert.equal((await fetch(url('/dev/mail'))).status, 404, 'no development mailbox with a relay');
+    const key = JSON.parse((await cli(['key', 'create', '--instance', 'demo', '--json'], env)).stdout).key as string;
+    const ids = ((await (await fetch(url('/v1/assessment'), { headers: { 'X-API-Key': key } })).json()) as { id: string }[]).map((a) => a.id);
+    const invite = async (email: string) => {
+      const began = Date.now();
+      const response = await fetch(url('/v1/invite?sendInvite=true'), {
+        method: 'POST',
+        headers: { 'X-API-Key': key, instance: 'demo', 'Content-Type': 'application/json' },
+        body: JSON.stringify({ email, firstName: 'Me', lastName: 'Myself', assessments: ids.slice(0, 2) }),
+      });
+      assert.equal(response.status, 200);
+      return { ...((await response.json()) as { link: string; candidateId: string; invitationStatus: string }[])[0]!, ms: Date.now() - began };
+    };
+
+    const sent = await invite('me@example.com');
+    assert.equal(sent.invitationStatus, 'SENT');
+    await relay.waitFor(1);
+    const { mail } = relay.received[0]!;
+    assert.deepEqual(mail.from?.value.map((a) => [a.name, a.address]), [['Hiring', 'hiring@acme.example']]);
+    const link = /(http:\/\/localhost:\d+\/portal\/#\?sessionToken=[A-Za-z0-9_-]+)/.exec(mail.text ?? '')![1]!;
+    assert.equal(link, sent.link);
+    const opened = await fetch(url('/portal/api/session'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link.split('sessionToken=')[1] }) });
+    assert.equal(opened.status, 200);
+    const portal = await fetch(url('/portal/'), { headers: { cookie: opened.headers.get('set-cookie')!.split(';')[0]! } });
+    assert.match(await portal.text(), /Hello|Your assessments/i);
+
+    await relay.close();
+    const failed = await invite('me.again@example.com');
+    assert.equal(failed.invitationStatus, 'FAILED');
+    assert.ok(failed.ms < 1500 + 2000, `FAILED after ${failed.ms} ms`);
+    const scores = await (await fetch(url(`/v1/score?candidateIds=${failed.candidateId}`), { headers: { 'X-API-Key': key } })).json();
+    assert.equal(scores.length, 2, 'the candidate and the invitations are there');
+
+    const listed = await cli(['delivery', 'list', '--instance', 'demo', '--json'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    const deliveries = JSON.parse(listed.stdout) as { id: string; recipient: string; status: string }[];
+    assert.deepEqual(deliveries.map((d) => [d.recipient, d.status]), [['me.again@example.com', 'FAILED'], ['me@example.com', 'SENT']]);
+    const table = await cli(['delivery', 'list', '--instance', 'demo', '--status', 'FAILED'], env);
+    assert.match(table.stdout, /me\.again@example\.com/);
+    assert.doesNotMatch(table.stdout, /me@example\.com/);
+
+    relay = await startRelay({ port: relay.port });
+    const resent = await cli(['delivery', 'resend', deliveries[0]!.id, '--instance', 'demo', '--json'], env);
+    assert.equal(resent.code, 0, resent.stderr);
+    assert.equal(JSON.parse(resent.stdout).status, 'SENT');
+    await relay.waitFor(1);
+    assert.equal(relay.received[0]!.envelopeTo[0], 'me.again@example.com');
+    const bad = await cli(['delivery', 'resend', 'nope', '--instance', 'demo'], env);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /id|400|invalid/i);
+  });
+});

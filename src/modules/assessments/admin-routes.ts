@@ -4,7 +4,7 @@ import type { Database } from '../../db/database.js';
 import { adminSecurity, problemResponses } from '../../http/openapi.js';
 import { Problem } from '../../http/problem.js';
 import { InstanceName } from '../tenants/admin-routes.js';
-import { findInstanceByName } from '../tenants/repository.js';
+import { requireInstance } from '../tenants/repository.js';
 import { parseAssessment } from './content.js';
 import { importAssessment, listAssessments } from './repository.js';
 import { Assessment } from './routes.js';
@@ -27,11 +27,7 @@ export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> 
   // Content arrives as the author wrote it, so that errors can name its lines.
   app.addContentTypeParser(CONTENT_TYPES, { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
 
-  const instanceOf = async (name: string) => {
-    const instance = await findInstanceByName(db, name);
-    if (!instance) throw new Problem('not-found', `No instance named "${name}"`);
-    return instance;
-  };
+  const instanceOf = (name: string) => requireInstance(db, name);
 
   app.post(
     '/instances/:instance/assessments',

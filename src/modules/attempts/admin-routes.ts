@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { Problem } from '../../http/problem.js';
 import { InstanceName } from '../tenants/admin-routes.js';
-import { findInstanceByName } from '../tenants/repository.js';
+import { requireInstance } from '../tenants/repository.js';
 import { redFlagReasons } from './proctoring.js';
 import { reviewAnswer, signalsOf, versionContent } from './repository.js';
 
@@ -39,11 +39,7 @@ const PendingReview = Type.Object({
 });
 
 export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
-  const instanceOf = async (name: string) => {
-    const instance = await findInstanceByName(db, name);
-    if (!instance) throw new Problem('not-found', `No instance named "${name}"`);
-    return instance;
-  };
+  const instanceOf = (name: string) => requireInstance(db, name);
 
   app.get(
     '/instances/:instance/candidates/:candidateId/attempts',

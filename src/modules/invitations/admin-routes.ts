@@ -3,9 +3,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
-import { Problem } from '../../http/problem.js';
 import { InstanceName } from '../tenants/admin-routes.js';
-import { findInstanceByName } from '../tenants/repository.js';
+import { requireInstance } from '../tenants/repository.js';
 import { resend, type InviteDeps } from './service.js';
 
 const Delivery = Type.Object({
@@ -22,11 +21,7 @@ const Delivery = Type.Object({
 const COLUMNS = `id::text, candidate_id AS "candidateId", recipient, status, message_id AS "messageId", response, duration_ms AS "durationMs", attempted_at AS "attemptedAt"`;
 
 export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (app, deps) => {
-  const instanceOf = async (name: string) => {
-    const instance = await findInstanceByName(deps.db, name);
-    if (!instance) throw new Problem('not-found', `No instance named "${name}"`);
-    return instance;
-  };
+  const instanceOf = (name: string) => requireInstance(deps.db, name);
 
   app.get(
     '/instances/:instance/deliveries',

@@ -2,6 +2,7 @@
 // with what the relay said. Over SMTP when SMTP_URL is set (a pooled connection), otherwise as
 // .eml files under $DATA_DIR/mail. Either way the time a request waits is bounded.
 import { mkdir, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { RenderedMessage } from './invitation-message.js';
@@ -56,6 +57,9 @@ export function createFileMailer(options: { mailDir: string; timeoutMs: number; 
   };
 }
 
+/** Connections the pool keeps open to the relay, and so the messages in flight at once. */
+const POOL_SIZE = 5;
+
 function createSmtpMailer(smtpUrl: string, timeoutMs: number): Mailer {
   const url = new URL(smtpUrl);
   const transport = nodemailer.createTransport({
@@ -65,20 +69,37 @@ function createSmtpMailer(smtpUrl: string, timeoutMs: number): Mailer {
     auth: url.username ? { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } : undefined,
     // A pool of a few connections reused across invites; STARTTLS is used when the relay offers it.
     pool: true,
-    maxConnections: 5,
+    maxConnections: POOL_SIZE,
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
-    tls: { servername: url.hostname, rejectUnauthorized: url.searchParams.get('tls') !== 'insecure' },
+    // SNI carries host names only (RFC 6066); a relay given by IP address is verified without it.
+    tls: { servername: isIP(url.hostname) ? undefined : url.hostname, rejectUnauthorized: url.searchParams.get('tls') !== 'insecure' },
   });
+  // Messages wait for a free connection here, not in Nodemailer's pool queue: one whose request
+  // has given up (the bound passed) is then dropped before it reaches the relay, so that an
+  // invitation reported FAILED is not delivered later behind the caller's back.
+  const slots = new Slots(POOL_SIZE);
   const where = `${url.protocol}//${url.hostname}${url.port ? `:${url.port}` : ''}`;
   return {
     description: `e-mails are delivered through ${where}`,
     send(from, message) {
-      return withTimeout(timeoutMs, async () => {
-        const info = await transport.sendMail({ from, ...message, headers: HEADERS });
-        if (info.rejected.length > 0) return { status: 'FAILED', messageId: info.messageId, detail: `rejected: ${info.response}` };
-        return { status: 'SENT', messageId: info.messageId, detail: info.response };
+      const deadline = Date.now() + timeoutMs;
+      return withTimeout(timeoutMs, async (abandoned) => {
+        const release = await slots.acquire(deadline);
+        if (!release || abandoned()) {
+          release?.();
+          return { status: 'FAILED', detail: `no connection to the relay became free within ${timeoutMs} ms` };
+        }
+        try {
+          const info = await transport.sendMail({ from, ...message, headers: HEADERS });
+          if (info.rejected.length > 0) return { status: 'FAILED', messageId: info.messageId, detail: `rejected: ${info.response}` };
+          return { status: 'SENT', messageId: info.messageId, detail: info.response };
+        } finally {
+          // Freed when the relay has answered or the socket timed out, never earlier: the
+          // connection is busy until then.
+          release();
+        }
       });
     },
     close() {
@@ -87,13 +108,60 @@ function createSmtpMailer(smtpUrl: string, timeoutMs: number): Mailer {
   };
 }
 
-async function withTimeout(ms: number, work: () => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
+/** A counting semaphore whose waiters give up at a deadline. */
+class Slots {
+  private readonly waiting: { grant: () => void }[] = [];
+  constructor(private free: number) {}
+
+  /** Resolves to a release function, or to undefined when the deadline passed first. */
+  acquire(deadline: number): Promise<(() => void) | undefined> {
+    const release = () => {
+      const next = this.waiting.shift();
+      if (next) next.grant();
+      else this.free++;
+    };
+    if (this.free > 0) {
+      this.free--;
+      return Promise.resolve(once(release));
+    }
+    return new Promise((resolve) => {
+      const waiter = {
+        grant: () => {
+          clearTimeout(timer);
+          resolve(once(release));
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiting.splice(this.waiting.indexOf(waiter), 1);
+        resolve(undefined);
+      }, Math.max(0, deadline - Date.now()));
+      this.waiting.push(waiter);
+    });
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (!done) {
+      done = true;
+      fn();
+    }
+  };
+}
+
+/** Runs work for at most ms; `abandoned()` tells the work that its caller has stopped waiting. */
+async function withTimeout(ms: number, work: (abandoned: () => boolean) => Promise<DeliveryOutcome>): Promise<DeliveryOutcome> {
   let timer: NodeJS.Timeout | undefined;
+  let timedOut = false;
   const timeout = new Promise<DeliveryOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ status: 'FAILED', detail: `no answer within ${ms} ms` }), ms);
+    timer = setTimeout(() => {
+      timedOut = true;
+      resolve({ status: 'FAILED', detail: `no answer within ${ms} ms` });
+    }, ms);
   });
   try {
-    return await Promise.race([work().catch((error: Error): DeliveryOutcome => ({ status: 'FAILED', detail: error.message.slice(0, 500) })), timeout]);
+    return await Promise.race([work(() => timedOut).catch((error: Error): DeliveryOutcome => ({ status: 'FAILED', detail: error.message.slice(0, 500) })), timeout]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,3 +1,4 @@
+import { Problem } from '../../http/problem.js';
 import type { Queryable } from '../../db/database.js';
 
 export interface Instance {
@@ -55,6 +56,13 @@ export async function listInstances(db: Queryable): Promise<Instance[]> {
 export async function findInstanceByName(db: Queryable, name: string): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(`SELECT ${COLUMNS} FROM instances WHERE name = $1`, [name]);
   return rows[0];
+}
+
+/** The instance an admin path names; a 404 problem when there is none. */
+export async function requireInstance(db: Queryable, name: string): Promise<Instance> {
+  const instance = await findInstanceByName(db, name);
+  if (!instance) throw new Problem('not-found', `No instance named "${name}"`);
+  return instance;
 }
 
 export async function findInstancesByName(db: Queryable, names: string[]): Promise<Instance[]> {

@@ -1,0 +1,82 @@
+// The invitation e-mail's rendering: placeholders, escaping in the HTML part only, plurals, and
+// per-instance template files that override the defaults part by part.
+import assert from 'node:assert/strict';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { escapeHtml, fill, loadTemplates, renderInvitationWith, type InvitationMessage } from './invitation-message.js';
+
+const message = (overrides: Partial<InvitationMessage> = {}): InvitationMessage => ({
+  to: { name: 'Ada Lovelace', address: 'ada@example.com' },
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  instance: 'acme',
+  assessments: [
+    { name: 'Numerical reasoning', durationMinutes: 30 },
+    { name: 'Typing', durationMinutes: 1 },
+  ],
+  link: 'https://assess.example/portal/#?sessionToken=abc_DEF-123',
+  expiresAt: new Date('2026-12-07T10:00:00Z'),
+  ...overrides,
+});
+
+describe('invitation e-mail rendering', () => {
+  it('fills placeholders and leaves unknown ones visible', () => {
+    assert.equal(fill('Hi {{firstName}} {{ lastName }}, {{nope}}', { firstName: 'A', lastName: 'B' }), 'Hi A B, {{nope}}');
+  });
+
+  it('escapes every HTML-significant character', () => {
+    assert.equal(escapeHtml(`<a href="x">O'Brien & co</a>`), '&lt;a href=&quot;x&quot;&gt;O&#39;Brien &amp; co&lt;/a&gt;');
+  });
+
+  it('renders the defaults: subject, text and HTML with the same facts', async () => {
+    const rendered = renderInvitationWith(await loadTemplates(undefined), message());
+    assert.equal(rendered.subject, 'Your invitation: Numerical reasoning, Typing');
+    assert.match(rendered.text, /^Hello Ada,$/m);
+    assert.match(rendered.text, /following assessments:/);
+    assert.match(rendered.text, /^ {2}- Numerical reasoning \(30 minutes\)$/m);
+    assert.match(rendered.text, /^ {2}- Typing \(1 minute\)$/m);
+    assert.match(rendered.text, /valid until 2026-12-07 \(UTC\)/);
+    assert.ok(rendered.text.includes('https://assess.example/portal/#?sessionToken=abc_DEF-123'));
+    assert.ok(rendered.html.includes('<a href="https://assess.example/portal/#?sessionToken=abc_DEF-123">'));
+    assert.match(rendered.html, /<li>Typing \(1 minute\)<\/li>/);
+    assert.doesNotMatch(rendered.html, /\{\{|<img|<script/i);
+  });
+
+  it('says "assessment" for one', async () => {
+    const rendered = renderInvitationWith(await loadTemplates(undefined), message({ assessments: [{ name: 'Typing', durationMinutes: 5 }] }));
+    assert.match(rendered.text, /following assessment:/);
+    assert.match(rendered.html, /Start your assessment</);
+  });
+
+  it('keeps hostile and Unicode names raw in text and escaped in HTML, and the subject on one line', async () => {
+    const rendered = renderInvitationWith(
+      await loadTemplates(undefined),
+      message({ firstName: '<script>alert(1)</script>', lastName: "Ünïcødé O'Brien", assessments: [{ name: 'Q&A\r\nBcc: x@evil.example', durationMinutes: 2 }] }),
+    );
+    assert.match(rendered.text, /Hello <script>alert\(1\)<\/script>,/);
+    assert.match(rendered.html, /Hello &lt;script&gt;alert\(1\)&lt;\/script&gt;,/);
+    assert.doesNotMatch(rendered.html, /<script/);
+    assert.equal(rendered.subject, 'Your invitation: Q&A Bcc: x@evil.example');
+    assert.doesNotMatch(rendered.subject, /[\r\n]/);
+    const unicode = renderInvitationWith(await loadTemplates(undefined), message({ firstName: 'Ünïcødé', lastName: "O'Brien" }));
+    assert.match(unicode.text, /Hello Ünïcødé,/);
+    assert.match(unicode.html, /Hello Ünïcødé,/);
+  });
+
+  it("uses an instance's template files where it has them, the defaults for the other parts", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ac-templates-'));
+    try {
+      mkdirSync(path.join(dir, 'acme'));
+      writeFileSync(path.join(dir, 'acme', 'invitation.subject.txt'), 'Acme: {{assessmentCount}} {{assessmentWord}} for {{fullName}}\n');
+      const rendered = renderInvitationWith(await loadTemplates(path.join(dir, 'acme')), message());
+      assert.equal(rendered.subject, 'Acme: 2 assessments for Ada Lovelace');
+      assert.match(rendered.text, /^Hello Ada,$/m);
+      const missing = renderInvitationWith(await loadTemplates(path.join(dir, 'nobody')), message());
+      assert.equal(missing.subject, 'Your invitation: Numerical reasoning, Typing');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
