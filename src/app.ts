@@ -9,7 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
-import { registerErrorHandling, sendProblem } from './http/errors.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
@@ -37,6 +37,8 @@ export interface AppDeps {
     templatesDir?: string;
     /** Where .eml files go when there is no relay; enables the /dev/mail page. */
     devMailDir?: string;
+    /** Longest a client may take to send a whole request (headers and body), in ms. Default 30000. */
+    requestTimeoutMs?: number;
   };
   db: Database;
   mailer: Mailer;
@@ -47,9 +49,17 @@ export const BODY_LIMIT = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
+  const requestTimeout = config.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT,
+    // Slow clients (slowloris) are cut off: headers must arrive within 10 s (or the request
+    // timeout when shorter), the whole request within the request timeout. Node checks these
+    // every connectionsCheckingInterval. Responses, such as a long export, are not limited.
+    requestTimeout,
+    http: { headersTimeout: Math.min(10_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
+    clientErrorHandler,
+    frameworkErrors,
     // A client's own request id is kept when it is sane, so that both sides can quote it.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];

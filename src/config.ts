@@ -28,6 +28,8 @@ export interface Config {
   keyCacheMs: number;
   /** Connections per node to PostgreSQL. Default 10. */
   databasePoolSize: number;
+  /** Longest a client may take to send a whole request, in ms. Default 30000. */
+  requestTimeoutMs: number;
   /** Pino log level. Default info. */
   logLevel: string;
   /** Create the demo instance and sample catalogue when the store is empty. Default true. */
@@ -89,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailTimeoutMs: integer(env, 'MAIL_TIMEOUT_MS', 5000, 100, 60000),
     keyCacheMs: integer(env, 'KEY_CACHE_MS', 2000, 0, 5000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: flag(env, 'SEED_DEMO', true),
   };

@@ -6,6 +6,7 @@ import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { loggerOptions } from './http/logging.js';
 import { migrate } from './db/migrate.js';
 import { createMailer } from './modules/mail/mailer.js';
 import { seedDemo } from './seed.js';
@@ -52,7 +53,7 @@ async function main() {
     },
     db,
     mailer,
-    logger: { level: config.logLevel, redact: ['req.headers["x-api-key"]', 'req.headers.authorization'] },
+    logger: loggerOptions(config.logLevel),
   });
 
   closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {

@@ -11,6 +11,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { buildApp } from '../src/app.js';
 import { openDatabase, type Database } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
+import { loggerOptions } from '../src/http/logging.js';
 import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
 
 export interface StoreKind {
@@ -97,6 +98,9 @@ export interface ContextOptions {
   templatesDir?: string;
   /** Serve /dev/mail over the file mailer's directory. */
   devMail?: boolean;
+  /** Log as the server does (level info) into this stream. */
+  logStream?: NodeJS.WritableStream;
+  requestTimeoutMs?: number;
 }
 
 export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
@@ -112,7 +116,9 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       sweepEveryMs: options.sweepEveryMs ?? 1000,
       templatesDir: options.templatesDir,
       devMailDir: options.devMail ? mailDir : undefined,
+      requestTimeoutMs: options.requestTimeoutMs,
     },
+    logger: options.logStream ? loggerOptions('info', options.logStream) : false,
     db,
     mailer,
   });

@@ -1,6 +1,8 @@
 // Renders every failure as a problem document (RFC 9457) with the request id: our own Problems,
 // the framework's validation and parsing errors, an unreachable database (503), and anything
 // unexpected (500, logged with its stack, shown to nobody).
+import { randomUUID } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable } from '../db/database.js';
 import { PROBLEMS, Problem, problemType, type FieldError, type ProblemCode, type ProblemDocument } from './problem.js';
@@ -105,4 +107,30 @@ export function registerErrorHandling(app: FastifyInstance): void {
     request.log.error({ err: error }, 'unhandled error');
     return sendProblem(request, reply, new Problem('internal', 'Something went wrong on our side; quote the request id when reporting it'));
   });
+}
+
+/**
+ * Errors Node's HTTP parser meets before there is a request (a client too slow to send it,
+ * headers over 16 KB, bytes that are not HTTP): answered as problem documents too, and the
+ * connection closed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [code, detail]: [ProblemCode, string] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? ['request-timeout', 'The request was not received in time']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? ['headers-too-large', 'The request headers are larger than 16 KB']
+        : ['malformed-request', 'The request is not valid HTTP/1.1'];
+  const { status, title } = PROBLEMS[code];
+  const body = JSON.stringify({ type: problemType(code), title, status, detail, requestId: randomUUID() } satisfies ProblemDocument);
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
+/** Errors the router meets before a route is chosen, such as a URL that does not decode. */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  sendProblem(request, reply, new Problem('malformed-request', error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid: it has a malformed percent-encoding' : error.message));
 }

@@ -5,13 +5,16 @@ import { Type, type Static } from 'typebox';
 
 export const PROBLEMS = {
   'validation-failed': { status: 400, title: 'Validation failed' },
+  'malformed-request': { status: 400, title: 'Bad Request' },
   unauthorized: { status: 401, title: 'Unauthorized' },
   forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not Found' },
   conflict: { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
+  'request-timeout': { status: 408, title: 'Request Timeout' },
   'rate-limited': { status: 429, title: 'Too Many Requests' },
+  'headers-too-large': { status: 431, title: 'Request Header Fields Too Large' },
   internal: { status: 500, title: 'Internal Server Error' },
   'admin-disabled': { status: 503, title: 'Admin API Disabled' },
   unavailable: { status: 503, title: 'Service Unavailable' },

@@ -1,0 +1,28 @@
+// What the service logs about a request, and what it never logs: API keys, the admin token,
+// session cookies and link tokens stay out of every line, including ones a client put where
+// they do not belong (a key in the query string).
+import type { FastifyServerOptions } from 'fastify';
+
+const SECRET_IN_URL = /(ack_[A-Za-z0-9_-]+|sessionToken=[^&#\s]+|[?&](?:token|api_?key|key|access_token)=[^&#\s]+)/gi;
+
+/** A URL with anything secret-looking replaced by [redacted]. */
+export function scrubUrl(url: string): string {
+  return url.replace(SECRET_IN_URL, (match) => {
+    const eq = match.indexOf('=');
+    return eq >= 0 ? `${match.slice(0, eq + 1)}[redacted]` : 'ack_[redacted]';
+  });
+}
+
+export function loggerOptions(level: string, stream?: NodeJS.WritableStream): NonNullable<FastifyServerOptions['logger']> {
+  return {
+    level,
+    ...(stream ? { stream } : {}),
+    redact: {
+      paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', 'res.headers["set-cookie"]', 'token', 'key'],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (request: { method: string; url: string; ip?: string; id?: string }) => ({ method: request.method, url: scrubUrl(request.url), remoteAddress: request.ip }),
+    },
+  } as NonNullable<FastifyServerOptions['logger']>;
+}
