@@ -1,0 +1,124 @@
+// Real server processes for the reliability suites: `node --import tsx src/server.ts` on a free
+// port with the given environment, ready when /readyz answers, stopped by a signal. Also a fresh
+// PostgreSQL database, an API key through the admin API, and the FIGURE lines the runner collects.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+export { freshPostgresDatabase } from '../../harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
+export const ADMIN_TOKEN = 'reliability-admin-token-0123456789';
+
+/** Prints one measured result; the runner lists them all at the end. */
+export function figure(text: string): void {
+  process.stdout.write(`# FIGURE ${text}\n`);
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface Node {
+  port: number;
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or signal name) once the process has ended. */
+  exited: Promise<number | string>;
+  /** Sends a signal (default SIGTERM) and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/**
+ * Starts a server process. `env` is added to a default environment: PostgreSQL at `databaseUrl`,
+ * the admin token above, no demo seed, quiet logs, and a budget high enough not to throttle load.
+ */
+export async function startNode(databaseUrl: string, env: Record<string, string> = {}): Promise<Node> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATABASE_URL: databaseUrl,
+      DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ac-node-')),
+      ADMIN_TOKEN,
+      SEED_DEMO: 'false',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    try {
+      if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) })).status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready within 60 s:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    port,
+    url,
+    child,
+    output: () => output,
+    exited,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Calls the admin API of a node. */
+export async function admin(node: Node, method: string, pathname: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(`${node.url}/admin/v1${pathname}`, {
+    method,
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, json: text ? JSON.parse(text) : undefined };
+}
+
+/** Makes an instance with a published sample assessment pair and a key for it. */
+export async function tenant(node: Node, name: string, assessmentYaml: (id: string) => string): Promise<{ instance: string; key: string; keyId: string; assessments: string[] }> {
+  const created = await admin(node, 'POST', '/instances', { name });
+  if (created.status !== 201) throw new Error(`instance: ${JSON.stringify(created.json)}`);
+  const assessments = ['alpha', 'beta'];
+  for (const id of assessments) {
+    const response = await fetch(`${node.url}/admin/v1/instances/${name}/assessments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
+      body: assessmentYaml(id),
+    });
+    if (response.status !== 201) throw new Error(`assessment: ${await response.text()}`);
+  }
+  const key = await admin(node, 'POST', '/keys', { instances: [name] });
+  const { id, key: secret } = key.json as { id: string; key: string };
+  return { instance: name, key: secret, keyId: id, assessments };
+}
