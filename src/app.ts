@@ -22,6 +22,8 @@ import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
+import { createCounter } from './modules/limits/counter.js';
+import { AuthFailureLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { startDeadlineSweep } from './modules/attempts/sweeper.js';
 import { portalRoutes } from './portal/routes.js';
@@ -37,6 +39,12 @@ export interface AppDeps {
     templatesDir?: string;
     /** Where .eml files go when there is no relay; enables the /dev/mail page. */
     devMailDir?: string;
+    /** Shared rate-limit counters; unset (or unreachable): counted in this process. */
+    redisUrl?: string;
+    /** Requests per minute of a key without its own rate limit. Default 600. */
+    rateLimitPerMinute?: number;
+    /** Refused credentials per minute per client address before it gets 429. Default 20. */
+    authFailuresPerMinute?: number;
   };
   db: Database;
   mailer: Mailer;
@@ -44,6 +52,7 @@ export interface AppDeps {
 }
 
 export const BODY_LIMIT = 1024 * 1024;
+const REDIS_START_WAIT_MS = 1000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
@@ -118,10 +127,22 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     log: app.log,
   };
   const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
+  const counter = createCounter(config.redisUrl, (details, message) => app.log.warn(details, message));
+  app.addHook('onClose', () => counter.close());
+  // A node starting next to a healthy Redis counts there from its first request; one that cannot
+  // reach it starts anyway, a moment later, counting in memory until Redis answers.
+  if (config.redisUrl && !(await counter.ready(REDIS_START_WAIT_MS))) {
+    app.log.warn('Redis is not reachable at start: counting rate limits in this process until it is');
+  }
+  const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;
+  const limits = {
+    failures: new AuthFailureLimit(counter, authFailuresPerMinute, 'v1'),
+    budget: new RequestBudget(counter, config.rateLimitPerMinute ?? 600),
+  };
 
   await app.register(
     async (api) => {
-      registerApiKeyAuth(api, verifier);
+      registerApiKeyAuth(api, verifier, limits);
       await api.register(assessmentRoutes, { db });
       await api.register(invitationRoutes, inviteDeps);
       await api.register(scoreRoutes, { db });
@@ -131,7 +152,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
 
   await app.register(
     async (admin) => {
-      registerAdminAuth(admin, config.adminToken);
+      registerAdminAuth(admin, config.adminToken, new AuthFailureLimit(counter, authFailuresPerMinute, 'admin'));
       await admin.register(tenantAdminRoutes, { db });
       await admin.register(keyAdminRoutes, { db, verifier });
       await admin.register(assessmentAdminRoutes, { db });

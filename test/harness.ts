@@ -89,13 +89,32 @@ export interface TestContext {
 
 let counter = 0;
 
-export async function createTestContext(kind: StoreKind, options: { mailer?: Mailer; keyCacheMs?: number; sweepEveryMs?: number } = {}): Promise<TestContext & { close(): Promise<void> }> {
-  const { db, drop } = await kind.open();
-  await migrate(db);
+export interface ContextOptions {
+  mailer?: Mailer;
+  keyCacheMs?: number;
+  sweepEveryMs?: number;
+  redisUrl?: string;
+  rateLimitPerMinute?: number;
+  authFailuresPerMinute?: number;
+  /** An existing database (already migrated) instead of a fresh one; not dropped at close. */
+  db?: Database;
+}
+
+export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
+  const { db, drop } = options.db ? { db: options.db, drop: async () => {} } : await kind.open();
+  if (!options.db) await migrate(db);
   const mailDir = mkdtempSync(path.join(tmpdir(), 'ac-mail-'));
   const mailer = options.mailer ?? createFileMailer({ from: 'Test <test@localhost>', timeoutMs: 2000, mailDir });
   const app = await buildApp({
-    config: { publicUrl: 'http://portal.test', adminToken: ADMIN_TOKEN, keyCacheMs: options.keyCacheMs ?? 2000, sweepEveryMs: options.sweepEveryMs ?? 1000 },
+    config: {
+      publicUrl: 'http://portal.test',
+      adminToken: ADMIN_TOKEN,
+      keyCacheMs: options.keyCacheMs ?? 2000,
+      sweepEveryMs: options.sweepEveryMs ?? 1000,
+      redisUrl: options.redisUrl,
+      rateLimitPerMinute: options.rateLimitPerMinute,
+      authFailuresPerMinute: options.authFailuresPerMinute,
+    },
     db,
     mailer,
   });
@@ -139,7 +158,7 @@ export async function createTestContext(kind: StoreKind, options: { mailer?: Mai
  * Declares a suite once per store kind; `setup` gets a fresh context before the suite's tests.
  * Tests read the context through the returned getter inside `it` callbacks.
  */
-export function describeEachStore(title: string, body: (ctx: () => TestContext) => void, options: { keyCacheMs?: number; sweepEveryMs?: number } = {}): void {
+export function describeEachStore(title: string, body: (ctx: () => TestContext) => void, options: Omit<ContextOptions, 'db'> = {}): void {
   for (const kind of storeKinds()) {
     describe(`${title} [${kind.name}]`, () => {
       let context: (TestContext & { close(): Promise<void> }) | undefined;
