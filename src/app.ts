@@ -16,6 +16,7 @@ import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
+import { startIdempotencySweep } from './modules/invitations/idempotency.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
@@ -53,6 +54,9 @@ export interface AppDeps {
 
 export const BODY_LIMIT = 1024 * 1024;
 const REDIS_START_WAIT_MS = 1000;
+// Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
+// from piling up.
+const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
@@ -167,6 +171,8 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
 
   const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);
   app.addHook('onClose', stopSweep);
+  const stopIdempotencySweep = startIdempotencySweep(db, IDEMPOTENCY_SWEEP_MS, app.log);
+  app.addHook('onClose', async () => stopIdempotencySweep());
 
   return app;
 }

@@ -2,10 +2,15 @@
 // counters shared by several nodes (with the fallback when Redis is away).
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { ConfigError, loadConfig } from '../src/config.js';
-import { ADMIN_TOKEN, createTestContext, describeEachStore, storeKinds, type TestContext } from './harness.js';
+import { canonicalJson } from '../src/modules/invitations/idempotency.js';
+import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
+import { ADMIN_TOKEN, createTestContext, describeEachStore, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Nothing listens on port 1: a Redis that is down.
@@ -169,6 +174,196 @@ describeEachStore(
   },
   { authFailuresPerMinute: 3 },
 );
+
+describe('canonical JSON of a request', () => {
+  it('sorts keys at every level and keeps arrays in order', () => {
+    assert.equal(canonicalJson({ b: 1, a: { d: [2, { y: 1, x: 2 }], c: null } }), '{"a":{"c":null,"d":[2,{"x":2,"y":1}]},"b":1}');
+    assert.equal(canonicalJson({ a: undefined, b: 'é"' }), '{"b":"é\\""}');
+  });
+});
+
+const emlCount = (dir: string) => {
+  try {
+    return readdirSync(dir).filter((f) => f.endsWith('.eml')).length;
+  } catch {
+    return 0;
+  }
+};
+
+describeEachStore('Idempotency-Key on POST /v1/invite', (ctx) => {
+  let instance: string;
+  let key: string;
+  before(async () => {
+    instance = await ctx().instance('idem');
+    await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
+    key = await ctx().key([instance]);
+  });
+  const person = (email: string) => ({ email, firstName: 'Grace', lastName: 'Hopper', assessments: ['alpha'] });
+  const post = (payload: unknown, idempotencyKey: string | undefined, options: { query?: string; apiKey?: string } = {}) =>
+    ctx().request({
+      method: 'POST',
+      url: `/v1/invite${options.query ?? '?sendInvite=true'}`,
+      headers: { 'x-api-key': options.apiKey ?? key, instance, ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }) },
+      payload: payload as object,
+    });
+  const count = async (sql: string, params: unknown[]) => (await ctx().db.query<{ n: number }>(sql, params)).rows[0]!.n;
+  const deliveriesTo = (email: string) => count('SELECT count(*)::int AS n FROM deliveries WHERE recipient = $1', [email]);
+  const linksOf = (email: string) => count('SELECT count(*)::int AS n FROM invite_links l JOIN candidates c ON c.id = l.candidate_id WHERE c.email = $1', [email]);
+  const unique = (name: string) => `${name}-${randomBytes(4).toString('hex')}@example.com`;
+
+  it('answers a retry with the stored response, marked replayed, without inviting or e-mailing again', async () => {
+    const email = unique('replay');
+    const mails = emlCount(ctx().mailDir);
+    const first = await post(person(email), `retry-${email}`);
+    assert.equal(first.statusCode, 200);
+    assert.equal(first.headers['idempotent-replayed'], undefined);
+    assert.equal(first.json()[0].invitationStatus, 'SENT');
+    const second = await post(person(email), `retry-${email}`);
+    assert.equal(second.statusCode, 200);
+    assert.equal(second.headers['idempotent-replayed'], 'true');
+    assert.equal(second.body, first.body, 'the very same body, link included');
+    assert.equal(await deliveriesTo(email), 1);
+    assert.equal(await linksOf(email), 1);
+    assert.equal(emlCount(ctx().mailDir) - mails, 1, 'one e-mail only');
+  });
+
+  it('treats a body with its fields in another order as the same request', async () => {
+    const email = unique('order');
+    const first = await post(person(email), `order-${email}`);
+    const { assessments, lastName, firstName } = person(email);
+    const second = await post({ assessments, lastName, firstName, email }, `order-${email}`);
+    assert.equal(second.headers['idempotent-replayed'], 'true');
+    assert.equal(second.body, first.body);
+  });
+
+  it('answers 422 when the key is reused for a different body or sendInvite', async () => {
+    const email = unique('reuse');
+    assert.equal((await post(person(email), `reuse-${email}`)).statusCode, 200);
+    const otherBody = await post({ ...person(email), firstName: 'Amazing' }, `reuse-${email}`);
+    assert.equal(otherBody.statusCode, 422);
+    assert.equal(otherBody.json().type, 'urn:assessment-connect:problem:idempotency-key-reused');
+    const otherQuery = await post(person(email), `reuse-${email}`, { query: '?sendInvite=false' });
+    assert.equal(otherQuery.statusCode, 422);
+    assert.equal(await linksOf(email), 1);
+  });
+
+  it('scopes the key to the API key: another key with the same value gets its own invite', async () => {
+    const email = unique('scope');
+    const otherKey = await ctx().key([instance]);
+    const first = await post(person(email), 'shared-value');
+    const second = await post(person(email), 'shared-value', { apiKey: otherKey });
+    assert.equal(second.statusCode, 200);
+    assert.equal(second.headers['idempotent-replayed'], undefined);
+    assert.notEqual(second.json()[0].link, first.json()[0].link);
+    assert.equal(await deliveriesTo(email), 2);
+  });
+
+  it('keeps nothing of a failed request, so that a retry runs for real', async () => {
+    const email = unique('failed');
+    const payload = { ...person(email), assessments: ['gamma'] };
+    const failed = await post(payload, `failed-${email}`);
+    assert.equal(failed.statusCode, 400);
+    assert.equal(await count('SELECT count(*)::int AS n FROM idempotency_keys WHERE idempotency_key = $1', [`failed-${email}`]), 0);
+    await ctx().publish(instance, sampleAssessment('gamma', { name: 'Gamma' }));
+    const retried = await post(payload, `failed-${email}`);
+    assert.equal(retried.statusCode, 200);
+    assert.equal(retried.headers['idempotent-replayed'], undefined);
+  });
+
+  it('forgets a key after 24 hours, and takes over a request left in flight for over a minute', async () => {
+    const email = unique('expiry');
+    const first = await post(person(email), `expiry-${email}`);
+    await ctx().db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = $1`, [`expiry-${email}`]);
+    const after24h = await post(person(email), `expiry-${email}`);
+    assert.equal(after24h.headers['idempotent-replayed'], undefined);
+    assert.notEqual(after24h.json()[0].link, first.json()[0].link);
+
+    const stale = unique('stale');
+    await post(person(stale), `stale-${stale}`);
+    await ctx().db.query(`UPDATE idempotency_keys SET status = NULL, response = NULL, created_at = now() - interval '2 minutes' WHERE idempotency_key = $1`, [`stale-${stale}`]);
+    const takenOver = await post(person(stale), `stale-${stale}`);
+    assert.equal(takenOver.statusCode, 200);
+    assert.equal(takenOver.headers['idempotent-replayed'], undefined);
+    assert.equal(await deliveriesTo(stale), 2);
+  });
+
+  it('refuses a malformed Idempotency-Key with 400 naming the header', async () => {
+    for (const bad of ['', 'x'.repeat(256), 'tab\there', 'new\u0007bell']) {
+      const response = await post(person(unique('bad')), bad);
+      assert.equal(response.statusCode, 400, JSON.stringify(bad));
+      assert.deepEqual(
+        response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]),
+        [['header', 'idempotency-key']],
+      );
+    }
+    assert.equal((await post(person(unique('ok')), 'x'.repeat(255))).statusCode, 200);
+    assert.equal((await post(person(unique('ok')), 'Printable ~!@#$%^&*()_+{}|:"<>?')).statusCode, 200);
+  });
+});
+
+/** A mail port whose sends wait until the test opens the gate: a slow relay, for real. */
+function gatedMailer(mailDir: string): { mailer: Mailer; entered: Promise<void>; open(): void } {
+  const inner = createFileMailer({ mailDir, timeoutMs: 10_000 });
+  let open!: () => void;
+  let enter!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  return {
+    mailer: {
+      description: 'gated file mailer',
+      async send(from, message) {
+        enter();
+        await gate;
+        return inner.send(from, message);
+      },
+      close: () => inner.close(),
+    },
+    entered,
+    open,
+  };
+}
+
+for (const kind of storeKinds()) {
+  describe(`Idempotency-Key while the first request is in flight [${kind.name}]`, () => {
+    const mailDir = mkdtempSync(path.join(tmpdir(), 'ac-gated-'));
+    const gated = gatedMailer(mailDir);
+    let ctx: Awaited<ReturnType<typeof createTestContext>>;
+    before(async () => {
+      ctx = await createTestContext(kind, { mailer: gated.mailer });
+    });
+    after(async () => {
+      gated.open();
+      await ctx?.close();
+      rmSync(mailDir, { recursive: true, force: true });
+    });
+
+    it('answers 409 to a retry while the first is slow, 422 to another body, then replays the first', async () => {
+      const instance = await ctx.instance('inflight');
+      await ctx.publish(instance, sampleAssessment('alpha'));
+      const key = await ctx.key([instance]);
+      const body = { email: 'slow@example.com', firstName: 'Slow', lastName: 'Relay', assessments: ['alpha'] };
+      const post = (payload: object) =>
+        ctx.request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance, 'idempotency-key': 'slow-1' }, payload });
+      const first = post(body);
+      await gated.entered;
+      const concurrent = await post(body);
+      assert.equal(concurrent.statusCode, 409);
+      assert.equal(concurrent.json().type, 'urn:assessment-connect:problem:conflict');
+      assert.ok(concurrent.headers['retry-after']);
+      assert.equal((await post({ ...body, lastName: 'Other' })).statusCode, 422);
+      gated.open();
+      const answered = await first;
+      assert.equal(answered.statusCode, 200);
+      const replayed = await post(body);
+      assert.equal(replayed.statusCode, 200);
+      assert.equal(replayed.headers['idempotent-replayed'], 'true');
+      assert.equal(replayed.body, answered.body);
+      assert.equal(emlCount(mailDir), 1, 'one e-mail for three requests');
+      const { rows } = await ctx.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM deliveries WHERE recipient = 'slow@example.com'`);
+      assert.equal(rows[0]!.n, 1);
+    });
+  });
+}
 
 // The counters do not depend on the store: these run on the first store kind only.
 const [kind] = storeKinds();

@@ -11,6 +11,7 @@ export const PROBLEMS = {
   conflict: { status: 409, title: 'Conflict' },
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
+  'idempotency-key-reused': { status: 422, title: 'Idempotency Key Reused' },
   'rate-limited': { status: 429, title: 'Too Many Requests' },
   internal: { status: 500, title: 'Internal Server Error' },
   'admin-disabled': { status: 503, title: 'Admin API Disabled' },
