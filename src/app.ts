@@ -13,6 +13,8 @@ import { registerErrorHandling, sendProblem } from './http/errors.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
+import { auditAdminRoutes } from './modules/audit/admin-routes.js';
+import { registerAudit } from './modules/audit/audit.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
@@ -157,6 +159,8 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   await app.register(
     async (admin) => {
       registerAdminAuth(admin, config.adminToken, new AuthFailureLimit(counter, authFailuresPerMinute, 'admin'));
+      registerAudit(admin, db, '/admin/v1');
+      await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db });
       await admin.register(keyAdminRoutes, { db, verifier });
       await admin.register(assessmentAdminRoutes, { db });
