@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
 import { registerErrorHandling, sendProblem } from './http/errors.js';
+import { documentLimitHeaders } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
@@ -100,6 +101,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documents) => documentLimitHeaders('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

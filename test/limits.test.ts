@@ -114,6 +114,25 @@ describeEachStore(
       assert.equal((await get(ctx(), key)).statusCode, 200, 'back to the default of 5, one of which is spent');
     });
 
+    it('declares the limits in the OpenAPI document', async () => {
+      const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json();
+      for (const [route, method] of [['/v1/assessment', 'get'], ['/v1/invite', 'post'], ['/v1/score', 'get']] as const) {
+        const responses = doc.paths[route][method].responses;
+        assert.ok(responses['429'], `${route} 429`);
+        assert.deepEqual(responses['429'].headers['Retry-After'], { $ref: '#/components/headers/Retry-After' });
+        assert.deepEqual(responses['200'].headers.RateLimit, { $ref: '#/components/headers/RateLimit' });
+        assert.deepEqual(responses['200'].headers['RateLimit-Policy'], { $ref: '#/components/headers/RateLimit-Policy' });
+      }
+      assert.match(doc.components.headers.RateLimit.description, /r=<remaining>;t=/);
+      const invite = doc.paths['/v1/invite'].post;
+      const header = invite.parameters.find((p: { in: string; name: string }) => p.in === 'header' && p.name === 'idempotency-key');
+      assert.ok(header && !header.required, 'Idempotency-Key is an optional header');
+      assert.ok(invite.responses['409'] && invite.responses['422']);
+      assert.ok(invite.responses['200'].headers['Idempotent-Replayed']);
+      assert.ok(doc.paths['/admin/v1/keys/{id}'].patch);
+      assert.ok(doc.paths['/admin/v1/audit'].get);
+    });
+
     it('refuses a bad rate limit with 400', async () => {
       const created = await ctx().request({ method: 'POST', url: '/admin/v1/keys', payload: { instances: [instance] } });
       const { id } = created.json();
