@@ -1,14 +1,18 @@
 // Request budgets per API key, the limit on refused credentials per address, and the Redis
 // counters shared by several nodes (with the fallback when Redis is away).
 import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../src/config.js';
 import { canonicalJson } from '../src/modules/invitations/idempotency.js';
+import { KEY_PREFIX, RedisCounter } from '../src/modules/limits/counter.js';
 import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
 import { ADMIN_TOKEN, createTestContext, describeEachStore, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 
@@ -443,3 +447,49 @@ describe('request budget when Redis is unreachable', () => {
     assert.equal(wrong.statusCode, 401);
   });
 });
+
+describe('Redis counter going away and coming back', () => {
+  let server: ChildProcess | undefined;
+  after(() => {
+    server?.kill();
+  });
+
+  it('counts in memory with one warning while Redis is down, then counts in Redis once it is up', async () => {
+    const port = await freePort();
+    const warnings: string[] = [];
+    const counter = new RedisCounter(`redis://127.0.0.1:${port}`, (_details, message) => warnings.push(message));
+    try {
+      const prefix = `reconnect-${randomBytes(4).toString('hex')}`;
+      const counts = [];
+      for (let i = 0; i < 10; i++) counts.push((await counter.hit(`${prefix}-a`, 60_000)).count);
+      assert.deepEqual(counts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 'counted in memory meanwhile');
+      assert.equal(warnings.length, 1, `one warning, not one per request: ${warnings.join(' | ')}`);
+
+      server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+      assert.equal(await counter.ready(10_000), true, 'the client reconnected by itself');
+      assert.equal((await counter.hit(`${prefix}-b`, 60_000)).count, 1);
+      assert.equal((await counter.hit(`${prefix}-b`, 60_000)).count, 2);
+      const direct = new Redis(`redis://127.0.0.1:${port}`);
+      try {
+        assert.equal(await direct.get(`${KEY_PREFIX}${prefix}-b`), '2', 'the count is in Redis');
+        const ttl = await direct.pttl(`${KEY_PREFIX}${prefix}-b`);
+        assert.ok(ttl > 0 && ttl <= 60_000, `the window expires: ${ttl}`);
+      } finally {
+        direct.disconnect();
+      }
+    } finally {
+      await counter.close();
+    }
+  });
+});
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
