@@ -10,18 +10,24 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
+import { documentLimitHeaders } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
+import { auditAdminRoutes } from './modules/audit/admin-routes.js';
+import { registerAudit } from './modules/audit/audit.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
+import { startIdempotencySweep } from './modules/invitations/idempotency.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
+import { createCounter } from './modules/limits/counter.js';
+import { AuthFailureLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { startDeadlineSweep } from './modules/attempts/sweeper.js';
 import { portalRoutes } from './portal/routes.js';
@@ -39,6 +45,12 @@ export interface AppDeps {
     devMailDir?: string;
     /** Longest a client may take to send a whole request (headers and body), in ms. Default 30000. */
     requestTimeoutMs?: number;
+    /** Shared rate-limit counters; unset (or unreachable): counted in this process. */
+    redisUrl?: string;
+    /** Requests per minute of a key without its own rate limit. Default 600. */
+    rateLimitPerMinute?: number;
+    /** Refused credentials per minute per client address before it gets 429. Default 20. */
+    authFailuresPerMinute?: number;
   };
   db: Database;
   mailer: Mailer;
@@ -46,6 +58,10 @@ export interface AppDeps {
 }
 
 export const BODY_LIMIT = 1024 * 1024;
+const REDIS_START_WAIT_MS = 1000;
+// Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
+// from piling up.
+const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
@@ -95,6 +111,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       ],
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    transformObject: (documents) => documentLimitHeaders('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -128,10 +145,22 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     log: app.log,
   };
   const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
+  const counter = createCounter(config.redisUrl, (details, message) => app.log.warn(details, message));
+  app.addHook('onClose', () => counter.close());
+  // A node starting next to a healthy Redis counts there from its first request; one that cannot
+  // reach it starts anyway, a moment later, counting in memory until Redis answers.
+  if (config.redisUrl && !(await counter.ready(REDIS_START_WAIT_MS))) {
+    app.log.warn('Redis is not reachable at start: counting rate limits in this process until it is');
+  }
+  const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;
+  const limits = {
+    failures: new AuthFailureLimit(counter, authFailuresPerMinute, 'v1'),
+    budget: new RequestBudget(counter, config.rateLimitPerMinute ?? 600),
+  };
 
   await app.register(
     async (api) => {
-      registerApiKeyAuth(api, verifier);
+      registerApiKeyAuth(api, verifier, limits);
       await api.register(assessmentRoutes, { db });
       await api.register(invitationRoutes, inviteDeps);
       await api.register(scoreRoutes, { db });
@@ -141,7 +170,9 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
 
   await app.register(
     async (admin) => {
-      registerAdminAuth(admin, config.adminToken);
+      registerAdminAuth(admin, config.adminToken, new AuthFailureLimit(counter, authFailuresPerMinute, 'admin'));
+      registerAudit(admin, db, '/admin/v1');
+      await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db });
       await admin.register(keyAdminRoutes, { db, verifier });
       await admin.register(assessmentAdminRoutes, { db });
@@ -156,6 +187,8 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
 
   const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);
   app.addHook('onClose', stopSweep);
+  const stopIdempotencySweep = startIdempotencySweep(db, IDEMPOTENCY_SWEEP_MS, app.log);
+  app.addHook('onClose', async () => stopIdempotencySweep());
 
   return app;
 }

@@ -15,8 +15,12 @@ export interface Config {
   publicUrl: string;
   /** Bearer token of the admin API. Embedded mode generates one into $DATA_DIR/admin-token. */
   adminToken: string | undefined;
-  /** Shared rate-limit counters for several nodes (issue 5). Unset: in-process. */
+  /** Shared rate-limit counters for several nodes. Unset, or unreachable: in-process counters. */
   redisUrl: string | undefined;
+  /** Requests per minute per API key when the key has no rate limit of its own. Default 600. */
+  rateLimitPerMinute: number;
+  /** Refused credentials per minute per client address before it is turned away. Default 20. */
+  authFailuresPerMinute: number;
   /** smtp:// or smtps:// relay for invitation e-mail. Unset: .eml files under $DATA_DIR/mail. */
   smtpUrl: string | undefined;
   /** Sender of invitation e-mail. */
@@ -86,6 +90,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: publicUrl.replace(/\/+$/, ''),
     adminToken,
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
+    authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, 100_000),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'Assessment Connect <no-reply@localhost>',
     mailTimeoutMs: integer(env, 'MAIL_TIMEOUT_MS', 5000, 100, 60000),

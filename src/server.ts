@@ -73,6 +73,7 @@ async function main() {
     `  API:       ${config.publicUrl}/v1/`,
     `  Docs:      ${config.publicUrl}/docs  (OpenAPI: ${config.publicUrl}/openapi.json)`,
     `  Mail:      ${mailer.description}${config.smtpUrl ? '' : ` (read them at ${config.publicUrl}/dev/mail)`}`,
+    `  Limits:    ${config.rateLimitPerMinute} requests per minute per API key unless the key says otherwise, counted ${config.redisUrl ? 'in Redis (in this process while it is unreachable)' : 'in this process (set REDIS_URL to share counts between nodes)'}`,
     admin.token
       ? `  Admin:     token from ${admin.source}`
       : '  Admin:     off (set ADMIN_TOKEN to enable the admin API and the CLI)',

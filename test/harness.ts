@@ -101,11 +101,16 @@ export interface ContextOptions {
   /** Log as the server does (level info) into this stream. */
   logStream?: NodeJS.WritableStream;
   requestTimeoutMs?: number;
+  redisUrl?: string;
+  rateLimitPerMinute?: number;
+  authFailuresPerMinute?: number;
+  /** An existing database (already migrated) instead of a fresh one; not dropped at close. */
+  db?: Database;
 }
 
 export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
-  const { db, drop } = await kind.open();
-  await migrate(db);
+  const { db, drop } = options.db ? { db: options.db, drop: async () => {} } : await kind.open();
+  if (!options.db) await migrate(db);
   const mailDir = mkdtempSync(path.join(tmpdir(), 'ac-mail-'));
   const mailer = options.mailer ?? createFileMailer({ from: 'Test <test@localhost>', timeoutMs: 2000, mailDir });
   const app = await buildApp({
@@ -117,6 +122,9 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       templatesDir: options.templatesDir,
       devMailDir: options.devMail ? mailDir : undefined,
       requestTimeoutMs: options.requestTimeoutMs,
+      redisUrl: options.redisUrl,
+      rateLimitPerMinute: options.rateLimitPerMinute,
+      authFailuresPerMinute: options.authFailuresPerMinute,
     },
     logger: options.logStream ? loggerOptions('info', options.logStream) : false,
     db,
@@ -162,7 +170,7 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
  * Declares a suite once per store kind; `setup` gets a fresh context before the suite's tests.
  * Tests read the context through the returned getter inside `it` callbacks.
  */
-export function describeEachStore(title: string, body: (ctx: () => TestContext) => void, options: ContextOptions = {}): void {
+export function describeEachStore(title: string, body: (ctx: () => TestContext) => void, options: Omit<ContextOptions, 'db'> = {}): void {
   for (const kind of storeKinds()) {
     describe(`${title} [${kind.name}]`, () => {
       let context: (TestContext & { close(): Promise<void> }) | undefined;

@@ -184,6 +184,21 @@ for (const kind of kinds) {
       const keyForTwo = await cli(['key', 'create', '--instance', 'demo,acme', '--rate-limit', '120', '--json'], env);
       assert.deepEqual(JSON.parse(keyForTwo.stdout).instances, ['acme', 'demo']);
       assert.equal(JSON.parse(keyForTwo.stdout).rateLimit, 120);
+      const keyId = JSON.parse(keyForTwo.stdout).id as string;
+      const updated = await cli(['key', 'update', keyId, '--rate-limit', '30', '--json'], env);
+      assert.equal(updated.code, 0, updated.stderr);
+      assert.equal(JSON.parse(updated.stdout).rateLimit, 30);
+      assert.match((await cli(['key', 'update', keyId, '--rate-limit', 'default'], env)).stdout, /rate limit the service default/);
+      assert.equal((await cli(['key', 'update', keyId, '--rate-limit', '0'], env)).code, 2);
+      assert.equal((await cli(['key', 'update', keyId], env)).code, 2);
+
+      const audit = await cli(['audit', 'list', '--limit', '3', '--json'], env);
+      assert.equal(audit.code, 0, audit.stderr);
+      assert.deepEqual(JSON.parse(audit.stdout).map((e: { action: string }) => e.action), ['key.update', 'key.update', 'key.create']);
+      assert.match((await cli(['audit', 'list'], env)).stdout, /instance\.create +acme +201/);
+      const badBefore = await cli(['audit', 'list', '--before', 'yesterday'], env);
+      assert.equal(badBefore.code, 1);
+      assert.match(badBefore.stderr, /before/);
     });
 
     it('the CLI explains usage mistakes', async () => {

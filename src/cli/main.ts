@@ -11,8 +11,10 @@ Commands:
   instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A]
   instance list
   key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
+  key update <id> [--rate-limit N|default] [--label L]
   key list [--instance <name>]
   key revoke <id>
+  audit list [--limit N] [--before ID]
   assessment import <file.yaml|file.json> --instance <name>
   assessment list --instance <name>
   attempt list --instance <name> --candidate <candidate-id>
@@ -157,6 +159,24 @@ const COMMANDS: Record<string, Command> = {
       ].join('\n'),
     };
   },
+  async 'key update'(ctx, [id], options) {
+    if (!id) throw new UsageError('key update needs the key id (key_…), as shown by key list');
+    const change: Record<string, unknown> = {};
+    if (options['rate-limit'] === 'default') change.rateLimit = null;
+    else if (options['rate-limit'] !== undefined) change.rateLimit = positiveInteger(options, 'rate-limit');
+    if (typeof options.label === 'string') change.label = options.label;
+    if (Object.keys(change).length === 0) throw new UsageError('key update needs --rate-limit N (or default) or --label L');
+    const data = (await call(ctx, 'PATCH', `/admin/v1/keys/${encodeURIComponent(id)}`, { json: change })) as Record<string, unknown>;
+    const limit = data.rateLimit === null ? 'the service default' : `${String(data.rateLimit)} requests per minute`;
+    return { data, text: `Updated ${String(data.id)}: rate limit ${limit}` };
+  },
+  async 'audit list'(ctx, _args, options) {
+    const query = new URLSearchParams();
+    if (options.limit !== undefined) query.set('limit', String(positiveInteger(options, 'limit')));
+    if (typeof options.before === 'string') query.set('before', options.before);
+    const data = (await call(ctx, 'GET', `/admin/v1/audit?${query}`)) as Record<string, unknown>[];
+    return { data, text: table(data, ['id', 'at', 'action', 'target', 'status', 'clientIp', 'requestId']) };
+  },
   async 'key list'(ctx, _args, options) {
     const query = typeof options.instance === 'string' ? `?instance=${encodeURIComponent(options.instance)}` : '';
     const data = (await call(ctx, 'GET', `/admin/v1/keys${query}`)) as Record<string, unknown>[];
@@ -255,6 +275,7 @@ export async function run(argv: string[]): Promise<number> {
         'mail-from-address': { type: 'string' },
         status: { type: 'string' },
         limit: { type: 'string' },
+        before: { type: 'string' },
       },
     });
   } catch (error) {

@@ -1,17 +1,32 @@
-// The admin API's one gate: `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time.
+// The admin API's one gate: `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time
+// (both sides hashed to the same length, then timingSafeEqual). An address whose tokens were
+// refused too often is turned away (429) before its token is compared, so that guessing is slow
+// and a correct guess cannot be told from a wrong one while the address is blocked.
 import type { FastifyInstance } from 'fastify';
+import type { AuthFailureLimit } from '../modules/limits/rate-limit.js';
 import { secretsEqual } from '../modules/keys/secret.js';
 import { Problem } from './problem.js';
 
-export function registerAdminAuth(app: FastifyInstance, adminToken: string | undefined): void {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** True once the admin token of the request was accepted. */
+    adminAuthenticated: boolean;
+  }
+}
+
+export function registerAdminAuth(app: FastifyInstance, adminToken: string | undefined, failures: AuthFailureLimit): void {
+  app.decorateRequest('adminAuthenticated', false);
   app.addHook('onRequest', async (request) => {
     if (adminToken === undefined) {
       throw new Problem('admin-disabled', 'The admin API is off: set ADMIN_TOKEN to enable it');
     }
+    await failures.check(request);
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !secretsEqual(match[1]!, adminToken)) {
+      if (header !== '') await failures.failed(request);
       throw new Problem('unauthorized', 'A valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>');
     }
+    request.adminAuthenticated = true;
   });
 }

@@ -32,3 +32,55 @@ export const adminSecurity = [{ adminToken: [] }];
 
 /** A date-time in responses; handlers may return a Date, serialised as ISO 8601. */
 export const DateTime = (options: { description?: string } = {}) => Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
+
+/**
+ * Response headers every /v1 operation sends, added to the generated document in one place (the
+ * route schemas describe bodies; these fields come from the authentication hook, not handlers).
+ */
+export const LIMIT_HEADERS = {
+  'RateLimit-Policy': {
+    description:
+      'The request budget of the API key (draft-ietf-httpapi-ratelimit-headers): `"default";q=<requests>;w=60`, requests per fixed 60-second window. Sent on every response to an authenticated request.',
+    schema: { type: 'string', examples: ['"default";q=600;w=60'] },
+  },
+  RateLimit: {
+    description: 'Where the key stands in the current window: `"default";r=<remaining>;t=<seconds until the window closes>`.',
+    schema: { type: 'string', examples: ['"default";r=599;t=42'] },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'Idempotent-Replayed': {
+    description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key, replayed without doing the work again.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+} as const;
+
+interface OpenApiDocument {
+  components?: { headers?: Record<string, unknown> };
+  paths?: Record<string, Record<string, { operationId?: string; responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+}
+
+/** Declares the RateLimit fields on every /v1 response, Retry-After on 429 and 503, and the replay marker on invite. */
+export function documentLimitHeaders<T>(document: T): T {
+  const doc = document as OpenApiDocument;
+  doc.components = { ...doc.components, headers: { ...doc.components?.headers, ...LIMIT_HEADERS } };
+  const ref = (name: keyof typeof LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+  for (const [route, operations] of Object.entries(doc.paths ?? {})) {
+    if (!route.startsWith('/v1/')) continue;
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        const headers: Record<string, unknown> = { ...response.headers };
+        if (status !== '401') {
+          headers['RateLimit-Policy'] = ref('RateLimit-Policy');
+          headers.RateLimit = ref('RateLimit');
+        }
+        if (status === '429' || status === '503') headers['Retry-After'] = ref('Retry-After');
+        if (status === '200' && operation.operationId === 'invite') headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
+        response.headers = headers;
+      }
+    }
+  }
+  return document;
+}

@@ -13,6 +13,7 @@ export const PROBLEMS = {
   'payload-too-large': { status: 413, title: 'Payload Too Large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported Media Type' },
   'request-timeout': { status: 408, title: 'Request Timeout' },
+  'idempotency-key-reused': { status: 422, title: 'Idempotency Key Reused' },
   'rate-limited': { status: 429, title: 'Too Many Requests' },
   'headers-too-large': { status: 431, title: 'Request Header Fields Too Large' },
   internal: { status: 500, title: 'Internal Server Error' },

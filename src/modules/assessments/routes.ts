@@ -34,7 +34,7 @@ export const assessmentRoutes: FastifyPluginAsyncTypebox<{ db: import('../../db/
           'Every published assessment of the instance named by the `instance` header, or, without the header, of every instance the API key is granted, ordered by instance and id.',
         security: publicSecurity,
         headers: instanceHeader(false),
-        response: { 200: Type.Array(Assessment), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'unavailable') },
+        response: { 200: Type.Array(Assessment), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'rate-limited', 'unavailable') },
       },
     },
     async (request) => listAssessments(db, instanceScope(request, { required: false }).map((i) => i.id)),

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { Problem, invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
+import { claim, complete, fingerprint, release, HEADER as IDEMPOTENCY_HEADER, TTL_HOURS, type Scope } from './idempotency.js';
 import { invite, type InviteDeps } from './service.js';
 
 // A name: no control characters, at least one visible character; trimmed before use.
@@ -47,6 +48,8 @@ export const InviteResult = Type.Object(
   { additionalProperties: false },
 );
 
+type InviteResultType = Static<typeof InviteResult>;
+
 function normaliseAssessments(value: string | string[]): string[] {
   const ids = (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim());
   const empty = ids.findIndex((id) => id === '');
@@ -75,7 +78,16 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
           'The body must be `application/json` (`415` otherwise).',
         ].join(' '),
         security: publicSecurity,
-        headers: instanceHeader(true),
+        headers: Type.Object({
+          ...instanceHeader(true).properties,
+          [IDEMPOTENCY_HEADER]: Type.Optional(
+            Type.String({
+              pattern: '^[\\x20-\\x7E]{1,255}$',
+              'x-pattern-message': 'must be 1-255 printable ASCII characters',
+              description: `Makes a retry safe: the same key with the same request within ${TTL_HOURS} h answers the first response again (with \`Idempotent-Replayed: true\`) without inviting or e-mailing again. The same key with a different request: 422. While the first request is in progress: 409. Scoped to the API key and instance. 1-255 printable ASCII characters.`,
+            }),
+          ),
+        }),
         querystring: Type.Object({
           sendInvite: Type.Optional(
             Type.Boolean({ default: false, description: 'true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted.' }),
@@ -84,7 +96,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
         body: InviteBody,
         response: {
           200: Type.Array(InviteResult),
-          ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'payload-too-large', 'unsupported-media-type', 'unavailable'),
+          ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'conflict', 'payload-too-large', 'unsupported-media-type', 'idempotency-key-reused', 'rate-limited', 'unavailable'),
         },
       },
       preValidation: async (request) => {
@@ -93,16 +105,30 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
         }
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const [instance] = instanceScope(request, { required: true });
       const body = request.body;
-      const result = await invite(
-        deps,
-        instance!.id,
-        { email: body.email, firstName: body.firstName.trim(), lastName: body.lastName.trim(), assessments: normaliseAssessments(body.assessments) },
-        request.query.sendInvite ?? false,
-      );
-      return [result];
+      const sendInvite = request.query.sendInvite ?? false;
+      const input = { email: body.email, firstName: body.firstName.trim(), lastName: body.lastName.trim(), assessments: normaliseAssessments(body.assessments) };
+      const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
+      if (idempotencyKey === undefined) return [await invite(deps, instance!.id, input, sendInvite)];
+
+      const scope: Scope = { keyId: request.apiKey!.id, instanceId: instance!.id, key: idempotencyKey };
+      const claimed = await claim(deps.db, scope, fingerprint(body, sendInvite));
+      if (claimed.kind === 'replay') {
+        reply.header('idempotent-replayed', 'true').code(claimed.status as 200);
+        return claimed.response as [InviteResultType];
+      }
+      let result;
+      try {
+        result = [await invite(deps, instance!.id, input, sendInvite)];
+      } catch (error) {
+        await release(deps.db, scope).catch((err: unknown) => request.log.error({ err }, 'could not release an idempotency key'));
+        throw error;
+      }
+      // The invitation stands whatever happens now; a failure to store it only costs the replay.
+      await complete(deps.db, scope, 200, result).catch((err: unknown) => request.log.error({ err }, 'could not store the answer of an idempotent request'));
+      return result;
     },
   );
 };

@@ -5,7 +5,7 @@ import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js
 import { Problem, invalid } from '../../http/problem.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { findInstancesByName } from '../tenants/repository.js';
-import { getKeySummary, insertKey, listKeys, revokeKey } from './repository.js';
+import { getKeySummary, insertKey, listKeys, revokeKey, updateKey } from './repository.js';
 import { generateApiKey } from './secret.js';
 import type { KeyVerifier } from './verifier.js';
 
@@ -92,6 +92,35 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
       },
     },
     async (request) => listKeys(db, request.query.instance),
+  );
+
+  app.patch(
+    '/keys/:id',
+    {
+      schema: {
+        operationId: 'updateKey',
+        tags: ['admin'],
+        summary: "Change an API key's rate limit or label",
+        description: 'rateLimit null returns the key to the service default (RATE_LIMIT_PER_MINUTE). Seen on this node at once, on every other within KEY_CACHE_MS.',
+        security: adminSecurity,
+        params: Type.Object({ id: KeyId }),
+        body: Type.Object(
+          {
+            rateLimit: Type.Optional(
+              Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description: 'Requests per minute for this key; null: the service default' }),
+            ),
+            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: KeySummary, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      if (!(await updateKey(db, request.params.id, request.body))) throw new Problem('not-found', `No key ${request.params.id}`);
+      verifier.forget();
+      return (await getKeySummary(db, request.params.id))!;
+    },
   );
 
   app.post(

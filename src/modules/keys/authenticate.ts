@@ -2,6 +2,7 @@
 // the resolution of the `instance` header into the instances a request may see.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
+import type { AuthFailureLimit, RequestBudget } from '../limits/rate-limit.js';
 import type { KeyGrant, KeyRecord } from './repository.js';
 import type { KeyVerifier } from './verifier.js';
 
@@ -15,13 +16,23 @@ declare module 'fastify' {
 const UNAUTHORIZED = 'A valid API key is required in the X-API-Key header';
 const FORBIDDEN = 'This API key is not granted the requested instance';
 
-export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier): void {
+/**
+ * Checks the key of every request, then spends one request of its budget. An address whose keys
+ * were refused too often is turned away first (429), before its key is looked at; a missing
+ * header is not counted as a refusal, only a presented key that is not valid.
+ */
+export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, limits: { failures: AuthFailureLimit; budget: RequestBudget }): void {
   app.decorateRequest('apiKey', null);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
+    await limits.failures.check(request);
     const header = request.headers['x-api-key'];
     const result = await verifier.verify(typeof header === 'string' ? header : undefined);
-    if (!result.valid) throw new Problem('unauthorized', UNAUTHORIZED);
+    if (!result.valid) {
+      if (result.reason !== 'MISSING') await limits.failures.failed(request);
+      throw new Problem('unauthorized', UNAUTHORIZED);
+    }
     request.apiKey = result.key;
+    await limits.budget.spend(result.key.id, result.key.rateLimit, reply);
   });
 }
 

@@ -81,6 +81,15 @@ export async function revokeKey(db: Queryable, id: string): Promise<boolean> {
   return rows.length > 0;
 }
 
+/** Changes a key's rate limit (null: the service default). Returns false when there is no such key. */
+export async function updateKey(db: Queryable, id: string, changes: { rateLimit?: number | null; label?: string }): Promise<boolean> {
+  const { rows } = await db.query(
+    `UPDATE api_keys SET rate_limit = CASE WHEN $2 THEN $3::integer ELSE rate_limit END, label = coalesce($4, label) WHERE id = $1 RETURNING id`,
+    [id, changes.rateLimit !== undefined, changes.rateLimit ?? null, changes.label ?? null],
+  );
+  return rows.length > 0;
+}
+
 export async function touchKey(db: Queryable, id: string): Promise<void> {
   await db.query(
     `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,

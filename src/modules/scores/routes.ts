@@ -100,7 +100,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (
           candidateIds: Type.Optional(Type.String({ description: `Candidate identifiers separated by commas (at most ${MAX_IDS})` })),
           assessmentIds: Type.Optional(Type.String({ description: `Assessment identifiers separated by commas (at most ${MAX_IDS})` })),
         }),
-        response: { 200: Type.Array(ScoreRecord), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'unavailable') },
+        response: { 200: Type.Array(ScoreRecord), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'rate-limited', 'unavailable') },
       },
     },
     async (request, reply) => {

@@ -1,0 +1,88 @@
+// The audit log of operator actions. Every state-changing admin request (POST, PATCH, PUT,
+// DELETE) that passed the token check is recorded before its answer is sent: when, who (the
+// admin token, the client address and user agent), the action, its target, the request id and
+// the status answered. Bodies are never recorded, so neither are keys, tokens or candidate data;
+// the target is made of path parameters and, for a creation, the new resource's id or name.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Queryable } from '../../db/database.js';
+
+const STATE_CHANGING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+// Route (without the /admin/v1 prefix) to action name; a route missing here is recorded as
+// "<METHOD> <route>", so that nothing goes unrecorded for want of a name.
+const ACTIONS: Record<string, string> = {
+  'POST /instances': 'instance.create',
+  'PATCH /instances/:instance': 'instance.update',
+  'POST /instances/:instance/assessments': 'assessment.import',
+  'POST /instances/:instance/reviews': 'review.score',
+  'POST /instances/:instance/deliveries/:id/resend': 'delivery.resend',
+  'POST /keys': 'key.create',
+  'PATCH /keys/:id': 'key.update',
+  'POST /keys/:id/revoke': 'key.revoke',
+};
+
+const ACTOR = 'admin-token';
+const MAX_USER_AGENT = 500;
+
+export interface AuditEntry {
+  id: string;
+  at: Date;
+  actor: string;
+  clientIp: string;
+  userAgent: string | null;
+  action: string;
+  target: string | null;
+  requestId: string;
+  status: number;
+}
+
+/** The id or name of what a successful creation made, read from its JSON answer. */
+function created(payload: unknown): string | undefined {
+  if (typeof payload !== 'string') return undefined;
+  try {
+    const body = JSON.parse(payload) as Record<string, unknown>;
+    const value = body.id ?? body.name;
+    return typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function target(request: FastifyRequest, status: number, payload: unknown): string | null {
+  const parts = Object.values((request.params ?? {}) as Record<string, unknown>).map(String);
+  if (request.method === 'POST' && (status === 200 || status === 201)) {
+    const made = created(payload);
+    if (made !== undefined && !parts.includes(made)) parts.push(made);
+  }
+  return parts.length > 0 ? parts.join('/').slice(0, 500) : null;
+}
+
+/** Records the admin plugin's state-changing requests; never fails a request. */
+export function registerAudit(app: FastifyInstance, db: Queryable, prefix: string): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (!request.adminAuthenticated || !STATE_CHANGING.has(request.method)) return payload;
+    const route = request.routeOptions.url;
+    if (route === undefined) return payload;
+    const path = route.startsWith(prefix) ? route.slice(prefix.length) : route;
+    const action = ACTIONS[`${request.method} ${path}`] ?? `${request.method} ${path}`;
+    const userAgent = request.headers['user-agent'];
+    try {
+      await db.query(
+        `INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [ACTOR, request.ip, typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null, action, target(request, reply.statusCode, payload), request.id, reply.statusCode],
+      );
+    } catch (error) {
+      request.log.error({ err: error, action, status: reply.statusCode }, 'could not write the audit log');
+    }
+    return payload;
+  });
+}
+
+export async function listAudit(db: Queryable, options: { limit: number; before?: string }): Promise<AuditEntry[]> {
+  const { rows } = await db.query<AuditEntry>(
+    `SELECT id::text, at, actor, client_ip AS "clientIp", user_agent AS "userAgent", action, target, request_id AS "requestId", status
+       FROM audit_log WHERE ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $1`,
+    [options.limit, options.before ?? null],
+  );
+  return rows;
+}

@@ -1,0 +1,76 @@
+// The request budget of an API key and the limit on refused credentials per client address.
+//
+// Budget: each key may make `rate_limit` requests (else RATE_LIMIT_PER_MINUTE) per fixed 60 s
+// window; every authenticated /v1 response says where it stands in the RateLimit-Policy and
+// RateLimit fields of draft-ietf-httpapi-ratelimit-headers (-09/-10), e.g.
+//   RateLimit-Policy: "default";q=600;w=60
+//   RateLimit: "default";r=599;t=42
+// Over budget: 429 with Retry-After.
+//
+// Failed authentication: an address whose credentials were refused `authFailuresPerMinute`
+// times in a window is turned away with 429 before its credentials are even looked at, so a
+// correct key or token from that address is refused too until the window closes. That is the
+// point: guessing must not be able to tell a hit from a miss.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Problem } from '../../http/problem.js';
+import type { Counter } from './counter.js';
+
+export const WINDOW_MS = 60_000;
+const WINDOW_SECONDS = WINDOW_MS / 1000;
+export const POLICY_NAME = 'default';
+
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+export class RequestBudget {
+  constructor(
+    private readonly counter: Counter,
+    private readonly defaultPerMinute: number,
+  ) {}
+
+  /** Counts a request of a key; sets the RateLimit fields; throws 429 when over budget. */
+  async spend(keyId: string, keyLimit: number | null, reply: FastifyReply): Promise<void> {
+    const quota = keyLimit ?? this.defaultPerMinute;
+    const state = await this.counter.hit(`key:${keyId}`, WINDOW_MS);
+    const remaining = Math.max(0, quota - state.count);
+    const reset = seconds(state.resetMs);
+    const headers = {
+      'ratelimit-policy': `"${POLICY_NAME}";q=${quota};w=${WINDOW_SECONDS}`,
+      ratelimit: `"${POLICY_NAME}";r=${remaining};t=${reset}`,
+    };
+    reply.headers(headers);
+    if (state.count > quota) {
+      throw new Problem('rate-limited', `This API key may make ${quota} requests per minute; retry in ${reset} s`, undefined, {
+        ...headers,
+        'retry-after': String(reset),
+      });
+    }
+  }
+}
+
+export class AuthFailureLimit {
+  constructor(
+    private readonly counter: Counter,
+    private readonly perMinute: number,
+    /** Separates the counts of the public and the admin API. */
+    private readonly scope: string,
+  ) {}
+
+  /** Refuses an address that has failed too often in the current window. */
+  async check(request: FastifyRequest): Promise<void> {
+    const state = await this.counter.peek(this.key(request));
+    if (state.count >= this.perMinute) {
+      const reset = String(seconds(state.resetMs));
+      request.log.warn({ ip: request.ip, scope: this.scope }, 'too many refused credentials from this address');
+      throw new Problem('rate-limited', `Too many refused credentials from this address; retry in ${reset} s`, undefined, { 'retry-after': reset });
+    }
+  }
+
+  /** Counts a refused credential of the request's address. */
+  async failed(request: FastifyRequest): Promise<void> {
+    await this.counter.hit(this.key(request), WINDOW_MS);
+  }
+
+  private key(request: FastifyRequest): string {
+    return `auth:${this.scope}:${request.ip}`;
+  }
+}
