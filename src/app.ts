@@ -27,7 +27,7 @@ import { registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
 import { createCounter } from './modules/limits/counter.js';
-import { AuthFailureLimit, RequestBudget } from './modules/limits/rate-limit.js';
+import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { startDeadlineSweep } from './modules/attempts/sweeper.js';
 import { portalRoutes } from './portal/routes.js';
@@ -62,6 +62,8 @@ const REDIS_START_WAIT_MS = 1000;
 // Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
 // from piling up.
 const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
+// Requests for unknown paths per client address and minute before 429 (URL probing).
+const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
@@ -116,7 +118,14 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  registerErrorHandling(app);
+  const counter = createCounter(config.redisUrl, (details, message) => app.log.warn(details, message));
+  app.addHook('onClose', () => counter.close());
+  // A node starting next to a healthy Redis counts there from its first request; one that cannot
+  // reach it starts anyway, a moment later, counting in memory until Redis answers.
+  if (config.redisUrl && !(await counter.ready(REDIS_START_WAIT_MS))) {
+    app.log.warn('Redis is not reachable at start: counting rate limits in this process until it is');
+  }
+  registerErrorHandling(app, { probing: new RefusalLimit(counter, NOT_FOUND_PER_MINUTE, 'not-found', 'requests for unknown paths') });
   app.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
@@ -145,16 +154,9 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     log: app.log,
   };
   const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
-  const counter = createCounter(config.redisUrl, (details, message) => app.log.warn(details, message));
-  app.addHook('onClose', () => counter.close());
-  // A node starting next to a healthy Redis counts there from its first request; one that cannot
-  // reach it starts anyway, a moment later, counting in memory until Redis answers.
-  if (config.redisUrl && !(await counter.ready(REDIS_START_WAIT_MS))) {
-    app.log.warn('Redis is not reachable at start: counting rate limits in this process until it is');
-  }
   const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;
   const limits = {
-    failures: new AuthFailureLimit(counter, authFailuresPerMinute, 'v1'),
+    failures: new RefusalLimit(counter, authFailuresPerMinute, 'v1'),
     budget: new RequestBudget(counter, config.rateLimitPerMinute ?? 600),
   };
 
@@ -170,7 +172,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
 
   await app.register(
     async (admin) => {
-      registerAdminAuth(admin, config.adminToken, new AuthFailureLimit(counter, authFailuresPerMinute, 'admin'));
+      registerAdminAuth(admin, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
       registerAudit(admin, db, '/admin/v1');
       await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db });

@@ -196,6 +196,22 @@ describeEachStore(
   },
 );
 
+describeEachStore('OWASP API4: probing for paths', (ctx) => {
+  it('turns away an address that asks for many unknown paths, and only that address', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 121; i++) {
+      statuses.push((await ctx().request({ method: 'GET', url: `/probe-${i}`, remoteAddress: '198.51.100.7' })).statusCode);
+    }
+    assert.deepEqual([...new Set(statuses.slice(0, 120))], [404]);
+    const refused = await ctx().request({ method: 'GET', url: '/probe-last', remoteAddress: '198.51.100.7' });
+    assert.equal(refused.statusCode, 429);
+    assert.match(String(refused.headers['retry-after']), /^\d+$/);
+    assert.equal(json(refused), 'application/problem+json; charset=utf-8');
+    assert.equal((await ctx().request({ method: 'GET', url: '/probe-last', remoteAddress: '198.51.100.8' })).statusCode, 404, 'another address is not affected');
+    assert.equal((await ctx().request({ method: 'GET', url: '/healthz', remoteAddress: '198.51.100.7' })).statusCode, 200, 'known routes still answer');
+  });
+});
+
 describe('OWASP API4: slow clients are cut off', () => {
   const kind = storeKinds()[0]!;
   let ctx: TestContext & { close(): Promise<void> };

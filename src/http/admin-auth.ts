@@ -3,7 +3,7 @@
 // refused too often is turned away (429) before its token is compared, so that guessing is slow
 // and a correct guess cannot be told from a wrong one while the address is blocked.
 import type { FastifyInstance } from 'fastify';
-import type { AuthFailureLimit } from '../modules/limits/rate-limit.js';
+import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { secretsEqual } from '../modules/keys/secret.js';
 import { Problem } from './problem.js';
 
@@ -14,7 +14,7 @@ declare module 'fastify' {
   }
 }
 
-export function registerAdminAuth(app: FastifyInstance, adminToken: string | undefined, failures: AuthFailureLimit): void {
+export function registerAdminAuth(app: FastifyInstance, adminToken: string | undefined, failures: RefusalLimit): void {
   app.decorateRequest('adminAuthenticated', false);
   app.addHook('onRequest', async (request) => {
     if (adminToken === undefined) {

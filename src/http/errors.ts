@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable } from '../db/database.js';
+import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { PROBLEMS, Problem, problemType, type FieldError, type ProblemCode, type ProblemDocument } from './problem.js';
 
 const RETRY_AFTER_SECONDS = '5';
@@ -76,13 +77,17 @@ const FRAMEWORK_PROBLEMS: Record<string, { code: ProblemCode; detail: string }> 
   FST_ERR_BAD_URL: { code: 'validation-failed', detail: 'The request URL is malformed' },
 };
 
-export function registerErrorHandling(app: FastifyInstance): void {
+export function registerErrorHandling(app: FastifyInstance, options: { probing?: RefusalLimit } = {}): void {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    sendProblem(request, reply, new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`));
+  // Unknown paths are counted per client address: a scanner walking the URL space is turned
+  // away with 429 after a while, a client with one wrong link is not.
+  app.setNotFoundHandler(async (request, reply) => {
+    await options.probing?.check(request);
+    await options.probing?.failed(request);
+    return sendProblem(request, reply, new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`));
   });
 
   app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {

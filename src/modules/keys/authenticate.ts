@@ -2,7 +2,7 @@
 // the resolution of the `instance` header into the instances a request may see.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
-import type { AuthFailureLimit, RequestBudget } from '../limits/rate-limit.js';
+import type { RefusalLimit, RequestBudget } from '../limits/rate-limit.js';
 import type { KeyGrant, KeyRecord } from './repository.js';
 import type { KeyVerifier } from './verifier.js';
 
@@ -21,7 +21,7 @@ const FORBIDDEN = 'This API key is not granted the requested instance';
  * were refused too often is turned away first (429), before its key is looked at; a missing
  * header is not counted as a refusal, only a presented key that is not valid.
  */
-export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, limits: { failures: AuthFailureLimit; budget: RequestBudget }): void {
+export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, limits: { failures: RefusalLimit; budget: RequestBudget }): void {
   app.decorateRequest('apiKey', null);
   app.addHook('onRequest', async (request, reply) => {
     await limits.failures.check(request);

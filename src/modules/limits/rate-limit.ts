@@ -47,25 +47,32 @@ export class RequestBudget {
   }
 }
 
-export class AuthFailureLimit {
+/**
+ * Refusals per client address in a window: refused credentials (one count for the public and one
+ * for the admin API), and requests for paths that do not exist (URL probing). Past the limit the
+ * address gets 429 before its request is looked at.
+ */
+export class RefusalLimit {
   constructor(
     private readonly counter: Counter,
     private readonly perMinute: number,
-    /** Separates the counts of the public and the admin API. */
+    /** Separates the counts, e.g. 'v1', 'admin', 'not-found'. */
     private readonly scope: string,
+    /** What is refused, for the message: 'refused credentials', 'requests for unknown paths'. */
+    private readonly what = 'refused credentials',
   ) {}
 
-  /** Refuses an address that has failed too often in the current window. */
+  /** Refuses an address that has been refused too often in the current window. */
   async check(request: FastifyRequest): Promise<void> {
     const state = await this.counter.peek(this.key(request));
     if (state.count >= this.perMinute) {
       const reset = String(seconds(state.resetMs));
-      request.log.warn({ ip: request.ip, scope: this.scope }, 'too many refused credentials from this address');
-      throw new Problem('rate-limited', `Too many refused credentials from this address; retry in ${reset} s`, undefined, { 'retry-after': reset });
+      request.log.warn({ ip: request.ip, scope: this.scope }, `too many ${this.what} from this address`);
+      throw new Problem('rate-limited', `Too many ${this.what} from this address; retry in ${reset} s`, undefined, { 'retry-after': reset });
     }
   }
 
-  /** Counts a refused credential of the request's address. */
+  /** Counts a refusal of the request's address. */
   async failed(request: FastifyRequest): Promise<void> {
     await this.counter.hit(this.key(request), WINDOW_MS);
   }
