@@ -57,7 +57,7 @@ export async function startNode(databaseUrl: string, env: Record<string, string>
       ADMIN_TOKEN,
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '100000000',
+      RATE_LIMIT_PER_MINUTE: '1000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
