@@ -1,5 +1,6 @@
 // One place for the service's settings (DESIGN §2). Read once at boot from the environment;
 // a bad value stops the process with a message naming the variable, never a half-started server.
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
 export interface Config {
@@ -34,6 +35,9 @@ export interface Config {
   databasePoolSize: number;
   /** Longest a client may take to send a whole request, in ms. Default 30000. */
   requestTimeoutMs: number;
+  /** Server processes sharing the port: 1, a number, or `auto` (one per core). Default 1. More
+   *  than one needs DATABASE_URL: the embedded store belongs to one process. */
+  workers: number;
   /** Pino log level. Default info. */
   logLevel: string;
   /** Create the demo instance and sample catalogue when the store is empty. Default true. */
@@ -75,6 +79,14 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean 
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function workers(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): number {
+  const count = env.WORKERS === 'auto' ? availableParallelism() : integer(env, 'WORKERS', 1, 1, 64);
+  if (count > 1 && !databaseUrl) {
+    throw new ConfigError('WORKERS above 1 needs DATABASE_URL: the embedded store can be opened by one process only');
+  }
+  return count;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
@@ -98,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     keyCacheMs: integer(env, 'KEY_CACHE_MS', 2000, 0, 5000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    workers: workers(env, env.DATABASE_URL),
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: flag(env, 'SEED_DEMO', true),
   };

@@ -10,6 +10,7 @@ import { loggerOptions } from './http/logging.js';
 import { migrate } from './db/migrate.js';
 import { createMailer } from './modules/mail/mailer.js';
 import { seedDemo } from './seed.js';
+import { isClusterPrimary, printsBanner, runPrimary } from './workers.js';
 
 /** The admin token: ADMIN_TOKEN, or in embedded mode one generated once into $DATA_DIR/admin-token. */
 function adminToken(config: Config): { token: string | undefined; source: string } {
@@ -37,6 +38,7 @@ async function main() {
     }
     throw error;
   }
+  if (isClusterPrimary(config)) return runPrimary(config);
   const started = Date.now();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const applied = await migrate(db);
@@ -83,7 +85,7 @@ async function main() {
     '  npx assessment-connect key create --instance demo',
     '',
   ];
-  process.stdout.write(lines.filter((line, i, all) => line !== '' || all[i - 1] !== '').join('\n') + '\n');
+  if (printsBanner()) process.stdout.write(lines.filter((line, i, all) => line !== '' || all[i - 1] !== '').join('\n') + '\n');
 }
 
 main().catch((error) => {

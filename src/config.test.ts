@@ -1,0 +1,29 @@
+// Settings that the other suites do not cover: WORKERS and REQUEST_TIMEOUT_MS.
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from './config.js';
+
+const PG = { DATABASE_URL: 'postgres://db.example/assessments' };
+
+describe('configuration', () => {
+  it('runs one process unless told otherwise, one per core with auto', () => {
+    assert.equal(loadConfig({}).workers, 1);
+    assert.equal(loadConfig({ ...PG, WORKERS: '3' }).workers, 3);
+    assert.equal(loadConfig({ ...PG, WORKERS: 'auto' }).workers, availableParallelism());
+  });
+
+  it('refuses bad worker counts, and several workers on the embedded store', () => {
+    for (const value of ['0', '65', 'two', '1.5']) {
+      assert.throws(() => loadConfig({ ...PG, WORKERS: value }), (error: Error) => error instanceof ConfigError && /WORKERS/.test(error.message), value);
+    }
+    assert.throws(() => loadConfig({ WORKERS: '2' }), /WORKERS above 1 needs DATABASE_URL/);
+    if (availableParallelism() > 1) assert.throws(() => loadConfig({ WORKERS: 'auto' }), /needs DATABASE_URL/);
+  });
+
+  it('bounds the request timeout', () => {
+    assert.equal(loadConfig({}).requestTimeoutMs, 30_000);
+    assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).requestTimeoutMs, 5000);
+    assert.throws(() => loadConfig({ REQUEST_TIMEOUT_MS: '10' }), /REQUEST_TIMEOUT_MS/);
+  });
+});
