@@ -1,19 +1,11 @@
 // The audit log of operator actions: what is recorded, what never is, and how it is read.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import type { AuditEntry } from '../src/modules/audit/audit.js';
 import { ADMIN_TOKEN, describeEachStore, sampleAssessment } from './harness.js';
 
-interface Entry {
-  id: string;
-  at: string;
-  actor: string;
-  clientIp: string;
-  userAgent: string | null;
-  action: string;
-  target: string | null;
-  requestId: string;
-  status: number;
-}
+/** An entry as it arrives over JSON: the time is a string. */
+type Entry = Omit<AuditEntry, 'at'> & { at: string };
 
 describeEachStore('audit log of operator actions', (ctx) => {
   const audit = async (query = '') => {

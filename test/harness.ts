@@ -3,6 +3,7 @@
 // REQUIRE_POSTGRES=1 (as .ci/run sets it) a missing TEST_DATABASE_URL fails instead of skipping.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
@@ -69,6 +70,18 @@ export function storeKinds(): StoreKind[] {
     throw new Error('REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set: the PostgreSQL suites would be skipped');
   }
   return [pglite];
+}
+
+/** A loopback port that was free a moment ago (nothing listens on it when this resolves). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
 }
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';

@@ -4,7 +4,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,7 +13,7 @@ import { ConfigError, loadConfig } from '../src/config.js';
 import { canonicalJson } from '../src/modules/invitations/idempotency.js';
 import { KEY_PREFIX, RedisCounter } from '../src/modules/limits/counter.js';
 import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
-import { ADMIN_TOKEN, createTestContext, describeEachStore, sampleAssessment, storeKinds, type TestContext } from './harness.js';
+import { ADMIN_TOKEN, createTestContext, describeEachStore, freePort, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Nothing listens on port 1: a Redis that is down.
@@ -483,13 +482,3 @@ describe('Redis counter going away and coming back', () => {
   });
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-    probe.on('error', reject);
-  });
-}

@@ -2,10 +2,9 @@
 // mailparser: what arrives, what the service reports when the relay refuses, is down or hangs,
 // that the invitation stands either way, and that a slow relay holds nobody else up.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createMailer, type Mailer } from '../src/modules/mail/mailer.js';
-import { createTestContext, sampleAssessment, storeKinds, type TestContext } from './harness.js';
+import { createTestContext, freePort, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 import { startRelay, type Relay } from './relay.js';
 
 const BOUND_MS = 2000;
@@ -23,16 +22,6 @@ function switchable(initial: Mailer): Mailer & { use(next: Mailer): void } {
       current = next;
     },
   };
-}
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 const linkOf = (text: string) => /(http:\/\/portal\.test\/portal\/#\?sessionToken=[A-Za-z0-9_-]+)/.exec(text)?.[1];
@@ -179,7 +168,7 @@ for (const kind of storeKinds()) {
     });
 
     it('reports FAILED within the bound when the relay is down, and keeps the invitation', async () => {
-      const down = createMailer({ smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, timeoutMs: BOUND_MS, mailDir: '/nonexistent' });
+      const down = createMailer({ smtpUrl: `smtp://127.0.0.1:${await freePort()}`, timeoutMs: BOUND_MS, mailDir: '/nonexistent' });
       others.push(down);
       mailer.use(down);
       let response;
@@ -299,7 +288,7 @@ for (const kind of storeKinds()) {
     let n = 0;
 
     before(async () => {
-      mailer = switchable(createMailer({ smtpUrl: `smtp://127.0.0.1:${await closedPort()}`, timeoutMs: BOUND_MS, mailDir: '/nonexistent' }));
+      mailer = switchable(createMailer({ smtpUrl: `smtp://127.0.0.1:${await freePort()}`, timeoutMs: BOUND_MS, mailDir: '/nonexistent' }));
       ctx = await createTestContext(kind, { mailer });
       instance = await ctx.instance('tls');
       await ctx.publish(instance, sampleAssessment());

@@ -3,11 +3,12 @@
 // PostgreSQL database, an API key through the admin API, and the FIGURE lines the runner collects.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
-export { freshPostgresDatabase } from '../../harness.js';
+import { freePort } from '../../harness.js';
+
+export { freePort, freshPostgresDatabase } from '../../harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 export const ADMIN_TOKEN = 'reliability-admin-token-0123456789';
@@ -15,17 +16,6 @@ export const ADMIN_TOKEN = 'reliability-admin-token-0123456789';
 /** Prints one measured result; the runner lists them all at the end. */
 export function figure(text: string): void {
   process.stdout.write(`# FIGURE ${text}\n`);
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 export interface Node {
