@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
+import { registerDrain } from './http/drain.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
 import { documentLimitHeaders } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
@@ -59,6 +60,8 @@ export interface AppDeps {
 
 export const BODY_LIMIT = 1024 * 1024;
 const REDIS_START_WAIT_MS = 1000;
+// /readyz answers within this even when PostgreSQL does not (a load balancer's probe has its own timeout).
+const READY_TIMEOUT_MS = 1000;
 // Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
 // from piling up.
 const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
@@ -78,6 +81,10 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     http: { headersTimeout: Math.min(10_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
     clientErrorHandler,
     frameworkErrors,
+    // Shutdown is drained by src/http/drain.ts: in-flight requests finish, late ones get a 503
+    // problem, idle keep-alive connections are closed after a grace period.
+    return503OnClosing: false,
+    forceCloseConnections: false,
     // A client's own request id is kept when it is sane, so that both sides can quote it.
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -131,13 +138,15 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     reply.header('referrer-policy', 'no-referrer');
   });
 
+  registerDrain(app);
+
   app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
     { schema: { tags: ['health'], summary: 'The database is reachable', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } },
     async (request, reply) => {
       try {
-        await withTimeout(db.query('SELECT 1'), 2000);
+        await withTimeout(db.query('SELECT 1'), READY_TIMEOUT_MS);
         return { status: 'ok' };
       } catch {
         return sendProblem(request, reply, new Problem('unavailable', 'The database is unreachable', undefined, { 'retry-after': '5' }));

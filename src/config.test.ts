@@ -21,6 +21,12 @@ describe('configuration', () => {
     if (availableParallelism() > 1) assert.throws(() => loadConfig({ WORKERS: 'auto' }), /needs DATABASE_URL/);
   });
 
+  it('bounds the sweep interval', () => {
+    assert.equal(loadConfig({}).sweepEveryMs, 5000);
+    assert.equal(loadConfig({ SWEEP_EVERY_MS: '200' }).sweepEveryMs, 200);
+    assert.throws(() => loadConfig({ SWEEP_EVERY_MS: '0' }), /SWEEP_EVERY_MS/);
+  });
+
   it('bounds the request timeout', () => {
     assert.equal(loadConfig({}).requestTimeoutMs, 30_000);
     assert.equal(loadConfig({ REQUEST_TIMEOUT_MS: '5000' }).requestTimeoutMs, 5000);

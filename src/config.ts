@@ -33,6 +33,10 @@ export interface Config {
   keyCacheMs: number;
   /** Connections per node to PostgreSQL. Default 10. */
   databasePoolSize: number;
+  /** How often each node completes attempts whose time ran out, in ms (several nodes share the
+   *  work: each attempt is completed once). Lower means COMPLETED shows sooner after a deadline,
+   *  at one small query per interval. Default 5000. */
+  sweepEveryMs: number;
   /** Longest a client may take to send a whole request, in ms. Default 30000. */
   requestTimeoutMs: number;
   /** Server processes sharing the port: 1, a number, or `auto` (one per core). Default 1. More
@@ -109,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailTimeoutMs: integer(env, 'MAIL_TIMEOUT_MS', 5000, 100, 60000),
     keyCacheMs: integer(env, 'KEY_CACHE_MS', 2000, 0, 5000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    sweepEveryMs: integer(env, 'SWEEP_EVERY_MS', 5000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     workers: workers(env, env.DATABASE_URL),
     logLevel: env.LOG_LEVEL || 'info',

@@ -65,27 +65,81 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   };
 }
 
+/** Thrown without asking PostgreSQL while the breaker is open: it was just found unreachable. */
+export class DatabaseUnavailable extends Error {
+  constructor(cause: unknown) {
+    super('PostgreSQL is unreachable (failing fast until the next probe)', { cause });
+  }
+}
+
+/**
+ * A circuit breaker for the pool. When PostgreSQL turns out to be unreachable, every query for the
+ * next OPEN_MS fails at once instead of each waiting for its own connection timeout; then one
+ * query is let through as a probe, and its success closes the breaker again. So during an outage
+ * clients get their 503 in milliseconds, the server is not hammered with connection attempts, and
+ * recovery needs no restart.
+ */
+export class Breaker {
+  private openUntil = 0;
+  private probing = false;
+  private lastError: unknown;
+
+  constructor(private readonly openMs = 500) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    const now = Date.now();
+    let probe = false;
+    if (this.openUntil > 0) {
+      if (now < this.openUntil || this.probing) throw new DatabaseUnavailable(this.lastError);
+      probe = this.probing = true;
+    }
+    try {
+      const result = await work();
+      if (this.openUntil > 0 && probe) this.openUntil = 0;
+      return result;
+    } catch (error) {
+      if (isUnavailable(error)) {
+        this.lastError = error;
+        this.openUntil = Date.now() + this.openMs;
+      } else if (probe) {
+        // The server answered, if only with an error of this query: it is reachable.
+        this.openUntil = 0;
+      }
+      throw error;
+    } finally {
+      if (probe) this.probing = false;
+    }
+  }
+
+  get isOpen(): boolean {
+    return this.openUntil > 0;
+  }
+}
+
 async function openPostgres(connectionString: string, max: number): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max,
     // Fail fast when the server is away, so that clients get a 503 instead of a hanging request.
-    connectionTimeoutMillis: 3000,
+    connectionTimeoutMillis: 1000,
     query_timeout: 15000,
     idleTimeoutMillis: 30000,
     application_name: 'assessment-connect',
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const query: Queryable['query'] = async (text, params) => {
-    const result = await pool.query(text, params as unknown[]);
-    return { rows: result.rows };
-  };
+  const breaker = new Breaker();
+  const query: Queryable['query'] = (text, params) =>
+    breaker.run(async () => {
+      const result = await pool.query(text, params as unknown[]);
+      return { rows: result.rows };
+    });
+  const connect = () => breaker.run(() => pool.connect());
   return {
     kind: 'postgres',
     query,
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await connect();
       try {
         await client.query('BEGIN');
         const result = await fn({ query: async (text, params) => ({ rows: (await client.query(text, params as unknown[])).rows }) });
@@ -99,7 +153,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
       }
     },
     async session(fn) {
-      const client = await pool.connect();
+      const client = await connect();
       try {
         return await fn({
           query: async (text, params) => ({ rows: (await client.query(text, params as unknown[])).rows }),
@@ -118,6 +172,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
 /** True for errors that mean "the database cannot be reached right now", as opposed to a bad query. */
 export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  if (error instanceof DatabaseUnavailable) return true;
   const code = (error as { code?: string }).code;
   if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004'].includes(code)) {
     return true;

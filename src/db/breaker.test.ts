@@ -1,0 +1,77 @@
+// The pool's circuit breaker against real PostgreSQL behind a TCP relay the test can cut and
+// restore: queries work, then fail fast while the server is unreachable, then work again by
+// themselves once it is back.
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { describe, it } from 'node:test';
+import { freePort } from '../../test/harness.js';
+import { DatabaseUnavailable, isUnavailable, openDatabase } from './database.js';
+
+/** A TCP relay to PostgreSQL on a fixed local port that can be cut (listener and connections) and restored. */
+async function relay(target: URL) {
+  const port = await freePort();
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  const up = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((client) => {
+        const upstream = connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => {});
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+  const down = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy();
+      server!.close(() => resolve());
+    });
+  await up();
+  return { port, up, down };
+}
+
+const base = process.env.TEST_DATABASE_URL;
+
+describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {
+  it('fails fast while PostgreSQL is unreachable and recovers by itself', async () => {
+    const target = new URL(base!);
+    const cut = await relay(target);
+    const url = new URL(base!);
+    url.hostname = '127.0.0.1';
+    url.port = String(cut.port);
+    const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
+    try {
+      assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
+
+      await cut.down();
+      const first = await db.query('SELECT 1').catch((error: unknown) => error);
+      assert.ok(isUnavailable(first), `the first failure is a connection failure: ${String(first)}`);
+      // While the breaker is open, queries and transactions fail without trying the network.
+      for (const attempt of [() => db.query('SELECT 1'), () => db.transaction((tx) => tx.query('SELECT 1'))]) {
+        const error = await attempt().catch((e: unknown) => e);
+        assert.ok(error instanceof DatabaseUnavailable, String(error));
+        assert.ok(isUnavailable(error));
+      }
+
+      await cut.up();
+      // After the open interval one probe goes through, and its success closes the breaker.
+      let recovered = false;
+      for (let i = 0; i < 50 && !recovered; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        recovered = await db.query('SELECT 1').then(
+          () => true,
+          () => false,
+        );
+      }
+      assert.ok(recovered, 'queries work again once PostgreSQL is back, without reopening the store');
+      await db.transaction(async (tx) => assert.equal((await tx.query<{ n: number }>('SELECT 2 AS n')).rows[0]!.n, 2));
+    } finally {
+      await db.close();
+      await cut.down().catch(() => {});
+    }
+  });
+});

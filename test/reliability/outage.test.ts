@@ -1,0 +1,82 @@
+// PostgreSQL goes away for 10 s in the middle of a steady load, and comes back. Every request is
+// answered within 2 s, only with 200 or 503 (a problem with Retry-After), the node serves again
+// by itself, and every invite that was answered 200 is in the database whole.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { sampleAssessment } from '../harness.js';
+import { privateCluster, type Cluster } from './support/cluster.js';
+import { percentile, startLoad } from './support/load.js';
+import { figure, startNode, tenant, type Node } from './support/server.js';
+
+const OUTAGE_MS = 10_000;
+
+describe('PostgreSQL stopped for 10 s under load', () => {
+  let cluster: Cluster;
+  let node: Node;
+
+  before(async () => {
+    cluster = await privateCluster();
+    node = await startNode(cluster.url);
+  });
+  after(async () => {
+    await node?.stop('SIGKILL');
+    cluster?.destroy();
+  });
+
+  it('answers every request within 2 s with 200 or 503, recovers by itself, and loses no answered invite', async () => {
+    const { instance, key, assessments } = await tenant(node, 'outage', (id) => sampleAssessment(id));
+    const load = startLoad(() => node.url, key, instance, assessments);
+    await new Promise((r) => setTimeout(r, 3000));
+    const stoppedAt = Date.now();
+    cluster.stop();
+    await new Promise((r) => setTimeout(r, OUTAGE_MS));
+    cluster.start();
+    const restartedAt = Date.now();
+    // Keep loading until the node has served a 200 again, and a little more.
+    let recoveredAt = 0;
+    while (!recoveredAt && Date.now() - restartedAt < 15_000) {
+      recoveredAt = load.outcomes.find((o) => o.status === 200 && o.startedAt >= restartedAt)?.startedAt ?? 0;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 2000));
+    await load.stop();
+
+    const outcomes = load.outcomes;
+    const during = outcomes.filter((o) => o.startedAt >= stoppedAt && o.startedAt < restartedAt);
+    const unavailable = outcomes.filter((o) => o.status === 503);
+    const failed = outcomes.filter((o) => o.status !== 200 && o.status !== 503);
+    const max = Math.max(...outcomes.map((o) => o.ms));
+    figure(`outage: ${outcomes.length} requests (${during.length} while PostgreSQL was down): ${outcomes.length - unavailable.length - failed.length} x 200, ${unavailable.length} x 503, ${failed.length} other`);
+    figure(`outage: latency p50 ${percentile(outcomes.map((o) => o.ms), 50)} ms, p99 ${percentile(outcomes.map((o) => o.ms), 99)} ms, max ${max} ms; during the outage max ${Math.max(0, ...during.map((o) => o.ms))} ms`);
+    figure(`outage: first 200 after restart ${recoveredAt ? recoveredAt - restartedAt : 'never'} ms after PostgreSQL was started again (no node restart)`);
+
+    assert.deepEqual(failed.slice(0, 5), [], 'only 200 and 503');
+    assert.ok(during.length > 0 && unavailable.length > 0, 'requests were made and refused during the outage');
+    assert.ok(unavailable.every((o) => o.problem && o.retryAfter && /^\d+$/.test(o.retryAfter)), '503s are problems with Retry-After');
+    assert.ok(max <= 2000, `every request answered within 2 s (max ${max} ms)`);
+    assert.ok(recoveredAt > 0, 'the node served again after PostgreSQL came back');
+
+    const answered = outcomes.filter((o) => o.kind === 'invite' && o.status === 200);
+    const client = new pg.Client({ connectionString: cluster.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ email: string; invitations: string; links: string }>(
+        `SELECT c.email, (SELECT count(*) FROM invitations i WHERE i.candidate_id = c.id) AS invitations,
+                (SELECT count(*) FROM invite_links l WHERE l.candidate_id = c.id) AS links
+           FROM candidates c WHERE c.id = ANY($1::uuid[])`,
+        [answered.map((o) => o.candidateId)],
+      );
+      const byEmail = new Map(rows.map((r) => [r.email, r]));
+      const missing = answered.filter((o) => !byEmail.has(o.email!));
+      const partial = rows.filter((r) => r.invitations !== '2' || r.links !== '1');
+      figure(`outage: ${answered.length} invites answered 200, ${missing.length} missing, ${partial.length} partial in the database`);
+      assert.deepEqual(missing.map((o) => o.email), []);
+      assert.deepEqual(partial, []);
+      const { rows: orphans } = await client.query(`SELECT c.id FROM candidates c WHERE NOT EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id)`);
+      assert.deepEqual(orphans, [], 'no candidate without invitations (no half-written invite)');
+    } finally {
+      await client.end();
+    }
+  });
+});
