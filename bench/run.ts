@@ -1,0 +1,230 @@
+// `npm run bench`: seeds PostgreSQL to a chosen size, starts the service and the bare baseline
+// (bench/baseline.ts) on the same data, and measures each scenario on both, alternating them
+// round by round (the machines are shared and noisy), reporting medians and the service's ratio
+// to the baseline. Writes the table to docs/performance.md.
+//
+//   npm run bench                          100,000 candidates, 3 rounds of 10 s per scenario
+//   npm run bench -- --quick               1 round of 3 s (a smoke run)
+//   npm run bench -- --candidates 10000 --rounds 5 --seconds 5 --connections 10
+//   npm run bench -- --workers 2           also the service with WORKERS=2 on score-by-candidate
+//   npm run bench -- --no-write            print only
+// BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem, tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { admin, freePort, startNode, type Node } from '../test/reliability/support/server.js';
+import { seed } from './seed.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const { values: options } = parseArgs({
+  options: {
+    candidates: { type: 'string', default: '100000' },
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    quick: { type: 'boolean', default: false },
+    workers: { type: 'string' },
+    'no-write': { type: 'boolean', default: false },
+  },
+});
+const candidates = Number(options.candidates);
+const rounds = Number(options.rounds ?? (options.quick ? 1 : 3));
+const seconds = Number(options.seconds ?? (options.quick ? 3 : 10));
+const connections = Number(options.connections);
+const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+interface Figures {
+  rps: number;
+  p50: number;
+  p99: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+}
+
+function load(scenario: Record<string, unknown>): Promise<Figures> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify({ seconds, connections, ...scenario })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load generator exited ${code}`))));
+  });
+}
+
+async function startBaseline(url: string): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline.ts')], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (d) => String(d).includes('baseline ready') && resolve());
+    child.on('exit', (code) => reject(new Error(`baseline exited ${code}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+
+/** Reads the whole unfiltered export; time to first byte, MB/s and the server's RSS growth. */
+async function exportOnce(node: Node, key: string): Promise<{ ttfbMs: number; mbps: number; mb: number; rssGrowthMb: number; records: number }> {
+  const pid = node.child.pid!;
+  const before = rss(pid);
+  let peak = before;
+  const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 50);
+  const began = performance.now();
+  const response = await fetch(`${node.url}/v1/score`, { headers: { 'x-api-key': key } });
+  let ttfb = 0;
+  let bytes = 0;
+  let records = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+    if (!ttfb) ttfb = performance.now() - began;
+    bytes += chunk.byteLength;
+    for (const b of chunk) if (b === 0x7b /* { */) records++;
+  }
+  const seconds = (performance.now() - began) / 1000;
+  clearInterval(sampler);
+  // Each record has one nested object per category score besides its own.
+  return { ttfbMs: ttfb, mbps: bytes / 1e6 / seconds, mb: bytes / 1e6, rssGrowthMb: peak - before, records };
+}
+
+/** The same rows as JSON straight out of PostgreSQL with psql \copy: the transfer-rate ceiling. */
+function psqlExport(url: string): { mbps: number; mb: number } {
+  const sql = `\\copy (SELECT row_to_json(t) FROM (SELECT i.id, i.candidate_id, a.slug, a.name, i.assessment_status, i.score_status, i.completion, i.total_score, i.typing_wpm, i.category_scores, i.red_flag, i.started_at, i.finished_at FROM invitations i JOIN assessments a ON a.id = i.assessment_id ORDER BY i.id) t) to '${path.join(tmpdir(), 'bench-export.json')}'`;
+  const began = performance.now();
+  execFileSync('psql', [url, '-q', '-c', sql]);
+  const seconds = (performance.now() - began) / 1000;
+  const mb = readFileSync(path.join(tmpdir(), 'bench-export.json')).byteLength / 1e6;
+  return { mbps: mb / seconds, mb };
+}
+
+async function main() {
+  console.log(`# seeding ${candidates.toLocaleString('en')} candidates × 3 invitations`);
+  const seeded = await seed(baseUrl, candidates);
+  console.log(`# ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} invitations${seeded.reused ? '' : `, ${seeded.seconds} s`})`);
+
+  const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+  const baseline = await startBaseline(seeded.url);
+  const key = ((await admin(service, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
+  const db = new pg.Client({ connectionString: seeded.url });
+  await db.connect();
+  const ids = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY random() LIMIT 20000')).rows.map((r) => r.id);
+  await db.end();
+  const idsFile = path.join(tmpdir(), `bench-ids-${process.pid}.json`);
+  writeFileSync(idsFile, JSON.stringify(ids));
+  const auth = { 'x-api-key': key, instance: 'bench' };
+
+  const scenarios = [
+    { name: 'GET /healthz vs bare hello', service: { path: '/healthz' }, baseline: { path: '/hello' }, target: { rps: 0.9 } },
+    { name: 'GET /v1/score?candidateIds=<one>', service: { path: '/v1/score?candidateIds=', idsFile, headers: auth }, baseline: { path: '/score?candidateIds=', idsFile }, target: { rps: 0.8, p99: 1.5 } },
+    { name: 'GET /v1/score?assessmentIds=<one> (100 records)', service: { path: '/v1/score?assessmentIds=hundred', headers: auth }, baseline: { path: '/score?assessmentIds=hundred' }, target: {} },
+    { name: 'POST /v1/invite (new candidate, 2 assessments)', service: { path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth }, baseline: { path: '/invite', method: 'POST', invite: ['alpha', 'beta'] }, target: { rps: 0.7 } },
+  ];
+
+  const rows: { name: string; s: Figures; b: Figures; target: { rps?: number; p99?: number } }[] = [];
+  try {
+    for (const scenario of scenarios) {
+      const s: Figures[] = [];
+      const b: Figures[] = [];
+      for (let round = 0; round < rounds; round++) {
+        // Alternate which server goes first, so that neither always runs on a warmer machine.
+        const pair = [
+          async () => s.push(await load({ url: service.url, ...scenario.service })),
+          async () => b.push(await load({ url: baseline.url, ...scenario.baseline })),
+        ];
+        if (round % 2) pair.reverse();
+        for (const run of pair) await run();
+      }
+      const pick = (list: Figures[]): Figures => ({
+        rps: median(list.map((f) => f.rps)),
+        p50: median(list.map((f) => f.p50)),
+        p99: median(list.map((f) => f.p99)),
+        total: list.reduce((t, f) => t + f.total, 0),
+        non2xx: list.reduce((t, f) => t + f.non2xx, 0),
+        errors: list.reduce((t, f) => t + f.errors, 0),
+      });
+      const row = { name: scenario.name, s: pick(s), b: pick(b), target: scenario.target };
+      rows.push(row);
+      console.log(`${row.name}: service ${row.s.rps.toFixed(0)} req/s p99 ${row.s.p99} ms; baseline ${row.b.rps.toFixed(0)} req/s p99 ${row.b.p99} ms; non-2xx ${row.s.non2xx}/${row.b.non2xx}`);
+    }
+
+    const exports = [];
+    for (let round = 0; round < Math.max(1, Math.min(rounds, 3)); round++) exports.push(await exportOnce(service, key));
+    const psql = [];
+    for (let round = 0; round < Math.max(1, Math.min(rounds, 3)); round++) psql.push(psqlExport(seeded.url));
+    const exp = {
+      ttfbMs: median(exports.map((e) => e.ttfbMs)),
+      mbps: median(exports.map((e) => e.mbps)),
+      mb: exports[0]!.mb,
+      rssGrowthMb: Math.max(...exports.map((e) => e.rssGrowthMb)),
+      psqlMbps: median(psql.map((p) => p.mbps)),
+      psqlMb: psql[0]!.mb,
+    };
+    console.log(`export: ${exp.mb.toFixed(1)} MB, first byte ${exp.ttfbMs.toFixed(0)} ms, ${exp.mbps.toFixed(1)} MB/s (psql \\copy ${exp.psqlMbps.toFixed(1)} MB/s), server RSS growth ${exp.rssGrowthMb.toFixed(0)} MB`);
+
+    let workers: { one: number; two: number } | undefined;
+    if (options.workers) {
+      const multi = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', WORKERS: options.workers });
+      const many: number[] = [];
+      for (let round = 0; round < rounds; round++) many.push((await load({ url: multi.url, path: '/v1/score?candidateIds=', idsFile, headers: auth })).rps);
+      await multi.stop();
+      workers = { one: rows[1]!.s.rps, two: median(many) };
+      console.log(`WORKERS=${options.workers}: ${workers.two.toFixed(0)} req/s vs ${workers.one.toFixed(0)} with one process`);
+    }
+
+    const report = render(seeded, rows, exp, workers);
+    console.log(`\n${report}`);
+    if (!options['no-write']) {
+      const file = path.join(ROOT, 'docs', 'performance.md');
+      const current = readFileSync(file, 'utf8');
+      const marker = '<!-- bench:latest -->';
+      const [head, rest] = current.split(marker);
+      const tail = rest?.split('<!-- bench:end -->')[1] ?? '';
+      writeFileSync(file, `${head}${marker}\n${report}\n<!-- bench:end -->${tail}`);
+      console.log(`# written to docs/performance.md`);
+    }
+  } finally {
+    await service.stop();
+    baseline.child.kill('SIGTERM');
+  }
+}
+
+function render(
+  seeded: { candidates: number; invitations: number },
+  rows: { name: string; s: Figures; b: Figures; target: { rps?: number; p99?: number } }[],
+  exp: { ttfbMs: number; mbps: number; mb: number; rssGrowthMb: number; psqlMbps: number; psqlMb: number },
+  workers?: { one: number; two: number },
+): string {
+  const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const lines = [
+    `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL on the same machine; ${seeded.candidates.toLocaleString('en')} candidates, ${seeded.invitations.toLocaleString('en')} invitations; ${rounds} round(s) of ${seconds} s per server and scenario, ${connections} connections, medians.`,
+    '',
+    '| scenario | service req/s | baseline req/s | ratio | service p50 / p99 ms | baseline p50 / p99 ms | p99 ratio | target |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const row of rows) {
+    const ratio = row.s.rps / row.b.rps;
+    const p99 = row.s.p99 / Math.max(1, row.b.p99);
+    const met = [row.target.rps ? `${ratio >= row.target.rps ? 'met' : 'NOT met'}: ≥ ${row.target.rps}×` : '', row.target.p99 ? `p99 ${p99 <= row.target.p99 ? 'met' : 'NOT met'}: ≤ ${row.target.p99}×` : '']
+      .filter(Boolean)
+      .join('; ');
+    lines.push(`| ${row.name} | ${row.s.rps.toFixed(0)} | ${row.b.rps.toFixed(0)} | ${ratio.toFixed(2)} | ${row.s.p50} / ${row.s.p99} | ${row.b.p50} / ${row.b.p99} | ${p99.toFixed(2)} | ${met || '—'} |`);
+  }
+  lines.push(
+    '',
+    `Full export (no filter, ${exp.mb.toFixed(1)} MB of JSON): first byte after ${exp.ttfbMs.toFixed(0)} ms, ${exp.mbps.toFixed(1)} MB/s; \`psql \\copy\` of the same rows as JSON: ${exp.psqlMbps.toFixed(1)} MB/s (${exp.psqlMb.toFixed(1)} MB), ratio ${(exp.mbps / exp.psqlMbps).toFixed(2)} (target ≥ 0.5: ${exp.mbps / exp.psqlMbps >= 0.5 ? 'met' : 'NOT met'}); server memory growth during the export ${exp.rssGrowthMb.toFixed(0)} MB (target < 100 MB: ${exp.rssGrowthMb < 100 ? 'met' : 'NOT met'}).`,
+  );
+  if (workers) lines.push('', `WORKERS=${options.workers} on score-by-candidate: ${workers.two.toFixed(0)} req/s against ${workers.one.toFixed(0)} with one process (${(workers.two / workers.one).toFixed(2)}×).`);
+  return lines.join('\n');
+}
+
+await main();

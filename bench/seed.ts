@@ -1,0 +1,90 @@
+// Seeds a PostgreSQL database for the benchmark: instance `bench` with four assessments published
+// through the real admin API, N candidates each invited to three of them (a third completed with
+// scores, so that records have their full weight) and one assessment with exactly 100
+// invitations. Built with generate_series in a few statements; a database already seeded to the
+// same size is reused.
+import pg from 'pg';
+import { sampleAssessment } from '../test/harness.js';
+import { admin, startNode } from '../test/reliability/support/server.js';
+
+export interface Seeded {
+  url: string;
+  candidates: number;
+  invitations: number;
+  seconds: number;
+  reused: boolean;
+}
+
+export async function seed(baseUrl: string, candidates: number): Promise<Seeded> {
+  const name = `bench_${candidates}`;
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const server = new pg.Client({ connectionString: baseUrl });
+  await server.connect();
+  const exists = (await server.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+  if (exists) {
+    const db = new pg.Client({ connectionString: url.toString() });
+    await db.connect();
+    const ready = await db.query<{ candidates: number }>('SELECT candidates FROM bench_meta').catch(() => ({ rows: [] as { candidates: number }[] }));
+    await db.end();
+    if (ready.rows[0]?.candidates === candidates) {
+      await server.end();
+      return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: 0, reused: true };
+    }
+    await server.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  }
+  await server.query(`CREATE DATABASE ${name}`);
+  await server.end();
+
+  const began = Date.now();
+  // The service applies its migrations; the admin API creates the instance and the content.
+  const node = await startNode(url.toString(), { LOG_LEVEL: 'error' });
+  try {
+    if ((await admin(node, 'POST', '/instances', { name: 'bench' })).status !== 201) throw new Error('could not create the bench instance');
+    for (const id of ['alpha', 'beta', 'gamma', 'hundred']) {
+      const response = await fetch(`${node.url}/admin/v1/instances/bench/assessments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${process.env.BENCH_ADMIN_TOKEN ?? 'reliability-admin-token-0123456789'}`, 'content-type': 'application/yaml' },
+        body: sampleAssessment(id, { typing: true }),
+      });
+      if (response.status !== 201) throw new Error(`could not publish ${id}: ${await response.text()}`);
+    }
+  } finally {
+    await node.stop();
+  }
+  const db = new pg.Client({ connectionString: url.toString() });
+  await db.connect();
+  try {
+    await db.query('BEGIN');
+    await db.query(
+      `INSERT INTO candidates (instance_id, email, first_name, last_name)
+       SELECT i.id, 'candidate' || g || '@bench.example', 'First' || g, 'Last' || g FROM instances i, generate_series(1, $1) g WHERE i.name = 'bench'`,
+      [candidates],
+    );
+    await db.query(
+      `INSERT INTO invitations (instance_id, candidate_id, assessment_id, assessment_status, score_status, completion, total_score, typing_wpm, category_scores, red_flag, started_at, finished_at)
+       SELECT c.instance_id, c.id, a.id,
+              CASE WHEN done THEN 'COMPLETED' ELSE 'INVITED' END,
+              CASE WHEN done THEN 'PASS' ELSE 'PENDING' END,
+              CASE WHEN done THEN 100 ELSE 0 END, CASE WHEN done THEN 82.5 ELSE 0 END, CASE WHEN done THEN 41.2 ELSE 0 END,
+              CASE WHEN done THEN '[{"name":"Reasoning","score":"80"},{"name":"Writing","score":"87.5"},{"name":"Typing","score":"82"}]'::jsonb ELSE '[]'::jsonb END,
+              false,
+              CASE WHEN done THEN now() - interval '2 hours' END, CASE WHEN done THEN now() - interval '1 hour' END
+         FROM candidates c
+         CROSS JOIN assessments a
+         CROSS JOIN LATERAL (SELECT (hashtext(c.email || a.slug) % 3) = 0 AS done) d
+        WHERE a.slug IN ('alpha', 'beta', 'gamma')`,
+    );
+    await db.query(
+      `INSERT INTO invitations (instance_id, candidate_id, assessment_id)
+       SELECT c.instance_id, c.id, a.id FROM (SELECT * FROM candidates ORDER BY email LIMIT 100) c, assessments a WHERE a.slug = 'hundred'`,
+    );
+    await db.query('CREATE TABLE bench_meta (candidates integer NOT NULL)');
+    await db.query('INSERT INTO bench_meta VALUES ($1)', [candidates]);
+    await db.query('COMMIT');
+    await db.query('ANALYZE');
+  } finally {
+    await db.end();
+  }
+  return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: Math.round((Date.now() - began) / 1000), reused: false };
+}
