@@ -132,6 +132,22 @@ async function main() {
 
   const rows: { name: string; s: Figures; b: Figures; target: { rps?: number; p99?: number } }[] = [];
   try {
+    // One request of each scenario first: a harness that measures error answers measures nothing.
+    for (const scenario of scenarios) {
+      for (const [server, spec] of [
+        [service.url, scenario.service],
+        [baseline.url, scenario.baseline],
+      ] as const) {
+        const withId = 'idsFile' in spec && spec.idsFile ? `${spec.path}${ids[0]}` : spec.path;
+        const response = await fetch(`${server}${withId}`, {
+          method: 'method' in spec ? spec.method : 'GET',
+          headers: { 'content-type': 'application/json', ...('headers' in spec ? spec.headers : {}) },
+          body: 'invite' in spec ? JSON.stringify({ email: `check-${Date.now()}-${Math.random()}@load.example`, firstName: 'C', lastName: 'K', assessments: spec.invite }) : undefined,
+        });
+        if (response.status !== 200) throw new Error(`${scenario.name} answered ${response.status} on ${server}: ${(await response.text()).slice(0, 300)}`);
+        await response.arrayBuffer();
+      }
+    }
     for (const scenario of scenarios) {
       const s: Figures[] = [];
       const b: Figures[] = [];

@@ -38,7 +38,7 @@ describeEachStore('HTTP envelope', (ctx) => {
       description: doc.components.securitySchemes.apiKey.description,
     });
     const score = doc.paths['/v1/score'].get;
-    assert.deepEqual(score.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort(), ['header:instance', 'query:assessmentIds', 'query:candidateIds']);
+    assert.deepEqual(score.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort(), ['header:instance', 'query:assessmentIds', 'query:candidateIds', 'query:cursor', 'query:limit']);
     const record = score.responses['200'].content['application/json'].schema.items;
     const resolved = record.$ref ? doc.components.schemas[record.$ref.split('/').pop()] : record;
     assert.equal(resolved.additionalProperties, false);

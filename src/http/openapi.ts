@@ -55,6 +55,10 @@ export const LIMIT_HEADERS = {
     description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key, replayed without doing the work again.',
     schema: { type: 'string', enum: ['true'] },
   },
+  Link: {
+    description: 'With `limit`, while more records remain: `</v1/score?…&limit=N&cursor=…>; rel="next"` (RFC 8288), the next page, relative to the server.',
+    schema: { type: 'string', examples: ['</v1/score?limit=100&cursor=djE6MTAw>; rel="next"'] },
+  },
 } as const;
 
 interface OpenApiDocument {
@@ -78,6 +82,7 @@ export function documentLimitHeaders<T>(document: T): T {
         }
         if (status === '429' || status === '503') headers['Retry-After'] = ref('Retry-After');
         if (status === '200' && operation.operationId === 'invite') headers['Idempotent-Replayed'] = ref('Idempotent-Replayed');
+        if (status === '200' && operation.operationId === 'listScores') headers.Link = ref('Link');
         response.headers = headers;
       }
     }

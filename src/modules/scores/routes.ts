@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import fastJson from 'fast-json-stringify';
 import { Type } from 'typebox';
 import type { Queryable } from '../../db/database.js';
@@ -58,10 +59,42 @@ function idList(name: 'candidateIds' | 'assessmentIds', value: string | undefine
   return [...new Set(ids)];
 }
 
+const MAX_LIMIT = 1000;
+const CURSOR_VERSION = 'v1:';
+
+/** The cursor is the last invitation id of the page, versioned and base64url-encoded: opaque to clients. */
+const encodeCursor = (id: string) => Buffer.from(`${CURSOR_VERSION}${id}`).toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = decoded.startsWith(CURSOR_VERSION) ? decoded.slice(CURSOR_VERSION.length) : '';
+  if (!/^[0-9]{1,18}$/.test(id)) throw invalid([{ in: 'query', name: 'cursor', detail: 'is not a cursor this service gave out: copy it from the Link header' }]);
+  return id;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (app, { db }) => {
   const stringify = fastJson(ScoreRecord as object);
+
+  /** One page of an opt-in paginated read, with the Link to the next one while more remain. */
+  async function page(reply: FastifyReply, filter: ScoreFilter, query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string }) {
+    const { limit, cursor } = query;
+    const after = cursor === undefined ? '0' : decodeCursor(cursor);
+    if (filter.instanceIds.length === 0 || filter.candidateIds?.length === 0) return [];
+    const rows = await scorePage(db, filter, after, limit + 1);
+    if (rows.length > limit) {
+      const next = new URLSearchParams();
+      for (const name of ['candidateIds', 'assessmentIds'] as const) {
+        const value = query[name];
+        if (value !== undefined) next.set(name, String(value));
+      }
+      next.set('limit', String(limit));
+      next.set('cursor', encodeCursor(rows[limit - 1]!.id));
+      reply.header('link', `</v1/score?${next.toString()}>; rel="next"`);
+    }
+    return rows.slice(0, limit).map(toScoreRecord);
+  }
 
   /** The whole result as one JSON array, written page by page as the pages are read. */
   async function* exportJson(filter: ScoreFilter, first: (InvitationRow & { id: string })[]) {
@@ -93,12 +126,17 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (
           '`candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both.',
           `An empty element or more than ${MAX_IDS} ids in a list is \`400\`; unknown ids match nothing.`,
           'Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed.',
+          'Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified.',
         ].join(' '),
         security: publicSecurity,
         headers: instanceHeader(false),
         querystring: Type.Object({
           candidateIds: Type.Optional(Type.String({ description: `Candidate identifiers separated by commas (at most ${MAX_IDS})` })),
           assessmentIds: Type.Optional(Type.String({ description: `Assessment identifiers separated by commas (at most ${MAX_IDS})` })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_LIMIT, description: `Opt-in pagination: at most this many records (1–${MAX_LIMIT}); a \`Link\` header with rel="next" points to the next page` })),
+          cursor: Type.Optional(
+            Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'Where the next page starts: copy it from the `Link` header of the previous page; only with `limit`' }),
+          ),
         }),
         response: { 200: Type.Array(ScoreRecord), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'rate-limited', 'unavailable') },
       },
@@ -109,6 +147,8 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (
       const scope = instanceScope(request, { required: false });
       // Candidate ids are UUIDs: any other id is unknown, and unknown ids match nothing.
       const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds };
+      if (request.query.limit !== undefined) return page(reply, filter, { ...request.query, limit: request.query.limit });
+      if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
       if (filter.instanceIds.length === 0 || filter.candidateIds?.length === 0) return [];
       const first = await scorePage(db, filter, '0');
       if (first.length < PAGE_SIZE) return first.map(toScoreRecord);

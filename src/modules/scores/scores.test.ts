@@ -148,4 +148,51 @@ describeEachStore('GET /v1/score', (ctx) => {
     assert.equal(new Set(pairs(body)).size, total, 'no record twice');
     assert.deepEqual(pairs((await scores(t.key)).json()), pairs(body), 'the same order every time');
   });
+
+  it('pages on request: limit and the Link to the next page give the whole result, in order', async () => {
+    const t = await tenant();
+    for (let i = 0; i < 7; i++) await t.invite(`page${i}@x.co`, ['alpha', 'beta']);
+    const whole = pairs((await scores(t.key)).json());
+    assert.equal(whole.length, 14);
+    for (const query of ['', '&assessmentIds=beta']) {
+      const expected = query ? pairs((await scores(t.key, `?assessmentIds=beta`)).json()) : whole;
+      const seen: string[] = [];
+      let next: string | undefined = `/v1/score?limit=4${query}`;
+      let pages = 0;
+      while (next) {
+        const response = await ctx().request({ method: 'GET', url: next, headers: { 'x-api-key': t.key } });
+        assert.equal(response.statusCode, 200, response.body);
+        assert.ok(validSpec(response.json()));
+        assert.ok(response.json().length <= 4);
+        seen.push(...pairs(response.json()));
+        const link = response.headers.link as string | undefined;
+        next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
+        if (next && query) assert.match(next, /assessmentIds=beta/, 'the next page keeps the filters');
+        pages++;
+      }
+      assert.deepEqual(seen, expected);
+      assert.equal(pages, Math.ceil(expected.length / 4));
+    }
+    const exact = await scores(t.key, '?limit=14');
+    assert.equal(exact.json().length, 14);
+    assert.equal(exact.headers.link, undefined, 'no next page when nothing remains');
+  });
+
+  it('refuses a bad limit or cursor, and a cursor without limit', async () => {
+    const t = await tenant();
+    await t.invite('cursor@x.co', ['alpha']);
+    for (const [query, name] of [
+      ['?limit=0', 'limit'],
+      ['?limit=1001', 'limit'],
+      ['?limit=ten', 'limit'],
+      ['?limit=5&cursor=not*base64', 'cursor'],
+      [`?limit=5&cursor=${Buffer.from('v1:abc').toString('base64url')}`, 'cursor'],
+      [`?limit=5&cursor=${Buffer.from('12').toString('base64url')}`, 'cursor'],
+      [`?cursor=${Buffer.from('v1:12').toString('base64url')}`, 'cursor'],
+    ] as const) {
+      const response = await scores(t.key, query);
+      assert.equal(response.statusCode, 400, query);
+      assert.equal(response.json().errors[0].name, name, query);
+    }
+  });
 });
