@@ -7,6 +7,8 @@
 //   npm run bench -- --quick               1 round of 3 s (a smoke run)
 //   npm run bench -- --candidates 10000 --rounds 5 --seconds 5 --connections 10
 //   npm run bench -- --workers 2           also the service with WORKERS=2 on score-by-candidate
+//   npm run bench -- --pglite              also the service on the embedded store (PGlite), same data
+//   npm run bench -- --scale 10000,100000,1000000   score-by-candidate and invite at each size
 //   npm run bench -- --no-write            print only
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -16,7 +18,9 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { admin, freePort, startNode, type Node } from '../test/reliability/support/server.js';
-import { seed } from './seed.js';
+import { seed, seedPglite } from './seed.js';
+import { existsSync, mkdirSync } from 'node:fs';
+import { openDatabase } from '../src/db/database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: options } = parseArgs({
@@ -27,6 +31,8 @@ const { values: options } = parseArgs({
     connections: { type: 'string', default: '10' },
     quick: { type: 'boolean', default: false },
     workers: { type: 'string' },
+    pglite: { type: 'boolean', default: false },
+    scale: { type: 'string' },
     'no-write': { type: 'boolean', default: false },
   },
 });
@@ -72,6 +78,20 @@ const median = (values: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+
+/** Medians over the rounds of one scenario on one server. */
+async function measure(scenario: Record<string, unknown>): Promise<Figures> {
+  const list: Figures[] = [];
+  for (let round = 0; round < rounds; round++) list.push(await load(scenario));
+  return {
+    rps: median(list.map((f) => f.rps)),
+    p50: median(list.map((f) => f.p50)),
+    p99: median(list.map((f) => f.p99)),
+    total: list.reduce((t, f) => t + f.total, 0),
+    non2xx: list.reduce((t, f) => t + f.non2xx, 0),
+    errors: list.reduce((t, f) => t + f.errors, 0),
+  };
+}
 
 const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
@@ -197,7 +217,11 @@ async function main() {
       console.log(`WORKERS=${options.workers}: ${workers.two.toFixed(0)} req/s vs ${workers.one.toFixed(0)} with one process`);
     }
 
-    const report = render(seeded, rows, exp, workers);
+    const extra: string[] = [];
+    if (options.pglite) extra.push(await embedded(rows));
+    if (options.scale) extra.push(await scale(options.scale.split(',').map(Number)));
+
+    const report = [render(seeded, rows, exp, workers), ...extra].join('\n\n');
     console.log(`\n${report}`);
     if (!options['no-write']) {
       const file = path.join(ROOT, 'docs', 'performance.md');
@@ -212,6 +236,88 @@ async function main() {
     await service.stop();
     baseline.child.kill('SIGTERM');
   }
+}
+
+/** The same scenarios on the embedded store (PGlite), the service only, beside PostgreSQL's. */
+async function embedded(pgRows: { name: string; s: Figures }[]): Promise<string> {
+  const dataDir = path.join(tmpdir(), `ac-bench-pglite-${candidates}`);
+  if (!existsSync(path.join(dataDir, 'seeded'))) {
+    console.log(`# seeding the embedded store with ${candidates.toLocaleString('en')} candidates`);
+    mkdirSync(dataDir, { recursive: true });
+    await seedPglite(dataDir, candidates);
+    writeFileSync(path.join(dataDir, 'seeded'), String(candidates));
+  }
+  const store = await openDatabase({ dataDir });
+  const ids = (await store.query<{ id: string }>('SELECT id FROM candidates ORDER BY random() LIMIT 20000')).rows.map((r) => r.id);
+  await store.close();
+  const idsFile = path.join(tmpdir(), `bench-ids-pglite-${process.pid}.json`);
+  writeFileSync(idsFile, JSON.stringify(ids));
+  const node = await startNode('', { NODE_ENV: 'production', LOG_LEVEL: 'warn', DATA_DIR: dataDir });
+  try {
+    const key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
+    const auth = { 'x-api-key': key, instance: 'bench' };
+    const specs = [
+      { path: '/healthz' },
+      { path: '/v1/score?candidateIds=', idsFile, headers: auth },
+      { path: '/v1/score?assessmentIds=hundred', headers: auth },
+      { path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth },
+    ];
+    const lines = [
+      `Embedded store (PGlite in one process) with the same ${candidates.toLocaleString('en')} candidates, the service on each store:`,
+      '',
+      '| scenario | PGlite req/s | PostgreSQL req/s | PGlite p50 / p99 ms | PostgreSQL p50 / p99 ms |',
+      '|---|---:|---:|---:|---:|',
+    ];
+    for (const [i, spec] of specs.entries()) {
+      const f = await measure({ url: node.url, ...spec });
+      const pgf = pgRows[i]!.s;
+      console.log(`PGlite ${pgRows[i]!.name}: ${f.rps.toFixed(0)} req/s p99 ${f.p99} ms; non-2xx ${f.non2xx}`);
+      lines.push(`| ${pgRows[i]!.name} | ${f.rps.toFixed(0)} | ${pgf.rps.toFixed(0)} | ${f.p50} / ${f.p99} | ${pgf.p50} / ${pgf.p99} |`);
+    }
+    return lines.join('\n');
+  } finally {
+    await node.stop();
+  }
+}
+
+/** Score-by-candidate and invite at several data sizes: does the cost stay flat? */
+async function scale(sizes: number[]): Promise<string> {
+  const results: { size: number; score: Figures; invite: Figures }[] = [];
+  for (const size of sizes) {
+    console.log(`# scale: ${size.toLocaleString('en')} candidates`);
+    const seeded = await seed(baseUrl, size);
+    const node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+    try {
+      const key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
+      const db = new pg.Client({ connectionString: seeded.url });
+      await db.connect();
+      const ids = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY random() LIMIT 20000')).rows.map((r) => r.id);
+      await db.end();
+      const idsFile = path.join(tmpdir(), `bench-ids-scale-${size}.json`);
+      writeFileSync(idsFile, JSON.stringify(ids));
+      const auth = { 'x-api-key': key, instance: 'bench' };
+      const score = await measure({ url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth });
+      const invite = await measure({ url: node.url, path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth });
+      console.log(`scale ${size}: score ${score.rps.toFixed(0)} req/s p50 ${score.p50} p99 ${score.p99}; invite ${invite.rps.toFixed(0)} req/s p50 ${invite.p50} p99 ${invite.p99}`);
+      results.push({ size, score, invite });
+    } finally {
+      await node.stop();
+    }
+  }
+  const first = results[0]!;
+  const lines = [
+    'Flat cost as data grows (the service on PostgreSQL; latency ratio against the smallest size):',
+    '',
+    '| candidates | score by candidate req/s | p50 / p99 ms | ratio p50 / p99 | invite req/s | p50 / p99 ms | ratio p50 / p99 |',
+    '|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  const r = (a: number, b: number) => (a / Math.max(1, b)).toFixed(2);
+  for (const x of results) {
+    lines.push(
+      `| ${x.size.toLocaleString('en')} | ${x.score.rps.toFixed(0)} | ${x.score.p50} / ${x.score.p99} | ${r(x.score.p50, first.score.p50)} / ${r(x.score.p99, first.score.p99)} | ${x.invite.rps.toFixed(0)} | ${x.invite.p50} / ${x.invite.p99} | ${r(x.invite.p50, first.invite.p50)} / ${r(x.invite.p99, first.invite.p99)} |`,
+    );
+  }
+  return lines.join('\n');
 }
 
 function render(

@@ -2,10 +2,11 @@
 // through the real admin API, N candidates each invited to three of them (a third completed with
 // scores, so that records have their full weight) and one assessment with exactly 100
 // invitations. Built with generate_series in a few statements; a database already seeded to the
-// same size is reused.
+// same size is reused. The embedded store (PGlite) is seeded with the same SQL.
 import pg from 'pg';
 import { sampleAssessment } from '../test/harness.js';
-import { admin, startNode } from '../test/reliability/support/server.js';
+import { openDatabase } from '../src/db/database.js';
+import { ADMIN_TOKEN, admin, startNode, type Node } from '../test/reliability/support/server.js';
 
 export interface Seeded {
   url: string;
@@ -13,6 +14,65 @@ export interface Seeded {
   invitations: number;
   seconds: number;
   reused: boolean;
+}
+
+/** The bulk rows, the same SQL on PostgreSQL and on PGlite. */
+export async function seedRows(db: { query(text: string, params?: unknown[]): Promise<unknown> }, candidates: number): Promise<void> {
+  await db.query(
+    `INSERT INTO candidates (instance_id, email, first_name, last_name)
+     SELECT i.id, 'candidate' || g || '@bench.example', 'First' || g, 'Last' || g FROM instances i, generate_series(1, $1::int) g WHERE i.name = 'bench'`,
+    [candidates],
+  );
+  await db.query(
+    `INSERT INTO invitations (instance_id, candidate_id, assessment_id, assessment_status, score_status, completion, total_score, typing_wpm, category_scores, red_flag, started_at, finished_at)
+     SELECT c.instance_id, c.id, a.id,
+            CASE WHEN done THEN 'COMPLETED' ELSE 'INVITED' END,
+            CASE WHEN done THEN 'PASS' ELSE 'PENDING' END,
+            CASE WHEN done THEN 100 ELSE 0 END, CASE WHEN done THEN 82.5 ELSE 0 END, CASE WHEN done THEN 41.2 ELSE 0 END,
+            CASE WHEN done THEN '[{"name":"Reasoning","score":"80"},{"name":"Writing","score":"87.5"},{"name":"Typing","score":"82"}]'::jsonb ELSE '[]'::jsonb END,
+            false,
+            CASE WHEN done THEN now() - interval '2 hours' END, CASE WHEN done THEN now() - interval '1 hour' END
+       FROM candidates c
+       CROSS JOIN assessments a
+       CROSS JOIN LATERAL (SELECT (hashtext(c.email || a.slug) % 3) = 0 AS done) d
+      WHERE a.slug IN ('alpha', 'beta', 'gamma')`,
+  );
+  await db.query(
+    `INSERT INTO invitations (instance_id, candidate_id, assessment_id)
+     SELECT c.instance_id, c.id, a.id FROM (SELECT * FROM candidates ORDER BY email LIMIT 100) c, assessments a WHERE a.slug = 'hundred'`,
+  );
+  await db.query('CREATE TABLE bench_meta (candidates integer NOT NULL)');
+  await db.query('INSERT INTO bench_meta VALUES ($1)', [candidates]);
+  await db.query('ANALYZE');
+}
+
+/** Creates the bench instance and publishes its four assessments through a running node's admin API. */
+export async function publish(node: Node): Promise<void> {
+  if ((await admin(node, 'POST', '/instances', { name: 'bench' })).status !== 201) throw new Error('could not create the bench instance');
+  for (const id of ['alpha', 'beta', 'gamma', 'hundred']) {
+    const response = await fetch(`${node.url}/admin/v1/instances/bench/assessments`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
+      body: sampleAssessment(id, { typing: true }),
+    });
+    if (response.status !== 201) throw new Error(`could not publish ${id}: ${await response.text()}`);
+  }
+}
+
+/** An embedded store under dataDir seeded the same way (PGlite: one process at a time). */
+export async function seedPglite(dataDir: string, candidates: number): Promise<void> {
+  const node = await startNode('', { LOG_LEVEL: 'error', DATA_DIR: dataDir });
+  try {
+    await publish(node);
+  } finally {
+    await node.stop();
+  }
+  const db = await openDatabase({ dataDir });
+  try {
+    await seedRows(db, candidates);
+  } finally {
+    await db.close();
+  }
 }
 
 export async function seed(baseUrl: string, candidates: number): Promise<Seeded> {
@@ -40,49 +100,14 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
   // The service applies its migrations; the admin API creates the instance and the content.
   const node = await startNode(url.toString(), { LOG_LEVEL: 'error' });
   try {
-    if ((await admin(node, 'POST', '/instances', { name: 'bench' })).status !== 201) throw new Error('could not create the bench instance');
-    for (const id of ['alpha', 'beta', 'gamma', 'hundred']) {
-      const response = await fetch(`${node.url}/admin/v1/instances/bench/assessments`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${process.env.BENCH_ADMIN_TOKEN ?? 'reliability-admin-token-0123456789'}`, 'content-type': 'application/yaml' },
-        body: sampleAssessment(id, { typing: true }),
-      });
-      if (response.status !== 201) throw new Error(`could not publish ${id}: ${await response.text()}`);
-    }
+    await publish(node);
   } finally {
     await node.stop();
   }
   const db = new pg.Client({ connectionString: url.toString() });
   await db.connect();
   try {
-    await db.query('BEGIN');
-    await db.query(
-      `INSERT INTO candidates (instance_id, email, first_name, last_name)
-       SELECT i.id, 'candidate' || g || '@bench.example', 'First' || g, 'Last' || g FROM instances i, generate_series(1, $1) g WHERE i.name = 'bench'`,
-      [candidates],
-    );
-    await db.query(
-      `INSERT INTO invitations (instance_id, candidate_id, assessment_id, assessment_status, score_status, completion, total_score, typing_wpm, category_scores, red_flag, started_at, finished_at)
-       SELECT c.instance_id, c.id, a.id,
-              CASE WHEN done THEN 'COMPLETED' ELSE 'INVITED' END,
-              CASE WHEN done THEN 'PASS' ELSE 'PENDING' END,
-              CASE WHEN done THEN 100 ELSE 0 END, CASE WHEN done THEN 82.5 ELSE 0 END, CASE WHEN done THEN 41.2 ELSE 0 END,
-              CASE WHEN done THEN '[{"name":"Reasoning","score":"80"},{"name":"Writing","score":"87.5"},{"name":"Typing","score":"82"}]'::jsonb ELSE '[]'::jsonb END,
-              false,
-              CASE WHEN done THEN now() - interval '2 hours' END, CASE WHEN done THEN now() - interval '1 hour' END
-         FROM candidates c
-         CROSS JOIN assessments a
-         CROSS JOIN LATERAL (SELECT (hashtext(c.email || a.slug) % 3) = 0 AS done) d
-        WHERE a.slug IN ('alpha', 'beta', 'gamma')`,
-    );
-    await db.query(
-      `INSERT INTO invitations (instance_id, candidate_id, assessment_id)
-       SELECT c.instance_id, c.id, a.id FROM (SELECT * FROM candidates ORDER BY email LIMIT 100) c, assessments a WHERE a.slug = 'hundred'`,
-    );
-    await db.query('CREATE TABLE bench_meta (candidates integer NOT NULL)');
-    await db.query('INSERT INTO bench_meta VALUES ($1)', [candidates]);
-    await db.query('COMMIT');
-    await db.query('ANALYZE');
+    await seedRows(db, candidates);
   } finally {
     await db.end();
   }
