@@ -4,6 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
+import Cursor from 'pg-cursor';
 import { PGlite } from '@electric-sql/pglite';
 
 export interface Queryable {
@@ -16,6 +17,12 @@ export interface Database extends Queryable {
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs fn on one connection, for session-level state such as advisory locks. */
   session<T>(fn: (conn: Queryable & { exec(sql: string): Promise<void> }) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL only: the rows of one read, batch by batch, from a server-side cursor in one
+   * consistent snapshot (REPEATABLE READ, READ ONLY). Stopping early (return() on the iterator,
+   * as when a client disconnects) closes the cursor and frees the connection at once.
+   */
+  batches?<T = Record<string, unknown>>(text: string, params: unknown[], size: number): AsyncGenerator<T[]>;
   close(): Promise<void>;
 }
 
@@ -163,6 +170,30 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
         });
       } finally {
         client.release();
+      }
+    },
+    async *batches<T>(text: string, params: unknown[], size: number): AsyncGenerator<T[]> {
+      const client = await connect();
+      let open = false;
+      let cursor: Cursor<T> | undefined;
+      let broken = false;
+      try {
+        await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        open = true;
+        cursor = client.query(new Cursor<T>(text, params));
+        for (;;) {
+          const rows = await cursor.read(size);
+          if (rows.length === 0) break;
+          yield rows;
+        }
+      } catch (error) {
+        broken = isUnavailable(error);
+        throw error;
+      } finally {
+        await cursor?.close().catch(() => {});
+        if (open) await client.query('ROLLBACK').catch(() => (broken = true));
+        // A connection in an unknown state is dropped rather than handed to the next request.
+        client.release(broken ? true : undefined);
       }
     },
     close: () => pool.end(),

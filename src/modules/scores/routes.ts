@@ -3,12 +3,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import fastJson from 'fast-json-stringify';
 import { Type } from 'typebox';
-import type { Queryable } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { toScoreRecord, type InvitationRow } from './format.js';
-import { PAGE_SIZE, scorePage, type ScoreFilter } from './repository.js';
+import { PAGE_SIZE, scoreBatches, scorePage, type ScoreFilter } from './repository.js';
 
 const NonEmpty = (description: string) => Type.String({ minLength: 1, description });
 const Percent = (description: string) =>
@@ -74,7 +74,7 @@ function decodeCursor(cursor: string): string {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (app, { db }) => {
+export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   const stringify = fastJson(ScoreRecord as object);
 
   /** One page of an opt-in paginated read, with the Link to the next one while more remain. */
@@ -96,21 +96,20 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (
     return rows.slice(0, limit).map(toScoreRecord);
   }
 
-  /** The whole result as one JSON array, written page by page as the pages are read. */
+  /** The whole result as one JSON array, written batch by batch as the rows are read. */
   async function* exportJson(filter: ScoreFilter, first: (InvitationRow & { id: string })[]) {
-    yield '[';
-    let page = first;
-    let separator = '';
-    for (;;) {
-      let chunk = '';
-      for (const row of page) {
-        chunk += separator + stringify(toScoreRecord(row));
+    const chunk = (rows: InvitationRow[], separator: string) => {
+      let out = '';
+      for (const row of rows) {
+        out += separator + stringify(toScoreRecord(row));
         separator = ',';
       }
-      yield chunk;
-      if (page.length < PAGE_SIZE) break;
-      page = await scorePage(db, filter, page[page.length - 1]!.id);
-    }
+      return out;
+    };
+    yield '[' + chunk(first, '');
+    // Each yield waits until the response has taken the previous one (backpressure), and a client
+    // that goes away ends this generator, which closes the cursor and frees its connection.
+    for await (const rows of scoreBatches(db, filter, first)) yield chunk(rows, ',');
     yield ']';
   }
 
