@@ -150,6 +150,33 @@ describeEachStore('candidate portal', (ctx) => {
     assert.equal((await c.call('PUT', '/portal/api/a/beta/answers/q2', { value: [0] })).statusCode, 409, 'answers after the time limit are refused');
   });
 
+  it('completes expired attempts even when one of them cannot be completed', async () => {
+    const t = await tenant();
+    const broken = await candidate(ctx(), t, 'broken@x.co', ['beta']);
+    const fine = await candidate(ctx(), t, 'fine@x.co', ['beta']);
+    await broken.call('POST', '/portal/a/beta/start', {}, { form: true });
+    await fine.call('POST', '/portal/a/beta/start', {}, { form: true });
+    // A damaged record: its invitation says INVITED although the attempt started, so completing
+    // it breaks a constraint. Its deadline is the oldest, so the sweep meets it first.
+    await ctx().db.query(
+      `UPDATE attempts SET deadline_at = now() - interval '1 minute' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`,
+      [broken.candidateId],
+    );
+    await ctx().db.query(
+      `UPDATE attempts SET deadline_at = now() - interval '1 second' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`,
+      [fine.candidateId],
+    );
+    await ctx().db.query(`UPDATE invitations SET assessment_status = 'INVITED', started_at = NULL WHERE candidate_id = $1`, [broken.candidateId]);
+    let record = await score(t, fine.candidateId, 'beta');
+    for (let i = 0; i < 100 && record.assessmentStatus !== 'COMPLETED'; i++) {
+      await sleep(100);
+      record = await score(t, fine.candidateId, 'beta');
+    }
+    assert.equal(record.assessmentStatus, 'COMPLETED', 'the damaged attempt did not hold up the sweep');
+    const { rows } = await ctx().db.query(`SELECT finished_at FROM attempts WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [broken.candidateId]);
+    assert.deepEqual(rows, [{ finished_at: null }], 'the damaged one is left as it was');
+  });
+
   it('raises the red flag for a paste and a tab switch, with the reasons for the operator', async () => {
     const t = await tenant();
     const c = await candidate(ctx(), t, 'flag@x.co', ['beta']);

@@ -1,7 +1,7 @@
 // Attempts as stored: starting one (pinned to the current version), saving answers while the
 // time lasts, recording proctoring signals, and completing it, by submission or by the clock.
 // Completion scores the attempt and writes the result onto the invitation, in one transaction.
-import type { Database, Queryable } from '../../db/database.js';
+import { isUnavailable, type Database, type Queryable } from '../../db/database.js';
 import { Problem } from '../../http/problem.js';
 import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
 import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
@@ -266,21 +266,35 @@ export async function completeAttempt(db: Database, attemptId: string, reason: '
 
 /**
  * Completes attempts whose time ran out, a few at a time. Each is taken with SKIP LOCKED, so that
- * several nodes sweeping together complete each attempt once. Returns how many it completed.
+ * several nodes sweeping together complete each attempt once. An attempt that cannot be completed
+ * (reported through onError) is passed over for the rest of this sweep rather than retried first
+ * every time, so that it cannot hold up the others. Returns how many it completed.
  */
-export async function completeExpired(db: Database, batch = 20): Promise<number> {
+export async function completeExpired(db: Database, batch = 20, onError: (attemptId: string, error: unknown) => void = () => {}): Promise<number> {
   let done = 0;
+  const passedOver: string[] = [];
   for (let i = 0; i < batch; i++) {
-    const completed = await db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ id: string }>(
-        `SELECT id FROM attempts WHERE finished_at IS NULL AND deadline_at <= now() ORDER BY deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-      );
-      if (!rows[0]) return false;
-      await completeAttemptIn(tx, rows[0].id, 'time-limit');
-      return true;
-    });
-    if (!completed) break;
-    done++;
+    let taken: string | undefined;
+    try {
+      const completed = await db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: string }>(
+          `SELECT id FROM attempts WHERE finished_at IS NULL AND deadline_at <= now() AND NOT (id = ANY($1::uuid[]))
+            ORDER BY deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+          [passedOver],
+        );
+        if (!rows[0]) return false;
+        taken = rows[0].id;
+        await completeAttemptIn(tx, taken, 'time-limit');
+        return true;
+      });
+      if (!completed) break;
+      done++;
+    } catch (error) {
+      // The database being away ends the sweep; a fault of one attempt only passes it over.
+      if (taken === undefined || isUnavailable(error)) throw error;
+      passedOver.push(taken);
+      onError(taken, error);
+    }
   }
   return done;
 }

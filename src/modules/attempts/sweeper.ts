@@ -8,7 +8,7 @@ export function startDeadlineSweep(db: Database, everyMs: number, log: FastifyBa
   let running: Promise<void> | undefined;
   const timer = setInterval(() => {
     if (running) return;
-    running = completeExpired(db)
+    running = completeExpired(db, 20, (attemptId, error) => log.error({ err: error, attemptId }, 'could not complete an attempt whose time ran out; passing it over'))
       .then((n) => {
         if (n > 0) log.info({ completed: n }, 'completed attempts whose time ran out');
       })
