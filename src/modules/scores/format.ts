@@ -9,10 +9,21 @@ export const NOT_YET = '0001-01-01T00:00:00.0000000+00:00';
  */
 export function formatTimestamp(epochMicros: string | bigint | null): string {
   if (epochMicros === null) return NOT_YET;
-  const micros = BigInt(epochMicros);
-  const millis = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
-  const subMillis = micros - millis * 1000n;
-  const iso = new Date(Number(millis)).toISOString(); // yyyy-MM-ddTHH:mm:ss.mmmZ
+  let millis: number;
+  let subMillis: number;
+  const exact = Number(epochMicros);
+  if (Number.isSafeInteger(exact)) {
+    // Every instant within ±285 years of 1970: plain numbers, several times faster than BigInt
+    // (this runs twice per record of an export).
+    millis = Math.floor(exact / 1000);
+    subMillis = exact - millis * 1000;
+  } else {
+    const micros = BigInt(epochMicros);
+    const whole = micros / 1000n - (micros % 1000n < 0n ? 1n : 0n);
+    millis = Number(whole);
+    subMillis = Number(micros - whole * 1000n);
+  }
+  const iso = new Date(millis).toISOString(); // yyyy-MM-ddTHH:mm:ss.mmmZ
   if (!/^\d{4}-/.test(iso)) throw new RangeError(`timestamp out of range: ${epochMicros}`);
   return `${iso.slice(0, 23)}${subMillis.toString().padStart(3, '0')}0+00:00`;
 }
