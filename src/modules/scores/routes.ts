@@ -59,6 +59,9 @@ function idList(name: 'candidateIds' | 'assessmentIds', value: string | undefine
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Assessment ids are slugs (the CHECK on assessments.slug). Anything else, NUL included, which
+// PostgreSQL refuses in a text parameter, is an unknown id and never reaches the database.
+const SLUG = /^[a-z][a-z0-9-]{0,63}$/;
 
 export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (app, { db }) => {
   const stringify = fastJson(ScoreRecord as object);
@@ -107,9 +110,9 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (
       const candidateIds = idList('candidateIds', request.query.candidateIds);
       const assessmentIds = idList('assessmentIds', request.query.assessmentIds);
       const scope = instanceScope(request, { required: false });
-      // Candidate ids are UUIDs: any other id is unknown, and unknown ids match nothing.
-      const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds };
-      if (filter.instanceIds.length === 0 || filter.candidateIds?.length === 0) return [];
+      // Candidate ids are UUIDs and assessment ids slugs: any other id is unknown, and unknown ids match nothing.
+      const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)) };
+      if (filter.instanceIds.length === 0 || filter.candidateIds?.length === 0 || filter.assessmentIds?.length === 0) return [];
       const first = await scorePage(db, filter, '0');
       if (first.length < PAGE_SIZE) return first.map(toScoreRecord);
       const stream = Readable.from(exportJson(filter, first), { objectMode: false });
