@@ -42,6 +42,8 @@ interface Context {
   revokedKey: string;
   sessions: Session[];
   candidateIds: string[];
+  /** Session tokens of real invite links. */
+  tokens: string[];
 }
 
 const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
@@ -270,7 +272,7 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
   const slug = (s: Session) => fc.oneof({ weight: 6, arbitrary: fc.constant(s.slug) }, { weight: 1, arbitrary: fc.constantFrom('alpha', 'beta', 'nope', 'ALPHA', '%00', '%E9', 'a'.repeat(200), '..%2F..') });
   const questionId = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('q1', 'q2', 'q3', 'q4', 'q5') }, { weight: 1, arbitrary: fc.constantFrom('q0', 'Q1', '%00', '%E9%80', 'a'.repeat(300), '__proto__', 'constructor') });
   const answerValue = fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom<unknown>('0', '1', ['0', '2'], ['0'], 'an answer', '') },
+    { weight: 5, arbitrary: fc.constantFrom<unknown>(0, 1, [0, 2], [1], '1250', 'an answer', '0', ['0', '2'], '', 99, -1, [0, 0]) },
     { weight: 2, arbitrary: anyJson },
   );
   const answer = fc.oneof({ weight: 4, arbitrary: answerValue.map((value) => ({ value })) }, { weight: 1, arbitrary: anyJson });
@@ -309,7 +311,7 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
         case 'typing':
           return slug(s).chain((sl) => base('POST', `/portal/api/a/${sl}/typing`, typing));
         default:
-          return base('POST', '/portal/api/session', fc.oneof(fc.record({ token: fc.oneof(fc.base64String({ maxLength: 60 }), nastyString) }), anyJson));
+          return base('POST', '/portal/api/session', fc.oneof(fc.record({ token: fc.oneof(fc.constantFrom(...ctx.tokens), fc.base64String({ maxLength: 60 }), nastyString) }), anyJson));
       }
     });
 }
@@ -366,7 +368,7 @@ function describeSpec(spec: Spec): string {
   return `${spec.method} ${spec.path.slice(0, 300)} ${JSON.stringify(spec.headers).slice(0, 400)} [${spec.note}] ${JSON.stringify(body)}`;
 }
 
-async function openSession(node: Node, t: { instance: string; key: string }, email: string, slug: string): Promise<Session & { candidateId: string }> {
+async function openSession(node: Node, t: { instance: string; key: string }, email: string, slug: string): Promise<Session & { candidateId: string; token: string }> {
   const invited = await fetch(`${node.url}/v1/invite?sendInvite=false`, {
     method: 'POST',
     headers: { 'x-api-key': t.key, instance: t.instance, 'content-type': 'application/json' },
@@ -380,7 +382,7 @@ async function openSession(node: Node, t: { instance: string; key: string }, ema
   const cookie = opened.headers.getSetCookie()[0]!.split(';')[0]!;
   const page = await (await fetch(`${node.url}/portal/a/${slug}`, { headers: { cookie } })).text();
   const csrf = /name="csrf-token" content="([^"]+)"/.exec(page)![1]!;
-  return { slug, cookie, csrf, candidateId: invite!.candidateId };
+  return { slug, cookie, csrf, candidateId: invite!.candidateId, token };
 }
 
 export const INVARIANTS: { name: string; sql: string }[] = [
@@ -445,14 +447,14 @@ describe('fuzzing the public and portal APIs of a real node', () => {
     const revoked = await admin(node, 'POST', '/keys', { instances: [main.instance] });
     const { id, key: revokedKey } = revoked.json as { id: string; key: string };
     assert.equal((await admin(node, 'POST', `/keys/${id}/revoke`)).status, 200);
-    const sessions: (Session & { candidateId: string })[] = [];
+    const sessions: (Session & { candidateId: string; token: string })[] = [];
     for (let i = 0; i < 6; i++) sessions.push(await openSession(node, main, `portal${i}@example.com`, i % 2 ? 'beta' : 'alpha'));
     // Half of the sessions have started their attempt, so that answers and signals reach storage.
     for (const s of sessions.slice(0, 4)) {
       const started = await fetch(`${node.url}/portal/a/${s.slug}/start`, { method: 'POST', redirect: 'manual', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
       assert.ok(started.status < 400, `start: ${started.status}`);
     }
-    ctx = { instance: main.instance, otherInstance: other.instance, key: main.key, otherKey: other.key, revokedKey, sessions, candidateIds: sessions.map((s) => s.candidateId) };
+    ctx = { instance: main.instance, otherInstance: other.instance, key: main.key, otherKey: other.key, revokedKey, sessions, candidateIds: sessions.map((s) => s.candidateId), tokens: sessions.map((s) => s.token) };
   });
   after(async () => {
     await node?.stop();
