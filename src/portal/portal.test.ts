@@ -66,6 +66,25 @@ describeEachStore('candidate portal', (ctx) => {
     assert.doesNotMatch(page.body, /Error:|stack|\n\s+at /);
   });
 
+  it('answers 400, never 500, for a NUL in a signal, a typed text or a text answer (found by fuzzing)', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'nul@x.co', ['alpha']);
+    assert.equal((await c.call('POST', '/portal/a/alpha/start', {}, { form: true })).statusCode, 303);
+    for (const [method, url, payload] of [
+      ['POST', '/portal/api/a/alpha/signals', { kind: 'paste', detail: '\u0000\u0000' }],
+      ['PUT', '/portal/api/a/alpha/answers/q3', { value: '12\u000050' }],
+      ['PUT', '/portal/api/a/alpha/answers/q4', { value: 'text \u0000' }],
+    ] as const) {
+      const response = await c.call(method, url, payload);
+      assert.equal(response.statusCode, 400, `${url}: ${response.body}`);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+    }
+    assert.equal((await c.call('POST', '/portal/api/a/alpha/typing/start')).statusCode, 204);
+    const typing = await c.call('POST', '/portal/api/a/alpha/typing', { typed: 'The\u0000quick', intervals: [100, 100] });
+    assert.equal(typing.statusCode, 400, typing.body);
+    assert.equal((await c.call('PUT', '/portal/api/a/alpha/answers/q4', { value: 'text without' })).statusCode, 204, 'the attempt is still open');
+  });
+
   it('takes an assessment end to end: start, answers saved, typing, submit, scored', async () => {
     const t = await tenant();
     const c = await candidate(ctx(), t, 'full@x.co', ['alpha']);

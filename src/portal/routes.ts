@@ -38,6 +38,8 @@ import {
   type DashboardItem,
 } from './pages.js';
 
+// PostgreSQL stores no NUL character: text with one is refused (400) instead of failing there (500).
+const NO_NUL = '^[^\\u0000]*$';
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
 export const PORTAL_HEADERS = {
@@ -301,7 +303,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
         body: {
           type: 'object',
           required: ['kind'],
-          properties: { kind: { type: 'string', enum: BROWSER_SIGNALS }, detail: { type: 'string', maxLength: 500 } },
+          properties: { kind: { type: 'string', enum: BROWSER_SIGNALS }, detail: { type: 'string', maxLength: 500, pattern: NO_NUL } },
         },
       },
     },
@@ -328,7 +330,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
         body: {
           type: 'object',
           required: ['typed', 'intervals'],
-          properties: { typed: { type: 'string', maxLength: 10000 }, intervals: { type: 'array', maxItems: 20000, items: { type: 'number', minimum: 0, maximum: 3600000 } } },
+          properties: { typed: { type: 'string', maxLength: 10000, pattern: NO_NUL }, intervals: { type: 'array', maxItems: 20000, items: { type: 'number', minimum: 0, maximum: 3600000 } } },
         },
       },
     },

@@ -79,6 +79,9 @@ export async function answersOf(db: Queryable, attemptId: string): Promise<Recor
   return Object.fromEntries(rows.map((r) => [r.questionId, r.value]));
 }
 
+// PostgreSQL stores no NUL character, in text or in jsonb: refused here rather than failing there.
+const NUL_DETAIL = 'must not contain a NUL character';
+
 /** Checks an answer's shape against its question; returns the value to store. */
 export function checkAnswer(question: QuestionContent, value: unknown): AnswerValue {
   const bad = (detail: string) => new Problem('validation-failed', detail, [{ in: 'body', name: 'value', pointer: '#/value', detail }]);
@@ -94,10 +97,12 @@ export function checkAnswer(question: QuestionContent, value: unknown): AnswerVa
     }
     case 'short-answer':
       if (typeof value !== 'string' || value.length > 200) throw bad('must be text of at most 200 characters');
+      if (value.includes('\u0000')) throw bad(NUL_DETAIL);
       return value;
     case 'free-text': {
       const max = question.maxLength ?? 4000;
       if (typeof value !== 'string' || value.length > max) throw bad(`must be text of at most ${max} characters`);
+      if (value.includes('\u0000')) throw bad(NUL_DETAIL);
       return value;
     }
   }

@@ -136,6 +136,25 @@ describeEachStore('POST /v1/invite', (ctx) => {
     assert.equal(await count('candidates', t.instance), 0, 'nothing written by a refused invite');
   });
 
+  it('answers 400, never 500, for a NUL or another control character in any field (found by fuzzing)', async () => {
+    const t = await tenant();
+    for (const [field, value] of [
+      ['email', 'a\u0000b@example.com'],
+      ['email', 'ab@exa\u0000mple.com'],
+      ['firstName', 'A\u0000da'],
+      ['lastName', '\u202e\u2028\u0000x'],
+      ['lastName', 'Love\u0001lace'],
+      ['assessments', ['alpha', 'x\u0000,y']],
+      ['assessments', ['alpha\u0000']],
+      ['assessments', 'alpha,\u0000beta'],
+    ] as const) {
+      const response = await invite(t, { ...person, assessments: ['alpha'], [field]: value }, '?sendInvite=false');
+      assert.equal(response.statusCode, 400, `${field} ${JSON.stringify(value)}: ${response.body}`);
+      assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
+    }
+    assert.equal(await count('candidates', t.instance), 0, 'nothing was written');
+  });
+
   it('ignores fields it does not know', async () => {
     const t = await tenant();
     const response = await invite(t, { ...person, assessments: ['alpha'], phone: '+44 20 7946 0000' });

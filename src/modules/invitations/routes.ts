@@ -6,9 +6,10 @@ import { instanceScope } from '../keys/authenticate.js';
 import { claim, complete, fingerprint, release, HEADER as IDEMPOTENCY_HEADER, TTL_HOURS, type Scope } from './idempotency.js';
 import { invite, type InviteDeps } from './service.js';
 
-// A name: no control characters, at least one visible character; trimmed before use.
+// A name: no control characters, at least one visible character; trimmed before use. (The visible
+// character is not \S, which a lone control character such as NUL would satisfy.)
 const Name = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*\\S[^\\u0000-\\u001f\\u007f]*$',
+  Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
     'x-pattern-message': 'must contain a visible character and no control characters',
     description,
   });

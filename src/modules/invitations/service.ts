@@ -68,10 +68,15 @@ async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, ca
   };
 }
 
+/** The form of an assessment id (the CHECK on assessments.slug). */
+const SLUG = /^[a-z][a-z0-9-]{0,63}$/;
+
 export async function invite(deps: InviteDeps, instanceId: string, request: InviteRequest, sendInvite: boolean): Promise<InviteResult> {
   const created = await retryOnConflict(() =>
     deps.db.transaction(async (tx) => {
-      const found = await findAssessmentsBySlug(tx, instanceId, request.assessments);
+      // Only well-formed slugs are looked up: anything else (a NUL, which PostgreSQL refuses in
+      // text, included) cannot name an assessment and is reported as unknown below.
+      const found = await findAssessmentsBySlug(tx, instanceId, request.assessments.filter((slug) => SLUG.test(slug)));
       const unknown = request.assessments.filter((slug) => !found.some((a) => a.slug === slug));
       if (unknown.length > 0) {
         throw new Problem(

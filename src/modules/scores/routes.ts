@@ -73,6 +73,12 @@ function decodeCursor(cursor: string): string {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// Assessment ids are slugs (the CHECK on assessments.slug). Anything else, NUL included, which
+// PostgreSQL refuses in a text parameter, is an unknown id and never reaches the database.
+const SLUG = /^[a-z][a-z0-9-]{0,63}$/;
+
+/** No instance in scope, or a filter whose every id is unknown. */
+const matchesNothing = (filter: ScoreFilter) => filter.instanceIds.length === 0 || filter.candidateIds?.length === 0 || filter.assessmentIds?.length === 0;
 
 export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   const stringify = fastJson(ScoreRecord as object);
@@ -81,7 +87,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
   async function page(reply: FastifyReply, filter: ScoreFilter, query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string }) {
     const { limit, cursor } = query;
     const after = cursor === undefined ? '0' : decodeCursor(cursor);
-    if (filter.instanceIds.length === 0 || filter.candidateIds?.length === 0) return [];
+    if (matchesNothing(filter)) return [];
     const rows = await scorePage(db, filter, after, limit + 1);
     if (rows.length > limit) {
       const next = new URLSearchParams();
@@ -144,11 +150,11 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       const candidateIds = idList('candidateIds', request.query.candidateIds);
       const assessmentIds = idList('assessmentIds', request.query.assessmentIds);
       const scope = instanceScope(request, { required: false });
-      // Candidate ids are UUIDs: any other id is unknown, and unknown ids match nothing.
-      const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds };
+      // Candidate ids are UUIDs and assessment ids slugs: any other id is unknown, and unknown ids match nothing.
+      const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)) };
       if (request.query.limit !== undefined) return page(reply, filter, { ...request.query, limit: request.query.limit });
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
-      if (filter.instanceIds.length === 0 || filter.candidateIds?.length === 0) return [];
+      if (matchesNothing(filter)) return [];
       const first = await scorePage(db, filter, '0');
       if (first.length < PAGE_SIZE) return first.map(toScoreRecord);
       const stream = Readable.from(exportJson(filter, first), { objectMode: false });

@@ -83,7 +83,7 @@ describeEachStore('GET /v1/score', (ctx) => {
   it('unknown ids match nothing', async () => {
     const t = await tenant();
     await t.invite('a@x.co', ['alpha']);
-    for (const query of ['?candidateIds=nope', '?candidateIds=00000000-0000-4000-8000-000000000000', '?assessmentIds=nope', '?assessmentIds=ALPHA', "?candidateIds=' OR 1=1 --"]) {
+    for (const query of ['?candidateIds=nope', '?candidateIds=00000000-0000-4000-8000-000000000000', '?assessmentIds=nope', '?assessmentIds=ALPHA', "?candidateIds=' OR 1=1 --", '?assessmentIds=%00', '?assessmentIds=alpha%00', '?candidateIds=%00&assessmentIds=%00', '?assessmentIds=%C3%A9,%EF%BF%BD']) {
       const response = await scores(t.key, query);
       assert.equal(response.statusCode, 200, query);
       assert.deepEqual(response.json(), [], query);
