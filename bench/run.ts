@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { admin, freePort, startNode, type Node } from '../test/reliability/support/server.js';
 import { seed, seedPglite } from './seed.js';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -83,6 +83,11 @@ const median = (values: number[]) => {
 async function measure(scenario: Record<string, unknown>): Promise<Figures> {
   const list: Figures[] = [];
   for (let round = 0; round < rounds; round++) list.push(await load(scenario));
+  return summarize(list);
+}
+
+/** Medians of the rates and latencies of several rounds, sums of their counts. */
+function summarize(list: Figures[]): Figures {
   return {
     rps: median(list.map((f) => f.rps)),
     p50: median(list.map((f) => f.p50)),
@@ -180,15 +185,7 @@ async function main() {
         if (round % 2) pair.reverse();
         for (const run of pair) await run();
       }
-      const pick = (list: Figures[]): Figures => ({
-        rps: median(list.map((f) => f.rps)),
-        p50: median(list.map((f) => f.p50)),
-        p99: median(list.map((f) => f.p99)),
-        total: list.reduce((t, f) => t + f.total, 0),
-        non2xx: list.reduce((t, f) => t + f.non2xx, 0),
-        errors: list.reduce((t, f) => t + f.errors, 0),
-      });
-      const row = { name: scenario.name, s: pick(s), b: pick(b), target: scenario.target };
+      const row = { name: scenario.name, s: summarize(s), b: summarize(b), target: scenario.target };
       rows.push(row);
       console.log(`${row.name}: service ${row.s.rps.toFixed(0)} req/s p99 ${row.s.p99} ms; baseline ${row.b.rps.toFixed(0)} req/s p99 ${row.b.p99} ms; non-2xx ${row.s.non2xx}/${row.b.non2xx}`);
     }
@@ -243,6 +240,8 @@ async function embedded(pgRows: { name: string; s: Figures }[]): Promise<string>
   const dataDir = path.join(tmpdir(), `ac-bench-pglite-${candidates}`);
   if (!existsSync(path.join(dataDir, 'seeded'))) {
     console.log(`# seeding the embedded store with ${candidates.toLocaleString('en')} candidates`);
+    // A store left half-seeded by an interrupted run is started again from nothing.
+    rmSync(dataDir, { recursive: true, force: true });
     mkdirSync(dataDir, { recursive: true });
     await seedPglite(dataDir, candidates);
     writeFileSync(path.join(dataDir, 'seeded'), String(candidates));

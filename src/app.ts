@@ -133,12 +133,15 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     app.log.warn('Redis is not reachable at start: counting rate limits in this process until it is');
   }
   registerErrorHandling(app, { probing: new RefusalLimit(counter, NOT_FOUND_PER_MINUTE, 'not-found', 'requests for unknown paths') });
-  app.addHook('onSend', async (_request, reply) => {
+  const drain = registerDrain(app);
+  // Headers of every answer, in one synchronous hook: it runs on every request, /healthz included.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
+    if (drain.draining) reply.header('connection', 'close');
+    done(null, payload);
   });
-
-  registerDrain(app);
 
   app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }));
   app.get(

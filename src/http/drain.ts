@@ -13,20 +13,23 @@ import { Problem } from './problem.js';
 /** How long idle keep-alive connections stay open once draining began. */
 const GRACE_MS = 500;
 
-export function registerDrain(app: FastifyInstance): void {
-  let draining = false;
+/** Whether the app is draining; the caller adds `Connection: close` to every answer while it is. */
+export interface Drain {
+  readonly draining: boolean;
+}
+
+export function registerDrain(app: FastifyInstance): Drain {
+  const state = { draining: false };
   let timer: NodeJS.Timeout | undefined;
 
-  app.addHook('onRequest', async (_request, reply) => {
-    if (!draining) return;
+  // Synchronous: it runs on every request.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!state.draining) return done();
     reply.header('connection', 'close');
-    throw new Problem('unavailable', 'This server is shutting down; retry the request', undefined, { 'retry-after': '1', connection: 'close' });
-  });
-  app.addHook('onSend', async (_request, reply) => {
-    if (draining) reply.header('connection', 'close');
+    done(new Problem('unavailable', 'This server is shutting down; retry the request', undefined, { 'retry-after': '1', connection: 'close' }));
   });
   app.addHook('preClose', async () => {
-    draining = true;
+    state.draining = true;
     const server = app.server;
     const closeIdle = server.closeIdleConnections.bind(server);
     // server.close(), which Fastify calls next, closes idle connections through this method.
@@ -34,4 +37,5 @@ export function registerDrain(app: FastifyInstance): void {
     timer = setTimeout(closeIdle, GRACE_MS);
   });
   app.addHook('onClose', async () => clearTimeout(timer));
+  return state;
 }

@@ -78,10 +78,6 @@ const FRAMEWORK_PROBLEMS: Record<string, { code: ProblemCode; detail: string }> 
 };
 
 export function registerErrorHandling(app: FastifyInstance, options: { probing?: RefusalLimit } = {}): void {
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
-  });
-
   // Unknown paths are counted per client address: a scanner walking the URL space is turned
   // away with 429 after a while, a client with one wrong link is not.
   app.setNotFoundHandler(async (request, reply) => {
