@@ -74,4 +74,36 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
       await cut.down().catch(() => {});
     }
   });
+
+  it('survives a connection lost while a transaction or an export holds it between queries', async () => {
+    const cut = await relay(new URL(base!));
+    const url = new URL(base!);
+    url.hostname = '127.0.0.1';
+    url.port = String(cut.port);
+    const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+    try {
+      const inTransaction = db.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        await cut.down();
+        // The loss arrives as an 'error' event while no query is running: it must not crash.
+        await new Promise((r) => setTimeout(r, 200));
+        await tx.query('SELECT 2');
+      });
+      await assert.rejects(inTransaction);
+
+      await cut.up();
+      await new Promise((r) => setTimeout(r, 600));
+      const rows = db.batches!<{ n: number }>('SELECT g AS n FROM generate_series(1, 5000) g', [], 1000);
+      assert.equal((await rows.next()).value?.length, 1000);
+      await cut.down();
+      await new Promise((r) => setTimeout(r, 200));
+      await assert.rejects(rows.next());
+      await cut.up();
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal((await db.query<{ n: number }>('SELECT 3 AS n')).rows[0]!.n, 3, 'the store works on');
+    } finally {
+      await db.close();
+      await cut.down().catch(() => {});
+    }
+  });
 });

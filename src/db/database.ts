@@ -141,7 +141,21 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
       const result = await pool.query(text, params as unknown[]);
       return { rows: result.rows };
     });
-  const connect = () => breaker.run(() => pool.connect());
+  // A checked-out client whose connection is lost between two queries (a server restart, a
+  // terminated backend; an export waiting for a slow reader) emits 'error', and pg-pool listens
+  // only on idle clients: without a listener of ours the process would crash. The next query on
+  // the client fails instead, and the client is dropped when released with that error.
+  const ignoreLoss = () => {};
+  const connect = async () => {
+    const client = await breaker.run(() => pool.connect());
+    client.on('error', ignoreLoss);
+    const release = client.release.bind(client);
+    client.release = (destroy?: boolean | Error) => {
+      client.off('error', ignoreLoss);
+      release(destroy);
+    };
+    return client;
+  };
   return {
     kind: 'postgres',
     query,
@@ -176,24 +190,41 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
       const client = await connect();
       let open = false;
       let cursor: Cursor<T> | undefined;
-      let broken = false;
+      // A connection lost while the cursor waits between reads would leave the next read, and
+      // closing the cursor, pending for ever: the loss rejects the read, and a lost connection is
+      // dropped without the goodbyes.
+      let lost: Error | undefined;
+      let onLoss: (error: Error) => void = () => {};
+      client.once('error', (error: Error) => {
+        lost = error;
+        onLoss(error);
+      });
       try {
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         open = true;
-        cursor = client.query(new Cursor<T>(text, params));
+        const reading = (cursor = client.query(new Cursor<T>(text, params)));
+        const read = () =>
+          lost
+            ? Promise.reject(lost)
+            : new Promise<T[]>((resolve, reject) => {
+                onLoss = reject;
+                reading.read(size).then(resolve, reject);
+              });
         for (;;) {
-          const rows = await cursor.read(size);
+          const rows = await read();
           if (rows.length === 0) break;
           yield rows;
         }
       } catch (error) {
-        broken = isUnavailable(error);
+        if (isUnavailable(error)) lost ??= error as Error;
         throw error;
       } finally {
-        await cursor?.close().catch(() => {});
-        if (open) await client.query('ROLLBACK').catch(() => (broken = true));
+        if (!lost) {
+          await cursor?.close().catch(() => {});
+          if (open) await client.query('ROLLBACK').catch((error: Error) => (lost = error));
+        }
         // A connection in an unknown state is dropped rather than handed to the next request.
-        client.release(broken ? true : undefined);
+        client.release(lost ? true : undefined);
       }
     },
     close: () => pool.end(),
