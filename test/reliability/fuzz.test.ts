@@ -287,7 +287,20 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
     { weight: 1, arbitrary: fc.record({ typed: anyJson, intervals: anyJson }, { requiredKeys: [] }) },
     { weight: 1, arbitrary: anyJson },
   );
-  const endpoint = fc.constantFrom('answer', 'answer', 'answer', 'signal', 'signal', 'typing-start', 'typing', 'typing', 'session');
+  // The HTML pages and their form posts too: a page may answer HTML, but never a 5xx.
+  const formFields = (s: Session) =>
+    fc.oneof(
+      {
+        weight: 6,
+        arbitrary: fc
+          .record({ value: fc.oneof(fc.constantFrom('0', '1', '2', '1250', 'an answer', ''), nastyString), go: fc.constantFrom('next', 'back', 'review', 'x', '') }, { requiredKeys: [] })
+          .map((fields) => utf8(new URLSearchParams({ ...fields, _csrf: s.csrf }).toString())),
+      },
+      { weight: 1, arbitrary: nastyString.map((raw) => utf8(raw)) },
+      { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }) },
+    );
+  const questionNumber = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('1', '2', '3', '4', '5') }, { weight: 1, arbitrary: fc.constantFrom('0', '99', '-1', 'abc', '%00', '1e3', '9'.repeat(30)) });
+  const endpoint = fc.constantFrom('answer', 'answer', 'answer', 'signal', 'signal', 'typing-start', 'typing', 'typing', 'session', 'dashboard', 'page', 'form-answer', 'form-answer', 'start', 'submit');
   return fc
     .tuple(auth, endpoint, contentType, contentEncoding, fc.boolean(), fc.oneof({ weight: 150, arbitrary: fc.constant('std') }, { weight: 1, arbitrary: fc.constant('odd') }))
     .chain(([{ s, headers }, which, type, encoding, honest, methodMode]) => {
@@ -301,7 +314,21 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
             return { method: m, path, headers: h, body: b && m !== 'GET' ? encode(b.bytes, encoding, honest) : undefined, note: `portal ${which} ${b?.note ?? ''}` };
           }),
         );
+      const form = (path: string) =>
+        fc.tuple(formFields(s), fc.constantFrom<string | undefined>('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', 'text/plain', undefined, 'multipart/form-data')).map(
+          ([bytes, type]): Spec => ({ method: methodMode === 'odd' ? 'PUT' : 'POST', path, headers: { ...headers, ...(type ? { 'content-type': type } : {}) }, body: bytes, note: `portal ${which} form` }),
+        );
       switch (which) {
+        case 'dashboard':
+          return fc.constant<Spec>({ method: 'GET', path: '/portal/', headers, note: 'portal dashboard' });
+        case 'page':
+          return fc.tuple(slug(s), fc.constantFrom('', '?q=1', '?q=99', '?q=abc', '?q=%00')).map(([sl, q]): Spec => ({ method: 'GET', path: `/portal/a/${sl}${q}`, headers, note: 'portal page' }));
+        case 'form-answer':
+          return fc.tuple(slug(s), questionNumber).chain(([sl, n]) => form(`/portal/a/${sl}/q/${n}`));
+        case 'start':
+          return slug(s).chain((sl) => form(`/portal/a/${sl}/start`));
+        case 'submit':
+          return slug(s).chain((sl) => form(`/portal/a/${sl}/submit`));
         case 'answer':
           return fc.tuple(slug(s), questionId).chain(([sl, q]) => base('PUT', `/portal/api/a/${sl}/answers/${q}`, answer));
         case 'signal':
