@@ -46,6 +46,10 @@ describe('WORKERS=2 on one port', () => {
       throw new Error(`${error.message}; ps: ${execFileSync('ps', ['-ef', '--forest'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('server.ts')).join('\n')}\noutput:\n${node.output()}`);
     });
     assert.match(node.output(), /2 workers on port/);
+    // Ready means one worker answers; the first worker prints the banner once it listens, which
+    // may be a moment after the other one answered.
+    await until('the banner', () => (/Assessment Connect is running/.test(node.output()) ? true : undefined));
+    await new Promise((r) => setTimeout(r, 500));
     assert.equal(node.output().match(/Assessment Connect is running/g)?.length, 1, 'one banner, not one per worker');
 
     const statuses = await Promise.all(Array.from({ length: 40 }, () => fetch(`${node.url}/healthz`).then((r) => r.status)));
