@@ -1,4 +1,5 @@
 // The process: settings, logger, store, migrations, listen, and an orderly close on a signal.
+import './runtime.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
