@@ -422,7 +422,7 @@ function render(
       .filter(Boolean)
       .join('; ');
     lines.push(
-      `| ${row.name} | ${row.s.rps.toFixed(0)} | ${row.b.rps.toFixed(0)} | ${ratio.toFixed(2)} (${row.ratios.map((r) => r.toFixed(2)).join(', ')}) | ${row.s.p50} / ${row.s.p99} | ${row.b.p50} / ${row.b.p99} | ${p99.toFixed(2)} | ${row.s.cpuUs.toFixed(0)} / ${row.b.cpuUs.toFixed(0)} | ${met || '—'} |`,
+      `| ${row.name} | ${row.s.rps.toFixed(0)} | ${row.b.rps.toFixed(0)} | ${ratio.toFixed(2)} (${row.ratios.map((r) => r.toFixed(2)).join(', ')}) | ${row.s.p50} / ${row.s.p99} | ${row.b.p50} / ${row.b.p99} | ${row.b.p99 === 0 && row.s.p99 === 0 ? '—' : p99.toFixed(2)} | ${row.s.cpuUs.toFixed(0)} / ${row.b.cpuUs.toFixed(0)} | ${met || '—'} |`,
     );
   }
   lines.push(
