@@ -175,8 +175,8 @@ async function exportScenario(main: Seeded, mainNode: Node, mainKey: string): Pr
   let node = mainNode;
   let key = mainKey;
   if (exportCandidates !== main.candidates) {
-    console.log(`# export: seeding ${exportCandidates.toLocaleString('en')} candidates`);
     seeded = await seed(baseUrl, exportCandidates);
+    console.log(`# export: ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} records${seeded.reused ? '' : `, ${seeded.seconds} s`})`);
     node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
     key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
   }

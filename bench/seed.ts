@@ -86,14 +86,15 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
     const db = new pg.Client({ connectionString: url.toString() });
     await db.connect();
     const ready = await db.query<{ candidates: number }>('SELECT candidates FROM bench_meta').catch(() => ({ rows: [] as { candidates: number }[] }));
-    if (ready.rows[0]?.candidates === candidates) {
+    const reusable = ready.rows[0]?.candidates === candidates;
+    if (reusable) {
       // Candidates invited by earlier runs' invite scenarios (and their invitations, attempts and
       // deliveries, by cascade) go, so that the data is the seeded size again.
       const extra = await db.query(`DELETE FROM candidates WHERE email LIKE '%@load.example'`);
       if (extra.rowCount) await db.query('VACUUM ANALYZE candidates, invitations');
     }
     await db.end();
-    if (ready.rows[0]?.candidates === candidates) {
+    if (reusable) {
       await server.end();
       return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: 0, reused: true };
     }
