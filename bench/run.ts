@@ -19,7 +19,7 @@ import { cpus, totalmem, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { admin, freePort, startNode, type Node } from '../test/reliability/support/server.js';
+import { admin, freePort, rssMb, startNode, type Node } from '../test/reliability/support/server.js';
 import { seed, seedPglite, type Seeded } from './seed.js';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
@@ -120,14 +120,12 @@ async function loadOn(pid: number, scenario: Record<string, unknown>): Promise<F
   return { ...figures, cpuUs: (cpuTime(pid) - before) / Math.max(1, figures.total) };
 }
 
-const rss = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-
 /** Reads the whole unfiltered export; time to first byte, MB/s and the server's RSS growth. */
 async function exportOnce(node: Node, key: string): Promise<{ ttfbMs: number; mbps: number; mb: number; rssGrowthMb: number }> {
   const pid = node.child.pid!;
-  const before = rss(pid);
+  const before = rssMb(pid);
   let peak = before;
-  const sampler = setInterval(() => (peak = Math.max(peak, rss(pid))), 50);
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 50);
   const began = performance.now();
   const response = await fetch(`${node.url}/v1/score`, { headers: { 'x-api-key': key } });
   let ttfb = 0;
@@ -139,7 +137,7 @@ async function exportOnce(node: Node, key: string): Promise<{ ttfbMs: number; mb
   }
   const seconds = (performance.now() - began) / 1000;
   clearInterval(sampler);
-  peak = Math.max(peak, rss(pid));
+  peak = Math.max(peak, rssMb(pid));
   return { ttfbMs: ttfb, mbps: bytes / 1e6 / seconds, mb: bytes / 1e6, rssGrowthMb: peak - before };
 }
 

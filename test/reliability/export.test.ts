@@ -5,20 +5,17 @@
 // the rest of the table). Memory is sampled from /proc/<pid>/status (VmRSS) every 50 ms.
 // Speed (first byte, MB/s against psql \copy) is measured by `npm run bench`, not here.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { publish, seedRows } from '../../bench/seed.js';
 import { freshPostgresDatabase } from '../harness.js';
-import { admin, figure, startNode, type Node } from './support/server.js';
+import { admin, figure, rssMb, startNode, type Node } from './support/server.js';
 
 /** 333,300 candidates × 3 invitations + 100 on the fourth assessment = 1,000,000 records. */
 const CANDIDATES = 333_300;
 const RECORDS = CANDIDATES * 3 + 100;
 const BOUND_MB = 100;
-
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 
 interface Read {
   status: number;

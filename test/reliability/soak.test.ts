@@ -4,12 +4,11 @@
 // the node's resident memory is sampled every 5 s and may not grow by more than 150 MB between the
 // first and the last third; at the end every invite answered 200 is checked against the database.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { sampleAssessment } from '../harness.js';
-import { figure, freshPostgresDatabase, startNode, tenant, type Node } from './support/server.js';
+import { figure, freshPostgresDatabase, rssMb, startNode, tenant, type Node } from './support/server.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 120);
 const RSS_LIMIT_MB = 150;
@@ -19,12 +18,6 @@ interface Invited {
   email: string;
   candidateId: string;
   assessments: string[];
-}
-
-/** Resident memory of a process in MB, from /proc. */
-function rssMb(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) / 1024 : NaN;
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);

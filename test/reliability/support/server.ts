@@ -2,7 +2,7 @@
 // port with the given environment, ready when /readyz answers, stopped by a signal. Also a fresh
 // PostgreSQL database, an API key through the admin API, and the FIGURE lines the runner collects.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -12,6 +12,12 @@ export { freePort, freshPostgresDatabase } from '../../harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..', '..');
 export const ADMIN_TOKEN = 'reliability-admin-token-0123456789';
+
+/** Resident memory of a process in MB, from /proc. */
+export function rssMb(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : NaN;
+}
 
 /** Prints one measured result; the runner lists them all at the end. */
 export function figure(text: string): void {
