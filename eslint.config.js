@@ -11,10 +11,25 @@ export default tseslint.config(
   {
     languageOptions: { globals: globals.node },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
       'no-empty': ['error', { allowEmptyCatch: true }],
     },
   },
+  // Pages are built with the escaping `html` tag (src/html/html.ts): an untagged template literal
+  // holding markup would interpolate unescaped values, so it is refused where pages are made.
+  {
+    files: ['src/portal/**/*.ts', 'src/console/**/*.ts', 'src/html/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':not(TaggedTemplateExpression) > TemplateLiteral > TemplateElement[value.raw=/<\\/?[a-zA-Z!]/]',
+          message: 'Build markup with the html`` tag from src/html/html.ts, which escapes every value.',
+        },
+      ],
+    },
+  },
   // The portal's script runs in the candidate's browser, as a classic script.
-  { files: ['src/portal/assets/**/*.js'], languageOptions: { globals: globals.browser, sourceType: 'script' } },
+  { files: ['src/portal/assets/**/*.js', 'src/console/assets/**/*.js'], languageOptions: { globals: globals.browser, sourceType: 'script' } },
 );
