@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isUnavailable } from '../db/database.js';
+import { DomainError, type DomainErrorCode } from '../domain/errors.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { PROBLEMS, Problem, problemType, type FieldError, type ProblemCode, type ProblemDocument } from './problem.js';
 
@@ -86,28 +87,53 @@ export function registerErrorHandling(app: FastifyInstance, options: { probing?:
     return sendProblem(request, reply, new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`));
   });
 
-  app.setErrorHandler((error: FastifyError & { validationContext?: string }, request, reply) => {
-    if (error instanceof Problem) return sendProblem(request, reply, error);
-    if (error.validation) {
-      const errors = fieldErrors(error.validationContext ?? 'body', error.validation as AjvError[]);
-      return sendProblem(request, reply, new Problem('validation-failed', errors.map((e) => `${e.name} ${e.detail}`).join('; '), errors));
-    }
-    const known = error.code ? FRAMEWORK_PROBLEMS[error.code] : undefined;
-    if (known) return sendProblem(request, reply, new Problem(known.code, known.detail));
-    if (error instanceof SyntaxError && error.statusCode === 400) {
-      return sendProblem(request, reply, new Problem('validation-failed', 'The request body is not valid JSON'));
-    }
-    if (isUnavailable(error)) {
-      request.log.warn({ err: error }, 'database unavailable');
-      return sendProblem(request, reply, new Problem('unavailable', 'The database is unreachable; retry shortly', undefined, { 'retry-after': RETRY_AFTER_SECONDS }));
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      const code = (Object.keys(PROBLEMS) as ProblemCode[]).find((c) => PROBLEMS[c].status === error.statusCode) ?? 'validation-failed';
-      return sendProblem(request, reply, new Problem(code, PROBLEMS[code].title));
-    }
-    request.log.error({ err: error }, 'unhandled error');
-    return sendProblem(request, reply, new Problem('internal', 'Something went wrong on our side; quote the request id when reporting it'));
+  app.setErrorHandler((error: FastifyError, request, reply) => sendProblem(request, reply, problemFor(error, request)));
+}
+
+/**
+ * The one mapping from anything thrown to the problem it is answered with, for every surface
+ * (public API, admin API, portal, console): our Problems as they are, domain errors by their code,
+ * the framework's validation and parsing errors, an unreachable database (503 with Retry-After),
+ * and anything unexpected (500, logged with its stack, its message shown to nobody).
+ */
+export function problemFor(error: unknown, request: FastifyRequest): Problem {
+  if (error instanceof Problem) return error;
+  if (error instanceof DomainError) return fromDomain(error);
+  const e = error as FastifyError & { validationContext?: string };
+  if (e.validation) {
+    const errors = fieldErrors(e.validationContext ?? 'body', e.validation as AjvError[]);
+    return new Problem('validation-failed', errors.map((f) => `${f.name} ${f.detail}`).join('; '), errors);
+  }
+  const known = e.code ? FRAMEWORK_PROBLEMS[e.code] : undefined;
+  if (known) return new Problem(known.code, known.detail);
+  if (error instanceof SyntaxError && e.statusCode === 400) return new Problem('validation-failed', 'The request body is not valid JSON');
+  if (isUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return new Problem('unavailable', 'The database is unreachable; retry shortly', undefined, { 'retry-after': RETRY_AFTER_SECONDS });
+  }
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    const code = (Object.keys(PROBLEMS) as ProblemCode[]).find((c) => PROBLEMS[c].status === e.statusCode) ?? 'validation-failed';
+    return new Problem(code, PROBLEMS[code].title);
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return new Problem('internal', 'Something went wrong on our side; quote the request id when reporting it');
+}
+
+const DOMAIN_PROBLEMS: Record<DomainErrorCode, ProblemCode> = {
+  invalid: 'validation-failed',
+  'not-found': 'not-found',
+  conflict: 'conflict',
+  forbidden: 'forbidden',
+};
+
+function fromDomain(error: DomainError): Problem {
+  const errors = error.fields?.map((f): FieldError => {
+    const entry: FieldError = { in: f.in ?? 'body', name: f.name, detail: f.detail };
+    if (f.line !== undefined) entry.line = f.line;
+    if (f.column !== undefined) entry.column = f.column;
+    return entry;
   });
+  return new Problem(DOMAIN_PROBLEMS[error.code], error.message, errors);
 }
 
 /**

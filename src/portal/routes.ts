@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
-import { sendProblem } from '../http/errors.js';
+import type { SafeHtml } from '../html/html.js';
+import { DomainError } from '../domain/errors.js';
+import { problemFor, sendProblem } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
 import { BROWSER_SIGNALS, type SignalKind } from '../modules/attempts/proctoring.js';
 import {
@@ -80,7 +82,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
   });
 
   const client = (request: FastifyRequest) => ({ address: request.ip, agent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
-  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body);
+  const html = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
 
   async function session(request: FastifyRequest): Promise<PortalSession | undefined> {
     const value = cookieValue(request);
@@ -125,21 +127,20 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
     return s;
   }
 
-  // Errors on pages are pages; errors on the JSON API are problem documents.
-  app.setErrorHandler((error: Error & { statusCode?: number; validation?: unknown }, request, reply) => {
-    const problem = error instanceof Problem ? error : undefined;
-    if (request.url.startsWith('/portal/api/')) {
-      if (problem) return sendProblem(request, reply, problem);
-      if (error.validation || (error.statusCode && error.statusCode < 500)) {
-        return sendProblem(request, reply, new Problem('validation-failed', 'The request is not valid'));
-      }
-      request.log.error({ err: error }, 'portal error');
-      return sendProblem(request, reply, new Problem('internal', 'Something went wrong on our side'));
-    }
-    if (problem) return html(reply, messagePage(problem.status === 409 ? 'This assessment is finished' : 'That did not work', problem.detail, 'error'), problem.status);
-    if (error.statusCode && error.statusCode < 500) return html(reply, messagePage('That did not work', 'The request was not valid. Go back and try again.', 'error'), error.statusCode);
-    request.log.error({ err: error }, 'portal error');
-    return html(reply, messagePage('Something went wrong', `Please reload the page. If it happens again, quote this reference: ${request.id}`, 'error'), 500);
+  // Errors on pages are pages; errors on the JSON API are problem documents. Both come from the
+  // one mapper the API uses, so an outage is a 503 with Retry-After here too.
+  app.setErrorHandler((error, request, reply) => {
+    const problem = problemFor(error, request);
+    if (request.url.startsWith('/portal/api/')) return sendProblem(request, reply, problem);
+    if (problem.headers) reply.headers(problem.headers);
+    const ours = error instanceof Problem || error instanceof DomainError;
+    const [title, message] =
+      problem.status === 503
+        ? ['We will be right back', 'The service is briefly unavailable. Your answers so far are saved: please try again in a few seconds.']
+        : problem.status >= 500
+          ? ['Something went wrong', `Please reload the page. If it happens again, quote this reference: ${request.id}`]
+          : [problem.status === 409 ? 'This assessment is finished' : 'That did not work', ours ? problem.detail : 'The request was not valid. Go back and try again.'];
+    return html(reply, messagePage(title, message, 'error'), problem.status);
   });
 
   app.get('/portal', async (_request, reply) => reply.redirect('/portal/', 301));
