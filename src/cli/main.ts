@@ -1,4 +1,4 @@
-// The operator CLI: a thin client of the admin API (DESIGN §3). It never opens the database, so
+// The operator CLI: a thin client of the admin API. It never opens the database, so
 // it works the same against a local embedded server and a remote cluster.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,6 +22,10 @@ Commands:
   review score <attempt-id> <question-id> <0-100> --instance <name>
   delivery list --instance <name> [--status SENT|FAILED] [--limit N]
   delivery resend <id> --instance <name>
+  user create --email E --role owner|manager|reviewer [--instance a,b] [--password-stdin]
+  user list
+  user disable <id> | user enable <id>
+  user reset-password <id> [--password-stdin]
 
 Options for every command:
   --json         machine-readable output
@@ -251,7 +255,51 @@ const COMMANDS: Record<string, Command> = {
     const data = (await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/deliveries/${encodeURIComponent(id)}/resend`)) as Record<string, unknown>;
     return { data, text: `Sent again as delivery ${String(data.id)}: ${String(data.status)} (${String(data.response)})` };
   },
+  async 'user create'(ctx, _args, options) {
+    const password = options['password-stdin'] ? await passwordFromStdin() : undefined;
+    const instances = typeof options.instance === 'string' ? options.instance.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+    const data = (await call(ctx, 'POST', '/admin/v1/users', { json: { email: required(options, 'email'), role: required(options, 'role'), instances, password } })) as Record<string, unknown>;
+    return { data, text: userCreated(data, 'Created') };
+  },
+  async 'user list'(ctx) {
+    const data = (await call(ctx, 'GET', '/admin/v1/users')) as Record<string, unknown>[];
+    return { data, text: table(data, ['id', 'email', 'role', 'instances', 'disabled', 'createdAt']) };
+  },
+  async 'user disable'(ctx, [id]) {
+    if (!id) throw new UsageError('user disable needs the user id, as shown by user list');
+    const data = (await call(ctx, 'POST', `/admin/v1/users/${encodeURIComponent(id)}/disable`)) as Record<string, unknown>;
+    return { data, text: `Disabled ${String(data.email)}; their console sessions have ended` };
+  },
+  async 'user enable'(ctx, [id]) {
+    if (!id) throw new UsageError('user enable needs the user id, as shown by user list');
+    const data = (await call(ctx, 'POST', `/admin/v1/users/${encodeURIComponent(id)}/enable`)) as Record<string, unknown>;
+    return { data, text: `Enabled ${String(data.email)}` };
+  },
+  async 'user reset-password'(ctx, [id], options) {
+    if (!id) throw new UsageError('user reset-password needs the user id, as shown by user list');
+    const password = options['password-stdin'] ? await passwordFromStdin() : undefined;
+    const data = (await call(ctx, 'POST', `/admin/v1/users/${encodeURIComponent(id)}/reset-password`, { json: password === undefined ? {} : { password } })) as Record<string, unknown>;
+    return { data, text: userCreated(data, 'Reset the password of') };
+  },
 };
+
+function userCreated(data: Record<string, unknown>, verb: string): string {
+  const lines = [`${verb} ${String(data.email)} (${String(data.role)}${(data.instances as string[]).length ? ` of ${(data.instances as string[]).join(', ')}` : ''}), id ${String(data.id)}.`];
+  if (typeof data.password === 'string') lines.push('One-time password, shown this once (sign in at /console/ and keep it safe):', '', `  ${data.password}`, '');
+  return lines.join('\n');
+}
+
+/** The first line of standard input, so that a password never appears in the process list or shell history. */
+async function passwordFromStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  const password = text.split(/\r?\n/)[0] ?? '';
+  if (!password) throw new UsageError('--password-stdin: no password on standard input');
+  return password;
+}
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
@@ -276,6 +324,9 @@ export async function run(argv: string[]): Promise<number> {
         status: { type: 'string' },
         limit: { type: 'string' },
         before: { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
+        'password-stdin': { type: 'boolean' },
       },
     });
   } catch (error) {

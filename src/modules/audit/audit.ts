@@ -19,6 +19,10 @@ const ACTIONS: Record<string, string> = {
   'POST /keys': 'key.create',
   'PATCH /keys/:id': 'key.update',
   'POST /keys/:id/revoke': 'key.revoke',
+  'POST /users': 'user.create',
+  'POST /users/:id/disable': 'user.disable',
+  'POST /users/:id/enable': 'user.enable',
+  'POST /users/:id/reset-password': 'user.reset-password',
 };
 
 const ACTOR = 'admin-token';
@@ -83,6 +87,37 @@ export async function listAudit(db: Queryable, options: { limit: number; before?
     `SELECT id::text, at, actor, client_ip AS "clientIp", user_agent AS "userAgent", action, target, request_id AS "requestId", status
        FROM audit_log WHERE ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $1`,
     [options.limit, options.before ?? null],
+  );
+  return rows;
+}
+
+export interface AuditRecord {
+  /** Who: `user:<e-mail>` for a console user, `admin-token` for the admin API. */
+  actor: string;
+  clientIp: string;
+  userAgent?: string;
+  action: string;
+  target: string | null;
+  requestId: string;
+  status: number;
+}
+
+/** Writes one audit entry; given the transaction of the change, the two commit together. */
+export async function recordAudit(tx: Queryable, entry: AuditRecord): Promise<void> {
+  await tx.query(
+    `INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+    [entry.actor, entry.clientIp, entry.userAgent?.slice(0, MAX_USER_AGENT) ?? null, entry.action, entry.target?.slice(0, 500) ?? null, entry.requestId, entry.status],
+  );
+}
+
+/** Audit entries newest first, optionally of one actor and actions starting with a prefix. */
+export async function searchAudit(db: Queryable, options: { limit: number; before?: string; actor?: string; action?: string }): Promise<AuditEntry[]> {
+  const { rows } = await db.query<AuditEntry>(
+    `SELECT id::text, at, actor, client_ip AS "clientIp", user_agent AS "userAgent", action, target, request_id AS "requestId", status
+       FROM audit_log
+      WHERE ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR actor = $3) AND ($4::text IS NULL OR starts_with(action, $4))
+      ORDER BY id DESC LIMIT $1`,
+    [options.limit, options.before ?? null, options.actor ?? null, options.action ?? null],
   );
   return rows;
 }

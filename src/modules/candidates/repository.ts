@@ -1,5 +1,10 @@
 import type { Queryable } from '../../db/database.js';
 
+/** Lower case without accents, as the console's search compares text ("Zoë Ågren" → "zoe agren"). */
+export function foldForSearch(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
 /**
  * The candidate with this e-mail in the instance, created or renamed to the latest names. Relies
  * on the unique index on (instance_id, lower(email)), so simultaneous invites of one new e-mail
@@ -11,11 +16,93 @@ export async function upsertCandidate(
   person: { email: string; firstName: string; lastName: string },
 ): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO candidates (instance_id, email, first_name, last_name) VALUES ($1, $2, $3, $4)
+    `INSERT INTO candidates (instance_id, email, first_name, last_name, search_name, search_last) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (instance_id, lower(email))
-     DO UPDATE SET email = EXCLUDED.email, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, updated_at = now()
+     DO UPDATE SET email = EXCLUDED.email, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
+                   search_name = EXCLUDED.search_name, search_last = EXCLUDED.search_last, updated_at = now()
      RETURNING id`,
-    [instanceId, person.email, person.firstName, person.lastName],
+    [instanceId, person.email, person.firstName, person.lastName, foldForSearch(`${person.firstName} ${person.lastName}`), foldForSearch(person.lastName)],
   );
   return rows[0]!.id;
+}
+
+export interface CandidateSummary {
+  id: string;
+  instance: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+}
+
+/** A candidate of one of the given instances; undefined for another instance's, as for an unknown id. */
+export async function findCandidate(db: Queryable, instanceIds: string[], id: string): Promise<CandidateSummary | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  const { rows } = await db.query<CandidateSummary>(
+    `SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName"
+       FROM candidates c JOIN instances n ON n.id = c.instance_id WHERE c.id = $1 AND c.instance_id = ANY($2::uuid[])`,
+    [id, instanceIds],
+  );
+  return rows[0];
+}
+
+export interface CandidateSearch {
+  instanceId: string;
+  /** The start of the e-mail, first name, last name or full name; case and accents do not matter. */
+  query?: string;
+  /** An assessment (its id, the slug clients use) the candidate is invited to. */
+  assessmentId?: string;
+  assessmentStatus?: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED';
+  scoreStatus?: 'PENDING' | 'LOW_PASS' | 'PASS' | 'FAIL';
+  redFlag?: boolean;
+  /** Invited on or after this instant. */
+  invitedSince?: Date;
+  /** Keyset: candidates after this id. */
+  after?: string;
+  limit: number;
+}
+
+export interface CandidateListItem extends CandidateSummary {
+  invitations: { assessmentId: string; assessmentName: string; assessmentStatus: string; scoreStatus: string; totalScore: string; redFlag: boolean }[];
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Candidates of an instance in id order, after a keyset cursor: the prefix search uses the three
+ * folded-text indexes (a bitmap OR), the filters look at the candidate's invitations through
+ * their unique (candidate, assessment) index, so a page costs the same however many candidates
+ * the instance has.
+ */
+export async function searchCandidates(db: Queryable, search: CandidateSearch): Promise<CandidateListItem[]> {
+  const params: unknown[] = [search.instanceId, search.limit];
+  const where = ['c.instance_id = $1'];
+  const add = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (search.after) where.push(`c.id > ${add(search.after)}::uuid`);
+  const folded = search.query ? foldForSearch(search.query.trim()) : '';
+  if (folded) {
+    const prefix = add(`${escapeLike(folded)}%`);
+    where.push(`(lower(c.email) LIKE ${prefix} OR c.search_name LIKE ${prefix} OR c.search_last LIKE ${prefix})`);
+  }
+  const invitationFilters: string[] = [];
+  if (search.assessmentId) invitationFilters.push(`i.assessment_id = (SELECT id FROM assessments WHERE instance_id = $1 AND slug = ${add(search.assessmentId)})`);
+  if (search.assessmentStatus) invitationFilters.push(`i.assessment_status = ${add(search.assessmentStatus)}`);
+  if (search.scoreStatus) invitationFilters.push(`i.score_status = ${add(search.scoreStatus)} AND i.assessment_status = 'COMPLETED'`);
+  if (search.redFlag !== undefined) invitationFilters.push(`i.red_flag = ${add(search.redFlag)}`);
+  if (search.invitedSince) invitationFilters.push(`i.created_at >= ${add(search.invitedSince)}`);
+  if (invitationFilters.length > 0) where.push(`EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id AND ${invitationFilters.join(' AND ')})`);
+  const { rows } = await db.query<CandidateListItem>(
+    `SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName",
+            COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'assessmentStatus', i.assessment_status,
+                                                          'scoreStatus', i.score_status, 'totalScore', i.total_score::text, 'redFlag', i.red_flag) ORDER BY i.id)
+                        FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = c.id), '[]'::jsonb) AS invitations
+       FROM candidates c JOIN instances n ON n.id = c.instance_id
+      WHERE ${where.join(' AND ')}
+      ORDER BY c.id
+      LIMIT $2`,
+    params,
+  );
+  return rows;
 }

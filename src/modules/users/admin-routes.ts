@@ -1,0 +1,138 @@
+// Console users, managed with the admin token (the CLI's `user …` commands): create (with a
+// one-time password, or one the operator chose), list, disable/enable, reset the password.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../../db/database.js';
+import { invalidInput } from '../../domain/errors.js';
+import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
+import { InstanceName } from '../tenants/admin-routes.js';
+import { findInstancesByName } from '../tenants/repository.js';
+import { generatePassword, hashPassword, passwordProblem } from './password.js';
+import { createUser, listUsers, requireUser, setDisabled, setPasswordHash, type Role } from './repository.js';
+
+const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('reviewer')], {
+  description: 'owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances',
+});
+
+const UserView = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    email: Type.String({ examples: ['maria.lopez@example.com'] }),
+    role: RoleSchema,
+    instances: Type.Array(Type.String(), { description: 'The instances of a manager or reviewer; empty for an owner, who has every instance' }),
+    disabled: Type.Boolean(),
+    createdAt: DateTime(),
+  },
+  { additionalProperties: false },
+);
+
+const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'At least 12 characters, not a common or breached password' });
+const WithPassword = Type.Object({ ...UserView.properties, password: Type.Optional(Type.String({ description: 'The generated one-time password, present only when none was given; shown this once' })) });
+const UserId = Type.Object({ id: Type.String({ format: 'uuid' }) });
+
+/** The granted instances' ids; unknown names are refused by name. */
+async function instanceIds(db: Database, role: Role, names: string[] | undefined): Promise<string[]> {
+  if (role === 'owner') {
+    if (names && names.length > 0) throw invalidInput([{ name: 'instances', detail: 'an owner has every instance; give instances only to managers and reviewers' }]);
+    return [];
+  }
+  if (!names || names.length === 0) throw invalidInput([{ name: 'instances', detail: `a ${role} needs at least one instance` }]);
+  const found = await findInstancesByName(db, names);
+  const missing = names.filter((n) => !found.some((i) => i.name === n));
+  if (missing.length > 0) throw invalidInput([{ name: 'instances', detail: `no instance named ${missing.join(', ')}` }]);
+  return found.map((i) => i.id);
+}
+
+function checkedPassword(password: string, email?: string): string {
+  const problem = passwordProblem(password, email);
+  if (problem) throw invalidInput([{ name: 'password', detail: problem }]);
+  return password;
+}
+
+export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+  app.post(
+    '/users',
+    {
+      schema: {
+        operationId: 'createUser',
+        tags: ['admin'],
+        summary: 'Create a console user',
+        description: 'Without `password`, a one-time password is generated and returned once. Managers and reviewers need `instances`.',
+        security: adminSecurity,
+        body: Type.Object(
+          {
+            email: Type.String({ format: 'email', maxLength: 254, examples: ['maria.lopez@example.com'] }),
+            role: RoleSchema,
+            instances: Type.Optional(Type.Array(InstanceName, { maxItems: 100, uniqueItems: true })),
+            password: Type.Optional(Password),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 201: WithPassword, ...problemResponses('validation-failed', 'unauthorized', 'conflict') },
+      },
+    },
+    async (request, reply) => {
+      const { email, role } = request.body;
+      const ids = await instanceIds(db, role, request.body.instances);
+      const password = request.body.password === undefined ? generatePassword() : checkedPassword(request.body.password, email);
+      const passwordHash = await hashPassword(password);
+      const user = await db.transaction((tx) => createUser(tx, { email, role, passwordHash, instanceIds: ids }));
+      return reply.code(201).send(request.body.password === undefined ? { ...user, password } : user);
+    },
+  );
+
+  app.get(
+    '/users',
+    {
+      schema: { operationId: 'listUsers', tags: ['admin'], summary: 'List console users', security: adminSecurity, response: { 200: Type.Array(UserView), ...problemResponses('unauthorized') } },
+    },
+    async () => listUsers(db),
+  );
+
+  for (const [action, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
+    app.post(
+      `/users/:id/${action}`,
+      {
+        schema: {
+          operationId: `${action}User`,
+          tags: ['admin'],
+          summary: disabled ? 'Disable a console user (ends their sessions)' : 'Enable a disabled console user',
+          security: adminSecurity,
+          params: UserId,
+          response: { 200: UserView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+        },
+      },
+      async (request) => {
+        await db.transaction((tx) => setDisabled(tx, request.params.id, disabled));
+        return requireUser(db, request.params.id);
+      },
+    );
+  }
+
+  app.post(
+    '/users/:id/reset-password',
+    {
+      schema: {
+        operationId: 'resetUserPassword',
+        tags: ['admin'],
+        summary: "Reset a console user's password (ends their sessions)",
+        description: 'Without `password`, a one-time password is generated and returned once.',
+        security: adminSecurity,
+        params: UserId,
+        body: Type.Optional(Type.Object({ password: Type.Optional(Password) }, { additionalProperties: false })),
+        response: { 200: WithPassword, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      const user = await requireUser(db, request.params.id);
+      const given = request.body?.password;
+      const password = given === undefined ? generatePassword() : checkedPassword(given, user.email);
+      const passwordHash = await hashPassword(password);
+      await db.transaction((tx) => setPasswordHash(tx, user.id, passwordHash));
+      return given === undefined ? { ...user, password } : user;
+    },
+  );
+};

@@ -1,0 +1,128 @@
+// Console users, their instances and their sessions. Only this module reads or writes the users,
+// user_instances and console_sessions tables.
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../../db/database.js';
+import { conflict, notFound } from '../../domain/errors.js';
+import { sha256 } from '../keys/secret.js';
+
+export const ROLES = ['owner', 'manager', 'reviewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface User {
+  id: string;
+  email: string;
+  role: Role;
+  /** Names of the instances granted; owners have every instance and an empty list here. */
+  instances: string[];
+  disabled: boolean;
+  createdAt: Date;
+}
+
+const USER_COLUMNS = `u.id, u.email, u.role, u.disabled_at IS NOT NULL AS disabled, u.created_at AS "createdAt",
+  COALESCE((SELECT array_agg(i.name ORDER BY i.name) FROM user_instances ui JOIN instances i ON i.id = ui.instance_id WHERE ui.user_id = u.id), '{}') AS instances`;
+
+export async function createUser(tx: Queryable, input: { email: string; role: Role; passwordHash: string; instanceIds: string[] }): Promise<User> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO users (email, role, password_hash) VALUES ($1, $2, $3) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`,
+    [input.email, input.role, input.passwordHash],
+  );
+  if (rows.length === 0) throw conflict(`A user with the e-mail ${input.email} exists already`);
+  const id = rows[0]!.id;
+  if (input.role !== 'owner' && input.instanceIds.length > 0) {
+    await tx.query('INSERT INTO user_instances (user_id, instance_id) SELECT $1, unnest($2::uuid[])', [id, input.instanceIds]);
+  }
+  return (await findUser(tx, id))!;
+}
+
+export async function listUsers(db: Queryable): Promise<User[]> {
+  const { rows } = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users u ORDER BY lower(u.email)`);
+  return rows;
+}
+
+export async function findUser(db: Queryable, id: string): Promise<User | undefined> {
+  if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const { rows } = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
+  return rows[0];
+}
+
+export async function requireUser(db: Queryable, id: string): Promise<User> {
+  const user = await findUser(db, id);
+  if (!user) throw notFound('No such user');
+  return user;
+}
+
+export async function countOwners(db: Queryable): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE role = 'owner' AND disabled_at IS NULL`);
+  return rows[0]!.n;
+}
+
+/** What signing in needs: the hash, and whether the account may sign in at all. */
+export async function findCredentials(db: Queryable, email: string): Promise<{ id: string; passwordHash: string; disabled: boolean } | undefined> {
+  const { rows } = await db.query<{ id: string; passwordHash: string; disabled: boolean }>(
+    `SELECT id, password_hash AS "passwordHash", disabled_at IS NOT NULL AS disabled FROM users WHERE lower(email) = lower($1)`,
+    [email],
+  );
+  return rows[0];
+}
+
+/** Disables or enables an account; disabling ends its sessions at once. */
+export async function setDisabled(tx: Queryable, id: string, disabled: boolean): Promise<void> {
+  const { rows } = await tx.query(`UPDATE users SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END WHERE id = $1 RETURNING id`, [id, disabled]);
+  if (rows.length === 0) throw notFound('No such user');
+  if (disabled) await tx.query('DELETE FROM console_sessions WHERE user_id = $1', [id]);
+}
+
+/** Sets a new password hash and ends every session of the account. */
+export async function setPasswordHash(tx: Queryable, id: string, passwordHash: string): Promise<void> {
+  const { rows } = await tx.query(`UPDATE users SET password_hash = $2, password_changed_at = now() WHERE id = $1 RETURNING id`, [id, passwordHash]);
+  if (rows.length === 0) throw notFound('No such user');
+  await tx.query('DELETE FROM console_sessions WHERE user_id = $1', [id]);
+}
+
+// ---- sessions -------------------------------------------------------------------------------
+
+export interface SessionTimes {
+  /** Ends a session this long after its last request. */
+  idleMs: number;
+  /** Ends a session this long after sign-in, however active. */
+  absoluteMs: number;
+}
+
+export interface SignedIn {
+  user: User;
+  csrfToken: string;
+  sessionHash: Buffer;
+}
+
+export async function openSession(db: Queryable, userId: string, now: Date, times: SessionTimes): Promise<{ value: string; csrfToken: string }> {
+  const value = randomBytes(32).toString('base64url');
+  const csrfToken = randomBytes(24).toString('base64url');
+  await db.query(
+    `INSERT INTO console_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)`,
+    [sha256(value), userId, csrfToken, now, new Date(now.getTime() + times.absoluteMs)],
+  );
+  // Expired sessions of anyone are cleared now and then, by the sign-ins that make new ones.
+  await db.query('DELETE FROM console_sessions WHERE expires_at < $1 OR last_seen_at < $2', [now, new Date(now.getTime() - times.idleMs)]);
+  return { value, csrfToken };
+}
+
+/** The signed-in user of a cookie value, when the session is alive at `now`; marks it seen. */
+export async function findSession(db: Queryable, value: string, now: Date, times: SessionTimes): Promise<SignedIn | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
+  const hash = sha256(value);
+  const { rows } = await db.query<{ userId: string; csrfToken: string; lastSeen: Date }>(
+    `UPDATE console_sessions s SET last_seen_at = $2
+       FROM users u
+      WHERE s.token_hash = $1 AND u.id = s.user_id AND u.disabled_at IS NULL AND s.expires_at > $2 AND s.last_seen_at > $3
+      RETURNING s.user_id AS "userId", s.csrf_token AS "csrfToken"`,
+    [hash, now, new Date(now.getTime() - times.idleMs)],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const user = await findUser(db, row.userId);
+  return user ? { user, csrfToken: row.csrfToken, sessionHash: hash } : undefined;
+}
+
+export async function closeSession(db: Queryable, sessionHash: Buffer): Promise<void> {
+  await db.query('DELETE FROM console_sessions WHERE token_hash = $1', [sessionHash]);
+}
