@@ -32,6 +32,8 @@ import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { startDeadlineSweep } from './modules/attempts/sweeper.js';
 import { portalRoutes } from './portal/routes.js';
+import { consoleRoutes } from './console/routes.js';
+import { userAdminRoutes } from './modules/users/admin-routes.js';
 import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
 
 export interface AppDeps {
@@ -52,6 +54,10 @@ export interface AppDeps {
     rateLimitPerMinute?: number;
     /** Refused credentials per minute per client address before it gets 429. Default 20. */
     authFailuresPerMinute?: number;
+    /** The clock of decisions by time (console sessions and periods); tests move it. Default: the system clock. */
+    now?: () => Date;
+    /** Console session timeouts in ms: idle (default 30 min) and absolute (default 12 h). */
+    consoleSessions?: { idleMs?: number; absoluteMs?: number };
   };
   db: Database;
   mailer: Mailer;
@@ -192,11 +198,13 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       await admin.register(assessmentAdminRoutes, { db });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);
+      await admin.register(userAdminRoutes, { db });
     },
     { prefix: '/admin/v1' },
   );
 
   await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
+  await app.register(consoleRoutes, { db, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
   const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);

@@ -119,6 +119,8 @@ export interface ContextOptions {
   authFailuresPerMinute?: number;
   /** An existing database (already migrated) instead of a fresh one; not dropped at close. */
   db?: Database;
+  /** The app's clock, for suites that move time. */
+  now?: () => Date;
 }
 
 export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
@@ -138,6 +140,7 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       redisUrl: options.redisUrl,
       rateLimitPerMinute: options.rateLimitPerMinute,
       authFailuresPerMinute: options.authFailuresPerMinute,
+      now: options.now,
     },
     logger: options.logStream ? loggerOptions('info', options.logStream) : false,
     db,

@@ -305,7 +305,14 @@ export async function completeExpired(db: Database, batch = 20, onError: (attemp
 }
 
 /** An operator's score for a free-text answer; rescoring a completed attempt when it was the last. */
-export async function reviewAnswer(db: Database, attemptId: string, questionId: string, score: number): Promise<void> {
+export async function reviewAnswer(
+  db: Database,
+  attemptId: string,
+  questionId: string,
+  score: number,
+  /** Who scored it and why; `inTransaction` runs before commit (the audit entry of the review). */
+  by: { reviewer?: string; comment?: string; inTransaction?: (tx: Queryable) => Promise<void> } = {},
+): Promise<void> {
   await db.transaction(async (tx) => {
     const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
     const attempt = rows[0];
@@ -313,12 +320,12 @@ export async function reviewAnswer(db: Database, attemptId: string, questionId: 
     const content = await versionContent(tx, attempt.assessmentId, attempt.version);
     const question = content.questions.find((q) => q.id === questionId);
     if (!question || question.type !== 'free-text') throw new Problem('not-found', `No free-text question ${questionId} in this attempt`);
-    const updated = await tx.query(`UPDATE answers SET review_score = $3, reviewed_at = now() WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`, [
-      attemptId,
-      questionId,
-      score,
-    ]);
+    const updated = await tx.query(
+      `UPDATE answers SET review_score = $3, reviewed_at = now(), reviewed_by = $4, review_comment = $5 WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`,
+      [attemptId, questionId, score, by.reviewer ?? 'admin-token', by.comment || null],
+    );
     if (updated.rows.length === 0) throw new Problem('not-found', 'The candidate did not answer this question');
     if (attempt.finishedAt) await writeScore(tx, attempt);
+    await by.inTransaction?.(tx);
   });
 }

@@ -1,0 +1,385 @@
+// The console's pages: server-rendered through the escaping template layer, the same strict CSP
+// as the portal (no inline script or style), readable at 390 px and printable.
+import { html, type Renderable, type SafeHtml } from '../html/html.js';
+import type { AssessmentReport, PendingReview, QuestionReport } from '../modules/attempts/report.js';
+import type { AuditEntry } from '../modules/audit/audit.js';
+import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
+import type { KeySummary } from '../modules/keys/repository.js';
+import type { Funnel } from '../modules/scores/insights.js';
+import type { User } from '../modules/users/repository.js';
+import { barChart } from './charts.js';
+
+export interface Frame {
+  user: User;
+  csrf: string;
+  /** Instances the user may open, and the one in view. */
+  instances: string[];
+  instance?: string;
+  section: 'overview' | 'candidates' | 'reviews' | 'keys' | 'audit';
+  canManage: boolean;
+}
+
+const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?: boolean }[] = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'candidates', label: 'Candidates' },
+  { id: 'reviews', label: 'Review queue' },
+  { id: 'keys', label: 'API keys', manage: true },
+  { id: 'audit', label: 'Audit log', owner: true },
+];
+
+const sectionPath = (id: Frame['section'], instance?: string) => {
+  const base = id === 'overview' ? '/console/' : `/console/${id}`;
+  return instance && id !== 'audit' ? `${base}?instance=${encodeURIComponent(instance)}` : base;
+};
+
+function head(title: string, csrf?: string): SafeHtml {
+  return html`<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+${csrf && html`<meta name="csrf-token" content="${csrf}">`}
+<title>${title} · Assessment Connect console</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/console/assets/console.css">
+<script src="/console/assets/console.js" defer></script>
+</head>`;
+}
+
+export function consolePage(frame: Frame, title: string, body: SafeHtml): SafeHtml {
+  const nav = SECTIONS.filter((s) => (!s.manage || frame.canManage) && (!s.owner || frame.user.role === 'owner')).map(
+    (s) => html`<li><a href="${sectionPath(s.id, frame.instance)}"${s.id === frame.section && html` aria-current="page"`}>${s.label}</a></li>`,
+  );
+  const picker =
+    frame.instances.length > 1 &&
+    frame.section !== 'audit' &&
+    html`<form method="get" action="${sectionPath(frame.section)}" class="instance-picker">
+<label for="instance-select">Instance</label>
+<select id="instance-select" name="instance">${frame.instances.map((name) => html`<option value="${name}"${name === frame.instance && html` selected`}>${name}</option>`)}</select>
+<button type="submit">Show</button>
+</form>`;
+  return html`<!doctype html>
+<html lang="en">
+${head(title, frame.csrf)}
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<p class="brand"><a href="/console/">Assessment Connect</a>${frame.instance && html` <span class="instance-name">· ${frame.instance}</span>`}</p>
+<nav aria-label="Console"><ul class="nav">${nav}</ul></nav>
+<form method="post" action="/console/sign-out" class="sign-out">
+<input type="hidden" name="_csrf" value="${frame.csrf}">
+<span class="who">${frame.user.email} (${frame.user.role})</span>
+<button type="submit">Sign out</button>
+</form>
+</header>
+<main id="main" tabindex="-1">
+${picker}
+${body}
+</main>
+</body>
+</html>`;
+}
+
+export function signInPage(options: { csrf: string; email?: string; error?: string; next?: string; status?: string }): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+${head('Sign in')}
+<body class="sign-in-body">
+<main id="main" class="sign-in">
+<h1>Sign in to the console</h1>
+${options.status && html`<p class="info" role="status">${options.status}</p>`}
+${options.error && html`<p class="error" role="alert" id="sign-in-error">${options.error}</p>`}
+<form method="post" action="/console/sign-in">
+<input type="hidden" name="_csrf" value="${options.csrf}">
+${options.next && html`<input type="hidden" name="next" value="${options.next}">`}
+<label for="email">E-mail</label>
+<input type="email" id="email" name="email" autocomplete="username" required value="${options.email ?? ''}"${options.error && html` aria-describedby="sign-in-error"`}>
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit" class="primary">Sign in</button>
+</form>
+<p class="hint">Accounts are made by an owner (<code>assessment-connect user create</code>). Forgot your password? Ask an owner to reset it.</p>
+</main>
+</body>
+</html>`;
+}
+
+export function messageBody(title: string, message: string): SafeHtml {
+  return html`<h1>${title}</h1><p class="error">${message}</p>`;
+}
+
+export function bareMessagePage(title: string, message: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+${head(title)}
+<body><main id="main" class="sign-in"><h1>${title}</h1><p class="error">${message}</p><p><a href="/console/">Back to the console</a></p></main></body>
+</html>`;
+}
+
+// ---- overview -------------------------------------------------------------------------------
+
+export function overviewBody(instance: string, periods: { days: number; funnel: Funnel; failedMail: number }[], waitingReviews: number): SafeHtml {
+  const sections = periods.map(({ days, funnel, failedMail }) => {
+    const passedAny = funnel.passed + funnel.lowPassed;
+    return html`<section class="panel" aria-labelledby="period-${days}">
+<h2 id="period-${days}">Invited in the last ${days} days</h2>
+${barChart(
+  `Candidates invited in the last ${days} days, by how far they got`,
+  [
+    { label: 'Invited', value: funnel.invited },
+    { label: 'Started', value: funnel.started },
+    { label: 'Completed', value: funnel.completed },
+    { label: 'Passed (incl. low pass)', value: passedAny },
+  ],
+)}
+<dl class="figures">
+<div><dt>Passed</dt><dd>${funnel.passed}</dd></div>
+<div><dt>Low pass</dt><dd>${funnel.lowPassed}</dd></div>
+<div><dt>Failed</dt><dd>${funnel.failed}</dd></div>
+<div><dt>Awaiting a score</dt><dd>${funnel.pendingScore}</dd></div>
+<div><dt>Red flags</dt><dd>${funnel.redFlags}</dd></div>
+<div><dt>E-mails that failed</dt><dd>${failedMail}</dd></div>
+</dl>
+</section>`;
+  });
+  return html`<h1>Overview of ${instance}</h1>
+<p class="lead"><a href="/console/reviews?instance=${instance}">${waitingReviews} free-text answer${waitingReviews === 1 ? '' : 's'} waiting for review</a></p>
+<div class="panels">${sections}</div>`;
+}
+
+// ---- candidates -----------------------------------------------------------------------------
+
+export interface CandidateFilters {
+  q?: string;
+  assessment?: string;
+  status?: string;
+  score?: string;
+  flag?: string;
+  days?: string;
+}
+
+const select = (name: string, label: string, current: string | undefined, options: [string, string][]) =>
+  html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}">${options.map(
+    ([value, text]) => html`<option value="${value}"${value === (current ?? '') && html` selected`}>${text}</option>`,
+  )}</select></div>`;
+
+export function candidatesBody(instance: string, filters: CandidateFilters, assessments: { id: string; name: string }[], items: CandidateListItem[], nextHref?: string): SafeHtml {
+  const rows = items.map(
+    (c) => html`<tr>
+<th scope="row"><a href="/console/candidates/${c.id}?instance=${instance}">${c.firstName} ${c.lastName}</a></th>
+<td>${c.email}</td>
+<td><ul class="plain">${c.invitations.map(
+      (i) => html`<li>${i.assessmentName}: ${statusText(i.assessmentStatus)}${i.assessmentStatus === 'COMPLETED' && html`, ${scoreBadge(i.scoreStatus)} ${i.scoreStatus === 'PENDING' ? '' : `${Number(i.totalScore)} %`}`}${i.redFlag && html` <span class="flag">red flag</span>`}</li>`,
+    )}</ul></td>
+</tr>`,
+  );
+  return html`<h1>Candidates of ${instance}</h1>
+<form method="get" action="/console/candidates" class="filters" role="search">
+<input type="hidden" name="instance" value="${instance}">
+<div class="field grow"><label for="f-q">Name or e-mail starts with</label><input type="search" id="f-q" name="q" value="${filters.q ?? ''}" maxlength="100"></div>
+${select('assessment', 'Assessment', filters.assessment, [['', 'Any'], ...assessments.map((a): [string, string] => [a.id, a.name])])}
+${select('status', 'Status', filters.status, [['', 'Any'], ['INVITED', 'Not started'], ['IN_PROGRESS', 'In progress'], ['COMPLETED', 'Completed']])}
+${select('score', 'Result', filters.score, [['', 'Any'], ['PASS', 'Pass'], ['LOW_PASS', 'Low pass'], ['FAIL', 'Fail'], ['PENDING', 'Awaiting a score']])}
+${select('flag', 'Red flag', filters.flag, [['', 'Any'], ['yes', 'Red-flagged'], ['no', 'Not flagged']])}
+${select('days', 'Invited', filters.days, [['', 'Any time'], ['7', 'Last 7 days'], ['30', 'Last 30 days'], ['90', 'Last 90 days']])}
+<button type="submit" class="primary">Search</button>
+</form>
+${
+  items.length === 0
+    ? html`<p>No candidate matches.</p>`
+    : html`<table class="data">
+<caption class="visually-hidden">Candidates</caption>
+<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Assessments</th></tr></thead>
+<tbody>${rows}</tbody>
+</table>`
+}
+${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Next page</a></p>`}`;
+}
+
+const STATUS_TEXT: Record<string, string> = { INVITED: 'not started', IN_PROGRESS: 'in progress', COMPLETED: 'completed' };
+const statusText = (s: string) => STATUS_TEXT[s] ?? s;
+const SCORE_TEXT: Record<string, string> = { PASS: 'Pass', LOW_PASS: 'Low pass', FAIL: 'Fail', PENDING: 'Awaiting a score' };
+const scoreBadge = (s: string) => html`<span class="badge badge-${s.toLowerCase()}">${SCORE_TEXT[s] ?? s}</span>`;
+
+// ---- the candidate report -------------------------------------------------------------------
+
+const when = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '-');
+
+function duration(report: AssessmentReport): string {
+  const a = report.attempt;
+  if (!a?.finishedAt) return '-';
+  const seconds = Math.round((new Date(a.finishedAt).getTime() - new Date(a.startedAt).getTime()) / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+function answerCell(q: QuestionReport): Renderable {
+  if (!q.answered) return html`<em>Not answered</em>`;
+  if (q.options.length > 0) {
+    return html`<ul class="plain">${q.options.map(
+      (o) => html`<li>${o.chosen ? '☑' : '☐'} ${o.text}${o.correct && html` <span class="correct">(correct)</span>`}${o.chosen && !o.correct && html` <span class="wrong">(wrong)</span>`}</li>`,
+    )}</ul>`;
+  }
+  return html`<p class="pre answer-text">${q.text ?? ''}</p>${q.accepted.length > 0 && html`<p class="hint">Accepted: ${q.accepted.join(' | ')}</p>`}`;
+}
+
+function reviewForm(report: AssessmentReport, q: QuestionReport, csrf: string, instance: string, canReview: boolean, next?: string): Renderable {
+  if (q.type !== 'free-text' || !q.answered || !canReview || !report.attempt?.finishedAt) return q.review ? html`<p>Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}</p>` : null;
+  return html`<form method="post" action="/console/reviews" class="review-form">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<input type="hidden" name="attemptId" value="${report.attempt.id}">
+<input type="hidden" name="questionId" value="${q.id}">
+${next && html`<input type="hidden" name="next" value="${next}">`}
+${q.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${q.guidance}</p>`}
+<label for="score-${report.attempt.id}-${q.id}">Score (0–100)${q.review && html` — now ${q.review.score}`}</label>
+<input type="number" id="score-${report.attempt.id}-${q.id}" name="score" min="0" max="100" step="1" required value="${q.review?.score ?? ''}">
+<label for="comment-${report.attempt.id}-${q.id}">Comment (optional)</label>
+<textarea id="comment-${report.attempt.id}-${q.id}" name="comment" rows="2" maxlength="2000"></textarea>
+<button type="submit" class="primary">Save score</button>
+</form>`;
+}
+
+export function reportBody(candidate: CandidateSummary, reports: AssessmentReport[], options: { csrf: string; instance: string; canReview: boolean }): SafeHtml {
+  const sections = reports.map((r) => {
+    const rec = r.record;
+    const scored = rec.assessmentStatus === 'COMPLETED' && rec.scoreStatus !== 'PENDING';
+    const categories =
+      scored &&
+      barChart(
+        `${r.assessmentName}: score per category, against the average of everyone who completed this version`,
+        rec.categoryScores.map((c) => ({ label: c.name, value: Number(c.score), marker: r.categoryAverages[c.name] })),
+        { max: 100, unit: ' %', markerLabel: 'average' },
+      );
+    return html`<section class="report" aria-labelledby="a-${rec.assessmentId}">
+<h2 id="a-${rec.assessmentId}">${r.assessmentName}</h2>
+<dl class="figures">
+<div><dt>Status</dt><dd>${statusText(rec.assessmentStatus)}</dd></div>
+<div><dt>Result</dt><dd>${rec.assessmentStatus === 'COMPLETED' ? scoreBadge(rec.scoreStatus) : '-'}</dd></div>
+<div><dt>Total score</dt><dd>${scored ? `${rec.totalScore} %` : '-'}</dd></div>
+<div><dt>Thresholds</dt><dd>pass ${r.passScore} %, low pass ${r.lowPassScore} %</dd></div>
+<div><dt>Percentile</dt><dd>${r.percentile === null ? '-' : html`${r.percentile}<span class="hint"> (among ${r.cohort} who completed this version)</span>`}</dd></div>
+<div><dt>Completion</dt><dd>${rec.completion} %</dd></div>
+<div><dt>Typing</dt><dd>${r.attempt?.typingWpm !== null && r.attempt?.typingWpm !== undefined ? `${rec.typingSpeed} wpm, ${r.attempt.typingAccuracy ?? 0} % accurate` : '-'}</dd></div>
+<div><dt>Time taken</dt><dd>${duration(r)}</dd></div>
+<div><dt>Started</dt><dd>${r.attempt ? when(r.attempt.startedAt) : '-'}</dd></div>
+<div><dt>Finished</dt><dd>${r.attempt?.finishedAt ? html`${when(r.attempt.finishedAt)} (${r.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'}</dd></div>
+<div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>
+</dl>
+${categories}
+${
+  r.questions.length > 0 &&
+  html`<h3>Answers</h3>
+<ol class="answers">${r.questions.map(
+    (q) => html`<li class="answer">
+<p class="prompt pre">${q.prompt}</p>
+<p class="hint">${q.category} · ${q.type} · ${q.credit === null ? 'awaiting review' : `${Math.round(q.credit * 1000) / 10} % credit`}</p>
+${answerCell(q)}
+${reviewForm(r, q, options.csrf, options.instance, options.canReview)}
+</li>`,
+  )}</ol>`
+}
+${
+  r.attempt &&
+  html`<h3>Proctoring timeline</h3>
+<p>First seen from ${r.attempt.firstAddress ?? 'unknown address'} with ${r.attempt.firstAgent ?? 'an unknown browser'}.</p>
+${
+  r.signals.length === 0
+    ? html`<p>No signals were recorded.</p>`
+    : html`<table class="data"><caption class="visually-hidden">Proctoring signals of ${r.assessmentName}</caption>
+<thead><tr><th scope="col">Time</th><th scope="col">Signal</th><th scope="col">Detail</th><th scope="col">Source</th></tr></thead>
+<tbody>${r.signals.map((s) => html`<tr><td>${when(s.at)}</td><td>${s.kind}</td><td>${s.detail}</td><td>${s.source}</td></tr>`)}</tbody></table>`
+}
+${r.redFlagReasons.length > 0 && html`<p>Rules that raised the red flag: ${r.redFlagReasons.join('; ')}.</p>`}`
+}
+</section>`;
+  });
+  return html`<p class="no-print"><a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button></p>
+<h1>${candidate.firstName} ${candidate.lastName}</h1>
+<p>${candidate.email} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
+${sections}`;
+}
+
+// ---- review queue ---------------------------------------------------------------------------
+
+export function reviewsBody(instance: string, pending: PendingReview[], csrf: string, saved?: string): SafeHtml {
+  const first = pending[0];
+  return html`<h1>Review queue of ${instance}</h1>
+${saved && html`<p class="info" role="status">${saved}</p>`}
+<p>${pending.length === 0 ? 'Nothing waits for review.' : `${pending.length}${pending.length === 100 ? '+' : ''} free-text answer${pending.length === 1 ? '' : 's'} wait${pending.length === 1 ? 's' : ''} for a score, oldest first.`}</p>
+${
+  first &&
+  html`<section class="panel review-current" aria-labelledby="review-current">
+<h2 id="review-current">${first.candidateName} · ${first.assessmentName}</h2>
+<p class="hint">Completed ${when(first.finishedAt)} · <a href="/console/candidates/${first.candidateId}?instance=${instance}">full report</a></p>
+<p class="prompt pre">${first.prompt}</p>
+${first.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${first.guidance}</p>`}
+<blockquote class="pre answer-text">${first.answer}</blockquote>
+<form method="post" action="/console/reviews" class="review-form">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<input type="hidden" name="attemptId" value="${first.attemptId}">
+<input type="hidden" name="questionId" value="${first.questionId}">
+<input type="hidden" name="next" value="queue">
+<label for="queue-score">Score (0–100)</label>
+<input type="number" id="queue-score" name="score" min="0" max="100" step="1" required>
+<label for="queue-comment">Comment (optional)</label>
+<textarea id="queue-comment" name="comment" rows="2" maxlength="2000"></textarea>
+<button type="submit" class="primary">Save and next</button>
+</form>
+</section>`
+}
+${
+  pending.length > 1 &&
+  html`<h2>Next in the queue</h2><ol class="plain">${pending.slice(1, 20).map((p) => html`<li>${p.candidateName} · ${p.assessmentName} · ${p.questionId} (completed ${when(p.finishedAt)})</li>`)}</ol>`
+}`;
+}
+
+// ---- keys -----------------------------------------------------------------------------------
+
+export function keysBody(instance: string, keys: KeySummary[], csrf: string, created?: { id: string; key: string }): SafeHtml {
+  return html`<h1>API keys of ${instance}</h1>
+${
+  created &&
+  html`<div class="panel created-key" role="status"><p><strong>New key ${created.id}.</strong> It is shown this once: copy it now into the client's secret store.</p>
+<p><code class="secret" id="new-key">${created.key}</code></p></div>`
+}
+<form method="post" action="/console/keys" class="filters">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<div class="field grow"><label for="key-label">Label</label><input type="text" id="key-label" name="label" maxlength="200" placeholder="e.g. Greenhouse production"></div>
+<div class="field"><label for="key-rate">Requests per minute (optional)</label><input type="number" id="key-rate" name="rateLimit" min="1" max="1000000" step="1"></div>
+<button type="submit" class="primary">Create a key</button>
+</form>
+${
+  keys.length === 0
+    ? html`<p>No keys yet.</p>`
+    : html`<table class="data"><caption class="visually-hidden">API keys</caption>
+<thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Instances</th><th scope="col">Rate limit</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
+<tbody>${keys.map(
+        (k) => html`<tr><th scope="row"><code>${k.prefix}…</code><br><span class="hint">${k.id}</span></th><td>${k.label ?? '-'}</td><td>${k.instances.join(', ')}</td>
+<td>${k.rateLimit === null ? 'default' : `${k.rateLimit}/min`}</td><td>${when(k.lastUsedAt)}</td>
+<td>${
+          k.revokedAt
+            ? `revoked ${when(k.revokedAt)}`
+            : html`<form method="post" action="/console/keys/${k.id}/revoke" class="inline confirm" data-confirm="${`Revoke ${k.id}? Clients using it stop working at once.`}">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">
+<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${k.id}</span></button></form>`
+        }</td></tr>`,
+      )}</tbody></table>`
+}`;
+}
+
+// ---- audit ----------------------------------------------------------------------------------
+
+export function auditBody(entries: AuditEntry[], filters: { actor?: string; action?: string }, nextHref?: string): SafeHtml {
+  return html`<h1>Audit log</h1>
+<form method="get" action="/console/audit" class="filters" role="search">
+<div class="field"><label for="f-actor">Who</label><input type="text" id="f-actor" name="actor" value="${filters.actor ?? ''}" maxlength="300"></div>
+<div class="field"><label for="f-action">Action starts with</label><input type="text" id="f-action" name="action" value="${filters.action ?? ''}" maxlength="100"></div>
+<button type="submit" class="primary">Filter</button>
+</form>
+<table class="data"><caption class="visually-hidden">Audit entries, newest first</caption>
+<thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Status</th><th scope="col">From</th></tr></thead>
+<tbody>${entries.map(
+    (e) => html`<tr><td>${e.id}</td><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.target ?? '-'}</td><td>${e.status}</td><td>${e.clientIp}</td></tr>`,
+  )}</tbody></table>
+${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Older entries</a></p>`}`;
+}

@@ -1,0 +1,413 @@
+// The console at /console/: where owners, managers and reviewers read results, score free-text
+// answers, manage API keys and read the audit log. Server-rendered pages over the same module
+// functions as the API; every page and action checks the signed-in user's role on the server.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import formBody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Database, Queryable } from '../db/database.js';
+import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
+import { problemFor } from '../http/errors.js';
+import type { SafeHtml } from '../html/html.js';
+import { assessmentReports, pendingReviews } from '../modules/attempts/report.js';
+import { reviewAnswer } from '../modules/attempts/repository.js';
+import { recordAudit, searchAudit } from '../modules/audit/audit.js';
+import { listAssessments } from '../modules/assessments/repository.js';
+import { findCandidate, searchCandidates } from '../modules/candidates/repository.js';
+import { failedDeliveries } from '../modules/invitations/insights.js';
+import { insertKey, getKeySummary, listKeys, revokeKey } from '../modules/keys/repository.js';
+import { generateApiKey, secretsEqual } from '../modules/keys/secret.js';
+import type { KeyVerifier } from '../modules/keys/verifier.js';
+import type { Counter } from '../modules/limits/counter.js';
+import { funnel } from '../modules/scores/insights.js';
+import { listInstances, type Instance } from '../modules/tenants/repository.js';
+import { verifyPassword } from '../modules/users/password.js';
+import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
+import {
+  auditBody,
+  bareMessagePage,
+  candidatesBody,
+  consolePage,
+  keysBody,
+  messageBody,
+  overviewBody,
+  reportBody,
+  reviewsBody,
+  signInPage,
+  type Frame,
+} from './pages.js';
+
+const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
+const SESSION_COOKIE = 'ac_console';
+const SIGN_IN_COOKIE = 'ac_console_signin';
+const PAGE_SIZE = 50;
+// Sign-in attempts are counted before the password is checked, per client address and per account,
+// in windows of 15 minutes; past either limit every attempt gets the same answer, right or wrong.
+const SIGN_IN_WINDOW_MS = 15 * 60_000;
+const SIGN_IN_PER_ADDRESS = 100;
+const SIGN_IN_PER_ACCOUNT = 10;
+
+export const CONSOLE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'x-frame-options': 'DENY',
+  'cache-control': 'no-store',
+  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
+  'cross-origin-opener-policy': 'same-origin',
+  'referrer-policy': 'same-origin',
+};
+
+export interface ConsoleDeps {
+  db: Database;
+  publicUrl: string;
+  counter: Counter;
+  verifier: KeyVerifier;
+  /** The clock of session timeouts and of the overview's periods; tests move it. */
+  now?: () => Date;
+  sessions?: Partial<SessionTimes>;
+}
+
+type Permission = 'read' | 'review' | 'manage';
+
+interface Principal extends SignedIn {
+  visible: Instance[];
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    consoleUser: Principal | null;
+  }
+}
+
+/** The instances a user may act on with a permission: owners all; managers theirs; reviewers theirs, but never to manage. */
+export function instancesFor(user: SignedIn['user'], all: Instance[], permission: Permission): Instance[] {
+  if (user.role === 'owner') return all;
+  if (permission === 'manage' && user.role !== 'manager') return [];
+  return all.filter((i) => user.instances.includes(i.name));
+}
+
+export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  const { db } = deps;
+  const now = deps.now ?? (() => new Date());
+  const times: SessionTimes = { idleMs: deps.sessions?.idleMs ?? 30 * 60_000, absoluteMs: deps.sessions?.absoluteMs ?? 12 * 3600_000 };
+  const secure = deps.publicUrl.startsWith('https://');
+  const publicOrigin = new URL(deps.publicUrl).origin;
+  app.decorateRequest('consoleUser', null);
+
+  await app.register(async (scope) => {
+    await scope.register(formBody, { bodyLimit: 64 * 1024 });
+    scope.addHook('onSend', async (_request, reply) => {
+      for (const [name, value] of Object.entries(CONSOLE_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+    });
+
+    const page = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
+    const cookie = (name: string, value: string, maxAgeSeconds: number) =>
+      `${name}=${value}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+
+    scope.setErrorHandler((error, request, reply) => {
+      const problem = problemFor(error, request);
+      if (problem.headers) reply.headers(problem.headers);
+      const ours = error instanceof DomainError || problem.status === 429 || problem.status === 403;
+      const [title, message] =
+        problem.status === 503
+          ? ['Briefly unavailable', 'The database cannot be reached right now. Try again in a few seconds.']
+          : problem.status >= 500
+            ? ['Something went wrong', `Reload the page. If it happens again, quote this reference: ${request.id}`]
+            : [problem.status === 404 ? 'Not found' : problem.status === 403 ? 'Not allowed' : 'That did not work', ours ? problem.detail : 'The request was not valid. Go back and try again.'];
+      const user = request.consoleUser;
+      if (!user) return page(reply, bareMessagePage(title, message), problem.status);
+      return page(reply, consolePage(frameOf(request, 'overview', undefined), title, messageBody(title, message)), problem.status);
+    });
+
+    function readCookie(request: FastifyRequest, name: string): string | undefined {
+      for (const part of (request.headers.cookie ?? '').split(';')) {
+        const [key, ...rest] = part.trim().split('=');
+        if (key === name) return rest.join('=');
+      }
+      return undefined;
+    }
+
+    /** A state-changing request must come from this site's own pages. */
+    function sameOrigin(request: FastifyRequest): boolean {
+      const site = request.headers['sec-fetch-site'];
+      if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return false;
+      const origin = request.headers.origin;
+      const host = request.headers.host;
+      return !origin || origin === publicOrigin || (host !== undefined && (origin === `http://${host}` || origin === `https://${host}`));
+    }
+
+    const frameOf = (request: FastifyRequest, section: Frame['section'], instance: Instance | undefined): Frame => {
+      const user = request.consoleUser!;
+      return {
+        user: user.user,
+        csrf: user.csrfToken,
+        instances: user.visible.map((i) => i.name),
+        instance: instance?.name,
+        section,
+        canManage: instancesFor(user.user, user.visible, 'manage').length > 0,
+      };
+    };
+
+    // ---- signing in and out ------------------------------------------------------------------
+
+    scope.get('/console', async (_request, reply) => reply.redirect('/console/', 301));
+
+    scope.get<{ Querystring: { next?: string; signedOut?: string } }>('/console/sign-in', async (request, reply) => {
+      const token = randomBytes(24).toString('base64url');
+      reply.header('set-cookie', cookie(SIGN_IN_COOKIE, token, 3600));
+      const next = safeNext(request.query.next);
+      return page(reply, signInPage({ csrf: token, next, status: request.query.signedOut === '1' ? 'You are signed out.' : undefined }));
+    });
+
+    scope.post<{ Body: { email?: unknown; password?: unknown; _csrf?: unknown; next?: unknown } }>('/console/sign-in', async (request, reply) => {
+      const given = typeof request.body?._csrf === 'string' ? request.body._csrf : '';
+      const expected = readCookie(request, SIGN_IN_COOKIE) ?? '';
+      if (!sameOrigin(request) || !expected || !secretsEqual(given, expected)) throw forbidden('The sign-in form is out of date or came from another site: reload the page and try again');
+      const email = typeof request.body?.email === 'string' ? request.body.email.trim().slice(0, 254) : '';
+      const password = typeof request.body?.password === 'string' ? request.body.password.slice(0, 1024) : '';
+      const next = safeNext(typeof request.body?.next === 'string' ? request.body.next : undefined);
+      const again = (error: string, status: number) => {
+        const token = randomBytes(24).toString('base64url');
+        reply.header('set-cookie', cookie(SIGN_IN_COOKIE, token, 3600));
+        return page(reply, signInPage({ csrf: token, email, error, next }), status);
+      };
+      const byAddress = await deps.counter.hit(`console-sign-in:address:${request.ip}`, SIGN_IN_WINDOW_MS);
+      const byAccount = await deps.counter.hit(`console-sign-in:account:${email.toLowerCase()}`, SIGN_IN_WINDOW_MS);
+      if (byAddress.count > SIGN_IN_PER_ADDRESS || byAccount.count > SIGN_IN_PER_ACCOUNT) {
+        const wait = Math.ceil(Math.max(byAddress.count > SIGN_IN_PER_ADDRESS ? byAddress.resetMs : 0, byAccount.count > SIGN_IN_PER_ACCOUNT ? byAccount.resetMs : 0) / 1000);
+        reply.header('retry-after', String(Math.max(1, wait)));
+        request.log.warn({ ip: request.ip }, 'too many console sign-in attempts');
+        return again(`Too many sign-in attempts. Wait ${Math.max(1, Math.ceil(wait / 60))} minute${wait > 60 ? 's' : ''} and try again.`, 429);
+      }
+      const credentials = email ? await findCredentials(db, email) : undefined;
+      const valid = await verifyPassword(credentials?.passwordHash, password);
+      if (!credentials || !valid || credentials.disabled) {
+        // One answer for an unknown e-mail, a wrong password and a disabled account.
+        return again('The e-mail or password is not right, or the account is disabled.', 401);
+      }
+      const opened = await openSession(db, credentials.id, now(), times);
+      reply.header('set-cookie', [cookie(SESSION_COOKIE, opened.value, Math.floor(times.absoluteMs / 1000)), cookie(SIGN_IN_COOKIE, '', 0)]);
+      await recordAudit(db, { actor: `user:${email.toLowerCase()}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action: 'user.sign-in', target: credentials.id, requestId: request.id, status: 303 });
+      return reply.redirect(next ?? '/console/', 303);
+    });
+
+    // Every other console route needs a signed-in user.
+    scope.addHook('preHandler', async (request, reply) => {
+      const route = request.routeOptions.url ?? '';
+      if (route === '/console' || route.startsWith('/console/sign-in') || route.startsWith('/console/assets/')) return;
+      const value = readCookie(request, SESSION_COOKIE);
+      const signedIn = value ? await findSession(db, value, now(), times) : undefined;
+      if (!signedIn) {
+        if (request.method === 'GET') return reply.redirect(`/console/sign-in?next=${encodeURIComponent(request.url)}`, 303);
+        return page(reply, bareMessagePage('Signed out', 'Your session has ended. Sign in again.'), 401);
+      }
+      request.consoleUser = { ...signedIn, visible: instancesFor(signedIn.user, await listInstances(db), 'read') };
+      if (request.method !== 'GET' && request.method !== 'HEAD') {
+        const given = (request.body as { _csrf?: unknown } | undefined)?._csrf;
+        if (!sameOrigin(request) || typeof given !== 'string' || !secretsEqual(given, signedIn.csrfToken)) {
+          throw forbidden('The form is out of date or came from another site: reload the page and try again');
+        }
+      }
+    });
+
+    scope.post('/console/sign-out', async (request, reply) => {
+      await closeSession(db, request.consoleUser!.sessionHash);
+      reply.header('set-cookie', cookie(SESSION_COOKIE, '', 0));
+      return reply.redirect('/console/sign-in?signedOut=1', 303);
+    });
+
+    /** The instance of a request (?instance= or the first the user may see), checked for the permission. */
+    function instanceOf(request: FastifyRequest, name: unknown, permission: Permission): Instance {
+      const user = request.consoleUser!;
+      const allowed = instancesFor(user.user, user.visible, permission);
+      if (typeof name === 'string' && name !== '') {
+        const found = allowed.find((i) => i.name === name);
+        if (!found) throw forbidden(user.visible.some((i) => i.name === name) ? `Your role may not do this in ${name}` : `You have no access to an instance named ${name}`);
+        return found;
+      }
+      const first = allowed[0];
+      if (!first) throw forbidden(permission === 'manage' ? 'Your role may not manage any instance' : 'No instance is granted to your account yet: ask an owner');
+      return first;
+    }
+
+    const audit = (request: FastifyRequest, tx: Queryable, action: string, target: string | null, status = 303) =>
+      recordAudit(tx, { actor: `user:${request.consoleUser!.user.email.toLowerCase()}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action, target, requestId: request.id, status });
+
+    // ---- overview ----------------------------------------------------------------------------
+
+    scope.get<{ Querystring: { instance?: string } }>('/console/', async (request, reply) => {
+      const instance = instanceOf(request, request.query.instance, 'read');
+      const periods = [];
+      for (const days of [30, 90]) {
+        const since = new Date(now().getTime() - days * 86_400_000);
+        periods.push({ days, funnel: await funnel(db, instance.id, since), failedMail: await failedDeliveries(db, instance.id, since) });
+      }
+      const waiting = (await pendingReviews(db, [instance.id], 1000)).length;
+      return page(reply, consolePage(frameOf(request, 'overview', instance), `Overview of ${instance.name}`, overviewBody(instance.name, periods, waiting)));
+    });
+
+    // ---- candidates --------------------------------------------------------------------------
+
+    scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
+      const q = request.query;
+      const instance = instanceOf(request, q.instance, 'read');
+      const assessments = await listAssessments(db, [instance.id]);
+      const assessment = q.assessment ? assessments.find((a) => a.id === q.assessment) : undefined;
+      if (q.assessment && !assessment) throw invalidInput([{ name: 'assessment', in: 'query', detail: 'is not an assessment of this instance' }]);
+      const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined => {
+        if (value === undefined || value === '') return undefined;
+        if (!allowed.includes(value as T)) throw invalidInput([{ name, in: 'query', detail: `must be one of ${allowed.join(', ')}` }]);
+        return value as T;
+      };
+      const flag = oneOf('flag', q.flag, ['yes', 'no'] as const);
+      const days = oneOf('days', q.days, ['7', '30', '90'] as const);
+      if (q.after !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.after)) throw invalidInput([{ name: 'after', in: 'query', detail: 'is not a candidate id' }]);
+      if (q.q !== undefined && q.q.length > 100) throw invalidInput([{ name: 'q', in: 'query', detail: 'is longer than 100 characters' }]);
+      const items = await searchCandidates(db, {
+        instanceId: instance.id,
+        query: q.q,
+        assessmentId: assessment?.id,
+        assessmentStatus: oneOf('status', q.status, ['INVITED', 'IN_PROGRESS', 'COMPLETED'] as const),
+        scoreStatus: oneOf('score', q.score, ['PENDING', 'LOW_PASS', 'PASS', 'FAIL'] as const),
+        redFlag: flag === undefined ? undefined : flag === 'yes',
+        invitedSince: days ? new Date(now().getTime() - Number(days) * 86_400_000) : undefined,
+        after: q.after,
+        limit: PAGE_SIZE + 1,
+      });
+      const more = items.length > PAGE_SIZE;
+      const shown = items.slice(0, PAGE_SIZE);
+      let nextHref: string | undefined;
+      if (more) {
+        const params = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && e[0] !== 'after'));
+        params.set('instance', instance.name);
+        params.set('after', shown.at(-1)!.id);
+        nextHref = `/console/candidates?${params}`;
+      }
+      const filters = { q: q.q, assessment: q.assessment, status: q.status, score: q.score, flag: q.flag, days: q.days };
+      return page(reply, consolePage(frameOf(request, 'candidates', instance), `Candidates of ${instance.name}`, candidatesBody(instance.name, filters, assessments.map((a) => ({ id: a.id, name: a.name })), shown, nextHref)));
+    });
+
+    scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/candidates/:id', async (request, reply) => {
+      const instance = instanceOf(request, request.query.instance, 'read');
+      const candidate = await findCandidate(db, [instance.id], request.params.id);
+      if (!candidate) throw notFound('No such candidate in this instance');
+      const reports = await assessmentReports(db, [instance.id], candidate.id);
+      const canReview = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'review').some((i) => i.id === instance.id);
+      return page(
+        reply,
+        consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, reportBody(candidate, reports, { csrf: request.consoleUser!.csrfToken, instance: instance.name, canReview })),
+      );
+    });
+
+    // ---- reviews -----------------------------------------------------------------------------
+
+    scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/reviews', async (request, reply) => {
+      const instance = instanceOf(request, request.query.instance, 'review');
+      const pending = await pendingReviews(db, [instance.id]);
+      const saved = request.query.saved === '1' ? 'Score saved.' : undefined;
+      return page(reply, consolePage(frameOf(request, 'reviews', instance), `Review queue of ${instance.name}`, reviewsBody(instance.name, pending, request.consoleUser!.csrfToken, saved)));
+    });
+
+    scope.post<{ Body: Record<string, string | undefined> }>('/console/reviews', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'review');
+      const attemptId = body.attemptId ?? '';
+      const questionId = body.questionId ?? '';
+      const score = body.score !== undefined && /^\d{1,3}(\.\d{1,2})?$/.test(body.score.trim()) ? Number(body.score) : NaN;
+      if (!(score >= 0 && score <= 100)) throw invalidInput([{ name: 'score', detail: 'must be a number from 0 to 100' }]);
+      const comment = (body.comment ?? '').trim();
+      if (comment.length > 2000) throw invalidInput([{ name: 'comment', detail: 'is longer than 2000 characters' }]);
+      if (!/^[0-9a-f-]{36}$/i.test(attemptId) || !/^[a-z][a-z0-9-]{0,63}$/.test(questionId)) throw notFound('No such answer in this instance');
+      const reports = await pendingOrScored(db, instance.id, attemptId);
+      if (!reports) throw notFound('No such answer in this instance');
+      await reviewAnswer(db, attemptId, questionId, score, {
+        reviewer: `user:${request.consoleUser!.user.email.toLowerCase()}`,
+        comment,
+        inTransaction: (tx) => audit(request, tx, 'review.score', `${instance.name}/${attemptId}/${questionId}`),
+      });
+      if (body.next === 'queue') return reply.redirect(`/console/reviews?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
+      return reply.redirect(`/console/candidates/${reports.candidateId}?instance=${encodeURIComponent(instance.name)}#a-${reports.assessmentId}`, 303);
+    });
+
+    // ---- keys --------------------------------------------------------------------------------
+
+    scope.get<{ Querystring: { instance?: string } }>('/console/keys', async (request, reply) => {
+      const instance = instanceOf(request, request.query.instance, 'manage');
+      const keys = await listKeys(db, instance.name);
+      return page(reply, consolePage(frameOf(request, 'keys', instance), `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken)));
+    });
+
+    scope.post<{ Body: Record<string, string | undefined> }>('/console/keys', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'manage');
+      const label = (body.label ?? '').trim();
+      if (label.length > 200) throw invalidInput([{ name: 'label', detail: 'is longer than 200 characters' }]);
+      const rate = (body.rateLimit ?? '').trim();
+      if (rate !== '' && !/^[1-9]\d{0,6}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
+      if (rate !== '' && Number(rate) > 1_000_000) throw invalidInput([{ name: 'rateLimit', detail: 'must be at most 1000000' }]);
+      const generated = generateApiKey();
+      await db.transaction(async (tx) => {
+        await insertKey(tx, { id: generated.id, hash: generated.hash, prefix: generated.prefix, label: label || undefined, rateLimit: rate ? Number(rate) : undefined, expiresAt: undefined, instanceIds: [instance.id] });
+        await audit(request, tx, 'key.create', generated.id, 200);
+      });
+      const keys = await listKeys(db, instance.name);
+      return page(reply, consolePage(frameOf(request, 'keys', instance), `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken, { id: generated.id, key: generated.key })));
+    });
+
+    scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/revoke', async (request, reply) => {
+      const instance = instanceOf(request, request.body?.instance, 'manage');
+      const key = /^key_[0-9a-f]{16}$/.test(request.params.id) ? await getKeySummary(db, request.params.id) : undefined;
+      // A manager may revoke only keys whose every instance is one they manage.
+      const managed = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').map((i) => i.name);
+      if (!key || !key.instances.includes(instance.name)) throw notFound('No such key in this instance');
+      if (!key.instances.every((name) => managed.includes(name))) throw forbidden('This key is also granted to an instance you do not manage; ask an owner to revoke it');
+      await db.transaction(async (tx) => {
+        await revokeKey(tx, key.id);
+        await audit(request, tx, 'key.revoke', key.id);
+      });
+      deps.verifier.forget();
+      return reply.redirect(`/console/keys?instance=${encodeURIComponent(instance.name)}`, 303);
+    });
+
+    // ---- audit -------------------------------------------------------------------------------
+
+    scope.get<{ Querystring: { before?: string; actor?: string; action?: string } }>('/console/audit', async (request, reply) => {
+      if (request.consoleUser!.user.role !== 'owner') throw forbidden('Only owners read the audit log');
+      const { before, actor, action } = request.query;
+      if (before !== undefined && !/^[1-9]\d{0,17}$/.test(before)) throw invalidInput([{ name: 'before', in: 'query', detail: 'must be an entry number' }]);
+      const entries = await searchAudit(db, { limit: PAGE_SIZE + 1, before, actor: actor?.trim() || undefined, action: action?.trim() || undefined });
+      let nextHref: string | undefined;
+      if (entries.length > PAGE_SIZE) {
+        const params = new URLSearchParams({ before: entries[PAGE_SIZE - 1]!.id });
+        if (actor) params.set('actor', actor);
+        if (action) params.set('action', action);
+        nextHref = `/console/audit?${params}`;
+      }
+      return page(reply, consolePage(frameOf(request, 'audit', undefined), 'Audit log', auditBody(entries.slice(0, PAGE_SIZE), { actor, action }, nextHref)));
+    });
+
+    const asset = (file: string, type: string) => {
+      const body = readFileSync(path.join(ASSETS, file));
+      scope.get(`/console/assets/${file}`, async (_request, reply) => reply.type(type).header('cache-control', 'public, max-age=300').send(body));
+    };
+    asset('console.css', 'text/css; charset=utf-8');
+    asset('console.js', 'text/javascript; charset=utf-8');
+  });
+}
+
+/** Only a path inside the console may be a place to go back to after signing in. */
+function safeNext(next: string | undefined): string | undefined {
+  return next && /^\/console\/[^\s\\]*$/.test(next) && !next.startsWith('//') ? next : undefined;
+}
+
+/** The candidate and assessment of an attempt of the instance, for the redirect after a review. */
+async function pendingOrScored(db: Queryable, instanceId: string, attemptId: string): Promise<{ candidateId: string; assessmentId: string } | undefined> {
+  const { rows } = await db.query<{ candidateId: string; assessmentId: string }>(
+    `SELECT i.candidate_id AS "candidateId", s.slug AS "assessmentId" FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
+      WHERE t.id = $1 AND i.instance_id = $2`,
+    [attemptId, instanceId],
+  );
+  return rows[0];
+}

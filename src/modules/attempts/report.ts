@@ -1,0 +1,194 @@
+// What the console shows of one candidate's assessment: the score record exactly as the API
+// gives it, and behind it the attempt, every question with the answer given and what was
+// correct, reviews, the proctoring timeline with the rules that raised the red flag, and where
+// the total stands among everyone who completed the same version.
+import type { Queryable } from '../../db/database.js';
+import type { QuestionContent } from '../assessments/content-schema.js';
+import { scorePage } from '../scores/repository.js';
+import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
+import { redFlagReasons } from './proctoring.js';
+import { signalsOf, versionContent } from './repository.js';
+import { questionCredit, type AnswerValue } from './scoring.js';
+
+export interface QuestionReport {
+  id: string;
+  type: QuestionContent['type'];
+  category: string;
+  prompt: string;
+  /** Option texts for choice questions, with which are correct. */
+  options: { text: string; correct: boolean; chosen: boolean }[];
+  /** The text given to a short-answer or free-text question. */
+  text: string | null;
+  answered: boolean;
+  /** Accepted answers of a short-answer question. */
+  accepted: string[];
+  /** 0-1, null while a free-text answer awaits its review. */
+  credit: number | null;
+  guidance: string | null;
+  review: { score: number; reviewedAt: Date } | null;
+}
+
+export interface AssessmentReport {
+  record: ScoreRecord;
+  assessmentName: string;
+  passScore: number;
+  lowPassScore: number;
+  attempt: {
+    id: string;
+    version: number;
+    startedAt: Date;
+    deadlineAt: Date;
+    finishedAt: Date | null;
+    endReason: string | null;
+    typingWpm: number | null;
+    typingAccuracy: number | null;
+    firstAddress: string | null;
+    firstAgent: string | null;
+  } | null;
+  questions: QuestionReport[];
+  signals: { at: Date; kind: string; detail: string; source: string }[];
+  redFlagReasons: string[];
+  /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or when nobody else completed it. */
+  percentile: number | null;
+  /** How many completed and scored attempts of the same version the percentile and averages come from. */
+  cohort: number;
+  /** The average score of each category over the cohort. */
+  categoryAverages: Record<string, number>;
+}
+
+interface AttemptRow {
+  id: string;
+  version: number;
+  assessmentUuid: string;
+  startedAt: Date;
+  deadlineAt: Date;
+  finishedAt: Date | null;
+  endReason: string | null;
+  typingWpm: number | null;
+  typingAccuracy: number | null;
+  firstAddress: string | null;
+  firstAgent: string | null;
+  passScore: number;
+  lowPassScore: number;
+}
+
+export async function assessmentReports(db: Queryable, instanceIds: string[], candidateId: string): Promise<AssessmentReport[]> {
+  const rows = await scorePage(db, { instanceIds, candidateIds: [candidateId] }, '0', 200);
+  const reports: AssessmentReport[] = [];
+  for (const row of rows) {
+    const record = toScoreRecord(row);
+    const { rows: attempts } = await db.query<AttemptRow>(
+      `SELECT t.id, t.version, t.assessment_id AS "assessmentUuid", t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
+              t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingWpm", t.typing_accuracy::float8 AS "typingAccuracy",
+              t.first_address AS "firstAddress", t.first_agent AS "firstAgent", s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore"
+         FROM attempts t JOIN assessments s ON s.id = t.assessment_id WHERE t.invitation_id = $1`,
+      [row.id],
+    );
+    const attempt = attempts[0];
+    if (!attempt) {
+      const { rows: thresholds } = await db.query<{ passScore: number; lowPassScore: number }>(
+        `SELECT s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore" FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1`,
+        [row.id],
+      );
+      reports.push({ record, assessmentName: row.assessmentName, ...thresholds[0]!, attempt: null, questions: [], signals: [], redFlagReasons: [], percentile: null, cohort: 0, categoryAverages: {} });
+      continue;
+    }
+    const content = await versionContent(db, attempt.assessmentUuid, attempt.version);
+    const { rows: answerRows } = await db.query<{ questionId: string; value: AnswerValue; reviewScore: number | null; reviewedAt: Date | null }>(
+      `SELECT question_id AS "questionId", value, review_score::float8 AS "reviewScore", reviewed_at AS "reviewedAt" FROM answers WHERE attempt_id = $1`,
+      [attempt.id],
+    );
+    const answers = new Map(answerRows.map((a) => [a.questionId, a]));
+    const questions = content.questions.map((question): QuestionReport => {
+      const given = answers.get(question.id);
+      const value = given?.value;
+      const review = given?.reviewScore ?? undefined;
+      const chosen = new Set(Array.isArray(value) ? value : typeof value === 'number' ? [value] : []);
+      return {
+        id: question.id,
+        type: question.type,
+        category: content.categories.find((c) => c.id === question.category)?.name ?? question.category,
+        prompt: question.prompt,
+        options: 'options' in question ? question.options.map((o, i) => ({ text: o.text, correct: o.correct === true, chosen: chosen.has(i) })) : [],
+        text: typeof value === 'string' ? value : null,
+        answered: given !== undefined,
+        accepted: question.type === 'short-answer' ? question.accept : [],
+        credit: questionCredit(question, value, review),
+        guidance: question.type === 'free-text' ? (question.guidance ?? null) : null,
+        review: given?.reviewScore !== null && given?.reviewScore !== undefined ? { score: given.reviewScore, reviewedAt: given.reviewedAt! } : null,
+      };
+    });
+    const signals = await signalsOf(db, attempt.id);
+    const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
+    const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version, scored ? Number(record.totalScore) : null);
+    const { assessmentUuid: _uuid, passScore, lowPassScore, ...kept } = attempt;
+    reports.push({
+      record,
+      assessmentName: row.assessmentName,
+      passScore,
+      lowPassScore,
+      attempt: kept,
+      questions,
+      signals,
+      redFlagReasons: redFlagReasons(signals),
+      ...cohort,
+    });
+  }
+  return reports;
+}
+
+/** Percentile and category averages over the completed, scored attempts of one version. */
+async function cohortOf(db: Queryable, assessmentId: string, version: number, total: number | null) {
+  const { rows } = await db.query<{ cohort: number; below: number; equal: number; averages: Record<string, number> | null }>(
+    `WITH done AS (
+       SELECT i.total_score, i.category_scores FROM attempts t JOIN invitations i ON i.id = t.invitation_id
+        WHERE t.assessment_id = $1 AND t.version = $2 AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING')
+     SELECT (SELECT count(*)::int FROM done) AS cohort,
+            (SELECT count(*)::int FROM done WHERE total_score < $3) AS below,
+            (SELECT count(*)::int FROM done WHERE total_score = $3) AS equal,
+            (SELECT jsonb_object_agg(name, avg) FROM (
+               SELECT c->>'name' AS name, round(avg((c->>'score')::numeric), 2)::float8 AS avg FROM done, jsonb_array_elements(category_scores) c GROUP BY 1) x) AS averages`,
+    [assessmentId, version, total],
+  );
+  const { cohort, below, equal, averages } = rows[0]!;
+  // The candidate is in the cohort; the percentile compares them with the others.
+  const others = cohort - 1;
+  const percentile = total === null || others < 1 ? null : Math.round(((below + (equal - 1) / 2) / others) * 1000) / 10;
+  return { percentile, cohort, categoryAverages: averages ?? {} };
+}
+
+export interface PendingReview {
+  attemptId: string;
+  candidateId: string;
+  candidateName: string;
+  assessmentId: string;
+  assessmentName: string;
+  questionId: string;
+  prompt: string;
+  guidance: string | null;
+  answer: string;
+  finishedAt: Date;
+}
+
+/** Free-text answers of completed attempts that wait for a score, oldest completion first. */
+export async function pendingReviews(db: Queryable, instanceIds: string[], limit = 100): Promise<PendingReview[]> {
+  const { rows } = await db.query<Omit<PendingReview, 'prompt' | 'guidance'> & { assessmentUuid: string; version: number; value: unknown }>(
+    `SELECT t.id AS "attemptId", i.candidate_id AS "candidateId", c.first_name || ' ' || c.last_name AS "candidateName", s.slug AS "assessmentId", s.name AS "assessmentName",
+            t.assessment_id AS "assessmentUuid", t.version, a.question_id AS "questionId", a.value, t.finished_at AS "finishedAt"
+       FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id
+       JOIN assessments s ON s.id = i.assessment_id JOIN candidates c ON c.id = i.candidate_id
+      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND a.review_score IS NULL AND jsonb_typeof(a.value) = 'string'
+      ORDER BY t.finished_at, t.id, a.question_id
+      LIMIT $2`,
+    [instanceIds, limit],
+  );
+  const pending: PendingReview[] = [];
+  for (const row of rows) {
+    const content = await versionContent(db, row.assessmentUuid, row.version);
+    const question = content.questions.find((q) => q.id === row.questionId);
+    if (question?.type !== 'free-text') continue;
+    const { assessmentUuid: _a, version: _v, value, ...rest } = row;
+    pending.push({ ...rest, prompt: question.prompt, guidance: question.guidance ?? null, answer: String(value) });
+  }
+  return pending;
+}

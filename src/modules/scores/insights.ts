@@ -1,0 +1,48 @@
+// Counts for the console's overview: how invitations of a period moved through the funnel.
+import type { Queryable } from '../../db/database.js';
+
+export interface Funnel {
+  invited: number;
+  started: number;
+  completed: number;
+  passed: number;
+  lowPassed: number;
+  failed: number;
+  pendingScore: number;
+  redFlags: number;
+}
+
+/** Invitations made since `since` in the instance, by how far they got. */
+export async function funnel(db: Queryable, instanceId: string, since: Date): Promise<Funnel> {
+  const { rows } = await db.query<Funnel>(
+    `SELECT count(*)::int AS invited,
+            count(*) FILTER (WHERE started_at IS NOT NULL)::int AS started,
+            count(*) FILTER (WHERE assessment_status = 'COMPLETED')::int AS completed,
+            count(*) FILTER (WHERE score_status = 'PASS')::int AS passed,
+            count(*) FILTER (WHERE score_status = 'LOW_PASS')::int AS "lowPassed",
+            count(*) FILTER (WHERE score_status = 'FAIL')::int AS failed,
+            count(*) FILTER (WHERE assessment_status = 'COMPLETED' AND score_status = 'PENDING')::int AS "pendingScore",
+            count(*) FILTER (WHERE red_flag)::int AS "redFlags"
+       FROM invitations WHERE instance_id = $1 AND created_at >= $2`,
+    [instanceId, since],
+  );
+  return rows[0]!;
+}
+
+/** Total scores of the completed, scored invitations of one assessment, in 10-point bins (the last holds 100). */
+export async function scoreDistribution(db: Queryable, assessmentId: string): Promise<{ bins: number[]; passRate: number | null; count: number }> {
+  const { rows } = await db.query<{ bin: number; n: number; passed: number }>(
+    `SELECT least(floor(total_score / 10), 9)::int AS bin, count(*)::int AS n, count(*) FILTER (WHERE score_status IN ('PASS', 'LOW_PASS'))::int AS passed
+       FROM invitations WHERE assessment_id = $1 AND assessment_status = 'COMPLETED' AND score_status <> 'PENDING' GROUP BY 1`,
+    [assessmentId],
+  );
+  const bins = Array.from({ length: 10 }, () => 0);
+  let count = 0;
+  let passed = 0;
+  for (const row of rows) {
+    bins[row.bin] = row.n;
+    count += row.n;
+    passed += row.passed;
+  }
+  return { bins, passRate: count === 0 ? null : Math.round((passed / count) * 1000) / 10, count };
+}

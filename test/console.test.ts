@@ -1,0 +1,281 @@
+// The console over HTTP: signing in and out, sessions and their timeouts, CSRF, the sign-in
+// limit, every role against every route, and the results a reviewer works with: the report, the
+// review queue, and a review that turns GET /v1/score from PENDING to a result.
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { it } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
+
+let clockOffsetMs = 0;
+const clock = () => new Date(Date.now() + clockOffsetMs);
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
+
+const cookieOf = (response: LightMyRequestResponse, name: string) => {
+  const all = ([] as string[]).concat(response.headers['set-cookie'] ?? []);
+  const found = all.find((c) => c.startsWith(`${name}=`));
+  return found?.split(';')[0];
+};
+const formOf = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const FORM = 'application/x-www-form-urlencoded';
+
+async function signIn(ctx: TestContext, email: string, password: string, extra: Record<string, string> = {}) {
+  const form = await ctx.request({ method: 'GET', url: '/console/sign-in' });
+  const pre = cookieOf(form, 'ac_console_signin')!;
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
+  return ctx.request({
+    method: 'POST',
+    url: '/console/sign-in',
+    headers: { cookie: pre, 'content-type': FORM, ...extra },
+    payload: formOf({ _csrf: csrf, email, password }),
+  });
+}
+
+/** A signed-in user: GET and form POST with the session's cookie and CSRF token. */
+async function as(ctx: TestContext, email: string, password: string) {
+  const response = await signIn(ctx, email, password);
+  assert.equal(response.statusCode, 303, response.body);
+  const cookie = cookieOf(response, 'ac_console')!;
+  const home = await ctx.request({ method: 'GET', url: '/console/', headers: { cookie } });
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(home.body)?.[1] ?? '';
+  return {
+    cookie,
+    csrf,
+    get: (url: string) => ctx.request({ method: 'GET', url, headers: { cookie } }),
+    post: (url: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) =>
+      ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM, ...headers }, payload: formOf({ _csrf: csrf, ...fields }) }),
+  };
+}
+
+async function user(ctx: TestContext, email: string, role: string, instances?: string[]) {
+  const response = await ctx.request({ method: 'POST', url: '/admin/v1/users', payload: { email, role, instances } });
+  assert.equal(response.statusCode, 201, response.body);
+  return response.json() as { id: string; password: string };
+}
+
+/** Invites a candidate and takes the sample assessment through the portal: q1 right, q4 free text, submitted. */
+async function takeAssessment(ctx: TestContext, instance: string, key: string, person: { email: string; firstName: string; lastName: string }) {
+  const [invite] = (await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { ...person, assessments: ['alpha'] } })).json();
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const intro = await ctx.request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } });
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
+  const form = (url: string, fields: Record<string, string> = {}) => ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM }, payload: formOf({ _csrf: csrf, ...fields }) });
+  assert.equal((await form('/portal/a/alpha/start')).statusCode, 303);
+  for (const [question, value] of [['q1', 1], ['q3', '1250'], ['q4', 'I listened, apologised & fixed the <order>.']] as const) {
+    const saved = await ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
+    assert.equal(saved.statusCode, 204, saved.body);
+  }
+  assert.equal((await form('/portal/a/alpha/submit')).statusCode, 303);
+  return invite.candidateId as string;
+}
+
+describeEachStore(
+  'console',
+  (ctx) => {
+    let a: string;
+    let b: string;
+    let keyA: string;
+    const people: Record<string, { id: string; password: string }> = {};
+
+    it('creates users with a one-time password, refuses weak passwords, and lists them', async () => {
+      a = await ctx().instance('ca');
+      b = await ctx().instance('cb');
+      await ctx().publish(a, sampleAssessment('alpha', { name: 'Alpha' }));
+      await ctx().publish(b, sampleAssessment('alpha', { name: 'Alpha B' }));
+      keyA = await ctx().key([a]);
+      people.owner = await user(ctx(), `owner-${a}@example.com`, 'owner');
+      people.manager = await user(ctx(), `manager-${a}@example.com`, 'manager', [a]);
+      people.reviewer = await user(ctx(), `reviewer-${a}@example.com`, 'reviewer', [a]);
+      assert.match(people.owner.password, /^[A-Za-z0-9]{20}$/);
+      for (const [password, why] of [
+        ['short', /at least 12/],
+        ['password1234', /too common/],
+        ['qwertyuiop123!', /too common/],
+        ['abcabcabcabc', /too common/],
+      ] as const) {
+        const refused = await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email: `weak-${a}@example.com`, role: 'owner', password } });
+        assert.equal(refused.statusCode, 400, password);
+        assert.match(refused.json().errors[0].detail, why);
+      }
+      const duplicate = await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email: `OWNER-${a}@example.com`, role: 'owner' } });
+      assert.equal(duplicate.statusCode, 409);
+      const noInstance = await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email: `r2-${a}@example.com`, role: 'reviewer' } });
+      assert.equal(noInstance.statusCode, 400);
+      const list = (await ctx().request({ method: 'GET', url: '/admin/v1/users' })).json() as { email: string; instances: string[] }[];
+      assert.deepEqual(list.find((u) => u.email === `reviewer-${a}@example.com`)?.instances, [a]);
+      assert.ok(list.every((u) => !('password' in u) && !('passwordHash' in u)));
+    });
+
+    it('signs in with one answer for every wrong credential, and out again', async () => {
+      const wrong = await signIn(ctx(), `owner-${a}@example.com`, 'not the password at all');
+      const unknown = await signIn(ctx(), `nobody-${a}@example.com`, 'not the password at all');
+      assert.equal(wrong.statusCode, 401);
+      assert.equal(unknown.statusCode, 401);
+      const message = (r: LightMyRequestResponse) => /role="alert"[^>]*>([^<]+)</.exec(r.body)![1];
+      assert.equal(message(wrong), message(unknown));
+      assert.equal(cookieOf(wrong, 'ac_console'), undefined);
+
+      const ok = await signIn(ctx(), `Owner-${a}@Example.com`, people.owner!.password);
+      assert.equal(ok.statusCode, 303);
+      const setCookie = ([] as string[]).concat(ok.headers['set-cookie'] ?? []).find((c) => c.startsWith('ac_console='))!;
+      assert.match(setCookie, /HttpOnly/);
+      assert.match(setCookie, /SameSite=Strict/);
+      assert.match(setCookie, /Path=\/console/);
+      const cookie = setCookie.split(';')[0]!;
+      const home = await ctx().request({ method: 'GET', url: '/console/', headers: { cookie } });
+      assert.equal(home.statusCode, 200);
+      assert.match(home.body, /Overview of/);
+      assert.equal(home.headers['cache-control'], 'no-store');
+      assert.match(String(home.headers['content-security-policy']), /script-src 'self'/);
+      assert.doesNotMatch(home.body, /<script>|style=|onclick=/);
+      const csrf = /name="csrf-token" content="([^"]+)"/.exec(home.body)![1]!;
+      const out = await ctx().request({ method: 'POST', url: '/console/sign-out', headers: { cookie, 'content-type': FORM }, payload: formOf({ _csrf: csrf }) });
+      assert.equal(out.statusCode, 303);
+      const after = await ctx().request({ method: 'GET', url: '/console/', headers: { cookie } });
+      assert.equal(after.statusCode, 303);
+      assert.match(String(after.headers.location), /^\/console\/sign-in\?next=/);
+    });
+
+    it('refuses state changes without the CSRF token or from another site, and sign-in from another site', async () => {
+      const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
+      const noToken = await ctx().request({ method: 'POST', url: '/console/keys', headers: { cookie: owner.cookie, 'content-type': FORM }, payload: formOf({ instance: a }) });
+      assert.equal(noToken.statusCode, 403);
+      const foreign = await owner.post('/console/keys', { instance: a }, { origin: 'https://evil.example' });
+      assert.equal(foreign.statusCode, 403);
+      const crossSite = await owner.post('/console/keys', { instance: a }, { 'sec-fetch-site': 'cross-site' });
+      assert.equal(crossSite.statusCode, 403);
+      const loginCsrf = await signIn(ctx(), `owner-${a}@example.com`, people.owner!.password, { origin: 'https://evil.example' });
+      assert.equal(loginCsrf.statusCode, 403);
+      assert.equal(cookieOf(loginCsrf, 'ac_console'), undefined);
+      const keys = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json() as unknown[];
+      assert.equal(keys.length, 1, 'no key was made by the refused requests');
+    });
+
+    it('gives each role exactly its pages and actions', async () => {
+      const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
+      const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
+      const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
+      const key = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json()[0].id as string;
+      const table: [string, Awaited<ReturnType<typeof as>>, () => Promise<LightMyRequestResponse>, number][] = [
+        ['reviewer reads A', reviewer, () => reviewer.get(`/console/candidates?instance=${a}`), 200],
+        ['reviewer reads B', reviewer, () => reviewer.get(`/console/candidates?instance=${b}`), 403],
+        ['reviewer overview B', reviewer, () => reviewer.get(`/console/?instance=${b}`), 403],
+        ['reviewer queue A', reviewer, () => reviewer.get(`/console/reviews?instance=${a}`), 200],
+        ['reviewer keys', reviewer, () => reviewer.get(`/console/keys?instance=${a}`), 403],
+        ['reviewer creates a key', reviewer, () => reviewer.post('/console/keys', { instance: a }), 403],
+        ['reviewer revokes a key', reviewer, () => reviewer.post(`/console/keys/${key}/revoke`, { instance: a }), 403],
+        ['reviewer audit', reviewer, () => reviewer.get('/console/audit'), 403],
+        ['manager keys A', manager, () => manager.get(`/console/keys?instance=${a}`), 200],
+        ['manager keys B', manager, () => manager.get(`/console/keys?instance=${b}`), 403],
+        ['manager creates a key in B', manager, () => manager.post('/console/keys', { instance: b }), 403],
+        ['manager audit', manager, () => manager.get('/console/audit'), 403],
+        ['owner keys B', owner, () => owner.get(`/console/keys?instance=${b}`), 200],
+        ['owner audit', owner, () => owner.get('/console/audit'), 200],
+      ];
+      for (const [name, , call, status] of table) assert.equal((await call()).statusCode, status, name);
+      const reviewerHome = await reviewer.get('/console/');
+      assert.doesNotMatch(reviewerHome.body, /API keys|Audit log/, 'the reviewer is not shown what they cannot open');
+      assert.doesNotMatch(reviewerHome.body, new RegExp(`value="${b}"`), 'nor instances they cannot read');
+    });
+
+    it('shows the report with the same numbers as GET /v1/score, and a review turns PENDING into a result', async () => {
+      const candidateId = await takeAssessment(ctx(), a, keyA, { email: `zoe-${a}@example.com`, firstName: 'Zoë', lastName: 'Ågren' });
+      const score = async () => (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': keyA } })).json()[0];
+      assert.equal((await score()).scoreStatus, 'PENDING');
+
+      const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
+      for (const q of ['zoe', 'ZOË Å', 'agren', `zoe-${a}`]) {
+        const found = await reviewer.get(`/console/candidates?instance=${a}&q=${encodeURIComponent(q)}`);
+        assert.match(found.body, new RegExp(`/console/candidates/${candidateId}`), q);
+      }
+      const none = await reviewer.get(`/console/candidates?instance=${a}&q=xyz`);
+      assert.doesNotMatch(none.body, new RegExp(candidateId));
+      const filtered = await reviewer.get(`/console/candidates?instance=${a}&status=COMPLETED&score=PENDING&assessment=alpha`);
+      assert.match(filtered.body, new RegExp(candidateId));
+      assert.equal((await reviewer.get(`/console/candidates?instance=${a}&status=bogus`)).statusCode, 400);
+
+      const report = await reviewer.get(`/console/candidates/${candidateId}?instance=${a}`);
+      assert.equal(report.statusCode, 200);
+      assert.match(report.body, /Zoë Ågren/);
+      assert.match(report.body, /apologised &amp; fixed the &lt;order&gt;/, 'the answer is shown escaped');
+      assert.match(report.body, /Proctoring timeline/);
+      assert.match(report.body, new RegExp(`${(await score()).completion} %`));
+      assert.equal((await reviewer.get(`/console/candidates/${candidateId}?instance=${b}`)).statusCode, 403);
+
+      const queue = await reviewer.get(`/console/reviews?instance=${a}`);
+      assert.match(queue.body, /Describe a time you helped a customer/);
+      const attemptId = /name="attemptId" value="([^"]+)"/.exec(queue.body)![1]!;
+      assert.equal((await reviewer.post('/console/reviews', { instance: a, attemptId, questionId: 'q4', score: '101' })).statusCode, 400);
+      assert.equal((await reviewer.post('/console/reviews', { instance: a, attemptId, questionId: 'q4', score: 'abc' })).statusCode, 400);
+      assert.equal((await score()).scoreStatus, 'PENDING', 'refused reviews change nothing');
+      const saved = await reviewer.post('/console/reviews', { instance: a, attemptId, questionId: 'q4', score: '100', comment: 'Clear and kind', next: 'queue' });
+      assert.equal(saved.statusCode, 303, saved.body);
+      const record = await score();
+      assert.notEqual(record.scoreStatus, 'PENDING');
+      const after = await reviewer.get(`/console/candidates/${candidateId}?instance=${a}`);
+      assert.match(after.body, new RegExp(`Total score</dt><dd>${record.totalScore} %`), 'the console shows the total the API gives');
+      for (const category of record.categoryScores as { name: string; score: string }[]) {
+        assert.match(after.body, new RegExp(`${category.name}</th><td>${category.score} %`), category.name);
+      }
+      const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=50' })).json() as { actor: string; action: string }[];
+      assert.ok(audit.some((e) => e.actor === `user:reviewer-${a}@example.com` && e.action === 'review.score'), 'the review is audited with the acting user');
+    });
+
+    it('creates a key shown once, and a revoked key is refused by the API at once', async () => {
+      const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
+      const created = await manager.post('/console/keys', { instance: a, label: 'ATS <prod>', rateLimit: '120' });
+      assert.equal(created.statusCode, 200, created.body);
+      const key = /<code class="secret" id="new-key">([^<]+)</.exec(created.body)![1]!;
+      assert.match(created.body, /ATS &lt;prod&gt;/);
+      assert.equal((await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).statusCode, 200);
+      const id = /New key (key_[0-9a-f]{16})/.exec(created.body)![1]!;
+      assert.doesNotMatch((await manager.get(`/console/keys?instance=${a}`)).body, new RegExp(key), 'never shown again');
+      assert.equal((await manager.post('/console/keys', { instance: a, rateLimit: '1e3' })).statusCode, 400);
+      const revoked = await manager.post(`/console/keys/${id}/revoke`, { instance: a });
+      assert.equal(revoked.statusCode, 303);
+      assert.equal((await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).statusCode, 401);
+    });
+
+    it('ends sessions after 30 idle minutes by the clock', async () => {
+      const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
+      clockOffsetMs += 29 * 60_000;
+      assert.equal((await owner.get('/console/')).statusCode, 200, 'activity keeps it alive');
+      clockOffsetMs += 31 * 60_000;
+      assert.equal((await owner.get('/console/')).statusCode, 303, 'idle for 31 minutes');
+    });
+
+    it('limits sign-in attempts per account, right password or not, with no hint of which accounts exist', async () => {
+      const email = `limited-${a}@example.com`;
+      const { password } = await user(ctx(), email, 'reviewer', [a]);
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await signIn(ctx(), email, 'wrong password number ' + i)).statusCode);
+      assert.deepEqual(statuses, Array(10).fill(401));
+      const blocked = await signIn(ctx(), email, password);
+      assert.equal(blocked.statusCode, 429);
+      assert.match(String(blocked.headers['retry-after']), /^\d+$/);
+      const unknown: number[] = [];
+      for (let i = 0; i < 11; i++) unknown.push((await signIn(ctx(), `ghost-${a}@example.com`, 'whatever password')).statusCode);
+      assert.equal(unknown.at(-1), 429, 'an unknown account is limited the same way');
+    });
+
+    it('disabling a user ends their session; no password or session value ever reaches the log', async () => {
+      const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
+      assert.equal((await ctx().request({ method: 'POST', url: `/admin/v1/users/${people.reviewer!.id}/disable` })).statusCode, 200);
+      assert.equal((await reviewer.get('/console/')).statusCode, 303);
+      assert.equal((await signIn(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password)).statusCode, 401);
+      const log = logLines.join('');
+      assert.ok(log.length > 0, 'the log was captured');
+      for (const secret of [people.owner!.password, people.manager!.password, people.reviewer!.password, reviewer.cookie.split('=')[1]!]) {
+        assert.ok(!log.includes(secret), 'a secret reached the log');
+      }
+    });
+  },
+  { now: clock, logStream },
+);
