@@ -204,7 +204,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   );
 
   await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
-  await app.register(consoleRoutes, { db, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
+  await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
   const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);

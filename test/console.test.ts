@@ -279,3 +279,95 @@ describeEachStore(
   },
   { now: clock, logStream },
 );
+
+describeEachStore('console: content, invitations and users', (ctx) => {
+  let a: string;
+  let owner: Awaited<ReturnType<typeof as>>;
+  let reviewer: Awaited<ReturnType<typeof as>>;
+
+  it('publishes content from the browser form with every problem at its line, and previews it', async () => {
+    a = await ctx().instance('cc');
+    await ctx().publish(a, sampleAssessment('alpha', { name: 'Alpha' }));
+    const o = await user(ctx(), `owner-${a}@example.com`, 'owner');
+    const r = await user(ctx(), `reviewer-${a}@example.com`, 'reviewer', [a]);
+    owner = await as(ctx(), `owner-${a}@example.com`, o.password);
+    reviewer = await as(ctx(), `reviewer-${a}@example.com`, r.password);
+
+    const broken = 'id: beta\nname: Beta\ndescription: x\ndurationMinutes: -5\npassScore: 70\nlowPassScore: 50\ncategories: []\nquestions: []\n';
+    const refused = await owner.post('/console/assessments', { instance: a, source: broken });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /Line 4[^<]*:<\/strong> <code>durationMinutes<\/code>/);
+    assert.match(refused.body, /nothing was published/);
+    assert.match(refused.body, /durationMinutes: -5/, 'the document stays in the box to be fixed');
+    assert.equal((await ctx().request({ method: 'GET', url: `/admin/v1/instances/${a}/assessments` })).json().length, 1);
+
+    const published = await owner.post('/console/assessments', { instance: a, source: sampleAssessment('beta', { name: 'Beta <b>' }) });
+    assert.equal(published.statusCode, 200, published.body);
+    assert.match(published.body, /Published beta \(version 1\)/);
+    assert.match(published.body, /Beta &lt;b&gt;/);
+    assert.equal((await reviewer.post('/console/assessments', { instance: a, source: sampleAssessment('gamma') })).statusCode, 403);
+
+    const preview = await reviewer.get(`/console/assessments/beta/preview?instance=${a}`);
+    assert.equal(preview.statusCode, 200);
+    assert.match(preview.body, /What is 2 \+ 2\?/);
+    assert.match(preview.body, /id="p1-o0"/);
+    const scores = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${a}/assessments` })).json();
+    assert.ok(scores.length === 2);
+    const attempts = await ctx().db.query(`SELECT count(*)::int AS n FROM attempts t JOIN assessments s ON s.id = t.assessment_id WHERE s.slug = 'beta'`);
+    assert.equal((attempts.rows[0] as { n: number }).n, 0, 'a preview makes no attempt');
+    assert.equal((await reviewer.get(`/console/assessments/nope/preview?instance=${a}`)).statusCode, 404);
+  });
+
+  it('invites by the same rules as the API, and resends with the relay answer', async () => {
+    const bad = await owner.post('/console/invitations', { instance: a, email: 'not-an-email', firstName: 'A', lastName: 'B' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /Nothing was sent/);
+    const unknown = await ctx().request({
+      method: 'POST',
+      url: '/console/invitations',
+      headers: { cookie: owner.cookie, 'content-type': FORM },
+      payload: `_csrf=${owner.csrf}&instance=${a}&email=x%40example.com&firstName=X&lastName=Y&assessments=nope`,
+    });
+    assert.equal(unknown.statusCode, 400);
+    assert.match(unknown.body, /not a published assessment/);
+    const ok = await ctx().request({
+      method: 'POST',
+      url: '/console/invitations',
+      headers: { cookie: owner.cookie, 'content-type': FORM },
+      payload: `_csrf=${owner.csrf}&instance=${a}&email=ines%40example.com&firstName=In%C3%A9s&lastName=Ruiz&assessments=alpha&assessments=beta&sendInvite=true`,
+    });
+    assert.equal(ok.statusCode, 200, ok.body);
+    assert.match(ok.body, /Invited ines@example.com \(e-mail SENT\)/);
+    const candidateId = /\/console\/candidates\/([0-9a-f-]{36})/.exec(ok.body)![1]!;
+    const key = await ctx().key([a]);
+    const records = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': key } })).json();
+    assert.deepEqual(records.map((x: { assessmentId: string }) => x.assessmentId).sort(), ['alpha', 'beta']);
+    const list = await owner.get(`/console/invitations?instance=${a}`);
+    assert.match(list.body, /ines@example.com/);
+    const deliveryId = /\/console\/invitations\/(\d+)\/resend/.exec(list.body)![1]!;
+    assert.equal((await reviewer.post(`/console/invitations/${deliveryId}/resend`, { instance: a })).statusCode, 403);
+    const resent = await owner.post(`/console/invitations/${deliveryId}/resend`, { instance: a });
+    assert.equal(resent.statusCode, 200);
+    assert.match(resent.body, /Sent again to ines@example.com: sent/);
+  });
+
+  it('lets owners add users with a one-time password, disable and reset them; nobody else', async () => {
+    assert.equal((await reviewer.get('/console/users')).statusCode, 403);
+    assert.equal((await reviewer.post('/console/users', { email: 'x@example.com', role: 'owner' })).statusCode, 403);
+    const made = await owner.post('/console/users', { email: `new-${a}@example.com`, role: 'reviewer', instances: a });
+    assert.equal(made.statusCode, 200, made.body);
+    const password = /<code class="secret">([^<]+)</.exec(made.body)![1]!;
+    const newcomer = await as(ctx(), `new-${a}@example.com`, password);
+    assert.equal((await newcomer.get(`/console/candidates?instance=${a}`)).statusCode, 200);
+    assert.equal((await owner.post('/console/users', { email: `new-${a}@example.com`, role: 'reviewer', instances: a })).statusCode, 409);
+    assert.equal((await owner.post('/console/users', { email: 'bad', role: 'reviewer' })).statusCode, 400);
+    const id = (await ctx().request({ method: 'GET', url: '/admin/v1/users' })).json().find((u: { email: string }) => u.email === `new-${a}@example.com`).id;
+    const reset = await owner.post(`/console/users/${id}/reset-password`);
+    assert.equal(reset.statusCode, 200);
+    assert.equal((await newcomer.get('/console/')).statusCode, 303, 'a reset ends the sessions');
+    const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=50' })).json() as { actor: string; action: string }[];
+    for (const action of ['user.create', 'user.reset-password', 'assessment.import', 'invitation.create', 'delivery.resend']) {
+      assert.ok(audit.some((e) => e.actor === `user:owner-${a}@example.com` && e.action === action), action);
+    }
+  });
+});

@@ -15,7 +15,7 @@ export interface Frame {
   /** Instances the user may open, and the one in view. */
   instances: string[];
   instance?: string;
-  section: 'overview' | 'candidates' | 'reviews' | 'keys' | 'audit';
+  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'users' | 'audit';
   canManage: boolean;
 }
 
@@ -23,13 +23,16 @@ const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?:
   { id: 'overview', label: 'Overview' },
   { id: 'candidates', label: 'Candidates' },
   { id: 'reviews', label: 'Review queue' },
+  { id: 'assessments', label: 'Assessments' },
+  { id: 'invitations', label: 'Invitations' },
   { id: 'keys', label: 'API keys', manage: true },
+  { id: 'users', label: 'Users', owner: true },
   { id: 'audit', label: 'Audit log', owner: true },
 ];
 
 const sectionPath = (id: Frame['section'], instance?: string) => {
   const base = id === 'overview' ? '/console/' : `/console/${id}`;
-  return instance && id !== 'audit' ? `${base}?instance=${encodeURIComponent(instance)}` : base;
+  return instance && id !== 'audit' && id !== 'users' ? `${base}?instance=${encodeURIComponent(instance)}` : base;
 };
 
 function head(title: string, csrf?: string): SafeHtml {
@@ -51,6 +54,7 @@ export function consolePage(frame: Frame, title: string, body: SafeHtml): SafeHt
   const picker =
     frame.instances.length > 1 &&
     frame.section !== 'audit' &&
+    frame.section !== 'users' &&
     html`<form method="get" action="${sectionPath(frame.section)}" class="instance-picker">
 <label for="instance-select">Instance</label>
 <select id="instance-select" name="instance">${frame.instances.map((name) => html`<option value="${name}"${name === frame.instance && html` selected`}>${name}</option>`)}</select>
@@ -382,4 +386,175 @@ export function auditBody(entries: AuditEntry[], filters: { actor?: string; acti
     (e) => html`<tr><td>${e.id}</td><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.target ?? '-'}</td><td>${e.status}</td><td>${e.clientIp}</td></tr>`,
   )}</tbody></table>
 ${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Older entries</a></p>`}`;
+}
+
+// ---- assessments ----------------------------------------------------------------------------
+
+export interface AssessmentView {
+  id: string;
+  name: string;
+  version: number;
+  questionCount: number;
+  durationMinutes: number;
+  typingTest: boolean;
+  passScore: number;
+  lowPassScore: number;
+  distribution: { bins: number[]; passRate: number | null; count: number };
+}
+
+export interface ImportState {
+  source: string;
+  errors?: { line?: number; column?: number; name: string; detail: string }[];
+  published?: string;
+}
+
+export function assessmentsBody(instance: string, items: AssessmentView[], options: { csrf: string; canManage: boolean; importState?: ImportState }): SafeHtml {
+  const state = options.importState;
+  const importForm =
+    options.canManage &&
+    html`<section class="panel" aria-labelledby="import-heading">
+<h2 id="import-heading">Publish an assessment</h2>
+<p>Paste a YAML or JSON document (the same format as <code>assessment import</code>), or choose a file. Publishing changed content makes a new version; candidates who started keep theirs.</p>
+${state?.published && html`<p class="info" role="status">${state.published}</p>`}
+${
+  state?.errors &&
+  html`<div class="error-list" role="alert" id="import-errors"><p class="error">The document has ${state.errors.length} problem${state.errors.length === 1 ? '' : 's'}; nothing was published:</p>
+<ul>${state.errors.map((e) => html`<li>${e.line ? html`<strong>Line ${e.line}${e.column ? `, column ${e.column}` : ''}:</strong> ` : ''}<code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`
+}
+<form method="post" action="/console/assessments" class="import-form">
+<input type="hidden" name="_csrf" value="${options.csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<label for="import-file">File (optional)</label>
+<input type="file" id="import-file" accept=".yaml,.yml,.json,application/json,text/yaml" data-fills="import-source">
+<label for="import-source">Document</label>
+<textarea id="import-source" name="source" rows="14" spellcheck="false" required${state?.errors && html` aria-describedby="import-errors" aria-invalid="true"`}>${state?.source ?? ''}</textarea>
+<button type="submit" class="primary">Check and publish</button>
+</form>
+</section>`;
+  return html`<h1>Assessments of ${instance}</h1>
+${importForm}
+${
+  items.length === 0
+    ? html`<p>No assessment is published yet.</p>`
+    : items.map(
+        (a) => html`<section class="panel" aria-labelledby="as-${a.id}">
+<h2 id="as-${a.id}">${a.name} <span class="hint">(${a.id}, version ${a.version})</span></h2>
+<dl class="figures">
+<div><dt>Questions</dt><dd>${a.questionCount}${a.typingTest ? ' + typing test' : ''}</dd></div>
+<div><dt>Time limit</dt><dd>${a.durationMinutes} min</dd></div>
+<div><dt>Pass / low pass</dt><dd>${a.passScore} % / ${a.lowPassScore} %</dd></div>
+<div><dt>Completed and scored</dt><dd>${a.distribution.count}</dd></div>
+<div><dt>Pass rate</dt><dd>${a.distribution.passRate === null ? '-' : `${a.distribution.passRate} %`}</dd></div>
+</dl>
+${
+  a.distribution.count > 0 &&
+  barChart(
+    `${a.name}: total scores of everyone who completed it`,
+    a.distribution.bins.map((n, i) => ({ label: i === 9 ? '90–100 %' : `${i * 10}–${i * 10 + 9} %`, value: n })),
+  )
+}
+<p><a href="/console/assessments/${a.id}/preview?instance=${instance}">Preview as a candidate sees it</a></p>
+</section>`,
+      )
+}`;
+}
+
+export function previewBody(instance: string, content: { name: string; description: string; durationMinutes: number; instructions?: string }, questions: SafeHtml[], passage: string | undefined): SafeHtml {
+  return html`<p class="no-print"><a href="/console/assessments?instance=${instance}">Back to assessments</a></p>
+<h1>Preview: ${content.name}</h1>
+<p class="info">This is a preview: nothing you enter is saved, and no attempt is made.</p>
+<p>${content.description}</p>
+<p>Time limit: ${content.durationMinutes} minutes.</p>
+${content.instructions && html`<h2>Instructions</h2><p class="pre">${content.instructions}</p>`}
+<ol class="answers preview">${questions.map((q, i) => html`<li class="answer"><h2 class="hint">Question ${i + 1} of ${questions.length + (passage ? 1 : 0)}</h2><form class="preview-question" action="#" aria-label="${`Question ${i + 1}`}">${q}</form></li>`)}</ol>
+${passage && html`<h2>Typing test</h2><blockquote class="pre answer-text">${passage}</blockquote>`}`;
+}
+
+// ---- invitations ----------------------------------------------------------------------------
+
+export interface InvitationsState {
+  values?: { email?: string; firstName?: string; lastName?: string; assessments?: string[] };
+  errors?: { name: string; detail: string }[];
+  result?: { link: string; candidateId: string; invitationStatus?: string; email: string };
+  resent?: string;
+}
+
+export function invitationsBody(
+  instance: string,
+  assessments: { id: string; name: string }[],
+  deliveries: { id: string; candidateId: string; recipient: string; status: string; response: string; attemptedAt: Date }[],
+  options: { csrf: string; canManage: boolean; state?: InvitationsState },
+): SafeHtml {
+  const state = options.state ?? {};
+  const v = state.values ?? {};
+  const form =
+    options.canManage &&
+    html`<section class="panel" aria-labelledby="invite-heading">
+<h2 id="invite-heading">Invite a candidate</h2>
+${
+  state.result &&
+  html`<div class="info" role="status"><p>Invited ${state.result.email}${state.result.invitationStatus ? ` (e-mail ${state.result.invitationStatus})` : ''}. <a href="/console/candidates/${state.result.candidateId}?instance=${instance}">Open their report</a>.</p>
+<p>Their link, if you send it yourself: <code class="secret">${state.result.link}</code></p></div>`
+}
+${state.errors && html`<div role="alert" id="invite-errors"><p class="error">Nothing was sent:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+<form method="post" action="/console/invitations" class="invite-form">
+<input type="hidden" name="_csrf" value="${options.csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<div class="field"><label for="inv-email">E-mail</label><input type="email" id="inv-email" name="email" required maxlength="254" value="${v.email ?? ''}" autocomplete="off"></div>
+<div class="field"><label for="inv-first">First name</label><input type="text" id="inv-first" name="firstName" required maxlength="100" value="${v.firstName ?? ''}" autocomplete="off"></div>
+<div class="field"><label for="inv-last">Last name</label><input type="text" id="inv-last" name="lastName" required maxlength="100" value="${v.lastName ?? ''}" autocomplete="off"></div>
+<fieldset><legend>Assessments</legend>
+${assessments.map(
+  (a) => html`<div class="option"><input type="checkbox" id="inv-a-${a.id}" name="assessments" value="${a.id}"${(v.assessments ?? []).includes(a.id) && html` checked`}><label for="inv-a-${a.id}">${a.name}</label></div>`,
+)}
+</fieldset>
+<div class="option"><input type="checkbox" id="inv-send" name="sendInvite" value="true" checked><label for="inv-send">E-mail the invitation to the candidate</label></div>
+<button type="submit" class="primary">Invite</button>
+</form>
+</section>`;
+  return html`<h1>Invitations of ${instance}</h1>
+${form}
+<h2>Recent invitation e-mails</h2>
+${state.resent && html`<p class="info" role="status">${state.resent}</p>`}
+${
+  deliveries.length === 0
+    ? html`<p>No e-mail has been sent yet.</p>`
+    : html`<table class="data"><caption class="visually-hidden">Invitation e-mails, newest first</caption>
+<thead><tr><th scope="col">When</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">The relay said</th>${options.canManage && html`<th scope="col">Action</th>`}</tr></thead>
+<tbody>${deliveries.map(
+        (d) => html`<tr><td>${when(d.attemptedAt)}</td><td><a href="/console/candidates/${d.candidateId}?instance=${instance}">${d.recipient}</a></td>
+<td>${d.status === 'SENT' ? 'sent' : html`<span class="flag">failed</span>`}</td><td>${d.response}</td>
+${options.canManage && html`<td><form method="post" action="/console/invitations/${d.id}/resend" class="inline"><input type="hidden" name="_csrf" value="${options.csrf}"><input type="hidden" name="instance" value="${instance}"><button type="submit">Resend<span class="visually-hidden"> to ${d.recipient}</span></button></form></td>`}</tr>`,
+      )}</tbody></table>`
+}`;
+}
+
+// ---- users (owners) -------------------------------------------------------------------------
+
+export function usersBody(users: User[], instances: string[], csrf: string, created?: { email: string; password: string }, errors?: { name: string; detail: string }[]): SafeHtml {
+  return html`<h1>Users</h1>
+${
+  created &&
+  html`<div class="panel" role="status"><p><strong>${created.email}</strong> can sign in with this one-time password, shown once. Pass it on safely.</p><p><code class="secret">${created.password}</code></p></div>`
+}
+${errors && html`<div role="alert"><p class="error">No user was made:</p><ul>${errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+<section class="panel" aria-labelledby="new-user">
+<h2 id="new-user">Add a user</h2>
+<form method="post" action="/console/users" class="invite-form">
+<input type="hidden" name="_csrf" value="${csrf}">
+<div class="field"><label for="user-email">E-mail</label><input type="email" id="user-email" name="email" required maxlength="254" autocomplete="off"></div>
+<div class="field"><label for="user-role">Role</label><select id="user-role" name="role"><option value="reviewer">Reviewer: reads results, scores free-text answers</option><option value="manager">Manager: also invitations, content and keys</option><option value="owner">Owner: everything, every instance</option></select></div>
+<fieldset><legend>Instances (managers and reviewers)</legend>
+${instances.map((name) => html`<div class="option"><input type="checkbox" id="user-i-${name}" name="instances" value="${name}"><label for="user-i-${name}">${name}</label></div>`)}
+</fieldset>
+<button type="submit" class="primary">Add the user</button>
+</form>
+</section>
+<table class="data"><caption class="visually-hidden">Users</caption>
+<thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Instances</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
+<tbody>${users.map(
+    (u) => html`<tr><th scope="row">${u.email}</th><td>${u.role}</td><td>${u.role === 'owner' ? 'all' : u.instances.join(', ')}</td><td>${u.disabled ? 'disabled' : 'active'}</td>
+<td><form method="post" action="/console/users/${u.id}/${u.disabled ? 'enable' : 'disable'}" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">${u.disabled ? 'Enable' : 'Disable'}<span class="visually-hidden"> ${u.email}</span></button></form>
+<form method="post" action="/console/users/${u.id}/reset-password" class="inline confirm" data-confirm="${`Reset the password of ${u.email}? Their sessions end.`}"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Reset password<span class="visually-hidden"> of ${u.email}</span></button></form></td></tr>`,
+  )}</tbody></table>`;
 }

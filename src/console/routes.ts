@@ -9,7 +9,17 @@ import formBody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
-import { problemFor } from '../http/errors.js';
+import { fieldErrors, problemFor } from '../http/errors.js';
+import { validatorCompiler } from '../http/validation.js';
+import { parseAssessment } from '../modules/assessments/content.js';
+import { assessmentUuid, currentContent, importAssessment } from '../modules/assessments/repository.js';
+import { listDeliveries } from '../modules/invitations/deliveries.js';
+import { InviteBody, normaliseAssessments } from '../modules/invitations/routes.js';
+import { invite, resend, type InviteDeps } from '../modules/invitations/service.js';
+import { scoreDistribution } from '../modules/scores/insights.js';
+import { ROLES, listUsers, setDisabled, type Role } from '../modules/users/repository.js';
+import { addUser, resetPassword } from '../modules/users/service.js';
+import { questionField } from '../portal/pages.js';
 import type { SafeHtml } from '../html/html.js';
 import { assessmentReports, pendingReviews } from '../modules/attempts/report.js';
 import { reviewAnswer } from '../modules/attempts/repository.js';
@@ -26,6 +36,13 @@ import { listInstances, type Instance } from '../modules/tenants/repository.js';
 import { verifyPassword } from '../modules/users/password.js';
 import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
 import {
+  assessmentsBody,
+  invitationsBody,
+  previewBody,
+  usersBody,
+  type AssessmentView,
+  type ImportState,
+  type InvitationsState,
   auditBody,
   bareMessagePage,
   candidatesBody,
@@ -61,6 +78,8 @@ export const CONSOLE_HEADERS = {
 
 export interface ConsoleDeps {
   db: Database;
+  /** What inviting and resending e-mail need, as for POST /v1/invite. */
+  invite: InviteDeps;
   publicUrl: string;
   counter: Counter;
   verifier: KeyVerifier;
@@ -97,7 +116,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   app.decorateRequest('consoleUser', null);
 
   await app.register(async (scope) => {
-    await scope.register(formBody, { bodyLimit: 64 * 1024 });
+    // Assessment documents are posted as form fields: the same 1 MB as the admin API's import.
+    await scope.register(formBody, { bodyLimit: 1024 * 1024 });
     scope.addHook('onSend', async (_request, reply) => {
       for (const [name, value] of Object.entries(CONSOLE_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
     });
@@ -369,6 +389,141 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       });
       deps.verifier.forget();
       return reply.redirect(`/console/keys?instance=${encodeURIComponent(instance.name)}`, 303);
+    });
+
+    // ---- assessments -------------------------------------------------------------------------
+
+    async function assessmentsPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, importState?: ImportState, status = 200) {
+      const items: AssessmentView[] = [];
+      for (const a of await listAssessments(db, [instance.id])) {
+        const uuid = await assessmentUuid(db, instance.id, a.id);
+        items.push({ ...a, distribution: await scoreDistribution(db, uuid!) });
+      }
+      const canManage = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id);
+      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Assessments of ${instance.name}`, assessmentsBody(instance.name, items, { csrf: request.consoleUser!.csrfToken, canManage, importState })), status);
+    }
+
+    scope.get<{ Querystring: { instance?: string } }>('/console/assessments', async (request, reply) => assessmentsPage(request, reply, instanceOf(request, request.query.instance, 'read')));
+
+    scope.post<{ Body: Record<string, string | undefined> }>('/console/assessments', async (request, reply) => {
+      const instance = instanceOf(request, request.body?.instance, 'manage');
+      const source = request.body?.source ?? '';
+      const parsed = parseAssessment(source);
+      if (!parsed.ok) {
+        const errors = parsed.errors.map((e) => ({ line: e.line, column: e.column, name: e.path || '(document)', detail: e.message }));
+        return assessmentsPage(request, reply, instance, { source, errors }, 400);
+      }
+      const result = await importAssessment(db, instance, parsed.content, parsed.hash);
+      await audit(request, db, 'assessment.import', `${instance.name}/${result.id}`, 200);
+      const verb = { created: 'Published', updated: 'Published a new version of', unchanged: 'Nothing changed in' }[result.outcome];
+      return assessmentsPage(request, reply, instance, { source: '', published: `${verb} ${result.id} (version ${result.version}).` });
+    });
+
+    scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/assessments/:id/preview', async (request, reply) => {
+      const instance = instanceOf(request, request.query.instance, 'read');
+      const uuid = /^[a-z][a-z0-9-]{0,63}$/.test(request.params.id) ? await assessmentUuid(db, instance.id, request.params.id) : undefined;
+      if (!uuid) throw notFound('No such assessment in this instance');
+      const content = await currentContent(db, uuid);
+      const questions = content.questions.map((q, i) => questionField(q, undefined, `p${i + 1}-`));
+      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage)));
+    });
+
+    // ---- invitations -------------------------------------------------------------------------
+
+    async function invitationsPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, state?: InvitationsState, status = 200) {
+      const assessments = (await listAssessments(db, [instance.id])).map((a) => ({ id: a.id, name: a.name }));
+      const deliveries = await listDeliveries(db, instance.id, { limit: 50 });
+      const canManage = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id);
+      return page(reply, consolePage(frameOf(request, 'invitations', instance), `Invitations of ${instance.name}`, invitationsBody(instance.name, assessments, deliveries, { csrf: request.consoleUser!.csrfToken, canManage, state })), status);
+    }
+
+    scope.get<{ Querystring: { instance?: string } }>('/console/invitations', async (request, reply) => invitationsPage(request, reply, instanceOf(request, request.query.instance, 'read')));
+
+    const checkInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/console/invitations' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
+
+    scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/invitations', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'manage');
+      const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+      const chosen = body.assessments === undefined ? [] : ([] as string[]).concat(body.assessments);
+      const values = { email: text('email').trim(), firstName: text('firstName'), lastName: text('lastName'), assessments: chosen };
+      // The same rules as POST /v1/invite: the same schema, then the same checks of the service.
+      const candidate = { email: values.email, firstName: values.firstName, lastName: values.lastName, assessments: chosen.length === 0 ? [] : chosen };
+      if (!checkInvite(candidate)) {
+        const errors = fieldErrors('body', (checkInvite.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail }));
+        return invitationsPage(request, reply, instance, { values, errors }, 400);
+      }
+      try {
+        const input = { email: candidate.email, firstName: candidate.firstName.trim(), lastName: candidate.lastName.trim(), assessments: normaliseAssessments(candidate.assessments) };
+        const result = await invite(deps.invite, instance.id, input, text('sendInvite') === 'true');
+        await audit(request, db, 'invitation.create', `${instance.name}/${result.candidateId}`, 200);
+        return invitationsPage(request, reply, instance, { result: { ...result, email: input.email } });
+      } catch (error) {
+        const problem = problemFor(error, request);
+        if (problem.status !== 400) throw error;
+        return invitationsPage(request, reply, instance, { values, errors: (problem.errors ?? []).map((e) => ({ name: e.name, detail: e.detail })) }, 400);
+      }
+    });
+
+    scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/invitations/:id/resend', async (request, reply) => {
+      const instance = instanceOf(request, request.body?.instance, 'manage');
+      if (!/^[1-9]\d{0,17}$/.test(request.params.id)) throw notFound('No such e-mail in this instance');
+      const id = await resend(deps.invite, instance.id, request.params.id);
+      await audit(request, db, 'delivery.resend', `${instance.name}/${request.params.id}`, 200);
+      const sent = (await listDeliveries(db, instance.id, { limit: 50 })).find((d) => d.id === String(id));
+      return invitationsPage(request, reply, instance, { resent: sent ? `Sent again to ${sent.recipient}: ${sent.status === 'SENT' ? 'sent' : 'failed'} (${sent.response}).` : 'Sent again.' });
+    });
+
+    // ---- users (owners) ----------------------------------------------------------------------
+
+    function requireOwner(request: FastifyRequest): void {
+      if (request.consoleUser!.user.role !== 'owner') throw forbidden('Only owners manage users');
+    }
+
+    async function usersPage(request: FastifyRequest, reply: FastifyReply, created?: { email: string; password: string }, errors?: { name: string; detail: string }[], status = 200) {
+      const all = await listInstances(db);
+      return page(reply, consolePage(frameOf(request, 'users', undefined), 'Users', usersBody(await listUsers(db), all.map((i) => i.name), request.consoleUser!.csrfToken, created, errors)), status);
+    }
+
+    scope.get('/console/users', async (request, reply) => {
+      requireOwner(request);
+      return usersPage(request, reply);
+    });
+
+    scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/users', async (request, reply) => {
+      requireOwner(request);
+      const body = request.body ?? {};
+      const email = typeof body.email === 'string' ? body.email.trim() : '';
+      const role = typeof body.role === 'string' ? body.role : '';
+      const instances = body.instances === undefined ? [] : ([] as string[]).concat(body.instances);
+      if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email)) return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
+      if (!(ROLES as readonly string[]).includes(role)) return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400);
+      try {
+        const made = await addUser(db, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }, (tx, user) => audit(request, tx, 'user.create', user.id, 200));
+        return usersPage(request, reply, { email: made.user.email, password: made.password! });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code === 'not-found') throw error;
+        return usersPage(request, reply, undefined, error.fields?.map((f) => ({ name: f.name, detail: f.detail })) ?? [{ name: 'email', detail: error.message }], error.code === 'conflict' ? 409 : 400);
+      }
+    });
+
+    scope.post<{ Params: { id: string; action: string } }>('/console/users/:id/:action', async (request, reply) => {
+      requireOwner(request);
+      const { id, action } = request.params;
+      if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound('No such user');
+      if (id === request.consoleUser!.user.id && action !== 'enable') throw invalidInput([{ name: 'id', detail: 'you cannot disable or reset your own account here; ask another owner' }]);
+      if (action === 'disable' || action === 'enable') {
+        await db.transaction(async (tx) => {
+          await setDisabled(tx, id, action === 'disable');
+          await audit(request, tx, `user.${action}`, id);
+        });
+        return reply.redirect('/console/users', 303);
+      }
+      if (action === 'reset-password') {
+        const reset = await resetPassword(db, id, undefined, (tx, user) => audit(request, tx, 'user.reset-password', user.id, 200));
+        return usersPage(request, reply, { email: reset.user.email, password: reset.password! });
+      }
+      throw notFound('No such action');
     });
 
     // ---- audit -------------------------------------------------------------------------------

@@ -154,28 +154,33 @@ function header(view: AttemptView): SafeHtml {
 
 const checked = (on: boolean) => on && html` checked`;
 
-function field(question: QuestionContent, answer: AnswerValue | undefined): SafeHtml {
+/**
+ * The answer field of a question as the candidate sees it; the console's preview shows several on
+ * one page, so their element ids take a prefix there.
+ */
+export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = ''): SafeHtml {
+  const id = (name: string) => `${idPrefix}${name}`;
   switch (question.type) {
     case 'single-choice':
       return html`<fieldset><legend class="prompt pre">${question.prompt}</legend>
 ${question.options.map(
-  (o, i) => html`<div class="option"><input type="radio" id="o${i}" name="value" value="${i}"${checked(answer === i)}><label for="o${i}">${o.text}</label></div>
+  (o, i) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
 )}</fieldset>`;
     case 'multiple-choice': {
       const chosen = new Set(Array.isArray(answer) ? answer : []);
       return html`<fieldset><legend class="prompt pre">${question.prompt} <span class="hint">(choose all that apply)</span></legend>
 ${question.options.map(
-  (o, i) => html`<div class="option"><input type="checkbox" id="o${i}" name="value" value="${i}"${checked(chosen.has(i))}><label for="o${i}">${o.text}</label></div>
+  (o, i) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
 )}</fieldset>`;
     }
     case 'short-answer':
-      return html`<label class="prompt pre" for="answer">${question.prompt}</label>
-<input type="text" id="answer" name="value" maxlength="200" autocomplete="off" value="${typeof answer === 'string' ? answer : ''}">`;
+      return html`<label class="prompt pre" for="${id('answer')}">${question.prompt}</label>
+<input type="text" id="${id('answer')}" name="value" maxlength="200" autocomplete="off" value="${typeof answer === 'string' ? answer : ''}">`;
     case 'free-text':
-      return html`<label class="prompt pre" for="answer">${question.prompt}</label>
-<textarea id="answer" name="value" rows="8" maxlength="${question.maxLength ?? 4000}">${typeof answer === 'string' ? answer : ''}</textarea>`;
+      return html`<label class="prompt pre" for="${id('answer')}">${question.prompt}</label>
+<textarea id="${id('answer')}" name="value" rows="8" maxlength="${question.maxLength ?? 4000}">${typeof answer === 'string' ? answer : ''}</textarea>`;
   }
 }
 
@@ -190,7 +195,7 @@ export function questionPage(view: AttemptView, question: QuestionContent, answe
 <h1 class="question-number">Question ${n} of ${view.total}</h1>
 <form method="post" action="/portal/a/${view.slug}/q/${n}" id="answer-form" data-question="${question.id}" data-type="${question.type}">
 <input type="hidden" name="_csrf" value="${view.csrf}">
-${field(question, answer)}
+${questionField(question, answer)}
 <p class="save-status" id="save-status" role="status" aria-live="polite"></p>
 <div class="actions">
 ${n > 1 && html`<button type="submit" name="go" value="previous">Previous</button>`}

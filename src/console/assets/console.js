@@ -1,4 +1,5 @@
-// The console's only script: a print button on reports and a confirmation before revoking a key.
+// The console's only script: a print button on reports, a file picker that fills the import box,
+// and a confirmation before revoking a key or resetting a password.
 // Everything works without it.
 'use strict';
 document.addEventListener('DOMContentLoaded', function () {
@@ -6,6 +7,17 @@ document.addEventListener('DOMContentLoaded', function () {
     button.hidden = false;
     button.addEventListener('click', function () {
       window.print();
+    });
+  });
+  // A chosen file fills the document box, so that publishing sends what the author sees.
+  document.querySelectorAll('input[type=file][data-fills]').forEach(function (input) {
+    input.addEventListener('change', function () {
+      var target = document.getElementById(input.getAttribute('data-fills'));
+      var file = input.files && input.files[0];
+      if (!target || !file) return;
+      file.text().then(function (text) {
+        target.value = text;
+      });
     });
   });
   document.querySelectorAll('form.confirm').forEach(function (form) {

@@ -115,3 +115,18 @@ export async function findAssessmentsBySlug(
   );
   return rows;
 }
+
+/** The internal id of an assessment of the instance, by the id clients use. */
+export async function assessmentUuid(db: Queryable, instanceId: string, slug: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM assessments WHERE instance_id = $1 AND slug = $2', [instanceId, slug]);
+  return rows[0]?.id;
+}
+
+/** The content of the current version of an assessment. */
+export async function currentContent(db: Queryable, assessmentId: string): Promise<AssessmentContent> {
+  const { rows } = await db.query<{ content: AssessmentContent }>(
+    'SELECT v.content FROM assessments a JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version WHERE a.id = $1',
+    [assessmentId],
+  );
+  return rows[0]!.content;
+}

@@ -116,7 +116,7 @@ export async function searchAudit(db: Queryable, options: { limit: number; befor
     `SELECT id::text, at, actor, client_ip AS "clientIp", user_agent AS "userAgent", action, target, request_id AS "requestId", status
        FROM audit_log
       WHERE ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR actor = $3) AND ($4::text IS NULL OR starts_with(action, $4))
-      ORDER BY id DESC LIMIT $1`,
+      ORDER BY audit_log.id DESC LIMIT $1`,
     [options.limit, options.before ?? null, options.actor ?? null, options.action ?? null],
   );
   return rows;

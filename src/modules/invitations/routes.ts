@@ -51,7 +51,7 @@ export const InviteResult = Type.Object(
 
 type InviteResultType = Static<typeof InviteResult>;
 
-function normaliseAssessments(value: string | string[]): string[] {
+export function normaliseAssessments(value: string | string[]): string[] {
   const ids = (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim());
   const empty = ids.findIndex((id) => id === '');
   if (empty >= 0) throw invalid([{ in: 'body', name: `assessments.${empty}`, pointer: `#/assessments/${empty}`, detail: 'must not be empty' }]);

@@ -3,12 +3,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
-import { invalidInput } from '../../domain/errors.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
-import { findInstancesByName } from '../tenants/repository.js';
-import { generatePassword, hashPassword, passwordProblem } from './password.js';
-import { createUser, listUsers, requireUser, setDisabled, setPasswordHash, type Role } from './repository.js';
+import { listUsers, requireUser, setDisabled } from './repository.js';
+import { addUser, resetPassword } from './service.js';
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('reviewer')], {
   description: 'owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances',
@@ -29,25 +27,6 @@ const UserView = Type.Object(
 const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'At least 12 characters, not a common or breached password' });
 const WithPassword = Type.Object({ ...UserView.properties, password: Type.Optional(Type.String({ description: 'The generated one-time password, present only when none was given; shown this once' })) });
 const UserId = Type.Object({ id: Type.String({ format: 'uuid' }) });
-
-/** The granted instances' ids; unknown names are refused by name. */
-async function instanceIds(db: Database, role: Role, names: string[] | undefined): Promise<string[]> {
-  if (role === 'owner') {
-    if (names && names.length > 0) throw invalidInput([{ name: 'instances', detail: 'an owner has every instance; give instances only to managers and reviewers' }]);
-    return [];
-  }
-  if (!names || names.length === 0) throw invalidInput([{ name: 'instances', detail: `a ${role} needs at least one instance` }]);
-  const found = await findInstancesByName(db, names);
-  const missing = names.filter((n) => !found.some((i) => i.name === n));
-  if (missing.length > 0) throw invalidInput([{ name: 'instances', detail: `no instance named ${missing.join(', ')}` }]);
-  return found.map((i) => i.id);
-}
-
-function checkedPassword(password: string, email?: string): string {
-  const problem = passwordProblem(password, email);
-  if (problem) throw invalidInput([{ name: 'password', detail: problem }]);
-  return password;
-}
 
 export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
@@ -72,12 +51,8 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       },
     },
     async (request, reply) => {
-      const { email, role } = request.body;
-      const ids = await instanceIds(db, role, request.body.instances);
-      const password = request.body.password === undefined ? generatePassword() : checkedPassword(request.body.password, email);
-      const passwordHash = await hashPassword(password);
-      const user = await db.transaction((tx) => createUser(tx, { email, role, passwordHash, instanceIds: ids }));
-      return reply.code(201).send(request.body.password === undefined ? { ...user, password } : user);
+      const { user, password } = await addUser(db, request.body);
+      return reply.code(201).send(password === undefined ? user : { ...user, password });
     },
   );
 
@@ -127,12 +102,8 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       },
     },
     async (request) => {
-      const user = await requireUser(db, request.params.id);
-      const given = request.body?.password;
-      const password = given === undefined ? generatePassword() : checkedPassword(given, user.email);
-      const passwordHash = await hashPassword(password);
-      await db.transaction((tx) => setPasswordHash(tx, user.id, passwordHash));
-      return given === undefined ? { ...user, password } : user;
+      const { user, password } = await resetPassword(db, request.params.id, request.body?.password);
+      return password === undefined ? user : { ...user, password };
     },
   );
 };

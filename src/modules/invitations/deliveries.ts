@@ -1,0 +1,23 @@
+// Invitation e-mails as recorded: what was sent to whom, and what the relay answered.
+import type { Queryable } from '../../db/database.js';
+
+export interface DeliveryRecord {
+  id: string;
+  candidateId: string;
+  recipient: string;
+  status: 'SENT' | 'FAILED';
+  messageId: string | null;
+  response: string;
+  durationMs: number;
+  attemptedAt: Date;
+}
+
+/** The newest deliveries of an instance first (ordered by the numeric id, not its text). */
+export async function listDeliveries(db: Queryable, instanceId: string, options: { limit: number; status?: 'SENT' | 'FAILED' }): Promise<DeliveryRecord[]> {
+  const { rows } = await db.query<DeliveryRecord>(
+    `SELECT d.id::text AS id, d.candidate_id AS "candidateId", d.recipient, d.status, d.message_id AS "messageId", d.response, d.duration_ms AS "durationMs", d.attempted_at AS "attemptedAt"
+       FROM deliveries d WHERE d.instance_id = $1 AND ($3::text IS NULL OR d.status = $3) ORDER BY d.id DESC LIMIT $2`,
+    [instanceId, options.limit, options.status ?? null],
+  );
+  return rows;
+}
