@@ -35,11 +35,11 @@ ${marker}<text x="${x(bar.value) + 6}" y="${y + 15}" class="chart-value">${bar.v
 <figcaption>${title}</figcaption>
 <svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="${`${title}: ${summary}`}" preserveAspectRatio="xMinYMin meet">
 ${rows}</svg>
-<table class="chart-data visually-hidden-table">
+<div class="visually-hidden-table"><table class="chart-data">
 <caption>${title}</caption>
 <thead><tr><th scope="col">Item</th><th scope="col">Value</th>${options.markerLabel && html`<th scope="col">${options.markerLabel}</th>`}</tr></thead>
 <tbody>${bars.map((b) => html`<tr><th scope="row">${b.label}</th><td>${b.value}${unit}</td>${options.markerLabel && html`<td>${b.marker ?? '-'}${unit}</td>`}</tr>`)}</tbody>
-</table>
+</table></div>
 </figure>`;
 }
 

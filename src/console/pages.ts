@@ -225,8 +225,9 @@ function answerCell(q: QuestionReport): Renderable {
 }
 
 function reviewForm(report: AssessmentReport, q: QuestionReport, csrf: string, instance: string, canReview: boolean, next?: string): Renderable {
-  if (q.type !== 'free-text' || !q.answered || !canReview || !report.attempt?.finishedAt) return q.review ? html`<p>Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}</p>` : null;
-  return html`<form method="post" action="/console/reviews" class="review-form">
+  const reviewed = q.review && html`<p class="reviewed">Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}</p>`;
+  if (q.type !== 'free-text' || !q.answered || !canReview || !report.attempt?.finishedAt) return reviewed;
+  return html`${reviewed}<form method="post" action="/console/reviews" class="review-form">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="instance" value="${instance}">
 <input type="hidden" name="attemptId" value="${report.attempt.id}">
