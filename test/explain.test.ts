@@ -11,6 +11,8 @@ import { generateToken, sha256 } from '../src/modules/keys/secret.js';
 import { invite } from '../src/modules/invitations/service.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { openSession } from '../src/portal/session.js';
+import { assessmentReports } from '../src/modules/attempts/report.js';
+import { searchCandidates } from '../src/modules/candidates/repository.js';
 import { scorePage } from '../src/modules/scores/repository.js';
 import { freshPostgresDatabase } from './harness.js';
 
@@ -75,7 +77,11 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     ).catch(async (error: Error) => {
       throw new Error(`seeding assessments failed (schema changed?): ${error.message}`);
     });
-    await db.query(`INSERT INTO candidates (instance_id, email, first_name, last_name) SELECT $1, 'c' || g || '@scale.example', 'F', 'L' FROM generate_series(1, 20000) g`, [instanceId]);
+    await db.query(
+      `INSERT INTO candidates (instance_id, email, first_name, last_name, search_name, search_last)
+       SELECT $1, 'c' || g || '@scale.example', 'F', 'L' || g, 'f l' || g, 'l' || g FROM generate_series(1, 20000) g`,
+      [instanceId],
+    );
     await db.query(`INSERT INTO invitations (instance_id, candidate_id, assessment_id) SELECT c.instance_id, c.id, a.id FROM candidates c, assessments a WHERE a.slug <> 'rare'`);
     // An assessment few were invited to, their invitations among the newest.
     await db.query(
@@ -84,6 +90,12 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     await db.query(
       `INSERT INTO invite_links (instance_id, candidate_id, token_hash, assessment_ids, expires_at)
        SELECT c.instance_id, c.id, sha256(c.id::text::bytea), ARRAY[(SELECT id FROM assessments LIMIT 1)], now() + interval '1 day' FROM candidates c`,
+    );
+    // Attempts of everyone but the candidate whose report is opened (their content is empty here).
+    await db.query(
+      `INSERT INTO attempts (invitation_id, assessment_id, version, deadline_at)
+       SELECT i.id, i.assessment_id, 1, now() + interval '1 hour' FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+        WHERE a.slug = 'gamma' AND i.candidate_id <> (SELECT id FROM candidates ORDER BY email LIMIT 1 OFFSET 777)`,
     );
     await db.query('ANALYZE');
     candidateId = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY email LIMIT 1 OFFSET 777')).rows[0]!.id;
@@ -135,5 +147,17 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
         invite({ db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' }, instanceId, { email: 'C778@scale.example', firstName: 'F', lastName: 'L', assessments: ['alpha', 'gamma'] }, false),
       ),
     );
+  });
+
+  it("finds candidates for the console by prefix and filter, page after page, and opens one's report", async () => {
+    const search = (extra: Partial<Parameters<typeof searchCandidates>[1]>) => (d: Database) => searchCandidates(d, { instanceId, limit: 51, ...extra });
+    noSeqScans(await plans(search({})));
+    const middle = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY id OFFSET 15000 LIMIT 1')).rows[0]!.id;
+    noSeqScans(await plans(search({ after: middle })));
+    noSeqScans(await plans(search({ query: 'c1234' })));
+    noSeqScans(await plans(search({ query: 'L1234' })));
+    noSeqScans(await plans(search({ query: 'f l1234' })));
+    noSeqScans(await plans(search({ assessmentId: 'beta' })));
+    noSeqScans(await plans((d) => assessmentReports(d, [instanceId], candidateId)));
   });
 });
