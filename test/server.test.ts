@@ -49,13 +49,14 @@ async function stop(running: Running): Promise<{ code: number | null; ms: number
   return { code: await exited, ms: Date.now() - began };
 }
 
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string>, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 }
@@ -187,6 +188,38 @@ for (const kind of kinds) {
       const badBefore = await cli(['audit', 'list', '--before', 'yesterday'], env);
       assert.equal(badBefore.code, 1);
       assert.match(badBefore.stderr, /before/);
+    });
+
+    it('makes the first console owner from the CLI, who then signs in at /console/', async () => {
+      assert.match(server.output(), /Console: +http:\/\/localhost:\d+\/console\//);
+      const made = await cli(['user', 'create', '--email', 'first.owner@example.com', '--role', 'owner'], env);
+      assert.equal(made.code, 0, made.stderr);
+      const password = /^ {2}([A-Za-z0-9]{20})$/m.exec(made.stdout)![1]!;
+      const form = await fetch(url('/console/sign-in'));
+      const pre = String(form.headers.get('set-cookie')).split(';')[0]!;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+      const signedIn = await fetch(url('/console/sign-in'), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie: pre, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, email: 'first.owner@example.com', password }),
+      });
+      assert.equal(signedIn.status, 303);
+      const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('ac_console='))!.split(';')[0]!;
+      const home = await fetch(url('/console/'), { headers: { cookie } });
+      assert.equal(home.status, 200);
+      assert.match(await home.text(), /Overview of [a-z]/);
+
+      const chosen = await cli(['user', 'create', '--email', 'rev@example.com', '--role', 'reviewer', '--instance', 'demo', '--password-stdin', '--json'], env, 'a long and unusual passphrase\n');
+      assert.equal(chosen.code, 0, chosen.stderr);
+      const reviewer = JSON.parse(chosen.stdout);
+      assert.deepEqual([reviewer.role, reviewer.instances, reviewer.password], ['reviewer', ['demo'], undefined]);
+      const weak = await cli(['user', 'create', '--email', 'weak@example.com', '--role', 'owner', '--password-stdin'], env, 'password123456\n');
+      assert.equal(weak.code, 1);
+      assert.match(weak.stderr, /too common/);
+      assert.match((await cli(['user', 'list'], env)).stdout, /rev@example\.com +reviewer +demo/);
+      assert.equal((await cli(['user', 'disable', reviewer.id], env)).code, 0);
+      assert.match((await cli(['user', 'list', '--json'], env)).stdout, /"disabled": true/);
     });
 
     it('the CLI explains usage mistakes', async () => {
