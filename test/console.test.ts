@@ -243,6 +243,30 @@ describeEachStore(
       assert.equal((await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).statusCode, 401);
     });
 
+    it("changes a key's rate limit and the instance settings, by the admin API's rules", async () => {
+      const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
+      const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
+      const id = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json().find((k: { revokedAt: unknown }) => !k.revokedAt).id as string;
+      assert.equal((await manager.post(`/console/keys/${id}/rate-limit`, { instance: a, rateLimit: '0x10' })).statusCode, 400);
+      assert.equal((await reviewer.post(`/console/keys/${id}/rate-limit`, { instance: a, rateLimit: '5' })).statusCode, 403);
+      assert.equal((await manager.post(`/console/keys/${id}/rate-limit`, { instance: a, rateLimit: '45' })).statusCode, 303);
+      const limited = await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': keyA } });
+      assert.match(String(limited.headers['ratelimit-policy']), /q=45;/);
+
+      assert.equal((await reviewer.get(`/console/settings?instance=${a}`)).statusCode, 403);
+      const bad = await manager.post('/console/settings', { instance: a, portalUrl: 'javascript:alert(1)', inviteTtlDays: '500', mailFromName: 'HR', mailFromAddress: '' });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.body, /portalUrl/);
+      assert.match(bad.body, /inviteTtlDays/);
+      const saved = await manager.post('/console/settings', { instance: a, portalUrl: 'https://jobs.example.com/', inviteTtlDays: '30', mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@example.com' });
+      assert.equal(saved.statusCode, 303, saved.body);
+      const instance = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
+      assert.deepEqual([instance.portalUrl, instance.inviteTtlDays, instance.mailFromName, instance.mailFromAddress], ['https://jobs.example.com', 30, 'Acme Hiring', 'hiring@example.com']);
+      await manager.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '' });
+      const cleared = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
+      assert.deepEqual([cleared.portalUrl, cleared.inviteTtlDays, cleared.mailFromName], [null, 14, null]);
+    });
+
     it('ends sessions after 30 idle minutes by the clock', async () => {
       const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
       clockOffsetMs += 29 * 60_000;

@@ -15,7 +15,7 @@ export interface Frame {
   /** Instances the user may open, and the one in view. */
   instances: string[];
   instance?: string;
-  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'users' | 'audit';
+  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'settings' | 'users' | 'audit';
   canManage: boolean;
 }
 
@@ -26,6 +26,7 @@ const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?:
   { id: 'assessments', label: 'Assessments' },
   { id: 'invitations', label: 'Invitations' },
   { id: 'keys', label: 'API keys', manage: true },
+  { id: 'settings', label: 'Settings', manage: true },
   { id: 'users', label: 'Users', owner: true },
   { id: 'audit', label: 'Audit log', owner: true },
 ];
@@ -360,7 +361,15 @@ ${
 <thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Instances</th><th scope="col">Rate limit</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
 <tbody>${keys.map(
         (k) => html`<tr><th scope="row"><code>${k.prefix}…</code><br><span class="hint">${k.id}</span></th><td>${k.label ?? '-'}</td><td>${k.instances.join(', ')}</td>
-<td>${k.rateLimit === null ? 'default' : `${k.rateLimit}/min`}</td><td>${when(k.lastUsedAt)}</td>
+<td>${
+          k.revokedAt
+            ? k.rateLimit === null ? 'default' : `${k.rateLimit}/min`
+            : html`<form method="post" action="/console/keys/${k.id}/rate-limit" class="inline rate-form">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">
+<label for="rate-${k.id}" class="visually-hidden">Requests per minute for ${k.id} (empty: the service default)</label>
+<input type="number" id="rate-${k.id}" name="rateLimit" min="1" max="1000000" step="1" value="${k.rateLimit ?? ''}" placeholder="default">
+<button type="submit">Set<span class="visually-hidden"> the rate limit of ${k.id}</span></button></form>`
+        }</td><td>${when(k.lastUsedAt)}</td>
 <td>${
           k.revokedAt
             ? `revoked ${when(k.revokedAt)}`
@@ -558,4 +567,35 @@ ${instances.map((name) => html`<div class="option"><input type="checkbox" id="us
 <td><form method="post" action="/console/users/${u.id}/${u.disabled ? 'enable' : 'disable'}" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">${u.disabled ? 'Enable' : 'Disable'}<span class="visually-hidden"> ${u.email}</span></button></form>
 <form method="post" action="/console/users/${u.id}/reset-password" class="inline confirm" data-confirm="${`Reset the password of ${u.email}? Their sessions end.`}"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Reset password<span class="visually-hidden"> of ${u.email}</span></button></form></td></tr>`,
   )}</tbody></table>`;
+}
+
+// ---- instance settings ----------------------------------------------------------------------
+
+export function settingsBody(
+  instance: { name: string; portalUrl: string | null; inviteTtlDays: number; mailFromName: string | null; mailFromAddress: string | null },
+  csrf: string,
+  state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string> } = {},
+): SafeHtml {
+  const v = state.values ?? {
+    portalUrl: instance.portalUrl ?? '',
+    inviteTtlDays: String(instance.inviteTtlDays),
+    mailFromName: instance.mailFromName ?? '',
+    mailFromAddress: instance.mailFromAddress ?? '',
+  };
+  return html`<h1>Settings of ${instance.name}</h1>
+${state.saved && html`<p class="info" role="status">Saved.</p>`}
+${state.errors && html`<div role="alert" id="settings-errors"><p class="error">Nothing was saved:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+<form method="post" action="/console/settings" class="panel settings-form">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="instance" value="${instance.name}">
+<label for="set-portal">Portal URL (candidate links start with it; empty: the service's own address)</label>
+<input type="url" id="set-portal" name="portalUrl" maxlength="500" value="${v.portalUrl ?? ''}" placeholder="https://assessments.example.com">
+<label for="set-ttl">Invitation links stay valid for (days, 1-365)</label>
+<input type="number" id="set-ttl" name="inviteTtlDays" min="1" max="365" step="1" required value="${v.inviteTtlDays ?? ''}">
+<label for="set-from-name">Sender name of invitation e-mail (empty: the service default)</label>
+<input type="text" id="set-from-name" name="mailFromName" maxlength="100" value="${v.mailFromName ?? ''}">
+<label for="set-from-address">Sender address of invitation e-mail (empty: the service default)</label>
+<input type="email" id="set-from-address" name="mailFromAddress" maxlength="254" value="${v.mailFromAddress ?? ''}">
+<p><button type="submit" class="primary">Save settings</button></p>
+</form>`;
 }

@@ -27,12 +27,13 @@ import { recordAudit, searchAudit } from '../modules/audit/audit.js';
 import { listAssessments } from '../modules/assessments/repository.js';
 import { findCandidate, searchCandidates } from '../modules/candidates/repository.js';
 import { failedDeliveries } from '../modules/invitations/insights.js';
-import { insertKey, getKeySummary, listKeys, revokeKey } from '../modules/keys/repository.js';
+import { insertKey, getKeySummary, listKeys, revokeKey, updateKey } from '../modules/keys/repository.js';
 import { generateApiKey, secretsEqual } from '../modules/keys/secret.js';
 import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { funnel } from '../modules/scores/insights.js';
-import { listInstances, type Instance } from '../modules/tenants/repository.js';
+import { Settings } from '../modules/tenants/admin-routes.js';
+import { listInstances, updateInstance, type Instance } from '../modules/tenants/repository.js';
 import { verifyPassword } from '../modules/users/password.js';
 import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
 import {
@@ -52,6 +53,7 @@ import {
   overviewBody,
   reportBody,
   reviewsBody,
+  settingsBody,
   signInPage,
   type Frame,
 } from './pages.js';
@@ -353,6 +355,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     // ---- keys --------------------------------------------------------------------------------
 
+    /** A key of the instance that this user manages wholly: a manager may change only keys whose every instance it manages. */
+    async function managedKey(request: FastifyRequest, instance: Instance, id: string) {
+      const key = /^key_[0-9a-f]{16}$/.test(id) ? await getKeySummary(db, id) : undefined;
+      if (!key || !key.instances.includes(instance.name)) throw notFound('No such key in this instance');
+      const managed = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').map((i) => i.name);
+      if (!key.instances.every((name) => managed.includes(name))) throw forbidden('This key is also granted to an instance you do not manage; ask an owner');
+      return key;
+    }
+
     scope.get<{ Querystring: { instance?: string } }>('/console/keys', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'manage');
       const keys = await listKeys(db, instance.name);
@@ -378,11 +389,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/revoke', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
-      const key = /^key_[0-9a-f]{16}$/.test(request.params.id) ? await getKeySummary(db, request.params.id) : undefined;
-      // A manager may revoke only keys whose every instance is one they manage.
-      const managed = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').map((i) => i.name);
-      if (!key || !key.instances.includes(instance.name)) throw notFound('No such key in this instance');
-      if (!key.instances.every((name) => managed.includes(name))) throw forbidden('This key is also granted to an instance you do not manage; ask an owner to revoke it');
+      const key = await managedKey(request, instance, request.params.id);
       await db.transaction(async (tx) => {
         await revokeKey(tx, key.id);
         await audit(request, tx, 'key.revoke', key.id);
@@ -524,6 +531,55 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         return usersPage(request, reply, { email: reset.user.email, password: reset.password! });
       }
       throw notFound('No such action');
+    });
+
+    scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/rate-limit', async (request, reply) => {
+      const instance = instanceOf(request, request.body?.instance, 'manage');
+      const rate = (request.body?.rateLimit ?? '').trim();
+      if (rate !== '' && (!/^[1-9]\d{0,6}$/.test(rate) || Number(rate) > 1_000_000)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000, or empty for the default' }]);
+      const key = await managedKey(request, instance, request.params.id);
+      await db.transaction(async (tx) => {
+        await updateKey(tx, key.id, { rateLimit: rate === '' ? null : Number(rate) });
+        await audit(request, tx, 'key.update', key.id);
+      });
+      deps.verifier.forget();
+      return reply.redirect(`/console/keys?instance=${encodeURIComponent(instance.name)}`, 303);
+    });
+
+    // ---- instance settings -------------------------------------------------------------------
+
+    scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/settings', async (request, reply) => {
+      const instance = instanceOf(request, request.query.instance, 'manage');
+      return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1' })));
+    });
+
+    const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
+
+    scope.post<{ Body: Record<string, string | undefined> }>('/console/settings', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'manage');
+      const values = { portalUrl: (body.portalUrl ?? '').trim(), inviteTtlDays: (body.inviteTtlDays ?? '').trim(), mailFromName: (body.mailFromName ?? '').trim(), mailFromAddress: (body.mailFromAddress ?? '').trim() };
+      // The admin API's schema checks what is given; an empty field clears that setting.
+      const given: Record<string, unknown> = {};
+      if (values.portalUrl) given.portalUrl = values.portalUrl.replace(/\/+$/, '');
+      if (!/^\d{1,3}$/.test(values.inviteTtlDays)) given.inviteTtlDays = -1;
+      else given.inviteTtlDays = Number(values.inviteTtlDays);
+      if (values.mailFromName) given.mailFromName = values.mailFromName;
+      if (values.mailFromAddress) given.mailFromAddress = values.mailFromAddress;
+      if (!checkSettings(given)) {
+        const errors = fieldErrors('body', (checkSettings.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail }));
+        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, values })), 400);
+      }
+      await db.transaction(async (tx) => {
+        await updateInstance(tx, instance.name, {
+          portalUrl: (given.portalUrl as string | undefined) ?? null,
+          inviteTtlDays: given.inviteTtlDays as number,
+          mailFromName: (given.mailFromName as string | undefined) ?? null,
+          mailFromAddress: (given.mailFromAddress as string | undefined) ?? null,
+        });
+        await audit(request, tx, 'instance.update', instance.name);
+      });
+      return reply.redirect(`/console/settings?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
     });
 
     // ---- audit -------------------------------------------------------------------------------

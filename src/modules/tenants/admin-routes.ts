@@ -24,7 +24,7 @@ const Instance = Type.Object(
 );
 
 const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance' });
-const Settings = Type.Object(
+export const Settings = Type.Object(
   {
     portalUrl: Type.Optional(PortalUrl),
     inviteTtlDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Days an invite link stays valid (default 14)' })),
