@@ -113,6 +113,37 @@ describeEachStore(
       assert.ok(list.every((u) => !('password' in u) && !('passwordHash' in u)));
     });
 
+    it('sends every console route to sign-in without a session: GET by redirect, changes with 401', async () => {
+      // The router's tree, turned back into full paths (each level is indented by 4 characters).
+      const stack: string[] = [];
+      const routes: [string, string, string][] = [];
+      for (const line of ctx().app.printRoutes({ commonPrefix: false }).split('\n')) {
+        const at = line.search(/[^\s│├└─]/);
+        const match = /^(\S+) \(([A-Z, ]+)\)$/.exec(line.slice(at));
+        if (at < 0 || !match) continue;
+        stack[at / 4] = match[1]!;
+        stack.length = at / 4 + 1;
+        routes.push(['', stack.join(''), match[2]!]);
+      }
+      routes.splice(0, routes.length, ...routes.filter(([, path]) => path.startsWith('/console/')));
+      assert.ok(routes.length >= 15, `found ${routes.length} console routes`);
+      let checked = 0;
+      for (const [, route, methods] of routes) {
+        if (/^\/console\/(sign-in|assets\/)/.test(route!)) continue;
+        const url = route!.replace(/:id/g, '00000000-0000-0000-0000-000000000000').replace(/:action/g, 'disable');
+        for (const method of methods!.split(',').map((m) => m.trim())) {
+          if (method === 'HEAD') continue;
+          const response = await ctx().request({ method: method as 'GET' | 'POST', url, headers: { 'content-type': FORM }, payload: method === 'POST' ? '_csrf=x' : undefined });
+          if (method === 'GET') {
+            assert.equal(response.statusCode, 303, `${method} ${url}`);
+            assert.match(String(response.headers.location), /^\/console\/sign-in/);
+          } else assert.equal(response.statusCode, 401, `${method} ${url}`);
+          checked++;
+        }
+      }
+      assert.ok(checked >= 15, `checked ${checked}`);
+    });
+
     it('signs in with one answer for every wrong credential, and out again', async () => {
       const wrong = await signIn(ctx(), `owner-${a}@example.com`, 'not the password at all');
       const unknown = await signIn(ctx(), `nobody-${a}@example.com`, 'not the password at all');
