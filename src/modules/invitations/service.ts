@@ -1,11 +1,11 @@
-// Inviting a candidate (DESIGN §6): resolve the assessments, make or find the candidate, add the
+// Inviting a candidate: resolve the assessments, make or find the candidate, add the
 // invitations that are new, and issue a fresh link, all in one transaction; then, when asked,
 // hand the e-mail to the mailer and record what happened. The invitation stands whatever the
 // mailer says.
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
-import { Problem } from '../../http/problem.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
 import { findAssessmentsBySlug } from '../assessments/repository.js';
 import { upsertCandidate } from '../candidates/repository.js';
 import { generateToken } from '../keys/secret.js';
@@ -79,10 +79,9 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
       const found = await findAssessmentsBySlug(tx, instanceId, request.assessments.filter((slug) => SLUG.test(slug)));
       const unknown = request.assessments.filter((slug) => !found.some((a) => a.slug === slug));
       if (unknown.length > 0) {
-        throw new Problem(
-          'validation-failed',
-          `Unknown assessment${unknown.length === 1 ? '' : 's'} for this instance: ${unknown.join(', ')}`,
+        throw invalidInput(
           unknown.map((slug) => ({ in: 'body' as const, name: `assessments.${request.assessments.indexOf(slug)}`, detail: `"${slug}" is not a published assessment of this instance` })),
+          `Unknown assessment${unknown.length === 1 ? '' : 's'} for this instance: ${unknown.join(', ')}`,
         );
       }
       const candidateId = await upsertCandidate(tx, instanceId, request);
@@ -169,7 +168,7 @@ export async function resend(deps: InviteDeps, instanceId: string, deliveryId: s
       [deliveryId, instanceId],
     );
     const found = rows[0];
-    if (!found) throw new Problem('not-found', `No delivery ${deliveryId} in this instance`);
+    if (!found) throw notFound(`No delivery ${deliveryId} in this instance`);
     const assessments = await tx.query<{ name: string; durationMinutes: number }>(
       `SELECT name, duration_minutes AS "durationMinutes" FROM assessments WHERE id = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], id)`,
       [found.assessmentIds],

@@ -1,4 +1,4 @@
-import { Problem } from '../../http/problem.js';
+import { notFound } from '../../domain/errors.js';
 import type { Queryable } from '../../db/database.js';
 
 export interface Instance {
@@ -58,10 +58,10 @@ export async function findInstanceByName(db: Queryable, name: string): Promise<I
   return rows[0];
 }
 
-/** The instance an admin path names; a 404 problem when there is none. */
+/** The instance an admin path names; a not-found error when there is none. */
 export async function requireInstance(db: Queryable, name: string): Promise<Instance> {
   const instance = await findInstanceByName(db, name);
-  if (!instance) throw new Problem('not-found', `No instance named "${name}"`);
+  if (!instance) throw notFound(`No instance named "${name}"`);
   return instance;
 }
 
