@@ -35,6 +35,9 @@ import { portalRoutes } from './portal/routes.js';
 import { consoleRoutes } from './console/routes.js';
 import { userAdminRoutes } from './modules/users/admin-routes.js';
 import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
+import { JobRunner } from './jobs/runner.js';
+import { webhookAdminRoutes } from './modules/webhooks/admin-routes.js';
+import { webhookJob } from './modules/webhooks/worker.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
@@ -56,6 +59,12 @@ export interface AppDeps {
     authFailuresPerMinute?: number;
     /** The clock of decisions by time (console sessions and periods); tests move it. Default: the system clock. */
     now?: () => Date;
+    /** Let webhook endpoints resolve to loopback or private addresses (tests' local receivers). Default false. */
+    webhookAllowPrivateNetworks?: boolean;
+    /** How often each node looks for due webhook deliveries, in ms. Default 1000. */
+    webhookEveryMs?: number;
+    /** Longest wait for a webhook receiver's answer, in ms. Default 15000. */
+    webhookTimeoutMs?: number;
     /** Console session timeouts in ms: idle (default 30 min) and absolute (default 12 h). */
     consoleSessions?: { idleMs?: number; absoluteMs?: number };
   };
@@ -75,8 +84,16 @@ const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The background jobs of this node (tests run them with runOnce). */
+    jobs: JobRunner;
+  }
+}
+
 export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = config.requestTimeoutMs ?? 30_000;
+  const clock = config.now ?? (() => new Date());
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT,
@@ -170,6 +187,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     mailFrom: config.mailFrom ?? 'Assessment Connect <no-reply@localhost>',
     templatesDir: config.templatesDir,
     log: app.log,
+    now: clock,
   };
   const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
   const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;
@@ -199,6 +217,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db });
+      await admin.register(webhookAdminRoutes, { db, now: clock });
     },
     { prefix: '/admin/v1' },
   );
@@ -206,6 +225,14 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
   await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
+
+  // Background work of this node: every job claims shared rows, so several nodes share it.
+  const jobs = new JobRunner(app.log, clock);
+  const webhooks = webhookJob({ db, log: app.log, clock, allowPrivate: config.webhookAllowPrivateNetworks ?? false, everyMs: config.webhookEveryMs, timeoutMs: config.webhookTimeoutMs });
+  jobs.add(webhooks);
+  app.decorate('jobs', jobs);
+  app.addHook('onReady', async () => jobs.start());
+  app.addHook('onClose', () => jobs.stop());
 
   const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);
   app.addHook('onClose', stopSweep);

@@ -1,4 +1,4 @@
-// One place for the service's settings (DESIGN §2). Read once at boot from the environment;
+// One place for the service's settings. Read once at boot from the environment;
 // a bad value stops the process with a message naming the variable, never a half-started server.
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -29,7 +29,7 @@ export interface Config {
   /** Longest time a request waits for the mail relay, in ms. Default 5000. */
   mailTimeoutMs: number;
   /** How long an API key's record is trusted from memory, in ms: the bound on how late a
-   *  revocation made on another node is seen. Default 2000; at most 5000 (DESIGN §4). */
+   *  revocation made on another node is seen. Default 2000; at most 5000. */
   keyCacheMs: number;
   /** Connections per node to PostgreSQL. Default 10. */
   databasePoolSize: number;
@@ -46,6 +46,10 @@ export interface Config {
   logLevel: string;
   /** Create the demo instance and sample catalogue when the store is empty. Default true. */
   seedDemo: boolean;
+  /** Let webhook endpoints resolve to loopback, private or link-local addresses. Off by default:
+   *  the service would otherwise fetch, on a client's behalf, addresses only it can reach (SSRF).
+   *  Turn it on only where every endpoint is trusted (tests, a private network). */
+  webhookAllowPrivateNetworks: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -118,5 +122,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: workers(env, env.DATABASE_URL),
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: flag(env, 'SEED_DEMO', true),
+    webhookAllowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
   };
 }

@@ -121,6 +121,9 @@ export interface ContextOptions {
   db?: Database;
   /** The app's clock, for suites that move time. */
   now?: () => Date;
+  /** Webhooks: allow loopback receivers, and the receiver's time limit in ms. */
+  webhookAllowPrivateNetworks?: boolean;
+  webhookTimeoutMs?: number;
 }
 
 export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
@@ -141,6 +144,10 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       rateLimitPerMinute: options.rateLimitPerMinute,
       authFailuresPerMinute: options.authFailuresPerMinute,
       now: options.now,
+      webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks,
+      webhookTimeoutMs: options.webhookTimeoutMs,
+      // Tests run the webhook job themselves (app.jobs.runOnce), after moving their clock.
+      webhookEveryMs: 3_600_000,
     },
     logger: options.logStream ? loggerOptions('info', options.logStream) : false,
     db,

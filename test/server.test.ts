@@ -222,6 +222,23 @@ for (const kind of kinds) {
       assert.match((await cli(['user', 'list', '--json'], env)).stdout, /"disabled": true/);
     });
 
+    it('manages webhook endpoints from the CLI (--url is the endpoint there)', async () => {
+      const made = await cli(['webhook', 'create', '--instance', 'demo', '--url', 'https://ats.example.com/hooks', '--events', 'score.finalized,assessment.completed', '--json'], env);
+      assert.equal(made.code, 0, made.stderr);
+      const endpoint = JSON.parse(made.stdout);
+      assert.match(endpoint.id, /^ep_[0-9a-f]{16}$/);
+      assert.match(endpoint.secret, /^whsec_/);
+      assert.deepEqual(endpoint.events, ['score.finalized', 'assessment.completed']);
+      assert.match((await cli(['webhook', 'list', '--instance', 'demo'], env)).stdout, /ats\.example\.com/);
+      const disabled = await cli(['webhook', 'update', endpoint.id, '--instance', 'demo', '--disable', '--json'], env);
+      assert.equal(JSON.parse(disabled.stdout).disabled, true);
+      const bad = await cli(['webhook', 'create', '--instance', 'demo', '--url', 'file:///etc/passwd'], env);
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /http or https/);
+      assert.equal((await cli(['webhook', 'delete', endpoint.id, '--instance', 'demo'], env)).code, 0);
+      assert.match((await cli(['webhook', 'list', '--instance', 'demo'], env)).stdout, /\(none\)/);
+    });
+
     it('the CLI explains usage mistakes', async () => {
       assert.equal((await cli(['--help'], env)).code, 0);
       const unknown = await cli(['frobnicate'], env);

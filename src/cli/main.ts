@@ -26,10 +26,19 @@ Commands:
   user list
   user disable <id> | user enable <id>
   user reset-password <id> [--password-stdin]
+  webhook create --instance <name> --url <url> [--events a,b] [--description D]
+  webhook list --instance <name>
+  webhook update <id> --instance <name> [--url U] [--events a,b|all] [--enable|--disable]
+  webhook delete <id> --instance <name>
+  webhook rotate-secret <id> --instance <name>
+  webhook replay <id> --instance <name> (--message <msg_id> | --since ISO-8601)
+  webhook attempts <id> --instance <name> [--limit N]
 
 Options for every command:
   --json         machine-readable output
-  --url URL      the server (default: $ASSESSMENT_CONNECT_URL or http://localhost:$PORT, PORT=8080)
+  --url URL      the server (default: $ASSESSMENT_CONNECT_URL or http://localhost:$PORT, PORT=8080);
+                 for webhook commands --url is the endpoint, and the server is --server URL
+  --server URL   the server, for every command
   --token T      the admin token (default: $ADMIN_TOKEN or $DATA_DIR/admin-token, DATA_DIR=./data)
   -h, --help     this text
 `;
@@ -283,6 +292,59 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
+const webhookPath = (options: Options, id?: string, tail = '') =>
+  `/admin/v1/instances/${encodeURIComponent(required(options, 'instance'))}/webhooks${id ? `/${encodeURIComponent(id)}` : ''}${tail}`;
+const eventList = (value: string | boolean | undefined) =>
+  typeof value === 'string' ? (value === 'all' ? [] : value.split(',').map((s) => s.trim()).filter(Boolean)) : undefined;
+const needId = (id: string | undefined, command: string) => {
+  if (!id) throw new UsageError(`webhook ${command} needs the endpoint id (ep_…), as shown by webhook list`);
+  return id;
+};
+
+Object.assign(COMMANDS, {
+  async 'webhook create'(ctx: Context, _args: string[], options: Options) {
+    const data = (await call(ctx, 'POST', webhookPath(options), { json: { url: required(options, 'url'), events: eventList(options.events), description: options.description } })) as Record<string, unknown>;
+    return {
+      data,
+      text: [`Created webhook endpoint ${String(data.id)} for ${String(data.url)} (${(data.events as string[]).join(', ') || 'every event'}).`, 'Its signing secret is shown this once; store it in the receiver now:', '', `  ${String(data.secret)}`, ''].join('\n'),
+    };
+  },
+  async 'webhook list'(ctx: Context, _args: string[], options: Options) {
+    const data = (await call(ctx, 'GET', webhookPath(options))) as Record<string, unknown>[];
+    return { data, text: table(data, ['id', 'url', 'events', 'disabled', 'disabledReason', 'failingSince', 'createdAt']) };
+  },
+  async 'webhook update'(ctx: Context, [id]: string[], options: Options) {
+    const change: Record<string, unknown> = {};
+    if (typeof options.url === 'string') change.url = options.url;
+    if (options.events !== undefined) change.events = eventList(options.events);
+    if (typeof options.description === 'string') change.description = options.description;
+    if (options.enable) change.enabled = true;
+    if (options.disable) change.enabled = false;
+    if (Object.keys(change).length === 0) throw new UsageError('webhook update needs --url, --events, --description, --enable or --disable');
+    const data = (await call(ctx, 'PATCH', webhookPath(options, needId(id, 'update')), { json: change })) as Record<string, unknown>;
+    return { data, text: `Updated ${String(data.id)}: ${String(data.url)}, ${data.disabled ? `disabled (${String(data.disabledReason)})` : 'enabled'}` };
+  },
+  async 'webhook delete'(ctx: Context, [id]: string[], options: Options) {
+    await call(ctx, 'DELETE', webhookPath(options, needId(id, 'delete')));
+    return { data: { id, deleted: true }, text: `Deleted ${String(id)}` };
+  },
+  async 'webhook rotate-secret'(ctx: Context, [id]: string[], options: Options) {
+    const data = (await call(ctx, 'POST', webhookPath(options, needId(id, 'rotate-secret'), '/rotate-secret'))) as Record<string, unknown>;
+    return { data, text: [`New secret for ${String(data.id)}; the old one keeps signing too for 24 hours:`, '', `  ${String(data.secret)}`, ''].join('\n') };
+  },
+  async 'webhook replay'(ctx: Context, [id]: string[], options: Options) {
+    const body = typeof options.message === 'string' ? { messageId: options.message } : typeof options.since === 'string' ? { since: options.since } : undefined;
+    if (!body) throw new UsageError('webhook replay needs --message <msg_id> or --since ISO-8601');
+    const data = (await call(ctx, 'POST', webhookPath(options, needId(id, 'replay'), '/replay'), { json: body })) as Record<string, unknown>;
+    return { data, text: `Scheduled ${String(data.scheduled)} message(s) for delivery now` };
+  },
+  async 'webhook attempts'(ctx: Context, [id]: string[], options: Options) {
+    const query = options.limit !== undefined ? `?limit=${positiveInteger(options, 'limit')}` : '';
+    const data = (await call(ctx, 'GET', webhookPath(options, needId(id, 'attempts'), `/attempts${query}`))) as Record<string, unknown>[];
+    return { data, text: table(data, ['at', 'type', 'messageId', 'statusCode', 'durationMs', 'deliveryStatus', 'response']) };
+  },
+} satisfies Record<string, Command>);
+
 function userCreated(data: Record<string, unknown>, verb: string): string {
   const lines = [`${verb} ${String(data.email)} (${String(data.role)}${(data.instances as string[]).length ? ` of ${(data.instances as string[]).join(', ')}` : ''}), id ${String(data.id)}.`];
   if (typeof data.password === 'string') lines.push('One-time password, shown this once (sign in at /console/ and keep it safe):', '', `  ${data.password}`, '');
@@ -327,6 +389,13 @@ export async function run(argv: string[]): Promise<number> {
         email: { type: 'string' },
         role: { type: 'string' },
         'password-stdin': { type: 'boolean' },
+        server: { type: 'string' },
+        events: { type: 'string' },
+        description: { type: 'string' },
+        enable: { type: 'boolean' },
+        disable: { type: 'boolean' },
+        message: { type: 'string' },
+        since: { type: 'string' },
       },
     });
   } catch (error) {
@@ -347,7 +416,8 @@ export async function run(argv: string[]): Promise<number> {
   const json = values.json === true;
   try {
     const ctx: Context = {
-      url: values.url ?? process.env.ASSESSMENT_CONNECT_URL ?? `http://localhost:${process.env.PORT || 8080}`,
+      // `webhook` commands take --url as the endpoint's address, so the server is --server there.
+      url: values.server ?? (name.startsWith('webhook ') ? undefined : values.url) ?? process.env.ASSESSMENT_CONNECT_URL ?? `http://localhost:${process.env.PORT || 8080}`,
       token: resolveToken(values.token),
       json,
     };

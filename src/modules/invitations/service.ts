@@ -11,6 +11,7 @@ import { upsertCandidate } from '../candidates/repository.js';
 import { generateToken } from '../keys/secret.js';
 import { loadTemplates, renderInvitationWith } from '../mail/invitation-message.js';
 import type { Mailer } from '../mail/mailer.js';
+import { emitInvitationEvents } from '../webhooks/events.js';
 
 export interface InviteRequest {
   email: string;
@@ -34,7 +35,11 @@ export interface InviteDeps {
   /** Per-instance template overrides live in <templatesDir>/<instance>/. */
   templatesDir?: string;
   log?: FastifyBaseLogger;
+  /** The clock of event times; default the system clock. */
+  now?: () => Date;
 }
+
+const now = (deps: InviteDeps) => (deps.now ? deps.now() : new Date());
 
 /** The path of the candidate portal under the portal URL. */
 export const PORTAL_PATH = '/portal';
@@ -87,12 +92,14 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
       const candidateId = await upsertCandidate(tx, instanceId, request);
       // A fixed order of inserts keeps two invites of one candidate from deadlocking each other.
       const assessmentIds = found.map((a) => a.id).sort();
-      await tx.query(
+      const { rows: created } = await tx.query<{ id: string }>(
         `INSERT INTO invitations (instance_id, candidate_id, assessment_id)
          SELECT $1, $2, id FROM unnest($3::uuid[]) AS t(id) ORDER BY id
-         ON CONFLICT (candidate_id, assessment_id) DO NOTHING`,
+         ON CONFLICT (candidate_id, assessment_id) DO NOTHING
+         RETURNING id`,
         [instanceId, candidateId, assessmentIds],
       );
+      await emitInvitationEvents(tx, 'invitation.created', created.map((r) => String(r.id)), now(deps));
       const issued = await issueLink(tx, deps, instanceId, candidateId, assessmentIds);
       return { candidateId, assessments: found, ...issued };
     }),
@@ -144,11 +151,20 @@ async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | 'FAILED'
     outcome = { status: 'FAILED' as const, detail: `could not prepare the message: ${(error as Error).message}` };
   }
   try {
-    await deps.db.query(
-      `INSERT INTO deliveries (instance_id, candidate_id, invite_link_id, recipient, status, message_id, response, duration_ms)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [d.instanceId, d.candidate.id, d.linkId, d.candidate.email, outcome.status, outcome.messageId ?? null, outcome.detail.slice(0, 1000), Date.now() - started],
-    );
+    // The delivery and its event (invitation.email.sent or .failed, one per invitation the link
+    // opens) commit together.
+    await deps.db.transaction(async (tx) => {
+      await tx.query(
+        `INSERT INTO deliveries (instance_id, candidate_id, invite_link_id, recipient, status, message_id, response, duration_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [d.instanceId, d.candidate.id, d.linkId, d.candidate.email, outcome.status, outcome.messageId ?? null, outcome.detail.slice(0, 1000), Date.now() - started],
+      );
+      const { rows } = await tx.query<{ id: string }>(
+        `SELECT i.id FROM invitations i JOIN invite_links l ON l.candidate_id = i.candidate_id AND i.assessment_id = ANY(l.assessment_ids) WHERE l.id = $1`,
+        [d.linkId],
+      );
+      await emitInvitationEvents(tx, outcome.status === 'SENT' ? 'invitation.email.sent' : 'invitation.email.failed', rows.map((r) => String(r.id)), now(deps));
+    });
   } catch (error) {
     deps.log?.error({ err: error, status: outcome.status }, 'could not record an e-mail delivery');
   }

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../../db/database.js';
-import type { InvitationRow } from './format.js';
+import { toScoreRecord, type InvitationRow, type ScoreRecord } from './format.js';
 
 export interface ScoreFilter {
   instanceIds: string[];
@@ -10,6 +10,26 @@ export interface ScoreFilter {
 export const PAGE_SIZE = 1000;
 
 type Row = InvitationRow & { id: string };
+
+/** What a score record is made of, read from an invitation (i) and its assessment (a). */
+const RECORD_COLUMNS = `i.id, i.candidate_id AS "candidateId", a.slug AS "assessmentId", a.name AS "assessmentName",
+            i.assessment_status AS "assessmentStatus", i.score_status AS "scoreStatus",
+            i.completion, i.total_score AS "totalScore", i.typing_wpm AS "typingWpm",
+            i.category_scores AS "categoryScores", i.red_flag AS "redFlag",
+            (extract(epoch FROM i.started_at) * 1000000)::bigint::text AS "startedMicros",
+            (extract(epoch FROM i.finished_at) * 1000000)::bigint::text AS "finishedMicros"`;
+
+/** The score records of some invitations as they stand in this transaction, with their instance's name. */
+export async function recordsOf(db: Queryable, invitationIds: string[]): Promise<(ScoreRecord & { instance: string; instanceId: string })[]> {
+  if (invitationIds.length === 0) return [];
+  const { rows } = await db.query<Row & { instance: string; instanceId: string }>(
+    `SELECT ${RECORD_COLUMNS}, n.name AS instance, n.id AS "instanceId"
+       FROM invitations i JOIN assessments a ON a.id = i.assessment_id JOIN instances n ON n.id = i.instance_id
+      WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`,
+    [invitationIds],
+  );
+  return rows.map((row) => ({ ...toScoreRecord(row), instance: row.instance, instanceId: row.instanceId }));
+}
 
 /**
  * The SQL of the records in scope in id order, after `afterId` when given, at most `limit` when
@@ -45,12 +65,7 @@ async function scoreQuery(db: Queryable, filter: ScoreFilter, page?: { afterId: 
     limit = `LIMIT $${params.length}`;
   }
   return {
-    text: `SELECT i.id, i.candidate_id AS "candidateId", a.slug AS "assessmentId", a.name AS "assessmentName",
-            i.assessment_status AS "assessmentStatus", i.score_status AS "scoreStatus",
-            i.completion, i.total_score AS "totalScore", i.typing_wpm AS "typingWpm",
-            i.category_scores AS "categoryScores", i.red_flag AS "redFlag",
-            (extract(epoch FROM i.started_at) * 1000000)::bigint::text AS "startedMicros",
-            (extract(epoch FROM i.finished_at) * 1000000)::bigint::text AS "finishedMicros"
+    text: `SELECT ${RECORD_COLUMNS}
        FROM invitations i JOIN assessments a ON a.id = i.assessment_id
       WHERE ${where.join(' AND ')}
       ORDER BY i.id

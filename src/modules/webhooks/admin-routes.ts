@@ -1,0 +1,189 @@
+// Webhook endpoints of an instance, managed with the admin token (the CLI's `webhook …`).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../../db/database.js';
+import { invalidInput } from '../../domain/errors.js';
+import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
+import { InstanceName } from '../tenants/admin-routes.js';
+import { requireInstance } from '../tenants/repository.js';
+import { EVENT_TYPES, createEndpoint, deleteEndpoint, listAttempts, listEndpoints, replay, rotateSecret, updateEndpoint } from './repository.js';
+import { endpointUrlProblem } from './ssrf.js';
+
+const Events = Type.Array(Type.String({ enum: [...EVENT_TYPES] } as never), {
+  uniqueItems: true,
+  maxItems: EVENT_TYPES.length,
+  description: `The event types to deliver; empty or absent: every type (${EVENT_TYPES.join(', ')})`,
+});
+
+const EndpointView = Type.Object(
+  {
+    id: Type.String({ examples: ['ep_3f2a9c0d5b7e1a46'] }),
+    url: Type.String({ examples: ['https://ats.example.com/hooks/assessment-connect'] }),
+    events: Type.Array(Type.String()),
+    description: Type.Union([Type.String(), Type.Null()]),
+    disabled: Type.Boolean(),
+    disabledReason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was disabled: 410 Gone, 5 days of failures, or the operator' }),
+    failingSince: Type.Union([DateTime(), Type.Null()], { description: 'Since when every delivery has failed; null while deliveries succeed' }),
+    createdAt: DateTime(),
+  },
+  { additionalProperties: false },
+);
+const WithSecret = Type.Object({
+  ...EndpointView.properties,
+  secret: Type.String({ description: 'The signing secret (whsec_…), shown only here: when the endpoint is made or its secret rotated', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
+});
+const Params = Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^ep_[0-9a-f]{16}$' }) });
+const Url = Type.String({ minLength: 1, maxLength: 2000, description: 'Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true' });
+
+function checkUrl(url: string | undefined): void {
+  const problem = url === undefined ? undefined : endpointUrlProblem(url);
+  if (problem) throw invalidInput([{ in: 'body', name: 'url', detail: problem }]);
+}
+
+export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
+  const tags = ['admin'];
+  app.post(
+    '/instances/:instance/webhooks',
+    {
+      schema: {
+        operationId: 'createWebhookEndpoint',
+        tags,
+        summary: 'Register a webhook endpoint',
+        description: 'Events are signed by the Standard Webhooks scheme with the returned secret, which is shown only here.',
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        body: Type.Object({ url: Url, events: Type.Optional(Events), description: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+        response: { 201: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request, reply) => {
+      const instance = await requireInstance(db, request.params.instance);
+      checkUrl(request.body.url);
+      const made = await db.transaction((tx) => createEndpoint(tx, { instanceId: instance.id, url: request.body.url, events: request.body.events ?? [], description: request.body.description }));
+      return reply.code(201).send(made);
+    },
+  );
+
+  app.get(
+    '/instances/:instance/webhooks',
+    {
+      schema: {
+        operationId: 'listWebhookEndpoints',
+        tags,
+        summary: 'List the webhook endpoints of an instance (never their secrets)',
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        response: { 200: Type.Array(EndpointView), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => listEndpoints(db, (await requireInstance(db, request.params.instance)).id),
+  );
+
+  app.patch(
+    '/instances/:instance/webhooks/:id',
+    {
+      schema: {
+        operationId: 'updateWebhookEndpoint',
+        tags,
+        summary: 'Change a webhook endpoint, or enable or disable it',
+        security: adminSecurity,
+        params: Params,
+        body: Type.Object(
+          { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])), enabled: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: { 200: EndpointView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      const instance = await requireInstance(db, request.params.instance);
+      checkUrl(request.body.url);
+      return updateEndpoint(db, instance.id, request.params.id, request.body);
+    },
+  );
+
+  app.delete(
+    '/instances/:instance/webhooks/:id',
+    {
+      schema: {
+        operationId: 'deleteWebhookEndpoint',
+        tags,
+        summary: 'Delete a webhook endpoint and its delivery history',
+        security: adminSecurity,
+        params: Params,
+        response: { 204: { type: 'null', description: 'Deleted' }, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request, reply) => {
+      const instance = await requireInstance(db, request.params.instance);
+      await deleteEndpoint(db, instance.id, request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/instances/:instance/webhooks/:id/rotate-secret',
+    {
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        tags,
+        summary: "Rotate a webhook endpoint's secret",
+        description: 'For 24 hours every message carries two signatures, one by each secret, so the receiver can switch without missing a message.',
+        security: adminSecurity,
+        params: Params,
+        response: { 200: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => rotateSecret(db, (await requireInstance(db, request.params.instance)).id, request.params.id, now()),
+  );
+
+  app.post(
+    '/instances/:instance/webhooks/:id/replay',
+    {
+      schema: {
+        operationId: 'replayWebhooks',
+        tags,
+        summary: 'Send one message, or every message since a time, to an endpoint again',
+        description: 'Each message keeps its webhook-id, so a receiver that deduplicates by it sees a repeat as a repeat.',
+        security: adminSecurity,
+        params: Params,
+        body: Type.Object({ messageId: Type.Optional(Type.String({ pattern: '^msg_[0-9A-Za-z]{22,32}$' })), since: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false, minProperties: 1, maxProperties: 1 }),
+        response: { 200: Type.Object({ scheduled: Type.Integer({ description: 'Messages scheduled for delivery now' }) }), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      const instance = await requireInstance(db, request.params.instance);
+      const since = request.body.since ? new Date(request.body.since) : undefined;
+      return { scheduled: await replay(db, instance.id, request.params.id, { messageId: request.body.messageId, since }, now()) };
+    },
+  );
+
+  app.get(
+    '/instances/:instance/webhooks/:id/attempts',
+    {
+      schema: {
+        operationId: 'listWebhookAttempts',
+        tags,
+        summary: 'Attempts to deliver to an endpoint, newest first',
+        security: adminSecurity,
+        params: Params,
+        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) }),
+        response: {
+          200: Type.Array(
+            Type.Object({
+              messageId: Type.String(),
+              type: Type.String(),
+              deliveryStatus: Type.String({ description: 'pending (a retry is scheduled), succeeded or failed' }),
+              at: DateTime(),
+              statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status; null when there was no answer' }),
+              durationMs: Type.Integer(),
+              response: Type.String({ description: 'The first 1 KB of the answer, or what went wrong' }),
+            }),
+          ),
+          ...problemResponses('validation-failed', 'unauthorized', 'not-found'),
+        },
+      },
+    },
+    async (request) => listAttempts(db, (await requireInstance(db, request.params.instance)).id, request.params.id, request.query.limit),
+  );
+};

@@ -1,0 +1,14 @@
+// The events of invitations and attempts, as other modules emit them inside their transactions:
+// the body is the type, the time, and the score record exactly as GET /v1/score gives it. Never a
+// sign-in link or other secret.
+import type { Queryable } from '../../db/database.js';
+import { recordsOf } from '../scores/repository.js';
+import { emitEvent, type EventType } from './repository.js';
+
+/** One event per invitation, each carrying that invitation's record as it stands in `tx`. */
+export async function emitInvitationEvents(tx: Queryable, type: EventType, invitationIds: string[], now: Date): Promise<void> {
+  for (const record of await recordsOf(tx, invitationIds)) {
+    const { instance, instanceId, ...score } = record;
+    await emitEvent(tx, { instanceId, type, now, data: { instance, candidateId: score.candidateId, assessmentId: score.assessmentId, score } });
+  }
+}

@@ -1,0 +1,70 @@
+// One HTTP POST of a webhook: to the address the guarded lookup checked, at most `timeoutMs`
+// for the whole exchange, no redirect followed (a 3xx is an answer, and a failure), and only the
+// first 1 KB of the answer read and kept.
+import http from 'node:http';
+import https from 'node:https';
+import { isIP } from 'node:net';
+import { ForbiddenAddress, guardedLookup, isForbiddenAddress } from './ssrf.js';
+
+export interface PostOutcome {
+  /** The HTTP status, undefined when there was no answer. */
+  status?: number;
+  /** The first 1 KB of the answer, or what went wrong. */
+  response: string;
+  durationMs: number;
+}
+
+const KEEP_BYTES = 1024;
+
+export function postWebhook(target: string, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostOutcome> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    let settled = false;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), options.timeoutMs);
+    const done = (outcome: Omit<PostOutcome, 'durationMs'>) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...outcome, durationMs: Date.now() - started });
+    };
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      return done({ response: 'the endpoint URL is not valid' });
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) && isForbiddenAddress(host) && !options.allowPrivate) return done({ response: new ForbiddenAddress(host, host).message });
+    const client = url.protocol === 'https:' ? https : http;
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'AssessmentConnect-Webhooks/1' },
+        lookup: guardedLookup(options.allowPrivate),
+        agent: false,
+        signal: controller.signal,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (kept < KEEP_BYTES) {
+            chunks.push(chunk.subarray(0, KEEP_BYTES - kept));
+            kept += Math.min(chunk.length, KEEP_BYTES - kept);
+          }
+          if (kept >= KEEP_BYTES) response.destroy();
+        });
+        const finish = () => done({ status: response.statusCode, response: Buffer.concat(chunks).toString('utf8') });
+        response.on('end', finish);
+        response.on('close', finish);
+        response.on('error', finish);
+      },
+    );
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      done({ response: controller.signal.aborted ? `no answer within ${options.timeoutMs} ms` : error.message.slice(0, KEEP_BYTES) }),
+    );
+    request.end(body);
+  });
+}

@@ -1,0 +1,254 @@
+// Webhook endpoints, the outbox of events, deliveries and attempts. Only this module reads or
+// writes webhook_endpoints, outbox_events, webhook_deliveries and webhook_attempts; other modules
+// call emitEvent inside the transaction of the change the event describes.
+import { randomBytes } from 'node:crypto';
+import type { Queryable } from '../../db/database.js';
+import { notFound } from '../../domain/errors.js';
+import { generateSecret, messageId } from './signing.js';
+
+export const EVENT_TYPES = [
+  'invitation.created',
+  'invitation.email.sent',
+  'invitation.email.failed',
+  'invitation.cancelled',
+  'invitation.expired',
+  'assessment.started',
+  'assessment.completed',
+  'score.finalized',
+  'score.updated',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** Delays before the 2nd … 8th attempt: about 27.6 hours in all, each with ±10 % jitter. */
+export const RETRY_DELAYS_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
+/** An endpoint that has failed (nothing but failures) for this long is disabled. */
+export const DISABLE_AFTER_MS = 5 * 24 * 3600_000;
+/** How long the previous secret still signs after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 3600_000;
+
+export interface Endpoint {
+  id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  disabled: boolean;
+  disabledReason: string | null;
+  failingSince: Date | null;
+  createdAt: Date;
+}
+
+const ENDPOINT = `e.id, e.url, e.events, e.description, e.disabled_at IS NOT NULL AS disabled, e.disabled_reason AS "disabledReason",
+  e.failing_since AS "failingSince", e.created_at AS "createdAt"`;
+
+export async function createEndpoint(
+  tx: Queryable,
+  input: { instanceId: string; url: string; events: string[]; description?: string },
+): Promise<Endpoint & { secret: string }> {
+  const id = `ep_${randomBytes(8).toString('hex')}`;
+  const secret = generateSecret();
+  await tx.query(`INSERT INTO webhook_endpoints (id, instance_id, url, events, secret, description) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    id,
+    input.instanceId,
+    input.url,
+    input.events,
+    secret,
+    input.description ?? null,
+  ]);
+  return { ...(await requireEndpoint(tx, input.instanceId, id)), secret };
+}
+
+export async function listEndpoints(db: Queryable, instanceId: string): Promise<Endpoint[]> {
+  const { rows } = await db.query<Endpoint>(`SELECT ${ENDPOINT} FROM webhook_endpoints e WHERE e.instance_id = $1 ORDER BY e.created_at, e.id`, [instanceId]);
+  return rows;
+}
+
+export async function requireEndpoint(db: Queryable, instanceId: string, id: string): Promise<Endpoint> {
+  const { rows } = await db.query<Endpoint>(`SELECT ${ENDPOINT} FROM webhook_endpoints e WHERE e.instance_id = $1 AND e.id = $2`, [instanceId, id]);
+  if (!rows[0]) throw notFound(`No webhook endpoint ${id} in this instance`);
+  return rows[0];
+}
+
+/** Changes what is given; enabling clears the failure record. */
+export async function updateEndpoint(db: Queryable, instanceId: string, id: string, change: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }): Promise<Endpoint> {
+  await requireEndpoint(db, instanceId, id);
+  await db.query(
+    `UPDATE webhook_endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
+            description = CASE WHEN $5::boolean THEN $6 ELSE description END,
+            disabled_at = CASE WHEN $7::boolean IS NULL THEN disabled_at WHEN $7 THEN NULL ELSE COALESCE(disabled_at, now()) END,
+            disabled_reason = CASE WHEN $7::boolean IS NULL THEN disabled_reason WHEN $7 THEN NULL ELSE 'disabled by the operator' END,
+            failing_since = CASE WHEN $7::boolean THEN NULL ELSE failing_since END
+      WHERE instance_id = $1 AND id = $2`,
+    [instanceId, id, change.url ?? null, change.events ?? null, change.description !== undefined, change.description ?? null, change.enabled ?? null],
+  );
+  return requireEndpoint(db, instanceId, id);
+}
+
+export async function deleteEndpoint(db: Queryable, instanceId: string, id: string): Promise<void> {
+  const { rows } = await db.query('DELETE FROM webhook_endpoints WHERE instance_id = $1 AND id = $2 RETURNING id', [instanceId, id]);
+  if (rows.length === 0) throw notFound(`No webhook endpoint ${id} in this instance`);
+}
+
+/** A new secret; the previous one keeps signing for 24 hours, so receivers can switch without a gap. */
+export async function rotateSecret(db: Queryable, instanceId: string, id: string, now: Date): Promise<Endpoint & { secret: string }> {
+  await requireEndpoint(db, instanceId, id);
+  const secret = generateSecret();
+  await db.query(`UPDATE webhook_endpoints SET previous_secret = secret, previous_until = $3, secret = $4 WHERE instance_id = $1 AND id = $2`, [
+    instanceId,
+    id,
+    new Date(now.getTime() + ROTATION_OVERLAP_MS),
+    secret,
+  ]);
+  return { ...(await requireEndpoint(db, instanceId, id)), secret };
+}
+
+/**
+ * Writes an event into the outbox with one delivery per enabled endpoint that wants it. Call it
+ * inside the transaction of the change: both commit, or neither.
+ */
+export async function emitEvent(tx: Queryable, event: { instanceId: string; type: EventType; data: Record<string, unknown>; now: Date }): Promise<void> {
+  const body = JSON.stringify({ type: event.type, timestamp: event.now.toISOString(), data: event.data });
+  await tx.query(
+    `WITH e AS (INSERT INTO outbox_events (message_id, instance_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id)
+     INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+     SELECT e.id, w.id, $5, $5 FROM e, webhook_endpoints w
+      WHERE w.instance_id = $2 AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR $3 = ANY(w.events))`,
+    [messageId(), event.instanceId, event.type, body, event.now],
+  );
+}
+
+export interface DueDelivery {
+  id: string;
+  endpointId: string;
+  url: string;
+  secrets: string[];
+  messageId: string;
+  body: string;
+  attempts: number;
+}
+
+/**
+ * Takes up to `limit` due deliveries for this node, holding each for `holdMs` (a node that dies
+ * mid-delivery releases them then). Other nodes skip what is held, so no attempt runs twice at once.
+ */
+export async function claimDue(db: Queryable & { transaction?: unknown }, now: Date, limit: number, holdMs: number, skipEndpoints: string[] = []): Promise<DueDelivery[]> {
+  const { rows } = await db.query<DueDelivery & { previous: string | null; previousUntil: Date | null; secret: string }>(
+    `WITH due AS (
+       SELECT d.id FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
+          AND NOT (d.endpoint_id = ANY($4::text[]))
+        ORDER BY d.next_attempt_at
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED)
+     UPDATE webhook_deliveries d SET locked_until = $3 FROM due, webhook_endpoints w, outbox_events o
+      WHERE d.id = due.id AND w.id = d.endpoint_id AND o.id = d.event_id
+      RETURNING d.id::text AS id, d.endpoint_id AS "endpointId", w.url, w.secret, w.previous_secret AS previous, w.previous_until AS "previousUntil",
+                o.message_id AS "messageId", o.body, d.attempts`,
+    [now, limit, new Date(now.getTime() + holdMs), skipEndpoints],
+  );
+  return rows.map(({ previous, previousUntil, secret, ...row }) => ({
+    ...row,
+    secrets: previous && previousUntil && previousUntil > now ? [secret, previous] : [secret],
+  }));
+}
+
+export interface AttemptOutcome {
+  status?: number;
+  response: string;
+  durationMs: number;
+}
+
+/** What an attempt ended as: the next try, a success, or the end (410 Gone, retries spent, endpoint disabled). */
+export async function recordAttempt(db: Queryable, delivery: DueDelivery, outcome: AttemptOutcome, now: Date, random = Math.random): Promise<'succeeded' | 'retry' | 'failed'> {
+  await db.query(`INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, response) VALUES ($1, $2, $3, $4, $5)`, [
+    delivery.id,
+    now,
+    outcome.status ?? null,
+    outcome.durationMs,
+    outcome.response.slice(0, 1024),
+  ]);
+  const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+  if (ok) {
+    await db.query(`UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
+    await db.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1`, [delivery.endpointId]);
+    return 'succeeded';
+  }
+  if (outcome.status === 410) {
+    await db.query(`UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
+    await disable(db, delivery.endpointId, 'the endpoint answered 410 Gone', now);
+    return 'failed';
+  }
+  const { rows } = await db.query<{ failingSince: Date }>(
+    `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1 RETURNING failing_since AS "failingSince"`,
+    [delivery.endpointId, now],
+  );
+  const failingSince = rows[0]?.failingSince;
+  if (failingSince && now.getTime() - new Date(failingSince).getTime() >= DISABLE_AFTER_MS) {
+    await db.query(`UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
+    await disable(db, delivery.endpointId, 'every delivery failed for 5 days', now);
+    return 'failed';
+  }
+  const delay = RETRY_DELAYS_MS[delivery.attempts];
+  if (delay === undefined) {
+    await db.query(`UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
+    return 'failed';
+  }
+  const jittered = Math.round(delay * (0.9 + random() * 0.2));
+  await db.query(`UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL, next_attempt_at = $2 WHERE id = $1`, [delivery.id, new Date(now.getTime() + jittered)]);
+  return 'retry';
+}
+
+async function disable(db: Queryable, endpointId: string, reason: string, now: Date): Promise<void> {
+  await db.query(`UPDATE webhook_endpoints SET disabled_at = COALESCE(disabled_at, $2), disabled_reason = $3 WHERE id = $1`, [endpointId, now, reason]);
+  // What was still waiting for it will not be sent; a replay after re-enabling sends it.
+  await db.query(`UPDATE webhook_deliveries SET status = 'failed', locked_until = NULL, next_attempt_at = NULL WHERE endpoint_id = $1 AND status = 'pending'`, [endpointId]);
+}
+
+/** Endpoints disabled since `since` (the operator is told). */
+export async function disabledSince(db: Queryable, since: Date): Promise<{ id: string; instanceId: string; url: string; reason: string }[]> {
+  const { rows } = await db.query<{ id: string; instanceId: string; url: string; reason: string }>(
+    `SELECT id, instance_id AS "instanceId", url, disabled_reason AS reason FROM webhook_endpoints WHERE disabled_at >= $1`,
+    [since],
+  );
+  return rows;
+}
+
+/** Sends one message again, or every message since a time, to an endpoint: each as a fresh delivery schedule. */
+export async function replay(db: Queryable, instanceId: string, endpointId: string, which: { messageId?: string; since?: Date }, now: Date): Promise<number> {
+  await requireEndpoint(db, instanceId, endpointId);
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
+     SELECT o.id, $2, $5, $5 FROM outbox_events o
+      WHERE o.instance_id = $1 AND ($3::text IS NULL OR o.message_id = $3) AND ($4::timestamptz IS NULL OR o.created_at >= $4)
+     ON CONFLICT (event_id, endpoint_id) DO UPDATE SET status = 'pending', attempts = 0, next_attempt_at = EXCLUDED.next_attempt_at, locked_until = NULL
+     RETURNING id`,
+    [instanceId, endpointId, which.messageId ?? null, which.since ?? null, now],
+  );
+  return rows.length;
+}
+
+export interface AttemptView {
+  messageId: string;
+  type: string;
+  deliveryStatus: string;
+  at: Date;
+  statusCode: number | null;
+  durationMs: number;
+  response: string;
+}
+
+/** The newest attempts at an endpoint first. */
+export async function listAttempts(db: Queryable, instanceId: string, endpointId: string, limit: number): Promise<AttemptView[]> {
+  await requireEndpoint(db, instanceId, endpointId);
+  const { rows } = await db.query<AttemptView>(
+    `SELECT o.message_id AS "messageId", o.type, d.status AS "deliveryStatus", a.at, a.status_code AS "statusCode", a.duration_ms AS "durationMs", a.response
+       FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id JOIN outbox_events o ON o.id = d.event_id
+      WHERE d.endpoint_id = $1 ORDER BY a.id DESC LIMIT $2`,
+    [endpointId, limit],
+  );
+  return rows;
+}
+
+/** Gives claimed deliveries back at once (this node took more for one endpoint than it sends at a time). */
+export async function releaseClaims(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length > 0) await db.query('UPDATE webhook_deliveries SET locked_until = NULL WHERE id = ANY($1::bigint[])', [ids]);
+}

@@ -1,0 +1,90 @@
+// Delivering the outbox: every node claims due deliveries and sends them, at most a few at once
+// per endpoint, so a slow or dead receiver holds only its own deliveries and never the API (which
+// only writes rows). Each attempt is recorded; the schedule of retries is in repository.ts.
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../../db/database.js';
+import type { Job } from '../../jobs/runner.js';
+import { postWebhook, type PostOutcome } from './post.js';
+import { claimDue, recordAttempt, releaseClaims, type DueDelivery } from './repository.js';
+import { webhookHeaders } from './signing.js';
+
+export interface WebhookWorkerOptions {
+  db: Database;
+  log: Pick<FastifyBaseLogger, 'warn' | 'error'>;
+  clock?: () => Date;
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: let endpoints resolve to loopback or private addresses. */
+  allowPrivate: boolean;
+  /** How often to look for due deliveries, in ms (default 1000). */
+  everyMs?: number;
+  /** Longest wait for a receiver's answer (default 15 s). */
+  timeoutMs?: number;
+  /** Deliveries in flight on this node at once (default 32) and per endpoint (default 4). */
+  maxInFlight?: number;
+  perEndpoint?: number;
+  /** The sender, replaceable in tests that count calls; default an HTTP POST. */
+  post?: typeof postWebhook;
+}
+
+export type WebhookJob = Job & { settle(): Promise<void> };
+
+export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
+  const clock = options.clock ?? (() => new Date());
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const maxInFlight = options.maxInFlight ?? 32;
+  const perEndpoint = options.perEndpoint ?? 4;
+  const post = options.post ?? postWebhook;
+  const inFlight = new Map<string, Set<Promise<void>>>();
+  const all = new Set<Promise<void>>();
+
+  async function deliver(delivery: DueDelivery): Promise<void> {
+    // webhook-timestamp is when this attempt is really sent (receivers compare it with their own
+    // clock to refuse replays), not the scheduling clock.
+    const headers = webhookHeaders(delivery.secrets, delivery.messageId, Math.floor(Date.now() / 1000), delivery.body);
+    let outcome: PostOutcome;
+    try {
+      outcome = await post(delivery.url, headers, delivery.body, { timeoutMs, allowPrivate: options.allowPrivate });
+    } catch (error) {
+      outcome = { response: (error as Error).message, durationMs: 0 };
+    }
+    const result = await recordAttempt(options.db, delivery, outcome, clock());
+    if (result === 'failed') options.log.warn({ endpoint: delivery.endpointId, messageId: delivery.messageId, status: outcome.status }, 'webhook delivery given up');
+  }
+
+  return {
+    name: 'webhooks',
+    everyMs: options.everyMs ?? 1000,
+    async run(now) {
+      const room = maxInFlight - all.size;
+      if (room <= 0) return 0;
+      const busy = [...inFlight.entries()].filter(([, set]) => set.size >= perEndpoint).map(([id]) => id);
+      // A node holds what it claimed for the timeout and a margin; after that another node may retry it.
+      const claimed = await claimDue(options.db, now, room, timeoutMs + 15_000, busy);
+      const extra: string[] = [];
+      let started = 0;
+      for (const delivery of claimed) {
+        const set = inFlight.get(delivery.endpointId) ?? new Set();
+        if (set.size >= perEndpoint) {
+          extra.push(delivery.id);
+          continue;
+        }
+        started++;
+        inFlight.set(delivery.endpointId, set);
+        const work = deliver(delivery)
+          .catch((error: unknown) => options.log.error({ err: error, endpoint: delivery.endpointId }, 'could not record a webhook attempt'))
+          .finally(() => {
+            set.delete(work);
+            all.delete(work);
+            if (set.size === 0) inFlight.delete(delivery.endpointId);
+          });
+        set.add(work);
+        all.add(work);
+      }
+      await releaseClaims(options.db, extra);
+      return started;
+    },
+    /** Waits for the deliveries under way (tests, and shutdown). */
+    async settle() {
+      while (all.size > 0) await Promise.allSettled([...all]);
+    },
+  };
+}
