@@ -10,6 +10,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
 import { registerDrain } from './http/drain.js';
+import { registerMetrics } from './http/metrics.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
 import { documentLimitHeaders } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
@@ -221,6 +222,16 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     },
     { prefix: '/admin/v1' },
   );
+
+  // /metrics: Prometheus text, behind the admin token like the admin API (never public by accident).
+  const metrics = registerMetrics(app, db);
+  await app.register(async (scope) => {
+    registerAdminAuth(scope, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
+    scope.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+      reply.header('cache-control', 'no-store').type(metrics.registry.contentType);
+      return metrics.registry.metrics();
+    });
+  });
 
   await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
   await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });

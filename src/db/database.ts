@@ -23,6 +23,8 @@ export interface Database extends Queryable {
    * as when a client disconnects) closes the cursor and frees the connection at once.
    */
   batches?<T = Record<string, unknown>>(text: string, params: unknown[], size: number): AsyncGenerator<T[]>;
+  /** PostgreSQL only: the pool's connections now (for /metrics). */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -227,6 +229,7 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
         client.release(lost ? true : undefined);
       }
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
 }
