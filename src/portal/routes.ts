@@ -26,7 +26,7 @@ import {
   versionContent,
   type Attempt,
 } from '../modules/attempts/repository.js';
-import { checkCsrf, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
+import { checkCsrf, checkSameOrigin, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
 import {
   INVALID_LINK,
   completedPage,
@@ -169,6 +169,8 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
     '/portal/api/session',
     { schema: { hide: true } },
     async (request, reply) => {
+      // Login CSRF: another site must not sign a visitor into a session of its choosing.
+      checkSameOrigin(request, origin);
       const token = typeof request.body?.token === 'string' ? request.body.token : '';
       const opened = await openSession(db, token);
       if (!opened) throw new Problem('unauthorized', INVALID_LINK.message);

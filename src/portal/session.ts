@@ -66,13 +66,25 @@ export function setSessionCookie(reply: FastifyReply, value: string, expiresAt: 
   reply.header('set-cookie', `${COOKIE}=${value}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`);
 }
 
-/** Refuses a state-changing request without the session's CSRF token, or from another origin. */
-export function checkCsrf(request: FastifyRequest, session: PortalSession, publicOrigin: string): void {
+/**
+ * Refuses a request that a browser says came from another site: an Origin other than the portal's
+ * (or the Host it was reached by), `Origin: null`, or a Sec-Fetch-Site other than same-origin.
+ * A request with neither header is not from a current browser's page (every current browser sends
+ * Origin on a POST) and passes: a script or curl cannot be tricked into a cross-site request.
+ */
+export function checkSameOrigin(request: FastifyRequest, publicOrigin: string): void {
   const origin = request.headers.origin;
   const host = request.headers.host;
-  if (origin && origin !== publicOrigin && !(host && (origin === `http://${host}` || origin === `https://${host}`))) {
+  if (origin !== undefined && origin !== publicOrigin && !(host && (origin === `http://${host}` || origin === `https://${host}`))) {
     throw new Problem('forbidden', 'This request came from another site');
   }
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin') throw new Problem('forbidden', 'This request came from another site');
+}
+
+/** Refuses a state-changing request without the session's CSRF token, or from another origin. */
+export function checkCsrf(request: FastifyRequest, session: PortalSession, publicOrigin: string): void {
+  checkSameOrigin(request, publicOrigin);
   const header = request.headers['x-csrf-token'];
   const field = (request.body as { _csrf?: unknown } | undefined)?._csrf;
   const given = typeof header === 'string' ? header : typeof field === 'string' ? field : '';
