@@ -28,7 +28,7 @@ async function invite(ctx: TestContext, t: { instance: string; key: string }, em
 }
 
 describeEachStore(
-  'portal security',
+  'portal security: login CSRF and the development mailbox',
   (ctx) => {
     it('refuses the session exchange from another site, and sets no cookie', async () => {
       const t = await tenant(ctx());
@@ -53,6 +53,25 @@ describeEachStore(
       assert.match(String(own.headers['set-cookie']), /^ac_session=/);
       const tool = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token } });
       assert.equal(tool.statusCode, 200, tool.body);
+    });
+
+    it('serves /dev/mail only to direct local requests without a forwarding header', async () => {
+      const direct = await ctx().request({ method: 'GET', url: '/dev/mail', remoteAddress: '127.0.0.1' });
+      assert.equal(direct.statusCode, 200);
+      for (const [name, value] of [
+        ['forwarded', 'for=203.0.113.7'],
+        ['x-forwarded-for', '203.0.113.7'],
+        ['x-forwarded-host', 'public.example'],
+        ['x-real-ip', '203.0.113.7'],
+        ['via', '1.1 proxy'],
+      ] as const) {
+        for (const url of ['/dev/mail', '/dev/mail/x.eml']) {
+          const proxied = await ctx().request({ method: 'GET', url, remoteAddress: '127.0.0.1', headers: { [name]: value } });
+          assert.equal(proxied.statusCode, 404, `${url} with ${name}`);
+          assert.doesNotMatch(proxied.body, /Development mailbox/);
+        }
+      }
+      assert.equal((await ctx().request({ method: 'GET', url: '/dev/mail', remoteAddress: '10.1.2.3' })).statusCode, 404);
     });
   },
   { devMail: true },
