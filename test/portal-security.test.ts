@@ -76,3 +76,77 @@ describeEachStore(
   },
   { devMail: true },
 );
+
+/** Opens a portal session from a link token; returns a caller that sends the cookie and CSRF token. */
+async function portal(ctx: TestContext, token: string, slug: string) {
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token } });
+  assert.equal(opened.statusCode, 200, opened.body);
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: `/portal/a/${slug}`, headers: { cookie } })).body)![1]!;
+  const call = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object) =>
+    ctx.request({ method, url, headers: { cookie, 'x-csrf-token': csrf }, ...(payload === undefined ? {} : { payload }) });
+  return { cookie, csrf, call };
+}
+
+describeEachStore('portal security: reviews', (ctx) => {
+  const review = (instance: string, attemptId: string, score: number) =>
+    ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/reviews`, payload: { attemptId, questionId: 'q4', score } });
+  const record = async (t: { key: string }, candidateId: string) =>
+    (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}&assessmentIds=beta`, headers: { 'x-api-key': t.key } })).json()[0];
+  const attemptOf = async (candidateId: string) =>
+    (await ctx().db.query<{ id: string }>('SELECT t.id FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1', [candidateId])).rows[0]!.id;
+
+  it('refuses to score an answer of an attempt in progress, and a changed answer is not scored by an old review', async () => {
+    const t = await tenant(ctx(), [['beta', {}]]);
+    const c = await invite(ctx(), t, 'review@x.co', ['beta']);
+    const p = await portal(ctx(), c.token, 'beta');
+    assert.equal((await p.call('POST', '/portal/a/beta/start', {})).statusCode, 303);
+    assert.equal((await p.call('PUT', '/portal/api/a/beta/answers/q4', { value: 'A careful, complete answer.' })).statusCode, 204);
+    const attemptId = await attemptOf(c.candidateId);
+
+    const early = await review(t.instance, attemptId, 100);
+    assert.equal(early.statusCode, 409, early.body);
+    assert.equal(early.headers['content-type'], 'application/problem+json; charset=utf-8');
+    const stored = await ctx().db.query('SELECT review_score FROM answers WHERE attempt_id = $1 AND question_id = $2', [attemptId, 'q4']);
+    assert.deepEqual(stored.rows, [{ review_score: null }], 'the refused review changed nothing');
+
+    // The candidate replaces the answer and submits: the answer waits for a review of what it is now.
+    assert.equal((await p.call('PUT', '/portal/api/a/beta/answers/q4', { value: 'x' })).statusCode, 204);
+    assert.equal((await p.call('POST', '/portal/a/beta/submit', {})).statusCode, 303);
+    assert.equal((await record(t, c.candidateId)).scoreStatus, 'PENDING');
+    const pending = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/reviews` })).json();
+    assert.deepEqual(pending.map((r: { answer: string }) => r.answer), ['x']);
+    const scored = await review(t.instance, attemptId, 10);
+    assert.equal(scored.statusCode, 200, scored.body);
+    assert.notEqual(scored.json().scoreStatus, 'PENDING');
+    assert.deepEqual((await record(t, c.candidateId)).categoryScores[1], { name: 'Writing', score: '10' });
+  });
+
+  it('counts a stored review only for the answer it scored', async () => {
+    const t = await tenant(ctx(), [['beta', {}]]);
+    const c = await invite(ctx(), t, 'bound@x.co', ['beta']);
+    const p = await portal(ctx(), c.token, 'beta');
+    await p.call('POST', '/portal/a/beta/start', {});
+    await p.call('PUT', '/portal/api/a/beta/answers/q4', { value: 'The first answer, long and good.' });
+    const attemptId = await attemptOf(c.candidateId);
+    // A review written against the first answer (as the old code allowed while in progress)...
+    await ctx().db.query(
+      `UPDATE answers SET review_score = 100, reviewed_at = now(), review_value_hash = sha256(convert_to(value::text, 'UTF8')) WHERE attempt_id = $1 AND question_id = 'q4'`,
+      [attemptId],
+    );
+    // ...then the answer changes. The review is cleared with it, and never counts for "x".
+    await p.call('PUT', '/portal/api/a/beta/answers/q4', { value: 'x' });
+    await p.call('POST', '/portal/a/beta/submit', {});
+    assert.equal((await record(t, c.candidateId)).scoreStatus, 'PENDING');
+    // Even a review row whose hash does not match the stored answer (a restored backup, a manual
+    // edit) does not count: the score is computed as if it were absent.
+    await ctx().db.query(
+      `UPDATE answers SET review_score = 100, reviewed_at = now(), review_value_hash = sha256(convert_to('"something else"', 'UTF8')) WHERE attempt_id = $1 AND question_id = 'q4'`,
+      [attemptId],
+    );
+    const other = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/reviews` })).json();
+    assert.ok(other.some((r: { attemptId: string; answer: string }) => r.attemptId === attemptId && r.answer === 'x'), 'still listed as waiting for review');
+    assert.equal((await review(t.instance, attemptId, 0)).statusCode, 200);
+    assert.deepEqual((await record(t, c.candidateId)).categoryScores[1], { name: 'Writing', score: '0' });
+  });
+});
