@@ -3,7 +3,8 @@
 // proxy, sign-in links at rest in the idempotency store, reviews of changing answers, scripted
 // typing, links that outlive their use, and guessing at link tokens and session cookies.
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
+import { fingerprint, keyHash, seal, unseal } from '../src/modules/invitations/idempotency.js';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
 
 async function tenant(ctx: TestContext, assessments: [string, { typing?: boolean }][] = [['alpha', { typing: true }]]) {
@@ -148,5 +149,52 @@ describeEachStore('portal security: reviews', (ctx) => {
     assert.ok(other.some((r: { attemptId: string; answer: string }) => r.attemptId === attemptId && r.answer === 'x'), 'still listed as waiting for review');
     assert.equal((await review(t.instance, attemptId, 0)).statusCode, 200);
     assert.deepEqual((await record(t, c.candidateId)).categoryScores[1], { name: 'Writing', score: '0' });
+  });
+});
+
+describeEachStore('portal security: sign-in links at rest', (ctx) => {
+  it('keeps no usable sign-in link in the idempotency store, and a replay still answers the same working link', async () => {
+    const t = await tenant(ctx(), [['beta', {}]]);
+    const idempotencyKey = `invite-${Date.now()}`;
+    const first = await invite(ctx(), t, 'rest@x.co', ['beta'], { 'idempotency-key': idempotencyKey });
+    const { rows } = await ctx().db.query<{ row: string }>('SELECT i::text AS row FROM idempotency_keys i');
+    assert.ok(rows.length > 0, 'the answer is stored for replays');
+    const everything = rows.map((r) => r.row).join('\n');
+    for (const secret of [first.token, first.link, idempotencyKey, t.key]) assert.ok(!everything.includes(secret), `${secret.slice(0, 12)}… is not stored`);
+    // Not in base64 or hex either.
+    assert.ok(!everything.includes(Buffer.from(first.token).toString('base64').slice(0, 40)));
+    assert.ok(!everything.includes(Buffer.from(first.token).toString('hex').slice(0, 40)));
+
+    const replay = await invite(ctx(), t, 'rest@x.co', ['beta'], { 'idempotency-key': idempotencyKey });
+    assert.equal(replay.response.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(replay.response.json(), first.response.json(), 'the identical answer, link included');
+    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: replay.token } });
+    assert.equal(opened.statusCode, 200, 'the replayed link signs in');
+
+    // A different body with the same key is still refused.
+    const reused = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': t.key, instance: t.instance, 'idempotency-key': idempotencyKey },
+      payload: { email: 'rest@x.co', firstName: 'Other', lastName: 'Idate', assessments: ['beta'] },
+    });
+    assert.equal(reused.statusCode, 422);
+  });
+});
+
+describe('sealed idempotent answers', () => {
+  const scope = { keyId: 'key_0123456789abcdef', instanceId: '00000000-0000-4000-8000-000000000000', key: 'idem-1', secret: 'ack_secret' };
+  const print = fingerprint({ email: 'a@b.co' }, false);
+  it('opens only with the same API key, Idempotency-Key, request and status', () => {
+    const sealed = seal(scope, print, 200, [{ link: 'http://x/portal/#?sessionToken=abc' }]);
+    assert.deepEqual(unseal(scope, print, 200, sealed), [{ link: 'http://x/portal/#?sessionToken=abc' }]);
+    assert.equal(unseal({ ...scope, secret: 'ack_other' }, print, 200, sealed), undefined);
+    assert.equal(unseal({ ...scope, key: 'idem-2' }, print, 200, sealed), undefined);
+    assert.equal(unseal(scope, fingerprint({ email: 'c@d.co' }, false), 200, sealed), undefined);
+    assert.equal(unseal(scope, print, 201, sealed), undefined);
+    assert.equal(unseal(scope, print, 200, { ...sealed, data: Buffer.from('tampered').toString('base64') }), undefined);
+    assert.equal(unseal(scope, print, 200, [{ link: 'plain' }]), undefined, 'a plain answer is never replayed');
+    assert.notEqual(keyHash('idem-1'), 'idem-1');
+    assert.match(keyHash('idem-1'), /^[0-9a-f]{64}$/);
   });
 });
