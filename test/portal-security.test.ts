@@ -3,7 +3,8 @@
 // proxy, sign-in links at rest in the idempotency store, reviews of changing answers, scripted
 // typing, links that outlive their use, and guessing at link tokens and session cookies.
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
+import { useClock } from '../src/modules/attempts/clock.js';
 import { fingerprint, keyHash, seal, unseal } from '../src/modules/invitations/idempotency.js';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
 
@@ -196,5 +197,55 @@ describe('sealed idempotent answers', () => {
     assert.equal(unseal(scope, print, 200, [{ link: 'plain' }]), undefined, 'a plain answer is never replayed');
     assert.notEqual(keyHash('idem-1'), 'idem-1');
     assert.match(keyHash('idem-1'), /^[0-9a-f]{64}$/);
+  });
+});
+
+describeEachStore('portal security: the typing test against the server clock', (ctx) => {
+  const PASSAGE = 'The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.';
+  let now = 0;
+  before(() => {
+    now = Date.now();
+    useClock(() => new Date(now));
+  });
+  after(() => useClock(undefined));
+
+  async function takeTyping(email: string, intervals: number[], serverMs: number) {
+    const t = await tenant(ctx());
+    const c = await invite(ctx(), t, email, ['alpha']);
+    const p = await portal(ctx(), c.token, 'alpha');
+    assert.equal((await p.call('POST', '/portal/a/alpha/start', {})).statusCode, 303);
+    assert.equal((await p.call('POST', '/portal/api/a/alpha/typing/start', {})).statusCode, 204);
+    now += serverMs;
+    const typing = await p.call('POST', '/portal/api/a/alpha/typing', { typed: PASSAGE, intervals });
+    assert.equal(typing.statusCode, 200, typing.body);
+    const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/candidates/${c.candidateId}/attempts` })).json();
+    const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}&assessmentIds=alpha`, headers: { 'x-api-key': t.key } })).json()[0];
+    return { result: typing.json(), attempt: attempts[0], record };
+  }
+
+  it("red-flags the probe's script: the passage with invented 30 ms keystrokes, 6.5 s after the start", async () => {
+    // Mean 30 ms, deviation about 12, 2.8 s in all: what the probe posted.
+    const intervals = Array.from({ length: PASSAGE.length - 1 }, (_, i) => [18, 42, 30, 24, 36, 12, 48, 30, 33, 27][i % 10]!);
+    const scale = 2800 / intervals.reduce((a, b) => a + b, 0);
+    const { result, attempt, record } = await takeTyping('script@x.co', intervals.map((ms) => Math.round(ms * scale)), 6500);
+    assert.ok(result.netWpm > 165 && result.netWpm < 175, `scored by the server's 6.5 s: ${result.netWpm}`);
+    assert.equal(record.redFlag, true);
+    assert.ok(attempt.redFlagReasons.includes('typing faster than 200 wpm'), attempt.redFlagReasons.join('; '));
+    assert.ok(attempt.signals.some((s: { kind: string; detail: string }) => s.kind === 'typing-too-fast' && /median/.test(s.detail)));
+  });
+
+  it('red-flags keystroke intervals that add up to more time than the server measured', async () => {
+    const intervals = Array.from({ length: PASSAGE.length - 1 }, (_, i) => 150 + ((i * 53) % 140));
+    const { attempt } = await takeTyping('offclock@x.co', intervals, 6500);
+    assert.deepEqual(attempt.redFlagReasons, ["keystroke times that do not fit the server's clock"]);
+  });
+
+  it('does not flag a person: uneven rhythm at about 60 wpm, a typo corrected, a pause', async () => {
+    const intervals = Array.from({ length: PASSAGE.length + 1 }, (_, i) => 110 + ((i * 97) % 230) + (i === 40 ? 900 : 0));
+    const sum = intervals.reduce((a, b) => a + b, 0);
+    const { result, attempt, record } = await takeTyping('person@x.co', intervals, sum + 2600);
+    assert.ok(result.netWpm >= 40 && result.netWpm <= 90, String(result.netWpm));
+    assert.equal(record.redFlag, false, attempt.redFlagReasons.join('; '));
+    assert.deepEqual(attempt.signals, []);
   });
 });

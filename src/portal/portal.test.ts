@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeEachStore, sampleAssessment, type TestContext } from '../../test/harness.js';
+import { useClock } from '../modules/attempts/clock.js';
 
 /** A candidate with an invite link, a portal session and its CSRF token. */
 async function candidate(ctx: TestContext, t: { instance: string; key: string }, email: string, assessments: string[]) {
@@ -109,13 +110,22 @@ describeEachStore('candidate portal', (ctx) => {
     assert.equal((await c.call('GET', '/portal/a/alpha?q=1')).body.includes('value="1" checked'), true, 'a reload shows the saved answer');
 
     assert.equal((await c.call('POST', '/portal/api/a/alpha/typing', { typed: 'x', intervals: [] })).statusCode, 409, 'not started');
-    assert.equal((await c.call('POST', '/portal/api/a/alpha/typing/start')).statusCode, 204);
-    // 24 characters in 2.5 s or a little more: about 115 wpm, a plausible human speed.
-    await sleep(2500);
+    // The typing test is timed by the server's clock, injected here and moved instead of slept.
+    let now = Date.now();
+    useClock(() => new Date(now));
+    let typing;
     const typed = 'The quick brown fox jump';
-    const intervals = Array.from({ length: typed.length }, (_, i) => 90 + ((i * 37) % 80));
-    const typing = await c.call('POST', '/portal/api/a/alpha/typing', { typed, intervals });
+    try {
+      assert.equal((await c.call('POST', '/portal/api/a/alpha/typing/start')).statusCode, 204);
+      // 24 characters in 4 s: 72 wpm, a plausible human speed, keystrokes adding up to 3.1 s of it.
+      now += 4000;
+      const intervals = Array.from({ length: typed.length - 1 }, (_, i) => 90 + ((i * 37) % 80));
+      typing = await c.call('POST', '/portal/api/a/alpha/typing', { typed, intervals });
+    } finally {
+      useClock(undefined);
+    }
     assert.equal(typing.statusCode, 200, typing.body);
+    assert.equal(typing.json().netWpm, 72, 'speed by the server clock: 24 / 5 characters in 4 s');
     assert.ok(typing.json().netWpm > 0);
     assert.equal(typing.json().accuracy, 100);
 
