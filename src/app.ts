@@ -203,7 +203,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     { prefix: '/admin/v1' },
   );
 
-  await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
+  await app.register(portalRoutes, { db, publicUrl: config.publicUrl, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'portal', 'refused sign-in links and session cookies') });
   await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 

@@ -249,3 +249,79 @@ describeEachStore('portal security: the typing test against the server clock', (
     assert.deepEqual(attempt.signals, []);
   });
 });
+
+describeEachStore(
+  'portal security: links that have done their work, and guessing',
+  (ctx) => {
+    const session = (token: unknown, remoteAddress = '127.0.0.1') => ctx().request({ method: 'POST', url: '/portal/api/session', remoteAddress, payload: { token } });
+
+    it('stops a link once every assessment it opens is completed, with a clear message', async () => {
+      const t = await tenant(ctx(), [['beta', {}], ['gamma', {}]]);
+      const both = await invite(ctx(), t, 'done@x.co', ['beta', 'gamma']);
+      const p = await portal(ctx(), both.token, 'beta');
+      await p.call('POST', '/portal/a/beta/start', {});
+      await p.call('POST', '/portal/a/beta/submit', {});
+      assert.equal((await session(both.token)).statusCode, 200, 'gamma is still open: the link works');
+      await p.call('POST', '/portal/a/gamma/start', {});
+      await p.call('POST', '/portal/a/gamma/submit', {});
+
+      const used = await session(both.token);
+      assert.equal(used.statusCode, 409, used.body);
+      assert.equal(used.headers['set-cookie'], undefined);
+      assert.match(used.json().detail, /completed/);
+      const page = await ctx().request({ method: 'GET', url: '/portal/link-used' });
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /You have completed these assessments/);
+      assert.doesNotMatch(page.body, /This link does not work/);
+      // The session already open still shows the candidate their completed assessments.
+      assert.match((await p.call('GET', '/portal/')).body, /Completed/i);
+      // A link of a later invite to the same, completed, assessment opens nothing either.
+      const again = await invite(ctx(), t, 'done@x.co', ['beta']);
+      assert.equal((await session(again.token)).statusCode, 409);
+    });
+
+    it('limits guesses at link tokens per address: past the limit even a valid link gets 429 with Retry-After', async () => {
+      const t = await tenant(ctx(), [['beta', {}]]);
+      const good = await invite(ctx(), t, 'guess@x.co', ['beta']);
+      const guesser = '198.51.100.7';
+      for (let i = 0; i < 5; i++) {
+        const guess = await session(Buffer.alloc(32, i + 1).toString('base64url'), guesser);
+        assert.equal(guess.statusCode, 401);
+      }
+      const refused = await session(good.token, guesser);
+      assert.equal(refused.statusCode, 429, refused.body);
+      assert.equal(refused.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.match(String(refused.headers['retry-after']), /^[1-9][0-9]*$/);
+      assert.equal(refused.headers['set-cookie'], undefined);
+      assert.equal((await session(good.token, '198.51.100.8')).statusCode, 200, 'another address is not affected');
+    });
+
+    it('limits guesses at session cookies per address, on the JSON API and on pages', async () => {
+      const t = await tenant(ctx(), [['beta', {}]]);
+      const c = await invite(ctx(), t, 'cookie@x.co', ['beta']);
+      const p = await portal(ctx(), c.token, 'beta');
+      const guesser = '198.51.100.9';
+      for (let i = 0; i < 5; i++) {
+        const guess = await ctx().request({
+          method: 'PUT',
+          url: '/portal/api/a/beta/answers/q1',
+          remoteAddress: guesser,
+          headers: { cookie: `ac_session=${Buffer.alloc(32, i + 1).toString('base64url')}`, 'x-csrf-token': p.csrf },
+          payload: { value: 1 },
+        });
+        assert.equal(guess.statusCode, 401);
+      }
+      const api = await ctx().request({ method: 'PUT', url: '/portal/api/a/beta/answers/q1', remoteAddress: guesser, headers: { cookie: p.cookie, 'x-csrf-token': p.csrf }, payload: { value: 1 } });
+      assert.equal(api.statusCode, 429, 'the real cookie too, from that address');
+      assert.equal(api.headers['content-type'], 'application/problem+json; charset=utf-8');
+      assert.match(String(api.headers['retry-after']), /^[1-9][0-9]*$/);
+      const page = await ctx().request({ method: 'GET', url: '/portal/', remoteAddress: guesser, headers: { cookie: p.cookie } });
+      assert.equal(page.statusCode, 429);
+      assert.match(String(page.headers['content-type']), /^text\/html/);
+      assert.match(String(page.headers['retry-after']), /^[1-9][0-9]*$/);
+      assert.equal((await ctx().request({ method: 'GET', url: '/portal/', remoteAddress: guesser })).statusCode, 200, 'the landing page without a cookie still shows');
+      assert.equal((await p.call('GET', '/portal/')).statusCode, 200, 'the candidate at their own address is not affected');
+    });
+  },
+  { authFailuresPerMinute: 5 },
+);
