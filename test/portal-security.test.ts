@@ -3,8 +3,7 @@
 // proxy, sign-in links at rest in the idempotency store, reviews of changing answers, scripted
 // typing, links that outlive their use, and guessing at link tokens and session cookies.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { useClock } from '../src/modules/attempts/clock.js';
+import { describe, it } from 'node:test';
 import { fingerprint, keyHash, seal, unseal } from '../src/modules/invitations/idempotency.js';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
 
@@ -200,14 +199,12 @@ describe('sealed idempotent answers', () => {
   });
 });
 
+/** The app's clock for the typing suite: it stands still until a test moves it. */
+let clockAt = Date.now();
+const movableNow = () => new Date(clockAt);
+
 describeEachStore('portal security: the typing test against the server clock', (ctx) => {
   const PASSAGE = 'The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.';
-  let now = 0;
-  before(() => {
-    now = Date.now();
-    useClock(() => new Date(now));
-  });
-  after(() => useClock(undefined));
 
   async function takeTyping(email: string, intervals: number[], serverMs: number) {
     const t = await tenant(ctx());
@@ -215,7 +212,7 @@ describeEachStore('portal security: the typing test against the server clock', (
     const p = await portal(ctx(), c.token, 'alpha');
     assert.equal((await p.call('POST', '/portal/a/alpha/start', {})).statusCode, 303);
     assert.equal((await p.call('POST', '/portal/api/a/alpha/typing/start', {})).statusCode, 204);
-    now += serverMs;
+    clockAt += serverMs;
     const typing = await p.call('POST', '/portal/api/a/alpha/typing', { typed: PASSAGE, intervals });
     assert.equal(typing.statusCode, 200, typing.body);
     const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/candidates/${c.candidateId}/attempts` })).json();
@@ -248,7 +245,7 @@ describeEachStore('portal security: the typing test against the server clock', (
     assert.equal(record.redFlag, false, attempt.redFlagReasons.join('; '));
     assert.deepEqual(attempt.signals, []);
   });
-});
+}, { now: movableNow });
 
 describeEachStore(
   'portal security: links that have done their work, and guessing',

@@ -84,7 +84,22 @@ export const LINK_USED = {
  * an address gets 429 before any token or cookie it presents is looked at, so guessing cannot
  * tell a hit from a miss.
  */
-export async function portalRoutes(app: FastifyInstance, { db, publicUrl, refusals }: { db: Database; publicUrl: string; refusals: RefusalLimit }) {
+export async function portalRoutes(
+  app: FastifyInstance,
+  {
+    db,
+    publicUrl,
+    refusals,
+    now,
+  }: {
+    db: Database;
+    publicUrl: string;
+    refusals: RefusalLimit;
+    /** The app's injected clock, timing the typing test; unset: the database's now(). */
+    now?: () => Date;
+  },
+) {
+  const typingTime = () => (now ? now() : null);
   const secure = publicUrl.startsWith('https://');
   const origin = new URL(publicUrl).origin;
   await app.register(formBody, { bodyLimit: 64 * 1024 });
@@ -350,7 +365,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl, refusa
   app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/typing/start', { schema: { hide: true } }, async (request, reply) => {
     const { inv } = await forChange(request);
     const attempt = await openAttempt(inv, request);
-    await startTyping(db, attempt);
+    await startTyping(db, attempt, typingTime());
     return reply.code(204).send();
   });
 
@@ -369,7 +384,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl, refusa
     async (request) => {
       const { inv } = await forChange(request);
       const attempt = await openAttempt(inv, request);
-      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals);
+      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals, typingTime());
       return { netWpm: Math.round(result.netWpm * 100) / 100, accuracy: Math.round(result.accuracy * 100) / 100 };
     },
   );

@@ -6,7 +6,6 @@ import { Problem } from '../../http/problem.js';
 import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
 import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
 import { isAnswered, scoreAttempt, type AnswerValue } from './scoring.js';
-import { clockParam } from './clock.js';
 import { measureTyping } from './typing.js';
 
 export interface Attempt {
@@ -186,28 +185,40 @@ export async function observeClient(db: Database, attempt: Attempt, client: { ad
   }
 }
 
-export async function startTyping(db: Queryable, attempt: Attempt): Promise<void> {
+/**
+ * Starts the typing clock. `at` is the time by the app's injected clock (tests move theirs);
+ * null, the default, takes the database's now(): one clock for every node, so that a test started
+ * on one node and submitted on another is timed right.
+ */
+export async function startTyping(db: Queryable, attempt: Attempt, at: Date | null = null): Promise<void> {
   const { rows } = await db.query(
     `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, $2::timestamptz, now())
       WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_wpm IS NULL RETURNING id`,
-    [attempt.id, clockParam()],
+    [attempt.id, at],
   );
   if (rows.length === 0) throw new Problem('conflict', 'The typing test cannot be started now');
 }
 
 /**
- * Scores the typing test from the text and the server's own clock (from its start to now, see
- * clock.ts); the keystroke intervals the page reports are never trusted for the score, only
+ * Scores the typing test from the text and the server's own clock (from its start to now: the
+ * database's, or the app's injected one); the keystroke intervals the page reports are never trusted for the score, only
  * cross-checked against that clock and against the shape of human typing (typingSignals).
  */
-export async function submitTyping(db: Database, attempt: Attempt, typed: string, intervalsMs: number[]): Promise<{ netWpm: number; accuracy: number }> {
+export async function submitTyping(
+  db: Database,
+  attempt: Attempt,
+  typed: string,
+  intervalsMs: number[],
+  /** The time by the app's injected clock; null: the database's now(), as startTyping. */
+  at: Date | null = null,
+): Promise<{ netWpm: number; accuracy: number }> {
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
   if (!content.typingTest) throw new Problem('not-found', 'This assessment has no typing test');
   const result = await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ ms: number }>(
       `SELECT greatest(0, (extract(epoch FROM coalesce($2::timestamptz, now()) - typing_started_at) * 1000))::int AS ms FROM attempts
         WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
-      [attempt.id, clockParam()],
+      [attempt.id, at],
     );
     if (rows.length === 0) throw new Problem('conflict', 'The typing test is not running');
     const ms = rows[0]!.ms;
