@@ -58,7 +58,7 @@ export interface AppDeps {
     rateLimitPerMinute?: number;
     /** Refused credentials per minute per client address before it gets 429. Default 20. */
     authFailuresPerMinute?: number;
-    /** The clock of decisions by time (console sessions and periods); tests move it. Default: the system clock. */
+    /** The clock of decisions by time (console sessions and periods, the portal's typing test); tests move it. Default: the system clock (the database's for the typing test). */
     now?: () => Date;
     /** Let webhook endpoints resolve to loopback or private addresses (tests' local receivers). Default false. */
     webhookAllowPrivateNetworks?: boolean;
@@ -233,7 +233,12 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     });
   });
 
-  await app.register(portalRoutes, { db, publicUrl: config.publicUrl });
+  await app.register(portalRoutes, {
+    db,
+    publicUrl: config.publicUrl,
+    refusals: new RefusalLimit(counter, authFailuresPerMinute, 'portal', 'refused sign-in links and session cookies'),
+    now: config.now,
+  });
   await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 

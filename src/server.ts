@@ -76,7 +76,7 @@ async function main() {
     `  API:       ${config.publicUrl}/v1/`,
     `  Docs:      ${config.publicUrl}/docs  (OpenAPI: ${config.publicUrl}/openapi.json)`,
     `  Console:   ${config.publicUrl}/console/  (the first owner: npx assessment-connect user create --email you@example.com --role owner)`,
-    `  Mail:      ${mailer.description}${config.smtpUrl ? '' : ` (read them at ${config.publicUrl}/dev/mail)`}`,
+    `  Mail:      ${mailer.description}${config.smtpUrl ? '' : ` (read them at ${config.publicUrl}/dev/mail, served only to requests from this machine that bear no proxy header: Forwarded, X-Forwarded-*, X-Real-IP, Via)`}`,
     `  Limits:    ${config.rateLimitPerMinute} requests per minute per API key unless the key says otherwise, counted ${config.redisUrl ? 'in Redis (in this process while it is unreachable)' : 'in this process (set REDIS_URL to share counts between nodes)'}`,
     admin.token
       ? `  Admin:     token from ${admin.source}`

@@ -285,7 +285,7 @@ describeEachStore('Idempotency-Key on POST /v1/invite', (ctx) => {
     const payload = { ...person(email), assessments: ['gamma'] };
     const failed = await post(payload, `failed-${email}`);
     assert.equal(failed.statusCode, 400);
-    assert.equal(await count('SELECT count(*)::int AS n FROM idempotency_keys WHERE idempotency_key = $1', [`failed-${email}`]), 0);
+    assert.equal(await count(`SELECT count(*)::int AS n FROM idempotency_keys WHERE idempotency_key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [`failed-${email}`]), 0);
     await ctx().publish(instance, sampleAssessment('gamma', { name: 'Gamma' }));
     const retried = await post(payload, `failed-${email}`);
     assert.equal(retried.statusCode, 200);
@@ -295,14 +295,14 @@ describeEachStore('Idempotency-Key on POST /v1/invite', (ctx) => {
   it('forgets a key after 24 hours, and takes over a request left in flight for over a minute', async () => {
     const email = unique('expiry');
     const first = await post(person(email), `expiry-${email}`);
-    await ctx().db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = $1`, [`expiry-${email}`]);
+    await ctx().db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [`expiry-${email}`]);
     const after24h = await post(person(email), `expiry-${email}`);
     assert.equal(after24h.headers['idempotent-replayed'], undefined);
     assert.notEqual(after24h.json()[0].link, first.json()[0].link);
 
     const stale = unique('stale');
     await post(person(stale), `stale-${stale}`);
-    await ctx().db.query(`UPDATE idempotency_keys SET status = NULL, response = NULL, created_at = now() - interval '2 minutes' WHERE idempotency_key = $1`, [`stale-${stale}`]);
+    await ctx().db.query(`UPDATE idempotency_keys SET status = NULL, response = NULL, created_at = now() - interval '2 minutes' WHERE idempotency_key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [`stale-${stale}`]);
     const takenOver = await post(person(stale), `stale-${stale}`);
     assert.equal(takenOver.statusCode, 200);
     assert.equal(takenOver.headers['idempotent-replayed'], undefined);

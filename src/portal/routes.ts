@@ -11,6 +11,7 @@ import type { SafeHtml } from '../html/html.js';
 import { DomainError } from '../domain/errors.js';
 import { problemFor, sendProblem } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
+import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { BROWSER_SIGNALS, type SignalKind } from '../modules/attempts/proctoring.js';
 import {
   answersOf,
@@ -26,7 +27,7 @@ import {
   versionContent,
   type Attempt,
 } from '../modules/attempts/repository.js';
-import { checkCsrf, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
+import { checkCsrf, checkSameOrigin, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
 import {
   INVALID_LINK,
   completedPage,
@@ -71,7 +72,34 @@ declare module 'fastify' {
   }
 }
 
-export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db: Database; publicUrl: string }) {
+/** A link's every assessment is completed: what the candidate is told instead of "invalid". */
+export const LINK_USED = {
+  title: 'You have completed these assessments',
+  message:
+    'Every assessment this link opens is completed and your answers have been submitted, so the link no longer opens anything. There is nothing more to do. If you were invited to other assessments, use the link from that invitation e-mail.',
+};
+
+/**
+ * `refusals` counts refused link tokens and session cookies per client address; past its limit
+ * an address gets 429 before any token or cookie it presents is looked at, so guessing cannot
+ * tell a hit from a miss.
+ */
+export async function portalRoutes(
+  app: FastifyInstance,
+  {
+    db,
+    publicUrl,
+    refusals,
+    now,
+  }: {
+    db: Database;
+    publicUrl: string;
+    refusals: RefusalLimit;
+    /** The app's injected clock, timing the typing test; unset: the database's now(). */
+    now?: () => Date;
+  },
+) {
+  const typingTime = () => (now ? now() : null);
   const secure = publicUrl.startsWith('https://');
   const origin = new URL(publicUrl).origin;
   await app.register(formBody, { bodyLimit: 64 * 1024 });
@@ -84,9 +112,20 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
   const client = (request: FastifyRequest) => ({ address: request.ip, agent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
   const html = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
 
+  // Guessing at link tokens or session cookies: an address refused too often is turned away
+  // before what it presents is looked at (429 with Retry-After, on pages too).
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0]!;
+    const presents = (cookieValue(request) !== undefined && !path.startsWith('/portal/assets/')) || (request.method === 'POST' && path === '/portal/api/session');
+    if (presents) await refusals.check(request);
+  });
+
   async function session(request: FastifyRequest): Promise<PortalSession | undefined> {
     const value = cookieValue(request);
-    return value ? findSession(db, value) : undefined;
+    if (value === undefined) return undefined;
+    const found = await findSession(db, value);
+    if (!found) await refusals.failed(request);
+    return found;
   }
 
   /** The invitations the session opens, with the attempt state of each. */
@@ -164,14 +203,21 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
   });
 
   app.get('/portal/link-invalid', async (_request, reply) => html(reply, messagePage(INVALID_LINK.title, INVALID_LINK.message, 'error'), 404));
+  app.get('/portal/link-used', async (_request, reply) => html(reply, messagePage(LINK_USED.title, LINK_USED.message)));
 
   app.post<{ Body: { token?: unknown } }>(
     '/portal/api/session',
     { schema: { hide: true } },
     async (request, reply) => {
+      // Login CSRF: another site must not sign a visitor into a session of its choosing.
+      checkSameOrigin(request, origin);
       const token = typeof request.body?.token === 'string' ? request.body.token : '';
       const opened = await openSession(db, token);
-      if (!opened) throw new Problem('unauthorized', INVALID_LINK.message);
+      if (opened.kind === 'used') throw new Problem('conflict', LINK_USED.message);
+      if (opened.kind === 'invalid') {
+        await refusals.failed(request);
+        throw new Problem('unauthorized', INVALID_LINK.message);
+      }
       setSessionCookie(reply, opened.value, opened.session.expiresAt, secure);
       return { ok: true };
     },
@@ -319,7 +365,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
   app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/typing/start', { schema: { hide: true } }, async (request, reply) => {
     const { inv } = await forChange(request);
     const attempt = await openAttempt(inv, request);
-    await startTyping(db, attempt);
+    await startTyping(db, attempt, typingTime());
     return reply.code(204).send();
   });
 
@@ -338,7 +384,7 @@ export async function portalRoutes(app: FastifyInstance, { db, publicUrl }: { db
     async (request) => {
       const { inv } = await forChange(request);
       const attempt = await openAttempt(inv, request);
-      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals);
+      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals, typingTime());
       return { netWpm: Math.round(result.netWpm * 100) / 100, accuracy: Math.round(result.accuracy * 100) / 100 };
     },
   );

@@ -8,7 +8,7 @@ import { Problem } from '../../http/problem.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
 import { redFlagReasons } from './proctoring.js';
-import { reviewAnswer, signalsOf, versionContent } from './repository.js';
+import { REVIEW_CURRENT, reviewAnswer, signalsOf, versionContent } from './repository.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -101,7 +101,7 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
         `SELECT t.id AS "attemptId", i.candidate_id AS "candidateId", s.slug AS "assessmentId", t.assessment_id AS "assessmentUuid", t.version,
                 a.question_id AS "questionId", a.value, a.answered_at AS "answeredAt"
            FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
-          WHERE i.instance_id = $1 AND t.finished_at IS NOT NULL AND a.review_score IS NULL AND jsonb_typeof(a.value) = 'string'
+          WHERE i.instance_id = $1 AND t.finished_at IS NOT NULL AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
           ORDER BY t.finished_at, a.question_id`,
         [instance.id],
       );
@@ -132,7 +132,8 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
         operationId: 'scoreFreeText',
         tags: ['admin'],
         summary: 'Score a free-text answer',
-        description: 'When it was the last answer awaiting review, the attempt gets its final score and scoreStatus.',
+        description:
+          'Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change). The score is bound to the answer it scored and counts only while that answer is unchanged. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus.',
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         body: Type.Object(
@@ -143,7 +144,7 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ scoreStatus: Type.String(), totalScore: Type.Number() }), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+        response: { 200: Type.Object({ scoreStatus: Type.String(), totalScore: Type.Number() }), ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'conflict') },
       },
     },
     async (request) => {

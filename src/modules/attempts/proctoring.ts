@@ -10,7 +10,8 @@ export type SignalKind =
   | 'address-changed' // the server saw another IP address on the same attempt
   | 'agent-changed' // the server saw another browser (user agent) on the same attempt
   | 'typing-too-fast' // the typing test ran faster than a person types
-  | 'typing-no-rhythm'; // the typing test came with no or uniform keystroke intervals
+  | 'typing-no-rhythm' // the typing test came with no or uniform keystroke intervals
+  | 'typing-clock-mismatch'; // the keystroke intervals add up to more time than the server measured
 
 export const BROWSER_SIGNALS: SignalKind[] = ['focus-lost', 'page-hidden', 'paste', 'copy', 'fullscreen-exit'];
 
@@ -31,6 +32,20 @@ export const RULES = {
   fullscreenExits: 3,
   /** Typing faster than this many net words per minute is not plausible. */
   maxPlausibleWpm: 200,
+  /**
+   * The median keystroke interval below which the keystrokes themselves run faster than
+   * maxPlausibleWpm (60 000 ms / (5 characters × 200 wpm) = 60 ms).
+   */
+  minMedianIntervalMs: 60,
+  /** Keystroke intervals more regular than this coefficient of variation (sd / mean) are a machine's. */
+  minIntervalVariation: 0.15,
+  /**
+   * How much longer than the server's own clock the keystroke intervals may add up to: the page
+   * cannot have seen more typing time than passed between the server's start and submission.
+   * Slack for rounding (0.5 ms per interval) and clock rates: this share, plus slackMs.
+   */
+  clockSlackShare: 0.05,
+  clockSlackMs: 1000,
 } as const;
 
 /** The reasons an attempt is red-flagged, empty when it is not. */
@@ -49,25 +64,46 @@ export function redFlagReasons(signals: Signal[]): string[] {
   if (count('agent-changed') > 0) reasons.push('the browser changed during the attempt');
   if (count('typing-too-fast') > 0) reasons.push(`typing faster than ${RULES.maxPlausibleWpm} wpm`);
   if (count('typing-no-rhythm') > 0) reasons.push('typing without a human keystroke rhythm');
+  if (count('typing-clock-mismatch') > 0) reasons.push("keystroke times that do not fit the server's clock");
   return reasons;
 }
 
 /**
- * Signals about the typing itself: too fast for a person, or keystroke intervals that are
- * missing or machine-regular (a script or a paste replayed as keystrokes).
+ * Signals about the typing itself, from the net speed the server measured by its own clock
+ * (`serverMs`, from the start of the test to its submission) and the keystroke intervals the page
+ * reported, which are never trusted on their own but checked against that clock and against the
+ * shape of human typing:
+ * - too fast: the server-measured net speed, or the keystrokes' own pace (their median interval),
+ *   beyond what a person types;
+ * - no rhythm: intervals missing for more than half the characters, or machine-regular (a
+ *   coefficient of variation under RULES.minIntervalVariation);
+ * - clock mismatch: the intervals add up to more time than the server saw pass.
  */
-export function typingSignals(netWpm: number, typedLength: number, intervalsMs: number[]): { kind: SignalKind; detail: string }[] {
+export function typingSignals(netWpm: number, typedLength: number, intervalsMs: number[], serverMs: number): { kind: SignalKind; detail: string }[] {
   const signals: { kind: SignalKind; detail: string }[] = [];
+  const usable = intervalsMs.filter((ms) => Number.isFinite(ms) && ms >= 0);
+  const sorted = [...usable].sort((a, b) => a - b);
+  const median = sorted.length === 0 ? 0 : sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  const rhythmic = typedLength >= 20 && usable.length >= typedLength / 2;
   if (netWpm > RULES.maxPlausibleWpm) signals.push({ kind: 'typing-too-fast', detail: `${netWpm.toFixed(1)} net wpm` });
+  else if (rhythmic && median < RULES.minMedianIntervalMs) {
+    signals.push({ kind: 'typing-too-fast', detail: `keystrokes every ${median.toFixed(1)} ms (median), ${(60_000 / 5 / Math.max(median, 0.1)).toFixed(0)} wpm` });
+  }
   if (typedLength >= 20) {
-    const usable = intervalsMs.filter((ms) => Number.isFinite(ms) && ms >= 0);
-    if (usable.length < typedLength / 2) {
+    if (!rhythmic) {
       signals.push({ kind: 'typing-no-rhythm', detail: `${usable.length} keystroke intervals for ${typedLength} characters` });
     } else {
       const mean = usable.reduce((a, b) => a + b, 0) / usable.length;
       const sd = Math.sqrt(usable.reduce((a, b) => a + (b - mean) ** 2, 0) / usable.length);
-      if (mean < 15 || sd < 3) signals.push({ kind: 'typing-no-rhythm', detail: `mean interval ${mean.toFixed(1)} ms, deviation ${sd.toFixed(1)} ms` });
+      if (mean === 0 || sd / mean < RULES.minIntervalVariation) {
+        signals.push({ kind: 'typing-no-rhythm', detail: `mean interval ${mean.toFixed(1)} ms, deviation ${sd.toFixed(1)} ms` });
+      }
     }
+  }
+  const sum = usable.reduce((a, b) => a + b, 0);
+  const allowed = serverMs * (1 + RULES.clockSlackShare) + RULES.clockSlackMs + 0.5 * usable.length;
+  if (sum > allowed) {
+    signals.push({ kind: 'typing-clock-mismatch', detail: `keystroke intervals add up to ${Math.round(sum)} ms; the server measured ${Math.round(serverMs)} ms` });
   }
   return signals;
 }

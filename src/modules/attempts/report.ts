@@ -7,7 +7,7 @@ import type { QuestionContent } from '../assessments/content-schema.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasons } from './proctoring.js';
-import { signalsOf, versionContent } from './repository.js';
+import { REVIEW_CURRENT, signalsOf, versionContent } from './repository.js';
 import { questionCredit, type AnswerValue } from './scoring.js';
 
 export interface QuestionReport {
@@ -95,7 +95,8 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     }
     const content = await versionContent(db, attempt.assessmentUuid, attempt.version);
     const { rows: answerRows } = await db.query<{ questionId: string; value: AnswerValue; reviewScore: number | null; reviewedAt: Date | null }>(
-      `SELECT question_id AS "questionId", value, review_score::float8 AS "reviewScore", reviewed_at AS "reviewedAt" FROM answers WHERE attempt_id = $1`,
+      `SELECT question_id AS "questionId", value, CASE WHEN ${REVIEW_CURRENT} THEN review_score::float8 END AS "reviewScore",
+              CASE WHEN ${REVIEW_CURRENT} THEN reviewed_at END AS "reviewedAt" FROM answers WHERE attempt_id = $1`,
       [attempt.id],
     );
     const answers = new Map(answerRows.map((a) => [a.questionId, a]));
@@ -177,7 +178,7 @@ export async function pendingReviews(db: Queryable, instanceIds: string[], limit
             t.assessment_id AS "assessmentUuid", t.version, a.question_id AS "questionId", a.value, t.finished_at AS "finishedAt"
        FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id
        JOIN assessments s ON s.id = i.assessment_id JOIN candidates c ON c.id = i.candidate_id
-      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND a.review_score IS NULL AND jsonb_typeof(a.value) = 'string'
+      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
       ORDER BY t.finished_at, t.id, a.question_id
       LIMIT $2`,
     [instanceIds, limit],

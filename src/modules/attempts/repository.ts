@@ -125,7 +125,8 @@ export async function saveAnswer(db: Database, attempt: Attempt, questionId: str
     if (isAnswered(question, answer)) {
       await tx.query(
         `INSERT INTO answers (attempt_id, question_id, value) VALUES ($1, $2, $3)
-         ON CONFLICT (attempt_id, question_id) DO UPDATE SET value = EXCLUDED.value, answered_at = now()`,
+         ON CONFLICT (attempt_id, question_id) DO UPDATE SET value = EXCLUDED.value, answered_at = now(),
+           review_score = NULL, reviewed_at = NULL, reviewed_by = NULL, review_comment = NULL, review_value_hash = NULL`,
         [attempt.id, questionId, JSON.stringify(answer)],
       );
     } else {
@@ -184,27 +185,40 @@ export async function observeClient(db: Database, attempt: Attempt, client: { ad
   }
 }
 
-export async function startTyping(db: Queryable, attempt: Attempt): Promise<void> {
+/**
+ * Starts the typing clock. `at` is the time by the app's injected clock (tests move theirs);
+ * null, the default, takes the database's now(): one clock for every node, so that a test started
+ * on one node and submitted on another is timed right.
+ */
+export async function startTyping(db: Queryable, attempt: Attempt, at: Date | null = null): Promise<void> {
   const { rows } = await db.query(
-    `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, now())
+    `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, $2::timestamptz, now())
       WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_wpm IS NULL RETURNING id`,
-    [attempt.id],
+    [attempt.id, at],
   );
   if (rows.length === 0) throw new Problem('conflict', 'The typing test cannot be started now');
 }
 
 /**
- * Scores the typing test from the text and the server's own clock (from its start to now);
- * the keystroke intervals the page reports only feed the plausibility check.
+ * Scores the typing test from the text and the server's own clock (from its start to now: the
+ * database's, or the app's injected one); the keystroke intervals the page reports are never trusted for the score, only
+ * cross-checked against that clock and against the shape of human typing (typingSignals).
  */
-export async function submitTyping(db: Database, attempt: Attempt, typed: string, intervalsMs: number[]): Promise<{ netWpm: number; accuracy: number }> {
+export async function submitTyping(
+  db: Database,
+  attempt: Attempt,
+  typed: string,
+  intervalsMs: number[],
+  /** The time by the app's injected clock; null: the database's now(), as startTyping. */
+  at: Date | null = null,
+): Promise<{ netWpm: number; accuracy: number }> {
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
   if (!content.typingTest) throw new Problem('not-found', 'This assessment has no typing test');
   const result = await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ ms: number }>(
-      `SELECT (extract(epoch FROM now() - typing_started_at) * 1000)::int AS ms FROM attempts
+      `SELECT greatest(0, (extract(epoch FROM coalesce($2::timestamptz, now()) - typing_started_at) * 1000))::int AS ms FROM attempts
         WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
-      [attempt.id],
+      [attempt.id, at],
     );
     if (rows.length === 0) throw new Problem('conflict', 'The typing test is not running');
     const ms = rows[0]!.ms;
@@ -218,7 +232,7 @@ export async function submitTyping(db: Database, attempt: Attempt, typed: string
     ]);
     await tx.query('UPDATE invitations SET typing_wpm = $2 WHERE id = $1', [attempt.invitationId, Math.min(9999, Math.round(measure.netWpm * 100) / 100)]);
     await updateCompletion(tx, attempt, content);
-    return { measure, signals: typingSignals(measure.netWpm, measure.typed, intervalsMs) };
+    return { measure, signals: typingSignals(measure.netWpm, measure.typed, intervalsMs, ms) };
   });
   for (const signal of result.signals) await recordSignal(db, attempt, signal.kind, signal.detail, 'server');
   return { netWpm: result.measure.netWpm, accuracy: result.measure.accuracy };
@@ -247,7 +261,7 @@ export async function completeAttemptIn(tx: Queryable, attemptId: string, reason
 async function writeScore(tx: Queryable, attempt: Attempt): Promise<void> {
   const content = await versionContent(tx, attempt.assessmentId, attempt.version);
   const { rows } = await tx.query<{ questionId: string; value: AnswerValue; review: string | null }>(
-    'SELECT question_id AS "questionId", value, review_score AS review FROM answers WHERE attempt_id = $1',
+    `SELECT question_id AS "questionId", value, CASE WHEN ${REVIEW_CURRENT} THEN review_score END AS review FROM answers WHERE attempt_id = $1`,
     [attempt.id],
   );
   const typing = await tx.query<{ wpm: string | null }>('SELECT typing_wpm AS wpm FROM attempts WHERE id = $1', [attempt.id]);
@@ -304,7 +318,16 @@ export async function completeExpired(db: Database, batch = 20, onError: (attemp
   return done;
 }
 
-/** An operator's score for a free-text answer; rescoring a completed attempt when it was the last. */
+/** The hash of an answer's value that a review is bound to (SQL, over the answers row). */
+export const ANSWER_HASH = `sha256(convert_to(value::text, 'UTF8'))`;
+/** True when the answers row's review scored the value it has now (SQL). */
+export const REVIEW_CURRENT = `(review_score IS NOT NULL AND review_value_hash = ${ANSWER_HASH})`;
+
+/**
+ * An operator's score for a free-text answer of a completed attempt, rescoring the attempt. The
+ * score is stored with the hash of the answer it scored and counts only while the answer has that
+ * value. An attempt in progress is refused (409): its answers may still change.
+ */
 export async function reviewAnswer(
   db: Database,
   attemptId: string,
@@ -320,12 +343,16 @@ export async function reviewAnswer(
     const content = await versionContent(tx, attempt.assessmentId, attempt.version);
     const question = content.questions.find((q) => q.id === questionId);
     if (!question || question.type !== 'free-text') throw new Problem('not-found', `No free-text question ${questionId} in this attempt`);
+    if (!attempt.finishedAt) {
+      throw new Problem('conflict', 'This attempt is still in progress: its answers can change until it is completed, so they can be scored only then');
+    }
     const updated = await tx.query(
-      `UPDATE answers SET review_score = $3, reviewed_at = now(), reviewed_by = $4, review_comment = $5 WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`,
+      `UPDATE answers SET review_score = $3, reviewed_at = now(), reviewed_by = $4, review_comment = $5, review_value_hash = ${ANSWER_HASH}
+        WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`,
       [attemptId, questionId, score, by.reviewer ?? 'admin-token', by.comment || null],
     );
     if (updated.rows.length === 0) throw new Problem('not-found', 'The candidate did not answer this question');
-    if (attempt.finishedAt) await writeScore(tx, attempt);
+    await writeScore(tx, attempt);
     await by.inTransaction?.(tx);
   });
 }

@@ -6,6 +6,45 @@ import { RULES, redFlagReasons, typingSignals, type Signal } from './proctoring.
 
 const passage = 'The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.';
 
+/** A small seeded generator (mulberry32), so that fast-check's seeds make the samples. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A standard normal variate (Box-Muller). */
+function normal(random: () => number): number {
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+/**
+ * A person typing the passage at about `wpm`: log-normal intervals around the mean a speed
+ * implies (spread = their log-standard deviation, 0.3-0.7 as measured keystroke timings show),
+ * a pause now and then, each typo a wrong key then Backspace then the right one; the server's
+ * time adds the moments between Start and the first key and between the last key and Finish.
+ */
+function humanSample(seed: number, wpm: number, spread: number, typos: number) {
+  const random = prng(seed);
+  const mean = 60_000 / (wpm * 5);
+  const median = mean * Math.exp(-(spread * spread) / 2);
+  const key = () => Math.round(median * Math.exp(spread * normal(random)) + (random() < 0.03 ? 300 + random() * 1200 : 0));
+  const typoAt = new Set(Array.from({ length: typos }, () => 1 + Math.floor(random() * (passage.length - 2))));
+  const intervals: number[] = [];
+  for (let i = 1; i < passage.length; i++) {
+    if (typoAt.has(i)) intervals.push(key(), key() + 150, key());
+    else intervals.push(key());
+  }
+  const keystrokes = intervals.reduce((a, b) => a + b, 0);
+  const serverMs = Math.round(keystrokes + 400 + random() * 3000 + 400 + random() * 3000);
+  return { typed: passage, intervals, serverMs };
+}
+
 describe('typing measures', () => {
   it('a perfect copy in one minute: net = gross = characters / 5', () => {
     const m = measureTyping(passage, passage, 60_000);
@@ -66,10 +105,75 @@ describe('proctoring rules', () => {
     assert.deepEqual(redFlagReasons(signals('agent-changed')), ['the browser changed during the attempt']);
   });
   it('flags implausible typing', () => {
-    assert.deepEqual(typingSignals(250, 100, Array(100).fill(50).map((x, i) => x + (i % 7) * 10)).map((s) => s.kind), ['typing-too-fast']);
-    assert.deepEqual(typingSignals(60, 100, []).map((s) => s.kind), ['typing-no-rhythm']);
-    assert.deepEqual(typingSignals(60, 100, Array(100).fill(40)).map((s) => s.kind), ['typing-no-rhythm'], 'machine-regular intervals');
-    assert.deepEqual(typingSignals(60, 100, Array(100).fill(0).map((_, i) => 120 + ((i * 37) % 90))), [], 'a human rhythm');
+    const minute = 60_000;
+    assert.deepEqual(typingSignals(250, 100, Array(100).fill(50).map((x, i) => x + (i % 7) * 10), minute).map((s) => s.kind), ['typing-too-fast']);
+    assert.deepEqual(typingSignals(60, 100, [], minute).map((s) => s.kind), ['typing-no-rhythm']);
+    assert.deepEqual(typingSignals(60, 100, Array(100).fill(90), minute).map((s) => s.kind), ['typing-no-rhythm'], 'machine-regular intervals');
+    assert.deepEqual(typingSignals(60, 100, Array(100).fill(0).map((_, i) => 120 + ((i * 37) % 90)), minute), [], 'a human rhythm');
     assert.deepEqual(redFlagReasons(signals('typing-too-fast')), ['typing faster than 200 wpm']);
+    assert.deepEqual(redFlagReasons(signals('typing-clock-mismatch')), ["keystroke times that do not fit the server's clock"]);
+  });
+
+  it("flags the probe's scripted passage: 171 wpm by the server's clock, keystrokes every 30 ms", () => {
+    // The passage posted with invented intervals (mean 30 ms, sd 12, 2.8 s in all) 6.5 s after
+    // the start: 171 net wpm by the server's clock, under the 200 wpm rule on its own.
+    const random = prng(14);
+    const intervals = Array.from({ length: passage.length - 1 }, () => Math.max(1, 30 + 12 * normal(random)));
+    const scale = 2800 / intervals.reduce((a, b) => a + b, 0);
+    const scripted = intervals.map((ms) => Math.round(ms * scale));
+    const m = measureTyping(passage, passage, 6500);
+    assert.ok(m.netWpm > 165 && m.netWpm < 175, String(m.netWpm));
+    const found = typingSignals(m.netWpm, m.typed, scripted, 6500);
+    assert.deepEqual(found.map((s) => s.kind), ['typing-too-fast']);
+    assert.match(found[0]!.detail, /median/);
+  });
+
+  it('flags keystroke intervals that add up to more time than the server measured', () => {
+    const intervals = Array.from({ length: 91 }, (_, i) => 130 + ((i * 53) % 120));
+    const sum = intervals.reduce((a, b) => a + b, 0);
+    assert.deepEqual(typingSignals(40, 92, intervals, sum + 1500), [], 'the server saw more time than the keystrokes: start and finish clicks');
+    assert.deepEqual(typingSignals(40, 92, intervals, sum).map((s) => s.kind), []);
+    assert.deepEqual(typingSignals(40, 92, intervals, sum / 2).map((s) => s.kind), ['typing-clock-mismatch']);
+  });
+
+  it('property: human typing (40-90 wpm, uneven rhythm, a typo or two, pauses) is never flagged', () => {
+    fc.assert(
+      fc.property(fc.integer(), fc.integer({ min: 40, max: 90 }), fc.double({ min: 0.3, max: 0.7, noNaN: true }), fc.integer({ min: 0, max: 2 }), (seed, wpm, spread, typos) => {
+        const sample = humanSample(seed, wpm, spread, typos);
+        const m = measureTyping(passage, sample.typed, sample.serverMs);
+        assert.deepEqual(typingSignals(m.netWpm, m.typed, sample.intervals, sample.serverMs), [], JSON.stringify({ wpm, spread, typos, netWpm: m.netWpm }));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('property: scripted typing (machine pace, machine regularity, or intervals the server clock did not see) is always flagged', () => {
+    const fast = fc.record({ seed: fc.integer(), mean: fc.integer({ min: 5, max: 55 }), cv: fc.double({ min: 0, max: 0.5, noNaN: true }) }).map(({ seed, mean, cv }) => {
+      const random = prng(seed);
+      const intervals = Array.from({ length: passage.length - 1 }, () => Math.max(0, Math.round(mean * (1 + cv * normal(random)))));
+      // The script waits as long as it likes before submitting: any server time at least the keystrokes'.
+      return { intervals, serverMs: intervals.reduce((a, b) => a + b, 0) + Math.floor(random() * 10_000) };
+    });
+    const regular = fc.record({ mean: fc.integer({ min: 60, max: 400 }), jitter: fc.double({ min: 0, max: 0.2, noNaN: true }), seed: fc.integer() }).map(({ mean, jitter, seed }) => {
+      const random = prng(seed);
+      // Uniform jitter of ±jitter: a coefficient of variation of jitter / √3, under 0.12.
+      const intervals = Array.from({ length: passage.length - 1 }, () => Math.round(mean * (1 + jitter * (2 * random() - 1))));
+      return { intervals, serverMs: intervals.reduce((a, b) => a + b, 0) + 2000 };
+    });
+    const offClock = fc.record({ seed: fc.integer(), wpm: fc.integer({ min: 40, max: 90 }), share: fc.double({ min: 0.05, max: 0.85, noNaN: true }) }).map(({ seed, wpm, share }) => {
+      const sample = humanSample(seed, wpm, 0.5, 0);
+      const sum = sample.intervals.reduce((a, b) => a + b, 0);
+      // Human-looking intervals, posted sooner than they could have been typed.
+      return { intervals: sample.intervals, serverMs: Math.max(0, Math.floor(sum * share) - 1000) };
+    });
+    fc.assert(
+      fc.property(fc.oneof(fast, regular, offClock), ({ intervals, serverMs }) => {
+        const m = measureTyping(passage, passage, serverMs);
+        const kinds = typingSignals(m.netWpm, m.typed, intervals, serverMs).map((s) => s.kind);
+        assert.ok(kinds.length > 0, JSON.stringify({ serverMs, intervals: intervals.slice(0, 10) }));
+        assert.ok(redFlagReasons(kinds.map((kind) => ({ kind, at, detail: '' }))).length > 0);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

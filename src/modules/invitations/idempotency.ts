@@ -8,7 +8,14 @@
 // holds the status and body for 24 hours. A failed first request (4xx, 5xx) leaves nothing
 // behind, so that a retry runs for real; an in-flight row older than STALE_SECONDS (its node
 // died mid-request) may be taken over by a retry.
-import { createHash } from 'node:crypto';
+//
+// The stored answer holds the candidate's sign-in link, a usable secret, so it never rests in
+// plain text: it is sealed with AES-256-GCM under a key derived (HKDF-SHA256) from what only the
+// client holds, its API key and the Idempotency-Key, salted with the request's fingerprint. The
+// database keeps neither: the API key only as a hash (api_keys), the Idempotency-Key only as its
+// SHA-256. A replay (same API key, same Idempotency-Key, same request) derives the same key and
+// opens the answer; anyone reading the database or a backup holds ciphertext.
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Queryable } from '../../db/database.js';
 import { Problem } from '../../http/problem.js';
@@ -21,8 +28,55 @@ const EXPIRED = `now() - interval '${TTL_HOURS} hours'`;
 export interface Scope {
   keyId: string;
   instanceId: string;
+  /** The Idempotency-Key as the client sent it; stored only as its SHA-256. */
   key: string;
+  /** The API key the client presented: part of the sealing key, never stored. */
+  secret: string;
 }
+
+const SEAL_INFO = 'assessment-connect idempotent response v1';
+
+/** The key that seals the answer of this scope and request: nothing stored suffices to derive it. */
+function sealingKey(scope: Scope, print: string): Buffer {
+  const ikm = Buffer.concat([Buffer.from(scope.secret, 'utf8'), Buffer.from([0]), Buffer.from(scope.key, 'utf8')]);
+  return Buffer.from(hkdfSync('sha256', ikm, Buffer.from(print, 'hex'), `${SEAL_INFO}\0${scope.keyId}\0${scope.instanceId}`, 32));
+}
+
+interface Sealed {
+  v: 1;
+  alg: 'A256GCM';
+  iv: string;
+  tag: string;
+  data: string;
+}
+
+/** Encrypts a response for storage (AES-256-GCM); the status is bound to it as associated data. */
+export function seal(scope: Scope, print: string, status: number, response: unknown): Sealed {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', sealingKey(scope, print), iv);
+  cipher.setAAD(Buffer.from(String(status)));
+  const data = Buffer.concat([cipher.update(JSON.stringify(response), 'utf8'), cipher.final()]);
+  return { v: 1, alg: 'A256GCM', iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), data: data.toString('base64') };
+}
+
+/** Decrypts a stored response; undefined when it cannot be opened with this scope and request. */
+export function unseal(scope: Scope, print: string, status: number, sealed: unknown): unknown {
+  const box = sealed as Partial<Sealed> | null;
+  if (!box || box.v !== 1 || typeof box.iv !== 'string' || typeof box.tag !== 'string' || typeof box.data !== 'string') return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', sealingKey(scope, print), Buffer.from(box.iv, 'base64'));
+    decipher.setAAD(Buffer.from(String(status)));
+    decipher.setAuthTag(Buffer.from(box.tag, 'base64'));
+    const plain = Buffer.concat([decipher.update(Buffer.from(box.data, 'base64')), decipher.final()]);
+    return JSON.parse(plain.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the idempotency_key column holds: the SHA-256 (hex) of the client's Idempotency-Key. */
+export const keyHash = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
+const whereParams = (scope: Scope) => [scope.keyId, scope.instanceId, keyHash(scope.key)];
 
 export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; response: unknown };
 
@@ -50,7 +104,7 @@ const WHERE = 'key_id = $1 AND instance_id = $2 AND idempotency_key = $3';
  * 422 when the key was used for a different request, 409 while the first is still in flight.
  */
 export async function claim(db: Queryable, scope: Scope, print: string): Promise<Claim> {
-  const params = [scope.keyId, scope.instanceId, scope.key];
+  const params = whereParams(scope);
   // Expiry is lazy here (and swept in bulk by sweepExpired): an expired key is a fresh key.
   await db.query(`DELETE FROM idempotency_keys WHERE ${WHERE} AND created_at < ${EXPIRED}`, params);
   // The released row of a failed first request can vanish between the insert and the read: try again.
@@ -72,7 +126,12 @@ export async function claim(db: Queryable, scope: Scope, print: string): Promise
         { in: 'header', name: HEADER, detail: 'was used with a different request' },
       ]);
     }
-    if (row.status !== null) return { kind: 'replay', status: row.status, response: row.response };
+    if (row.status !== null) {
+      const response = unseal(scope, print, row.status, row.response);
+      // Only a row written by another version, or altered, cannot be opened: never replayed blind.
+      if (response === undefined) throw new Problem('conflict', 'The stored answer of this Idempotency-Key cannot be replayed; use a new key');
+      return { kind: 'replay', status: row.status, response };
+    }
     if (row.stale) {
       const taken = await db.query(
         `UPDATE idempotency_keys SET created_at = now() WHERE ${WHERE} AND status IS NULL AND created_at < now() - make_interval(secs => ${STALE_SECONDS}) RETURNING key_id`,
@@ -85,14 +144,14 @@ export async function claim(db: Queryable, scope: Scope, print: string): Promise
   throw new Problem('conflict', 'A request with this Idempotency-Key is being retried concurrently; retry shortly', undefined, { 'retry-after': '1' });
 }
 
-/** Stores the answer of the claimed request, for replays. */
-export async function complete(db: Queryable, scope: Scope, status: number, response: unknown): Promise<void> {
-  await db.query(`UPDATE idempotency_keys SET status = $4, response = $5 WHERE ${WHERE}`, [scope.keyId, scope.instanceId, scope.key, status, JSON.stringify(response)]);
+/** Stores the answer of the claimed request, sealed, for replays of the same request. */
+export async function complete(db: Queryable, scope: Scope, print: string, status: number, response: unknown): Promise<void> {
+  await db.query(`UPDATE idempotency_keys SET status = $4, response = $5 WHERE ${WHERE}`, [...whereParams(scope), status, JSON.stringify(seal(scope, print, status, response))]);
 }
 
 /** Forgets the claim of a request that failed, so that a retry runs for real. */
 export async function release(db: Queryable, scope: Scope): Promise<void> {
-  await db.query(`DELETE FROM idempotency_keys WHERE ${WHERE} AND status IS NULL`, [scope.keyId, scope.instanceId, scope.key]);
+  await db.query(`DELETE FROM idempotency_keys WHERE ${WHERE} AND status IS NULL`, whereParams(scope));
 }
 
 /** Deletes every expired row; run now and then so that keys never used again do not pile up. */

@@ -114,8 +114,9 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
       const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
       if (idempotencyKey === undefined) return [await invite(deps, instance!.id, input, sendInvite)];
 
-      const scope: Scope = { keyId: request.apiKey!.id, instanceId: instance!.id, key: idempotencyKey };
-      const claimed = await claim(deps.db, scope, fingerprint(body, sendInvite));
+      const scope: Scope = { keyId: request.apiKey!.id, instanceId: instance!.id, key: idempotencyKey, secret: String(request.headers['x-api-key']) };
+      const print = fingerprint(body, sendInvite);
+      const claimed = await claim(deps.db, scope, print);
       if (claimed.kind === 'replay') {
         reply.header('idempotent-replayed', 'true').code(claimed.status as 200);
         return claimed.response as [InviteResultType];
@@ -128,7 +129,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
         throw error;
       }
       // The invitation stands whatever happens now; a failure to store it only costs the replay.
-      await complete(deps.db, scope, 200, result).catch((err: unknown) => request.log.error({ err }, 'could not store the answer of an idempotent request'));
+      await complete(deps.db, scope, print, 200, result).catch((err: unknown) => request.log.error({ err }, 'could not store the answer of an idempotent request'));
       return result;
     },
   );

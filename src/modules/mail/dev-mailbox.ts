@@ -1,6 +1,8 @@
 // The development mailbox: with no SMTP relay, invitation e-mails are .eml files; this page lists
 // them and shows each one, so that a newcomer can open the invite link from the e-mail. Served
-// only without SMTP_URL, and only to requests from this machine.
+// only without SMTP_URL (the local mailbox), only to requests from this machine, and only to
+// requests that bear no forwarding header: behind a reverse proxy on the same machine every
+// request comes from this machine, and the page would show every sign-in link to the world.
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -9,6 +11,13 @@ import { Problem } from '../../http/problem.js';
 import { escapeHtml } from './invitation-message.js';
 
 const LOCAL = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+/** Headers a proxy adds; any of them means the request did not start on this machine. */
+export const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-real-ip', 'via'] as const;
+
+/** Whether /dev/mail may answer this request: from this machine, directly, not through a proxy. */
+export function isDirectLocalRequest(request: FastifyRequest): boolean {
+  return LOCAL.has(request.socket.remoteAddress ?? '') && LOCAL.has(request.ip) && FORWARDING_HEADERS.every((name) => request.headers[name] === undefined);
+}
 
 const page = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
@@ -16,7 +25,8 @@ const page = (title: string, body: string) => `<!doctype html>
 
 export async function devMailbox(app: FastifyInstance, { mailDir }: { mailDir: string }) {
   app.addHook('onRequest', async (request: FastifyRequest) => {
-    if (!LOCAL.has(request.ip)) throw new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`);
+    // Answered as an unknown path: the page's existence is not told to anyone else.
+    if (!isDirectLocalRequest(request)) throw new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`);
   });
   app.addHook('onSend', async (_request, reply) => {
     // The e-mails' own HTML is shown in a sandboxed frame: no script, no form, no navigation of this page.

@@ -37,7 +37,13 @@
       credentials: 'same-origin',
     })
       .then(function (response) {
-        location.replace(response.ok ? '/portal/' : '/portal/link-invalid');
+        if (response.status === 429) {
+          var wait = Number(response.headers.get('retry-after')) || 60;
+          status.textContent = 'Too many attempts to sign in from your network. Wait ' + wait + ' seconds, then open the link from your invitation e-mail again.';
+          return;
+        }
+        // 409: every assessment of this link is completed; anything else: the link does not work.
+        location.replace(response.ok ? '/portal/' : response.status === 409 ? '/portal/link-used' : '/portal/link-invalid');
       })
       .catch(function () {
         status.textContent = 'We could not reach the server. Check your connection and open the link again.';
