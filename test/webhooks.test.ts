@@ -171,6 +171,40 @@ describeEachStore(
       assert.deepEqual(hook.received.map((r) => r.headers['webhook-id']).sort(), before.sort());
     });
 
+    it('tells of an attempt: started, completed, score.finalized after the review, score.updated after a re-review', async () => {
+      hook.received.length = 0;
+      const [invite] = (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'taker@example.com', firstName: 'Tae', lastName: 'Ker', assessments: ['alpha'] } })).json();
+      const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
+      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+      const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
+      const form = (url: string) => ctx().request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+      await form('/portal/a/alpha/start');
+      await ctx().request({ method: 'PUT', url: '/portal/api/a/alpha/answers/q1', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 1 } });
+      await ctx().request({ method: 'PUT', url: '/portal/api/a/alpha/answers/q4', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 'A kind, clear answer.' } });
+      await form('/portal/a/alpha/submit');
+      await deliver();
+      const seen = () => hook.received.map((r) => verified(r));
+      assert.deepEqual(seen().map((e) => e.type).sort(), ['assessment.completed', 'assessment.started', 'invitation.created'], 'PENDING until the free text is reviewed');
+      const completed = seen().find((e) => e.type === 'assessment.completed')!;
+      assert.equal(completed.data.score.assessmentStatus, 'COMPLETED');
+      assert.equal(completed.data.score.scoreStatus, 'PENDING');
+      const attemptId = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/reviews` })).json().find((r: { candidateId: string }) => r.candidateId === invite.candidateId).attemptId;
+      const review = (score: number) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/reviews`, payload: { attemptId, questionId: 'q4', score } });
+      assert.equal((await review(80)).statusCode, 200);
+      await deliver();
+      const finalized = seen()[3]!;
+      assert.equal(finalized.type, 'score.finalized');
+      const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${invite.candidateId}`, headers: { 'x-api-key': key } })).json()[0];
+      assert.deepEqual(finalized.data.score, record);
+      assert.equal((await review(20)).statusCode, 200);
+      await deliver();
+      assert.equal(seen()[4]!.type, 'score.updated');
+      assert.notDeepEqual(seen()[4]!.data.score.totalScore, finalized.data.score.totalScore);
+      assert.equal((await review(20)).statusCode, 200);
+      await deliver();
+      assert.equal(hook.received.length, 5, 'the same score again changes nothing, so nothing is sent');
+    });
+
     it('disables the endpoint on 410 Gone, and follows no redirect', async () => {
       hook.received.length = 0;
       hook.answer(302);

@@ -7,6 +7,7 @@ import type { AssessmentContent, QuestionContent } from '../assessments/content-
 import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
 import { isAnswered, scoreAttempt, type AnswerValue } from './scoring.js';
 import { measureTyping } from './typing.js';
+import { lockForStart, markCompleted, markStarted, setCompletion, setRedFlag, setScore, setTypingSpeed } from '../invitations/record.js';
 
 export interface Attempt {
   id: string;
@@ -54,12 +55,7 @@ export async function findAttempt(db: Queryable, invitationId: string): Promise<
 /** Starts the attempt of an invitation, or returns the one already started (a second tab, a retry). */
 export async function startAttempt(db: Database, invitationId: string, client: { address: string; agent: string }): Promise<Attempt> {
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ assessmentId: string; version: number; minutes: number }>(
-      `SELECT i.assessment_id AS "assessmentId", s.current_version AS version, s.duration_minutes AS minutes
-         FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1 FOR UPDATE OF i`,
-      [invitationId],
-    );
-    const invitation = rows[0]!;
+    const invitation = await lockForStart(tx, invitationId);
     const existing = await findAttempt(tx, invitationId);
     if (existing) return existing;
     // The duration is that of the version being pinned, which the summary row describes.
@@ -69,7 +65,7 @@ export async function startAttempt(db: Database, invitationId: string, client: {
       [invitationId, invitation.assessmentId, invitation.version, invitation.minutes, client.address, client.agent],
     );
     const attempt = inserted.rows[0]!;
-    await tx.query(`UPDATE invitations SET assessment_status = 'IN_PROGRESS', started_at = $2 WHERE id = $1`, [invitationId, attempt.startedAt]);
+    await markStarted(tx, invitationId, attempt.startedAt, new Date());
     return attempt;
   });
 }
@@ -142,13 +138,11 @@ export async function movePosition(db: Queryable, attempt: Attempt, position: nu
 
 async function updateCompletion(tx: Queryable, attempt: Attempt, content: AssessmentContent) {
   const items = content.questions.length + (content.typingTest ? 1 : 0);
-  await tx.query(
-    `UPDATE invitations SET completion = round(100.0 * (
-         (SELECT count(*) FROM answers WHERE attempt_id = $2) +
-         (SELECT count(*) FROM attempts WHERE id = $2 AND typing_wpm IS NOT NULL)) / $3, 2)
-      WHERE id = $1`,
-    [attempt.invitationId, attempt.id, items],
+  const { rows } = await tx.query<{ done: number }>(
+    `SELECT ((SELECT count(*) FROM answers WHERE attempt_id = $1) + (SELECT count(*) FROM attempts WHERE id = $1 AND typing_wpm IS NOT NULL))::int AS done`,
+    [attempt.id],
   );
+  await setCompletion(tx, attempt.invitationId, Math.round((10000 * rows[0]!.done) / items) / 100);
 }
 
 export async function signalsOf(db: Queryable, attemptId: string): Promise<(Signal & { source: string })[]> {
@@ -166,7 +160,7 @@ export async function recordSignal(db: Database, attempt: Attempt, kind: SignalK
     );
     if (rows.length === 0) return false;
     const flagged = redFlagReasons(await signalsOf(tx, attempt.id)).length > 0;
-    await tx.query('UPDATE invitations SET red_flag = $2 WHERE id = $1', [attempt.invitationId, flagged]);
+    await setRedFlag(tx, attempt.invitationId, flagged);
     return true;
   });
 }
@@ -230,7 +224,7 @@ export async function submitTyping(
       Math.min(9999, Math.round(measure.netWpm * 100) / 100),
       Math.round(measure.accuracy * 100) / 100,
     ]);
-    await tx.query('UPDATE invitations SET typing_wpm = $2 WHERE id = $1', [attempt.invitationId, Math.min(9999, Math.round(measure.netWpm * 100) / 100)]);
+    await setTypingSpeed(tx, attempt.invitationId, Math.min(9999, Math.round(measure.netWpm * 100) / 100));
     await updateCompletion(tx, attempt, content);
     return { measure, signals: typingSignals(measure.netWpm, measure.typed, intervalsMs, ms) };
   });
@@ -253,7 +247,7 @@ export async function completeAttemptIn(tx: Queryable, attemptId: string, reason
       WHERE id = $1 RETURNING finished_at AS at, end_reason AS reason`,
     [attemptId, reason],
   );
-  await tx.query(`UPDATE invitations SET assessment_status = 'COMPLETED', finished_at = $2 WHERE id = $1`, [attempt.invitationId, finished.rows[0]!.at]);
+  await markCompleted(tx, attempt.invitationId, finished.rows[0]!.at, new Date());
   await writeScore(tx, attempt);
 }
 
@@ -273,9 +267,11 @@ async function writeScore(tx: Queryable, attempt: Attempt): Promise<void> {
     typingWpm: wpm === null || wpm === undefined ? undefined : Number(wpm),
   });
   const flagged = redFlagReasons(await signalsOf(tx, attempt.id)).length > 0;
-  await tx.query(
-    `UPDATE invitations SET score_status = $2, completion = $3, total_score = $4, category_scores = $5, red_flag = $6, typing_wpm = $7 WHERE id = $1`,
-    [attempt.invitationId, score.scoreStatus, score.completion, score.totalScore, JSON.stringify(score.categoryScores), flagged, wpm ?? 0],
+  await setScore(
+    tx,
+    attempt.invitationId,
+    { scoreStatus: score.scoreStatus, completion: score.completion, totalScore: score.totalScore, categoryScores: score.categoryScores, redFlag: flagged, typingWpm: Number(wpm ?? 0) },
+    new Date(),
   );
 }
 

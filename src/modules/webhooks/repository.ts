@@ -136,7 +136,7 @@ export async function claimDue(db: Queryable & { transaction?: unknown }, now: D
        SELECT d.id FROM webhook_deliveries d
         WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
           AND NOT (d.endpoint_id = ANY($4::text[]))
-        ORDER BY d.next_attempt_at
+        ORDER BY d.next_attempt_at, d.id
         LIMIT $2
         FOR UPDATE SKIP LOCKED)
      UPDATE webhook_deliveries d SET locked_until = $3 FROM due, webhook_endpoints w, outbox_events o
