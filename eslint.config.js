@@ -30,6 +30,45 @@ export default tseslint.config(
       ],
     },
   },
+  // The direction of dependencies. Domain errors and the template layer depend on nothing of ours;
+  // modules never reach up into the surfaces (portal, console) or the app; inside a module only
+  // its HTTP edge (routes, admin routes and the request hooks) speaks HTTP problems, the rest
+  // throws domain errors (src/domain/errors.ts) that one mapper turns into problems.
+  {
+    files: ['src/domain/**/*.ts', 'src/html/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/**', '**/http/**', '**/portal/**', '**/console/**', '**/db/**'], message: 'src/domain and src/html depend on nothing of the service.' }] }],
+    },
+  },
+  {
+    files: ['src/modules/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/routes.ts', '**/admin-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/portal/**', '**/console/**', '**/app.js', '**/server.js'], message: 'Modules serve the surfaces; they never import them.' },
+            { group: ['**/http/**'], message: 'Throw a domain error (src/domain/errors.ts); HTTP belongs to the routes at the edge.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/modules/**/routes.ts', 'src/modules/**/admin-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/portal/**', '**/console/**', '**/app.js', '**/server.js'], message: 'Modules serve the surfaces; they never import them.' }] }],
+    },
+  },
+  {
+    files: ['src/portal/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/console/**', '**/app.js', '**/server.js'], message: 'The portal does not depend on the console or the app.' }] }],
+    },
+  },
   // The portal's script runs in the candidate's browser, as a classic script.
   { files: ['src/portal/assets/**/*.js', 'src/console/assets/**/*.js'], languageOptions: { globals: globals.browser, sourceType: 'script' } },
 );

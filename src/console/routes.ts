@@ -21,7 +21,7 @@ import { ROLES, listUsers, setDisabled, type Role } from '../modules/users/repos
 import { addUser, resetPassword } from '../modules/users/service.js';
 import { questionField } from '../portal/pages.js';
 import type { SafeHtml } from '../html/html.js';
-import { assessmentReports, pendingReviews } from '../modules/attempts/report.js';
+import { assessmentReports, attemptOwner, pendingReviews } from '../modules/attempts/report.js';
 import { reviewAnswer } from '../modules/attempts/repository.js';
 import { recordAudit, searchAudit } from '../modules/audit/audit.js';
 import { listAssessments } from '../modules/assessments/repository.js';
@@ -342,7 +342,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const comment = (body.comment ?? '').trim();
       if (comment.length > 2000) throw invalidInput([{ name: 'comment', detail: 'is longer than 2000 characters' }]);
       if (!/^[0-9a-f-]{36}$/i.test(attemptId) || !/^[a-z][a-z0-9-]{0,63}$/.test(questionId)) throw notFound('No such answer in this instance');
-      const reports = await pendingOrScored(db, instance.id, attemptId);
+      const reports = await attemptOwner(db, instance.id, attemptId);
       if (!reports) throw notFound('No such answer in this instance');
       await reviewAnswer(db, attemptId, questionId, score, {
         reviewer: `user:${request.consoleUser!.user.email.toLowerCase()}`,
@@ -611,14 +611,4 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 /** Only a path inside the console may be a place to go back to after signing in. */
 function safeNext(next: string | undefined): string | undefined {
   return next && /^\/console\/[^\s\\]*$/.test(next) && !next.startsWith('//') ? next : undefined;
-}
-
-/** The candidate and assessment of an attempt of the instance, for the redirect after a review. */
-async function pendingOrScored(db: Queryable, instanceId: string, attemptId: string): Promise<{ candidateId: string; assessmentId: string } | undefined> {
-  const { rows } = await db.query<{ candidateId: string; assessmentId: string }>(
-    `SELECT i.candidate_id AS "candidateId", s.slug AS "assessmentId" FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
-      WHERE t.id = $1 AND i.instance_id = $2`,
-    [attemptId, instanceId],
-  );
-  return rows[0];
 }

@@ -129,6 +129,7 @@ const DOMAIN_PROBLEMS: Record<DomainErrorCode, ProblemCode> = {
 function fromDomain(error: DomainError): Problem {
   const errors = error.fields?.map((f): FieldError => {
     const entry: FieldError = { in: f.in ?? 'body', name: f.name, detail: f.detail };
+    if (entry.in === 'body') entry.pointer = `#/${f.name.split('.').map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
     if (f.line !== undefined) entry.line = f.line;
     if (f.column !== undefined) entry.column = f.column;
     return entry;

@@ -8,6 +8,8 @@ import formBody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import type { SafeHtml } from '../html/html.js';
+import { currentVersion } from '../modules/assessments/repository.js';
+import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
 import { DomainError } from '../domain/errors.js';
 import { problemFor, sendProblem } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
@@ -24,6 +26,7 @@ import {
   startAttempt,
   startTyping,
   submitTyping,
+  typingResult,
   versionContent,
   type Attempt,
 } from '../modules/attempts/repository.js';
@@ -57,14 +60,7 @@ export const PORTAL_HEADERS = {
   'referrer-policy': 'same-origin',
 };
 
-interface InvitationRef {
-  invitationId: string;
-  assessmentId: string;
-  slug: string;
-  name: string;
-  durationMinutes: number;
-  status: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED';
-}
+type InvitationRef = OpenedInvitation;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -129,16 +125,7 @@ export async function portalRoutes(
   }
 
   /** The invitations the session opens, with the attempt state of each. */
-  async function invitations(s: PortalSession): Promise<InvitationRef[]> {
-    const { rows } = await db.query<InvitationRef>(
-      `SELECT i.id AS "invitationId", a.id AS "assessmentId", a.slug, a.name, a.duration_minutes AS "durationMinutes", i.assessment_status AS status
-         FROM invitations i JOIN assessments a ON a.id = i.assessment_id
-        WHERE i.candidate_id = $1 AND i.assessment_id = ANY($2::uuid[])
-        ORDER BY array_position($2::uuid[], i.assessment_id)`,
-      [s.candidateId, s.assessmentIds],
-    );
-    return rows;
-  }
+  const invitations = (s: PortalSession) => openedInvitations(db, s.candidateId, s.assessmentIds);
 
   /** The invitation behind /portal/a/:slug, only if this session opens it. */
   async function invitation(s: PortalSession, slug: string): Promise<InvitationRef> {
@@ -229,7 +216,7 @@ export async function portalRoutes(
     const inv = await invitation(s, request.params.slug);
     const attempt = await currentAttempt(inv);
     if (!attempt) {
-      const content = await versionContent(db, inv.assessmentId, await currentVersion(inv.assessmentId));
+      const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
       return html(reply, introPage(content, s.csrfToken, inv.slug));
     }
     if (attempt.finishedAt) return html(reply, completedPage(inv.name));
@@ -257,25 +244,12 @@ export async function portalRoutes(
     if (position !== attempt.position) await movePosition(db, attempt, position);
     view.position = position;
     if (position > content.questions.length) {
-      const done = attempt.typingWpm !== null ? await typingResult(attempt.id) : undefined;
+      const done = attempt.typingWpm !== null ? await typingResult(db, attempt.id) : undefined;
       return html(reply, typingPage(view, content.typingTest!.passage, done, attempt.typingStartedAt !== null));
     }
     const question = content.questions[position - 1]!;
     return html(reply, questionPage(view, question, answers[question.id]));
   });
-
-  async function currentVersion(assessmentId: string): Promise<number> {
-    const { rows } = await db.query<{ v: number }>('SELECT current_version AS v FROM assessments WHERE id = $1', [assessmentId]);
-    return rows[0]!.v;
-  }
-
-  async function typingResult(attemptId: string) {
-    const { rows } = await db.query<{ netWpm: number; accuracy: number }>(
-      'SELECT typing_wpm::float8 AS "netWpm", typing_accuracy::float8 AS accuracy FROM attempts WHERE id = $1',
-      [attemptId],
-    );
-    return rows[0];
-  }
 
   /** Resolves session, CSRF, invitation and open attempt for a state-changing request. */
   async function forChange(request: FastifyRequest<{ Params: { slug: string } }>) {

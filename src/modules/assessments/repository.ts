@@ -130,3 +130,9 @@ export async function currentContent(db: Queryable, assessmentId: string): Promi
   );
   return rows[0]!.content;
 }
+
+/** The version new attempts of an assessment start on. */
+export async function currentVersion(db: Queryable, assessmentId: string): Promise<number> {
+  const { rows } = await db.query<{ v: number }>('SELECT current_version AS v FROM assessments WHERE id = $1', [assessmentId]);
+  return rows[0]!.v;
+}

@@ -4,11 +4,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
-import { Problem } from '../../http/problem.js';
+import { notFound } from '../../domain/errors.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { redFlagReasons } from './proctoring.js';
-import { REVIEW_CURRENT, reviewAnswer, signalsOf, versionContent } from './repository.js';
+import { attemptOwner, attemptResult, attemptsOfCandidate, pendingReviews } from './report.js';
+import { reviewAnswer } from './repository.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -53,34 +53,7 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
         response: { 200: Type.Array(AttemptView), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
     },
-    async (request) => {
-      const instance = await instanceOf(request.params.instance);
-      const { rows } = await db.query<{
-        attemptId: string;
-        assessmentId: string;
-        version: number;
-        startedAt: Date;
-        deadlineAt: Date;
-        finishedAt: Date | null;
-        endReason: string | null;
-        typingNetWpm: number | null;
-        typingAccuracy: number | null;
-        redFlag: boolean;
-      }>(
-        `SELECT t.id AS "attemptId", s.slug AS "assessmentId", t.version, t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
-                t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingNetWpm",
-                t.typing_accuracy::float8 AS "typingAccuracy", i.red_flag AS "redFlag"
-           FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
-          WHERE i.instance_id = $1 AND i.candidate_id = $2 ORDER BY t.started_at`,
-        [instance.id, request.params.candidateId],
-      );
-      return Promise.all(
-        rows.map(async (row) => {
-          const signals = await signalsOf(db, row.attemptId);
-          return { ...row, redFlagReasons: redFlagReasons(signals), signals };
-        }),
-      );
-    },
+    async (request) => attemptsOfCandidate(db, (await instanceOf(request.params.instance)).id, request.params.candidateId),
   );
 
   app.get(
@@ -96,32 +69,8 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
       },
     },
     async (request) => {
-      const instance = await instanceOf(request.params.instance);
-      const { rows } = await db.query<{ attemptId: string; candidateId: string; assessmentId: string; assessmentUuid: string; version: number; questionId: string; value: unknown; answeredAt: Date }>(
-        `SELECT t.id AS "attemptId", i.candidate_id AS "candidateId", s.slug AS "assessmentId", t.assessment_id AS "assessmentUuid", t.version,
-                a.question_id AS "questionId", a.value, a.answered_at AS "answeredAt"
-           FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
-          WHERE i.instance_id = $1 AND t.finished_at IS NOT NULL AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
-          ORDER BY t.finished_at, a.question_id`,
-        [instance.id],
-      );
-      const pending = [];
-      for (const row of rows) {
-        const content = await versionContent(db, row.assessmentUuid, row.version);
-        const question = content.questions.find((q) => q.id === row.questionId);
-        if (question?.type !== 'free-text') continue;
-        pending.push({
-          attemptId: row.attemptId,
-          candidateId: row.candidateId,
-          assessmentId: row.assessmentId,
-          questionId: row.questionId,
-          prompt: question.prompt,
-          guidance: question.guidance ?? null,
-          answer: String(row.value),
-          answeredAt: row.answeredAt,
-        });
-      }
-      return pending;
+      const pending = await pendingReviews(db, [(await instanceOf(request.params.instance)).id], 1000);
+      return pending.map(({ attemptId, candidateId, assessmentId, questionId, prompt, guidance, answer, answeredAt }) => ({ attemptId, candidateId, assessmentId, questionId, prompt, guidance, answer, answeredAt }));
     },
   );
 
@@ -149,17 +98,9 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
     },
     async (request) => {
       const instance = await instanceOf(request.params.instance);
-      const owned = await db.query('SELECT 1 FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE t.id = $1 AND i.instance_id = $2', [
-        request.body.attemptId,
-        instance.id,
-      ]);
-      if (owned.rows.length === 0) throw new Problem('not-found', 'No such attempt in this instance');
+      if (!(await attemptOwner(db, instance.id, request.body.attemptId))) throw notFound('No such attempt in this instance');
       await reviewAnswer(db, request.body.attemptId, request.body.questionId, request.body.score);
-      const { rows } = await db.query<{ scoreStatus: string; totalScore: number }>(
-        'SELECT i.score_status AS "scoreStatus", i.total_score::float8 AS "totalScore" FROM invitations i JOIN attempts t ON t.invitation_id = i.id WHERE t.id = $1',
-        [request.body.attemptId],
-      );
-      return rows[0]!;
+      return attemptResult(db, request.body.attemptId);
     },
   );
 };

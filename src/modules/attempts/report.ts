@@ -6,7 +6,7 @@ import type { Queryable } from '../../db/database.js';
 import type { QuestionContent } from '../assessments/content-schema.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
-import { redFlagReasons } from './proctoring.js';
+import { redFlagReasons, type SignalKind } from './proctoring.js';
 import { REVIEW_CURRENT, signalsOf, versionContent } from './repository.js';
 import { questionCredit, type AnswerValue } from './scoring.js';
 
@@ -168,6 +168,7 @@ export interface PendingReview {
   prompt: string;
   guidance: string | null;
   answer: string;
+  answeredAt: Date;
   finishedAt: Date;
 }
 
@@ -175,7 +176,7 @@ export interface PendingReview {
 export async function pendingReviews(db: Queryable, instanceIds: string[], limit = 100): Promise<PendingReview[]> {
   const { rows } = await db.query<Omit<PendingReview, 'prompt' | 'guidance'> & { assessmentUuid: string; version: number; value: unknown }>(
     `SELECT t.id AS "attemptId", i.candidate_id AS "candidateId", c.first_name || ' ' || c.last_name AS "candidateName", s.slug AS "assessmentId", s.name AS "assessmentName",
-            t.assessment_id AS "assessmentUuid", t.version, a.question_id AS "questionId", a.value, t.finished_at AS "finishedAt"
+            t.assessment_id AS "assessmentUuid", t.version, a.question_id AS "questionId", a.value, a.answered_at AS "answeredAt", t.finished_at AS "finishedAt"
        FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id
        JOIN assessments s ON s.id = i.assessment_id JOIN candidates c ON c.id = i.candidate_id
       WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
@@ -192,4 +193,59 @@ export async function pendingReviews(db: Queryable, instanceIds: string[], limit
     pending.push({ ...rest, prompt: question.prompt, guidance: question.guidance ?? null, answer: String(value) });
   }
   return pending;
+}
+
+export interface AttemptSummary {
+  attemptId: string;
+  assessmentId: string;
+  version: number;
+  startedAt: Date;
+  deadlineAt: Date;
+  finishedAt: Date | null;
+  endReason: string | null;
+  typingNetWpm: number | null;
+  typingAccuracy: number | null;
+  redFlag: boolean;
+  redFlagReasons: string[];
+  signals: { at: Date; kind: string; detail: string; source: string }[];
+}
+
+/** A candidate's attempts in an instance, with every signal (one query for all of them) and the rules they tripped. */
+export async function attemptsOfCandidate(db: Queryable, instanceId: string, candidateId: string): Promise<AttemptSummary[]> {
+  const { rows } = await db.query<Omit<AttemptSummary, 'redFlagReasons' | 'signals'>>(
+    `SELECT t.id AS "attemptId", s.slug AS "assessmentId", t.version, t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
+            t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingNetWpm",
+            t.typing_accuracy::float8 AS "typingAccuracy", i.red_flag AS "redFlag"
+       FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
+      WHERE i.instance_id = $1 AND i.candidate_id = $2 ORDER BY t.started_at`,
+    [instanceId, candidateId],
+  );
+  const { rows: signals } = await db.query<{ attemptId: string; at: Date; kind: SignalKind; detail: string; source: string }>(
+    `SELECT attempt_id AS "attemptId", at, kind, detail, source FROM proctor_signals WHERE attempt_id = ANY($1::uuid[]) ORDER BY attempt_id, id`,
+    [rows.map((r) => r.attemptId)],
+  );
+  return rows.map((row) => {
+    const own = signals.filter((s) => s.attemptId === row.attemptId).map(({ attemptId: _a, ...signal }) => signal);
+    return { ...row, redFlagReasons: redFlagReasons(own), signals: own };
+  });
+}
+
+/** The candidate and assessment of an attempt of the instance; undefined for another instance's. */
+export async function attemptOwner(db: Queryable, instanceId: string, attemptId: string): Promise<{ candidateId: string; assessmentId: string } | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attemptId)) return undefined;
+  const { rows } = await db.query<{ candidateId: string; assessmentId: string }>(
+    `SELECT i.candidate_id AS "candidateId", s.slug AS "assessmentId" FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
+      WHERE t.id = $1 AND i.instance_id = $2`,
+    [attemptId, instanceId],
+  );
+  return rows[0];
+}
+
+/** Where an attempt's record stands after a review. */
+export async function attemptResult(db: Queryable, attemptId: string): Promise<{ scoreStatus: string; totalScore: number }> {
+  const { rows } = await db.query<{ scoreStatus: string; totalScore: number }>(
+    'SELECT i.score_status AS "scoreStatus", i.total_score::float8 AS "totalScore" FROM invitations i JOIN attempts t ON t.invitation_id = i.id WHERE t.id = $1',
+    [attemptId],
+  );
+  return rows[0]!;
 }

@@ -2,7 +2,7 @@
 // time lasts, recording proctoring signals, and completing it, by submission or by the clock.
 // Completion scores the attempt and writes the result onto the invitation, in one transaction.
 import { isUnavailable, type Database, type Queryable } from '../../db/database.js';
-import { Problem } from '../../http/problem.js';
+import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
 import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
 import { isAnswered, scoreAttempt, type AnswerValue } from './scoring.js';
@@ -80,7 +80,7 @@ const NUL_DETAIL = 'must not contain a NUL character';
 
 /** Checks an answer's shape against its question; returns the value to store. */
 export function checkAnswer(question: QuestionContent, value: unknown): AnswerValue {
-  const bad = (detail: string) => new Problem('validation-failed', detail, [{ in: 'body', name: 'value', pointer: '#/value', detail }]);
+  const bad = (detail: string) => invalidInput([{ in: 'body', name: 'value', detail }], detail);
   switch (question.type) {
     case 'single-choice':
       if (!Number.isInteger(value) || (value as number) < 0 || (value as number) >= question.options.length) throw bad('must be the index of one option');
@@ -104,13 +104,13 @@ export function checkAnswer(question: QuestionContent, value: unknown): AnswerVa
   }
 }
 
-const closed = () => new Problem('conflict', 'This assessment is finished: answers can no longer change');
+const closed = () => conflict('This assessment is finished: answers can no longer change');
 
 /** Saves one answer while the attempt is open and within its time; updates completion. */
 export async function saveAnswer(db: Database, attempt: Attempt, questionId: string, value: unknown, position: number): Promise<void> {
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
   const question = content.questions.find((q) => q.id === questionId);
-  if (!question) throw new Problem('not-found', `No question ${questionId} in this assessment`);
+  if (!question) throw notFound(`No question ${questionId} in this assessment`);
   const answer = checkAnswer(question, value);
   await db.transaction(async (tx) => {
     const open = await tx.query(
@@ -190,7 +190,7 @@ export async function startTyping(db: Queryable, attempt: Attempt, at: Date | nu
       WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_wpm IS NULL RETURNING id`,
     [attempt.id, at],
   );
-  if (rows.length === 0) throw new Problem('conflict', 'The typing test cannot be started now');
+  if (rows.length === 0) throw conflict('The typing test cannot be started now');
 }
 
 /**
@@ -207,14 +207,14 @@ export async function submitTyping(
   at: Date | null = null,
 ): Promise<{ netWpm: number; accuracy: number }> {
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
-  if (!content.typingTest) throw new Problem('not-found', 'This assessment has no typing test');
+  if (!content.typingTest) throw notFound('This assessment has no typing test');
   const result = await db.transaction(async (tx) => {
     const { rows } = await tx.query<{ ms: number }>(
       `SELECT greatest(0, (extract(epoch FROM coalesce($2::timestamptz, now()) - typing_started_at) * 1000))::int AS ms FROM attempts
         WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
       [attempt.id, at],
     );
-    if (rows.length === 0) throw new Problem('conflict', 'The typing test is not running');
+    if (rows.length === 0) throw conflict('The typing test is not running');
     const ms = rows[0]!.ms;
     const measure = measureTyping(content.typingTest!.passage, typed, ms);
     await tx.query(`UPDATE attempts SET typing_text = $2, typing_ms = $3, typing_wpm = $4, typing_accuracy = $5 WHERE id = $1`, [
@@ -335,20 +335,29 @@ export async function reviewAnswer(
   await db.transaction(async (tx) => {
     const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
     const attempt = rows[0];
-    if (!attempt) throw new Problem('not-found', 'No such attempt');
+    if (!attempt) throw notFound('No such attempt');
     const content = await versionContent(tx, attempt.assessmentId, attempt.version);
     const question = content.questions.find((q) => q.id === questionId);
-    if (!question || question.type !== 'free-text') throw new Problem('not-found', `No free-text question ${questionId} in this attempt`);
+    if (!question || question.type !== 'free-text') throw notFound(`No free-text question ${questionId} in this attempt`);
     if (!attempt.finishedAt) {
-      throw new Problem('conflict', 'This attempt is still in progress: its answers can change until it is completed, so they can be scored only then');
+      throw conflict('This attempt is still in progress: its answers can change until it is completed, so they can be scored only then');
     }
     const updated = await tx.query(
       `UPDATE answers SET review_score = $3, reviewed_at = now(), reviewed_by = $4, review_comment = $5, review_value_hash = ${ANSWER_HASH}
         WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`,
       [attemptId, questionId, score, by.reviewer ?? 'admin-token', by.comment || null],
     );
-    if (updated.rows.length === 0) throw new Problem('not-found', 'The candidate did not answer this question');
+    if (updated.rows.length === 0) throw notFound('The candidate did not answer this question');
     await writeScore(tx, attempt);
     await by.inTransaction?.(tx);
   });
+}
+
+/** The typing test's result of an attempt, once it was taken. */
+export async function typingResult(db: Queryable, attemptId: string): Promise<{ netWpm: number; accuracy: number } | undefined> {
+  const { rows } = await db.query<{ netWpm: number; accuracy: number }>(
+    'SELECT typing_wpm::float8 AS "netWpm", typing_accuracy::float8 AS accuracy FROM attempts WHERE id = $1 AND typing_wpm IS NOT NULL',
+    [attemptId],
+  );
+  return rows[0];
 }

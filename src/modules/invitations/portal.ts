@@ -1,0 +1,22 @@
+// What the candidate portal reads of invitations: the ones a sign-in link opens, in its order.
+import type { Queryable } from '../../db/database.js';
+
+export interface OpenedInvitation {
+  invitationId: string;
+  assessmentId: string;
+  slug: string;
+  name: string;
+  durationMinutes: number;
+  status: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED';
+}
+
+export async function openedInvitations(db: Queryable, candidateId: string, assessmentIds: string[]): Promise<OpenedInvitation[]> {
+  const { rows } = await db.query<OpenedInvitation>(
+    `SELECT i.id AS "invitationId", a.id AS "assessmentId", a.slug, a.name, a.duration_minutes AS "durationMinutes", i.assessment_status AS status
+       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+      WHERE i.candidate_id = $1 AND i.assessment_id = ANY($2::uuid[])
+      ORDER BY array_position($2::uuid[], i.assessment_id)`,
+    [candidateId, assessmentIds],
+  );
+  return rows;
+}
