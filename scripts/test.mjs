@@ -19,7 +19,7 @@ function find(dir) {
 }
 
 const filters = process.argv.slice(2);
-const files = ['src', 'test']
+const files = ['src', 'test', 'clients']
   .flatMap((dir) => find(dir))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   .sort();

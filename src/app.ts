@@ -12,7 +12,7 @@ import { registerAdminAuth } from './http/admin-auth.js';
 import { registerDrain } from './http/drain.js';
 import { registerMetrics } from './http/metrics.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
-import { documentLimitHeaders } from './http/openapi.js';
+import { documentLimitHeaders, problemResponses } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
@@ -21,7 +21,7 @@ import { registerAudit } from './modules/audit/audit.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
-import { startIdempotencySweep } from './modules/invitations/idempotency.js';
+import { idempotencySweepJob } from './modules/invitations/idempotency.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
@@ -31,7 +31,7 @@ import type { Mailer } from './modules/mail/mailer.js';
 import { createCounter } from './modules/limits/counter.js';
 import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
-import { startDeadlineSweep } from './modules/attempts/sweeper.js';
+import { deadlineSweepJob } from './modules/attempts/sweeper.js';
 import { portalRoutes } from './portal/routes.js';
 import { consoleRoutes } from './console/routes.js';
 import { userAdminRoutes } from './modules/users/admin-routes.js';
@@ -124,6 +124,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       openapi: '3.1.0',
       info: {
         title: 'Assessment Connect',
+        license: { name: 'MIT', identifier: 'MIT' },
         version: '1.0',
         description:
           'Invite candidates to pre-employment assessments and read their scores. Every error is an RFC 9457 problem document (`application/problem+json`) carrying the request id, which is also sent as `X-Request-Id`. See the README for the decisions this service makes where the specification is silent.',
@@ -167,10 +168,18 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     done(null, payload);
   });
 
-  app.get('/healthz', { schema: { tags: ['health'], summary: 'The process is up', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } }, async () => ({ status: 'ok' }));
+  // Probes take no credentials (security: []); like every route they may answer a malformed request with 400.
+  const probe = (operationId: string, summary: string, extra: Record<number, unknown> = {}) => ({
+    operationId,
+    tags: ['health'],
+    summary,
+    security: [],
+    response: { 200: { type: 'object', properties: { status: { type: 'string', examples: ['ok'] } } }, ...problemResponses('malformed-request'), ...extra },
+  });
+  app.get('/healthz', { schema: probe('health', 'The process is up') }, async () => ({ status: 'ok' }));
   app.get(
     '/readyz',
-    { schema: { tags: ['health'], summary: 'The database is reachable', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } },
+    { schema: probe('ready', 'The database is reachable', problemResponses('unavailable')) },
     async (request, reply) => {
       try {
         await withTimeout(db.query('SELECT 1'), READY_TIMEOUT_MS);
@@ -246,14 +255,11 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   const jobs = new JobRunner(app.log, clock);
   const webhooks = webhookJob({ db, log: app.log, clock, allowPrivate: config.webhookAllowPrivateNetworks ?? false, everyMs: config.webhookEveryMs, timeoutMs: config.webhookTimeoutMs });
   jobs.add(webhooks);
+  jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
+  jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());
-
-  const stopSweep = startDeadlineSweep(db, config.sweepEveryMs ?? 5000, app.log);
-  app.addHook('onClose', stopSweep);
-  const stopIdempotencySweep = startIdempotencySweep(db, IDEMPOTENCY_SWEEP_MS, app.log);
-  app.addHook('onClose', async () => stopIdempotencySweep());
 
   return app;
 }

@@ -69,6 +69,11 @@ interface OpenApiDocument {
 /** Declares the RateLimit fields on every /v1 response, Retry-After on 429 and 503, and the replay marker on invite. */
 export function documentLimitHeaders<T>(document: T): T {
   const doc = document as OpenApiDocument;
+  // The document is the API's: the candidate portal's and the console's own routes (pages and
+  // the form and JSON endpoints behind them) are not part of it, whatever their schemas say.
+  for (const route of Object.keys(doc.paths ?? {})) {
+    if (!/^\/(v1|admin\/v1)\/|^\/(healthz|readyz)$/.test(route)) delete doc.paths![route];
+  }
   doc.components = { ...doc.components, headers: { ...doc.components?.headers, ...LIMIT_HEADERS } };
   const ref = (name: keyof typeof LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
   for (const [route, operations] of Object.entries(doc.paths ?? {})) {

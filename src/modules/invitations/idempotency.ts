@@ -16,7 +16,7 @@
 // SHA-256. A replay (same API key, same Idempotency-Key, same request) derives the same key and
 // opens the answer; anyone reading the database or a backup holds ciphertext.
 import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
-import type { FastifyBaseLogger } from 'fastify';
+import type { Job } from '../../jobs/runner.js';
 import type { Queryable } from '../../db/database.js';
 import { Problem } from '../../http/problem.js';
 
@@ -160,10 +160,7 @@ export async function sweepExpired(db: Queryable): Promise<number> {
   return rows.length;
 }
 
-export function startIdempotencySweep(db: Queryable, everyMs: number, log: FastifyBaseLogger): () => void {
-  const timer = setInterval(() => {
-    sweepExpired(db).catch((error) => log.warn({ err: error }, 'could not delete expired idempotency keys'));
-  }, everyMs);
-  timer.unref();
-  return () => clearInterval(timer);
+/** Deletes expired keys now and then (they are also deleted when looked up). */
+export function idempotencySweepJob(db: Queryable, everyMs: number): Job {
+  return { name: 'idempotency-sweep', everyMs, run: () => sweepExpired(db) };
 }
