@@ -1,4 +1,4 @@
-// The candidate portal (DESIGN §7): opening the invite link, the list of assessments, taking
+// The candidate portal: opening the invite link, the list of assessments, taking
 // one question at a time with answers saved as given, the typing test, proctoring signals, and
 // submission. Pages work as plain forms; portal.js saves as you type and keeps the countdown.
 import { readFileSync } from 'node:fs';

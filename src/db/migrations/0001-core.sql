@@ -67,7 +67,7 @@ CREATE TABLE candidates (
   created_at  timestamptz NOT NULL DEFAULT now(),
   updated_at  timestamptz NOT NULL DEFAULT now()
 );
--- The same person within an instance is the same e-mail, whatever its case (DESIGN §6).
+-- The same person within an instance is the same e-mail, whatever its case.
 CREATE UNIQUE INDEX candidates_instance_email ON candidates (instance_id, lower(email));
 
 -- One row per (candidate, assessment): the record GET /v1/score reports.

@@ -1,4 +1,4 @@
-// The assessment content format (DESIGN §7): what an operator writes in YAML or JSON and imports.
+// The assessment content format: what an operator writes in YAML or JSON and imports.
 // This schema validates imports; semantic rules that JSON Schema cannot express (references
 // between categories and questions, exactly one correct option, ...) live in content.ts.
 import { Type, type Static } from 'typebox';

@@ -1,4 +1,4 @@
-// Scoring an attempt (DESIGN §6): per-question credit, per-category percentages with question
+// Scoring an attempt: per-question credit, per-category percentages with question
 // points, the weighted total, completion, and the PASS / LOW_PASS / FAIL decision. Pure: no I/O,
 // so that every rule is tested exhaustively.
 import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';

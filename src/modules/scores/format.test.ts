@@ -17,7 +17,7 @@ describe('formatTimestamp', () => {
     assert.equal(formatTimestamp(null), NOT_YET);
     assert.equal(NOT_YET, '0001-01-01T00:00:00.0000000+00:00');
   });
-  it('always matches the SPEC shape', () => {
+  it('always matches the published shape', () => {
     for (const micros of ['0', '253402300799999999', '1700000000000001', '-62135596800000000']) {
       assert.match(formatTimestamp(micros), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{7}\+00:00$/);
     }

@@ -1,4 +1,4 @@
-// The exact shapes of a score record's strings (DESIGN §6). Pure: no I/O.
+// The exact shapes of a score record's strings. Pure: no I/O.
 
 export const NOT_YET = '0001-01-01T00:00:00.0000000+00:00';
 
@@ -78,7 +78,7 @@ export interface ScoreRecord {
   finished: string;
 }
 
-/** The SPEC 2.1 record of an invitation, whatever its state. */
+/** The published score record of an invitation, whatever its state. */
 export function toScoreRecord(row: InvitationRow): ScoreRecord {
   const scored = row.assessmentStatus === 'COMPLETED' && row.scoreStatus !== 'PENDING';
   return {

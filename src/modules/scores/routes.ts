@@ -25,7 +25,7 @@ export const CategoryScore = Type.Object(
   { $id: 'CategoryScore', additionalProperties: false },
 );
 
-/** SPEC 2.1, field for field: all required, no others. */
+/** The published score record, field for field: all required, no others. */
 export const ScoreRecord = Type.Object(
   {
     candidateId: NonEmpty('Candidate identifier'),

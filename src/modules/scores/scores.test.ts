@@ -5,7 +5,7 @@ import { describeEachStore, sampleAssessment } from '../../../test/harness.js';
 import { ScoreRecord } from './routes.js';
 import { PAGE_SIZE } from './repository.js';
 
-// SPEC 2.1 written out by hand, independently of the service's own schema: all fields required,
+// The published score record written out by hand, independently of the service's own schema: all fields required,
 // no others, every string at least one character.
 const str = { type: 'string', minLength: 1 };
 const specRecord = {
@@ -51,7 +51,7 @@ describeEachStore('GET /v1/score', (ctx) => {
   };
   const pairs = (body: { candidateId: string; assessmentId: string }[]) => body.map((r) => `${r.candidateId}/${r.assessmentId}`);
 
-  it('returns every record in scope without filters, in invitation order, valid against SPEC 2.1', async () => {
+  it('returns every record in scope without filters, in invitation order, valid against the published score record', async () => {
     const t = await tenant();
     const a = await t.invite('a@x.co', ['beta', 'alpha']);
     const b = await t.invite('b@x.co', ['alpha']);
