@@ -192,7 +192,7 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     await page.getByRole('link', { name: /Preview as a candidate/ }).first().click();
     await accessible(page, 'preview');
 
-    for (const section of ['Invitations', 'Settings', 'Users', 'Audit log']) {
+    for (const section of ['Invitations', 'Webhooks', 'Settings', 'Users', 'Audit log']) {
       await page.getByRole('link', { name: section, exact: true }).click();
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       await accessible(page, section);

@@ -298,6 +298,30 @@ describeEachStore(
       assert.deepEqual([cleared.portalUrl, cleared.inviteTtlDays, cleared.mailFromName], [null, 14, null]);
     });
 
+    it('manages webhook endpoints (secret shown once), and the overview tells of a disabled one', async () => {
+      const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
+      const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
+      assert.equal((await reviewer.get(`/console/webhooks?instance=${a}`)).statusCode, 403);
+      assert.equal((await manager.post('/console/webhooks', { instance: a, url: 'gopher://x' })).statusCode, 400);
+      const made = await ctx().request({
+        method: 'POST',
+        url: '/console/webhooks',
+        headers: { cookie: manager.cookie, 'content-type': FORM },
+        payload: `_csrf=${manager.csrf}&instance=${a}&url=${encodeURIComponent('https://ats.example.com/hooks')}&events=score.finalized&events=assessment.completed`,
+      });
+      assert.equal(made.statusCode, 200, made.body);
+      assert.match(made.body, /<code class="secret">whsec_/);
+      const id = /Endpoint (ep_[0-9a-f]{16})/.exec(made.body)![1]!;
+      const listed = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${a}/webhooks` })).json();
+      assert.deepEqual(listed.find((e: { id: string }) => e.id === id).events, ['score.finalized', 'assessment.completed']);
+      assert.doesNotMatch((await manager.get(`/console/webhooks?instance=${a}`)).body, /whsec_/, 'the secret is shown once');
+      assert.equal((await manager.post(`/console/webhooks/${id}/disable`, { instance: a })).statusCode, 303);
+      assert.match((await manager.get(`/console/?instance=${a}`)).body, /1 webhook endpoint is disabled/);
+      assert.equal((await manager.post(`/console/webhooks/${id}/enable`, { instance: a })).statusCode, 303);
+      const rotated = await manager.post(`/console/webhooks/${id}/rotate-secret`, { instance: a });
+      assert.match(rotated.body, /keeps signing for 24 hours/);
+    });
+
     it('ends sessions after 30 idle minutes by the clock', async () => {
       const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
       clockOffsetMs += 29 * 60_000;

@@ -15,7 +15,7 @@ export interface Frame {
   /** Instances the user may open, and the one in view. */
   instances: string[];
   instance?: string;
-  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'settings' | 'users' | 'audit';
+  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'settings' | 'users' | 'audit';
   canManage: boolean;
 }
 
@@ -26,6 +26,7 @@ const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?:
   { id: 'assessments', label: 'Assessments' },
   { id: 'invitations', label: 'Invitations' },
   { id: 'keys', label: 'API keys', manage: true },
+  { id: 'webhooks', label: 'Webhooks', manage: true },
   { id: 'settings', label: 'Settings', manage: true },
   { id: 'users', label: 'Users', owner: true },
   { id: 'audit', label: 'Audit log', owner: true },
@@ -121,7 +122,12 @@ ${head(title)}
 
 // ---- overview -------------------------------------------------------------------------------
 
-export function overviewBody(instance: string, periods: { days: number; funnel: Funnel; failedMail: number }[], waitingReviews: number): SafeHtml {
+export function overviewBody(
+  instance: string,
+  periods: { days: number; funnel: Funnel; failedMail: number }[],
+  waitingReviews: number,
+  webhooks: { disabled: number; failing: number } = { disabled: 0, failing: 0 },
+): SafeHtml {
   const sections = periods.map(({ days, funnel, failedMail }) => {
     const passedAny = funnel.passed + funnel.lowPassed;
     return html`<section class="panel" aria-labelledby="period-${days}">
@@ -147,6 +153,10 @@ ${barChart(
   });
   return html`<h1>Overview of ${instance}</h1>
 <p class="lead"><a href="/console/reviews?instance=${instance}">${waitingReviews} free-text answer${waitingReviews === 1 ? '' : 's'} waiting for review</a></p>
+${
+  webhooks.disabled + webhooks.failing > 0 &&
+  html`<p class="error" role="status"><a href="/console/webhooks?instance=${instance}">${webhooks.disabled} webhook endpoint${webhooks.disabled === 1 ? ' is' : 's are'} disabled and ${webhooks.failing} failing</a>: their events are not arriving.</p>`
+}
 <div class="panels">${sections}</div>`;
 }
 
@@ -598,4 +608,66 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 <input type="email" id="set-from-address" name="mailFromAddress" maxlength="254" value="${v.mailFromAddress ?? ''}">
 <p><button type="submit" class="primary">Save settings</button></p>
 </form>`;
+}
+
+// ---- webhooks -------------------------------------------------------------------------------
+
+export interface WebhookEndpointView {
+  id: string;
+  url: string;
+  events: string[];
+  disabled: boolean;
+  disabledReason: string | null;
+  failingSince: Date | null;
+}
+
+export function webhooksBody(
+  instance: string,
+  endpoints: WebhookEndpointView[],
+  attempts: Record<string, { type: string; at: Date; statusCode: number | null; durationMs: number; deliveryStatus: string; response: string }[]>,
+  eventTypes: readonly string[],
+  csrf: string,
+  state: { created?: { id: string; secret: string }; errors?: { name: string; detail: string }[]; notice?: string } = {},
+): SafeHtml {
+  const hidden = html`<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">`;
+  return html`<h1>Webhooks of ${instance}</h1>
+<p>Events are POSTed to each endpoint, signed by the Standard Webhooks scheme; see <code>docs/webhooks.md</code> for a receiver.</p>
+${state.notice && html`<p class="info" role="status">${state.notice}</p>`}
+${
+  state.created &&
+  html`<div class="panel" role="status"><p><strong>Endpoint ${state.created.id}.</strong> Its signing secret is shown this once: store it with the receiver.</p><p><code class="secret">${state.created.secret}</code></p></div>`
+}
+${state.errors && html`<div role="alert"><p class="error">No endpoint was made:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+<section class="panel" aria-labelledby="new-endpoint">
+<h2 id="new-endpoint">Add an endpoint</h2>
+<form method="post" action="/console/webhooks" class="invite-form">
+${hidden}
+<div class="field"><label for="hook-url">URL</label><input type="url" id="hook-url" name="url" required maxlength="2000" placeholder="https://ats.example.com/hooks"></div>
+<fieldset><legend>Events (none chosen: every event)</legend>
+${eventTypes.map((t) => html`<div class="option"><input type="checkbox" id="hook-e-${t}" name="events" value="${t}"><label for="hook-e-${t}">${t}</label></div>`)}
+</fieldset>
+<button type="submit" class="primary">Add the endpoint</button>
+</form>
+</section>
+${endpoints.map(
+  (e) => html`<section class="panel" aria-labelledby="ep-${e.id}">
+<h2 id="ep-${e.id}">${e.url}</h2>
+<p class="hint">${e.id} · ${e.events.length === 0 ? 'every event' : e.events.join(', ')}</p>
+<p>${
+    e.disabled
+      ? html`<span class="flag">Disabled</span>: ${e.disabledReason ?? ''}`
+      : e.failingSince
+        ? html`<span class="flag">Failing</span> since ${when(e.failingSince)} (disabled after 5 days of failures)`
+        : 'Delivering'
+  }</p>
+<form method="post" action="/console/webhooks/${e.id}/${e.disabled ? 'enable' : 'disable'}" class="inline">${hidden}<button type="submit">${e.disabled ? 'Enable' : 'Disable'}<span class="visually-hidden"> ${e.url}</span></button></form>
+<form method="post" action="/console/webhooks/${e.id}/rotate-secret" class="inline confirm" data-confirm="Rotate the secret? The old one keeps signing for 24 hours.">${hidden}<button type="submit">Rotate the secret<span class="visually-hidden"> of ${e.url}</span></button></form>
+<form method="post" action="/console/webhooks/${e.id}/replay" class="inline">${hidden}<input type="hidden" name="hours" value="24"><button type="submit">Send the last 24 hours again<span class="visually-hidden"> to ${e.url}</span></button></form>
+${
+  (attempts[e.id] ?? []).length > 0 &&
+  html`<table class="data"><caption>Latest attempts</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Delivery</th></tr></thead>
+<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${a.statusCode ?? 'none'}: ${a.response.slice(0, 120)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table>`
+}
+</section>`,
+)}`;
 }

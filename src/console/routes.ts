@@ -18,6 +18,8 @@ import { InviteBody, normaliseAssessments } from '../modules/invitations/routes.
 import { invite, resend, type InviteDeps } from '../modules/invitations/service.js';
 import { scoreDistribution } from '../modules/scores/insights.js';
 import { ROLES, listUsers, setDisabled, type Role } from '../modules/users/repository.js';
+import { EVENT_TYPES, createEndpoint, listAttempts, listEndpoints, replay, rotateSecret, updateEndpoint } from '../modules/webhooks/repository.js';
+import { endpointUrlProblem } from '../modules/webhooks/ssrf.js';
 import { addUser, resetPassword } from '../modules/users/service.js';
 import { questionField } from '../portal/pages.js';
 import type { SafeHtml } from '../html/html.js';
@@ -41,6 +43,7 @@ import {
   invitationsBody,
   previewBody,
   usersBody,
+  webhooksBody,
   type AssessmentView,
   type ImportState,
   type InvitationsState,
@@ -267,7 +270,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         periods.push({ days, funnel: await funnel(db, instance.id, since), failedMail: await failedDeliveries(db, instance.id, since) });
       }
       const waiting = (await pendingReviews(db, [instance.id], 1000)).length;
-      return page(reply, consolePage(frameOf(request, 'overview', instance), `Overview of ${instance.name}`, overviewBody(instance.name, periods, waiting)));
+      const endpoints = await listEndpoints(db, instance.id);
+      const hooks = { disabled: endpoints.filter((e) => e.disabled).length, failing: endpoints.filter((e) => !e.disabled && e.failingSince).length };
+      return page(reply, consolePage(frameOf(request, 'overview', instance), `Overview of ${instance.name}`, overviewBody(instance.name, periods, waiting, hooks)));
     });
 
     // ---- candidates --------------------------------------------------------------------------
@@ -544,6 +549,66 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       });
       deps.verifier.forget();
       return reply.redirect(`/console/keys?instance=${encodeURIComponent(instance.name)}`, 303);
+    });
+
+    // ---- webhooks ----------------------------------------------------------------------------
+
+    async function webhooksPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, state?: Parameters<typeof webhooksBody>[5], status = 200) {
+      const endpoints = await listEndpoints(db, instance.id);
+      const attempts: Record<string, Awaited<ReturnType<typeof listAttempts>>> = {};
+      for (const e of endpoints) attempts[e.id] = await listAttempts(db, instance.id, e.id, 10);
+      return page(reply, consolePage(frameOf(request, 'webhooks', instance), `Webhooks of ${instance.name}`, webhooksBody(instance.name, endpoints, attempts, EVENT_TYPES, request.consoleUser!.csrfToken, state)), status);
+    }
+
+    scope.get<{ Querystring: { instance?: string } }>('/console/webhooks', async (request, reply) => webhooksPage(request, reply, instanceOf(request, request.query.instance, 'manage')));
+
+    scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/webhooks', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'manage');
+      const url = typeof body.url === 'string' ? body.url.trim() : '';
+      const events = body.events === undefined ? [] : ([] as string[]).concat(body.events);
+      const problem = endpointUrlProblem(url);
+      const unknownEvent = events.find((e) => !(EVENT_TYPES as readonly string[]).includes(e));
+      if (problem || unknownEvent) {
+        const errors = [problem && { name: 'url', detail: problem }, unknownEvent && { name: 'events', detail: `${unknownEvent} is not an event type` }].filter((e): e is { name: string; detail: string } => !!e);
+        return webhooksPage(request, reply, instance, { errors }, 400);
+      }
+      const made = await db.transaction(async (tx) => {
+        const endpoint = await createEndpoint(tx, { instanceId: instance.id, url, events: [...new Set(events)] });
+        await audit(request, tx, 'webhook.create', endpoint.id, 200);
+        return endpoint;
+      });
+      return webhooksPage(request, reply, instance, { created: { id: made.id, secret: made.secret } });
+    });
+
+    scope.post<{ Params: { id: string; action: string }; Body: Record<string, string | undefined> }>('/console/webhooks/:id/:action', async (request, reply) => {
+      const instance = instanceOf(request, request.body?.instance, 'manage');
+      const { id, action } = request.params;
+      if (!/^ep_[0-9a-f]{16}$/.test(id)) throw notFound('No such webhook endpoint in this instance');
+      if (action === 'enable' || action === 'disable') {
+        await db.transaction(async (tx) => {
+          await updateEndpoint(tx, instance.id, id, { enabled: action === 'enable' });
+          await audit(request, tx, `webhook.${action}`, id);
+        });
+        return reply.redirect(`/console/webhooks?instance=${encodeURIComponent(instance.name)}`, 303);
+      }
+      if (action === 'rotate-secret') {
+        const rotated = await db.transaction(async (tx) => {
+          const r = await rotateSecret(tx, instance.id, id, now());
+          await audit(request, tx, 'webhook.rotate-secret', id, 200);
+          return r;
+        });
+        return webhooksPage(request, reply, instance, { created: { id: rotated.id, secret: rotated.secret }, notice: 'New secret made; the old one keeps signing for 24 hours.' });
+      }
+      if (action === 'replay') {
+        const scheduled = await db.transaction(async (tx) => {
+          const n = await replay(tx, instance.id, id, { since: new Date(now().getTime() - 24 * 3600_000) }, now());
+          await audit(request, tx, 'webhook.replay', id, 200);
+          return n;
+        });
+        return webhooksPage(request, reply, instance, { notice: `${scheduled} message${scheduled === 1 ? '' : 's'} of the last 24 hours scheduled again.` });
+      }
+      throw notFound('No such action');
     });
 
     // ---- instance settings -------------------------------------------------------------------
