@@ -22,6 +22,8 @@ import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { idempotencySweepJob } from './modules/invitations/idempotency.js';
+import { candidateRoutes } from './modules/invitations/candidate-routes.js';
+import { expiryJob } from './modules/invitations/lifecycle.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
@@ -140,6 +142,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
         { name: 'assessments', description: 'The assessment catalogue' },
         { name: 'invitations', description: 'Inviting candidates' },
         { name: 'scores', description: 'Reading results' },
+        { name: 'candidates', description: "A candidate and the life of their invitations: cancel, extend, remind" },
         { name: 'admin', description: 'Operator API (Authorization: Bearer ADMIN_TOKEN)' },
         { name: 'health', description: 'Probes for load balancers and orchestrators' },
       ],
@@ -212,6 +215,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       await api.register(assessmentRoutes, { db });
       await api.register(invitationRoutes, inviteDeps);
       await api.register(scoreRoutes, { db });
+      await api.register(candidateRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, now: clock });
     },
     { prefix: '/v1' },
   );
@@ -257,6 +261,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   jobs.add(webhooks);
   jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
+  jobs.add(expiryJob(db, 60_000, clock));
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

@@ -63,16 +63,16 @@ export interface DashboardItem {
   slug: string;
   name: string;
   durationMinutes: number;
-  status: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED';
+  status: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED' | 'WITHDRAWN' | 'EXPIRED';
   minutesLeft?: number;
 }
 
-const STATUS_TEXT = { INVITED: 'Not started', IN_PROGRESS: 'In progress', COMPLETED: 'Completed' };
+const STATUS_TEXT = { INVITED: 'Not started', IN_PROGRESS: 'In progress', COMPLETED: 'Completed', WITHDRAWN: 'Withdrawn by the company', EXPIRED: 'No longer open' };
 
 export function dashboardPage(firstName: string, items: DashboardItem[]): SafeHtml {
   const rows = items.map((item) => {
     const action =
-      item.status !== 'COMPLETED' &&
+      (item.status === 'INVITED' || item.status === 'IN_PROGRESS') &&
       html`<a class="button" href="/portal/a/${item.slug}">${item.status === 'INVITED' ? 'Open' : 'Continue'}<span class="visually-hidden"> ${item.name}</span></a>`;
     const left = item.status === 'IN_PROGRESS' && item.minutesLeft !== undefined ? ` · about ${item.minutesLeft} min left` : '';
     return html`<li class="card">
@@ -83,6 +83,7 @@ ${action}
 `;
   });
   const done = items.every((i) => i.status === 'COMPLETED');
+  // Closed ones (withdrawn, expired) are not "completed": nothing is left to do, but say it as it is.
   return layout({
     page: 'dashboard',
     title: 'Your assessments',

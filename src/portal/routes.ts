@@ -131,6 +131,8 @@ export async function portalRoutes(
   async function invitation(s: PortalSession, slug: string): Promise<InvitationRef> {
     const found = (await invitations(s)).find((i) => i.slug === slug);
     if (!found) throw new Problem('not-found', 'This assessment is not part of your invitation');
+    if (found.closed === 'withdrawn') throw new Problem('conflict', 'The company that invited you has withdrawn this assessment. If you think this is a mistake, contact them.');
+    if (found.closed === 'expired') throw new Problem('conflict', 'The time to start this assessment has passed. If you still want to take it, ask the company that invited you to extend it.');
     return found;
   }
 
@@ -177,7 +179,7 @@ export async function portalRoutes(
     const items: DashboardItem[] = [];
     for (const inv of await invitations(s)) {
       const attempt = inv.status === 'IN_PROGRESS' ? await currentAttempt(inv) : undefined;
-      const status = attempt?.finishedAt ? 'COMPLETED' : inv.status;
+      const status = inv.closed === 'withdrawn' ? 'WITHDRAWN' : inv.closed === 'expired' ? 'EXPIRED' : attempt?.finishedAt ? 'COMPLETED' : inv.status;
       items.push({
         slug: inv.slug,
         name: inv.name,

@@ -98,6 +98,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/candidates/{candidateId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A candidate and the state of each of their invitations */
+        get: operations["getCandidate"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/candidates/{candidateId}/invitations/{assessmentId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw an invitation
+         * @description Its link no longer opens this assessment (the candidate is told it was withdrawn); an attempt in progress is closed unscored. Cancelling again changes nothing (200). A completed assessment cannot be withdrawn (409). Emits invitation.cancelled.
+         */
+        post: operations["cancelInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/candidates/{candidateId}/invitations/{assessmentId}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a candidate longer to start
+         * @description Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate's links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn.
+         */
+        post: operations["extendInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/candidates/{candidateId}/invitations/{assessmentId}/remind": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send the invitation again
+         * @description E-mails the candidate a fresh link to this assessment (older links keep working until they expire). Answers the invitation with `invitationStatus`: SENT when the relay accepted the e-mail, FAILED when it did not. 409 when completed, withdrawn or expired (extend it first).
+         */
+        post: operations["remindInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/audit": {
         parameters: {
             query?: never;
@@ -957,6 +1034,539 @@ export interface operations {
             };
             /** @description Forbidden */
             403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCandidate: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                instance?: string;
+            };
+            path: {
+                /** @description Candidate identifier (from the invite) */
+                candidateId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                         */
+                        candidateId: string;
+                        /** @example jane.doe@example.com */
+                        email: string;
+                        /** @example Jane */
+                        firstName: string;
+                        /** @example Doe */
+                        lastName: string;
+                        invitations: {
+                            /** @example customer-support */
+                            assessmentId: string;
+                            /** @example Customer Support Essentials */
+                            assessmentName: string;
+                            /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                            status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
+                            /**
+                             * Format: date-time
+                             * @description When the candidate was first invited to this assessment
+                             */
+                            invitedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description Until when it may be started; inviting again, extend and remind move it
+                             */
+                            expiresAt: string;
+                            /** @description When it was withdrawn; null unless it was */
+                            cancelledAt: string | null;
+                            /**
+                             * @description The candidate's report for this assessment in the console (for users of the console)
+                             * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                             */
+                            reportUrl: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                instance?: string;
+            };
+            path: {
+                /** @description Candidate identifier (from the invite) */
+                candidateId: string;
+                /** @description Assessment identifier */
+                assessmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        assessmentId: string;
+                        /** @example Customer Support Essentials */
+                        assessmentName: string;
+                        /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                        status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
+                        /**
+                         * Format: date-time
+                         * @description When the candidate was first invited to this assessment
+                         */
+                        invitedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description Until when it may be started; inviting again, extend and remind move it
+                         */
+                        expiresAt: string;
+                        /** @description When it was withdrawn; null unless it was */
+                        cancelledAt: string | null;
+                        /**
+                         * @description The candidate's report for this assessment in the console (for users of the console)
+                         * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                         */
+                        reportUrl: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    extendInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                instance?: string;
+            };
+            path: {
+                /** @description Candidate identifier (from the invite) */
+                candidateId: string;
+                /** @description Assessment identifier */
+                assessmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: date-time */
+                    expiresAt?: string;
+                    days?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        assessmentId: string;
+                        /** @example Customer Support Essentials */
+                        assessmentName: string;
+                        /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                        status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
+                        /**
+                         * Format: date-time
+                         * @description When the candidate was first invited to this assessment
+                         */
+                        invitedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description Until when it may be started; inviting again, extend and remind move it
+                         */
+                        expiresAt: string;
+                        /** @description When it was withdrawn; null unless it was */
+                        cancelledAt: string | null;
+                        /**
+                         * @description The candidate's report for this assessment in the console (for users of the console)
+                         * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                         */
+                        reportUrl: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    remindInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                instance?: string;
+            };
+            path: {
+                /** @description Candidate identifier (from the invite) */
+                candidateId: string;
+                /** @description Assessment identifier */
+                assessmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        assessmentId: string;
+                        /** @example Customer Support Essentials */
+                        assessmentName: string;
+                        /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                        status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
+                        /**
+                         * Format: date-time
+                         * @description When the candidate was first invited to this assessment
+                         */
+                        invitedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description Until when it may be started; inviting again, extend and remind move it
+                         */
+                        expiresAt: string;
+                        /** @description When it was withdrawn; null unless it was */
+                        cancelledAt: string | null;
+                        /**
+                         * @description The candidate's report for this assessment in the console (for users of the console)
+                         * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                         */
+                        reportUrl: string;
+                        invitationStatus: "SENT" | "FAILED";
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];

@@ -361,3 +361,8 @@ export async function typingResult(db: Queryable, attemptId: string): Promise<{ 
   );
   return rows[0];
 }
+
+/** Closes the open attempt of a withdrawn invitation, unscored; nothing when none is open. */
+export async function closeWithdrawn(tx: Queryable, invitationId: string): Promise<void> {
+  await tx.query(`UPDATE attempts SET finished_at = now(), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL`, [invitationId]);
+}

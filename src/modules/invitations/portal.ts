@@ -8,11 +8,14 @@ export interface OpenedInvitation {
   name: string;
   durationMinutes: number;
   status: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED';
+  /** Withdrawn by the company, or not started in time: the candidate can no longer open it. */
+  closed: 'withdrawn' | 'expired' | null;
 }
 
 export async function openedInvitations(db: Queryable, candidateId: string, assessmentIds: string[]): Promise<OpenedInvitation[]> {
   const { rows } = await db.query<OpenedInvitation>(
-    `SELECT i.id AS "invitationId", a.id AS "assessmentId", a.slug, a.name, a.duration_minutes AS "durationMinutes", i.assessment_status AS status
+    `SELECT i.id AS "invitationId", a.id AS "assessmentId", a.slug, a.name, a.duration_minutes AS "durationMinutes", i.assessment_status AS status,
+            CASE WHEN i.cancelled_at IS NOT NULL THEN 'withdrawn' WHEN i.assessment_status = 'INVITED' AND i.expires_at <= now() THEN 'expired' END AS closed
        FROM invitations i JOIN assessments a ON a.id = i.assessment_id
       WHERE i.candidate_id = $1 AND i.assessment_id = ANY($2::uuid[])
       ORDER BY array_position($2::uuid[], i.assessment_id)`,

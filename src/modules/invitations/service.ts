@@ -54,7 +54,7 @@ interface IssuedLink {
 }
 
 /** Inserts a fresh link for a candidate and assessments; the token exists only in the result. */
-async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, candidateId: string, assessmentIds: string[]): Promise<IssuedLink> {
+export async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, candidateId: string, assessmentIds: string[]): Promise<IssuedLink> {
   const { token, hash } = generateToken();
   const { rows } = await tx.query<{ linkId: string; expiresAt: Date; portalUrl: string | null; name: string; mailFromName: string | null; mailFromAddress: string | null }>(
     `INSERT INTO invite_links (instance_id, candidate_id, token_hash, assessment_ids, expires_at)
@@ -93,14 +93,21 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
       // A fixed order of inserts keeps two invites of one candidate from deadlocking each other.
       const assessmentIds = found.map((a) => a.id).sort();
       const { rows: created } = await tx.query<{ id: string }>(
-        `INSERT INTO invitations (instance_id, candidate_id, assessment_id)
-         SELECT $1, $2, id FROM unnest($3::uuid[]) AS t(id) ORDER BY id
+        `INSERT INTO invitations (instance_id, candidate_id, assessment_id, expires_at)
+         SELECT $1, $2, id, now() + make_interval(days => (SELECT invite_ttl_days FROM instances WHERE id = $1)) FROM unnest($3::uuid[]) AS t(id) ORDER BY id
          ON CONFLICT (candidate_id, assessment_id) DO NOTHING
          RETURNING id`,
         [instanceId, candidateId, assessmentIds],
       );
       await emitInvitationEvents(tx, 'invitation.created', created.map((r) => String(r.id)), now(deps));
       const issued = await issueLink(tx, deps, instanceId, candidateId, assessmentIds);
+      // Inviting again renews what is not yet started: it may be started until the new link
+      // expires, and a withdrawn or expired invitation is open again.
+      await tx.query(
+        `UPDATE invitations SET expires_at = greatest(expires_at, $3), cancelled_at = NULL, expired_at = NULL
+          WHERE candidate_id = $1 AND assessment_id = ANY($2::uuid[]) AND assessment_status = 'INVITED'`,
+        [candidateId, assessmentIds, issued.expiresAt],
+      );
       return { candidateId, assessments: found, ...issued };
     }),
   );
@@ -120,7 +127,7 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
   return result;
 }
 
-interface Delivery {
+export interface Delivery {
   instanceId: string;
   instance: IssuedLink['instance'];
   candidate: { id: string; email: string; firstName: string; lastName: string };
@@ -131,7 +138,7 @@ interface Delivery {
 }
 
 /** Renders and sends the invitation e-mail, and records the outcome; never throws. */
-async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | 'FAILED'> {
+export async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | 'FAILED'> {
   const started = Date.now();
   let outcome;
   try {

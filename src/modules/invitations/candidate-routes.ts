@@ -1,0 +1,120 @@
+// The public API of a candidate and the life of their invitations (additive within /v1, scoped
+// like the rest by the API key's instances and the optional `instance` header).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../../db/database.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
+import { DateTime, instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
+import { instanceScope } from '../keys/authenticate.js';
+import { cancelInvitation, candidateView, extendInvitation, remindInvitation } from './lifecycle.js';
+import type { InviteDeps } from './service.js';
+
+const STATES = 'INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt)';
+
+const Invitation = Type.Object({
+  assessmentId: Type.String({ examples: ['customer-support'] }),
+  assessmentName: Type.String({ examples: ['Customer Support Essentials'] }),
+  status: Type.Union([Type.Literal('INVITED'), Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('CANCELLED'), Type.Literal('EXPIRED')], { description: STATES }),
+  invitedAt: DateTime({ description: 'When the candidate was first invited to this assessment' }),
+  expiresAt: DateTime({ description: 'Until when it may be started; inviting again, extend and remind move it' }),
+  cancelledAt: Type.Union([DateTime(), Type.Null()], { description: 'When it was withdrawn; null unless it was' }),
+  reportUrl: Type.String({ description: "The candidate's report for this assessment in the console (for users of the console)", examples: ['https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support'] }),
+});
+
+const Candidate = Type.Object({
+  candidateId: Type.String({ format: 'uuid', examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
+  email: Type.String({ examples: ['jane.doe@example.com'] }),
+  firstName: Type.String({ examples: ['Jane'] }),
+  lastName: Type.String({ examples: ['Doe'] }),
+  invitations: Type.Array(Invitation),
+});
+
+const Params = Type.Object({
+  candidateId: Type.String({ minLength: 1, maxLength: 100, description: 'Candidate identifier (from the invite)' }),
+  assessmentId: Type.String({ minLength: 1, maxLength: 64, description: 'Assessment identifier' }),
+});
+
+export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: InviteDeps; publicUrl: string; now: () => Date }> = async (app, { db, invite, publicUrl, now }) => {
+  const scope = (request: Parameters<typeof instanceScope>[0]) => instanceScope(request, { required: false }).map((i) => i.id);
+  const common = { tags: ['candidates'], security: publicSecurity, headers: instanceHeader(false) };
+
+  app.get(
+    '/candidates/:candidateId',
+    {
+      schema: {
+        ...common,
+        operationId: 'getCandidate',
+        summary: 'A candidate and the state of each of their invitations',
+        params: Type.Object({ candidateId: Params.properties.candidateId }),
+        response: { 200: Candidate, ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'not-found', 'rate-limited', 'unavailable') },
+      },
+    },
+    async (request) => {
+      const found = await candidateView(db, scope(request), request.params.candidateId, now(), publicUrl);
+      if (!found) throw notFound('No such candidate in your instances');
+      return found;
+    },
+  );
+
+  const action = (name: 'cancel' | 'extend' | 'remind', summary: string, description: string) => ({
+    schema: {
+      ...common,
+      operationId: `${name}Invitation`,
+      summary,
+      description,
+      params: Params,
+      response: { 200: Invitation, ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'not-found', 'conflict', 'rate-limited', 'unavailable') },
+    },
+  });
+  const invitationOf = async (instances: string[], candidateId: string, assessmentId: string) =>
+    (await candidateView(db, instances, candidateId, now(), publicUrl))!.invitations.find((i) => i.assessmentId === assessmentId)!;
+
+  app.post(
+    '/candidates/:candidateId/invitations/:assessmentId/cancel',
+    action('cancel', 'Withdraw an invitation', 'Its link no longer opens this assessment (the candidate is told it was withdrawn); an attempt in progress is closed unscored. Cancelling again changes nothing (200). A completed assessment cannot be withdrawn (409). Emits invitation.cancelled.'),
+    async (request) => {
+      const instances = scope(request);
+      await cancelInvitation(db, instances, request.params.candidateId, request.params.assessmentId, now());
+      return invitationOf(instances, request.params.candidateId, request.params.assessmentId);
+    },
+  );
+
+  app.post(
+    '/candidates/:candidateId/invitations/:assessmentId/extend',
+    {
+      schema: {
+        ...action('extend', 'Give a candidate longer to start', 'Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate\'s links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn.').schema,
+        body: Type.Object(
+          { expiresAt: Type.Optional(Type.String({ format: 'date-time' })), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) },
+          { additionalProperties: false, minProperties: 1, maxProperties: 1 },
+        ),
+      },
+    },
+    async (request) => {
+      const instances = scope(request);
+      const body = request.body as { expiresAt?: string; days?: number };
+      const until = body.expiresAt ? new Date(body.expiresAt) : new Date(now().getTime() + (body.days ?? 0) * 86_400_000);
+      if (Number.isNaN(until.getTime())) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'is not a date-time' }]);
+      await extendInvitation(db, instances, request.params.candidateId, request.params.assessmentId, until, now());
+      return invitationOf(instances, request.params.candidateId, request.params.assessmentId);
+    },
+  );
+
+  app.post(
+    '/candidates/:candidateId/invitations/:assessmentId/remind',
+    {
+      schema: {
+        ...action('remind', 'Send the invitation again', 'E-mails the candidate a fresh link to this assessment (older links keep working until they expire). Answers the invitation with `invitationStatus`: SENT when the relay accepted the e-mail, FAILED when it did not. 409 when completed, withdrawn or expired (extend it first).').schema,
+        response: {
+          200: Type.Object({ ...Invitation.properties, invitationStatus: Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')]) }),
+          ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'not-found', 'conflict', 'rate-limited', 'unavailable'),
+        },
+      },
+    },
+    async (request) => {
+      const instances = scope(request);
+      const invitationStatus = await remindInvitation(invite, instances, request.params.candidateId, request.params.assessmentId, now());
+      return { ...(await invitationOf(instances, request.params.candidateId, request.params.assessmentId)), invitationStatus };
+    },
+  );
+};

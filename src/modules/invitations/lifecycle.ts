@@ -1,0 +1,170 @@
+// The life of one invitation (a candidate and an assessment) after it is made: what a client
+// reads of it, withdrawing it, extending it, reminding the candidate, and its expiry.
+//
+// | state       | re-invite            | cancel                      | extend        | remind             | expiry job          |
+// |-------------|----------------------|-----------------------------|---------------|--------------------|---------------------|
+// | INVITED     | fresh link, renewed  | CANCELLED                   | new expiresAt | fresh link, e-mail | EXPIRED at expiresAt|
+// | EXPIRED     | INVITED again        | CANCELLED                   | INVITED again | 409 (extend first) | -                   |
+// | IN_PROGRESS | nothing changes      | CANCELLED, attempt closed   | 409           | fresh link, e-mail | - (its own deadline)|
+// | COMPLETED   | nothing changes      | 409                         | 409           | 409                | -                   |
+// | CANCELLED   | INVITED again*       | nothing (idempotent)        | 409           | 409                | -                   |
+// (*) only if it was not started; a withdrawn attempt stays closed.
+import type { Database, Queryable } from '../../db/database.js';
+import { conflict, invalidInput, notFound } from '../../domain/errors.js';
+import type { Job } from '../../jobs/runner.js';
+import { closeWithdrawn } from '../attempts/repository.js';
+import { emitInvitationEvents } from '../webhooks/events.js';
+import { deliver, issueLink, type InviteDeps } from './service.js';
+
+export type InvitationState = 'INVITED' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED' | 'EXPIRED';
+
+export interface InvitationView {
+  assessmentId: string;
+  assessmentName: string;
+  status: InvitationState;
+  invitedAt: Date;
+  expiresAt: Date;
+  cancelledAt: Date | null;
+  reportUrl: string;
+}
+
+export interface CandidateView {
+  candidateId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  invitations: InvitationView[];
+}
+
+const STATE = `CASE WHEN i.cancelled_at IS NOT NULL THEN 'CANCELLED'
+                    WHEN i.assessment_status = 'INVITED' AND i.expires_at <= $3 THEN 'EXPIRED'
+                    ELSE i.assessment_status END`;
+
+/** A candidate of the given instances with each invitation's state; undefined for anyone else. */
+export async function candidateView(db: Queryable, instanceIds: string[], candidateId: string, now: Date, publicUrl: string): Promise<CandidateView | undefined> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId)) return undefined;
+  const { rows } = await db.query<{ email: string; firstName: string; lastName: string; instance: string; invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[] }>(
+    `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", n.name AS instance,
+            COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'status', ${STATE},
+                                                          'invitedAt', i.created_at, 'expiresAt', i.expires_at, 'cancelledAt', i.cancelled_at) ORDER BY i.created_at, a.slug)
+                        FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = c.id), '[]'::jsonb) AS invitations
+       FROM candidates c JOIN instances n ON n.id = c.instance_id
+      WHERE c.id = $1 AND c.instance_id = ANY($2::uuid[])`,
+    [candidateId, instanceIds, now],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  const report = `${publicUrl.replace(/\/+$/, '')}/console/candidates/${candidateId}?instance=${encodeURIComponent(row.instance)}`;
+  return {
+    candidateId,
+    email: row.email,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    invitations: row.invitations.map((i) => ({
+      ...i,
+      invitedAt: new Date(i.invitedAt),
+      expiresAt: new Date(i.expiresAt),
+      cancelledAt: i.cancelledAt ? new Date(i.cancelledAt) : null,
+      reportUrl: `${report}#a-${i.assessmentId}`,
+    })),
+  };
+}
+
+interface Locked {
+  id: string;
+  instanceId: string;
+  candidateId: string;
+  assessmentUuid: string;
+  state: InvitationState;
+}
+
+/** The invitation of a candidate and assessment (by the id clients use), locked for a change. */
+async function lock(tx: Queryable, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<Locked> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId) || !/^[a-z][a-z0-9-]{0,63}$/.test(assessmentId)) {
+    throw notFound('No such invitation');
+  }
+  const { rows } = await tx.query<Locked>(
+    `SELECT i.id, i.instance_id AS "instanceId", i.candidate_id AS "candidateId", i.assessment_id AS "assessmentUuid", ${STATE} AS state
+       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+      WHERE i.candidate_id = $1 AND i.instance_id = ANY($2::uuid[]) AND a.slug = $4
+      FOR UPDATE OF i`,
+    [candidateId, instanceIds, now, assessmentId],
+  );
+  if (!rows[0]) throw notFound('No such invitation: the candidate is not invited to this assessment in your instances');
+  return { ...rows[0], id: String(rows[0].id) };
+}
+
+/** Withdraws an invitation: its link no longer opens it, an attempt in progress is closed unscored. Idempotent. */
+export async function cancelInvitation(db: Database, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<void> {
+  await db.transaction(async (tx) => {
+    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
+    if (inv.state === 'CANCELLED') return;
+    if (inv.state === 'COMPLETED') throw conflict('This assessment is completed: its result stands and cannot be withdrawn');
+    await tx.query('UPDATE invitations SET cancelled_at = $2 WHERE id = $1', [inv.id, now]);
+    await closeWithdrawn(tx, inv.id);
+    await emitInvitationEvents(tx, 'invitation.cancelled', [inv.id], now);
+  });
+}
+
+/** Moves the time until which an invitation may be started (and its links' expiry with it). */
+export async function extendInvitation(db: Database, instanceIds: string[], candidateId: string, assessmentId: string, until: Date, now: Date): Promise<void> {
+  if (until.getTime() <= now.getTime()) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'must be in the future' }]);
+  if (until.getTime() > now.getTime() + 366 * 86_400_000) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'must be within a year' }]);
+  await db.transaction(async (tx) => {
+    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
+    if (inv.state !== 'INVITED' && inv.state !== 'EXPIRED') throw conflict(`An invitation that is ${inv.state.toLowerCase().replace('_', ' ')} cannot be extended`);
+    await tx.query('UPDATE invitations SET expires_at = $2, expired_at = NULL WHERE id = $1', [inv.id, until]);
+    await tx.query(
+      `UPDATE invite_links SET expires_at = greatest(expires_at, $3) WHERE candidate_id = $1 AND $2 = ANY(assessment_ids) AND revoked_at IS NULL`,
+      [inv.candidateId, inv.assessmentUuid, until],
+    );
+  });
+}
+
+/** Sends the candidate a fresh link to this assessment; SENT or FAILED as the relay answered. */
+export async function remindInvitation(deps: InviteDeps, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<'SENT' | 'FAILED'> {
+  const prepared = await deps.db.transaction(async (tx) => {
+    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
+    if (inv.state !== 'INVITED' && inv.state !== 'IN_PROGRESS') throw conflict(`An invitation that is ${inv.state.toLowerCase().replace('_', ' ')} gets no reminder${inv.state === 'EXPIRED' ? ': extend it first' : ''}`);
+    const { rows } = await tx.query<{ email: string; firstName: string; lastName: string; name: string; durationMinutes: number }>(
+      `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", a.name, a.duration_minutes AS "durationMinutes"
+         FROM candidates c, assessments a WHERE c.id = $1 AND a.id = $2`,
+      [inv.candidateId, inv.assessmentUuid],
+    );
+    const who = rows[0]!;
+    const issued = await issueLink(tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid]);
+    return { inv, who, issued };
+  });
+  return deliver(deps, {
+    instanceId: prepared.inv.instanceId,
+    instance: prepared.issued.instance,
+    candidate: { id: prepared.inv.candidateId, email: prepared.who.email, firstName: prepared.who.firstName, lastName: prepared.who.lastName },
+    linkId: prepared.issued.linkId,
+    link: prepared.issued.link,
+    expiresAt: prepared.issued.expiresAt,
+    assessments: [{ name: prepared.who.name, durationMinutes: prepared.who.durationMinutes }],
+  });
+}
+
+/** Announces invitations whose time to start ran out (invitation.expired), each once, whichever node. */
+export function expiryJob(db: Database, everyMs: number, clock: () => Date): Job {
+  return {
+    name: 'invitation-expiry',
+    everyMs,
+    async run() {
+      const now = clock();
+      return db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: string }>(
+          `SELECT id FROM invitations WHERE assessment_status = 'INVITED' AND cancelled_at IS NULL AND expired_at IS NULL AND expires_at <= $1
+            ORDER BY expires_at LIMIT 200 FOR UPDATE SKIP LOCKED`,
+          [now],
+        );
+        if (rows.length === 0) return 0;
+        const ids = rows.map((r) => String(r.id));
+        await tx.query('UPDATE invitations SET expired_at = $2 WHERE id = ANY($1::bigint[])', [ids, now]);
+        await emitInvitationEvents(tx, 'invitation.expired', ids, now);
+        return ids.length;
+      });
+    },
+  };
+}
