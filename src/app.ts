@@ -163,7 +163,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
-    if (drain.draining) reply.header('connection', 'close');
+    if (drain.leaving) reply.header('connection', 'close');
     done(null, payload);
   });
 
@@ -172,6 +172,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     '/readyz',
     { schema: { tags: ['health'], summary: 'The database is reachable', response: { 200: { type: 'object', properties: { status: { type: 'string' } } } } } },
     async (request, reply) => {
+      if (drain.leaving) return sendProblem(request, reply, new Problem('unavailable', 'This server is shutting down', undefined, { 'retry-after': '5' }));
       try {
         await withTimeout(db.query('SELECT 1'), READY_TIMEOUT_MS);
         return { status: 'ok' };

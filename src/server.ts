@@ -3,10 +3,10 @@ import './runtime.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { onStop, shutDown } from './http/drain.js';
 import { loggerOptions } from './http/logging.js';
 import { migrate } from './db/migrate.js';
 import { createMailer } from './modules/mail/mailer.js';
@@ -59,13 +59,18 @@ async function main() {
     logger: loggerOptions(config.logLevel),
   });
 
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal }, 'closing');
-    await app.close();
-    mailer.close();
-    await db.close();
-  });
+  // A signal: /readyz says 503 at once, the listener stays open SHUTDOWN_DELAY_MS, then closes
+  // and requests in progress finish (src/http/drain.ts). An uncaught error closes without delay.
+  onStop(
+    async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'closing after an error');
+      else app.log.info({ signal, delayMs: config.shutdownDelayMs }, 'closing');
+      await shutDown(app, err ? 0 : config.shutdownDelayMs);
+      mailer.close();
+      await db.close();
+    },
+    { backstopMs: config.shutdownDelayMs + 10_000, log: app.log },
+  );
 
   await app.listen({ port: config.port, host: config.host });
   const store = db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${path.join(config.dataDir, 'pgdata')}`;
