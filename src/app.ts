@@ -39,6 +39,8 @@ import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { webhookAdminRoutes } from './modules/webhooks/admin-routes.js';
 import { webhookJob } from './modules/webhooks/worker.js';
+import { privacyAdminRoutes } from './modules/privacy/admin-routes.js';
+import { startRetentionSweep } from './modules/privacy/service.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
@@ -50,6 +52,8 @@ export interface AppDeps {
     templatesDir?: string;
     /** Where .eml files go when there is no relay; enables the /dev/mail page. */
     devMailDir?: string;
+    /** The local mailbox whose e-mails to a candidate are deleted when they are erased; default devMailDir. */
+    mailDir?: string;
     /** Longest a client may take to send a whole request (headers and body), in ms. Default 30000. */
     requestTimeoutMs?: number;
     /** Shared rate-limit counters; unset (or unreachable): counted in this process. */
@@ -81,6 +85,8 @@ const READY_TIMEOUT_MS = 1000;
 // Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
 // from piling up.
 const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
+// Retention periods are whole days; erasing a candidate a few minutes past theirs is on time.
+const RETENTION_SWEEP_MS = 10 * 60_000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -220,6 +226,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db });
       await admin.register(webhookAdminRoutes, { db, now: clock });
+      await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
     },
     { prefix: '/admin/v1' },
   );
@@ -255,6 +262,8 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   app.addHook('onClose', stopSweep);
   const stopIdempotencySweep = startIdempotencySweep(db, IDEMPOTENCY_SWEEP_MS, app.log);
   app.addHook('onClose', async () => stopIdempotencySweep());
+  const stopRetentionSweep = startRetentionSweep({ db, mailDir: config.mailDir ?? config.devMailDir }, RETENTION_SWEEP_MS, app.log);
+  app.addHook('onClose', stopRetentionSweep);
 
   return app;
 }

@@ -53,6 +53,7 @@ async function main() {
       adminToken: admin.token,
       templatesDir: path.join(config.dataDir, 'templates'),
       devMailDir: config.smtpUrl ? undefined : mailDir,
+      mailDir,
     },
     db,
     mailer,
@@ -72,6 +73,7 @@ async function main() {
     { backstopMs: config.shutdownDelayMs + 10_000, log: app.log },
   );
 
+  const retention = await db.query<{ name: string; days: number }>('SELECT name, retention_days AS days FROM instances WHERE retention_days IS NOT NULL ORDER BY name');
   await app.listen({ port: config.port, host: config.host });
   const store = db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${path.join(config.dataDir, 'pgdata')}`;
   app.log.info({ store, migrationsApplied: applied, seededDemo: seeded, mail: mailer.description, ms: Date.now() - started }, 'ready');
@@ -83,6 +85,9 @@ async function main() {
     `  Console:   ${config.publicUrl}/console/  (the first owner: npx assessment-connect user create --email you@example.com --role owner)`,
     `  Mail:      ${mailer.description}${config.smtpUrl ? '' : ` (read them at ${config.publicUrl}/dev/mail, served only to requests from this machine that bear no proxy header: Forwarded, X-Forwarded-*, X-Real-IP, Via)`}`,
     `  Limits:    ${config.rateLimitPerMinute} requests per minute per API key unless the key says otherwise, counted ${config.redisUrl ? 'in Redis (in this process while it is unreachable)' : 'in this process (set REDIS_URL to share counts between nodes)'}`,
+    retention.rows.length > 0
+      ? `  Retention: candidates are erased this long after completing: ${retention.rows.slice(0, 10).map((r) => `${r.name} ${r.days} days`).join(', ')}${retention.rows.length > 10 ? ` and ${retention.rows.length - 10} more instances` : ''}; elsewhere off`
+      : '  Retention: off in every instance (instance update <name> --retention-days N)',
     admin.token
       ? `  Admin:     token from ${admin.source}`
       : '  Admin:     off (set ADMIN_TOKEN to enable the admin API and the CLI)',
