@@ -53,18 +53,28 @@ export async function exportCandidate(db: Queryable, instance: Instance, selecto
 /**
  * Erases the candidate: in one transaction the rows are locked, cleared and deleted, and the local
  * mailbox's e-mails to them are deleted before the commit (a failed commit leaves the rows for a
- * retry; the e-mails are gone either way). Erasing an erased candidate by id changes nothing and
- * says so; by e-mail it is 404, since the address is no longer stored.
+ * retry; the e-mails are gone either way). Erasing an erased candidate by id runs again (finding
+ * nothing, unless something arrived since) and says `erased: false`; by e-mail it is 404, since the
+ * address is no longer stored.
  */
 export async function eraseCandidate(deps: PrivacyDeps, instance: Instance, selector: Selector, now = new Date()): Promise<ErasureResult> {
   return deps.db.transaction(async (tx) => {
     const candidate = await findCandidate(tx, instance.id, selector, true);
     if (!candidate) throw notFound(instance, selector);
-    if (candidate.erasedAt) return { id: candidate.id, instance: instance.name, erased: false, erasedAt: candidate.erasedAt, mailFilesDeleted: 0 };
+    // The addresses e-mails went to: the candidate's, and any a delivery recorded (an invite that
+    // was in flight during an earlier erasure may have written one since; erasing again by id
+    // cleans it up).
+    const sentTo = await recipients(tx, candidate);
     await eraseCandidateRows(tx, candidate, now);
-    const mailFilesDeleted = deps.mailDir && candidate.email ? await deleteMailTo(deps.mailDir, candidate.email) : 0;
-    return { id: candidate.id, instance: instance.name, erased: true, erasedAt: now, mailFilesDeleted };
+    let mailFilesDeleted = 0;
+    if (deps.mailDir) for (const address of sentTo) mailFilesDeleted += await deleteMailTo(deps.mailDir, address);
+    return { id: candidate.id, instance: instance.name, erased: candidate.erasedAt === null, erasedAt: candidate.erasedAt ?? now, mailFilesDeleted };
   });
+}
+
+async function recipients(tx: Queryable, candidate: { id: string; email: string | null }): Promise<string[]> {
+  const { rows } = await tx.query<{ recipient: string }>('SELECT DISTINCT lower(recipient) AS recipient FROM deliveries WHERE candidate_id = $1', [candidate.id]);
+  return [...new Set([...(candidate.email ? [candidate.email.toLowerCase()] : []), ...rows.map((r) => r.recipient)])];
 }
 
 function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
@@ -120,8 +130,9 @@ export async function sweepRetention(deps: PrivacyDeps & { now?: () => Date; lim
       const due = await claimExpiredCandidate(tx, at);
       if (!due) return false;
       const candidate = await findCandidate(tx, due.instanceId, { candidateId: due.id });
+      const sentTo = candidate ? await recipients(tx, candidate) : [];
       await eraseCandidateRows(tx, due, at);
-      if (deps.mailDir && candidate?.email) await deleteMailTo(deps.mailDir, candidate.email);
+      if (deps.mailDir) for (const address of sentTo) await deleteMailTo(deps.mailDir, address);
       await auditErasure(tx, { actor: 'retention-sweep', instance: due.instance, candidateId: due.id, requestId: `retention-${randomUUID()}` });
       return true;
     });
