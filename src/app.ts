@@ -41,6 +41,8 @@ import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { webhookAdminRoutes } from './modules/webhooks/admin-routes.js';
 import { webhookJob } from './modules/webhooks/worker.js';
+import { privacyAdminRoutes } from './modules/privacy/admin-routes.js';
+import { retentionJob } from './modules/privacy/service.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
@@ -52,6 +54,8 @@ export interface AppDeps {
     templatesDir?: string;
     /** Where .eml files go when there is no relay; enables the /dev/mail page. */
     devMailDir?: string;
+    /** The local mailbox whose e-mails to a candidate are deleted when they are erased; default devMailDir. */
+    mailDir?: string;
     /** Longest a client may take to send a whole request (headers and body), in ms. Default 30000. */
     requestTimeoutMs?: number;
     /** Shared rate-limit counters; unset (or unreachable): counted in this process. */
@@ -83,6 +87,8 @@ const READY_TIMEOUT_MS = 1000;
 // Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
 // from piling up.
 const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
+// Retention periods are whole days; erasing a candidate a few minutes past theirs is on time.
+const RETENTION_SWEEP_MS = 10 * 60_000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -167,7 +173,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
-    if (drain.draining) reply.header('connection', 'close');
+    if (drain.leaving) reply.header('connection', 'close');
     done(null, payload);
   });
 
@@ -184,6 +190,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     '/readyz',
     { schema: probe('ready', 'The database is reachable', problemResponses('unavailable')) },
     async (request, reply) => {
+      if (drain.leaving) return sendProblem(request, reply, new Problem('unavailable', 'This server is shutting down', undefined, { 'retry-after': '5' }));
       try {
         await withTimeout(db.query('SELECT 1'), READY_TIMEOUT_MS);
         return { status: 'ok' };
@@ -232,6 +239,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db });
       await admin.register(webhookAdminRoutes, { db, now: clock });
+      await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
     },
     { prefix: '/admin/v1' },
   );
@@ -262,6 +270,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
+  jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, app.log));
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

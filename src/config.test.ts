@@ -1,4 +1,4 @@
-// Settings that the other suites do not cover: WORKERS and REQUEST_TIMEOUT_MS.
+// Settings that the other suites do not cover: WORKERS, SHUTDOWN_DELAY_MS and REQUEST_TIMEOUT_MS.
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
@@ -25,6 +25,13 @@ describe('configuration', () => {
     assert.equal(loadConfig({}).sweepEveryMs, 5000);
     assert.equal(loadConfig({ SWEEP_EVERY_MS: '200' }).sweepEveryMs, 200);
     assert.throws(() => loadConfig({ SWEEP_EVERY_MS: '0' }), /SWEEP_EVERY_MS/);
+  });
+
+  it('waits 5 s before closing the listener on a signal unless told otherwise', () => {
+    assert.equal(loadConfig({}).shutdownDelayMs, 5000);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY_MS: '0' }).shutdownDelayMs, 0);
+    assert.equal(loadConfig({ SHUTDOWN_DELAY_MS: '250' }).shutdownDelayMs, 250);
+    for (const value of ['-1', '120001', 'soon', '1.5']) assert.throws(() => loadConfig({ SHUTDOWN_DELAY_MS: value }), /SHUTDOWN_DELAY_MS/, value);
   });
 
   it('bounds the request timeout', () => {

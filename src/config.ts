@@ -39,6 +39,11 @@ export interface Config {
   sweepEveryMs: number;
   /** Longest a client may take to send a whole request, in ms. Default 30000. */
   requestTimeoutMs: number;
+  /** On SIGTERM/SIGINT, how long the node keeps its listener open and answers as usual while
+   *  /readyz says 503, so that a load balancer stops sending to it before it stops accepting
+   *  connections, in ms. Then the listener closes and requests in progress finish. Default 5000
+   *  (a few probe intervals of a typical load balancer); 0 closes the listener at once. */
+  shutdownDelayMs: number;
   /** Server processes sharing the port: 1, a number, or `auto` (one per core). Default 1. More
    *  than one needs DATABASE_URL: the embedded store belongs to one process. */
   workers: number;
@@ -119,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
     sweepEveryMs: integer(env, 'SWEEP_EVERY_MS', 5000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5000, 0, 120_000),
     workers: workers(env, env.DATABASE_URL),
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: flag(env, 'SEED_DEMO', true),

@@ -3,10 +3,10 @@ import './runtime.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import closeWithGrace from 'close-with-grace';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { onStop, shutDown } from './http/drain.js';
 import { loggerOptions } from './http/logging.js';
 import { migrate } from './db/migrate.js';
 import { createMailer } from './modules/mail/mailer.js';
@@ -53,20 +53,27 @@ async function main() {
       adminToken: admin.token,
       templatesDir: path.join(config.dataDir, 'templates'),
       devMailDir: config.smtpUrl ? undefined : mailDir,
+      mailDir,
     },
     db,
     mailer,
     logger: loggerOptions(config.logLevel),
   });
 
-  closeWithGrace({ delay: 10_000 }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'closing after an error');
-    else app.log.info({ signal }, 'closing');
-    await app.close();
-    mailer.close();
-    await db.close();
-  });
+  // A signal: /readyz says 503 at once, the listener stays open SHUTDOWN_DELAY_MS, then closes
+  // and requests in progress finish (src/http/drain.ts). An uncaught error closes without delay.
+  onStop(
+    async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'closing after an error');
+      else app.log.info({ signal, delayMs: config.shutdownDelayMs }, 'closing');
+      await shutDown(app, err ? 0 : config.shutdownDelayMs);
+      mailer.close();
+      await db.close();
+    },
+    { backstopMs: config.shutdownDelayMs + 10_000, log: app.log },
+  );
 
+  const retention = await db.query<{ name: string; days: number }>('SELECT name, retention_days AS days FROM instances WHERE retention_days IS NOT NULL ORDER BY name');
   await app.listen({ port: config.port, host: config.host });
   const store = db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${path.join(config.dataDir, 'pgdata')}`;
   app.log.info({ store, migrationsApplied: applied, seededDemo: seeded, mail: mailer.description, ms: Date.now() - started }, 'ready');
@@ -78,6 +85,9 @@ async function main() {
     `  Console:   ${config.publicUrl}/console/  (the first owner: npx assessment-connect user create --email you@example.com --role owner)`,
     `  Mail:      ${mailer.description}${config.smtpUrl ? '' : ` (read them at ${config.publicUrl}/dev/mail, served only to requests from this machine that bear no proxy header: Forwarded, X-Forwarded-*, X-Real-IP, Via)`}`,
     `  Limits:    ${config.rateLimitPerMinute} requests per minute per API key unless the key says otherwise, counted ${config.redisUrl ? 'in Redis (in this process while it is unreachable)' : 'in this process (set REDIS_URL to share counts between nodes)'}`,
+    retention.rows.length > 0
+      ? `  Retention: candidates are erased this long after completing: ${retention.rows.slice(0, 10).map((r) => `${r.name} ${r.days} days`).join(', ')}${retention.rows.length > 10 ? ` and ${retention.rows.length - 10} more instances` : ''}; elsewhere off`
+      : '  Retention: off in every instance (instance update <name> --retention-days N)',
     admin.token
       ? `  Admin:     token from ${admin.source}`
       : '  Admin:     off (set ADMIN_TOKEN to enable the admin API and the CLI)',

@@ -1,7 +1,8 @@
 // One process per core (WORKERS=auto or N): the primary applies migrations and the demo seed
 // once, then forks the workers, which share the listening port (Node's cluster module hands
 // connections out round-robin). It restarts a worker that dies, forwards SIGTERM/SIGINT so that
-// every worker drains, and exits when they all have. Only on PostgreSQL: the embedded store
+// every worker drains (each keeps the port open SHUTDOWN_DELAY_MS first, and ignores the copy of
+// the signal it gets when the whole process group was signalled), and exits when they all have. Only on PostgreSQL: the embedded store
 // belongs to one process.
 import cluster from 'node:cluster';
 import type { Config } from './config.js';
@@ -38,8 +39,8 @@ export async function runPrimary(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
-    // Each worker exits within its own 10 s bound; this is the primary's backstop.
-    setTimeout(() => process.exit(1), 15_000).unref();
+    // Each worker exits within its own bound (the delay plus 10 s); this is the primary's backstop.
+    setTimeout(() => process.exit(1), config.shutdownDelayMs + 15_000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

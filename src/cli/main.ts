@@ -7,8 +7,8 @@ import { parseArgs } from 'node:util';
 const USAGE = `Usage: assessment-connect <command> [options]
 
 Commands:
-  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A]
-  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A]
+  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off]
+  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off]
   instance list
   key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
   key update <id> [--rate-limit N|default] [--label L]
@@ -33,6 +33,8 @@ Commands:
   webhook rotate-secret <id> --instance <name>
   webhook replay <id> --instance <name> (--message <msg_id> | --since ISO-8601)
   webhook attempts <id> --instance <name> [--limit N]
+  candidate export --instance <name> (--email E | --candidate ID)   everything stored about the person, as JSON
+  candidate erase --instance <name> (--email E | --candidate ID)    remove it; score records keep the id and numbers
 
 Options for every command:
   --json         machine-readable output
@@ -126,13 +128,36 @@ function positiveInteger(options: Options, name: string): number | undefined {
   return n;
 }
 
+function retentionDays(options: Options): number | null | undefined {
+  const value = options['retention-days'];
+  if (value === undefined) return undefined;
+  if (value === 'off') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 3650) throw new UsageError('--retention-days must be a number of days from 1 to 3650, or off');
+  return n;
+}
+
 function instanceSettings(options: Options) {
   return {
     portalUrl: options['portal-url'],
     inviteTtlDays: positiveInteger(options, 'invite-ttl-days'),
     mailFromName: options['mail-from-name'],
     mailFromAddress: options['mail-from-address'],
+    retentionDays: retentionDays(options),
   };
+}
+
+/** --email or --candidate, exactly one. */
+function candidateSelector(options: Options): { email: string } | { candidateId: string } {
+  const email = options.email;
+  const candidate = options.candidate;
+  if ((typeof email === 'string') === (typeof candidate === 'string')) throw new UsageError('give exactly one of --email E and --candidate ID');
+  if (typeof email === 'string') {
+    if (email === '') throw new UsageError('--email needs an address');
+    return { email };
+  }
+  if (candidate === '') throw new UsageError('--candidate needs an id');
+  return { candidateId: candidate as string };
 }
 
 type Command = (ctx: Context, args: string[], options: Options) => Promise<{ data: unknown; text: string }>;
@@ -150,7 +175,7 @@ const COMMANDS: Record<string, Command> = {
   },
   async 'instance list'(ctx) {
     const data = (await call(ctx, 'GET', '/admin/v1/instances')) as Record<string, unknown>[];
-    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'createdAt']) };
+    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'retentionDays', 'createdAt']) };
   },
   async 'key create'(ctx, _args, options) {
     const data = (await call(ctx, 'POST', '/admin/v1/keys', {
@@ -257,6 +282,20 @@ const COMMANDS: Record<string, Command> = {
     if (options.limit !== undefined) query.set('limit', String(positiveInteger(options, 'limit')));
     const data = (await call(ctx, 'GET', `/admin/v1/instances/${encodeURIComponent(instance)}/deliveries?${query}`)) as Record<string, unknown>[];
     return { data, text: table(data, ['id', 'attemptedAt', 'status', 'recipient', 'durationMs', 'response']) };
+  },
+  async 'candidate export'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const data = await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/candidates/export`, { json: candidateSelector(options) });
+    // The export is a JSON document either way.
+    return { data, text: JSON.stringify(data, null, 2) };
+  },
+  async 'candidate erase'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const data = (await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/candidates/erase`, { json: candidateSelector(options) })) as Record<string, unknown>;
+    const text = data.erased
+      ? `Erased candidate ${String(data.id)} in ${instance} (${String(data.mailFilesDeleted)} e-mail files deleted); score records keep the id and numbers only.`
+      : `Candidate ${String(data.id)} in ${instance} was erased already (at ${String(data.erasedAt)}); nothing changed.`;
+    return { data, text };
   },
   async 'delivery resend'(ctx, [id], options) {
     const instance = required(options, 'instance');
@@ -381,6 +420,7 @@ export async function run(argv: string[]): Promise<number> {
         'portal-url': { type: 'string' },
         'invite-ttl-days': { type: 'string' },
         candidate: { type: 'string' },
+        'retention-days': { type: 'string' },
         'mail-from-name': { type: 'string' },
         'mail-from-address': { type: 'string' },
         status: { type: 'string' },

@@ -179,8 +179,8 @@ const select = (name: string, label: string, current: string | undefined, option
 export function candidatesBody(instance: string, filters: CandidateFilters, assessments: { id: string; name: string }[], items: CandidateListItem[], nextHref?: string): SafeHtml {
   const rows = items.map(
     (c) => html`<tr>
-<th scope="row"><a href="/console/candidates/${c.id}?instance=${instance}">${c.firstName} ${c.lastName}</a></th>
-<td>${c.email}</td>
+<th scope="row"><a href="/console/candidates/${c.id}?instance=${instance}">${c.email === null ? 'Erased candidate' : `${c.firstName} ${c.lastName}`}</a></th>
+<td>${c.email ?? '(erased)'}</td>
 <td><ul class="plain">${c.invitations.map(
       (i) => html`<li>${i.assessmentName}: ${statusText(i.assessmentStatus)}${i.assessmentStatus === 'COMPLETED' && html`, ${scoreBadge(i.scoreStatus)} ${i.scoreStatus === 'PENDING' ? '' : `${Number(i.totalScore)} %`}`}${i.redFlag && html` <span class="flag">red flag</span>`}</li>`,
     )}</ul></td>
@@ -308,8 +308,8 @@ ${r.redFlagReasons.length > 0 && html`<p>Rules that raised the red flag: ${r.red
 </section>`;
   });
   return html`<p class="no-print"><a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button></p>
-<h1>${candidate.firstName} ${candidate.lastName}</h1>
-<p>${candidate.email} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
+<h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}</h1>
+<p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
 ${sections}`;
 }
 

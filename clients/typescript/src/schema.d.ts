@@ -558,6 +558,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/candidates/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything stored about one candidate (right of access)
+         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id).
+         */
+        post: operations["exportCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/candidates/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a candidate (right to erasure)
+         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name.
+         */
+        post: operations["eraseCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1098,12 +1138,21 @@ export interface operations {
                          * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
                          */
                         candidateId: string;
-                        /** @example jane.doe@example.com */
-                        email: string;
-                        /** @example Jane */
-                        firstName: string;
-                        /** @example Doe */
-                        lastName: string;
+                        /**
+                         * @description Null once the candidate was erased (their scores stay, anonymous)
+                         * @example jane.doe@example.com
+                         */
+                        email: string | null;
+                        /**
+                         * @description Null once erased
+                         * @example Jane
+                         */
+                        firstName: string | null;
+                        /**
+                         * @description Null once erased
+                         * @example Doe
+                         */
+                        lastName: string | null;
                         invitations: {
                             /** @example customer-support */
                             assessmentId: string;
@@ -1687,6 +1736,8 @@ export interface operations {
                         mailFromName: string | null;
                         /** @description Sender address of invitation e-mail; null: MAIL_FROM */
                         mailFromAddress: string | null;
+                        /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
+                        retentionDays: number | null;
                         /** Format: date-time */
                         createdAt: string;
                     }[];
@@ -1726,6 +1777,8 @@ export interface operations {
                      * @description Sender address of invitation e-mail
                      */
                     mailFromAddress?: string;
+                    /** @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node. */
+                    retentionDays?: number | null;
                 };
             };
         };
@@ -1746,6 +1799,8 @@ export interface operations {
                         mailFromName: string | null;
                         /** @description Sender address of invitation e-mail; null: MAIL_FROM */
                         mailFromAddress: string | null;
+                        /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
+                        retentionDays: number | null;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -1804,6 +1859,8 @@ export interface operations {
                      * @description Sender address of invitation e-mail
                      */
                     mailFromAddress?: string;
+                    /** @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node. */
+                    retentionDays?: number | null;
                 };
             };
         };
@@ -1824,6 +1881,8 @@ export interface operations {
                         mailFromName: string | null;
                         /** @description Sender address of invitation e-mail; null: MAIL_FROM */
                         mailFromAddress: string | null;
+                        /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
+                        retentionDays: number | null;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -3333,6 +3392,190 @@ export interface operations {
                         /** @description The first 1 KB of the answer, or what went wrong */
                         response: string;
                     }[];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        /** @description Exactly one of `email` and `candidateId` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The candidate's e-mail address (case-insensitive)
+                     */
+                    email?: string;
+                    /**
+                     * Format: uuid
+                     * @description The candidate id, as in invite answers and score records
+                     */
+                    candidateId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The candidate's id */
+                        id: string;
+                        instance: string;
+                        /** Format: date-time */
+                        exportedAt: string;
+                        candidate: {
+                            id: string;
+                            /** @description null once erased */
+                            email: string | null;
+                            firstName: string | null;
+                            lastName: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                            erasedAt: string | null;
+                        };
+                        /** @description One per assessment: status, scores, times */
+                        invitations: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description The sign-on links sent (never the token) */
+                        inviteLinks: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Portal sessions opened from the links: when, until when */
+                        portalSessions: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Attempts with the first client address and user agent, typed text and typing figures, `answers` and `proctoringSignals` */
+                        attempts: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Invitation e-mails: recipient, outcome, what the relay answered */
+                        deliveries: {
+                            [key: string]: unknown;
+                        }[];
+                        /** @description Operator actions whose target names the candidate or one of their attempts */
+                        audit: {
+                            [key: string]: unknown;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    eraseCandidate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        /** @description Exactly one of `email` and `candidateId` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description The candidate's e-mail address (case-insensitive)
+                     */
+                    email?: string;
+                    /**
+                     * Format: uuid
+                     * @description The candidate id, as in invite answers and score records
+                     */
+                    candidateId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The candidate's id; their score records keep it, with the numbers and nothing personal */
+                        id: string;
+                        instance: string;
+                        /** @description false: the candidate had been erased already and nothing changed */
+                        erased: boolean;
+                        /** Format: date-time */
+                        erasedAt: string;
+                        /** @description E-mails to the person deleted from the local mailbox */
+                        mailFilesDeleted: number;
+                    };
                 };
             };
             /** @description Validation failed */

@@ -366,3 +366,11 @@ export async function typingResult(db: Queryable, attemptId: string): Promise<{ 
 export async function closeWithdrawn(tx: Queryable, invitationId: string): Promise<void> {
   await tx.query(`UPDATE attempts SET finished_at = now(), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL`, [invitationId]);
 }
+
+/** Erasure: a candidate's answers, signals, typed text and client addresses go; the scores stay. */
+export async function eraseCandidateAttempts(tx: Queryable, candidateId: string): Promise<void> {
+  const attempts = `SELECT a.id FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE i.candidate_id = $1`;
+  await tx.query(`DELETE FROM answers WHERE attempt_id IN (${attempts})`, [candidateId]);
+  await tx.query(`DELETE FROM proctor_signals WHERE attempt_id IN (${attempts})`, [candidateId]);
+  await tx.query(`UPDATE attempts SET first_address = NULL, first_agent = NULL, typing_text = NULL WHERE id IN (${attempts})`, [candidateId]);
+}

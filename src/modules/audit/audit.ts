@@ -19,6 +19,8 @@ const ACTIONS: Record<string, string> = {
   'POST /keys': 'key.create',
   'PATCH /keys/:id': 'key.update',
   'POST /keys/:id/revoke': 'key.revoke',
+  'POST /instances/:instance/candidates/erase': 'candidate.erase',
+  'POST /instances/:instance/candidates/export': 'candidate.export',
   'POST /users': 'user.create',
   'POST /users/:id/disable': 'user.disable',
   'POST /users/:id/enable': 'user.enable',

@@ -29,9 +29,10 @@ export async function upsertCandidate(
 export interface CandidateSummary {
   id: string;
   instance: string;
-  email: string;
-  firstName: string;
-  lastName: string;
+  /** Null once the candidate's personal data was erased. */
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
 }
 
 /** A candidate of one of the given instances; undefined for another instance's, as for an unknown id. */
@@ -105,4 +106,12 @@ export async function searchCandidates(db: Queryable, search: CandidateSearch): 
     params,
   );
   return rows;
+}
+
+/** Erasure: the person's e-mail and names (and their search forms) are removed; the id stays, anonymous. */
+export async function anonymiseCandidate(tx: Queryable, candidateId: string, at: Date): Promise<void> {
+  await tx.query(
+    `UPDATE candidates SET email = NULL, first_name = NULL, last_name = NULL, search_name = NULL, search_last = NULL, erased_at = coalesce(erased_at, $2), updated_at = $2 WHERE id = $1`,
+    [candidateId, at],
+  );
 }

@@ -23,9 +23,9 @@ const Invitation = Type.Object({
 
 const Candidate = Type.Object({
   candidateId: Type.String({ format: 'uuid', examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
-  email: Type.String({ examples: ['jane.doe@example.com'] }),
-  firstName: Type.String({ examples: ['Jane'] }),
-  lastName: Type.String({ examples: ['Doe'] }),
+  email: Type.Union([Type.String(), Type.Null()], { description: 'Null once the candidate was erased (their scores stay, anonymous)', examples: ['jane.doe@example.com'] }),
+  firstName: Type.Union([Type.String(), Type.Null()], { description: 'Null once erased', examples: ['Jane'] }),
+  lastName: Type.Union([Type.String(), Type.Null()], { description: 'Null once erased', examples: ['Doe'] }),
   invitations: Type.Array(Invitation),
 });
 

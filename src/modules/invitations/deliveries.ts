@@ -21,3 +21,9 @@ export async function listDeliveries(db: Queryable, instanceId: string, options:
   );
   return rows;
 }
+
+/** Erasure: a candidate's e-mail records and sign-in links go (the invitations, anonymous, stay). */
+export async function eraseCandidateMail(tx: Queryable, candidateId: string): Promise<void> {
+  await tx.query('DELETE FROM deliveries WHERE candidate_id = $1', [candidateId]);
+  await tx.query('DELETE FROM invite_links WHERE candidate_id = $1', [candidateId]);
+}

@@ -30,9 +30,9 @@ export interface InvitationView {
 
 export interface CandidateView {
   candidateId: string;
-  email: string;
-  firstName: string;
-  lastName: string;
+  email: string | null;
+  firstName: string | null;
+  lastName: string | null;
   invitations: InvitationView[];
 }
 
@@ -43,7 +43,7 @@ const STATE = `CASE WHEN i.cancelled_at IS NOT NULL THEN 'CANCELLED'
 /** A candidate of the given instances with each invitation's state; undefined for anyone else. */
 export async function candidateView(db: Queryable, instanceIds: string[], candidateId: string, now: Date, publicUrl: string): Promise<CandidateView | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId)) return undefined;
-  const { rows } = await db.query<{ email: string; firstName: string; lastName: string; instance: string; invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[] }>(
+  const { rows } = await db.query<{ email: string | null; firstName: string | null; lastName: string | null; instance: string; invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[] }>(
     `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", n.name AS instance,
             COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'status', ${STATE},
                                                           'invitedAt', i.created_at, 'expiresAt', i.expires_at, 'cancelledAt', i.cancelled_at) ORDER BY i.created_at, a.slug)

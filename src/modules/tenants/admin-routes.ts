@@ -18,6 +18,9 @@ const Instance = Type.Object(
     inviteTtlDays: Type.Integer({ description: 'How long invite links stay valid, in days' }),
     mailFromName: Type.Union([Type.String(), Type.Null()], { description: 'Sender name of invitation e-mail; null: that of MAIL_FROM' }),
     mailFromAddress: Type.Union([Type.String(), Type.Null()], { description: 'Sender address of invitation e-mail; null: MAIL_FROM' }),
+    retentionDays: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Days after the last of their assessments was completed when a candidate is erased automatically; null: off',
+    }),
     createdAt: DateTime(),
   },
   { additionalProperties: false },
@@ -30,6 +33,12 @@ export const Settings = Type.Object(
     inviteTtlDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Days an invite link stays valid (default 14)' })),
     mailFromName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\r\\n]+$', description: 'Sender name of invitation e-mail' })),
     mailFromAddress: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Sender address of invitation e-mail' })),
+    retentionDays: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], {
+        description:
+          'Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

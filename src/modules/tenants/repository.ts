@@ -8,26 +8,29 @@ export interface Instance {
   inviteTtlDays: number;
   mailFromName: string | null;
   mailFromAddress: string | null;
+  /** Days after the last completed assessment when a candidate is erased; null: kept. */
+  retentionDays: number | null;
   createdAt: Date;
 }
 
 const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "inviteTtlDays", mail_from_name AS "mailFromName",
-  mail_from_address AS "mailFromAddress", created_at AS "createdAt"`;
+  mail_from_address AS "mailFromAddress", retention_days AS "retentionDays", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
   inviteTtlDays?: number;
   mailFromName?: string | null;
   mailFromAddress?: string | null;
+  retentionDays?: number | null;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
-    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address) VALUES ($1, $2, coalesce($3, 14), $4, $5)
+    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days) VALUES ($1, $2, coalesce($3, 14), $4, $5, $6)
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
-    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null],
+    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null, input.retentionDays ?? null],
   );
   return rows[0];
 }
@@ -36,7 +39,7 @@ export async function createInstance(db: Queryable, input: { name: string } & In
 export async function updateInstance(db: Queryable, name: string, settings: InstanceSettings): Promise<Instance | undefined> {
   const sets: string[] = [];
   const params: unknown[] = [name];
-  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address' } as const;
+  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days' } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];
     if (value === undefined) continue;

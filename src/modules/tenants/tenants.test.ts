@@ -12,6 +12,7 @@ describeEachStore('instances and the admin API', (ctx) => {
       inviteTtlDays: 7,
       mailFromName: null,
       mailFromAddress: null,
+      retentionDays: null,
       createdAt: undefined,
     });
     const updated = await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });

@@ -31,18 +31,30 @@ export interface Node {
   output(): string;
   /** Resolves with the exit code (or signal name) once the process has ended. */
   exited: Promise<number | string>;
+  /** Sends a signal to the process, or with `npm` to its whole process group. */
+  kill(signal: NodeJS.Signals): void;
   /** Sends a signal (default SIGTERM) and waits for the exit. */
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+export interface StartOptions {
+  /** Run `npm start` as the leader of its own process group, as systemd or a terminal does; a
+   *  signal then goes to the whole group (npm and node) and `exited` resolves once every process
+   *  of the group that holds the output has ended. */
+  npm?: boolean;
+}
+
 /**
  * Starts a server process. `env` is added to a default environment: PostgreSQL at `databaseUrl`,
- * the admin token above, no demo seed, quiet logs, and a budget high enough not to throttle load.
+ * the admin token above, no demo seed, quiet logs, a budget high enough not to throttle load, and
+ * a short SHUTDOWN_DELAY_MS (no load balancer to wait for).
  */
-export async function startNode(databaseUrl: string, env: Record<string, string> = {}): Promise<Node> {
+export async function startNode(databaseUrl: string, env: Record<string, string> = {}, options: StartOptions = {}): Promise<Node> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, ['--import', 'tsx', 'src/server.ts']];
+  const child = spawn(command, args, {
     cwd: ROOT,
+    detached: options.npm === true,
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -54,6 +66,7 @@ export async function startNode(databaseUrl: string, env: Record<string, string>
       SEED_DEMO: 'false',
       LOG_LEVEL: 'warn',
       RATE_LIMIT_PER_MINUTE: '1000000',
+      SHUTDOWN_DELAY_MS: '300',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,18 +74,20 @@ export async function startNode(databaseUrl: string, env: Record<string, string>
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  // With npm, 'close' waits for the output pipes, which node holds too: npm may end before it.
+  const exited = new Promise<number | string>((resolve) => child.on(options.npm ? 'close' : 'exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const kill = (signal: NodeJS.Signals) => (options.npm ? process.kill(-child.pid!, signal) : child.kill(signal));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`server exited with ${child.exitCode}:\n${output}`);
     try {
       if ((await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(1000) })).status === 200) break;
     } catch {
       // not listening yet
     }
     if (Date.now() > deadline) {
-      child.kill('SIGKILL');
+      kill('SIGKILL');
       throw new Error(`server not ready within 60 s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -83,8 +98,15 @@ export async function startNode(databaseUrl: string, env: Record<string, string>
     child,
     output: () => output,
     exited,
+    kill,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (options.npm) {
+        try {
+          kill(signal);
+        } catch {
+          // the group has ended
+        }
+      } else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },
   };

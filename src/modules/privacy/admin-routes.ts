@@ -1,0 +1,105 @@
+// Admin API of candidates' data rights. The person is chosen by e-mail or id in the request body,
+// never in the URL, so that the address stays out of access logs; the audit log records the
+// instance and the candidate's id only.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../../db/database.js';
+import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
+import { invalid } from '../../http/problem.js';
+import { InstanceName } from '../tenants/admin-routes.js';
+import { requireInstance } from '../tenants/repository.js';
+import type { Selector } from './repository.js';
+import { eraseCandidate, exportCandidate } from './service.js';
+
+const SelectorBody = Type.Object(
+  {
+    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: "The candidate's e-mail address (case-insensitive)" })),
+    candidateId: Type.Optional(Type.String({ format: 'uuid', description: 'The candidate id, as in invite answers and score records' })),
+  },
+  { additionalProperties: false, description: 'Exactly one of `email` and `candidateId`' },
+);
+
+function selector(body: { email?: string; candidateId?: string }): Selector {
+  if ((body.email === undefined) === (body.candidateId === undefined)) {
+    throw invalid([{ in: 'body', name: 'email', pointer: '/email', detail: 'give exactly one of email and candidateId' }]);
+  }
+  return body.email !== undefined ? { email: body.email } : { candidateId: body.candidateId! };
+}
+
+const Erasure = Type.Object(
+  {
+    id: Type.String({ description: "The candidate's id; their score records keep it, with the numbers and nothing personal" }),
+    instance: Type.String(),
+    erased: Type.Boolean({ description: 'false: the candidate had been erased already and nothing changed' }),
+    erasedAt: DateTime(),
+    mailFilesDeleted: Type.Integer({ description: 'E-mails to the person deleted from the local mailbox' }),
+  },
+  { additionalProperties: false },
+);
+
+const Rows = (description: string) => Type.Array(Type.Object({}, { additionalProperties: true }), { description });
+
+const Export = Type.Object(
+  {
+    id: Type.String({ description: "The candidate's id" }),
+    instance: Type.String(),
+    exportedAt: DateTime(),
+    candidate: Type.Object(
+      {
+        id: Type.String(),
+        email: Type.Union([Type.String(), Type.Null()], { description: 'null once erased' }),
+        firstName: Type.Union([Type.String(), Type.Null()]),
+        lastName: Type.Union([Type.String(), Type.Null()]),
+        createdAt: DateTime(),
+        updatedAt: DateTime(),
+        erasedAt: Type.Union([DateTime(), Type.Null()]),
+      },
+      { additionalProperties: false },
+    ),
+    invitations: Rows('One per assessment: status, scores, times'),
+    inviteLinks: Rows('The sign-on links sent (never the token)'),
+    portalSessions: Rows('Portal sessions opened from the links: when, until when'),
+    attempts: Rows('Attempts with the first client address and user agent, typed text and typing figures, `answers` and `proctoringSignals`'),
+    deliveries: Rows('Invitation e-mails: recipient, outcome, what the relay answered'),
+    audit: Rows('Operator actions whose target names the candidate or one of their attempts'),
+  },
+  { additionalProperties: false },
+);
+
+export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailDir?: string }> = async (app, { db, mailDir }) => {
+  app.post(
+    '/instances/:instance/candidates/export',
+    {
+      schema: {
+        operationId: 'exportCandidate',
+        tags: ['admin'],
+        summary: 'Everything stored about one candidate (right of access)',
+        description:
+          'One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id).',
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        body: SelectorBody,
+        response: { 200: Export, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => exportCandidate(db, await requireInstance(db, request.params.instance), selector(request.body)),
+  );
+
+  app.post(
+    '/instances/:instance/candidates/erase',
+    {
+      schema: {
+        operationId: 'eraseCandidate',
+        tags: ['admin'],
+        summary: 'Erase a candidate (right to erasure)',
+        description:
+          "In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name.",
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        body: SelectorBody,
+        response: { 200: Erasure, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => eraseCandidate({ db, mailDir }, await requireInstance(db, request.params.instance), selector(request.body)),
+  );
+};

@@ -1,0 +1,74 @@
+// The operator CLI's data-rights commands against a real server: candidate export and erase by
+// e-mail or id, instance retention settings, and the usage errors that never reach the server.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { before, it } from 'node:test';
+import { ADMIN_TOKEN, describeEachStore, sampleAssessment } from './harness.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+describeEachStore('CLI: candidate export and erase, retention days', (ctx) => {
+  let url: string;
+
+  before(async () => {
+    url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+  });
+
+  const cli = (args: string[]) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args, '--url', url], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk) => (stdout += chunk));
+      child.stderr.on('data', (chunk) => (stderr += chunk));
+      child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    });
+
+  it('exports and erases a candidate, sets and clears retention, and refuses bad arguments', async () => {
+    const instance = await ctx().instance('cli');
+    assert.equal((await ctx().publish(instance, sampleAssessment('alpha'))).statusCode, 201);
+    const key = await ctx().key([instance]);
+    const email = `cli.person.${process.pid}@example.com`;
+    const invited = await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Clio', lastName: 'Persona', assessments: ['alpha'] } });
+    const id = invited.json()[0].candidateId as string;
+
+    const exported = await cli(['candidate', 'export', '--instance', instance, '--email', email]);
+    assert.equal(exported.code, 0, exported.stderr);
+    const doc = JSON.parse(exported.stdout);
+    assert.equal(doc.candidate.email, email);
+    assert.equal(doc.deliveries[0].recipient, email);
+
+    const erased = await cli(['candidate', 'erase', '--instance', instance, '--email', email]);
+    assert.equal(erased.code, 0, erased.stderr);
+    assert.match(erased.stdout, new RegExp(`Erased candidate ${id} in ${instance} \\(1 e-mail files deleted\\)`));
+    const again = await cli(['candidate', 'erase', '--instance', instance, '--candidate', id, '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(JSON.parse(again.stdout).erased, false);
+    const unknown = await cli(['candidate', 'erase', '--instance', instance, '--email', email]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /404 No candidate with this e-mail address/);
+
+    const set = await cli(['instance', 'update', instance, '--retention-days', '90', '--json']);
+    assert.equal(set.code, 0, set.stderr);
+    assert.equal(JSON.parse(set.stdout).retentionDays, 90);
+    const listed = await cli(['instance', 'list']);
+    assert.match(listed.stdout, new RegExp(`${instance}\\s.*\\s90\\s`));
+    const off = await cli(['instance', 'update', instance, '--retention-days', 'off', '--json']);
+    assert.equal(JSON.parse(off.stdout).retentionDays, null);
+
+    for (const args of [
+      ['candidate', 'erase', '--instance', instance],
+      ['candidate', 'erase', '--instance', instance, '--email', email, '--candidate', id],
+      ['candidate', 'export', '--email', email],
+      ['instance', 'update', instance, '--retention-days', '0'],
+      ['instance', 'update', instance, '--retention-days', 'soon'],
+    ]) {
+      const refused = await cli(args);
+      assert.equal(refused.code, 2, `${args.join(' ')}: ${refused.stderr}`);
+    }
+    const bad = await cli(['candidate', 'erase', '--instance', instance, '--candidate', 'not-a-uuid']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /400 .*candidateId/);
+  });
+}, { devMail: true });
