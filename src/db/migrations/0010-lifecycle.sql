@@ -14,3 +14,5 @@ CREATE INDEX invitations_expiring ON invitations (expires_at) WHERE assessment_s
 
 ALTER TABLE attempts DROP CONSTRAINT attempts_end_reason_check;
 ALTER TABLE attempts ADD CONSTRAINT attempts_end_reason_check CHECK (end_reason IN ('submitted', 'time-limit', 'cancelled'));
+-- Rows made without it (bulk loads, older code) get the default lifetime.
+ALTER TABLE invitations ALTER COLUMN expires_at SET DEFAULT now() + interval '14 days';

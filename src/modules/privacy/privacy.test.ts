@@ -148,7 +148,7 @@ describeEachStore(
       assert.deepEqual(doc.deliveries.map((d: { recipient: string; status: string }) => [d.recipient, d.status]), [[p.email, 'SENT']]);
       const byId = (await admin('POST', `/instances/${t.instance}/candidates/export`, { candidateId: id })).json();
       assert.ok(
-        byId.audit.some((a: { action: string; target: string }) => /candidates\/export/.test(a.action) && a.target === `${t.instance}/${id}`),
+        byId.audit.some((a: { action: string; target: string }) => /^candidate\.export$/.test(a.action) && a.target === `${t.instance}/${id}`),
         'the first export is an operator action that concerns them',
       );
       assert.deepEqual({ ...byId, exportedAt: undefined, audit: undefined }, { ...doc, exportedAt: undefined, audit: undefined });
@@ -189,7 +189,7 @@ describeEachStore(
 
       // Audited, without the address or name.
       const audit = (await admin('GET', '/audit?limit=20')).json() as { action: string; target: string; status: number }[];
-      const entry = audit.find((a) => /candidates\/erase/.test(a.action) && a.status === 200);
+      const entry = audit.find((a) => /^candidate\.erase$/.test(a.action) && a.status === 200);
       assert.equal(entry?.target, `${t.instance}/${id}`);
 
       // Idempotent: again by id is a no-op that says so; by e-mail the address is no longer known.
