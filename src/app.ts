@@ -84,6 +84,8 @@ const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Paths whose every answer is `Cache-Control: no-store`.
+const PRIVATE_PREFIXES = ['/v1/', '/v1?', '/admin/', '/admin?', '/portal/api/'];
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -165,6 +167,9 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     if (drain.draining) reply.header('connection', 'close');
+    // API answers carry credentials' results (keys travel in X-API-Key, which shared caches do not
+    // treat as private): none may be stored, errors included.
+    if (PRIVATE_PREFIXES.some((prefix) => request.url.startsWith(prefix))) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 

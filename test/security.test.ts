@@ -318,6 +318,26 @@ describeEachStore('OWASP API8: security misconfiguration', (ctx) => {
     assert.doesNotMatch(String(portal.headers['content-security-policy']), /unsafe-inline'? *;? *script|script-src[^;]*unsafe-inline/);
   });
 
+  it('marks every API answer, errors included, Cache-Control: no-store (keys travel in X-API-Key, which shared caches do not treat as private)', async () => {
+    const instance = await ctx().instance('nostore');
+    const key = await ctx().key([instance]);
+    const answers = [
+      await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'GET', url: '/v1/score?limit=1', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': 'ack_not-a-real-key-0000000000000000000000000' } }),
+      await ctx().request({ method: 'GET', url: '/v1/score?limit=0', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'GET', url: '/v1/nothing-here', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance, 'content-type': 'application/json' }, payload: '{"email":' }),
+      await ctx().request({ method: 'GET', url: '/admin/v1/instances' }),
+      await ctx().request({ method: 'GET', url: '/admin/v1/keys', headers: { authorization: 'Bearer wrong-token-wrong-token' } }),
+      await ctx().request({ method: 'GET', url: '/admin/v1/nothing-here' }),
+      await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: 'not-a-token' } }),
+      await ctx().request({ method: 'GET', url: '/portal/api/nothing-here' }),
+    ];
+    for (const answer of answers) assert.equal(answer.headers['cache-control'], 'no-store', `${answer.statusCode} ${answer.body.slice(0, 80)}`);
+    assert.deepEqual(answers.map((a) => a.statusCode), [200, 200, 401, 400, 404, 400, 200, 401, 404, answers[9]!.statusCode, 404]);
+  });
+
   it('answers odd methods and malformed input with problems, never a stack trace', async () => {
     const answers = [
       await ctx().request({ method: 'TRACE' as 'GET', url: '/v1/score' }),
