@@ -104,7 +104,9 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     // timeout when shorter), the whole request within the request timeout. Node checks these
     // every connectionsCheckingInterval. Responses, such as a long export, are not limited.
     requestTimeout,
-    http: { headersTimeout: Math.min(10_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
+    // Node would answer an HTTP/1.1 request without Host with a bare, empty 400; the hook below
+    // answers it with a problem document instead.
+    http: { headersTimeout: Math.min(10_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout), requireHostHeader: false },
     clientErrorHandler,
     frameworkErrors,
     // Shutdown is drained by src/http/drain.ts: in-flight requests finish, late ones get a 503
@@ -161,6 +163,13 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   }
   registerErrorHandling(app, { probing: new RefusalLimit(counter, NOT_FOUND_PER_MINUTE, 'not-found', 'requests for unknown paths') });
   const drain = registerDrain(app);
+  // HTTP/1.1 requires Host (RFC 9112 §3.2); synchronous, as it runs on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      return done(new Problem('malformed-request', 'The Host header is required in an HTTP/1.1 request', [{ in: 'header', name: 'host', detail: 'is required' }]));
+    }
+    done();
+  });
   // Headers of every answer, in one synchronous hook: it runs on every request, /healthz included.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);

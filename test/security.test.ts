@@ -257,6 +257,22 @@ describe('OWASP API4: slow clients are cut off', () => {
     const healthy = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.equal(healthy.status, 200, 'the server still serves others');
   });
+
+  it('answers an HTTP/1.1 request without Host with a problem document, not an empty 400', async () => {
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end('GET /v1/score HTTP/1.1\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(text));
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(answer, /\r\ncontent-type: application\/problem\+json/i);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { type: string; detail: string; errors: { in: string; name: string }[] };
+    assert.equal(body.type, 'urn:assessment-connect:problem:malformed-request');
+    assert.match(body.detail, /Host/);
+    assert.deepEqual(body.errors.map((e) => [e.in, e.name]), [['header', 'host']]);
+  });
 });
 
 describeEachStore('OWASP API5: function-level authorisation', (ctx) => {
@@ -336,6 +352,19 @@ describeEachStore('OWASP API8: security misconfiguration', (ctx) => {
     ];
     for (const answer of answers) assert.equal(answer.headers['cache-control'], 'no-store', `${answer.statusCode} ${answer.body.slice(0, 80)}`);
     assert.deepEqual(answers.map((a) => a.statusCode), [200, 200, 401, 400, 404, 400, 200, 401, 404, answers[9]!.statusCode, 404]);
+  });
+
+  it('accepts integer query parameters only as plain decimal digits', async () => {
+    const key = await ctx().key([await ctx().instance('digits')]);
+    for (const limit of ['1e3', '0x10', '0b1', '0o7', '1.0', ' 5', '+5', '5 ', 'Infinity']) {
+      const response = await ctx().request({ method: 'GET', url: `/v1/score?limit=${encodeURIComponent(limit)}`, headers: { 'x-api-key': key } });
+      assert.equal(response.statusCode, 400, `limit=${limit}`);
+      assert.deepEqual(response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]), [['query', 'limit']], limit);
+      const audit = await ctx().request({ method: 'GET', url: `/admin/v1/audit?limit=${encodeURIComponent(limit)}` });
+      assert.equal(audit.statusCode, 400, `audit limit=${limit}`);
+    }
+    assert.equal((await ctx().request({ method: 'GET', url: '/v1/score?limit=16', headers: { 'x-api-key': key } })).statusCode, 200);
+    assert.equal((await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=1000' })).statusCode, 200);
   });
 
   it('answers odd methods and malformed input with problems, never a stack trace', async () => {
