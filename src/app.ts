@@ -10,7 +10,9 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
 import { registerDrain } from './http/drain.js';
+import { registerJsonDepthLimit } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerStrictQuery } from './http/strict-query.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
 import { documentLimitHeaders, problemResponses } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
@@ -122,6 +124,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
+  registerJsonDepthLimit(app);
   app.addSchema(ProblemDocument);
   await app.register(swagger, {
     openapi: {
@@ -223,6 +226,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   await app.register(
     async (api) => {
       registerApiKeyAuth(api, verifier, limits);
+      registerStrictQuery(api);
       await api.register(assessmentRoutes, { db });
       await api.register(invitationRoutes, inviteDeps);
       await api.register(scoreRoutes, { db });

@@ -180,7 +180,7 @@ describeEachStore(
         ['51 assessments', invite({ email: 'a@b.co', firstName: 'x', lastName: 'y', assessments: Array.from({ length: 51 }, (_, i) => `a${i}`) }), 400],
         ['e-mail over 254 characters', invite({ email: `${'a'.repeat(250)}@b.co`, firstName: 'x', lastName: 'y', assessments: ['sample'] }), 400],
         ['first name over 100 characters', invite({ email: 'a@b.co', firstName: 'x'.repeat(5000), lastName: 'y', assessments: ['sample'] }), 400],
-        ['deeply nested body', invite(JSON.parse('{"email":"a@b.co","firstName":"x","lastName":"y","assessments":["sample"],"z":' + '['.repeat(500) + ']'.repeat(500) + '}')), 200],
+        ['body nested 500 levels deep', invite('{"email":"a@b.co","firstName":"x","lastName":"y","assessments":["sample"],"z":' + '['.repeat(500) + ']'.repeat(500) + '}', { 'content-type': 'application/json' }), 400],
         ['501 candidate ids', ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${Array.from({ length: 501 }, (_, i) => `c${i}`).join(',')}`, headers: { 'x-api-key': key } }), 400],
         ['501 assessment ids', ctx().request({ method: 'GET', url: `/v1/score?assessmentIds=${Array.from({ length: 501 }, (_, i) => `a${i}`).join(',')}`, headers: { 'x-api-key': key } }), 400],
         ['admin list over its limit', ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=100000` }), 400],
@@ -191,7 +191,7 @@ describeEachStore(
         if (status >= 400) assert.equal(json(response), 'application/problem+json; charset=utf-8', name);
       }
       const scores = (await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': key } })).json();
-      assert.equal(scores.length, 1, 'only the one valid (deeply nested, extra property) invite was written');
+      assert.equal(scores.length, 0, 'nothing was written');
     });
   },
 );
