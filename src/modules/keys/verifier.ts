@@ -38,6 +38,21 @@ export class KeyVerifier {
     return { valid: true, key: record };
   }
 
+  /**
+   * The verdict on a key from this node's memory alone, when it holds a fresh one that says the
+   * key is valid; undefined when the database would have to be asked (or the key is refused).
+   */
+  cachedValid(presented: string): KeyRecord | undefined {
+    if (!looksLikeApiKey(presented)) return undefined;
+    const cached = this.cache.get(sha256(presented).toString('hex'));
+    const now = Date.now();
+    if (!cached?.record || cached.until <= now) return undefined;
+    const { record } = cached;
+    if ((record.revokedAt && record.revokedAt.getTime() <= now) || (record.expiresAt && record.expiresAt.getTime() <= now)) return undefined;
+    this.touch(record.id, now);
+    return record;
+  }
+
   /** Drops everything cached: called when this node revokes a key or changes grants. */
   forget(): void {
     this.cache.clear();
