@@ -58,7 +58,7 @@ export const LIMIT_HEADERS = {
   },
   Link: {
     description: 'With `limit`, while more records remain: `</v1/score?…&limit=N&cursor=…>; rel="next"` (RFC 8288), the next page, relative to the server.',
-    schema: { type: 'string', examples: ['</v1/score?limit=100&cursor=djE6MTAw>; rel="next"'] },
+    schema: { type: 'string', examples: ['</v1/score?limit=100&cursor=AWmO0t3Yq2v8TzQ1yR4lXc9KbE7nHf0sU2pLgVwAjD6oMhZe5Bq>; rel="next"'] },
   },
 } as const;
 
