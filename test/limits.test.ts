@@ -15,9 +15,18 @@ import { migrate } from '../src/db/migrate.js';
 import { canonicalJson } from '../src/modules/invitations/idempotency.js';
 import { KEY_PREFIX, RedisCounter } from '../src/modules/limits/counter.js';
 import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
-import { ADMIN_TOKEN, createTestContext, describeEachStore, freePort, sampleAssessment, storeKinds, type TestContext } from './harness.js';
+import { ADMIN_TOKEN, announceSkip, createTestContext, describeEachStore, freePort, onPath, redisForSuite, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_SUITE = 'request budget counted in Redis';
+const redis = await redisForSuite(REDIS_SUITE);
+const RECONNECT_SUITE = 'Redis counter going away and coming back';
+const reconnectSkip = onPath('redis-server')
+  ? false
+  : process.env.REQUIRE_REDIS === '1'
+    ? (() => {
+        throw new Error(`REQUIRE_REDIS=1 but redis-server is not on the PATH: the suite "${RECONNECT_SUITE}" would be skipped`);
+      })()
+    : announceSkip(RECONNECT_SUITE, 'redis-server is not on the PATH (it starts its own)');
 // Nothing listens on port 1: a Redis that is down.
 const DEAD_REDIS_URL = 'redis://127.0.0.1:1';
 
@@ -457,7 +466,8 @@ for (const kind of storeKinds()) {
 // The counters do not depend on the store: these run on the first store kind only.
 const [kind] = storeKinds();
 
-describe('request budget counted in Redis', () => {
+describe(REDIS_SUITE, { skip: redis.skip }, () => {
+  const REDIS_URL = redis.url!;
   let one: Awaited<ReturnType<typeof createTestContext>>;
   let two: Awaited<ReturnType<typeof createTestContext>>;
   before(async () => {
@@ -528,7 +538,7 @@ describe('request budget when Redis is unreachable', () => {
   });
 });
 
-describe('Redis counter going away and coming back', () => {
+describe(RECONNECT_SUITE, { skip: reconnectSkip }, () => {
   let server: ChildProcess | undefined;
   after(() => {
     server?.kill();
