@@ -512,8 +512,17 @@ describe(REDIS_SUITE, { skip: redis.skip }, () => {
       const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => get(i % 2 ? one : two, `ack_${randomBytes(32).toString('base64url').slice(0, 40)}${String(i).padStart(3, '0')}`, ip)));
       statuses.push(...responses.map((r) => r.statusCode));
     }
-    assert.equal(statuses.filter((s) => s === 401).length, 20, `evaluated (the default limit of 20); statuses ${statuses.join(' ')}`);
-    assert.equal(statuses.filter((s) => s === 429).length, 480);
+    const evaluated = statuses.filter((s) => s === 401).length;
+    assert.equal(evaluated + statuses.filter((s) => s === 429).length, 500);
+    // Every refusal is counted in Redis, unless its Redis call timed out (200 ms; both nodes and
+    // the embedded database share this one process, so a loaded machine can delay answers): then
+    // that node counted it in memory, by design, and it may have been evaluated beyond the limit.
+    const direct = new Redis(REDIS_URL);
+    const inRedis = Number(await direct.get(`${KEY_PREFIX}auth:v1:${ip}`));
+    direct.disconnect();
+    const fellBack = 500 - inRedis;
+    assert.ok(evaluated <= 20 + fellBack, `${evaluated} evaluated, ${fellBack} counted in memory for want of Redis`);
+    if (fellBack === 0) assert.equal(evaluated, 20, 'all counted in Redis: exactly the limit evaluated');
   });
 });
 
