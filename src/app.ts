@@ -216,7 +216,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     log: app.log,
     now: clock,
   };
-  const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
+  const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'), () => clock().getTime());
   const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;
   const limits = {
     failures: new RefusalLimit(counter, authFailuresPerMinute, 'v1'),
@@ -240,7 +240,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       registerAudit(admin, db, '/admin/v1');
       await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db });
-      await admin.register(keyAdminRoutes, { db, verifier });
+      await admin.register(keyAdminRoutes, { db, verifier, now: clock });
       await admin.register(assessmentAdminRoutes, { db });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);
