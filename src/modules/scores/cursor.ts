@@ -4,13 +4,12 @@
 // under a key derived from a server secret stored in the database (server_secrets, made once by
 // whichever node needs it first), so that every node can read every node's cursors. The API key
 // it was issued to is bound in as associated data: a cursor is refused with another key, and any
-// change to it fails authentication (400 naming `cursor`).
+// change to it fails authentication (the route answers 400 naming `cursor`).
 //
 // Layout, base64url without padding (50 characters): version (1 byte, 1) | nonce (12) |
 // ciphertext of the id (8, big-endian) | tag (16).
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
-import { invalid } from '../../http/problem.js';
 
 const VERSION = 1;
 const NONCE = 12;
@@ -26,8 +25,6 @@ async function loadKey(db: Queryable): Promise<Buffer> {
   const secret = Buffer.from(rows[0]!.secret);
   return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'assessment-connect score cursor v1', 32));
 }
-
-const refused = () => invalid([{ in: 'query', name: 'cursor', detail: 'is not a cursor this service gave out to this API key: copy it from the Link header' }]);
 
 export class CursorCodec {
   private key: Promise<Buffer> | undefined;
@@ -54,10 +51,10 @@ export class CursorCodec {
     return Buffer.concat([Buffer.from([VERSION]), nonce, encrypted, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** The invitation id in a cursor this service gave to this API key; 400 naming `cursor` otherwise. */
-  async decode(cursor: string, apiKeyId: string): Promise<string> {
+  /** The invitation id in a cursor this service gave to this API key; undefined for any other. */
+  async decode(cursor: string, apiKeyId: string): Promise<string | undefined> {
     const bytes = Buffer.from(cursor, 'base64url');
-    if (bytes.length !== 1 + NONCE + ID + TAG || bytes[0] !== VERSION || bytes.toString('base64url') !== cursor) throw refused();
+    if (bytes.length !== 1 + NONCE + ID + TAG || bytes[0] !== VERSION || bytes.toString('base64url') !== cursor) return undefined;
     const key = await this.getKey();
     const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(1, 1 + NONCE));
     decipher.setAAD(Buffer.from(apiKeyId, 'utf8'));
@@ -66,7 +63,7 @@ export class CursorCodec {
       const plain = Buffer.concat([decipher.update(bytes.subarray(1 + NONCE, 1 + NONCE + ID)), decipher.final()]);
       return plain.readBigUInt64BE().toString();
     } catch {
-      throw refused();
+      return undefined;
     }
   }
 }

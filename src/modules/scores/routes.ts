@@ -80,6 +80,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
   async function page(reply: FastifyReply, apiKeyId: string, filter: ScoreFilter, query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string }) {
     const { limit, cursor } = query;
     const after = cursor === undefined ? '0' : await cursors.decode(cursor, apiKeyId);
+    if (after === undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is not a cursor this service gave out to this API key: copy it from the Link header' }]);
     if (matchesNothing(filter)) return [];
     const rows = await scorePage(db, filter, after, limit + 1);
     if (rows.length > limit) {
