@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with Node's test runner, one process per file,
 // two files at a time (the machines have two cores). Arguments narrow the run to matching paths.
-// Says which store kinds the storage suites run on, so that a skipped PostgreSQL run is visible.
+// Says which store kinds the storage suites run on, so that a skipped PostgreSQL run is visible,
+// and ends with a line naming every suite that skipped itself and why.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 function find(dir) {
@@ -35,10 +37,26 @@ if (process.env.REQUIRE_POSTGRES === '1' && !process.env.TEST_DATABASE_URL) {
   process.exit(1);
 }
 
+if (process.env.REQUIRE_REDIS === '1' && !process.env.TEST_REDIS_URL) {
+  console.error('REQUIRE_REDIS=1 but TEST_REDIS_URL is not set');
+  process.exit(1);
+}
+const redis = process.env.TEST_REDIS_URL ? `TEST_REDIS_URL=${process.env.TEST_REDIS_URL}` : 'TEST_REDIS_URL unset: the Redis suites are skipped';
+console.log(`# Redis suites: ${redis}${process.env.REQUIRE_REDIS === '1' ? ' (REQUIRE_REDIS=1: a skip is a failure)' : ''}`);
+
+// Suites that skip themselves (no Redis, no browser …) append "suite: reason" here through the
+// harness (announceSkip): Node's runner does not count skipped describe blocks in its summary.
+const skipDir = mkdtempSync(path.join(tmpdir(), 'ac-skips-'));
+const skipLog = path.join(skipDir, 'skipped.txt');
 const concurrency = process.env.TEST_CONCURRENCY || '2';
 const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', TEST_SKIP_LOG: skipLog } },
 );
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on('exit', (code, signal) => {
+  const skipped = existsSync(skipLog) ? [...new Set(readFileSync(skipLog, 'utf8').split('\n').filter(Boolean))] : [];
+  rmSync(skipDir, { recursive: true, force: true });
+  console.log(skipped.length === 0 ? '# suites skipped: none' : `# suites skipped (${skipped.length}): ${skipped.join('; ')}`);
+  process.exit(code ?? (signal ? 1 : 0));
+});

@@ -10,7 +10,9 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
 import { registerDrain } from './http/drain.js';
+import { registerJsonDepthLimit } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerStrictQuery } from './http/strict-query.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
 import { documentLimitHeaders, problemResponses } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
@@ -92,6 +94,8 @@ const RETENTION_SWEEP_MS = 10 * 60_000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Paths whose every answer is `Cache-Control: no-store`.
+const PRIVATE_PREFIXES = ['/v1/', '/v1?', '/admin/', '/admin?', '/portal/api/'];
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -110,7 +114,9 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     // timeout when shorter), the whole request within the request timeout. Node checks these
     // every connectionsCheckingInterval. Responses, such as a long export, are not limited.
     requestTimeout,
-    http: { headersTimeout: Math.min(10_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout) },
+    // Node would answer an HTTP/1.1 request without Host with a bare, empty 400; the hook below
+    // answers it with a problem document instead.
+    http: { headersTimeout: Math.min(10_000, requestTimeout), connectionsCheckingInterval: Math.min(1000, requestTimeout), requireHostHeader: false },
     clientErrorHandler,
     frameworkErrors,
     // Shutdown is drained by src/http/drain.ts: in-flight requests finish, late ones get a 503
@@ -126,6 +132,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler());
+  registerJsonDepthLimit(app);
   app.addSchema(ProblemDocument);
   await app.register(swagger, {
     openapi: {
@@ -168,12 +175,22 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   }
   registerErrorHandling(app, { probing: new RefusalLimit(counter, NOT_FOUND_PER_MINUTE, 'not-found', 'requests for unknown paths') });
   const drain = registerDrain(app);
+  // HTTP/1.1 requires Host (RFC 9112 §3.2); synchronous, as it runs on every request.
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.headers.host === undefined && request.raw.httpVersion === '1.1') {
+      return done(new Problem('malformed-request', 'The Host header is required in an HTTP/1.1 request', [{ in: 'header', name: 'host', detail: 'is required' }]));
+    }
+    done();
+  });
   // Headers of every answer, in one synchronous hook: it runs on every request, /healthz included.
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     if (drain.leaving) reply.header('connection', 'close');
+    // API answers carry credentials' results (keys travel in X-API-Key, which shared caches do not
+    // treat as private): none may be stored, errors included.
+    if (PRIVATE_PREFIXES.some((prefix) => request.url.startsWith(prefix))) reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 
@@ -209,7 +226,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     log: app.log,
     now: clock,
   };
-  const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'));
+  const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'), () => clock().getTime());
   const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;
   const limits = {
     failures: new RefusalLimit(counter, authFailuresPerMinute, 'v1'),
@@ -219,6 +236,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   await app.register(
     async (api) => {
       registerApiKeyAuth(api, verifier, limits);
+      registerStrictQuery(api);
       await api.register(assessmentRoutes, { db });
       await api.register(invitationRoutes, inviteDeps);
       await api.register(scoreRoutes, { db });
@@ -233,7 +251,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       registerAudit(admin, db, '/admin/v1');
       await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db });
-      await admin.register(keyAdminRoutes, { db, verifier });
+      await admin.register(keyAdminRoutes, { db, verifier, now: clock });
       await admin.register(assessmentAdminRoutes, { db });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);

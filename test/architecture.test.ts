@@ -32,6 +32,7 @@ const OWNERS: Record<string, string> = {
   webhook_deliveries: 'modules/webhooks',
   webhook_attempts: 'modules/webhooks',
   schema_migrations: 'db',
+  server_secrets: 'modules/scores',
 };
 
 function sources(dir: string): string[] {

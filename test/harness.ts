@@ -2,12 +2,13 @@
 // and PostgreSQL too when TEST_DATABASE_URL is set (a throw-away database per suite). With
 // REQUIRE_POSTGRES=1 (as .ci/run sets it) a missing TEST_DATABASE_URL fails instead of skipping.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe } from 'node:test';
 import pg from 'pg';
+import { Redis } from 'ioredis';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { openDatabase, type Database } from '../src/db/database.js';
@@ -70,6 +71,50 @@ export function storeKinds(): StoreKind[] {
     throw new Error('REQUIRE_POSTGRES=1 but TEST_DATABASE_URL is not set: the PostgreSQL suites would be skipped');
   }
   return [pglite];
+}
+
+/**
+ * Says that a suite is skipped, and why, where the test command can find it: Node's test runner
+ * does not count skipped `describe` blocks in its summary, so scripts/test.mjs prints a final line
+ * listing these (it passes TEST_SKIP_LOG); the line also goes to the output as it happens.
+ */
+export function announceSkip(suite: string, reason: string): string {
+  const line = `${suite}: ${reason}`;
+  process.stdout.write(`# SKIPPED SUITE ${line}\n`);
+  if (process.env.TEST_SKIP_LOG) appendFileSync(process.env.TEST_SKIP_LOG, `${line}\n`);
+  return reason;
+}
+
+/**
+ * The Redis of TEST_REDIS_URL for a suite that needs one, or why the suite is skipped: the
+ * variable is unset, or nothing answers there within a second. With REQUIRE_REDIS=1 (as .ci/run
+ * sets it) either is a failure instead, so that the Redis suites can never be skipped silently.
+ */
+export async function redisForSuite(suite: string): Promise<{ url: string; skip: false } | { url: undefined; skip: string }> {
+  const url = process.env.TEST_REDIS_URL;
+  let reason: string | undefined;
+  if (!url) {
+    reason = 'TEST_REDIS_URL is not set';
+  } else {
+    const client = new Redis(url, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.ping();
+    } catch (error) {
+      reason = `Redis at TEST_REDIS_URL does not answer (${(error as Error).message})`;
+    } finally {
+      client.disconnect();
+    }
+  }
+  if (reason === undefined) return { url: url!, skip: false };
+  if (process.env.REQUIRE_REDIS === '1') throw new Error(`REQUIRE_REDIS=1 but ${reason}: the suite "${suite}" would be skipped`);
+  return { url: undefined, skip: announceSkip(suite, `${reason} (set TEST_REDIS_URL=redis://127.0.0.1:6379 to run it)`) };
+}
+
+/** Whether a program is on the PATH (for suites that start one, such as redis-server). */
+export function onPath(program: string): boolean {
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && existsSync(path.join(dir, program)));
 }
 
 /** A loopback port that was free a moment ago (nothing listens on it when this resolves). */

@@ -180,7 +180,7 @@ describeEachStore(
         ['51 assessments', invite({ email: 'a@b.co', firstName: 'x', lastName: 'y', assessments: Array.from({ length: 51 }, (_, i) => `a${i}`) }), 400],
         ['e-mail over 254 characters', invite({ email: `${'a'.repeat(250)}@b.co`, firstName: 'x', lastName: 'y', assessments: ['sample'] }), 400],
         ['first name over 100 characters', invite({ email: 'a@b.co', firstName: 'x'.repeat(5000), lastName: 'y', assessments: ['sample'] }), 400],
-        ['deeply nested body', invite(JSON.parse('{"email":"a@b.co","firstName":"x","lastName":"y","assessments":["sample"],"z":' + '['.repeat(500) + ']'.repeat(500) + '}')), 200],
+        ['body nested 500 levels deep', invite('{"email":"a@b.co","firstName":"x","lastName":"y","assessments":["sample"],"z":' + '['.repeat(500) + ']'.repeat(500) + '}', { 'content-type': 'application/json' }), 400],
         ['501 candidate ids', ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${Array.from({ length: 501 }, (_, i) => `c${i}`).join(',')}`, headers: { 'x-api-key': key } }), 400],
         ['501 assessment ids', ctx().request({ method: 'GET', url: `/v1/score?assessmentIds=${Array.from({ length: 501 }, (_, i) => `a${i}`).join(',')}`, headers: { 'x-api-key': key } }), 400],
         ['admin list over its limit', ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=100000` }), 400],
@@ -191,7 +191,7 @@ describeEachStore(
         if (status >= 400) assert.equal(json(response), 'application/problem+json; charset=utf-8', name);
       }
       const scores = (await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': key } })).json();
-      assert.equal(scores.length, 1, 'only the one valid (deeply nested, extra property) invite was written');
+      assert.equal(scores.length, 0, 'nothing was written');
     });
   },
 );
@@ -257,6 +257,22 @@ describe('OWASP API4: slow clients are cut off', () => {
     const healthy = await fetch(`http://127.0.0.1:${port}/healthz`);
     assert.equal(healthy.status, 200, 'the server still serves others');
   });
+
+  it('answers an HTTP/1.1 request without Host with a problem document, not an empty 400', async () => {
+    const answer = await new Promise<string>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end('GET /v1/score HTTP/1.1\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.on('data', (d) => (text += d));
+      socket.on('error', () => {});
+      socket.on('close', () => resolve(text));
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+    assert.match(answer, /\r\ncontent-type: application\/problem\+json/i);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { type: string; detail: string; errors: { in: string; name: string }[] };
+    assert.equal(body.type, 'urn:assessment-connect:problem:malformed-request');
+    assert.match(body.detail, /Host/);
+    assert.deepEqual(body.errors.map((e) => [e.in, e.name]), [['header', 'host']]);
+  });
 });
 
 describeEachStore('OWASP API5: function-level authorisation', (ctx) => {
@@ -316,6 +332,39 @@ describeEachStore('OWASP API8: security misconfiguration', (ctx) => {
     const portal = await ctx().request({ method: 'GET', url: '/portal/' });
     assert.match(String(portal.headers['content-security-policy']), /frame-ancestors 'none'/);
     assert.doesNotMatch(String(portal.headers['content-security-policy']), /unsafe-inline'? *;? *script|script-src[^;]*unsafe-inline/);
+  });
+
+  it('marks every API answer, errors included, Cache-Control: no-store (keys travel in X-API-Key, which shared caches do not treat as private)', async () => {
+    const instance = await ctx().instance('nostore');
+    const key = await ctx().key([instance]);
+    const answers = [
+      await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'GET', url: '/v1/score?limit=1', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': 'ack_not-a-real-key-0000000000000000000000000' } }),
+      await ctx().request({ method: 'GET', url: '/v1/score?limit=0', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'GET', url: '/v1/nothing-here', headers: { 'x-api-key': key } }),
+      await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance, 'content-type': 'application/json' }, payload: '{"email":' }),
+      await ctx().request({ method: 'GET', url: '/admin/v1/instances' }),
+      await ctx().request({ method: 'GET', url: '/admin/v1/keys', headers: { authorization: 'Bearer wrong-token-wrong-token' } }),
+      await ctx().request({ method: 'GET', url: '/admin/v1/nothing-here' }),
+      await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: 'not-a-token' } }),
+      await ctx().request({ method: 'GET', url: '/portal/api/nothing-here' }),
+    ];
+    for (const answer of answers) assert.equal(answer.headers['cache-control'], 'no-store', `${answer.statusCode} ${answer.body.slice(0, 80)}`);
+    assert.deepEqual(answers.map((a) => a.statusCode), [200, 200, 401, 400, 404, 400, 200, 401, 404, answers[9]!.statusCode, 404]);
+  });
+
+  it('accepts integer query parameters only as plain decimal digits', async () => {
+    const key = await ctx().key([await ctx().instance('digits')]);
+    for (const limit of ['1e3', '0x10', '0b1', '0o7', '1.0', ' 5', '+5', '5 ', 'Infinity']) {
+      const response = await ctx().request({ method: 'GET', url: `/v1/score?limit=${encodeURIComponent(limit)}`, headers: { 'x-api-key': key } });
+      assert.equal(response.statusCode, 400, `limit=${limit}`);
+      assert.deepEqual(response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]), [['query', 'limit']], limit);
+      const audit = await ctx().request({ method: 'GET', url: `/admin/v1/audit?limit=${encodeURIComponent(limit)}` });
+      assert.equal(audit.statusCode, 400, `audit limit=${limit}`);
+    }
+    assert.equal((await ctx().request({ method: 'GET', url: '/v1/score?limit=16', headers: { 'x-api-key': key } })).statusCode, 200);
+    assert.equal((await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=1000' })).statusCode, 200);
   });
 
   it('answers odd methods and malformed input with problems, never a stack trace', async () => {

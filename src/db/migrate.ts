@@ -16,10 +16,14 @@ export interface Migration {
 }
 
 export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return readdirSync(dir)
+  const migrations = readdirSync(dir)
     .filter((file) => /^\d{4}-[a-z0-9-]+\.sql$/.test(file))
     .sort()
     .map((file) => ({ version: Number(file.slice(0, 4)), name: file, sql: readFileSync(path.join(dir, file), 'utf8') }));
+  // Versions are recorded by number: two files with one number would apply only the first, silently.
+  const twice = migrations.filter((m, i) => migrations.findIndex((o) => o.version === m.version) !== i);
+  if (twice.length > 0) throw new Error(`two migrations share a number: ${twice.map((m) => m.name).join(', ')}`);
+  return migrations;
 }
 
 /** Applies the migrations not yet applied; returns the names of those it applied. */

@@ -1,7 +1,7 @@
 // The admin API's one gate: `Authorization: Bearer $ADMIN_TOKEN`, compared in constant time
 // (both sides hashed to the same length, then timingSafeEqual). An address whose tokens were
-// refused too often is turned away (429) before its token is compared, so that guessing is slow
-// and a correct guess cannot be told from a wrong one while the address is blocked.
+// refused too often is turned away (429) whatever its token, so that guessing is slow and a
+// correct guess cannot be told from a wrong one while the address is blocked.
 import type { FastifyInstance } from 'fastify';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { secretsEqual } from '../modules/keys/secret.js';
@@ -20,13 +20,14 @@ export function registerAdminAuth(app: FastifyInstance, adminToken: string | und
     if (adminToken === undefined) {
       throw new Problem('admin-disabled', 'The admin API is off: set ADMIN_TOKEN to enable it');
     }
-    await failures.check(request);
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match || !secretsEqual(match[1]!, adminToken)) {
-      if (header !== '') await failures.failed(request);
-      throw new Problem('unauthorized', 'A valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>');
-    }
+    const valid = match !== null && secretsEqual(match[1]!, adminToken);
+    // A refused token is counted before it is answered, in one atomic step (no check-then-count
+    // race for parallel guesses); a correct one only looks whether the address is blocked.
+    if (valid || header === '') await failures.check(request);
+    else await failures.reserve(request);
+    if (!valid) throw new Problem('unauthorized', 'A valid admin token is required: Authorization: Bearer <ADMIN_TOKEN>');
     request.adminAuthenticated = true;
   });
 }

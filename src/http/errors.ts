@@ -82,8 +82,7 @@ export function registerErrorHandling(app: FastifyInstance, options: { probing?:
   // Unknown paths are counted per client address: a scanner walking the URL space is turned
   // away with 429 after a while, a client with one wrong link is not.
   app.setNotFoundHandler(async (request, reply) => {
-    await options.probing?.check(request);
-    await options.probing?.failed(request);
+    await options.probing?.reserve(request);
     return sendProblem(request, reply, new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`));
   });
 

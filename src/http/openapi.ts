@@ -1,6 +1,7 @@
 // Pieces of route schemas shared by several modules, so that the OpenAPI document says the same
 // thing about the same header or error everywhere.
 import { Type } from 'typebox';
+import { MAX_JSON_DEPTH } from './json-body.js';
 import { PROBLEMS, type ProblemCode } from './problem.js';
 
 const ProblemRef = Type.Unsafe<unknown>({ $ref: 'Problem#' });
@@ -57,14 +58,21 @@ export const LIMIT_HEADERS = {
   },
   Link: {
     description: 'With `limit`, while more records remain: `</v1/score?…&limit=N&cursor=…>; rel="next"` (RFC 8288), the next page, relative to the server.',
-    schema: { type: 'string', examples: ['</v1/score?limit=100&cursor=djE6MTAw>; rel="next"'] },
+    schema: { type: 'string', examples: ['</v1/score?limit=100&cursor=AWmO0t3Yq2v8TzQ1yR4lXc9KbE7nHf0sU2pLgVwAjD6oMhZe5Bq>; rel="next"'] },
   },
 } as const;
 
 interface OpenApiDocument {
   components?: { headers?: Record<string, unknown> };
-  paths?: Record<string, Record<string, { operationId?: string; responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
+  paths?: Record<string, Record<string, { operationId?: string; description?: string; requestBody?: unknown; responses?: Record<string, { headers?: Record<string, unknown> }> }>>;
 }
+
+/** Said of every operation that takes a body. */
+export const DEPTH_NOTE = `A JSON body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep; deeper is \`400\` (and the connection is closed).`;
+
+/** Said of every /v1 operation: the query string is strict. */
+export const STRICT_QUERY_NOTE =
+  'Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.';
 
 /** Declares the RateLimit fields on every /v1 response, Retry-After on 429 and 503, and the replay marker on invite. */
 export function documentLimitHeaders<T>(document: T): T {
@@ -76,9 +84,15 @@ export function documentLimitHeaders<T>(document: T): T {
   }
   doc.components = { ...doc.components, headers: { ...doc.components?.headers, ...LIMIT_HEADERS } };
   const ref = (name: keyof typeof LIMIT_HEADERS) => ({ $ref: `#/components/headers/${name}` });
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      if (operation.requestBody !== undefined) operation.description = operation.description ? `${operation.description} ${DEPTH_NOTE}` : DEPTH_NOTE;
+    }
+  }
   for (const [route, operations] of Object.entries(doc.paths ?? {})) {
     if (!route.startsWith('/v1/')) continue;
     for (const operation of Object.values(operations)) {
+      operation.description = operation.description ? `${operation.description} ${STRICT_QUERY_NOTE}` : STRICT_QUERY_NOTE;
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const headers: Record<string, unknown> = { ...response.headers };
         if (status !== '401') {

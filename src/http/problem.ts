@@ -1,5 +1,5 @@
 // One catalogue of the errors the service answers with, each an RFC 9457 problem document
-// (DESIGN §5). Handlers throw a Problem; the error handler in errors.ts renders every failure,
+// Handlers throw a Problem; the error handler in errors.ts renders every failure,
 // ours or the framework's, through the same envelope carrying the request id.
 import { Type, type Static } from 'typebox';
 

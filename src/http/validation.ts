@@ -1,8 +1,9 @@
 // Request validation: one Ajv for JSON bodies, which never coerces (a number is not a name), and
 // one for query strings, headers and path parameters, which arrive as text and are coerced to
 // the declared type ("true" to true; a repeated parameter to an array, and so refused where one
-// value is expected).
-import { Ajv, type Options } from 'ajv';
+// value is expected). An integer in text must be plain decimal digits: Ajv alone would coerce
+// with JavaScript's Number(), which also reads `1e3`, `0x10`, `0b1`, ` 7` and `1.0`.
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
@@ -22,8 +23,51 @@ function ajv(options: Options): Ajv {
   return instance;
 }
 
+/** Plain decimal digits, with an optional minus sign: the only integers accepted in text. */
+export const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+interface TextSchema {
+  properties?: Record<string, { type?: unknown }>;
+}
+
+/** The top-level properties a text schema declares as integers. */
+function integerProperties(schema: TextSchema): string[] {
+  return Object.entries(schema.properties ?? {})
+    .filter(([, property]) => property.type === 'integer' || (Array.isArray(property.type) && property.type.includes('integer')))
+    .map(([name]) => name);
+}
+
+/** Refuses an integer parameter that is not written in decimal digits before Ajv coerces it. */
+function decimalIntegers(validate: ValidateFunction, names: string[]): ReturnType<FastifySchemaCompiler<unknown>> {
+  const check = (data: unknown) => {
+    const wrong: ErrorObject[] = [];
+    if (data && typeof data === 'object') {
+      for (const name of names) {
+        const value = (data as Record<string, unknown>)[name];
+        if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
+          wrong.push({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be an integer written in decimal digits' });
+        }
+      }
+    }
+    if (wrong.length > 0) {
+      check.errors = wrong;
+      return false;
+    }
+    const valid = validate(data);
+    check.errors = validate.errors;
+    return valid;
+  };
+  check.errors = null as ErrorObject[] | null | undefined;
+  return check as never;
+}
+
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const body = ajv({ coerceTypes: false });
   const text = ajv({ coerceTypes: 'array' });
-  return ({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema as object);
+  return ({ schema, httpPart }) => {
+    if (httpPart === 'body') return body.compile(schema as object);
+    const validate = text.compile(schema as object);
+    const integers = integerProperties(schema as TextSchema);
+    return integers.length === 0 ? validate : decimalIntegers(validate, integers);
+  };
 }

@@ -32,6 +32,10 @@ interface Spec {
   body?: Uint8Array;
   /** What the body is, for the report of a failure. */
   note: string;
+  /** A query parameter the route does not declare: the answer must not be 2xx. */
+  unknownParam?: string;
+  /** The body nests deeper than the JSON depth limit: the answer must not be 2xx. */
+  tooDeep?: boolean;
 }
 
 interface Context {
@@ -89,6 +93,43 @@ const anyJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
 /** Deep nesting, which some parsers and validators handle badly. */
 const deepNesting = fc.integer({ min: 10, max: 5000 }).map((n) => '['.repeat(n) + ']'.repeat(n));
 
+/** The service's limit on JSON nesting (src/http/json-body.ts). */
+const MAX_JSON_DEPTH = 64;
+
+/** Arrays and objects mixed, `levels` deep, as JSON text (built as text: JSON.stringify recurses). */
+const nestedText = (levels: number, objects: boolean) => {
+  let text = '0';
+  for (let i = 0; i < levels; i++) text = objects && i % 2 ? `{"k":${text}}` : `[${text}]`;
+  return text;
+};
+
+/** A valid invite whose ignored extra field nests around and far past the limit. */
+const deepInvite = fc
+  .tuple(fc.constantFrom(MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, 100, 1000, 5000, 20_000), fc.boolean(), fc.constantFrom('extra', 'firstName', 'assessments'))
+  .map(([levels, objects, field]) => {
+    const body = JSON.stringify({ email: 'deep@example.com', firstName: 'Dee', lastName: 'Pest', assessments: ['alpha'], [field]: 0 }).replace(`"${field}":0`, `"${field}":${nestedText(levels, objects)}`);
+    // The body object is level 1.
+    return { bytes: utf8(body), note: `deep nesting ${levels + 1}`, tooDeep: levels + 1 > MAX_JSON_DEPTH };
+  });
+
+/** Query parameters no /v1 route declares: typos, other cases, array syntax. */
+const unknownParam = fc.oneof(
+  fc.constantFrom('sendinvite', 'SendInvite', 'send_invite', 'candidateIds[]', 'assessmentIds[0]', 'candidateid', 'assessmentID', 'limt', 'Limit', 'curser', 'page', 'offset', 'x', 'instance', 'api_key', '__proto__', 'constructor'),
+  fc.string({ unit: fc.constantFrom('a', 'b', 'Z', '_', '-', '[', ']', '.'), minLength: 1, maxLength: 12 }),
+);
+
+/** Adds an unknown parameter to a /v1 request now and then. */
+function withUnknownParam(spec: fc.Arbitrary<Spec>): fc.Arbitrary<Spec> {
+  return fc.tuple(spec, fc.option(fc.tuple(unknownParam, fc.constantFrom('1', 'true', '', 'x')), { freq: 6 })).map(([s, extra]) => {
+    if (!extra) return s;
+    const [name, value] = extra;
+    const declared = ['sendInvite', 'candidateIds', 'assessmentIds', 'limit', 'cursor'];
+    if (declared.includes(name)) return s;
+    const path = `${s.path}${s.path.includes('?') ? '&' : '?'}${encodeURIComponent(name)}=${value}`;
+    return { ...s, path, unknownParam: name, note: `${s.note} +${name}` };
+  });
+}
+
 function assessmentsValue(slugs: string[]) {
   return fc.oneof(
     { weight: 8, arbitrary: fc.subarray(slugs, { minLength: 1 }) },
@@ -127,10 +168,10 @@ function inviteBody(slugs: string[], emails: fc.Arbitrary<string>) {
 }
 
 /** A JSON value turned into body bytes, or raw bytes that are not JSON or not UTF-8. */
-function bodyBytes(json: fc.Arbitrary<unknown>): fc.Arbitrary<{ bytes: Uint8Array; note: string }> {
+function bodyBytes(json: fc.Arbitrary<unknown>): fc.Arbitrary<{ bytes: Uint8Array; note: string; tooDeep?: boolean }> {
   return fc.oneof(
     { weight: 8, arbitrary: json.map((v) => ({ bytes: utf8(JSON.stringify(v) ?? 'null'), note: 'json' })) },
-    { weight: 1, arbitrary: deepNesting.map((s) => ({ bytes: utf8(s), note: 'deep nesting' })) },
+    { weight: 1, arbitrary: deepNesting.map((s) => ({ bytes: utf8(s), note: 'deep nesting', tooDeep: s.length / 2 > MAX_JSON_DEPTH })) },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b) => ({ bytes: b, note: 'random bytes' })) },
     {
       weight: 1,
@@ -249,13 +290,25 @@ function inviteRequest(ctx: Context): fc.Arbitrary<Spec> {
     { weight: 2, arbitrary: fc.constantFrom('?sendInvite=', '?sendInvite=yes', '?sendInvite=1', '?sendInvite=false&sendInvite=true', '?sendInvite=%00', '?sendInvite=FALSE', '?sendinvite=false', '?sendInvite=false&x=%zz') },
   );
   return fc
-    .tuple(credentialHeaders(ctx), sendInvite, idempotencyKey, bodyBytes(inviteBody(slugs, emails)), contentType, contentEncoding, fc.boolean(), method('POST', ['PUT', 'GET', 'PATCH']))
+    .tuple(
+      credentialHeaders(ctx),
+      sendInvite,
+      idempotencyKey,
+      fc.oneof({ weight: 14, arbitrary: bodyBytes(inviteBody(slugs, emails)) }, { weight: 1, arbitrary: deepInvite }),
+      contentType,
+      contentEncoding,
+      fc.boolean(),
+      method('POST', ['PUT', 'GET', 'PATCH']),
+    )
     .map(([headers, query, idem, body, type, encoding, honest, method]) => {
       const h: Record<string, string> = { ...headers };
       if (idem !== undefined) h['idempotency-key'] = idem;
       if (type !== undefined) h['content-type'] = type;
       if (encoding !== undefined) h['content-encoding'] = encoding;
-      return { method, path: `/v1/invite${query}`, headers: h, body: method === 'GET' ? undefined : encode(body.bytes, encoding, honest), note: `invite ${body.note}` };
+      const spec: Spec = { method, path: `/v1/invite${query}`, headers: h, body: method === 'GET' ? undefined : encode(body.bytes, encoding, honest), note: `invite ${body.note}` };
+      if (body.tooDeep && spec.body && encoding === undefined) spec.tooDeep = true;
+      if (query.toLowerCase().includes('sendinvite=') && !query.includes('sendInvite=')) spec.unknownParam = 'sendinvite';
+      return spec;
     });
 }
 
@@ -345,9 +398,9 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
 
 function anyRequest(ctx: Context): fc.Arbitrary<Spec> {
   return fc.oneof(
-    { weight: 4, arbitrary: inviteRequest(ctx) },
-    { weight: 2, arbitrary: scoreRequest(ctx) },
-    { weight: 1, arbitrary: assessmentRequest(ctx) },
+    { weight: 4, arbitrary: withUnknownParam(inviteRequest(ctx)) },
+    { weight: 2, arbitrary: withUnknownParam(scoreRequest(ctx)) },
+    { weight: 1, arbitrary: withUnknownParam(assessmentRequest(ctx)) },
     { weight: 4, arbitrary: portalRequest(ctx) },
   );
 }
@@ -375,6 +428,8 @@ async function send(node: Node, spec: Spec): Promise<Outcome> {
 /** What is wrong with an answer, or undefined. */
 function verdict(spec: Spec, outcome: Outcome): string | undefined {
   if (outcome.status >= 500) return `status ${outcome.status}`;
+  if (spec.unknownParam !== undefined && outcome.status < 300) return `${outcome.status} for the unknown query parameter ${spec.unknownParam}`;
+  if (spec.tooDeep && outcome.status < 300) return `${outcome.status} for a body nested deeper than ${MAX_JSON_DEPTH} levels`;
   const api = spec.path.startsWith('/v1/') || spec.path.startsWith('/portal/api/');
   if (api && outcome.status >= 400 && spec.method !== 'HEAD') {
     if (!outcome.type.startsWith('application/problem+json')) return `${outcome.status} as ${outcome.type || 'no content type'}`;

@@ -47,7 +47,7 @@ export interface paths {
         };
         /**
          * List assessments
-         * @description Every published assessment of the instance named by the `instance` header, or, without the header, of every instance the API key is granted, ordered by instance and id.
+         * @description Every published assessment of the instance named by the `instance` header, or, without the header, of every instance the API key is granted, ordered by instance and id. Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         get: operations["listAssessments"];
         put?: never;
@@ -69,7 +69,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a candidate to assessments
-         * @description Invites a new or existing candidate (identified by e-mail within the instance) to one or more assessments, in one transaction. Inviting again to an assessment already invited keeps its progress and score; a fresh link is issued on every call. Answers `200` with one Invite result. An unknown assessment id is `400` naming it, and nothing is written. The body must be `application/json` (`415` otherwise).
+         * @description Invites a new or existing candidate (identified by e-mail within the instance) to one or more assessments, in one transaction. Inviting again to an assessment already invited keeps its progress and score; a fresh link is issued on every call. Answers `200` with one Invite result. An unknown assessment id is `400` naming it, and nothing is written. The body must be `application/json` (`415` otherwise). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         post: operations["invite"];
         delete?: never;
@@ -87,7 +87,7 @@ export interface paths {
         };
         /**
          * Read candidate scores
-         * @description One record per (candidate, assessment) invitation in scope: the instance named by the `instance` header, or every instance the API key is granted. `candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both. An empty element or more than 500 ids in a list is `400`; unknown ids match nothing. Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed. Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified.
+         * @description One record per (candidate, assessment) invitation in scope: the instance named by the `instance` header, or every instance the API key is granted. `candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both. An empty element or more than 500 ids in a list is `400`; unknown ids match nothing. Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed. Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified. The cursor is opaque and tamper-evident: 50 base64url characters, encrypted and authenticated (AES-256-GCM) with a secret all nodes share, bound to the API key it was given to, and revealing nothing (not even a position). A cursor that was altered, made up or given to another API key is `400` naming `cursor`. Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         get: operations["listScores"];
         put?: never;
@@ -105,7 +105,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A candidate and the state of each of their invitations */
+        /**
+         * A candidate and the state of each of their invitations
+         * @description Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
+         */
         get: operations["getCandidate"];
         put?: never;
         post?: never;
@@ -126,7 +129,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw an invitation
-         * @description Its link no longer opens this assessment (the candidate is told it was withdrawn); an attempt in progress is closed unscored. Cancelling again changes nothing (200). A completed assessment cannot be withdrawn (409). Emits invitation.cancelled.
+         * @description Its link no longer opens this assessment (the candidate is told it was withdrawn); an attempt in progress is closed unscored. Cancelling again changes nothing (200). A completed assessment cannot be withdrawn (409). Emits invitation.cancelled. Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         post: operations["cancelInvitation"];
         delete?: never;
@@ -146,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * Give a candidate longer to start
-         * @description Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate's links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn.
+         * @description Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate's links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         post: operations["extendInvitation"];
         delete?: never;
@@ -166,7 +169,7 @@ export interface paths {
         put?: never;
         /**
          * Send the invitation again
-         * @description E-mails the candidate a fresh link to this assessment (older links keep working until they expire). Answers the invitation with `invitationStatus`: SENT when the relay accepted the e-mail, FAILED when it did not. 409 when completed, withdrawn or expired (extend it first).
+         * @description E-mails the candidate a fresh link to this assessment (older links keep working until they expire). Answers the invitation with `invitationStatus`: SENT when the relay accepted the e-mail, FAILED when it did not. 409 when completed, withdrawn or expired (extend it first). Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         post: operations["remindInvitation"];
         delete?: never;
@@ -205,7 +208,10 @@ export interface paths {
         /** List tenant instances */
         get: operations["listInstances"];
         put?: never;
-        /** Create a tenant instance */
+        /**
+         * Create a tenant instance
+         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
         post: operations["createInstance"];
         delete?: never;
         options?: never;
@@ -226,7 +232,10 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change an instance's settings */
+        /**
+         * Change an instance's settings
+         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
         patch: operations["updateInstance"];
         trace?: never;
     };
@@ -242,7 +251,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description The key is in the response and nowhere else: store it now.
+         * @description The key is in the response and nowhere else: store it now. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["createKey"];
         delete?: never;
@@ -266,7 +275,7 @@ export interface paths {
         head?: never;
         /**
          * Change an API key's rate limit or label
-         * @description rateLimit null returns the key to the service default (RATE_LIMIT_PER_MINUTE). Seen on this node at once, on every other within KEY_CACHE_MS.
+         * @description rateLimit null returns the key to the service default (RATE_LIMIT_PER_MINUTE). Seen on this node at once, on every other within KEY_CACHE_MS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         patch: operations["updateKey"];
         trace?: never;
@@ -303,7 +312,7 @@ export interface paths {
         put?: never;
         /**
          * Publish assessment content (YAML or JSON)
-         * @description The body is the content document as written (Content-Type application/yaml, application/json or text/plain). Errors name the path and line of each problem. Publishing changed content makes a new version; attempts keep the version they started.
+         * @description The body is the content document as written (Content-Type application/yaml, application/json or text/plain). Errors name the path and line of each problem. Publishing changed content makes a new version; attempts keep the version they started. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["importAssessment"];
         delete?: never;
@@ -341,7 +350,7 @@ export interface paths {
         put?: never;
         /**
          * Score a free-text answer
-         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change). The score is bound to the answer it scored and counts only while that answer is unchanged. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus.
+         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change). The score is bound to the answer it scored and counts only while that answer is unchanged. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["scoreFreeText"];
         delete?: never;
@@ -399,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Create a console user
-         * @description Without `password`, a one-time password is generated and returned once. Managers and reviewers need `instances`.
+         * @description Without `password`, a one-time password is generated and returned once. Managers and reviewers need `instances`. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["createUser"];
         delete?: never;
@@ -453,7 +462,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a console user's password (ends their sessions)
-         * @description Without `password`, a one-time password is generated and returned once.
+         * @description Without `password`, a one-time password is generated and returned once. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["resetUserPassword"];
         delete?: never;
@@ -474,7 +483,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Events are signed by the Standard Webhooks scheme with the returned secret, which is shown only here.
+         * @description Events are signed by the Standard Webhooks scheme with the returned secret, which is shown only here. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -497,7 +506,10 @@ export interface paths {
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        /** Change a webhook endpoint, or enable or disable it */
+        /**
+         * Change a webhook endpoint, or enable or disable it
+         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
@@ -532,7 +544,7 @@ export interface paths {
         put?: never;
         /**
          * Send one message, or every message since a time, to an endpoint again
-         * @description Each message keeps its webhook-id, so a receiver that deduplicates by it sees a repeat as a repeat.
+         * @description Each message keeps its webhook-id, so a receiver that deduplicates by it sees a repeat as a repeat. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["replayWebhooks"];
         delete?: never;
@@ -569,7 +581,7 @@ export interface paths {
         put?: never;
         /**
          * Everything stored about one candidate (right of access)
-         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id).
+         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["exportCandidate"];
         delete?: never;
@@ -589,7 +601,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a candidate (right to erasure)
-         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name.
+         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["eraseCandidate"];
         delete?: never;

@@ -84,10 +84,15 @@ export function registerAudit(app: FastifyInstance, db: Queryable, prefix: strin
   });
 }
 
+/**
+ * Newest first. The id leaves as text (a bigint may exceed a JS number) but is sorted and compared
+ * as the bigint column: an unqualified `ORDER BY id` would name the text output column and sort
+ * "9" above "15".
+ */
 export async function listAudit(db: Queryable, options: { limit: number; before?: string }): Promise<AuditEntry[]> {
   const { rows } = await db.query<AuditEntry>(
-    `SELECT id::text, at, actor, client_ip AS "clientIp", user_agent AS "userAgent", action, target, request_id AS "requestId", status
-       FROM audit_log WHERE ($2::bigint IS NULL OR id < $2::bigint) ORDER BY id DESC LIMIT $1`,
+    `SELECT id::text AS id, at, actor, client_ip AS "clientIp", user_agent AS "userAgent", action, target, request_id AS "requestId", status
+       FROM audit_log WHERE ($2::bigint IS NULL OR audit_log.id < $2::bigint) ORDER BY audit_log.id DESC LIMIT $1`,
     [options.limit, options.before ?? null],
   );
   return rows;

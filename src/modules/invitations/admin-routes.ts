@@ -18,7 +18,8 @@ const Delivery = Type.Object({
   attemptedAt: DateTime(),
 });
 
-const COLUMNS = `id::text, candidate_id AS "candidateId", recipient, status, message_id AS "messageId", response, duration_ms AS "durationMs", attempted_at AS "attemptedAt"`;
+// The id leaves as text; queries sort by the table's bigint (deliveries.id), never by this text column.
+const COLUMNS = `id::text AS id, candidate_id AS "candidateId", recipient, status, message_id AS "messageId", response, duration_ms AS "durationMs", attempted_at AS "attemptedAt"`;
 
 export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (app, deps) => {
   const instanceOf = (name: string) => requireInstance(deps.db, name);
@@ -42,7 +43,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
     async (request) => {
       const instance = await instanceOf(request.params.instance);
       const { rows } = await deps.db.query<Record<string, unknown>>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE instance_id = $1 AND ($3::text IS NULL OR status = $3) ORDER BY id DESC LIMIT $2`,
+        `SELECT ${COLUMNS} FROM deliveries WHERE instance_id = $1 AND ($3::text IS NULL OR status = $3) ORDER BY deliveries.id DESC LIMIT $2`,
         [instance.id, request.query.limit, request.query.status ?? null],
       );
       return rows as never;

@@ -80,16 +80,46 @@ const whereParams = (scope: Scope) => [scope.keyId, scope.instanceId, keyHash(sc
 
 export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; response: unknown };
 
-/** JSON with object keys sorted at every level, so that equal documents hash equally. */
+/**
+ * JSON with object keys sorted at every level, so that equal documents hash equally. Iterative,
+ * with an explicit stack: bodies are bounded in depth by the JSON parser, but a walk of its own
+ * never overflows the call stack whatever it is given.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  let out = '';
+  // Each entry is a value to write, or a piece of punctuation to emit once its children are out.
+  const stack: ({ value: unknown } | { text: string })[] = [{ value }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if ('text' in next) {
+      out += next.text;
+      continue;
+    }
+    const current = next.value;
+    if (Array.isArray(current)) {
+      out += '[';
+      stack.push({ text: ']' });
+      for (let i = current.length - 1; i >= 0; i--) {
+        // Like JSON.stringify: undefined in an array is null.
+        stack.push({ value: current[i] === undefined ? null : current[i] });
+        if (i > 0) stack.push({ text: ',' });
+      }
+    } else if (current !== null && typeof current === 'object') {
+      const entries = Object.entries(current as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      out += '{';
+      stack.push({ text: '}' });
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, v] = entries[i]!;
+        stack.push({ value: v });
+        stack.push({ text: `${i > 0 ? ',' : ''}${JSON.stringify(k)}:` });
+      }
+    } else {
+      out += JSON.stringify(current) ?? 'null';
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out;
 }
 
 /** What makes two invite requests "the same": the body and sendInvite. */

@@ -31,7 +31,7 @@ const CreatedKey = Type.Object(
   { additionalProperties: false },
 );
 
-export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier: KeyVerifier }> = async (app, { db, verifier }) => {
+export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier: KeyVerifier; now?: () => Date }> = async (app, { db, verifier, now = () => new Date() }) => {
   app.post(
     '/keys',
     {
@@ -61,7 +61,7 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
         throw invalid(unknown.map((name) => ({ in: 'body' as const, name: 'instances', detail: `no instance is named "${name}"` })));
       }
       const expiresAt = request.body.expiresAt ? new Date(request.body.expiresAt) : undefined;
-      if (expiresAt && expiresAt.getTime() <= Date.now()) {
+      if (expiresAt && expiresAt.getTime() <= now().getTime()) {
         throw invalid([{ in: 'body', name: 'expiresAt', pointer: '#/expiresAt', detail: 'must be in the future' }]);
       }
       const generated = generateApiKey();

@@ -1,10 +1,10 @@
-// Authentication of the public API (DESIGN §4): one onRequest hook for the whole /v1 prefix, and
+// Authentication of the public API: one onRequest hook for the whole /v1 prefix, and
 // the resolution of the `instance` header into the instances a request may see.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
 import type { RefusalLimit, RequestBudget } from '../limits/rate-limit.js';
 import type { KeyGrant, KeyRecord } from './repository.js';
-import type { KeyVerifier } from './verifier.js';
+import type { KeyVerifier, Verification } from './verifier.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,21 +18,47 @@ const FORBIDDEN = 'This API key is not granted the requested instance';
 
 /**
  * Checks the key of every request, then spends one request of its budget. An address whose keys
- * were refused too often is turned away first (429), before its key is looked at; a missing
- * header is not counted as a refusal, only a presented key that is not valid.
+ * were refused too often is turned away (429) before its key is looked at; a missing header is
+ * not counted as a refusal, only a presented key that is not valid.
+ *
+ * A key that needs a database lookup is counted as a refusal *before* the lookup, atomically
+ * (RefusalLimit.reserve), and the count is taken back when the key is valid: so at most the limit
+ * of guesses per window is ever looked up, however many arrive at once. A key this node verified
+ * a moment ago (KeyVerifier's cache) needs no lookup and only looks whether the address is
+ * blocked. Concurrent requests with the same key on this node share one lookup and one count, so
+ * a client sending many requests at once with its (not yet cached) key is not taken for a guesser.
  */
 export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, limits: { failures: RefusalLimit; budget: RequestBudget }): void {
   app.decorateRequest('apiKey', null);
+  /** Lookups in flight on this node, by client address and presented key. */
+  const inFlight = new Map<string, Promise<Verification>>();
+
+  async function evaluate(request: FastifyRequest, presented: string): Promise<Verification> {
+    await limits.failures.reserve(request);
+    const result = await verifier.verify(presented);
+    if (result.valid) await limits.failures.release(request);
+    return result;
+  }
+
   app.addHook('onRequest', async (request, reply) => {
-    await limits.failures.check(request);
     const header = request.headers['x-api-key'];
-    const result = await verifier.verify(typeof header === 'string' ? header : undefined);
-    if (!result.valid) {
-      if (result.reason !== 'MISSING') await limits.failures.failed(request);
-      throw new Problem('unauthorized', UNAUTHORIZED);
+    const presented = typeof header === 'string' ? header : '';
+    let key = presented === '' ? undefined : verifier.cachedValid(presented);
+    if (presented === '' || key) {
+      await limits.failures.check(request);
+    } else {
+      const id = `${request.ip}\u0000${presented}`;
+      let pending = inFlight.get(id);
+      if (!pending) {
+        pending = evaluate(request, presented).finally(() => inFlight.delete(id));
+        inFlight.set(id, pending);
+      }
+      const result = await pending;
+      if (result.valid) key = result.key;
     }
-    request.apiKey = result.key;
-    await limits.budget.spend(result.key.id, result.key.rateLimit, reply);
+    if (!key) throw new Problem('unauthorized', UNAUTHORIZED);
+    request.apiKey = key;
+    await limits.budget.spend(key.id, key.rateLimit, reply);
   });
 }
 

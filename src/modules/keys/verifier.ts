@@ -23,6 +23,8 @@ export class KeyVerifier {
     private readonly db: Queryable,
     private readonly ttlMs: number,
     private readonly onTouchError: (error: unknown) => void = () => {},
+    /** The clock that decides expiry and how long a cached verdict lasts (tests move it). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   async verify(presented: string | undefined): Promise<Verification> {
@@ -31,11 +33,26 @@ export class KeyVerifier {
     const hash = sha256(presented);
     const record = await this.lookup(hash);
     if (!record) return { valid: false, reason: 'NOT_FOUND' };
-    const now = Date.now();
+    const now = this.now();
     if (record.revokedAt && record.revokedAt.getTime() <= now) return { valid: false, reason: 'REVOKED' };
     if (record.expiresAt && record.expiresAt.getTime() <= now) return { valid: false, reason: 'EXPIRED' };
     this.touch(record.id, now);
     return { valid: true, key: record };
+  }
+
+  /**
+   * The verdict on a key from this node's memory alone, when it holds a fresh one that says the
+   * key is valid; undefined when the database would have to be asked (or the key is refused).
+   */
+  cachedValid(presented: string): KeyRecord | undefined {
+    if (!looksLikeApiKey(presented)) return undefined;
+    const cached = this.cache.get(sha256(presented).toString('hex'));
+    const now = this.now();
+    if (!cached?.record || cached.until <= now) return undefined;
+    const { record } = cached;
+    if ((record.revokedAt && record.revokedAt.getTime() <= now) || (record.expiresAt && record.expiresAt.getTime() <= now)) return undefined;
+    this.touch(record.id, now);
+    return record;
   }
 
   /** Drops everything cached: called when this node revokes a key or changes grants. */
@@ -46,12 +63,12 @@ export class KeyVerifier {
   private async lookup(hash: Buffer): Promise<KeyRecord | undefined> {
     const id = hash.toString('hex');
     const cached = this.cache.get(id);
-    if (cached && cached.until > Date.now()) return cached.record;
+    if (cached && cached.until > this.now()) return cached.record;
     const record = await findKeyByHash(this.db, hash);
     if (this.ttlMs > 0) {
       if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
       this.cache.delete(id);
-      this.cache.set(id, { record, until: Date.now() + this.ttlMs });
+      this.cache.set(id, { record, until: this.now() + this.ttlMs });
     }
     return record;
   }

@@ -21,6 +21,8 @@ export interface Counter {
   hit(key: string, windowMs: number): Promise<WindowState>;
   /** Where the window of key stands, without counting. */
   peek(key: string): Promise<WindowState>;
+  /** Takes back one hit of key in its current window (never below 0, never opening a window). */
+  undo(key: string): Promise<void>;
   /** Resolves when the counter can count where it should (or after timeoutMs, whichever first). */
   ready(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
@@ -49,6 +51,11 @@ export class MemoryCounter implements Counter {
     const window = this.windows.get(key);
     if (!window || window.endsAt <= now) return { count: 0, resetMs: 0 };
     return { count: window.count, resetMs: window.endsAt - now };
+  }
+
+  async undo(key: string): Promise<void> {
+    const window = this.windows.get(key);
+    if (window && window.endsAt > Date.now() && window.count > 0) window.count -= 1;
   }
 
   async ready(): Promise<boolean> {
@@ -87,6 +94,13 @@ if ttl < 0 then
 end
 return {count, ttl}`;
 
+// DECR only a key that exists (and keeps its TTL): a window that closed meanwhile is not reopened.
+const UNDO_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 and tonumber(redis.call('GET', KEYS[1])) > 0 then
+  return redis.call('DECR', KEYS[1])
+end
+return 0`;
+
 export interface Warn {
   (details: Record<string, unknown>, message: string): void;
 }
@@ -114,6 +128,7 @@ export class RedisCounter implements Counter {
       lazyConnect: false,
     });
     this.redis.defineCommand('acHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.redis.defineCommand('acUndo', { numberOfKeys: 1, lua: UNDO_SCRIPT });
     // Without a listener a connection error would be an unhandled 'error' event.
     this.redis.on('error', (error: Error) => this.fellBack(error));
   }
@@ -136,6 +151,15 @@ export class RedisCounter implements Counter {
     } catch (error) {
       this.fellBack(error as Error);
       return this.fallback.peek(key);
+    }
+  }
+
+  async undo(key: string): Promise<void> {
+    try {
+      await (this.redis as unknown as { acUndo(key: string): Promise<number> }).acUndo(KEY_PREFIX + key);
+    } catch (error) {
+      this.fellBack(error as Error);
+      await this.fallback.undo(key);
     }
   }
 

@@ -11,6 +11,13 @@
 // times in a window is turned away with 429 before its credentials are even looked at, so a
 // correct key or token from that address is refused too until the window closes. That is the
 // point: guessing must not be able to tell a hit from a miss.
+//
+// A credential that must be looked up is counted *before* the lookup, in one atomic increment
+// (reserve), and the count is taken back only when it turns out valid (release). Checking first
+// and counting after the lookup let parallel guesses outrun the limit: 500 concurrent wrong keys
+// all passed the check before any was counted, and about 205 were looked up instead of 20. With
+// the increment first, at most `authFailuresPerMinute` guesses per window are ever evaluated, on
+// one node or (with Redis) across all of them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
 import type { Counter } from './counter.js';
@@ -65,16 +72,36 @@ export class RefusalLimit {
   /** Refuses an address that has been refused too often in the current window. */
   async check(request: FastifyRequest): Promise<void> {
     const state = await this.counter.peek(this.key(request));
-    if (state.count >= this.perMinute) {
-      const reset = String(seconds(state.resetMs));
-      request.log.warn({ ip: request.ip, scope: this.scope }, `too many ${this.what} from this address`);
-      throw new Problem('rate-limited', `Too many ${this.what} from this address; retry in ${reset} s`, undefined, { 'retry-after': reset });
-    }
+    if (state.count >= this.perMinute) throw this.refusal(request, state.resetMs);
   }
 
-  /** Counts a refusal of the request's address. */
+  private refusal(request: FastifyRequest, resetMs: number): Problem {
+    const reset = String(seconds(resetMs));
+    request.log.warn({ ip: request.ip, scope: this.scope }, `too many ${this.what} from this address`);
+    return new Problem('rate-limited', `Too many ${this.what} from this address; retry in ${reset} s`, undefined, { 'retry-after': reset });
+  }
+
+  /**
+   * Counts a refusal of the request's address up front, atomically, and refuses the request (429)
+   * when that makes too many: call it before evaluating a credential (or serving an unknown path),
+   * and `release` when the credential turns out valid.
+   */
+  async reserve(request: FastifyRequest): Promise<void> {
+    const state = await this.counter.hit(this.key(request), WINDOW_MS);
+    if (state.count > this.perMinute) throw this.refusal(request, state.resetMs);
+  }
+
+  /**
+   * Counts a refusal after the fact. Prefer `reserve` before an evaluation: check, evaluate, then
+   * count lets parallel attempts pass the check before any of them is counted.
+   */
   async failed(request: FastifyRequest): Promise<void> {
     await this.counter.hit(this.key(request), WINDOW_MS);
+  }
+
+  /** Takes back a reservation whose credential was valid. */
+  async release(request: FastifyRequest): Promise<void> {
+    await this.counter.undo(this.key(request));
   }
 
   private key(request: FastifyRequest): string {

@@ -8,6 +8,7 @@ import { instanceHeader, problemResponses, publicSecurity } from '../../http/ope
 import { invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { toScoreRecord, type InvitationRow } from './format.js';
+import { CURSOR_LENGTH, CursorCodec } from './cursor.js';
 import { PAGE_SIZE, scoreBatches, scorePage, type ScoreFilter } from './repository.js';
 
 const NonEmpty = (description: string) => Type.String({ minLength: 1, description });
@@ -60,18 +61,6 @@ function idList(name: 'candidateIds' | 'assessmentIds', value: string | undefine
 }
 
 const MAX_LIMIT = 1000;
-const CURSOR_VERSION = 'v1:';
-
-/** The cursor is the last invitation id of the page, versioned and base64url-encoded: opaque to clients. */
-const encodeCursor = (id: string) => Buffer.from(`${CURSOR_VERSION}${id}`).toString('base64url');
-
-function decodeCursor(cursor: string): string {
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = decoded.startsWith(CURSOR_VERSION) ? decoded.slice(CURSOR_VERSION.length) : '';
-  if (!/^[0-9]{1,18}$/.test(id)) throw invalid([{ in: 'query', name: 'cursor', detail: 'is not a cursor this service gave out: copy it from the Link header' }]);
-  return id;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Assessment ids are slugs (the CHECK on assessments.slug). Anything else, NUL included, which
 // PostgreSQL refuses in a text parameter, is an unknown id and never reaches the database.
@@ -85,11 +74,13 @@ const EXPORT_PIECE_CHARS = 60 * 1024;
 
 export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   const stringify = fastJson(ScoreRecord as object);
+  const cursors = new CursorCodec(db);
 
   /** One page of an opt-in paginated read, with the Link to the next one while more remain. */
-  async function page(reply: FastifyReply, filter: ScoreFilter, query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string }) {
+  async function page(reply: FastifyReply, apiKeyId: string, filter: ScoreFilter, query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string }) {
     const { limit, cursor } = query;
-    const after = cursor === undefined ? '0' : decodeCursor(cursor);
+    const after = cursor === undefined ? '0' : await cursors.decode(cursor, apiKeyId);
+    if (after === undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is not a cursor this service gave out to this API key: copy it from the Link header' }]);
     if (matchesNothing(filter)) return [];
     const rows = await scorePage(db, filter, after, limit + 1);
     if (rows.length > limit) {
@@ -99,7 +90,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
         if (value !== undefined) next.set(name, String(value));
       }
       next.set('limit', String(limit));
-      next.set('cursor', encodeCursor(rows[limit - 1]!.id));
+      next.set('cursor', await cursors.encode(rows[limit - 1]!.id, apiKeyId));
       reply.header('link', `</v1/score?${next.toString()}>; rel="next"`);
     }
     return rows.slice(0, limit).map(toScoreRecord);
@@ -146,6 +137,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
           `An empty element or more than ${MAX_IDS} ids in a list is \`400\`; unknown ids match nothing.`,
           'Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed.',
           'Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified.',
+          `The cursor is opaque and tamper-evident: ${CURSOR_LENGTH} base64url characters, encrypted and authenticated (AES-256-GCM) with a secret all nodes share, bound to the API key it was given to, and revealing nothing (not even a position). A cursor that was altered, made up or given to another API key is \`400\` naming \`cursor\`.`,
         ].join(' '),
         security: publicSecurity,
         headers: instanceHeader(false),
@@ -166,7 +158,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       const scope = instanceScope(request, { required: false });
       // Candidate ids are UUIDs and assessment ids slugs: any other id is unknown, and unknown ids match nothing.
       const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)) };
-      if (request.query.limit !== undefined) return page(reply, filter, { ...request.query, limit: request.query.limit });
+      if (request.query.limit !== undefined) return page(reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
       if (matchesNothing(filter)) return [];
       const first = await scorePage(db, filter, '0');

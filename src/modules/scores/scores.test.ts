@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Ajv } from 'ajv';
-import { describeEachStore, sampleAssessment } from '../../../test/harness.js';
+import { createTestContext, describeEachStore, sampleAssessment, storeKinds } from '../../../test/harness.js';
 import { ScoreRecord } from './routes.js';
 import { PAGE_SIZE } from './repository.js';
 
@@ -193,6 +193,54 @@ describeEachStore('GET /v1/score', (ctx) => {
       const response = await scores(t.key, query);
       assert.equal(response.statusCode, 400, query);
       assert.equal(response.json().errors[0].name, name, query);
+    }
+  });
+
+  it('gives opaque, tamper-evident cursors that reveal no invitation id and only work for their API key', async () => {
+    const t = await tenant();
+    for (let i = 0; i < 3; i++) await t.invite(`opaque${i}@x.co`, ['alpha']);
+    const cursorOf = (response: { headers: Record<string, unknown> }) => /[?&]cursor=([^&>]+)/.exec(String(response.headers.link))![1]!;
+    const first = await scores(t.key, '?limit=1');
+    const cursor = cursorOf(first);
+    const { rows } = await ctx().db.query<{ id: string }>('SELECT id::text AS id FROM invitations ORDER BY id');
+    const decoded = Buffer.from(cursor, 'base64url');
+    for (const { id } of rows) {
+      assert.ok(!decoded.toString('latin1').includes(id) || id.length < 3, `the cursor does not carry invitation id ${id} in clear`);
+      assert.ok(!cursor.includes(Buffer.from(`v1:${id}`).toString('base64url')), 'not the old v1:<id> format');
+    }
+    assert.notEqual(cursorOf(await scores(t.key, '?limit=1')), cursor, 'the same position gives a different cursor each time');
+
+    const second = await scores(t.key, `?limit=1&cursor=${cursor}`);
+    assert.equal(second.statusCode, 200);
+    assert.notDeepEqual(second.json(), first.json());
+
+    // Any change to any character is refused, naming the cursor.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const i of [0, 1, 5, 13, 20, 30, cursor.length - 1]) {
+      const changed = alphabet[(alphabet.indexOf(cursor[i]!) + 1) % 64]!;
+      const tampered = cursor.slice(0, i) + changed + cursor.slice(i + 1);
+      const response = await scores(t.key, `?limit=1&cursor=${tampered}`);
+      assert.equal(response.statusCode, 400, `changed at ${i}: ${response.body}`);
+      assert.deepEqual(response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]), [['query', 'cursor']]);
+    }
+    const other = await ctx().key([t.instance]);
+    const foreign = await scores(other, `?limit=1&cursor=${cursor}`);
+    assert.equal(foreign.statusCode, 400, 'a cursor given to another API key');
+    assert.equal(foreign.json().errors[0].name, 'cursor');
+  });
+
+  it('reads cursors made by another node on the same database (one shared secret)', async () => {
+    const t = await tenant();
+    for (let i = 0; i < 2; i++) await t.invite(`nodes${i}@x.co`, ['alpha']);
+    const first = await scores(t.key, '?limit=1');
+    const next = /^<([^>]+)>/.exec(String(first.headers.link))![1]!;
+    const second = await createTestContext(storeKinds().find((k) => k.name === ctx().store)!, { db: ctx().db });
+    try {
+      const response = await second.request({ method: 'GET', url: next, headers: { 'x-api-key': t.key } });
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.json().length, 1);
+    } finally {
+      await second.app.close();
     }
   });
 });
