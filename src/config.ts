@@ -55,6 +55,10 @@ export interface Config {
    *  the service would otherwise fetch, on a client's behalf, addresses only it can reach (SSRF).
    *  Turn it on only where every endpoint is trusted (tests, a private network). */
   webhookAllowPrivateNetworks: boolean;
+  /** Longest wait for a webhook receiver's answer, in ms. Default 15000. A delivery is held by the
+   *  node sending it for this long and as long again; a node that dies mid-delivery leaves it to
+   *  another after that. */
+  webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -129,5 +133,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: flag(env, 'SEED_DEMO', true),
     webhookAllowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1000, 60_000),
   };
 }

@@ -1,10 +1,7 @@
 // The nesting depth of every JSON body is bounded. Deeply nested documents parse fine but break
 // whatever walks them recursively later (the idempotency fingerprint overflowed the stack at
 // about 5,000 levels and answered 500), and no request of this API needs more than a few levels.
-// The bytes are counted as they arrive, before the body parser (Fastify's own, which also refuses
-// __proto__ and constructor poisoning) sees them, so the check holds for every route, also for
-// routes with parsers of their own.
-import { Transform, type TransformCallback } from 'node:stream';
+// The depth is counted before Fastify's own parser sees the body, for every route that takes JSON.
 import type { FastifyInstance } from 'fastify';
 import { Problem } from './problem.js';
 
@@ -59,34 +56,19 @@ export function tooDeep(maxDepth: number): Problem {
   ]);
 }
 
-const JSON_TYPE = /^\s*application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
-
-/** Passes a JSON body through, failing it (400 problem) as soon as it nests deeper than maxDepth. */
+/**
+ * The JSON body parser of every route: the whole body is read (within the body limit), its depth
+ * counted, then parsed by Fastify's own parser (which also refuses __proto__ and constructor
+ * poisoning). A body too deep is a 400 problem. (Counting in a stream in front of the parser,
+ * stopping the read at the first level too deep, left connections stalled until the request
+ * timeout: found by fuzzing.)
+ */
 export function registerJsonDepthLimit(app: FastifyInstance, maxDepth = MAX_JSON_DEPTH): void {
-  app.addHook('preParsing', async (request, reply, payload) => {
-    if (!JSON_TYPE.test(String(request.headers['content-type'] ?? ''))) return payload;
-    const counter = new DepthCounter();
-    let refused = false;
-    const guarded = new Transform({
-      transform(chunk: Buffer, _encoding, callback: TransformCallback) {
-        if (refused) return callback();
-        if (counter.feed(chunk) <= maxDepth) return callback(null, chunk);
-        refused = true;
-        callback();
-        // The rest of the body is never read: the connection cannot carry another request.
-        reply.header('connection', 'close');
-        // Failed on a later turn of the event loop: the body parser attaches its error listener
-        // only after this hook has returned, and data may already be flowing before it does.
-        setImmediate(() => guarded.destroy(tooDeep(maxDepth)));
-      },
-      flush(callback: TransformCallback) {
-        // A refused body never ends: it fails (above), so that the parser never sees a truncated one.
-        if (!refused) callback();
-      },
-    });
-    // Never an unhandled 'error' event, whatever the order; the parser's own listener answers.
-    guarded.on('error', () => {});
-    payload.on('error', (error) => guarded.destroy(error));
-    return payload.pipe(guarded);
+  const parse = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() !== '' && jsonDepth(text) > maxDepth) return done(tooDeep(maxDepth), undefined);
+    return parse(request, text, done);
   });
 }

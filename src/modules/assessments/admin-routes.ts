@@ -25,6 +25,8 @@ const ImportResult = Type.Object(
 
 export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   // Content arrives as the author wrote it, so that errors can name its lines.
+  // (Within this plugin only: JSON elsewhere is parsed, with its depth bounded.)
+  app.removeContentTypeParser(CONTENT_TYPES.filter((type) => app.hasContentTypeParser(type)));
   app.addContentTypeParser(CONTENT_TYPES, { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
 
   const instanceOf = (name: string) => requireInstance(db, name);

@@ -57,8 +57,8 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
       const room = maxInFlight - all.size;
       if (room <= 0) return 0;
       const busy = [...inFlight.entries()].filter(([, set]) => set.size >= perEndpoint).map(([id]) => id);
-      // A node holds what it claimed for the timeout and a margin; after that another node may retry it.
-      const claimed = await claimDue(options.db, now, room, timeoutMs + 15_000, busy);
+      // A node holds what it claimed for twice the timeout; after that another node may retry it.
+      const claimed = await claimDue(options.db, now, room, 2 * timeoutMs, busy);
       const extra: string[] = [];
       let started = 0;
       for (const delivery of claimed) {
