@@ -187,7 +187,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
-    if (drain.leaving) reply.header('connection', 'close');
+    if (drain.draining) reply.header('connection', 'close');
     // API answers carry credentials' results (keys travel in X-API-Key, which shared caches do not
     // treat as private): none may be stored, errors included.
     if (PRIVATE_PREFIXES.some((prefix) => request.url.startsWith(prefix))) reply.header('cache-control', 'no-store');

@@ -1,7 +1,8 @@
 // Draining on shutdown (SIGTERM, SIGINT). Two phases:
 // 1. Leaving (from the signal, for SHUTDOWN_DELAY_MS): `/readyz` answers 503 at once, so that a
 //    load balancer takes the node out of rotation, but the listener stays open and every request
-//    is served as usual, with `Connection: close` so that clients reconnect (elsewhere). Closing
+//    is served as usual (keep-alive connections too: answering them with `Connection: close` made
+//    clients that had just sent their next request on them see a reset). Closing
 //    the listener at once would reset every connection the kernel had already accepted into the
 //    listen queue but node had not yet taken: under a burst of new connections, about half.
 // 2. Closing (app.close()): the listener closes, new connections are refused; every request still
@@ -22,7 +23,7 @@ const GRACE_MS = 500;
 const DUPLICATE_SIGNAL_MS = 1000;
 
 export interface Drain {
-  /** From the shutdown signal on: /readyz says 503 and every answer says `Connection: close`. */
+  /** From the shutdown signal on: /readyz says 503. */
   readonly leaving: boolean;
   /** From app.close() on: the listener is closed and new requests get a 503 problem. */
   readonly draining: boolean;

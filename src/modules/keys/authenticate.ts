@@ -35,7 +35,16 @@ export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, 
 
   async function evaluate(request: FastifyRequest, presented: string): Promise<Verification> {
     await limits.failures.reserve(request);
-    const result = await verifier.verify(presented);
+    let result: Verification;
+    try {
+      result = await verifier.verify(presented);
+    } catch (error) {
+      // The lookup failed (the database is away): that is no refused credential. Without giving
+      // the count back, a client's own requests during an outage blocked its address (429) for the
+      // rest of the window after the database was back (found by the outage suite).
+      await limits.failures.release(request).catch(() => {});
+      throw error;
+    }
     if (result.valid) await limits.failures.release(request);
     return result;
   }
