@@ -18,7 +18,7 @@ export default tseslint.config(
   // Pages are built with the escaping `html` tag (src/html/html.ts): an untagged template literal
   // holding markup would interpolate unescaped values, so it is refused where pages are made.
   {
-    files: ['src/portal/**/*.ts', 'src/console/**/*.ts', 'src/html/**/*.ts'],
+    files: ['src/portal/**/*.ts', 'src/console/**/*.ts', 'src/html/**/*.ts', 'src/modules/mail/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
       'no-restricted-syntax': [

@@ -6,9 +6,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { simpleParser } from 'mailparser';
+import { simpleParser, type ParsedMail } from 'mailparser';
 import { Problem } from '../../http/problem.js';
-import { escapeHtml } from './invitation-message.js';
+import { html, join, type SafeHtml } from '../../html/html.js';
 
 const LOCAL = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 /** Headers a proxy adds; any of them means the request did not start on this machine. */
@@ -19,9 +19,16 @@ export function isDirectLocalRequest(request: FastifyRequest): boolean {
   return LOCAL.has(request.socket.remoteAddress ?? '') && LOCAL.has(request.ip) && FORWARDING_HEADERS.every((name) => request.headers[name] === undefined);
 }
 
-const page = (title: string, body: string) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeHtml(title)}</title></head>
-<body><main><h1>${escapeHtml(title)}</h1>${body}</main></body></html>`;
+const page = (title: string, body: SafeHtml) => html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>
+<body><main><h1>${title}</h1>${body}</main></body></html>`.toString();
+
+const recipients = (mail: ParsedMail) => (mail.to ? (Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : mail.to.text) : '');
+
+/** Plain text with its web addresses as links (the invite link, above all), everything escaped. */
+function linked(text: string): SafeHtml {
+  return join(text.split(/(https?:\/\/[^\s<]+)/g).map((part, i) => (i % 2 === 1 ? html`<a href="${part}">${part}</a>` : part)));
+}
 
 export async function devMailbox(app: FastifyInstance, { mailDir }: { mailDir: string }) {
   app.addHook('onRequest', async (request: FastifyRequest) => {
@@ -46,13 +53,11 @@ export async function devMailbox(app: FastifyInstance, { mailDir }: { mailDir: s
     const rows = [];
     for (const file of (await files()).slice(0, 200)) {
       const mail = await simpleParser(await readFile(path.join(mailDir, file)));
-      rows.push(
-        `<tr><td>${escapeHtml(mail.date?.toISOString() ?? '')}</td><td>${escapeHtml(mail.to ? (Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : mail.to.text) : '')}</td><td><a href="/dev/mail/${encodeURIComponent(file)}">${escapeHtml(mail.subject ?? '(no subject)')}</a></td></tr>`,
-      );
+      rows.push(html`<tr><td>${mail.date?.toISOString() ?? ''}</td><td>${recipients(mail)}</td><td><a href="/dev/mail/${encodeURIComponent(file)}">${mail.subject ?? '(no subject)'}</a></td></tr>`);
     }
     const body = rows.length
-      ? `<p>E-mails written to ${escapeHtml(mailDir)}, newest first.</p><table><thead><tr><th>Date</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
-      : `<p>No e-mails yet. Invite someone with <code>sendInvite=true</code>.</p>`;
+      ? html`<p>E-mails written to ${mailDir}, newest first.</p><table><thead><tr><th>Date</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows}</tbody></table>`
+      : html`<p>No e-mails yet. Invite someone with <code>sendInvite=true</code>.</p>`;
     return reply.type('text/html; charset=utf-8').send(page('Development mailbox', body));
   });
 
@@ -61,10 +66,9 @@ export async function devMailbox(app: FastifyInstance, { mailDir }: { mailDir: s
     if (!/^[A-Za-z0-9.@_-]+\.eml$/.test(file) || !(await files()).includes(file)) throw new Problem('not-found', 'No such e-mail');
     const mail = await simpleParser(await readFile(path.join(mailDir, file)));
     if (request.query.part === 'html') return reply.type('text/html; charset=utf-8').send(mail.html || '<p>(no HTML part)</p>');
-    const text = escapeHtml(mail.text ?? '').replace(/(https?:\/\/[^\s<]+)/g, '<a href="$1">$1</a>');
-    const body = `<p><a href="/dev/mail">All e-mails</a></p>
-<dl><dt>From</dt><dd>${escapeHtml(mail.from?.text ?? '')}</dd><dt>To</dt><dd>${escapeHtml(mail.to ? (Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : mail.to.text) : '')}</dd><dt>Subject</dt><dd>${escapeHtml(mail.subject ?? '')}</dd></dl>
-<h2>Plain text</h2><pre>${text}</pre>
+    const body = html`<p><a href="/dev/mail">All e-mails</a></p>
+<dl><dt>From</dt><dd>${mail.from?.text ?? ''}</dd><dt>To</dt><dd>${recipients(mail)}</dd><dt>Subject</dt><dd>${mail.subject ?? ''}</dd></dl>
+<h2>Plain text</h2><pre>${linked(mail.text ?? '')}</pre>
 <h2>HTML</h2><iframe title="HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" src="/dev/mail/${encodeURIComponent(file)}?part=html" style="width:100%;height:32rem;border:1px solid #ccc"></iframe>`;
     return reply.type('text/html; charset=utf-8').send(page(mail.subject ?? 'E-mail', body));
   });

@@ -1,11 +1,12 @@
 // The invitation e-mail's rendering: placeholders, escaping in the HTML part only, plurals, and
 // per-instance template files that override the defaults part by part.
+import { escapeHtml } from '../../html/html.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { escapeHtml, fill, loadTemplates, renderInvitationWith, type InvitationMessage } from './invitation-message.js';
+import { fill, loadTemplates, renderInvitationWith, type InvitationMessage } from './invitation-message.js';
 
 const message = (overrides: Partial<InvitationMessage> = {}): InvitationMessage => ({
   to: { name: 'Ada Lovelace', address: 'ada@example.com' },

@@ -2,6 +2,7 @@
 // same facts. Templates are files: the defaults in templates/, overridable per instance under
 // $DATA_DIR/templates/<instance>/ with the same names. Placeholders are {{name}}; in the HTML
 // part every value is escaped.
+import { html, join } from '../../html/html.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,8 +27,6 @@ export interface RenderedMessage {
 export const DEFAULT_TEMPLATES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'templates');
 const PARTS = { subject: 'invitation.subject.txt', text: 'invitation.txt', html: 'invitation.html' } as const;
 
-export const escapeHtml = (value: string) =>
-  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
 
@@ -48,14 +47,15 @@ export function renderInvitationWith(templates: Record<keyof typeof PARTS, strin
     assessmentCount: String(message.assessments.length),
     assessmentWord: message.assessments.length === 1 ? 'assessment' : 'assessments',
   };
-  const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, escapeHtml(v)]));
+  // The HTML template's values go through the template layer: each one escaped, the list as markup.
+  const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, html`${v}`.toString()]));
   return {
     to: message.to,
     subject: fill(templates.subject, plain).replace(/\s+/g, ' ').trim(),
     text: fill(templates.text, { ...plain, assessmentList: message.assessments.map((a) => `  - ${a.name} (${minutes(a.durationMinutes)})`).join('\n') }),
     html: fill(templates.html, {
       ...escaped,
-      assessmentList: message.assessments.map((a) => `<li>${escapeHtml(a.name)} (${minutes(a.durationMinutes)})</li>`).join('\n'),
+      assessmentList: join(message.assessments.map((a) => html`<li>${a.name} (${minutes(a.durationMinutes)})</li>`), '\n').toString(),
     }),
   };
 }
