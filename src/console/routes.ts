@@ -22,6 +22,7 @@ import { EVENT_TYPES, createEndpoint, listAttempts, listEndpoints, replay, rotat
 import { endpointUrlProblem } from '../modules/webhooks/ssrf.js';
 import { addUser, resetPassword } from '../modules/users/service.js';
 import { questionField } from '../portal/pages.js';
+import { PORTAL_HEADERS } from '../portal/routes.js';
 import type { SafeHtml } from '../html/html.js';
 import { assessmentReports, attemptOwner, pendingReviews } from '../modules/attempts/report.js';
 import { reviewAnswer } from '../modules/attempts/repository.js';
@@ -71,15 +72,8 @@ const SIGN_IN_WINDOW_MS = 15 * 60_000;
 const SIGN_IN_PER_ADDRESS = 100;
 const SIGN_IN_PER_ACCOUNT = 10;
 
-export const CONSOLE_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
-  'cross-origin-opener-policy': 'same-origin',
-  'referrer-policy': 'same-origin',
-};
+// The same strict page headers as the portal's (no inline script or style, no framing, no caching).
+export const CONSOLE_HEADERS = PORTAL_HEADERS;
 
 export interface ConsoleDeps {
   db: Database;
