@@ -44,6 +44,8 @@ import { JobRunner } from './jobs/runner.js';
 import { webhookAdminRoutes } from './modules/webhooks/admin-routes.js';
 import { webhookJob } from './modules/webhooks/worker.js';
 import { privacyAdminRoutes } from './modules/privacy/admin-routes.js';
+import { reportAdminRoutes } from './modules/reports/admin-routes.js';
+import { reportLinkRoutes } from './console/report-link-routes.js';
 import { retentionJob } from './modules/privacy/service.js';
 
 export interface AppDeps {
@@ -258,6 +260,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
       await admin.register(userAdminRoutes, { db });
       await admin.register(webhookAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
+      await admin.register(reportAdminRoutes, { db, now: clock });
     },
     { prefix: '/admin/v1' },
   );
@@ -279,6 +282,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     now: config.now,
   });
   await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
+  await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
   // Background work of this node: every job claims shared rows, so several nodes share it.

@@ -33,6 +33,8 @@ const OWNERS: Record<string, string> = {
   webhook_attempts: 'modules/webhooks',
   schema_migrations: 'db',
   server_secrets: 'modules/scores',
+  report_link_keys: 'modules/reports',
+  revoked_report_links: 'modules/reports',
 };
 
 function sources(dir: string): string[] {

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
+import { takeAssessment } from './support/take.js';
 
 let clockOffsetMs = 0;
 const clock = () => new Date(Date.now() + clockOffsetMs);
@@ -57,23 +58,6 @@ async function user(ctx: TestContext, email: string, role: string, instances?: s
   const response = await ctx.request({ method: 'POST', url: '/admin/v1/users', payload: { email, role, instances } });
   assert.equal(response.statusCode, 201, response.body);
   return response.json() as { id: string; password: string };
-}
-
-/** Invites a candidate and takes the sample assessment through the portal: q1 right, q4 free text, submitted. */
-async function takeAssessment(ctx: TestContext, instance: string, key: string, person: { email: string; firstName: string; lastName: string }) {
-  const [invite] = (await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { ...person, assessments: ['alpha'] } })).json();
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const intro = await ctx.request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } });
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-  const form = (url: string, fields: Record<string, string> = {}) => ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM }, payload: formOf({ _csrf: csrf, ...fields }) });
-  assert.equal((await form('/portal/a/alpha/start')).statusCode, 303);
-  for (const [question, value] of [['q1', 1], ['q3', '1250'], ['q4', 'I listened, apologised & fixed the <order>.']] as const) {
-    const saved = await ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-    assert.equal(saved.statusCode, 204, saved.body);
-  }
-  assert.equal((await form('/portal/a/alpha/submit')).statusCode, 303);
-  return invite.candidateId as string;
 }
 
 describeEachStore(

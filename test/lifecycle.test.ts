@@ -30,7 +30,7 @@ describeEachStore(
       assert.deepEqual(body.invitations.map((i: { assessmentId: string; status: string }) => [i.assessmentId, i.status]), [['alpha', 'INVITED'], ['beta', 'INVITED']]);
       const days = (new Date(body.invitations[0].expiresAt).getTime() - new Date(body.invitations[0].invitedAt).getTime()) / 86_400_000;
       assert.ok(days > 13.9 && days < 14.1, `14 days to start (${days})`);
-      assert.match(body.invitations[0].reportUrl, new RegExp(`/console/candidates/${c.candidateId}\\?instance=${instance}#a-alpha$`));
+      assert.match(body.invitations[0].reportUrl, new RegExp(`/reports/${c.candidateId}/alpha\\?expires=\\d+&signature=[A-Za-z0-9_-]{22}$`));
 
       const other = await ctx().instance('life-other');
       const otherKey = await ctx().key([other]);

@@ -7,8 +7,8 @@ import { parseArgs } from 'node:util';
 const USAGE = `Usage: assessment-connect <command> [options]
 
 Commands:
-  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off]
-  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off]
+  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N]
+  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N]
   instance list
   key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
   key update <id> [--rate-limit N|default] [--label L]
@@ -33,6 +33,8 @@ Commands:
   webhook rotate-secret <id> --instance <name>
   webhook replay <id> --instance <name> (--message <msg_id> | --since ISO-8601)
   webhook attempts <id> --instance <name> [--limit N]
+  report-link revoke <report-url>                  withdraw one report link (a reportUrl)
+  report-link rotate-key --instance <name>         withdraw every report link of the instance
   candidate export --instance <name> (--email E | --candidate ID)   everything stored about the person, as JSON
   candidate erase --instance <name> (--email E | --candidate ID)    remove it; score records keep the id and numbers
 
@@ -144,6 +146,7 @@ function instanceSettings(options: Options) {
     mailFromName: options['mail-from-name'],
     mailFromAddress: options['mail-from-address'],
     retentionDays: retentionDays(options),
+    reportLinkDays: positiveInteger(options, 'report-link-days'),
   };
 }
 
@@ -288,6 +291,16 @@ const COMMANDS: Record<string, Command> = {
     const data = await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/candidates/export`, { json: candidateSelector(options) });
     // The export is a JSON document either way.
     return { data, text: JSON.stringify(data, null, 2) };
+  },
+  async 'report-link revoke'(ctx, [url]) {
+    if (!url) throw new UsageError('report-link revoke needs the link (quote it: it has & in it)');
+    const data = (await call(ctx, 'POST', '/admin/v1/report-links/revoke', { json: { url } })) as Record<string, unknown>;
+    return { data, text: `Withdrawn: the report link of candidate ${String(data.candidateId)} for ${String(data.assessmentId)} opens nothing from now on` };
+  },
+  async 'report-link rotate-key'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const data = (await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/report-links/rotate-key`)) as Record<string, unknown>;
+    return { data, text: `Every report link of ${instance} made before ${String(data.rotatedAt)} opens nothing now; new links are signed with a new key` };
   },
   async 'candidate erase'(ctx, _args, options) {
     const instance = required(options, 'instance');

@@ -112,6 +112,29 @@ export function messageBody(title: string, message: string): SafeHtml {
   return html`<h1>${title}</h1><p class="error">${message}</p>`;
 }
 
+/** A page opened by a signed report link: no console around it, nothing to change. */
+export function sharedReportPage(title: string, instance: string, body: SafeHtml): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+${head(title)}
+<body>
+<header class="top"><p class="brand">Candidate report <span class="instance-name">· ${instance}</span></p></header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+</body>
+</html>`;
+}
+
+/** A page of a report link that opens nothing (invalid, expired or revoked). */
+export function sharedReportMessage(title: string, message: string): SafeHtml {
+  return html`<!doctype html>
+<html lang="en">
+${head(title)}
+<body><main id="main" class="sign-in"><h1>${title}</h1><p>${message}</p></main></body>
+</html>`;
+}
+
 export function bareMessagePage(title: string, message: string): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
@@ -210,15 +233,15 @@ ${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Next page<
 }
 
 const STATUS_TEXT: Record<string, string> = { INVITED: 'not started', IN_PROGRESS: 'in progress', COMPLETED: 'completed' };
-const statusText = (s: string) => STATUS_TEXT[s] ?? s;
-const SCORE_TEXT: Record<string, string> = { PASS: 'Pass', LOW_PASS: 'Low pass', FAIL: 'Fail', PENDING: 'Awaiting a score' };
+export const statusText = (s: string) => STATUS_TEXT[s] ?? s;
+export const SCORE_TEXT: Record<string, string> = { PASS: 'Pass', LOW_PASS: 'Low pass', FAIL: 'Fail', PENDING: 'Awaiting a score' };
 const scoreBadge = (s: string) => html`<span class="badge badge-${s.toLowerCase()}">${SCORE_TEXT[s] ?? s}</span>`;
 
 // ---- the candidate report -------------------------------------------------------------------
 
-const when = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '-');
+export const when = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '-');
 
-function duration(report: AssessmentReport): string {
+export function duration(report: AssessmentReport): string {
   const a = report.attempt;
   if (!a?.finishedAt) return '-';
   const seconds = Math.round((new Date(a.finishedAt).getTime() - new Date(a.startedAt).getTime()) / 1000);
@@ -253,7 +276,8 @@ ${q.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${q.guidance
 </form>`;
 }
 
-export function reportBody(candidate: CandidateSummary, reports: AssessmentReport[], options: { csrf: string; instance: string; canReview: boolean }): SafeHtml {
+/** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
+export function reportBody(candidate: CandidateSummary, reports: AssessmentReport[], options: { csrf: string; instance: string; canReview: boolean; pdfHref?: string }): SafeHtml {
   const sections = reports.map((r) => {
     const rec = r.record;
     const scored = rec.assessmentStatus === 'COMPLETED' && rec.scoreStatus !== 'PENDING';
@@ -307,7 +331,11 @@ ${r.redFlagReasons.length > 0 && html`<p>Rules that raised the red flag: ${r.red
 }
 </section>`;
   });
-  return html`<p class="no-print"><a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button></p>
+  const tools =
+    options.pdfHref === undefined
+      ? html`<a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button>`
+      : html`<a href="${options.pdfHref}">Download as PDF</a> · <button type="button" class="print-button" hidden>Print this report</button>`;
+  return html`<p class="no-print">${tools}</p>
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}</h1>
 <p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
 ${sections}`;

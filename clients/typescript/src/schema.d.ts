@@ -610,6 +610,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/report-links/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw one report link
+         * @description The link (a reportUrl, whole or its path and query) opens nothing from now on (410). Revoking it again changes nothing; an expired link is accepted too. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        post: operations["revokeReportLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{name}/report-links/rotate-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw every report link of an instance
+         * @description Signs later links with a new key: every link made before opens nothing (410 is not possible for them: they answer 404, like any link with a wrong signature). GET /v1/candidates/{candidateId} gives new links at once.
+         */
+        post: operations["rotateReportKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1185,8 +1225,9 @@ export interface operations {
                             /** @description When it was withdrawn; null unless it was */
                             cancelledAt: string | null;
                             /**
-                             * @description The candidate's report for this assessment in the console (for users of the console)
-                             * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                             * Format: uri
+                             * @description A read-only link to the candidate's report for this assessment that opens without an account (for a recruiter, from the ATS): signed, valid for the instance's report-link lifetime (default 90 days, to the next midnight UTC), and revocable by the operator. The same link with `.pdf` after the assessment id gives the report as a PDF. Treat it like a password: anyone who has it can read the report.
+                             * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                              */
                             reportUrl: string;
                         }[];
@@ -1306,8 +1347,9 @@ export interface operations {
                         /** @description When it was withdrawn; null unless it was */
                         cancelledAt: string | null;
                         /**
-                         * @description The candidate's report for this assessment in the console (for users of the console)
-                         * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                         * Format: uri
+                         * @description A read-only link to the candidate's report for this assessment that opens without an account (for a recruiter, from the ATS): signed, valid for the instance's report-link lifetime (default 90 days, to the next midnight UTC), and revocable by the operator. The same link with `.pdf` after the assessment id gives the report as a PDF. Treat it like a password: anyone who has it can read the report.
+                         * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                          */
                         reportUrl: string;
                     };
@@ -1445,8 +1487,9 @@ export interface operations {
                         /** @description When it was withdrawn; null unless it was */
                         cancelledAt: string | null;
                         /**
-                         * @description The candidate's report for this assessment in the console (for users of the console)
-                         * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                         * Format: uri
+                         * @description A read-only link to the candidate's report for this assessment that opens without an account (for a recruiter, from the ATS): signed, valid for the instance's report-link lifetime (default 90 days, to the next midnight UTC), and revocable by the operator. The same link with `.pdf` after the assessment id gives the report as a PDF. Treat it like a password: anyone who has it can read the report.
+                         * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                          */
                         reportUrl: string;
                     };
@@ -1576,8 +1619,9 @@ export interface operations {
                         /** @description When it was withdrawn; null unless it was */
                         cancelledAt: string | null;
                         /**
-                         * @description The candidate's report for this assessment in the console (for users of the console)
-                         * @example https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support
+                         * Format: uri
+                         * @description A read-only link to the candidate's report for this assessment that opens without an account (for a recruiter, from the ATS): signed, valid for the instance's report-link lifetime (default 90 days, to the next midnight UTC), and revocable by the operator. The same link with `.pdf` after the assessment id gives the report as a PDF. Treat it like a password: anyone who has it can read the report.
+                         * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                          */
                         reportUrl: string;
                         invitationStatus: "SENT" | "FAILED";
@@ -1750,6 +1794,11 @@ export interface operations {
                         mailFromAddress: string | null;
                         /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
                         retentionDays: number | null;
+                        /**
+                         * @description Days a report link (reportUrl) stays valid
+                         * @example 90
+                         */
+                        reportLinkDays: number;
                         /** Format: date-time */
                         createdAt: string;
                     }[];
@@ -1791,6 +1840,8 @@ export interface operations {
                     mailFromAddress?: string;
                     /** @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node. */
                     retentionDays?: number | null;
+                    /** @description Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90) */
+                    reportLinkDays?: number;
                 };
             };
         };
@@ -1813,6 +1864,11 @@ export interface operations {
                         mailFromAddress: string | null;
                         /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
                         retentionDays: number | null;
+                        /**
+                         * @description Days a report link (reportUrl) stays valid
+                         * @example 90
+                         */
+                        reportLinkDays: number;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -1873,6 +1929,8 @@ export interface operations {
                     mailFromAddress?: string;
                     /** @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node. */
                     retentionDays?: number | null;
+                    /** @description Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90) */
+                    reportLinkDays?: number;
                 };
             };
         };
@@ -1895,6 +1953,11 @@ export interface operations {
                         mailFromAddress: string | null;
                         /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
                         retentionDays: number | null;
+                        /**
+                         * @description Days a report link (reportUrl) stays valid
+                         * @example 90
+                         */
+                        reportLinkDays: number;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -3587,6 +3650,128 @@ export interface operations {
                         erasedAt: string;
                         /** @description E-mails to the person deleted from the local mailbox */
                         mailFilesDeleted: number;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeReportLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The report link
+                     * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
+                     */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: uuid */
+                        candidateId: string;
+                        assessmentId: string;
+                        /**
+                         * Format: date-time
+                         * @description When the link would have expired
+                         */
+                        expiresAt: string;
+                        /** @enum {boolean} */
+                        revoked: true;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateReportKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        instance: string;
+                        /** Format: date-time */
+                        rotatedAt: string;
                     };
                 };
             };

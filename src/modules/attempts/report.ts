@@ -72,8 +72,9 @@ interface AttemptRow {
   lowPassScore: number;
 }
 
-export async function assessmentReports(db: Queryable, instanceIds: string[], candidateId: string): Promise<AssessmentReport[]> {
-  const rows = await scorePage(db, { instanceIds, candidateIds: [candidateId] }, '0', 200);
+/** The reports of a candidate's assessments (only of `assessmentIds` when given). */
+export async function assessmentReports(db: Queryable, instanceIds: string[], candidateId: string, assessmentIds?: string[]): Promise<AssessmentReport[]> {
+  const rows = await scorePage(db, { instanceIds, candidateIds: [candidateId], assessmentIds }, '0', 200);
   const reports: AssessmentReport[] = [];
   for (const row of rows) {
     const record = toScoreRecord(row);

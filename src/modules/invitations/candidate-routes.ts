@@ -18,7 +18,12 @@ const Invitation = Type.Object({
   invitedAt: DateTime({ description: 'When the candidate was first invited to this assessment' }),
   expiresAt: DateTime({ description: 'Until when it may be started; inviting again, extend and remind move it' }),
   cancelledAt: Type.Union([DateTime(), Type.Null()], { description: 'When it was withdrawn; null unless it was' }),
-  reportUrl: Type.String({ description: "The candidate's report for this assessment in the console (for users of the console)", examples: ['https://assessments.example.org/console/candidates/9d7e6c95-b46b-46da-979a-dca23f37f114?instance=acme#a-customer-support'] }),
+  reportUrl: Type.String({
+    format: 'uri',
+    description:
+      "A read-only link to the candidate's report for this assessment that opens without an account (for a recruiter, from the ATS): signed, valid for the instance's report-link lifetime (default 90 days, to the next midnight UTC), and revocable by the operator. The same link with `.pdf` after the assessment id gives the report as a PDF. Treat it like a password: anyone who has it can read the report.",
+    examples: ['https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA'],
+  }),
 });
 
 const Candidate = Type.Object({

@@ -13,6 +13,7 @@ import type { Database, Queryable } from '../../db/database.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { Job } from '../../jobs/runner.js';
 import { closeWithdrawn } from '../attempts/repository.js';
+import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { deliver, issueLink, type InviteDeps } from './service.js';
 
@@ -43,8 +44,8 @@ const STATE = `CASE WHEN i.cancelled_at IS NOT NULL THEN 'CANCELLED'
 /** A candidate of the given instances with each invitation's state; undefined for anyone else. */
 export async function candidateView(db: Queryable, instanceIds: string[], candidateId: string, now: Date, publicUrl: string): Promise<CandidateView | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId)) return undefined;
-  const { rows } = await db.query<{ email: string | null; firstName: string | null; lastName: string | null; instance: string; invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[] }>(
-    `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", n.name AS instance,
+  const { rows } = await db.query<{ email: string | null; firstName: string | null; lastName: string | null; instanceId: string; reportDays: number; invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[] }>(
+    `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", n.id AS "instanceId", n.report_link_days AS "reportDays",
             COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'status', ${STATE},
                                                           'invitedAt', i.created_at, 'expiresAt', i.expires_at, 'cancelledAt', i.cancelled_at) ORDER BY i.created_at, a.slug)
                         FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = c.id), '[]'::jsonb) AS invitations
@@ -54,7 +55,7 @@ export async function candidateView(db: Queryable, instanceIds: string[], candid
   );
   const row = rows[0];
   if (!row) return undefined;
-  const report = `${publicUrl.replace(/\/+$/, '')}/console/candidates/${candidateId}?instance=${encodeURIComponent(row.instance)}`;
+  const links = await reportLinks(db, { instanceId: row.instanceId, days: row.reportDays, candidateId, assessmentIds: row.invitations.map((i) => i.assessmentId) }, now, publicUrl);
   return {
     candidateId,
     email: row.email,
@@ -65,7 +66,7 @@ export async function candidateView(db: Queryable, instanceIds: string[], candid
       invitedAt: new Date(i.invitedAt),
       expiresAt: new Date(i.expiresAt),
       cancelledAt: i.cancelledAt ? new Date(i.cancelledAt) : null,
-      reportUrl: `${report}#a-${i.assessmentId}`,
+      reportUrl: links.get(i.assessmentId)!,
     })),
   };
 }

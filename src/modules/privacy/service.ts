@@ -2,6 +2,7 @@
 // from every table and from the local mailbox, in one transaction),
 // and storage limitation (a per-instance retention period enforced by a periodic sweep).
 import { randomUUID } from 'node:crypto';
+import { forgetExpiredRevocations } from '../reports/links.js';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
@@ -151,6 +152,8 @@ export function retentionJob(deps: PrivacyDeps & { now?: () => Date }, everyMs: 
     async run() {
       const erased = await sweepRetention(deps);
       if (erased > 0) log.info({ erased }, 'erased candidates whose retention period ended');
+      // Revocations of report links that have expired anyway need not be kept either.
+      await forgetExpiredRevocations(deps.db, deps.now?.() ?? new Date());
       return erased;
     },
   };

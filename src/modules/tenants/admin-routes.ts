@@ -21,6 +21,7 @@ const Instance = Type.Object(
     retentionDays: Type.Union([Type.Integer(), Type.Null()], {
       description: 'Days after the last of their assessments was completed when a candidate is erased automatically; null: off',
     }),
+    reportLinkDays: Type.Integer({ description: 'Days a report link (reportUrl) stays valid', examples: [90] }),
     createdAt: DateTime(),
   },
   { additionalProperties: false },
@@ -38,6 +39,9 @@ export const Settings = Type.Object(
         description:
           'Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node.',
       }),
+    ),
+    reportLinkDays: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3650, description: 'Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90)' }),
     ),
   },
   { additionalProperties: false },

@@ -10,11 +10,14 @@ export interface Instance {
   mailFromAddress: string | null;
   /** Days after the last completed assessment when a candidate is erased; null: kept. */
   retentionDays: number | null;
+  /** Days a report link stays valid (default 90). */
+  reportLinkDays: number;
   createdAt: Date;
 }
 
 const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "inviteTtlDays", mail_from_name AS "mailFromName",
-  mail_from_address AS "mailFromAddress", retention_days AS "retentionDays", created_at AS "createdAt"`;
+  mail_from_address AS "mailFromAddress", retention_days AS "retentionDays",
+  report_link_days AS "reportLinkDays", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -22,15 +25,17 @@ export interface InstanceSettings {
   mailFromName?: string | null;
   mailFromAddress?: string | null;
   retentionDays?: number | null;
+  reportLinkDays?: number;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
-    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days) VALUES ($1, $2, coalesce($3, 14), $4, $5, $6)
+    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days)
+     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90))
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
-    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null, input.retentionDays ?? null],
+    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null, input.retentionDays ?? null, input.reportLinkDays ?? null],
   );
   return rows[0];
 }
@@ -39,7 +44,7 @@ export async function createInstance(db: Queryable, input: { name: string } & In
 export async function updateInstance(db: Queryable, name: string, settings: InstanceSettings): Promise<Instance | undefined> {
   const sets: string[] = [];
   const params: unknown[] = [name];
-  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days' } as const;
+  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days', reportLinkDays: 'report_link_days' } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];
     if (value === undefined) continue;
@@ -66,6 +71,11 @@ export async function requireInstance(db: Queryable, name: string): Promise<Inst
   const instance = await findInstanceByName(db, name);
   if (!instance) throw notFound(`No instance named "${name}"`);
   return instance;
+}
+
+export async function findInstanceById(db: Queryable, id: string): Promise<Instance | undefined> {
+  const { rows } = await db.query<Instance>(`SELECT ${COLUMNS} FROM instances WHERE id = $1`, [id]);
+  return rows[0];
 }
 
 export async function findInstancesByName(db: Queryable, names: string[]): Promise<Instance[]> {

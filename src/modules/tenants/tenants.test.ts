@@ -13,6 +13,7 @@ describeEachStore('instances and the admin API', (ctx) => {
       mailFromName: null,
       mailFromAddress: null,
       retentionDays: null,
+      reportLinkDays: 90,
       createdAt: undefined,
     });
     const updated = await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });

@@ -1,0 +1,144 @@
+// The candidate report as a PDF (A4), drawn with PDFKit on the server: the same figures, category
+// scores, answers and proctoring timeline as the report page, without a browser. Text is set in
+// DejaVu Sans when the machine has it (any script it covers), else in Helvetica with the
+// characters Helvetica cannot show replaced by "?".
+import { existsSync } from 'node:fs';
+import PDFDocument from 'pdfkit';
+import type { AssessmentReport } from '../modules/attempts/report.js';
+import type { CandidateSummary } from '../modules/candidates/repository.js';
+import { SCORE_TEXT, duration, statusText, when } from './pages.js';
+
+const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+const DEJAVU_BOLD = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
+const HAS_DEJAVU = existsSync(DEJAVU) && existsSync(DEJAVU_BOLD);
+const INK = '#1f2933';
+const MUTED = '#52606d';
+const BAR = '#1d4ed8';
+const MARGIN = 50;
+
+/** Helvetica shows Latin-1 and a few more (WinAnsi); anything else would print as garbage. */
+function printable(text: string): string {
+  if (HAS_DEJAVU) return text;
+  return text.normalize('NFC').replace(/[^\n\t\x20-\x7e\xa0-\xff€‘’“”–—•…]/g, '?');
+}
+
+export function reportPdf(candidate: CandidateSummary, report: AssessmentReport, generatedAt: Date): Promise<Buffer> {
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: MARGIN,
+    bufferPages: true,
+    info: { Title: `${report.assessmentName}: candidate report`, Author: 'Assessment Connect', CreationDate: generatedAt },
+  });
+  if (HAS_DEJAVU) {
+    doc.registerFont('body', DEJAVU);
+    doc.registerFont('bold', DEJAVU_BOLD);
+  } else {
+    doc.registerFont('body', 'Helvetica');
+    doc.registerFont('bold', 'Helvetica-Bold');
+  }
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const done = new Promise<Buffer>((resolve, reject) => {
+    doc.on('end', () => resolve(Buffer.concat(chunks)));
+    doc.on('error', reject);
+  });
+
+  const width = doc.page.width - 2 * MARGIN;
+  const text = (value: string, options: { font?: 'body' | 'bold'; size?: number; color?: string; gap?: number } = {}) => {
+    doc.font(options.font ?? 'body').fontSize(options.size ?? 10).fillColor(options.color ?? INK).text(printable(value), { width });
+    if (options.gap) doc.moveDown(options.gap);
+  };
+  const heading = (value: string) => {
+    if (doc.y > doc.page.height - MARGIN - 80) doc.addPage();
+    doc.moveDown(0.8);
+    text(value, { font: 'bold', size: 13, gap: 0.3 });
+  };
+
+  const record = report.record;
+  const name = candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`;
+  text(name, { font: 'bold', size: 20 });
+  text(`${candidate.email ?? 'Personal data erased'} · candidate id ${candidate.id} · instance ${candidate.instance}`, { color: MUTED, gap: 0.6 });
+  text(report.assessmentName, { font: 'bold', size: 15, gap: 0.4 });
+
+  const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
+  const figures: [string, string][] = [
+    ['Status', statusText(record.assessmentStatus)],
+    ['Result', record.assessmentStatus === 'COMPLETED' ? (SCORE_TEXT[record.scoreStatus] ?? record.scoreStatus) : '-'],
+    ['Total score', scored ? `${record.totalScore} %` : '-'],
+    ['Thresholds', `pass ${report.passScore} %, low pass ${report.lowPassScore} %`],
+    ['Percentile', report.percentile === null ? '-' : `${report.percentile} (among ${report.cohort} who completed this version)`],
+    ['Completion', `${record.completion} %`],
+    ['Typing', report.attempt?.typingWpm != null ? `${record.typingSpeed} wpm, ${report.attempt.typingAccuracy ?? 0} % accurate` : '-'],
+    ['Time taken', duration(report)],
+    ['Started', report.attempt ? when(report.attempt.startedAt) : '-'],
+    ['Finished', report.attempt?.finishedAt ? `${when(report.attempt.finishedAt)} (${report.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'],
+    ['Red flag', record.redFlag ? `yes: ${report.redFlagReasons.join('; ')}` : 'no'],
+  ];
+  for (const [label, value] of figures) {
+    const y = doc.y;
+    doc.font('bold').fontSize(10).fillColor(MUTED).text(label, MARGIN, y, { width: 110 });
+    doc.font('body').fontSize(10).fillColor(INK).text(printable(value), MARGIN + 120, y, { width: width - 120 });
+    doc.x = MARGIN;
+    doc.moveDown(0.15);
+  }
+
+  if (scored && record.categoryScores.length > 0) {
+    heading('Score per category');
+    text('Bars: this candidate; line: the average of everyone who completed this version.', { size: 9, color: MUTED, gap: 0.4 });
+    const labelWidth = 150;
+    const barWidth = width - labelWidth - 50;
+    for (const category of record.categoryScores) {
+      if (doc.y > doc.page.height - MARGIN - 30) doc.addPage();
+      const y = doc.y;
+      const value = Math.max(0, Math.min(100, Number(category.score)));
+      doc.font('body').fontSize(10).fillColor(INK).text(printable(category.name), MARGIN, y, { width: labelWidth - 10, ellipsis: true, lineBreak: false });
+      doc.rect(MARGIN + labelWidth, y, barWidth, 11).fill('#e4e7eb');
+      doc.rect(MARGIN + labelWidth, y, (barWidth * value) / 100, 11).fill(BAR);
+      const average = report.categoryAverages[category.name];
+      if (average !== undefined) {
+        const x = MARGIN + labelWidth + (barWidth * Math.max(0, Math.min(100, average))) / 100;
+        doc.moveTo(x, y - 2).lineTo(x, y + 13).lineWidth(1.5).stroke(INK);
+      }
+      doc.font('body').fontSize(10).fillColor(INK).text(`${value} %`, MARGIN + labelWidth + barWidth + 8, y, { width: 42, lineBreak: false });
+      doc.x = MARGIN;
+      doc.y = y + 18;
+    }
+  }
+
+  if (report.questions.length > 0) {
+    heading('Answers');
+    report.questions.forEach((q, index) => {
+      if (doc.y > doc.page.height - MARGIN - 60) doc.addPage();
+      text(`${index + 1}. ${q.prompt}`, { font: 'bold' });
+      text(`${q.category} · ${q.type} · ${q.credit === null ? 'awaiting review' : `${Math.round(q.credit * 1000) / 10} % credit`}`, { size: 9, color: MUTED });
+      if (!q.answered) text('Not answered', { color: MUTED });
+      else if (q.options.length > 0) {
+        for (const o of q.options) text(`${o.chosen ? '[x]' : '[ ]'} ${o.text}${o.correct ? '  (correct)' : ''}${o.chosen && !o.correct ? '  (wrong)' : ''}`);
+      } else {
+        text(q.text ?? '');
+        if (q.accepted.length > 0) text(`Accepted: ${q.accepted.join(' | ')}`, { size: 9, color: MUTED });
+      }
+      if (q.review) text(`Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}`, { size: 9, color: MUTED });
+      doc.moveDown(0.5);
+    });
+  }
+
+  if (report.attempt) {
+    heading('Proctoring timeline');
+    text(`First seen from ${report.attempt.firstAddress ?? 'unknown address'} with ${report.attempt.firstAgent ?? 'an unknown browser'}.`, { gap: 0.3 });
+    if (report.signals.length === 0) text('No signals were recorded.');
+    for (const s of report.signals) text(`${when(s.at)}  ${s.kind}  ${s.detail}  (${s.source})`, { size: 9 });
+    if (report.redFlagReasons.length > 0) text(`Rules that raised the red flag: ${report.redFlagReasons.join('; ')}.`, { gap: 0.3 });
+  }
+
+  const range = doc.bufferedPageRange();
+  for (let i = range.start; i < range.start + range.count; i++) {
+    doc.switchToPage(i);
+    const bottom = doc.page.margins.bottom;
+    doc.page.margins.bottom = 0;
+    doc.font('body').fontSize(8).fillColor(MUTED).text(printable(`${name} · ${report.assessmentName} · generated ${when(generatedAt)} · page ${i + 1} of ${range.count}`), MARGIN, doc.page.height - 35, { width, align: 'center', lineBreak: false });
+    doc.page.margins.bottom = bottom;
+  }
+  doc.end();
+  return done;
+}
