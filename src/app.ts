@@ -25,7 +25,7 @@ import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { idempotencySweepJob } from './modules/invitations/idempotency.js';
 import { candidateRoutes } from './modules/invitations/candidate-routes.js';
-import { expiryJob } from './modules/invitations/lifecycle.js';
+import { expiryJob, reminderJob } from './modules/invitations/lifecycle.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
@@ -292,6 +292,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
+  jobs.add(reminderJob(inviteDeps, 60_000, clock));
   jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, app.log));
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());

@@ -278,6 +278,14 @@ describeEachStore(
       const instance = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
       assert.deepEqual([instance.portalUrl, instance.inviteTtlDays, instance.mailFromName, instance.mailFromAddress], ['https://jobs.example.com', 30, 'Acme Hiring', 'hiring@example.com']);
       await manager.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '' });
+      const reminders = await manager.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '', reportLinkDays: '30' });
+      assert.equal(reminders.statusCode, 303, reminders.body);
+      const settings = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
+      assert.deepEqual([settings.reminderDays, settings.reportLinkDays], [null, 30], 'reminders off, report links for 30 days');
+      const refused = await manager.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '99', reportLinkDays: '0' });
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /reminderDays/);
+      assert.match(refused.body, /reportLinkDays/);
       const cleared = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
       assert.deepEqual([cleared.portalUrl, cleared.inviteTtlDays, cleared.mailFromName], [null, 14, null]);
     });

@@ -7,8 +7,8 @@ import { parseArgs } from 'node:util';
 const USAGE = `Usage: assessment-connect <command> [options]
 
 Commands:
-  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N]
-  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N]
+  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
+  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
   instance list
   key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
   key update <id> [--rate-limit N|default] [--label L]
@@ -33,6 +33,8 @@ Commands:
   webhook rotate-secret <id> --instance <name>
   webhook replay <id> --instance <name> (--message <msg_id> | --since ISO-8601)
   webhook attempts <id> --instance <name> [--limit N]
+  candidate retake --instance <name> --candidate ID --assessment A [--no-email]
+                                                   let the candidate take a completed assessment again
   report-link revoke <report-url>                  withdraw one report link (a reportUrl)
   report-link rotate-key --instance <name>         withdraw every report link of the instance
   candidate export --instance <name> (--email E | --candidate ID)   everything stored about the person, as JSON
@@ -130,12 +132,13 @@ function positiveInteger(options: Options, name: string): number | undefined {
   return n;
 }
 
-function retentionDays(options: Options): number | null | undefined {
-  const value = options['retention-days'];
+/** A number of days in a range, or `off` (null). */
+function daysOrOff(options: Options, name: string, max: number): number | null | undefined {
+  const value = options[name];
   if (value === undefined) return undefined;
   if (value === 'off') return null;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 3650) throw new UsageError('--retention-days must be a number of days from 1 to 3650, or off');
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new UsageError(`--${name} must be a number of days from 1 to ${max}, or off`);
   return n;
 }
 
@@ -145,8 +148,9 @@ function instanceSettings(options: Options) {
     inviteTtlDays: positiveInteger(options, 'invite-ttl-days'),
     mailFromName: options['mail-from-name'],
     mailFromAddress: options['mail-from-address'],
-    retentionDays: retentionDays(options),
+    retentionDays: daysOrOff(options, 'retention-days', 3650),
     reportLinkDays: positiveInteger(options, 'report-link-days'),
+    reminderDays: daysOrOff(options, 'reminder-days', 60),
   };
 }
 
@@ -178,7 +182,7 @@ const COMMANDS: Record<string, Command> = {
   },
   async 'instance list'(ctx) {
     const data = (await call(ctx, 'GET', '/admin/v1/instances')) as Record<string, unknown>[];
-    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'retentionDays', 'createdAt']) };
+    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'reminderDays', 'retentionDays', 'reportLinkDays', 'createdAt']) };
   },
   async 'key create'(ctx, _args, options) {
     const data = (await call(ctx, 'POST', '/admin/v1/keys', {
@@ -291,6 +295,19 @@ const COMMANDS: Record<string, Command> = {
     const data = await call(ctx, 'POST', `/admin/v1/instances/${encodeURIComponent(instance)}/candidates/export`, { json: candidateSelector(options) });
     // The export is a JSON document either way.
     return { data, text: JSON.stringify(data, null, 2) };
+  },
+  async 'candidate retake'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const candidate = required(options, 'candidate');
+    const assessment = required(options, 'assessment');
+    const data = (await call(
+      ctx,
+      'POST',
+      `/admin/v1/instances/${encodeURIComponent(instance)}/candidates/${encodeURIComponent(candidate)}/invitations/${encodeURIComponent(assessment)}/retake`,
+      { json: { email: options['no-email'] !== true } },
+    )) as Record<string, unknown>;
+    const mail = data.invitationStatus === undefined ? 'no e-mail sent' : `e-mail ${String(data.invitationStatus)}`;
+    return { data, text: `The candidate may take ${assessment} again (${mail}); the earlier attempt stays in the history.\nTheir link: ${String(data.link)}` };
   },
   async 'report-link revoke'(ctx, [url]) {
     if (!url) throw new UsageError('report-link revoke needs the link (quote it: it has & in it)');
@@ -449,6 +466,10 @@ export async function run(argv: string[]): Promise<number> {
         disable: { type: 'boolean' },
         message: { type: 'string' },
         since: { type: 'string' },
+        'report-link-days': { type: 'string' },
+        'reminder-days': { type: 'string' },
+        assessment: { type: 'string' },
+        'no-email': { type: 'boolean' },
       },
     });
   } catch (error) {

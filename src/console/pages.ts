@@ -277,7 +277,13 @@ ${q.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${q.guidance
 }
 
 /** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
-export function reportBody(candidate: CandidateSummary, reports: AssessmentReport[], options: { csrf: string; instance: string; canReview: boolean; pdfHref?: string }): SafeHtml {
+export function reportBody(
+  candidate: CandidateSummary,
+  reports: AssessmentReport[],
+  options: { csrf: string; instance: string; canReview: boolean; canRetake?: boolean; notice?: string; pdfHref?: string },
+): SafeHtml {
+  // Shared by a report link (pdfHref): recruiters do not see accommodations, nor what operators do.
+  const operator = options.pdfHref === undefined;
   const sections = reports.map((r) => {
     const rec = r.record;
     const scored = rec.assessmentStatus === 'COMPLETED' && rec.scoreStatus !== 'PENDING';
@@ -302,7 +308,27 @@ export function reportBody(candidate: CandidateSummary, reports: AssessmentRepor
 <div><dt>Started</dt><dd>${r.attempt ? when(r.attempt.startedAt) : '-'}</dd></div>
 <div><dt>Finished</dt><dd>${r.attempt?.finishedAt ? html`${when(r.attempt.finishedAt)} (${r.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'}</dd></div>
 <div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>
+${operator && r.extraTimePercent > 0 && html`<div><dt>Accommodation</dt><dd>${r.extraTimePercent} % extra time (the candidate saw only their time limit)</dd></div>`}
 </dl>
+${
+  r.earlier.length > 0 &&
+  html`<h3>Earlier attempts (before a retake)</h3>
+<ul class="plain">${r.earlier.map(
+    (e) =>
+      html`<li>Started ${when(e.startedAt)}, ${e.finishedAt ? html`finished ${when(e.finishedAt)}` : 'not finished'}${e.record && html`: ${statusText(e.record.assessmentStatus)}, ${SCORE_TEXT[e.record.scoreStatus] ?? e.record.scoreStatus}${e.record.scoreStatus !== 'PENDING' && ` ${e.record.totalScore} %`}`}; replaced ${when(e.supersededAt)}</li>`,
+  )}</ul>`
+}
+${
+  operator &&
+  options.canRetake &&
+  (rec.assessmentStatus === 'COMPLETED' || r.attempt?.endReason === 'cancelled') &&
+  html`<form method="post" action="/console/candidates/${candidate.id}/retake" class="no-print retake-form">
+<input type="hidden" name="_csrf" value="${options.csrf}">
+<input type="hidden" name="instance" value="${options.instance}">
+<input type="hidden" name="assessmentId" value="${rec.assessmentId}">
+<button type="submit">Let them retake ${r.assessmentName}</button> <span class="hint">The result above stays in the history; the candidate gets a fresh link by e-mail.</span>
+</form>`
+}
 ${categories}
 ${
   r.questions.length > 0 &&
@@ -335,7 +361,7 @@ ${r.redFlagReasons.length > 0 && html`<p>Rules that raised the red flag: ${r.red
     options.pdfHref === undefined
       ? html`<a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button>`
       : html`<a href="${options.pdfHref}">Download as PDF</a> · <button type="button" class="print-button" hidden>Print this report</button>`;
-  return html`<p class="no-print">${tools}</p>
+  return html`${options.notice && html`<p class="info" role="status">${options.notice}</p>`}<p class="no-print">${tools}</p>
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}</h1>
 <p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
 ${sections}`;
@@ -610,7 +636,7 @@ ${instances.map((name) => html`<div class="option"><input type="checkbox" id="us
 // ---- instance settings ----------------------------------------------------------------------
 
 export function settingsBody(
-  instance: { name: string; portalUrl: string | null; inviteTtlDays: number; mailFromName: string | null; mailFromAddress: string | null },
+  instance: { name: string; portalUrl: string | null; inviteTtlDays: number; mailFromName: string | null; mailFromAddress: string | null; reminderDays: number | null; reportLinkDays: number },
   csrf: string,
   state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string> } = {},
 ): SafeHtml {
@@ -619,6 +645,8 @@ export function settingsBody(
     inviteTtlDays: String(instance.inviteTtlDays),
     mailFromName: instance.mailFromName ?? '',
     mailFromAddress: instance.mailFromAddress ?? '',
+    reminderDays: instance.reminderDays === null ? '' : String(instance.reminderDays),
+    reportLinkDays: String(instance.reportLinkDays),
   };
   return html`<h1>Settings of ${instance.name}</h1>
 ${state.saved && html`<p class="info" role="status">Saved.</p>`}
@@ -634,6 +662,10 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 <input type="text" id="set-from-name" name="mailFromName" maxlength="100" value="${v.mailFromName ?? ''}">
 <label for="set-from-address">Sender address of invitation e-mail (empty: the service default)</label>
 <input type="email" id="set-from-address" name="mailFromAddress" maxlength="254" value="${v.mailFromAddress ?? ''}">
+<label for="set-reminder">Remind candidates who have not started this many days before their invitation expires, once (1-60; empty: no reminders)</label>
+<input type="number" id="set-reminder" name="reminderDays" min="1" max="60" step="1" value="${v.reminderDays ?? ''}">
+<label for="set-report-days">Report links for recruiters stay valid for (days, 1-3650)</label>
+<input type="number" id="set-report-days" name="reportLinkDays" min="1" max="3650" step="1" required value="${v.reportLinkDays ?? ''}">
 <p><button type="submit" class="primary">Save settings</button></p>
 </form>`;
 }

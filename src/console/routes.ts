@@ -15,6 +15,7 @@ import { parseAssessment } from '../modules/assessments/content.js';
 import { assessmentUuid, currentContent, importAssessment } from '../modules/assessments/repository.js';
 import { listDeliveries } from '../modules/invitations/deliveries.js';
 import { InviteBody, normaliseAssessments } from '../modules/invitations/routes.js';
+import { retakeInvitation } from '../modules/invitations/lifecycle.js';
 import { invite, resend, type InviteDeps } from '../modules/invitations/service.js';
 import { scoreDistribution } from '../modules/scores/insights.js';
 import { ROLES, listUsers, setDisabled, type Role } from '../modules/users/repository.js';
@@ -310,16 +311,30 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `Candidates of ${instance.name}`, candidatesBody(instance.name, filters, assessments.map((a) => ({ id: a.id, name: a.name })), shown, nextHref)));
     });
 
-    scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/candidates/:id', async (request, reply) => {
+    scope.get<{ Params: { id: string }; Querystring: { instance?: string; retake?: string } }>('/console/candidates/:id', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'read');
       const candidate = await findCandidate(db, [instance.id], request.params.id);
       if (!candidate) throw notFound('No such candidate in this instance');
       const reports = await assessmentReports(db, [instance.id], candidate.id);
-      const canReview = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'review').some((i) => i.id === instance.id);
-      return page(
-        reply,
-        consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, reportBody(candidate, reports, { csrf: request.consoleUser!.csrfToken, instance: instance.name, canReview })),
+      const may = (what: 'review' | 'manage') => instancesFor(request.consoleUser!.user, request.consoleUser!.visible, what).some((i) => i.id === instance.id);
+      const retake = request.query.retake;
+      const notice =
+        retake === 'SENT' || retake === 'FAILED' || retake === 'none'
+          ? `The candidate may take it again; the earlier attempt stays in the history. ${retake === 'SENT' ? 'The e-mail with a fresh link was sent.' : retake === 'FAILED' ? 'The e-mail could not be sent: see Invitations for the relay\'s answer, and resend it there.' : ''}`
+          : undefined;
+      const body = reportBody(candidate, reports, { csrf: request.consoleUser!.csrfToken, instance: instance.name, canReview: may('review'), canRetake: may('manage'), notice });
+      return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
+    });
+
+    scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/candidates/:id/retake', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'manage');
+      const assessmentId = body.assessmentId ?? '';
+      const done = await retakeInvitation(deps.invite, [instance.id], request.params.id, assessmentId, now(), true, (tx) =>
+        audit(request, tx, 'invitation.retake', `${request.params.id}/${assessmentId}`),
       );
+      const status = done.invitationStatus ?? 'none';
+      return reply.redirect(`/console/candidates/${request.params.id}?instance=${encodeURIComponent(instance.name)}&retake=${status}#a-${assessmentId}`, 303);
     });
 
     // ---- reviews -----------------------------------------------------------------------------
@@ -617,12 +632,24 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     scope.post<{ Body: Record<string, string | undefined> }>('/console/settings', async (request, reply) => {
       const body = request.body ?? {};
       const instance = instanceOf(request, body.instance, 'manage');
-      const values = { portalUrl: (body.portalUrl ?? '').trim(), inviteTtlDays: (body.inviteTtlDays ?? '').trim(), mailFromName: (body.mailFromName ?? '').trim(), mailFromAddress: (body.mailFromAddress ?? '').trim() };
+      const field = (name: string) => (body[name] ?? '').trim();
+      const values = {
+        portalUrl: field('portalUrl'),
+        inviteTtlDays: field('inviteTtlDays'),
+        mailFromName: field('mailFromName'),
+        mailFromAddress: field('mailFromAddress'),
+        reminderDays: field('reminderDays'),
+        reportLinkDays: field('reportLinkDays'),
+      };
+      // A number field that is not a whole number fails the schema's range with its message.
+      const whole = (value: string) => (/^\d{1,4}$/.test(value) ? Number(value) : -1);
       // The admin API's schema checks what is given; an empty field clears that setting.
       const given: Record<string, unknown> = {};
       if (values.portalUrl) given.portalUrl = values.portalUrl.replace(/\/+$/, '');
-      if (!/^\d{1,3}$/.test(values.inviteTtlDays)) given.inviteTtlDays = -1;
-      else given.inviteTtlDays = Number(values.inviteTtlDays);
+      given.inviteTtlDays = whole(values.inviteTtlDays);
+      // Fields the form did not send (an older page) stay as they are.
+      if (body.reportLinkDays !== undefined) given.reportLinkDays = whole(values.reportLinkDays);
+      if (body.reminderDays !== undefined) given.reminderDays = values.reminderDays === '' ? null : whole(values.reminderDays);
       if (values.mailFromName) given.mailFromName = values.mailFromName;
       if (values.mailFromAddress) given.mailFromAddress = values.mailFromAddress;
       if (!checkSettings(given)) {
@@ -635,6 +662,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
           inviteTtlDays: given.inviteTtlDays as number,
           mailFromName: (given.mailFromName as string | undefined) ?? null,
           mailFromAddress: (given.mailFromAddress as string | undefined) ?? null,
+          reminderDays: given.reminderDays as number | null | undefined,
+          reportLinkDays: given.reportLinkDays as number | undefined,
         });
         await audit(request, tx, 'instance.update', instance.name);
       });

@@ -94,7 +94,8 @@ ${rows}</ul>`,
   });
 }
 
-export function introPage(content: AssessmentContent, csrf: string, slug: string): SafeHtml {
+/** `minutes`: this candidate's time limit (with any extra time of their invite, never said why). */
+export function introPage(content: AssessmentContent, csrf: string, slug: string, minutes: number): SafeHtml {
   const items = content.questions.length + (content.typingTest ? 1 : 0);
   return layout({
     page: 'intro',
@@ -104,7 +105,7 @@ export function introPage(content: AssessmentContent, csrf: string, slug: string
 <h1>${content.name}</h1>
 <p>${content.description}</p>
 <ul>
-<li>Time limit: <strong>${content.durationMinutes} minutes</strong>, counted from when you press Start. The clock keeps running if you close the page.</li>
+<li>Time limit: <strong>${minutes} minutes</strong>, counted from when you press Start. The clock keeps running if you close the page.</li>
 <li>${items} question${items === 1 ? '' : 's'}${content.typingTest ? ', including a typing test' : ''}. Your answers are saved as you go.</li>
 <li>Please work on your own, stay on this page, and do not paste answers: these are recorded.</li>
 </ul>

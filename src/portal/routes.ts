@@ -219,7 +219,7 @@ export async function portalRoutes(
     const attempt = await currentAttempt(inv);
     if (!attempt) {
       const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
-      return html(reply, introPage(content, s.csrfToken, inv.slug));
+      return html(reply, introPage(content, s.csrfToken, inv.slug, inv.durationMinutes));
     }
     if (attempt.finishedAt) return html(reply, completedPage(inv.name));
     await observeClient(db, attempt, client(request));

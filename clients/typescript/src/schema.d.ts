@@ -396,6 +396,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/candidates/{candidateId}/invitations/{assessmentId}/retake": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Let a candidate take an assessment again
+         * @description For a completed assessment (or one withdrawn after it was started): the finished attempt stays as history (its answers, signals and the record as it stood, shown in the report), the score record starts over as INVITED (announced as score.updated), and a fresh link is issued, e-mailed unless `email` is false. 409 in any other state. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        post: operations["retakeAssessment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/users": {
         parameters: {
             query?: never;
@@ -947,6 +967,16 @@ export interface operations {
                     lastName: string;
                     /** @description Ids of published assessments of the instance, 1-50; duplicates are folded. A single comma-separated string is accepted too. */
                     assessments: string[] | string;
+                    /**
+                     * @description An accommodation: extra time on every assessment of this invite, as a percentage of its time limit (50: one and a half times as long), rounded up to whole minutes. The candidate sees only their own time limit, never why; the report in the console shows it to the operator. Applies to assessments not yet started; absent: unchanged (0 for a new invitation).
+                     * @example 25
+                     */
+                    extraTimePercent?: number;
+                    /**
+                     * @description The candidate's language as a BCP 47 tag (e.g. `de`, `pt-BR`), for the portal and e-mails of this invite's assessments; absent: unchanged.
+                     * @example de
+                     */
+                    language?: string;
                 };
             };
         };
@@ -1799,6 +1829,11 @@ export interface operations {
                          * @example 90
                          */
                         reportLinkDays: number;
+                        /**
+                         * @description Days before an invitation expires when the candidate is reminded by e-mail, once; null: off
+                         * @example 2
+                         */
+                        reminderDays: number | null;
                         /** Format: date-time */
                         createdAt: string;
                     }[];
@@ -1842,6 +1877,8 @@ export interface operations {
                     retentionDays?: number | null;
                     /** @description Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90) */
                     reportLinkDays?: number;
+                    /** @description Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder. */
+                    reminderDays?: number | null;
                 };
             };
         };
@@ -1869,6 +1906,11 @@ export interface operations {
                          * @example 90
                          */
                         reportLinkDays: number;
+                        /**
+                         * @description Days before an invitation expires when the candidate is reminded by e-mail, once; null: off
+                         * @example 2
+                         */
+                        reminderDays: number | null;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -1931,6 +1973,8 @@ export interface operations {
                     retentionDays?: number | null;
                     /** @description Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90) */
                     reportLinkDays?: number;
+                    /** @description Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder. */
+                    reminderDays?: number | null;
                 };
             };
         };
@@ -1958,6 +2002,11 @@ export interface operations {
                          * @example 90
                          */
                         reportLinkDays: number;
+                        /**
+                         * @description Days before an invitation expires when the candidate is reminded by e-mail, once; null: off
+                         * @example 2
+                         */
+                        reminderDays: number | null;
                         /** Format: date-time */
                         createdAt: string;
                     };
@@ -2715,6 +2764,95 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retakeAssessment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                instance: string;
+                /**
+                 * @description Candidate identifier
+                 * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                 */
+                candidateId: string;
+                /**
+                 * @description Assessment identifier
+                 * @example customer-support
+                 */
+                assessmentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description E-mail the fresh link to the candidate (default true)
+                     * @default true
+                     */
+                    email?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The candidate's fresh sign-in link (also in the e-mail) */
+                        link: string;
+                        /**
+                         * Format: date-time
+                         * @description Until when the link may be used
+                         */
+                        expiresAt: string;
+                        /** @description The relay's answer to the e-mail; absent when none was sent */
+                        invitationStatus?: "SENT" | "FAILED";
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -54,6 +54,10 @@ export interface AssessmentReport {
   cohort: number;
   /** The average score of each category over the cohort. */
   categoryAverages: Record<string, number>;
+  /** Extra time of the invite (an accommodation), percent of the time limit; for the operator only. */
+  extraTimePercent: number;
+  /** Earlier attempts that a retake replaced, oldest first, with the record as it stood then. */
+  earlier: { startedAt: Date; finishedAt: Date | null; endReason: string | null; supersededAt: Date; record: { assessmentStatus: string; scoreStatus: string; totalScore: number } | null }[];
 }
 
 interface AttemptRow {
@@ -78,11 +82,20 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
   const reports: AssessmentReport[] = [];
   for (const row of rows) {
     const record = toScoreRecord(row);
+    const { rows: history } = await db.query<{ extraTimePercent: number; earlier: AssessmentReport['earlier'] }>(
+      `SELECT i.extra_time_percent AS "extraTimePercent",
+              COALESCE((SELECT jsonb_agg(jsonb_build_object('startedAt', t.started_at, 'finishedAt', t.finished_at, 'endReason', t.end_reason,
+                                                            'supersededAt', t.superseded_at, 'record', t.result) ORDER BY t.started_at)
+                          FROM attempts t WHERE t.invitation_id = i.id AND t.superseded_at IS NOT NULL), '[]'::jsonb) AS earlier
+         FROM invitations i WHERE i.id = $1`,
+      [row.id],
+    );
+    const extra = { extraTimePercent: history[0]!.extraTimePercent, earlier: history[0]!.earlier };
     const { rows: attempts } = await db.query<AttemptRow>(
       `SELECT t.id, t.version, t.assessment_id AS "assessmentUuid", t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
               t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingWpm", t.typing_accuracy::float8 AS "typingAccuracy",
               t.first_address AS "firstAddress", t.first_agent AS "firstAgent", s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore"
-         FROM attempts t JOIN assessments s ON s.id = t.assessment_id WHERE t.invitation_id = $1`,
+         FROM attempts t JOIN assessments s ON s.id = t.assessment_id WHERE t.invitation_id = $1 AND t.superseded_at IS NULL`,
       [row.id],
     );
     const attempt = attempts[0];
@@ -91,7 +104,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         `SELECT s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore" FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1`,
         [row.id],
       );
-      reports.push({ record, assessmentName: row.assessmentName, ...thresholds[0]!, attempt: null, questions: [], signals: [], redFlagReasons: [], percentile: null, cohort: 0, categoryAverages: {} });
+      reports.push({ record, assessmentName: row.assessmentName, ...thresholds[0]!, attempt: null, questions: [], signals: [], redFlagReasons: [], percentile: null, cohort: 0, categoryAverages: {}, ...extra });
       continue;
     }
     const content = await versionContent(db, attempt.assessmentUuid, attempt.version);
@@ -134,6 +147,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       signals,
       redFlagReasons: redFlagReasons(signals),
       ...cohort,
+      ...extra,
     });
   }
   return reports;
@@ -144,7 +158,7 @@ async function cohortOf(db: Queryable, assessmentId: string, version: number, to
   const { rows } = await db.query<{ cohort: number; below: number; equal: number; averages: Record<string, number> | null }>(
     `WITH done AS (
        SELECT i.total_score, i.category_scores FROM attempts t JOIN invitations i ON i.id = t.invitation_id
-        WHERE t.assessment_id = $1 AND t.version = $2 AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING')
+        WHERE t.assessment_id = $1 AND t.version = $2 AND t.superseded_at IS NULL AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING')
      SELECT (SELECT count(*)::int FROM done) AS cohort,
             (SELECT count(*)::int FROM done WHERE total_score < $3) AS below,
             (SELECT count(*)::int FROM done WHERE total_score = $3) AS equal,
@@ -180,7 +194,7 @@ export async function pendingReviews(db: Queryable, instanceIds: string[], limit
             t.assessment_id AS "assessmentUuid", t.version, a.question_id AS "questionId", a.value, a.answered_at AS "answeredAt", t.finished_at AS "finishedAt"
        FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id
        JOIN assessments s ON s.id = i.assessment_id JOIN candidates c ON c.id = i.candidate_id
-      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
+      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND t.superseded_at IS NULL AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
       ORDER BY t.finished_at, t.id, a.question_id
       LIMIT $2`,
     [instanceIds, limit],

@@ -23,12 +23,14 @@ export interface Attempt {
   typingWpm: string | null;
   firstAddress: string | null;
   firstAgent: string | null;
+  /** When a retake replaced it (then it is history); null for the current attempt. */
+  supersededAt: Date | null;
 }
 
 const ATTEMPT = `a.id, a.invitation_id AS "invitationId", a.assessment_id AS "assessmentId", a.version,
   a.started_at AS "startedAt", a.deadline_at AS "deadlineAt", a.finished_at AS "finishedAt", a.end_reason AS "endReason",
   a.position, a.typing_started_at AS "typingStartedAt", a.typing_wpm AS "typingWpm",
-  a.first_address AS "firstAddress", a.first_agent AS "firstAgent"`;
+  a.first_address AS "firstAddress", a.first_agent AS "firstAgent", a.superseded_at AS "supersededAt"`;
 
 // Published versions never change, so their content is kept in memory once read.
 const contentCache = new Map<string, AssessmentContent>();
@@ -48,7 +50,7 @@ export async function versionContent(db: Queryable, assessmentId: string, versio
 }
 
 export async function findAttempt(db: Queryable, invitationId: string): Promise<Attempt | undefined> {
-  const { rows } = await db.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.invitation_id = $1`, [invitationId]);
+  const { rows } = await db.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.invitation_id = $1 AND a.superseded_at IS NULL`, [invitationId]);
   return rows[0];
 }
 
@@ -342,6 +344,7 @@ export async function reviewAnswer(
     if (!attempt.finishedAt) {
       throw conflict('This attempt is still in progress: its answers can change until it is completed, so they can be scored only then');
     }
+    if (attempt.supersededAt) throw conflict('This attempt was replaced by a retake: it is history, and scoring it would change nothing');
     const updated = await tx.query(
       `UPDATE answers SET review_score = $3, reviewed_at = now(), reviewed_by = $4, review_comment = $5, review_value_hash = ${ANSWER_HASH}
         WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`,
@@ -364,7 +367,7 @@ export async function typingResult(db: Queryable, attemptId: string): Promise<{ 
 
 /** Closes the open attempt of a withdrawn invitation, unscored; nothing when none is open. */
 export async function closeWithdrawn(tx: Queryable, invitationId: string): Promise<void> {
-  await tx.query(`UPDATE attempts SET finished_at = now(), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL`, [invitationId]);
+  await tx.query(`UPDATE attempts SET finished_at = now(), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL AND superseded_at IS NULL`, [invitationId]);
 }
 
 /** Erasure: a candidate's answers, signals, typed text and client addresses go; the scores stay. */
@@ -373,4 +376,19 @@ export async function eraseCandidateAttempts(tx: Queryable, candidateId: string)
   await tx.query(`DELETE FROM answers WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`DELETE FROM proctor_signals WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`UPDATE attempts SET first_address = NULL, first_agent = NULL, typing_text = NULL WHERE id IN (${attempts})`, [candidateId]);
+}
+
+/**
+ * Makes the finished attempt of an invitation history, for a retake: it keeps its answers and
+ * signals, and the score record as it stood. Returns whether there was one.
+ */
+export async function supersedeAttempt(tx: Queryable, invitationId: string, now: Date): Promise<boolean> {
+  const { rows } = await tx.query(
+    `UPDATE attempts SET superseded_at = $2,
+            result = (SELECT jsonb_build_object('assessmentStatus', assessment_status, 'scoreStatus', score_status, 'totalScore', total_score::float8)
+                        FROM invitations WHERE id = $1)
+      WHERE invitation_id = $1 AND superseded_at IS NULL AND finished_at IS NOT NULL RETURNING id`,
+    [invitationId, now],
+  );
+  return rows.length > 0;
 }

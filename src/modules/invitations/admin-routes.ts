@@ -5,7 +5,8 @@ import { Type } from 'typebox';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { resend, type InviteDeps } from './service.js';
+import { retakeInvitation } from './lifecycle.js';
+import { now, resend, type InviteDeps } from './service.js';
 
 const Delivery = Type.Object({
   id: Type.String(),
@@ -68,6 +69,41 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
       const id = await resend(deps, instance.id, request.params.id);
       const { rows } = await deps.db.query<Record<string, unknown>>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
       return rows[0] as never;
+    },
+  );
+
+  app.post(
+    '/instances/:instance/candidates/:candidateId/invitations/:assessmentId/retake',
+    {
+      schema: {
+        operationId: 'retakeAssessment',
+        tags: ['admin'],
+        summary: 'Let a candidate take an assessment again',
+        description:
+          'For a completed assessment (or one withdrawn after it was started): the finished attempt stays as history (its answers, signals and the record as it stood, shown in the report), the score record starts over as INVITED (announced as score.updated), and a fresh link is issued, e-mailed unless `email` is false. 409 in any other state.',
+        security: adminSecurity,
+        params: Type.Object({
+          instance: InstanceName,
+          candidateId: Type.String({ minLength: 1, maxLength: 100, description: 'Candidate identifier', examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
+          assessmentId: Type.String({ minLength: 1, maxLength: 64, description: 'Assessment identifier', examples: ['customer-support'] }),
+        }),
+        body: Type.Optional(Type.Object({ email: Type.Optional(Type.Boolean({ default: true, description: 'E-mail the fresh link to the candidate (default true)' })) }, { additionalProperties: false })),
+        response: {
+          200: Type.Object(
+            {
+              link: Type.String({ description: "The candidate's fresh sign-in link (also in the e-mail)" }),
+              expiresAt: DateTime({ description: 'Until when the link may be used' }),
+              invitationStatus: Type.Optional(Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], { description: "The relay's answer to the e-mail; absent when none was sent" })),
+            },
+            { additionalProperties: false },
+          ),
+          ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'conflict'),
+        },
+      },
+    },
+    async (request) => {
+      const instance = await instanceOf(request.params.instance);
+      return retakeInvitation(deps, [instance.id], request.params.candidateId, request.params.assessmentId, now(deps), request.body?.email ?? true);
     },
   );
 };

@@ -12,9 +12,10 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { Job } from '../../jobs/runner.js';
-import { closeWithdrawn } from '../attempts/repository.js';
+import { closeWithdrawn, supersedeAttempt } from '../attempts/repository.js';
 import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
+import { LIMIT_MINUTES, resetForRetake } from './record.js';
 import { deliver, issueLink, type InviteDeps } from './service.js';
 
 export type InvitationState = 'INVITED' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED' | 'EXPIRED';
@@ -122,29 +123,129 @@ export async function extendInvitation(db: Database, instanceIds: string[], cand
   });
 }
 
+/** Who gets a fresh link to one invitation, and with what time limit (their own). */
+async function recipientOf(tx: Queryable, inv: Locked): Promise<{ email: string | null; firstName: string; lastName: string; name: string; durationMinutes: number }> {
+  const { rows } = await tx.query<{ email: string | null; firstName: string; lastName: string; name: string; durationMinutes: number }>(
+    `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", s.name, ${LIMIT_MINUTES} AS "durationMinutes"
+       FROM candidates c, invitations i JOIN assessments s ON s.id = i.assessment_id WHERE c.id = $1 AND i.candidate_id = c.id AND i.assessment_id = $2`,
+    [inv.candidateId, inv.assessmentUuid],
+  );
+  return rows[0]!;
+}
+
+/** E-mails a fresh link of one invitation (after commit); SENT or FAILED as the relay answered. */
+function sendFreshLink(deps: InviteDeps, p: { inv: Locked; who: { email: string; firstName: string; lastName: string; name: string; durationMinutes: number }; issued: Awaited<ReturnType<typeof issueLink>> }) {
+  return deliver(deps, {
+    instanceId: p.inv.instanceId,
+    instance: p.issued.instance,
+    candidate: { id: p.inv.candidateId, email: p.who.email, firstName: p.who.firstName, lastName: p.who.lastName },
+    linkId: p.issued.linkId,
+    link: p.issued.link,
+    expiresAt: p.issued.expiresAt,
+    assessments: [{ name: p.who.name, durationMinutes: p.who.durationMinutes }],
+  });
+}
+
 /** Sends the candidate a fresh link to this assessment; SENT or FAILED as the relay answered. */
 export async function remindInvitation(deps: InviteDeps, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<'SENT' | 'FAILED'> {
   const prepared = await deps.db.transaction(async (tx) => {
     const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
     if (inv.state !== 'INVITED' && inv.state !== 'IN_PROGRESS') throw conflict(`An invitation that is ${inv.state.toLowerCase().replace('_', ' ')} gets no reminder${inv.state === 'EXPIRED' ? ': extend it first' : ''}`);
-    const { rows } = await tx.query<{ email: string; firstName: string; lastName: string; name: string; durationMinutes: number }>(
-      `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", a.name, a.duration_minutes AS "durationMinutes"
-         FROM candidates c, assessments a WHERE c.id = $1 AND a.id = $2`,
-      [inv.candidateId, inv.assessmentUuid],
-    );
-    const who = rows[0]!;
+    const who = await recipientOf(tx, inv);
+    if (who.email === null) throw conflict("This candidate's data was erased: there is nobody to remind");
     const issued = await issueLink(tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid]);
-    return { inv, who, issued };
+    return { inv, who: { ...who, email: who.email }, issued };
   });
-  return deliver(deps, {
-    instanceId: prepared.inv.instanceId,
-    instance: prepared.issued.instance,
-    candidate: { id: prepared.inv.candidateId, email: prepared.who.email, firstName: prepared.who.firstName, lastName: prepared.who.lastName },
-    linkId: prepared.issued.linkId,
-    link: prepared.issued.link,
-    expiresAt: prepared.issued.expiresAt,
-    assessments: [{ name: prepared.who.name, durationMinutes: prepared.who.durationMinutes }],
+  return sendFreshLink(deps, prepared);
+}
+
+/**
+ * Lets a candidate take an assessment again (an operator's decision): the finished attempt stays
+ * as history with its answers and the record as it stood, the record starts over as INVITED, and
+ * a fresh link is issued (and e-mailed when `email`). Completed assessments, and withdrawn ones
+ * that had been started, can be retaken; anything else is 409.
+ */
+export async function retakeInvitation(
+  deps: InviteDeps,
+  instanceIds: string[],
+  candidateId: string,
+  assessmentId: string,
+  now: Date,
+  email: boolean,
+  /** Runs before commit (the console's audit entry). */
+  inTransaction?: (tx: Queryable) => Promise<void>,
+): Promise<{ link: string; expiresAt: Date; invitationStatus?: 'SENT' | 'FAILED' }> {
+  const prepared = await deps.db.transaction(async (tx) => {
+    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
+    if (inv.state !== 'COMPLETED' && inv.state !== 'CANCELLED') {
+      throw conflict(`An assessment that is ${inv.state.toLowerCase().replace('_', ' ')} cannot be retaken: only a completed one (or one withdrawn after it was started)`);
+    }
+    if (!(await supersedeAttempt(tx, inv.id, now))) throw conflict('This assessment was withdrawn before it was started: invite the candidate again to reopen it');
+    await resetForRetake(tx, inv.id, now);
+    const who = await recipientOf(tx, inv);
+    if (who.email === null) throw conflict("This candidate's data was erased: there is nobody to invite");
+    const issued = await issueLink(tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid]);
+    await tx.query('UPDATE invitations SET expires_at = greatest(expires_at, $2) WHERE id = $1', [inv.id, issued.expiresAt]);
+    await inTransaction?.(tx);
+    return { inv, who: { ...who, email: who.email }, issued };
   });
+  const result: { link: string; expiresAt: Date; invitationStatus?: 'SENT' | 'FAILED' } = { link: prepared.issued.link, expiresAt: prepared.issued.expiresAt };
+  if (email) {
+    result.invitationStatus = await sendFreshLink(deps, prepared);
+  }
+  return result;
+}
+
+/**
+ * Automatic reminders: once per invitation, the instance's `reminder_days` before it expires
+ * (null: off), a fresh link by e-mail to each candidate for all of their assessments due then.
+ * Invitations made with less time than that get none. Rows are claimed with SKIP LOCKED, so
+ * nodes share the work and none is reminded twice; a reminder never races the expiry, which
+ * takes only invitations whose time has run out.
+ */
+export function reminderJob(deps: InviteDeps, everyMs: number, clock: () => Date): Job {
+  return {
+    name: 'invitation-reminders',
+    everyMs,
+    async run() {
+      const now = clock();
+      const due = await deps.db.transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: string; instanceId: string; candidateId: string; assessmentUuid: string; email: string | null; firstName: string; lastName: string; name: string; durationMinutes: number; expiresAt: Date }>(
+          `SELECT i.id, i.instance_id AS "instanceId", i.expires_at AS "expiresAt", i.candidate_id AS "candidateId", i.assessment_id AS "assessmentUuid",
+                  c.email, c.first_name AS "firstName", c.last_name AS "lastName", s.name, ${LIMIT_MINUTES} AS "durationMinutes"
+             FROM invitations i JOIN instances n ON n.id = i.instance_id JOIN candidates c ON c.id = i.candidate_id JOIN assessments s ON s.id = i.assessment_id
+            WHERE i.assessment_status = 'INVITED' AND i.cancelled_at IS NULL AND i.expired_at IS NULL AND i.reminded_at IS NULL
+              AND i.expires_at > $1 AND i.expires_at <= $1 + make_interval(days => n.reminder_days)
+              AND i.created_at <= i.expires_at - make_interval(days => n.reminder_days)
+            ORDER BY i.expires_at LIMIT 100 FOR UPDATE OF i SKIP LOCKED`,
+          [now],
+        );
+        if (rows.length === 0) return [];
+        await tx.query('UPDATE invitations SET reminded_at = $2 WHERE id = ANY($1::bigint[])', [rows.map((r) => String(r.id)), now]);
+        const byCandidate = new Map<string, typeof rows>();
+        for (const row of rows) if (row.email !== null) byCandidate.set(row.candidateId, [...(byCandidate.get(row.candidateId) ?? []), row]);
+        const deliveries = [];
+        for (const group of byCandidate.values()) {
+          const first = group[0]!;
+          const issued = await issueLink(tx, deps, first.instanceId, first.candidateId, group.map((r) => r.assessmentUuid));
+          deliveries.push({
+            instanceId: first.instanceId,
+            instance: issued.instance,
+            candidate: { id: first.candidateId, email: first.email!, firstName: first.firstName, lastName: first.lastName },
+            linkId: issued.linkId,
+            link: issued.link,
+            // The e-mail names when the assessments must be started by, which is what is near.
+            expiresAt: new Date(Math.min(...group.map((r) => new Date(r.expiresAt).getTime()))),
+            assessments: group.map((r) => ({ name: r.name, durationMinutes: r.durationMinutes })),
+          });
+        }
+        return deliveries;
+      });
+      // After commit: each e-mail's outcome is recorded as a delivery (SENT or FAILED), as for invites.
+      for (const delivery of due) await deliver(deps, delivery);
+      return due.length;
+    },
+  };
 }
 
 /** Announces invitations whose time to start ran out (invitation.expired), each once, whichever node. */

@@ -1,5 +1,6 @@
 // What the candidate portal reads of invitations: the ones a sign-in link opens, in its order.
 import type { Queryable } from '../../db/database.js';
+import { LIMIT_MINUTES } from './record.js';
 
 export interface OpenedInvitation {
   invitationId: string;
@@ -14,9 +15,9 @@ export interface OpenedInvitation {
 
 export async function openedInvitations(db: Queryable, candidateId: string, assessmentIds: string[]): Promise<OpenedInvitation[]> {
   const { rows } = await db.query<OpenedInvitation>(
-    `SELECT i.id AS "invitationId", a.id AS "assessmentId", a.slug, a.name, a.duration_minutes AS "durationMinutes", i.assessment_status AS status,
+    `SELECT i.id AS "invitationId", s.id AS "assessmentId", s.slug, s.name, ${LIMIT_MINUTES} AS "durationMinutes", i.assessment_status AS status,
             CASE WHEN i.cancelled_at IS NOT NULL THEN 'withdrawn' WHEN i.assessment_status = 'INVITED' AND i.expires_at <= now() THEN 'expired' END AS closed
-       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+       FROM invitations i JOIN assessments s ON s.id = i.assessment_id
       WHERE i.candidate_id = $1 AND i.assessment_id = ANY($2::uuid[])
       ORDER BY array_position($2::uuid[], i.assessment_id)`,
     [candidateId, assessmentIds],

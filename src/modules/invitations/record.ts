@@ -15,9 +15,12 @@ export interface RecordScore {
 }
 
 /** What the attempts module needs to pin an attempt: the invitation's assessment and its current version, locked. */
+/** The candidate's time limit in minutes: the assessment's, plus the invite's extra time rounded up. */
+export const LIMIT_MINUTES = 'ceil(s.duration_minutes * (100 + i.extra_time_percent) / 100.0)::int';
+
 export async function lockForStart(tx: Queryable, invitationId: string): Promise<{ assessmentId: string; version: number; minutes: number }> {
   const { rows } = await tx.query<{ assessmentId: string; version: number; minutes: number }>(
-    `SELECT i.assessment_id AS "assessmentId", s.current_version AS version, s.duration_minutes AS minutes
+    `SELECT i.assessment_id AS "assessmentId", s.current_version AS version, ${LIMIT_MINUTES} AS minutes
        FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1 FOR UPDATE OF i`,
     [invitationId],
   );
@@ -64,4 +67,20 @@ export async function setScore(tx: Queryable, invitationId: string, score: Recor
   if (!row || score.scoreStatus === 'PENDING') return;
   if (row.before === 'PENDING') await emitInvitationEvents(tx, 'score.finalized', [invitationId], now);
   else if (row.changed) await emitInvitationEvents(tx, 'score.updated', [invitationId], now);
+}
+
+/**
+ * Opens an invitation again for a retake: the record goes back to INVITED with nothing scored,
+ * to be started until the instance's invite lifetime from now. A record that had been finalized
+ * changed, so it is announced as score.updated (with the record as it is now).
+ */
+export async function resetForRetake(tx: Queryable, invitationId: string, now: Date): Promise<void> {
+  await tx.query(
+    `UPDATE invitations i SET assessment_status = 'INVITED', score_status = 'PENDING', completion = 0, total_score = 0, typing_wpm = 0,
+            category_scores = '[]', red_flag = false, started_at = NULL, finished_at = NULL, cancelled_at = NULL, expired_at = NULL,
+            reminded_at = NULL, expires_at = $2::timestamptz + make_interval(days => (SELECT invite_ttl_days FROM instances n WHERE n.id = i.instance_id))
+      WHERE id = $1`,
+    [invitationId, now],
+  );
+  await emitInvitationEvents(tx, 'score.updated', [invitationId], now);
 }

@@ -28,6 +28,24 @@ export const InviteBody = Type.Object(
       ],
       { description: `Ids of published assessments of the instance, 1-${MAX_ASSESSMENTS}; duplicates are folded. A single comma-separated string is accepted too.` },
     ),
+    extraTimePercent: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 200,
+        description:
+          'An accommodation: extra time on every assessment of this invite, as a percentage of its time limit (50: one and a half times as long), rounded up to whole minutes. The candidate sees only their own time limit, never why; the report in the console shows it to the operator. Applies to assessments not yet started; absent: unchanged (0 for a new invitation).',
+        examples: [25],
+      }),
+    ),
+    language: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
+        'x-pattern-message': 'must be a BCP 47 language tag such as de, es or pt-BR',
+        maxLength: 35,
+        description: "The candidate's language as a BCP 47 tag (e.g. `de`, `pt-BR`), for the portal and e-mails of this invite's assessments; absent: unchanged.",
+        examples: ['de'],
+      }),
+    ),
   },
   { description: 'Fields other than these are ignored.' },
 );
@@ -110,7 +128,14 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
       const [instance] = instanceScope(request, { required: true });
       const body = request.body;
       const sendInvite = request.query.sendInvite ?? false;
-      const input = { email: body.email, firstName: body.firstName.trim(), lastName: body.lastName.trim(), assessments: normaliseAssessments(body.assessments) };
+      const input = {
+        email: body.email,
+        firstName: body.firstName.trim(),
+        lastName: body.lastName.trim(),
+        assessments: normaliseAssessments(body.assessments),
+        extraTimePercent: body.extraTimePercent,
+        language: body.language,
+      };
       const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
       if (idempotencyKey === undefined) return [await invite(deps, instance!.id, input, sendInvite)];
 

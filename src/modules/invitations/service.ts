@@ -18,6 +18,10 @@ export interface InviteRequest {
   firstName: string;
   lastName: string;
   assessments: string[];
+  /** Extra time on every assessment of the invite, percent of its time limit (0-200); absent: unchanged (0 for new ones). */
+  extraTimePercent?: number;
+  /** The candidate's language (BCP 47); absent: unchanged. */
+  language?: string;
 }
 
 export interface InviteResult {
@@ -39,7 +43,7 @@ export interface InviteDeps {
   now?: () => Date;
 }
 
-const now = (deps: InviteDeps) => (deps.now ? deps.now() : new Date());
+export const now = (deps: InviteDeps) => (deps.now ? deps.now() : new Date());
 
 /** The path of the candidate portal under the portal URL. */
 export const PORTAL_PATH = '/portal';
@@ -103,10 +107,12 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
       const issued = await issueLink(tx, deps, instanceId, candidateId, assessmentIds);
       // Inviting again renews what is not yet started: it may be started until the new link
       // expires, and a withdrawn or expired invitation is open again.
+      // The accommodation and language of this invite apply to what is not yet started.
       await tx.query(
-        `UPDATE invitations SET expires_at = greatest(expires_at, $3), cancelled_at = NULL, expired_at = NULL
+        `UPDATE invitations SET expires_at = greatest(expires_at, $3), cancelled_at = NULL, expired_at = NULL,
+                extra_time_percent = coalesce($4, extra_time_percent), language = coalesce($5, language)
           WHERE candidate_id = $1 AND assessment_id = ANY($2::uuid[]) AND assessment_status = 'INVITED'`,
-        [candidateId, assessmentIds, issued.expiresAt],
+        [candidateId, assessmentIds, issued.expiresAt, request.extraTimePercent ?? null, request.language ?? null],
       );
       return { candidateId, assessments: found, ...issued };
     }),
@@ -121,7 +127,10 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
       linkId: created.linkId,
       link: created.link,
       expiresAt: created.expiresAt,
-      assessments: request.assessments.map((slug) => created.assessments.find((a) => a.slug === slug)!),
+      // The e-mail states the candidate's own time limit (with any extra time, never why).
+      assessments: request.assessments
+        .map((slug) => created.assessments.find((a) => a.slug === slug)!)
+        .map((a) => ({ ...a, durationMinutes: Math.ceil((a.durationMinutes * (100 + (request.extraTimePercent ?? 0))) / 100) })),
     });
   }
   return result;

@@ -22,6 +22,7 @@ const Instance = Type.Object(
       description: 'Days after the last of their assessments was completed when a candidate is erased automatically; null: off',
     }),
     reportLinkDays: Type.Integer({ description: 'Days a report link (reportUrl) stays valid', examples: [90] }),
+    reminderDays: Type.Union([Type.Integer(), Type.Null()], { description: 'Days before an invitation expires when the candidate is reminded by e-mail, once; null: off', examples: [2] }),
     createdAt: DateTime(),
   },
   { additionalProperties: false },
@@ -42,6 +43,12 @@ export const Settings = Type.Object(
     ),
     reportLinkDays: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 3650, description: 'Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90)' }),
+    ),
+    reminderDays: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 60 }), Type.Null()], {
+        description:
+          'Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder.',
+      }),
     ),
   },
   { additionalProperties: false },

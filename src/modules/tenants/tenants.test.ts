@@ -14,6 +14,7 @@ describeEachStore('instances and the admin API', (ctx) => {
       mailFromAddress: null,
       retentionDays: null,
       reportLinkDays: 90,
+      reminderDays: 2,
       createdAt: undefined,
     });
     const updated = await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });
