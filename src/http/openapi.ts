@@ -19,11 +19,12 @@ export function problemResponses(...codes: ProblemCode[]) {
 export const instanceHeader = (required: boolean) =>
   Type.Object({
     instance: required
-      ? Type.String({ minLength: 1, description: 'Name of the tenant instance the request is about' })
+      ? Type.String({ minLength: 1, description: 'Name of the tenant instance the request is about', examples: ['acme'] })
       : Type.Optional(
           Type.String({
             minLength: 1,
             description: 'Name of the tenant instance; absent: every instance the API key is granted',
+            examples: ['acme'],
           }),
         ),
   });
@@ -32,7 +33,8 @@ export const publicSecurity = [{ apiKey: [] }];
 export const adminSecurity = [{ adminToken: [] }];
 
 /** A date-time in responses; handlers may return a Date, serialised as ISO 8601. */
-export const DateTime = (options: { description?: string } = {}) => Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', ...options });
+export const DateTime = (options: { description?: string; examples?: string[] } = {}) =>
+  Type.Unsafe<Date | string>({ type: 'string', format: 'date-time', examples: ['2026-11-23T10:21:02.531Z'], ...options });
 
 /**
  * Response headers every /v1 operation sends, added to the generated document in one place (the
@@ -50,7 +52,7 @@ export const LIMIT_HEADERS = {
   },
   'Retry-After': {
     description: 'Seconds to wait before trying again.',
-    schema: { type: 'integer', minimum: 1 },
+    schema: { type: 'integer', minimum: 1, examples: [18] },
   },
   'Idempotent-Replayed': {
     description: '`true` when this is the stored response of an earlier request with the same Idempotency-Key, replayed without doing the work again.',
@@ -58,7 +60,7 @@ export const LIMIT_HEADERS = {
   },
   Link: {
     description: 'With `limit`, while more records remain: `</v1/score?…&limit=N&cursor=…>; rel="next"` (RFC 8288), the next page, relative to the server.',
-    schema: { type: 'string', examples: ['</v1/score?limit=100&cursor=AWmO0t3Yq2v8TzQ1yR4lXc9KbE7nHf0sU2pLgVwAjD6oMhZe5Bq>; rel="next"'] },
+    schema: { type: 'string', examples: ['</v1/score?limit=100&cursor=AWmO0t3Yq2v8TzQ1yR4lXc9KbE7nHf0sU2pLgVwAjD6oMhZe5B>; rel="next"'] },
   },
 } as const;
 

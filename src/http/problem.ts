@@ -25,14 +25,14 @@ export type ProblemCode = keyof typeof PROBLEMS;
 
 export const FieldError = Type.Object(
   {
-    in: Type.Union([Type.Literal('body'), Type.Literal('query'), Type.Literal('header'), Type.Literal('path'), Type.Literal('content')], {
+    in: Type.Union([Type.Literal('body'), Type.Literal('query'), Type.Literal('header'), Type.Literal('path'), Type.Literal('content')], { examples: ['body'],
       description: 'Where the offending value was: the JSON body, a query parameter, a header, a path segment, or imported content',
     }),
-    name: Type.String({ description: 'The field, parameter or header; for nested body fields a dotted path such as `assessments.2`' }),
-    pointer: Type.Optional(Type.String({ description: 'JSON Pointer (RFC 6901) into the body, for body fields' })),
-    line: Type.Optional(Type.Integer({ description: 'Line of imported content (1-based)' })),
-    column: Type.Optional(Type.Integer({ description: 'Column of imported content (1-based)' })),
-    detail: Type.String({ description: 'What is wrong with it' }),
+    name: Type.String({ examples: ['email'], description: 'The field, parameter or header; for nested body fields a dotted path such as `assessments.2`' }),
+    pointer: Type.Optional(Type.String({ examples: ['#/email'], description: 'JSON Pointer (RFC 6901) into the body, for body fields' })),
+    line: Type.Optional(Type.Integer({ examples: [12], description: 'Line of imported content (1-based)' })),
+    column: Type.Optional(Type.Integer({ examples: [5], description: 'Column of imported content (1-based)' })),
+    detail: Type.String({ description: 'What is wrong with it', examples: ['must match format "email"'] }),
   },
   { additionalProperties: false },
 );
@@ -41,10 +41,10 @@ export type FieldError = Static<typeof FieldError>;
 export const ProblemDocument = Type.Object(
   {
     type: Type.String({ description: 'URI naming the kind of problem; stable, safe to branch on', examples: ['urn:assessment-connect:problem:validation-failed'] }),
-    title: Type.String({ description: 'Short summary of the kind of problem' }),
-    status: Type.Integer({ description: 'The HTTP status code' }),
-    detail: Type.String({ description: 'What went wrong with this request, for a human' }),
-    requestId: Type.String({ description: 'Identifier of this request, also sent as the X-Request-Id header; quote it when reporting a problem' }),
+    title: Type.String({ examples: ['Validation failed'], description: 'Short summary of the kind of problem' }),
+    status: Type.Integer({ examples: [400], description: 'The HTTP status code' }),
+    detail: Type.String({ description: 'What went wrong with this request, for a human', examples: ['email must match format "email"'] }),
+    requestId: Type.String({ examples: ['06ca2b52-a784-4d99-b611-50afcf7995ed'], description: 'Identifier of this request, also sent as the X-Request-Id header; quote it when reporting a problem' }),
     errors: Type.Optional(Type.Array(FieldError, { description: 'For validation problems: each offending field or parameter and why' })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details', additionalProperties: false },

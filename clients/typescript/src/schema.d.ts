@@ -681,87 +681,206 @@ export interface components {
              * @example urn:assessment-connect:problem:validation-failed
              */
             type: string;
-            /** @description Short summary of the kind of problem */
+            /**
+             * @description Short summary of the kind of problem
+             * @example Validation failed
+             */
             title: string;
-            /** @description The HTTP status code */
+            /**
+             * @description The HTTP status code
+             * @example 400
+             */
             status: number;
-            /** @description What went wrong with this request, for a human */
+            /**
+             * @description What went wrong with this request, for a human
+             * @example email must match format "email"
+             */
             detail: string;
-            /** @description Identifier of this request, also sent as the X-Request-Id header; quote it when reporting a problem */
+            /**
+             * @description Identifier of this request, also sent as the X-Request-Id header; quote it when reporting a problem
+             * @example 06ca2b52-a784-4d99-b611-50afcf7995ed
+             */
             requestId: string;
             /** @description For validation problems: each offending field or parameter and why */
             errors?: {
-                /** @description Where the offending value was: the JSON body, a query parameter, a header, a path segment, or imported content */
+                /**
+                 * @description Where the offending value was: the JSON body, a query parameter, a header, a path segment, or imported content
+                 * @example body
+                 */
                 in: "body" | "query" | "header" | "path" | "content";
-                /** @description The field, parameter or header; for nested body fields a dotted path such as `assessments.2` */
+                /**
+                 * @description The field, parameter or header; for nested body fields a dotted path such as `assessments.2`
+                 * @example email
+                 */
                 name: string;
-                /** @description JSON Pointer (RFC 6901) into the body, for body fields */
+                /**
+                 * @description JSON Pointer (RFC 6901) into the body, for body fields
+                 * @example #/email
+                 */
                 pointer?: string;
-                /** @description Line of imported content (1-based) */
+                /**
+                 * @description Line of imported content (1-based)
+                 * @example 12
+                 */
                 line?: number;
-                /** @description Column of imported content (1-based) */
+                /**
+                 * @description Column of imported content (1-based)
+                 * @example 5
+                 */
                 column?: number;
-                /** @description What is wrong with it */
+                /**
+                 * @description What is wrong with it
+                 * @example must match format "email"
+                 */
                 detail: string;
             }[];
         };
         Assessment: {
-            /** @description Assessment identifier, used in invites (`assessments`) and score filters (`assessmentIds`); unique within its instance */
+            /**
+             * @description Assessment identifier, used in invites (`assessments`) and score filters (`assessmentIds`); unique within its instance
+             * @example customer-support
+             */
             id: string;
+            /** @example Customer Support Essentials */
             name: string;
+            /** @example Measures the core skills of a customer support role: clear written communication, sound judgement when applying policies, and calm, empathetic handling of frustrated customers. */
             description: string;
-            /** @description The tenant instance the assessment belongs to */
+            /**
+             * @description The tenant instance the assessment belongs to
+             * @example acme
+             */
             instance: string;
-            /** @description Time limit in minutes, enforced by the server */
+            /**
+             * @description Time limit in minutes, enforced by the server
+             * @example 25
+             */
             durationMinutes: number;
-            /** @description Category names, in the order of `categoryScores` */
+            /**
+             * @description Category names, in the order of `categoryScores`
+             * @example [
+             *       "Written communication",
+             *       "Policy & product reasoning",
+             *       "De-escalation & empathy"
+             *     ]
+             */
             categories: string[];
-            /** @description Whether the assessment includes a typing test (and so reports `typingSpeed`) */
+            /**
+             * @description Whether the assessment includes a typing test (and so reports `typingSpeed`)
+             * @example false
+             */
             typingTest: boolean;
-            /** @description Number of questions, the typing test counting as one */
+            /**
+             * @description Number of questions, the typing test counting as one
+             * @example 15
+             */
             questionCount: number;
-            /** @description Total score (percent) at or above which the result is PASS */
+            /**
+             * @description Total score (percent) at or above which the result is PASS
+             * @example 70
+             */
             passScore: number;
-            /** @description Total score (percent) at or above which the result is LOW_PASS */
+            /**
+             * @description Total score (percent) at or above which the result is LOW_PASS
+             * @example 55
+             */
             lowPassScore: number;
-            /** @description Current published version; candidates keep the version they started */
+            /**
+             * @description Current published version; candidates keep the version they started
+             * @example 3
+             */
             version: number;
             /**
              * Format: date-time
              * @description When the current version was published
+             * @example 2026-11-23T10:21:02.531Z
              */
             updatedAt: string;
         };
         ScoreRecord: {
-            /** @description Candidate identifier */
+            /**
+             * @description Candidate identifier
+             * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+             */
             candidateId: string;
-            /** @description Assessment identifier */
+            /**
+             * @description Assessment identifier
+             * @example customer-support
+             */
             assessmentId: string;
-            /** @description Assessment name */
+            /**
+             * @description Assessment name
+             * @example Customer Support Essentials
+             */
             assessmentName: string;
-            /** @description INVITED until the candidate starts, IN_PROGRESS, then COMPLETED when submitted or when the time limit ran out */
+            /**
+             * @description INVITED until the candidate starts, IN_PROGRESS, then COMPLETED when submitted or when the time limit ran out
+             * @example COMPLETED
+             */
             assessmentStatus: "INVITED" | "IN_PROGRESS" | "COMPLETED";
-            /** @description PENDING until completed and fully scored (answers awaiting manual review keep it PENDING); then PASS at or above the assessment's pass score, LOW_PASS at or above its low-pass score, else FAIL */
+            /**
+             * @description PENDING until completed and fully scored (answers awaiting manual review keep it PENDING); then PASS at or above the assessment's pass score, LOW_PASS at or above its low-pass score, else FAIL
+             * @example PASS
+             */
             scoreStatus: "PENDING" | "LOW_PASS" | "PASS" | "FAIL";
-            /** @description Share of questions answered: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0" */
+            /**
+             * @description Share of questions answered: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0"
+             * @example 100
+             */
             completion: string;
-            /** @description Weighted total score, "0" while pending: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0" */
+            /**
+             * @description Weighted total score, "0" while pending: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0"
+             * @example 86.25
+             */
             totalScore: string;
-            /** @description Net words per minute of the typing test, computed by the server; "0" when there is none or it was not taken */
+            /**
+             * @description Net words per minute of the typing test, computed by the server; "0" when there is none or it was not taken
+             * @example 0
+             */
             typingSpeed: string;
-            /** @description One per category in the assessment's order once scored; empty before */
+            /**
+             * @description One per category in the assessment's order once scored; empty before
+             * @example [
+             *       {
+             *         "name": "Written communication",
+             *         "score": "90"
+             *       },
+             *       {
+             *         "name": "Policy & product reasoning",
+             *         "score": "80"
+             *       },
+             *       {
+             *         "name": "De-escalation & empathy",
+             *         "score": "87.5"
+             *       }
+             *     ]
+             */
             categoryScores: components["schemas"]["CategoryScore"][];
-            /** @description true when the proctoring rules (see the README) flagged the attempt */
+            /**
+             * @description true when the proctoring rules (see docs/content.md, "Proctoring and the red flag") flagged the attempt
+             * @example false
+             */
             redFlag: boolean;
-            /** @description When the candidate started, in UTC with 7 fractional digits (yyyy-MM-ddTHH:mm:ss.fffffff+00:00); 0001-01-01T00:00:00.0000000+00:00 until it has happened */
+            /**
+             * @description When the candidate started, in UTC with 7 fractional digits (yyyy-MM-ddTHH:mm:ss.fffffff+00:00); 0001-01-01T00:00:00.0000000+00:00 until it has happened
+             * @example 2026-11-23T10:21:02.5310000+00:00
+             */
             started: string;
-            /** @description When the attempt ended, in UTC with 7 fractional digits (yyyy-MM-ddTHH:mm:ss.fffffff+00:00); 0001-01-01T00:00:00.0000000+00:00 until it has happened */
+            /**
+             * @description When the attempt ended, in UTC with 7 fractional digits (yyyy-MM-ddTHH:mm:ss.fffffff+00:00); 0001-01-01T00:00:00.0000000+00:00 until it has happened
+             * @example 2026-11-23T10:39:48.0770000+00:00
+             */
             finished: string;
         };
         CategoryScore: {
-            /** @description Category name */
+            /**
+             * @description Category name
+             * @example Written communication
+             */
             name: string;
-            /** @description Score in this category: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0" */
+            /**
+             * @description Score in this category: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0"
+             * @example 90
+             */
             score: string;
         };
     };
@@ -861,7 +980,10 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                /**
+                 * @description Name of the tenant instance; absent: every instance the API key is granted
+                 * @example acme
+                 */
                 instance?: string;
             };
             path?: never;
@@ -940,13 +1062,22 @@ export interface operations {
     invite: {
         parameters: {
             query?: {
-                /** @description true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted. */
+                /**
+                 * @description true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted.
+                 * @example true
+                 */
                 sendInvite?: boolean;
             };
             header: {
-                /** @description Name of the tenant instance the request is about */
+                /**
+                 * @description Name of the tenant instance the request is about
+                 * @example acme
+                 */
                 instance: string;
-                /** @description Makes a retry safe: the same key with the same request within 24 h answers the first response again (with `Idempotent-Replayed: true`) without inviting or e-mailing again. The same key with a different request: 422. While the first request is in progress: 409. Scoped to the API key and instance. 1-255 printable ASCII characters. */
+                /**
+                 * @description Makes a retry safe: the same key with the same request within 24 h answers the first response again (with `Idempotent-Replayed: true`) without inviting or e-mailing again. The same key with a different request: 422. While the first request is in progress: 409. Scoped to the API key and instance. 1-255 printable ASCII characters.
+                 * @example invite-greenhouse-application-48213
+                 */
                 "idempotency-key"?: string;
             };
             path?: never;
@@ -955,17 +1086,41 @@ export interface operations {
         /** @description Fields other than these are ignored. */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "jane.doe@example.com",
+                 *       "firstName": "Jane",
+                 *       "lastName": "Doe",
+                 *       "assessments": [
+                 *         "customer-support",
+                 *         "data-entry"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
                      * @description Candidate's e-mail address; identifies the candidate within the instance, case-insensitively
+                     * @example jane.doe@example.com
                      */
                     email: string;
-                    /** @description Candidate's first name (trimmed; updated on every invite) */
+                    /**
+                     * @description Candidate's first name (trimmed; updated on every invite)
+                     * @example Jane
+                     */
                     firstName: string;
-                    /** @description Candidate's last name (trimmed; updated on every invite) */
+                    /**
+                     * @description Candidate's last name (trimmed; updated on every invite)
+                     * @example Doe
+                     */
                     lastName: string;
-                    /** @description Ids of published assessments of the instance, 1-50; duplicates are folded. A single comma-separated string is accepted too. */
+                    /**
+                     * @description Ids of published assessments of the instance, 1-50; duplicates are folded. A single comma-separated string is accepted too.
+                     * @example [
+                     *       "customer-support",
+                     *       "data-entry"
+                     *     ]
+                     */
                     assessments: string[] | string;
                     /**
                      * @description An accommodation: extra time on every assessment of this invite, as a percentage of its time limit (50: one and a half times as long), rounded up to whole minutes. The candidate sees only their own time limit, never why; the report in the console shows it to the operator. Applies to assessments not yet started; absent: unchanged (0 for a new invitation).
@@ -991,11 +1146,20 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The candidate's single-sign-on link, `<portal_url>/portal/#?sessionToken=<token>`: always present. The token is fresh on every call, valid for the instance's invite lifetime (default 14 days) and opens every assessment of this invite. */
+                        /**
+                         * @description The candidate's single-sign-on link, `<portal_url>/portal/#?sessionToken=<token>`: always present. The token is fresh on every call, valid for the instance's invite lifetime (default 14 days) and opens every assessment of this invite.
+                         * @example https://assessments.example.org/portal/#?sessionToken=T0gzwse1Cbu9EiGnmAfEFoIPvnfbZctp_gHgYQoK0Yc
+                         */
                         link: string;
-                        /** @description Candidate identifier: the same for the same e-mail (case-insensitive) within the instance */
+                        /**
+                         * @description Candidate identifier: the same for the same e-mail (case-insensitive) within the instance
+                         * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                         */
                         candidateId: string;
-                        /** @description Present only with sendInvite=true: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way. */
+                        /**
+                         * @description Present only with sendInvite=true: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way.
+                         * @example SENT
+                         */
                         invitationStatus?: "SENT" | "FAILED";
                     }[];
                 };
@@ -1104,17 +1268,32 @@ export interface operations {
     listScores: {
         parameters: {
             query?: {
-                /** @description Candidate identifiers separated by commas (at most 500) */
+                /**
+                 * @description Candidate identifiers separated by commas (at most 500)
+                 * @example 9d7e6c95-b46b-46da-979a-dca23f37f114,0b6f3c52-8e1d-4a7b-9c2e-5f4d3a2b1c0e
+                 */
                 candidateIds?: string;
-                /** @description Assessment identifiers separated by commas (at most 500) */
+                /**
+                 * @description Assessment identifiers separated by commas (at most 500)
+                 * @example customer-support,data-entry
+                 */
                 assessmentIds?: string;
-                /** @description Opt-in pagination: at most this many records (1–1000); a `Link` header with rel="next" points to the next page */
+                /**
+                 * @description Opt-in pagination: at most this many records (1–1000); a `Link` header with rel="next" points to the next page
+                 * @example 100
+                 */
                 limit?: number;
-                /** @description Where the next page starts: copy it from the `Link` header of the previous page; only with `limit` */
+                /**
+                 * @description Where the next page starts: copy it from the `Link` header of the previous page; only with `limit`
+                 * @example AWmO0t3Yq2v8TzQ1yR4lXc9KbE7nHf0sU2pLgVwAjD6oMhZe5B
+                 */
                 cursor?: string;
             };
             header?: {
-                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                /**
+                 * @description Name of the tenant instance; absent: every instance the API key is granted
+                 * @example acme
+                 */
                 instance?: string;
             };
             path?: never;
@@ -1195,11 +1374,17 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                /**
+                 * @description Name of the tenant instance; absent: every instance the API key is granted
+                 * @example acme
+                 */
                 instance?: string;
             };
             path: {
-                /** @description Candidate identifier (from the invite) */
+                /**
+                 * @description Candidate identifier (from the invite)
+                 * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                 */
                 candidateId: string;
             };
             cookie?: never;
@@ -1240,19 +1425,27 @@ export interface operations {
                             assessmentId: string;
                             /** @example Customer Support Essentials */
                             assessmentName: string;
-                            /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                            /**
+                             * @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt)
+                             * @example INVITED
+                             */
                             status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
                             /**
                              * Format: date-time
                              * @description When the candidate was first invited to this assessment
+                             * @example 2026-11-23T09:15:40.324Z
                              */
                             invitedAt: string;
                             /**
                              * Format: date-time
                              * @description Until when it may be started; inviting again, extend and remind move it
+                             * @example 2026-12-07T09:15:40.324Z
                              */
                             expiresAt: string;
-                            /** @description When it was withdrawn; null unless it was */
+                            /**
+                             * @description When it was withdrawn; null unless it was
+                             * @example null
+                             */
                             cancelledAt: string | null;
                             /**
                              * Format: uri
@@ -1336,13 +1529,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                /**
+                 * @description Name of the tenant instance; absent: every instance the API key is granted
+                 * @example acme
+                 */
                 instance?: string;
             };
             path: {
-                /** @description Candidate identifier (from the invite) */
+                /**
+                 * @description Candidate identifier (from the invite)
+                 * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                 */
                 candidateId: string;
-                /** @description Assessment identifier */
+                /**
+                 * @description Assessment identifier
+                 * @example customer-support
+                 */
                 assessmentId: string;
             };
             cookie?: never;
@@ -1362,19 +1564,27 @@ export interface operations {
                         assessmentId: string;
                         /** @example Customer Support Essentials */
                         assessmentName: string;
-                        /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                        /**
+                         * @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt)
+                         * @example INVITED
+                         */
                         status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
                         /**
                          * Format: date-time
                          * @description When the candidate was first invited to this assessment
+                         * @example 2026-11-23T09:15:40.324Z
                          */
                         invitedAt: string;
                         /**
                          * Format: date-time
                          * @description Until when it may be started; inviting again, extend and remind move it
+                         * @example 2026-12-07T09:15:40.324Z
                          */
                         expiresAt: string;
-                        /** @description When it was withdrawn; null unless it was */
+                        /**
+                         * @description When it was withdrawn; null unless it was
+                         * @example null
+                         */
                         cancelledAt: string | null;
                         /**
                          * Format: uri
@@ -1468,13 +1678,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                /**
+                 * @description Name of the tenant instance; absent: every instance the API key is granted
+                 * @example acme
+                 */
                 instance?: string;
             };
             path: {
-                /** @description Candidate identifier (from the invite) */
+                /**
+                 * @description Candidate identifier (from the invite)
+                 * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                 */
                 candidateId: string;
-                /** @description Assessment identifier */
+                /**
+                 * @description Assessment identifier
+                 * @example customer-support
+                 */
                 assessmentId: string;
             };
             cookie?: never;
@@ -1482,8 +1701,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @example 2026-12-14T17:00:00Z
+                     */
                     expiresAt?: string;
+                    /** @example 7 */
                     days?: number;
                 };
             };
@@ -1502,19 +1725,27 @@ export interface operations {
                         assessmentId: string;
                         /** @example Customer Support Essentials */
                         assessmentName: string;
-                        /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                        /**
+                         * @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt)
+                         * @example INVITED
+                         */
                         status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
                         /**
                          * Format: date-time
                          * @description When the candidate was first invited to this assessment
+                         * @example 2026-11-23T09:15:40.324Z
                          */
                         invitedAt: string;
                         /**
                          * Format: date-time
                          * @description Until when it may be started; inviting again, extend and remind move it
+                         * @example 2026-12-07T09:15:40.324Z
                          */
                         expiresAt: string;
-                        /** @description When it was withdrawn; null unless it was */
+                        /**
+                         * @description When it was withdrawn; null unless it was
+                         * @example null
+                         */
                         cancelledAt: string | null;
                         /**
                          * Format: uri
@@ -1608,13 +1839,22 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Name of the tenant instance; absent: every instance the API key is granted */
+                /**
+                 * @description Name of the tenant instance; absent: every instance the API key is granted
+                 * @example acme
+                 */
                 instance?: string;
             };
             path: {
-                /** @description Candidate identifier (from the invite) */
+                /**
+                 * @description Candidate identifier (from the invite)
+                 * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                 */
                 candidateId: string;
-                /** @description Assessment identifier */
+                /**
+                 * @description Assessment identifier
+                 * @example customer-support
+                 */
                 assessmentId: string;
             };
             cookie?: never;
@@ -1634,19 +1874,27 @@ export interface operations {
                         assessmentId: string;
                         /** @example Customer Support Essentials */
                         assessmentName: string;
-                        /** @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt) */
+                        /**
+                         * @description INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt)
+                         * @example INVITED
+                         */
                         status: "INVITED" | "IN_PROGRESS" | "COMPLETED" | "CANCELLED" | "EXPIRED";
                         /**
                          * Format: date-time
                          * @description When the candidate was first invited to this assessment
+                         * @example 2026-11-23T09:15:40.324Z
                          */
                         invitedAt: string;
                         /**
                          * Format: date-time
                          * @description Until when it may be started; inviting again, extend and remind move it
+                         * @example 2026-12-07T09:15:40.324Z
                          */
                         expiresAt: string;
-                        /** @description When it was withdrawn; null unless it was */
+                        /**
+                         * @description When it was withdrawn; null unless it was
+                         * @example null
+                         */
                         cancelledAt: string | null;
                         /**
                          * Format: uri
@@ -1654,6 +1902,7 @@ export interface operations {
                          * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                          */
                         reportUrl: string;
+                        /** @example SENT */
                         invitationStatus: "SENT" | "FAILED";
                     };
                 };
@@ -1740,9 +1989,15 @@ export interface operations {
     listAudit: {
         parameters: {
             query: {
-                /** @description At most this many entries */
+                /**
+                 * @description At most this many entries
+                 * @example 100
+                 */
                 limit: number;
-                /** @description Only entries older than this entry id: the `id` of the last entry of the previous page */
+                /**
+                 * @description Only entries older than this entry id: the `id` of the last entry of the previous page
+                 * @example 4083
+                 */
                 before?: string;
             };
             header?: never;
@@ -1758,21 +2013,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Entry id; pass it as `before` for the next page */
+                        /**
+                         * @description Entry id; pass it as `before` for the next page
+                         * @example 4182
+                         */
                         id: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T09:02:11.406Z
+                         */
                         at: string;
-                        /** @description Who acted: `admin-token` */
+                        /**
+                         * @description Who acted: `admin-token`
+                         * @example admin-token
+                         */
                         actor: string;
-                        /** @description Address the request came from */
+                        /**
+                         * @description Address the request came from
+                         * @example 203.0.113.24
+                         */
                         clientIp: string;
+                        /** @example assessment-connect-cli/0.1.0 */
                         userAgent: string | null;
-                        /** @description What was done, e.g. `key.revoke`, `instance.create` */
+                        /**
+                         * @description What was done, e.g. `key.revoke`, `instance.create`
+                         * @example key.revoke
+                         */
                         action: string;
-                        /** @description What it was done to: path parameters and the id or name of what was created */
+                        /**
+                         * @description What it was done to: path parameters and the id or name of what was created
+                         * @example key_0735119b9fc76d06
+                         */
                         target: string | null;
+                        /** @example ea9c7719-2659-4a05-8023-45470a11a07c */
                         requestId: string;
-                        /** @description The status code answered */
+                        /**
+                         * @description The status code answered
+                         * @example 200
+                         */
                         status: number;
                     }[];
                 };
@@ -1813,16 +2091,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example acme */
                         name: string;
-                        /** @description Base URL of candidate links; null: the service PUBLIC_URL */
+                        /**
+                         * @description Base URL of candidate links; null: the service PUBLIC_URL
+                         * @example https://assessments.acme.example
+                         */
                         portalUrl: string | null;
-                        /** @description How long invite links stay valid, in days */
+                        /**
+                         * @description How long invite links stay valid, in days
+                         * @example 14
+                         */
                         inviteTtlDays: number;
-                        /** @description Sender name of invitation e-mail; null: that of MAIL_FROM */
+                        /**
+                         * @description Sender name of invitation e-mail; null: that of MAIL_FROM
+                         * @example Acme Hiring
+                         */
                         mailFromName: string | null;
-                        /** @description Sender address of invitation e-mail; null: MAIL_FROM */
+                        /**
+                         * @description Sender address of invitation e-mail; null: MAIL_FROM
+                         * @example hiring@acme.example
+                         */
                         mailFromAddress: string | null;
-                        /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
+                        /**
+                         * @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off
+                         * @example 365
+                         */
                         retentionDays: number | null;
                         /**
                          * @description Days a report link (reportUrl) stays valid
@@ -1834,7 +2128,10 @@ export interface operations {
                          * @example 2
                          */
                         reminderDays: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-02T13:45:07.060Z
+                         */
                         createdAt: string;
                     }[];
                 };
@@ -1860,20 +2157,36 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                    /**
+                     * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                     * @example acme
+                     */
                     name: string;
-                    /** @description Base URL of the portal for this instance */
+                    /**
+                     * @description Base URL of the portal for this instance
+                     * @example https://assessments.acme.example
+                     */
                     portalUrl?: string;
-                    /** @description Days an invite link stays valid (default 14) */
+                    /**
+                     * @description Days an invite link stays valid (default 14)
+                     * @example 14
+                     */
                     inviteTtlDays?: number;
-                    /** @description Sender name of invitation e-mail */
+                    /**
+                     * @description Sender name of invitation e-mail
+                     * @example Acme Hiring
+                     */
                     mailFromName?: string;
                     /**
                      * Format: email
                      * @description Sender address of invitation e-mail
+                     * @example hiring@acme.example
                      */
                     mailFromAddress?: string;
-                    /** @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node. */
+                    /**
+                     * @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node.
+                     * @example 365
+                     */
                     retentionDays?: number | null;
                     /** @description Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90) */
                     reportLinkDays?: number;
@@ -1890,16 +2203,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example acme */
                         name: string;
-                        /** @description Base URL of candidate links; null: the service PUBLIC_URL */
+                        /**
+                         * @description Base URL of candidate links; null: the service PUBLIC_URL
+                         * @example https://assessments.acme.example
+                         */
                         portalUrl: string | null;
-                        /** @description How long invite links stay valid, in days */
+                        /**
+                         * @description How long invite links stay valid, in days
+                         * @example 14
+                         */
                         inviteTtlDays: number;
-                        /** @description Sender name of invitation e-mail; null: that of MAIL_FROM */
+                        /**
+                         * @description Sender name of invitation e-mail; null: that of MAIL_FROM
+                         * @example Acme Hiring
+                         */
                         mailFromName: string | null;
-                        /** @description Sender address of invitation e-mail; null: MAIL_FROM */
+                        /**
+                         * @description Sender address of invitation e-mail; null: MAIL_FROM
+                         * @example hiring@acme.example
+                         */
                         mailFromAddress: string | null;
-                        /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
+                        /**
+                         * @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off
+                         * @example 365
+                         */
                         retentionDays: number | null;
                         /**
                          * @description Days a report link (reportUrl) stays valid
@@ -1911,7 +2240,10 @@ export interface operations {
                          * @example 2
                          */
                         reminderDays: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-02T13:45:07.060Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -1950,7 +2282,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -1958,18 +2293,31 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Base URL of the portal for this instance */
+                    /**
+                     * @description Base URL of the portal for this instance
+                     * @example https://assessments.acme.example
+                     */
                     portalUrl?: string;
-                    /** @description Days an invite link stays valid (default 14) */
+                    /**
+                     * @description Days an invite link stays valid (default 14)
+                     * @example 14
+                     */
                     inviteTtlDays?: number;
-                    /** @description Sender name of invitation e-mail */
+                    /**
+                     * @description Sender name of invitation e-mail
+                     * @example Acme Hiring
+                     */
                     mailFromName?: string;
                     /**
                      * Format: email
                      * @description Sender address of invitation e-mail
+                     * @example hiring@acme.example
                      */
                     mailFromAddress?: string;
-                    /** @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node. */
+                    /**
+                     * @description Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node.
+                     * @example 365
+                     */
                     retentionDays?: number | null;
                     /** @description Days a report link (the reportUrl of GET /v1/candidates/{candidateId}) stays valid, 1-3650 (default 90) */
                     reportLinkDays?: number;
@@ -1986,16 +2334,32 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example acme */
                         name: string;
-                        /** @description Base URL of candidate links; null: the service PUBLIC_URL */
+                        /**
+                         * @description Base URL of candidate links; null: the service PUBLIC_URL
+                         * @example https://assessments.acme.example
+                         */
                         portalUrl: string | null;
-                        /** @description How long invite links stay valid, in days */
+                        /**
+                         * @description How long invite links stay valid, in days
+                         * @example 14
+                         */
                         inviteTtlDays: number;
-                        /** @description Sender name of invitation e-mail; null: that of MAIL_FROM */
+                        /**
+                         * @description Sender name of invitation e-mail; null: that of MAIL_FROM
+                         * @example Acme Hiring
+                         */
                         mailFromName: string | null;
-                        /** @description Sender address of invitation e-mail; null: MAIL_FROM */
+                        /**
+                         * @description Sender address of invitation e-mail; null: MAIL_FROM
+                         * @example hiring@acme.example
+                         */
                         mailFromAddress: string | null;
-                        /** @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off */
+                        /**
+                         * @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off
+                         * @example 365
+                         */
                         retentionDays: number | null;
                         /**
                          * @description Days a report link (reportUrl) stays valid
@@ -2007,7 +2371,10 @@ export interface operations {
                          * @example 2
                          */
                         reminderDays: number | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-02T13:45:07.060Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -2044,7 +2411,10 @@ export interface operations {
     listKeys: {
         parameters: {
             query?: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance?: string;
             };
             header?: never;
@@ -2060,19 +2430,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Key identifier (not the secret) */
+                        /**
+                         * @description Key identifier (not the secret)
+                         * @example key_0735119b9fc76d06
+                         */
                         id: string;
-                        /** @description The first characters of the key, to tell keys apart */
+                        /**
+                         * @description The first characters of the key, to tell keys apart
+                         * @example ack_cEpATm
+                         */
                         prefix: string;
+                        /** @example Greenhouse production */
                         label: string | null;
+                        /**
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
-                        /** @description Requests per minute; null: the service default */
+                        /**
+                         * @description Requests per minute; null: the service default
+                         * @example 1200
+                         */
                         rateLimit: number | null;
+                        /** @example 2027-11-23T00:00:00.000Z */
                         expiresAt: string | null;
+                        /** @example null */
                         revokedAt: string | null;
-                        /** @description Last use, to the minute */
+                        /**
+                         * @description Last use, to the minute
+                         * @example 2026-11-23T14:07:00.000Z
+                         */
                         lastUsedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T08:30:12.286Z
+                         */
                         createdAt: string;
                     }[];
                 };
@@ -2107,14 +2500,24 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Instances the key is granted */
+                    /**
+                     * @description Instances the key is granted
+                     * @example [
+                     *       "acme"
+                     *     ]
+                     */
                     instances: string[];
+                    /** @example Greenhouse production */
                     label?: string;
-                    /** @description Requests per minute for this key */
+                    /**
+                     * @description Requests per minute for this key
+                     * @example 1200
+                     */
                     rateLimit?: number;
                     /**
                      * Format: date-time
                      * @description After this time the key is refused
+                     * @example 2027-11-23T00:00:00Z
                      */
                     expiresAt?: string;
                 };
@@ -2128,21 +2531,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Key identifier (not the secret) */
+                        /**
+                         * @description Key identifier (not the secret)
+                         * @example key_0735119b9fc76d06
+                         */
                         id: string;
-                        /** @description The first characters of the key, to tell keys apart */
+                        /**
+                         * @description The first characters of the key, to tell keys apart
+                         * @example ack_cEpATm
+                         */
                         prefix: string;
+                        /** @example Greenhouse production */
                         label: string | null;
+                        /**
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
-                        /** @description Requests per minute; null: the service default */
+                        /**
+                         * @description Requests per minute; null: the service default
+                         * @example 1200
+                         */
                         rateLimit: number | null;
+                        /** @example 2027-11-23T00:00:00.000Z */
                         expiresAt: string | null;
+                        /** @example null */
                         revokedAt: string | null;
-                        /** @description Last use, to the minute */
+                        /**
+                         * @description Last use, to the minute
+                         * @example 2026-11-23T14:07:00.000Z
+                         */
                         lastUsedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T08:30:12.286Z
+                         */
                         createdAt: string;
-                        /** @description The API key itself. Shown this once: only its hash is stored. */
+                        /**
+                         * @description The API key itself. Shown this once: only its hash is stored.
+                         * @example ack_cEpATmCn_1m6KRxk9NWg5S60I0LoZ-nXttxuBAssrP4
+                         */
                         key: string;
                     };
                 };
@@ -2172,7 +2601,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Key identifier (not the secret) */
+                /**
+                 * @description Key identifier (not the secret)
+                 * @example key_0735119b9fc76d06
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2180,8 +2612,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Requests per minute for this key; null: the service default */
+                    /**
+                     * @description Requests per minute for this key; null: the service default
+                     * @example 3000
+                     */
                     rateLimit?: number | null;
+                    /** @example Greenhouse staging */
                     label?: string;
                 };
             };
@@ -2194,19 +2630,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Key identifier (not the secret) */
+                        /**
+                         * @description Key identifier (not the secret)
+                         * @example key_0735119b9fc76d06
+                         */
                         id: string;
-                        /** @description The first characters of the key, to tell keys apart */
+                        /**
+                         * @description The first characters of the key, to tell keys apart
+                         * @example ack_cEpATm
+                         */
                         prefix: string;
+                        /** @example Greenhouse production */
                         label: string | null;
+                        /**
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
-                        /** @description Requests per minute; null: the service default */
+                        /**
+                         * @description Requests per minute; null: the service default
+                         * @example 1200
+                         */
                         rateLimit: number | null;
+                        /** @example 2027-11-23T00:00:00.000Z */
                         expiresAt: string | null;
+                        /** @example null */
                         revokedAt: string | null;
-                        /** @description Last use, to the minute */
+                        /**
+                         * @description Last use, to the minute
+                         * @example 2026-11-23T14:07:00.000Z
+                         */
                         lastUsedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T08:30:12.286Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -2245,7 +2704,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Key identifier (not the secret) */
+                /**
+                 * @description Key identifier (not the secret)
+                 * @example key_0735119b9fc76d06
+                 */
                 id: string;
             };
             cookie?: never;
@@ -2259,19 +2721,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Key identifier (not the secret) */
+                        /**
+                         * @description Key identifier (not the secret)
+                         * @example key_0735119b9fc76d06
+                         */
                         id: string;
-                        /** @description The first characters of the key, to tell keys apart */
+                        /**
+                         * @description The first characters of the key, to tell keys apart
+                         * @example ack_cEpATm
+                         */
                         prefix: string;
+                        /** @example Greenhouse production */
                         label: string | null;
+                        /**
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
-                        /** @description Requests per minute; null: the service default */
+                        /**
+                         * @description Requests per minute; null: the service default
+                         * @example 1200
+                         */
                         rateLimit: number | null;
+                        /** @example 2027-11-23T00:00:00.000Z */
                         expiresAt: string | null;
+                        /** @example null */
                         revokedAt: string | null;
-                        /** @description Last use, to the minute */
+                        /**
+                         * @description Last use, to the minute
+                         * @example 2026-11-23T14:07:00.000Z
+                         */
                         lastUsedAt: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T08:30:12.286Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -2310,7 +2795,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -2360,7 +2848,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -2368,6 +2859,26 @@ export interface operations {
         /** @description The assessment document */
         requestBody: {
             content: {
+                /**
+                 * @example id: customer-support
+                 *     name: Customer Support Essentials
+                 *     description: Written communication and judgement in a support role.
+                 *     durationMinutes: 25
+                 *     passScore: 70
+                 *     lowPassScore: 55
+                 *     categories:
+                 *       - id: communication
+                 *         name: Written communication
+                 *     questions:
+                 *       - id: q1
+                 *         category: communication
+                 *         type: single-choice
+                 *         prompt: Which reply is best?
+                 *         options:
+                 *           - text: We cannot help with that.
+                 *           - text: I am sorry about the delay; your order ships today.
+                 *             correct: true
+                 */
                 "application/json": string;
             };
         };
@@ -2379,10 +2890,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example customer-support */
                         id: string;
+                        /** @example acme */
                         instance: string;
+                        /** @example 2 */
                         version: number;
-                        /** @description created: a new assessment; updated: a new version was published; unchanged: the same content was published already */
+                        /**
+                         * @description created: a new assessment; updated: a new version was published; unchanged: the same content was published already
+                         * @example updated
+                         */
                         outcome: "created" | "updated" | "unchanged";
                     };
                 };
@@ -2394,10 +2911,16 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example customer-support */
                         id: string;
+                        /** @example acme */
                         instance: string;
+                        /** @example 2 */
                         version: number;
-                        /** @description created: a new assessment; updated: a new version was published; unchanged: the same content was published already */
+                        /**
+                         * @description created: a new assessment; updated: a new version was published; unchanged: the same content was published already
+                         * @example updated
+                         */
                         outcome: "created" | "updated" | "unchanged";
                     };
                 };
@@ -2445,8 +2968,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
+                /** @example 9d7e6c95-b46b-46da-979a-dca23f37f114 */
                 candidateId: string;
             };
             cookie?: never;
@@ -2460,27 +2987,57 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 3c8e5f1a-7b2d-4e9f-a6c1-0d4b8e2f7a93 */
                         attemptId: string;
+                        /** @example customer-support */
                         assessmentId: string;
-                        /** @description The content version the candidate took */
+                        /**
+                         * @description The content version the candidate took
+                         * @example 2
+                         */
                         version: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:21:02.531Z
+                         */
                         startedAt: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:46:02.531Z
+                         */
                         deadlineAt: string;
+                        /** @example 2026-11-23T10:39:48.077Z */
                         finishedAt: string | null;
+                        /** @example submitted */
                         endReason: string | null;
+                        /** @example 48.6 */
                         typingNetWpm: number | null;
+                        /** @example 0.97 */
                         typingAccuracy: number | null;
+                        /** @example true */
                         redFlag: boolean;
-                        /** @description The proctoring rules the signals tripped (see the README) */
+                        /**
+                         * @description The proctoring rules the signals tripped (see docs/content.md, "Proctoring and the red flag")
+                         * @example [
+                         *       "pasted 1 time",
+                         *       "left the page 3 times"
+                         *     ]
+                         */
                         redFlagReasons: string[];
                         signals: {
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-23T10:27:14.902Z
+                             */
                             at: string;
+                            /** @example typing-too-fast */
                             kind: string;
+                            /** @example 231.4 net wpm */
                             detail: string;
-                            /** @description browser or server */
+                            /**
+                             * @description browser or server
+                             * @example server
+                             */
                             source: string;
                         }[];
                     }[];
@@ -2520,7 +3077,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -2534,14 +3094,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 3c8e5f1a-7b2d-4e9f-a6c1-0d4b8e2f7a93 */
                         attemptId: string;
+                        /** @example 9d7e6c95-b46b-46da-979a-dca23f37f114 */
                         candidateId: string;
+                        /** @example customer-support */
                         assessmentId: string;
+                        /** @example cs-15 */
                         questionId: string;
+                        /** @example A customer writes that their order arrived damaged for the second time and demands a refund. Write your reply. */
                         prompt: string;
+                        /** @example Acknowledges the frustration, apologises once, offers a concrete remedy and a next step. */
                         guidance: string | null;
+                        /** @example I'm sorry your order arrived damaged again. I have issued a full refund, which reaches your card within 3-5 days. */
                         answer: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:37:05.118Z
+                         */
                         answeredAt: string;
                     }[];
                 };
@@ -2580,7 +3150,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -2588,10 +3161,17 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: uuid */
+                    /**
+                     * Format: uuid
+                     * @example 3c8e5f1a-7b2d-4e9f-a6c1-0d4b8e2f7a93
+                     */
                     attemptId: string;
+                    /** @example cs-15 */
                     questionId: string;
-                    /** @description Percent of the question earned */
+                    /**
+                     * @description Percent of the question earned
+                     * @example 80
+                     */
                     score: number;
                 };
             };
@@ -2604,7 +3184,9 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example PASS */
                         scoreStatus: string;
+                        /** @example 86.25 */
                         totalScore: number;
                     };
                 };
@@ -2650,12 +3232,17 @@ export interface operations {
     listDeliveries: {
         parameters: {
             query: {
+                /** @example 50 */
                 limit: number;
+                /** @example FAILED */
                 status?: "SENT" | "FAILED";
             };
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -2669,15 +3256,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 42 */
                         id: string;
+                        /** @example 9d7e6c95-b46b-46da-979a-dca23f37f114 */
                         candidateId: string;
+                        /** @example jane.doe@example.com */
                         recipient: string;
+                        /** @example SENT */
                         status: "SENT" | "FAILED";
+                        /** @example <3d19f53f-1ac9-31ba-3733-6585ad8d8b12@acme.example> */
                         messageId: string | null;
-                        /** @description The relay's answer, or why nothing was delivered */
+                        /**
+                         * @description The relay's answer, or why nothing was delivered
+                         * @example 250 2.0.0 Ok: queued as 4XkQ2D1ZpLz9
+                         */
                         response: string;
+                        /** @example 184 */
                         durationMs: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T09:15:40.493Z
+                         */
                         attemptedAt: string;
                     }[];
                 };
@@ -2716,8 +3315,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
+                /** @example 42 */
                 id: string;
             };
             cookie?: never;
@@ -2731,15 +3334,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example 42 */
                         id: string;
+                        /** @example 9d7e6c95-b46b-46da-979a-dca23f37f114 */
                         candidateId: string;
+                        /** @example jane.doe@example.com */
                         recipient: string;
+                        /** @example SENT */
                         status: "SENT" | "FAILED";
+                        /** @example <3d19f53f-1ac9-31ba-3733-6585ad8d8b12@acme.example> */
                         messageId: string | null;
-                        /** @description The relay's answer, or why nothing was delivered */
+                        /**
+                         * @description The relay's answer, or why nothing was delivered
+                         * @example 250 2.0.0 Ok: queued as 4XkQ2D1ZpLz9
+                         */
                         response: string;
+                        /** @example 184 */
                         durationMs: number;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T09:15:40.493Z
+                         */
                         attemptedAt: string;
                     };
                 };
@@ -2778,7 +3393,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
                 /**
                  * @description Candidate identifier
@@ -2817,6 +3435,7 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description Until when the link may be used
+                         * @example 2026-11-23T10:21:02.531Z
                          */
                         expiresAt: string;
                         /** @description The relay's answer to the e-mail; absent when none was sent */
@@ -2878,16 +3497,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 49201450-cf57-4604-b5fc-11df958d49c5
+                         */
                         id: string;
                         /** @example maria.lopez@example.com */
                         email: string;
-                        /** @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances */
+                        /**
+                         * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                         * @example manager
+                         */
                         role: "owner" | "manager" | "reviewer";
-                        /** @description The instances of a manager or reviewer; empty for an owner, who has every instance */
+                        /**
+                         * @description The instances of a manager or reviewer; empty for an owner, who has every instance
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
+                        /** @example false */
                         disabled: boolean;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-20T16:02:41.830Z
+                         */
                         createdAt: string;
                     }[];
                 };
@@ -2918,10 +3552,21 @@ export interface operations {
                      * @example maria.lopez@example.com
                      */
                     email: string;
-                    /** @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances */
+                    /**
+                     * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                     * @example manager
+                     */
                     role: "owner" | "manager" | "reviewer";
+                    /**
+                     * @example [
+                     *       "acme"
+                     *     ]
+                     */
                     instances?: string[];
-                    /** @description At least 12 characters, not a common or breached password */
+                    /**
+                     * @description At least 12 characters, not a common or breached password
+                     * @example correct-horse-battery-staple-42
+                     */
                     password?: string;
                 };
             };
@@ -2934,18 +3579,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 49201450-cf57-4604-b5fc-11df958d49c5
+                         */
                         id: string;
                         /** @example maria.lopez@example.com */
                         email: string;
-                        /** @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances */
+                        /**
+                         * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                         * @example manager
+                         */
                         role: "owner" | "manager" | "reviewer";
-                        /** @description The instances of a manager or reviewer; empty for an owner, who has every instance */
+                        /**
+                         * @description The instances of a manager or reviewer; empty for an owner, who has every instance
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
+                        /** @example false */
                         disabled: boolean;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-20T16:02:41.830Z
+                         */
                         createdAt: string;
-                        /** @description The generated one-time password, present only when none was given; shown this once */
+                        /**
+                         * @description The generated one-time password, present only when none was given; shown this once
+                         * @example V3hcSk2y3EAEqCBxrRVr
+                         */
                         password?: string;
                     };
                 };
@@ -2984,6 +3647,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 49201450-cf57-4604-b5fc-11df958d49c5 */
                 id: string;
             };
             cookie?: never;
@@ -2997,16 +3661,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 49201450-cf57-4604-b5fc-11df958d49c5
+                         */
                         id: string;
                         /** @example maria.lopez@example.com */
                         email: string;
-                        /** @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances */
+                        /**
+                         * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                         * @example manager
+                         */
                         role: "owner" | "manager" | "reviewer";
-                        /** @description The instances of a manager or reviewer; empty for an owner, who has every instance */
+                        /**
+                         * @description The instances of a manager or reviewer; empty for an owner, who has every instance
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
+                        /** @example false */
                         disabled: boolean;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-20T16:02:41.830Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -3045,6 +3724,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 49201450-cf57-4604-b5fc-11df958d49c5 */
                 id: string;
             };
             cookie?: never;
@@ -3058,16 +3738,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 49201450-cf57-4604-b5fc-11df958d49c5
+                         */
                         id: string;
                         /** @example maria.lopez@example.com */
                         email: string;
-                        /** @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances */
+                        /**
+                         * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                         * @example manager
+                         */
                         role: "owner" | "manager" | "reviewer";
-                        /** @description The instances of a manager or reviewer; empty for an owner, who has every instance */
+                        /**
+                         * @description The instances of a manager or reviewer; empty for an owner, who has every instance
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
+                        /** @example false */
                         disabled: boolean;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-20T16:02:41.830Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -3106,6 +3801,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example 49201450-cf57-4604-b5fc-11df958d49c5 */
                 id: string;
             };
             cookie?: never;
@@ -3113,7 +3809,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description At least 12 characters, not a common or breached password */
+                    /**
+                     * @description At least 12 characters, not a common or breached password
+                     * @example correct-horse-battery-staple-42
+                     */
                     password?: string;
                 };
             };
@@ -3126,18 +3825,36 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** Format: uuid */
+                        /**
+                         * Format: uuid
+                         * @example 49201450-cf57-4604-b5fc-11df958d49c5
+                         */
                         id: string;
                         /** @example maria.lopez@example.com */
                         email: string;
-                        /** @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances */
+                        /**
+                         * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                         * @example manager
+                         */
                         role: "owner" | "manager" | "reviewer";
-                        /** @description The instances of a manager or reviewer; empty for an owner, who has every instance */
+                        /**
+                         * @description The instances of a manager or reviewer; empty for an owner, who has every instance
+                         * @example [
+                         *       "acme"
+                         *     ]
+                         */
                         instances: string[];
+                        /** @example false */
                         disabled: boolean;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-20T16:02:41.830Z
+                         */
                         createdAt: string;
-                        /** @description The generated one-time password, present only when none was given; shown this once */
+                        /**
+                         * @description The generated one-time password, present only when none was given; shown this once
+                         * @example V3hcSk2y3EAEqCBxrRVr
+                         */
                         password?: string;
                     };
                 };
@@ -3176,7 +3893,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -3194,14 +3914,31 @@ export interface operations {
                         id: string;
                         /** @example https://ats.example.com/hooks/assessment-connect */
                         url: string;
+                        /**
+                         * @example [
+                         *       "score.finalized",
+                         *       "assessment.completed"
+                         *     ]
+                         */
                         events: string[];
+                        /** @example Greenhouse: final scores */
                         description: string | null;
+                        /** @example false */
                         disabled: boolean;
-                        /** @description Why it was disabled: 410 Gone, 5 days of failures, or the operator */
+                        /**
+                         * @description Why it was disabled: 410 Gone, 5 days of failures, or the operator
+                         * @example null
+                         */
                         disabledReason: string | null;
-                        /** @description Since when every delivery has failed; null while deliveries succeed */
+                        /**
+                         * @description Since when every delivery has failed; null while deliveries succeed
+                         * @example null
+                         */
                         failingSince: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T14:07:40.903Z
+                         */
                         createdAt: string;
                     }[];
                 };
@@ -3240,7 +3977,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -3248,10 +3988,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true */
+                    /**
+                     * @description Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
+                     * @example https://ats.example.com/hooks/assessment-connect
+                     */
                     url: string;
-                    /** @description The event types to deliver; empty or absent: every type (invitation.created, invitation.email.sent, invitation.email.failed, invitation.cancelled, invitation.expired, assessment.started, assessment.completed, score.finalized, score.updated) */
+                    /**
+                     * @description The event types to deliver; empty or absent: every type (invitation.created, invitation.email.sent, invitation.email.failed, invitation.cancelled, invitation.expired, assessment.started, assessment.completed, score.finalized, score.updated)
+                     * @example [
+                     *       "score.finalized",
+                     *       "assessment.completed"
+                     *     ]
+                     */
                     events?: ("invitation.created" | "invitation.email.sent" | "invitation.email.failed" | "invitation.cancelled" | "invitation.expired" | "assessment.started" | "assessment.completed" | "score.finalized" | "score.updated")[];
+                    /** @example Greenhouse: final scores */
                     description?: string;
                 };
             };
@@ -3268,14 +4018,31 @@ export interface operations {
                         id: string;
                         /** @example https://ats.example.com/hooks/assessment-connect */
                         url: string;
+                        /**
+                         * @example [
+                         *       "score.finalized",
+                         *       "assessment.completed"
+                         *     ]
+                         */
                         events: string[];
+                        /** @example Greenhouse: final scores */
                         description: string | null;
+                        /** @example false */
                         disabled: boolean;
-                        /** @description Why it was disabled: 410 Gone, 5 days of failures, or the operator */
+                        /**
+                         * @description Why it was disabled: 410 Gone, 5 days of failures, or the operator
+                         * @example null
+                         */
                         disabledReason: string | null;
-                        /** @description Since when every delivery has failed; null while deliveries succeed */
+                        /**
+                         * @description Since when every delivery has failed; null while deliveries succeed
+                         * @example null
+                         */
                         failingSince: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T14:07:40.903Z
+                         */
                         createdAt: string;
                         /**
                          * @description The signing secret (whsec_…), shown only here: when the endpoint is made or its secret rotated
@@ -3319,8 +4086,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
+                /** @example ep_3f2a9c0d5b7e1a46 */
                 id: string;
             };
             cookie?: never;
@@ -3368,8 +4139,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
+                /** @example ep_3f2a9c0d5b7e1a46 */
                 id: string;
             };
             cookie?: never;
@@ -3377,11 +4152,22 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true */
+                    /**
+                     * @description Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true
+                     * @example https://ats.example.com/hooks/assessment-connect
+                     */
                     url?: string;
-                    /** @description The event types to deliver; empty or absent: every type (invitation.created, invitation.email.sent, invitation.email.failed, invitation.cancelled, invitation.expired, assessment.started, assessment.completed, score.finalized, score.updated) */
+                    /**
+                     * @description The event types to deliver; empty or absent: every type (invitation.created, invitation.email.sent, invitation.email.failed, invitation.cancelled, invitation.expired, assessment.started, assessment.completed, score.finalized, score.updated)
+                     * @example [
+                     *       "score.finalized",
+                     *       "assessment.completed"
+                     *     ]
+                     */
                     events?: ("invitation.created" | "invitation.email.sent" | "invitation.email.failed" | "invitation.cancelled" | "invitation.expired" | "assessment.started" | "assessment.completed" | "score.finalized" | "score.updated")[];
+                    /** @example Greenhouse: final scores */
                     description?: string | null;
+                    /** @example true */
                     enabled?: boolean;
                 };
             };
@@ -3398,14 +4184,31 @@ export interface operations {
                         id: string;
                         /** @example https://ats.example.com/hooks/assessment-connect */
                         url: string;
+                        /**
+                         * @example [
+                         *       "score.finalized",
+                         *       "assessment.completed"
+                         *     ]
+                         */
                         events: string[];
+                        /** @example Greenhouse: final scores */
                         description: string | null;
+                        /** @example false */
                         disabled: boolean;
-                        /** @description Why it was disabled: 410 Gone, 5 days of failures, or the operator */
+                        /**
+                         * @description Why it was disabled: 410 Gone, 5 days of failures, or the operator
+                         * @example null
+                         */
                         disabledReason: string | null;
-                        /** @description Since when every delivery has failed; null while deliveries succeed */
+                        /**
+                         * @description Since when every delivery has failed; null while deliveries succeed
+                         * @example null
+                         */
                         failingSince: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T14:07:40.903Z
+                         */
                         createdAt: string;
                     };
                 };
@@ -3444,8 +4247,12 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
+                /** @example ep_3f2a9c0d5b7e1a46 */
                 id: string;
             };
             cookie?: never;
@@ -3463,14 +4270,31 @@ export interface operations {
                         id: string;
                         /** @example https://ats.example.com/hooks/assessment-connect */
                         url: string;
+                        /**
+                         * @example [
+                         *       "score.finalized",
+                         *       "assessment.completed"
+                         *     ]
+                         */
                         events: string[];
+                        /** @example Greenhouse: final scores */
                         description: string | null;
+                        /** @example false */
                         disabled: boolean;
-                        /** @description Why it was disabled: 410 Gone, 5 days of failures, or the operator */
+                        /**
+                         * @description Why it was disabled: 410 Gone, 5 days of failures, or the operator
+                         * @example null
+                         */
                         disabledReason: string | null;
-                        /** @description Since when every delivery has failed; null while deliveries succeed */
+                        /**
+                         * @description Since when every delivery has failed; null while deliveries succeed
+                         * @example null
+                         */
                         failingSince: string | null;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T14:07:40.903Z
+                         */
                         createdAt: string;
                         /**
                          * @description The signing secret (whsec_…), shown only here: when the endpoint is made or its secret rotated
@@ -3514,17 +4338,30 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
+                /** @example ep_3f2a9c0d5b7e1a46 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-23T08:00:00Z"
+                 *     }
+                 */
                 "application/json": {
+                    /** @example msg_2ZQbXk7LmN4pRt9sVw1yCa3E */
                     messageId?: string;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @example 2026-11-23T08:00:00Z
+                     */
                     since?: string;
                 };
             };
@@ -3537,7 +4374,10 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Messages scheduled for delivery now */
+                        /**
+                         * @description Messages scheduled for delivery now
+                         * @example 12
+                         */
                         scheduled: number;
                     };
                 };
@@ -3574,12 +4414,17 @@ export interface operations {
     listWebhookAttempts: {
         parameters: {
             query: {
+                /** @example 50 */
                 limit: number;
             };
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
+                /** @example ep_3f2a9c0d5b7e1a46 */
                 id: string;
             };
             cookie?: never;
@@ -3593,16 +4438,31 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        /** @example msg_2ZQbXk7LmN4pRt9sVw1yCa3E */
                         messageId: string;
+                        /** @example score.finalized */
                         type: string;
-                        /** @description pending (a retry is scheduled), succeeded or failed */
+                        /**
+                         * @description pending (a retry is scheduled), succeeded or failed
+                         * @example pending
+                         */
                         deliveryStatus: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:39:49.310Z
+                         */
                         at: string;
-                        /** @description The HTTP status; null when there was no answer */
+                        /**
+                         * @description The HTTP status; null when there was no answer
+                         * @example 503
+                         */
                         statusCode: number | null;
+                        /** @example 412 */
                         durationMs: number;
-                        /** @description The first 1 KB of the answer, or what went wrong */
+                        /**
+                         * @description The first 1 KB of the answer, or what went wrong
+                         * @example <html><body><h1>503 Service Unavailable</h1></body></html>
+                         */
                         response: string;
                     }[];
                 };
@@ -3641,7 +4501,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -3649,15 +4512,22 @@ export interface operations {
         /** @description Exactly one of `email` and `candidateId` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "jane.doe@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
                      * @description The candidate's e-mail address (case-insensitive)
+                     * @example jane.doe@example.com
                      */
                     email?: string;
                     /**
                      * Format: uuid
                      * @description The candidate id, as in invite answers and score records
+                     * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
                      */
                     candidateId?: string;
                 };
@@ -3671,44 +4541,123 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The candidate's id */
+                        /**
+                         * @description The candidate's id
+                         * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                         */
                         id: string;
+                        /** @example acme */
                         instance: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-24T08:00:01.854Z
+                         */
                         exportedAt: string;
                         candidate: {
+                            /** @example 9d7e6c95-b46b-46da-979a-dca23f37f114 */
                             id: string;
-                            /** @description null once erased */
+                            /**
+                             * @description null once erased
+                             * @example jane.doe@example.com
+                             */
                             email: string | null;
+                            /** @example Jane */
                             firstName: string | null;
+                            /** @example Doe */
                             lastName: string | null;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-23T09:15:40.324Z
+                             */
                             createdAt: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-23T09:15:40.324Z
+                             */
                             updatedAt: string;
+                            /** @example null */
                             erasedAt: string | null;
                         };
-                        /** @description One per assessment: status, scores, times */
+                        /**
+                         * @description One per assessment: status, scores, times
+                         * @example [
+                         *       {
+                         *         "id": "1",
+                         *         "assessmentId": "customer-support",
+                         *         "assessmentName": "Customer Support Essentials",
+                         *         "assessmentStatus": "COMPLETED",
+                         *         "scoreStatus": "PASS",
+                         *         "completion": 100,
+                         *         "totalScore": 86.25,
+                         *         "typingWpm": 0,
+                         *         "categoryScores": [
+                         *           {
+                         *             "name": "Written communication",
+                         *             "score": 90
+                         *           }
+                         *         ],
+                         *         "redFlag": false,
+                         *         "startedAt": "2026-11-23T10:21:02.531Z",
+                         *         "finishedAt": "2026-11-23T10:39:48.077Z",
+                         *         "createdAt": "2026-11-23T09:15:40.324Z"
+                         *       }
+                         *     ]
+                         */
                         invitations: {
                             [key: string]: unknown;
                         }[];
-                        /** @description The sign-on links sent (never the token) */
+                        /**
+                         * @description The sign-on links sent (never the token)
+                         * @example [
+                         *       {
+                         *         "id": "1",
+                         *         "assessments": [
+                         *           "customer-support"
+                         *         ],
+                         *         "expiresAt": "2026-12-07T09:15:40.324Z",
+                         *         "revokedAt": null,
+                         *         "createdAt": "2026-11-23T09:15:40.324Z"
+                         *       }
+                         *     ]
+                         */
                         inviteLinks: {
                             [key: string]: unknown;
                         }[];
-                        /** @description Portal sessions opened from the links: when, until when */
+                        /**
+                         * @description Portal sessions opened from the links: when, until when
+                         * @example []
+                         */
                         portalSessions: {
                             [key: string]: unknown;
                         }[];
-                        /** @description Attempts with the first client address and user agent, typed text and typing figures, `answers` and `proctoringSignals` */
+                        /**
+                         * @description Attempts with the first client address and user agent, typed text and typing figures, `answers` and `proctoringSignals`
+                         * @example []
+                         */
                         attempts: {
                             [key: string]: unknown;
                         }[];
-                        /** @description Invitation e-mails: recipient, outcome, what the relay answered */
+                        /**
+                         * @description Invitation e-mails: recipient, outcome, what the relay answered
+                         * @example [
+                         *       {
+                         *         "id": "42",
+                         *         "recipient": "jane.doe@example.com",
+                         *         "status": "SENT",
+                         *         "messageId": "<3d19f53f-1ac9-31ba-3733-6585ad8d8b12@acme.example>",
+                         *         "response": "250 2.0.0 Ok: queued as 4XkQ2D1ZpLz9",
+                         *         "durationMs": 184,
+                         *         "attemptedAt": "2026-11-23T09:15:40.493Z"
+                         *       }
+                         *     ]
+                         */
                         deliveries: {
                             [key: string]: unknown;
                         }[];
-                        /** @description Operator actions whose target names the candidate or one of their attempts */
+                        /**
+                         * @description Operator actions whose target names the candidate or one of their attempts
+                         * @example []
+                         */
                         audit: {
                             [key: string]: unknown;
                         }[];
@@ -3749,7 +4698,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 instance: string;
             };
             cookie?: never;
@@ -3757,15 +4709,22 @@ export interface operations {
         /** @description Exactly one of `email` and `candidateId` */
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "jane.doe@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
                      * @description The candidate's e-mail address (case-insensitive)
+                     * @example jane.doe@example.com
                      */
                     email?: string;
                     /**
                      * Format: uuid
                      * @description The candidate id, as in invite answers and score records
+                     * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
                      */
                     candidateId?: string;
                 };
@@ -3779,14 +4738,27 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The candidate's id; their score records keep it, with the numbers and nothing personal */
+                        /**
+                         * @description The candidate's id; their score records keep it, with the numbers and nothing personal
+                         * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
+                         */
                         id: string;
+                        /** @example acme */
                         instance: string;
-                        /** @description false: the candidate had been erased already and nothing changed */
+                        /**
+                         * @description false: the candidate had been erased already and nothing changed
+                         * @example true
+                         */
                         erased: boolean;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-24T08:00:03.210Z
+                         */
                         erasedAt: string;
-                        /** @description E-mails to the person deleted from the local mailbox */
+                        /**
+                         * @description E-mails to the person deleted from the local mailbox
+                         * @example 2
+                         */
                         mailFilesDeleted: number;
                     };
                 };
@@ -3852,6 +4824,7 @@ export interface operations {
                         /**
                          * Format: date-time
                          * @description When the link would have expired
+                         * @example 2026-11-23T10:21:02.531Z
                          */
                         expiresAt: string;
                         /** @enum {boolean} */
@@ -3893,7 +4866,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter */
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
                 name: string;
             };
             cookie?: never;
@@ -3908,7 +4884,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         instance: string;
-                        /** Format: date-time */
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:21:02.531Z
+                         */
                         rotatedAt: string;
                     };
                 };

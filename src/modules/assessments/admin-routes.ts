@@ -13,10 +13,11 @@ const CONTENT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 't
 
 const ImportResult = Type.Object(
   {
-    id: Type.String(),
-    instance: Type.String(),
-    version: Type.Integer(),
+    id: Type.String({ examples: ['customer-support'] }),
+    instance: Type.String({ examples: ['acme'] }),
+    version: Type.Integer({ examples: [2] }),
     outcome: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged')], {
+      examples: ['updated'],
       description: 'created: a new assessment; updated: a new version was published; unchanged: the same content was published already',
     }),
   },
@@ -42,7 +43,12 @@ export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> 
           'The body is the content document as written (Content-Type application/yaml, application/json or text/plain). Errors name the path and line of each problem. Publishing changed content makes a new version; attempts keep the version they started.',
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
-        body: Type.String({ description: 'The assessment document' }),
+        body: Type.String({
+          description: 'The assessment document',
+          examples: [
+            'id: customer-support\nname: Customer Support Essentials\ndescription: Written communication and judgement in a support role.\ndurationMinutes: 25\npassScore: 70\nlowPassScore: 55\ncategories:\n  - id: communication\n    name: Written communication\nquestions:\n  - id: q1\n    category: communication\n    type: single-choice\n    prompt: Which reply is best?\n    options:\n      - text: We cannot help with that.\n      - text: I am sorry about the delay; your order ships today.\n        correct: true\n',
+          ],
+        }),
         response: { 200: ImportResult, 201: ImportResult, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'unsupported-media-type') },
       },
     },

@@ -1,5 +1,5 @@
 // The proctoring rules: which recorded signals make an attempt's redFlag true. Pure: no I/O.
-// The same rules are written out in the README; change both together.
+// The same rules are written out in docs/content.md ("Proctoring and the red flag"); change both together.
 
 export type SignalKind =
   | 'focus-lost' // the page lost focus (another window or tab)

@@ -9,14 +9,14 @@ import { retakeInvitation } from './lifecycle.js';
 import { now, resend, type InviteDeps } from './service.js';
 
 const Delivery = Type.Object({
-  id: Type.String(),
-  candidateId: Type.String(),
-  recipient: Type.String(),
-  status: Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')]),
-  messageId: Type.Union([Type.String(), Type.Null()]),
-  response: Type.String({ description: "The relay's answer, or why nothing was delivered" }),
-  durationMs: Type.Integer(),
-  attemptedAt: DateTime(),
+  id: Type.String({ examples: ['42'] }),
+  candidateId: Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
+  recipient: Type.String({ examples: ['jane.doe@example.com'] }),
+  status: Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], { examples: ['SENT'] }),
+  messageId: Type.Union([Type.String(), Type.Null()], { examples: ['<3d19f53f-1ac9-31ba-3733-6585ad8d8b12@acme.example>'] }),
+  response: Type.String({ examples: ['250 2.0.0 Ok: queued as 4XkQ2D1ZpLz9'], description: "The relay's answer, or why nothing was delivered" }),
+  durationMs: Type.Integer({ examples: [184] }),
+  attemptedAt: DateTime({ examples: ['2026-11-23T09:15:40.493Z'] }),
 });
 
 // The id leaves as text; queries sort by the table's bigint (deliveries.id), never by this text column.
@@ -35,8 +35,8 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         querystring: Type.Object({
-          limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-          status: Type.Optional(Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')])),
+          limit: Type.Integer({ examples: [50], minimum: 1, maximum: 500, default: 50 }),
+          status: Type.Optional(Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], { examples: ['FAILED'] })),
         }),
         response: { 200: Type.Array(Delivery), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
@@ -60,7 +60,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
         summary: 'Send an invitation e-mail again',
         description: 'Issues a fresh link for the same candidate and assessments (links are stored only as hashes) and sends it. Answers with the new delivery.',
         security: adminSecurity,
-        params: Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^[0-9]{1,18}$' }) }),
+        params: Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^[0-9]{1,18}$', examples: ['42'] }) }),
         response: { 200: Delivery, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
     },

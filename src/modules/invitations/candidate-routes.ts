@@ -14,10 +14,10 @@ const STATES = 'INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED
 const Invitation = Type.Object({
   assessmentId: Type.String({ examples: ['customer-support'] }),
   assessmentName: Type.String({ examples: ['Customer Support Essentials'] }),
-  status: Type.Union([Type.Literal('INVITED'), Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('CANCELLED'), Type.Literal('EXPIRED')], { description: STATES }),
-  invitedAt: DateTime({ description: 'When the candidate was first invited to this assessment' }),
-  expiresAt: DateTime({ description: 'Until when it may be started; inviting again, extend and remind move it' }),
-  cancelledAt: Type.Union([DateTime(), Type.Null()], { description: 'When it was withdrawn; null unless it was' }),
+  status: Type.Union([Type.Literal('INVITED'), Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('CANCELLED'), Type.Literal('EXPIRED')], { examples: ['INVITED'], description: STATES }),
+  invitedAt: DateTime({ description: 'When the candidate was first invited to this assessment', examples: ['2026-11-23T09:15:40.324Z'] }),
+  expiresAt: DateTime({ description: 'Until when it may be started; inviting again, extend and remind move it', examples: ['2026-12-07T09:15:40.324Z'] }),
+  cancelledAt: Type.Union([DateTime(), Type.Null()], { description: 'When it was withdrawn; null unless it was', examples: [null] }),
   reportUrl: Type.String({
     format: 'uri',
     description:
@@ -35,8 +35,8 @@ const Candidate = Type.Object({
 });
 
 const Params = Type.Object({
-  candidateId: Type.String({ minLength: 1, maxLength: 100, description: 'Candidate identifier (from the invite)' }),
-  assessmentId: Type.String({ minLength: 1, maxLength: 64, description: 'Assessment identifier' }),
+  candidateId: Type.String({ minLength: 1, maxLength: 100, examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], description: 'Candidate identifier (from the invite)' }),
+  assessmentId: Type.String({ minLength: 1, maxLength: 64, examples: ['customer-support'], description: 'Assessment identifier' }),
 });
 
 export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: InviteDeps; publicUrl: string; now: () => Date }> = async (app, { db, invite, publicUrl, now }) => {
@@ -90,7 +90,7 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
       schema: {
         ...action('extend', 'Give a candidate longer to start', 'Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate\'s links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn.').schema,
         body: Type.Object(
-          { expiresAt: Type.Optional(Type.String({ format: 'date-time' })), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365 })) },
+          { expiresAt: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-12-14T17:00:00Z'] })), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, examples: [7] })) },
           { additionalProperties: false, minProperties: 1, maxProperties: 1 },
         ),
       },
@@ -111,7 +111,7 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
       schema: {
         ...action('remind', 'Send the invitation again', 'E-mails the candidate a fresh link to this assessment (older links keep working until they expire). Answers the invitation with `invitationStatus`: SENT when the relay accepted the e-mail, FAILED when it did not. 409 when completed, withdrawn or expired (extend it first).').schema,
         response: {
-          200: Type.Object({ ...Invitation.properties, invitationStatus: Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')]) }),
+          200: Type.Object({ ...Invitation.properties, invitationStatus: Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], { examples: ['SENT'] }) }),
           ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'not-found', 'conflict', 'rate-limited', 'unavailable'),
         },
       },

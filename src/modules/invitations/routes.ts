@@ -8,25 +8,29 @@ import { invite, type InviteDeps } from './service.js';
 
 // A name: no control characters, at least one visible character; trimmed before use. (The visible
 // character is not \S, which a lone control character such as NUL would satisfy.)
-const Name = (description: string) =>
+const Name = (description: string, examples: string[]) =>
   Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
     'x-pattern-message': 'must contain a visible character and no control characters',
     description,
+    examples,
   });
 
 const MAX_ASSESSMENTS = 50;
 
 export const InviteBody = Type.Object(
   {
-    email: Type.String({ minLength: 1, maxLength: 254, format: 'email', description: "Candidate's e-mail address; identifies the candidate within the instance, case-insensitively" }),
-    firstName: Name("Candidate's first name (trimmed; updated on every invite)"),
-    lastName: Name("Candidate's last name (trimmed; updated on every invite)"),
+    email: Type.String({ examples: ['jane.doe@example.com'], minLength: 1, maxLength: 254, format: 'email', description: "Candidate's e-mail address; identifies the candidate within the instance, case-insensitively" }),
+    firstName: Name("Candidate's first name (trimmed; updated on every invite)", ['Jane']),
+    lastName: Name("Candidate's last name (trimmed; updated on every invite)", ['Doe']),
     assessments: Type.Union(
       [
-        Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: MAX_ASSESSMENTS }),
-        Type.String({ minLength: 1, maxLength: 4000, description: 'Comma-separated ids, accepted too' }),
+        Type.Array(Type.String({ minLength: 1, maxLength: 64, examples: ['customer-support'] }), { minItems: 1, maxItems: MAX_ASSESSMENTS, examples: [['customer-support', 'data-entry']] }),
+        Type.String({ minLength: 1, maxLength: 4000, examples: ['customer-support,data-entry'], description: 'Comma-separated ids, accepted too' }),
       ],
-      { description: `Ids of published assessments of the instance, 1-${MAX_ASSESSMENTS}; duplicates are folded. A single comma-separated string is accepted too.` },
+      {
+        description: `Ids of published assessments of the instance, 1-${MAX_ASSESSMENTS}; duplicates are folded. A single comma-separated string is accepted too.`,
+        examples: [['customer-support', 'data-entry']],
+      },
     ),
     extraTimePercent: Type.Optional(
       Type.Integer({
@@ -47,19 +51,23 @@ export const InviteBody = Type.Object(
       }),
     ),
   },
-  { description: 'Fields other than these are ignored.' },
+  {
+    description: 'Fields other than these are ignored.',
+    examples: [{ email: 'jane.doe@example.com', firstName: 'Jane', lastName: 'Doe', assessments: ['customer-support', 'data-entry'] }],
+  },
 );
 
 export const InviteResult = Type.Object(
   {
-    link: Type.String({
+    link: Type.String({ examples: ['https://assessments.example.org/portal/#?sessionToken=T0gzwse1Cbu9EiGnmAfEFoIPvnfbZctp_gHgYQoK0Yc'],
       minLength: 1,
       description:
         "The candidate's single-sign-on link, `<portal_url>/portal/#?sessionToken=<token>`: always present. The token is fresh on every call, valid for the instance's invite lifetime (default 14 days) and opens every assessment of this invite.",
     }),
-    candidateId: Type.String({ minLength: 1, description: 'Candidate identifier: the same for the same e-mail (case-insensitive) within the instance' }),
+    candidateId: Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], minLength: 1, description: 'Candidate identifier: the same for the same e-mail (case-insensitive) within the instance' }),
     invitationStatus: Type.Optional(
       Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], {
+        examples: ['SENT'],
         description: 'Present only with sendInvite=true: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way.',
       }),
     ),
@@ -103,13 +111,14 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
             Type.String({
               pattern: '^[\\x20-\\x7E]{1,255}$',
               'x-pattern-message': 'must be 1-255 printable ASCII characters',
+              examples: ['invite-greenhouse-application-48213'],
               description: `Makes a retry safe: the same key with the same request within ${TTL_HOURS} h answers the first response again (with \`Idempotent-Replayed: true\`) without inviting or e-mailing again. The same key with a different request: 422. While the first request is in progress: 409. Scoped to the API key and instance. 1-255 printable ASCII characters.`,
             }),
           ),
         }),
         querystring: Type.Object({
           sendInvite: Type.Optional(
-            Type.Boolean({ default: false, description: 'true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted.' }),
+            Type.Boolean({ examples: [true], default: false, description: 'true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted.' }),
           ),
         }),
         body: InviteBody,

@@ -9,25 +9,25 @@ import { getKeySummary, insertKey, listKeys, revokeKey, updateKey } from './repo
 import { generateApiKey } from './secret.js';
 import type { KeyVerifier } from './verifier.js';
 
-const KeyId = Type.String({ pattern: '^key_[0-9a-f]{16}$', description: 'Key identifier (not the secret)' });
+const KeyId = Type.String({ pattern: '^key_[0-9a-f]{16}$', description: 'Key identifier (not the secret)', examples: ['key_0735119b9fc76d06'] });
 
 const KeySummary = Type.Object(
   {
     id: KeyId,
-    prefix: Type.String({ description: 'The first characters of the key, to tell keys apart' }),
-    label: Type.Union([Type.String(), Type.Null()]),
-    instances: Type.Array(Type.String()),
-    rateLimit: Type.Union([Type.Integer(), Type.Null()], { description: 'Requests per minute; null: the service default' }),
-    expiresAt: Type.Union([DateTime(), Type.Null()]),
-    revokedAt: Type.Union([DateTime(), Type.Null()]),
-    lastUsedAt: Type.Union([DateTime(), Type.Null()], { description: 'Last use, to the minute' }),
-    createdAt: DateTime(),
+    prefix: Type.String({ examples: ['ack_cEpATm'], description: 'The first characters of the key, to tell keys apart' }),
+    label: Type.Union([Type.String(), Type.Null()], { examples: ['Greenhouse production'] }),
+    instances: Type.Array(Type.String(), { examples: [['acme']] }),
+    rateLimit: Type.Union([Type.Integer(), Type.Null()], { examples: [1200], description: 'Requests per minute; null: the service default' }),
+    expiresAt: Type.Union([DateTime(), Type.Null()], { examples: ['2027-11-23T00:00:00.000Z'] }),
+    revokedAt: Type.Union([DateTime(), Type.Null()], { examples: [null] }),
+    lastUsedAt: Type.Union([DateTime(), Type.Null()], { examples: ['2026-11-23T14:07:00.000Z'], description: 'Last use, to the minute' }),
+    createdAt: DateTime({ examples: ['2026-11-23T08:30:12.286Z'] }),
   },
   { additionalProperties: false },
 );
 
 const CreatedKey = Type.Object(
-  { ...KeySummary.properties, key: Type.String({ description: 'The API key itself. Shown this once: only its hash is stored.' }) },
+  { ...KeySummary.properties, key: Type.String({ examples: ['ack_cEpATmCn_1m6KRxk9NWg5S60I0LoZ-nXttxuBAssrP4'], description: 'The API key itself. Shown this once: only its hash is stored.' }) },
   { additionalProperties: false },
 );
 
@@ -43,10 +43,10 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
         security: adminSecurity,
         body: Type.Object(
           {
-            instances: Type.Array(InstanceName, { minItems: 1, maxItems: 100, description: 'Instances the key is granted' }),
-            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-            rateLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per minute for this key' })),
-            expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'After this time the key is refused' })),
+            instances: Type.Array(InstanceName, { minItems: 1, maxItems: 100, description: 'Instances the key is granted', examples: [['acme']] }),
+            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ['Greenhouse production'] })),
+            rateLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per minute for this key', examples: [1200] })),
+            expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'After this time the key is refused', examples: ['2027-11-23T00:00:00Z'] })),
           },
           { additionalProperties: false },
         ),
@@ -107,9 +107,9 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
         body: Type.Object(
           {
             rateLimit: Type.Optional(
-              Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description: 'Requests per minute for this key; null: the service default' }),
+              Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description: 'Requests per minute for this key; null: the service default', examples: [3000] }),
             ),
-            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ['Greenhouse staging'] })),
           },
           { additionalProperties: false, minProperties: 1 },
         ),

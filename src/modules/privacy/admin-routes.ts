@@ -13,10 +13,10 @@ import { eraseCandidate, exportCandidate } from './service.js';
 
 const SelectorBody = Type.Object(
   {
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: "The candidate's e-mail address (case-insensitive)" })),
-    candidateId: Type.Optional(Type.String({ format: 'uuid', description: 'The candidate id, as in invite answers and score records' })),
+    email: Type.Optional(Type.String({ examples: ['jane.doe@example.com'], format: 'email', maxLength: 254, description: "The candidate's e-mail address (case-insensitive)" })),
+    candidateId: Type.Optional(Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], format: 'uuid', description: 'The candidate id, as in invite answers and score records' })),
   },
-  { additionalProperties: false, description: 'Exactly one of `email` and `candidateId`' },
+  { additionalProperties: false, description: 'Exactly one of `email` and `candidateId`', examples: [{ email: 'jane.doe@example.com' }] },
 );
 
 function selector(body: { email?: string; candidateId?: string }): Selector {
@@ -28,39 +28,71 @@ function selector(body: { email?: string; candidateId?: string }): Selector {
 
 const Erasure = Type.Object(
   {
-    id: Type.String({ description: "The candidate's id; their score records keep it, with the numbers and nothing personal" }),
-    instance: Type.String(),
-    erased: Type.Boolean({ description: 'false: the candidate had been erased already and nothing changed' }),
-    erasedAt: DateTime(),
-    mailFilesDeleted: Type.Integer({ description: 'E-mails to the person deleted from the local mailbox' }),
+    id: Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], description: "The candidate's id; their score records keep it, with the numbers and nothing personal" }),
+    instance: Type.String({ examples: ['acme'] }),
+    erased: Type.Boolean({ examples: [true], description: 'false: the candidate had been erased already and nothing changed' }),
+    erasedAt: DateTime({ examples: ['2026-11-24T08:00:03.210Z'] }),
+    mailFilesDeleted: Type.Integer({ examples: [2], description: 'E-mails to the person deleted from the local mailbox' }),
   },
   { additionalProperties: false },
 );
 
-const Rows = (description: string) => Type.Array(Type.Object({}, { additionalProperties: true }), { description });
+const Rows = (description: string, examples: Record<string, unknown>[][] = [[]]) => Type.Array(Type.Object({}, { additionalProperties: true }), { description, examples });
 
 const Export = Type.Object(
   {
-    id: Type.String({ description: "The candidate's id" }),
-    instance: Type.String(),
-    exportedAt: DateTime(),
+    id: Type.String({ description: "The candidate's id", examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
+    instance: Type.String({ examples: ['acme'] }),
+    exportedAt: DateTime({ examples: ['2026-11-24T08:00:01.854Z'] }),
     candidate: Type.Object(
       {
-        id: Type.String(),
-        email: Type.Union([Type.String(), Type.Null()], { description: 'null once erased' }),
-        firstName: Type.Union([Type.String(), Type.Null()]),
-        lastName: Type.Union([Type.String(), Type.Null()]),
-        createdAt: DateTime(),
-        updatedAt: DateTime(),
-        erasedAt: Type.Union([DateTime(), Type.Null()]),
+        id: Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
+        email: Type.Union([Type.String(), Type.Null()], { description: 'null once erased', examples: ['jane.doe@example.com'] }),
+        firstName: Type.Union([Type.String(), Type.Null()], { examples: ['Jane'] }),
+        lastName: Type.Union([Type.String(), Type.Null()], { examples: ['Doe'] }),
+        createdAt: DateTime({ examples: ['2026-11-23T09:15:40.324Z'] }),
+        updatedAt: DateTime({ examples: ['2026-11-23T09:15:40.324Z'] }),
+        erasedAt: Type.Union([DateTime(), Type.Null()], { examples: [null] }),
       },
       { additionalProperties: false },
     ),
-    invitations: Rows('One per assessment: status, scores, times'),
-    inviteLinks: Rows('The sign-on links sent (never the token)'),
+    invitations: Rows('One per assessment: status, scores, times', [
+      [
+        {
+          id: '1',
+          assessmentId: 'customer-support',
+          assessmentName: 'Customer Support Essentials',
+          assessmentStatus: 'COMPLETED',
+          scoreStatus: 'PASS',
+          completion: 100,
+          totalScore: 86.25,
+          typingWpm: 0,
+          categoryScores: [{ name: 'Written communication', score: 90 }],
+          redFlag: false,
+          startedAt: '2026-11-23T10:21:02.531Z',
+          finishedAt: '2026-11-23T10:39:48.077Z',
+          createdAt: '2026-11-23T09:15:40.324Z',
+        },
+      ],
+    ]),
+    inviteLinks: Rows('The sign-on links sent (never the token)', [
+      [{ id: '1', assessments: ['customer-support'], expiresAt: '2026-12-07T09:15:40.324Z', revokedAt: null, createdAt: '2026-11-23T09:15:40.324Z' }],
+    ]),
     portalSessions: Rows('Portal sessions opened from the links: when, until when'),
     attempts: Rows('Attempts with the first client address and user agent, typed text and typing figures, `answers` and `proctoringSignals`'),
-    deliveries: Rows('Invitation e-mails: recipient, outcome, what the relay answered'),
+    deliveries: Rows('Invitation e-mails: recipient, outcome, what the relay answered', [
+      [
+        {
+          id: '42',
+          recipient: 'jane.doe@example.com',
+          status: 'SENT',
+          messageId: '<3d19f53f-1ac9-31ba-3733-6585ad8d8b12@acme.example>',
+          response: '250 2.0.0 Ok: queued as 4XkQ2D1ZpLz9',
+          durationMs: 184,
+          attemptedAt: '2026-11-23T09:15:40.493Z',
+        },
+      ],
+    ]),
     audit: Rows('Operator actions whose target names the candidate or one of their attempts'),
   },
   { additionalProperties: false },

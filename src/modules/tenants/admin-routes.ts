@@ -9,34 +9,37 @@ export const InstanceName = Type.String({
   pattern: INSTANCE_NAME_PATTERN,
   'x-pattern-message': 'must be 1-63 characters of a-z, 0-9 and -, starting with a letter',
   description: 'Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter',
+  examples: ['acme'],
 });
 
 const Instance = Type.Object(
   {
-    name: Type.String(),
-    portalUrl: Type.Union([Type.String(), Type.Null()], { description: 'Base URL of candidate links; null: the service PUBLIC_URL' }),
-    inviteTtlDays: Type.Integer({ description: 'How long invite links stay valid, in days' }),
-    mailFromName: Type.Union([Type.String(), Type.Null()], { description: 'Sender name of invitation e-mail; null: that of MAIL_FROM' }),
-    mailFromAddress: Type.Union([Type.String(), Type.Null()], { description: 'Sender address of invitation e-mail; null: MAIL_FROM' }),
+    name: Type.String({ examples: ['acme'] }),
+    portalUrl: Type.Union([Type.String(), Type.Null()], { examples: ['https://assessments.acme.example'], description: 'Base URL of candidate links; null: the service PUBLIC_URL' }),
+    inviteTtlDays: Type.Integer({ examples: [14], description: 'How long invite links stay valid, in days' }),
+    mailFromName: Type.Union([Type.String(), Type.Null()], { examples: ['Acme Hiring'], description: 'Sender name of invitation e-mail; null: that of MAIL_FROM' }),
+    mailFromAddress: Type.Union([Type.String(), Type.Null()], { examples: ['hiring@acme.example'], description: 'Sender address of invitation e-mail; null: MAIL_FROM' }),
     retentionDays: Type.Union([Type.Integer(), Type.Null()], {
+      examples: [365],
       description: 'Days after the last of their assessments was completed when a candidate is erased automatically; null: off',
     }),
     reportLinkDays: Type.Integer({ description: 'Days a report link (reportUrl) stays valid', examples: [90] }),
     reminderDays: Type.Union([Type.Integer(), Type.Null()], { description: 'Days before an invitation expires when the candidate is reminded by e-mail, once; null: off', examples: [2] }),
-    createdAt: DateTime(),
+    createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
 );
 
-const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance' });
+const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance', examples: ['https://assessments.acme.example'] });
 export const Settings = Type.Object(
   {
     portalUrl: Type.Optional(PortalUrl),
-    inviteTtlDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, description: 'Days an invite link stays valid (default 14)' })),
-    mailFromName: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\r\\n]+$', description: 'Sender name of invitation e-mail' })),
-    mailFromAddress: Type.Optional(Type.String({ format: 'email', maxLength: 254, description: 'Sender address of invitation e-mail' })),
+    inviteTtlDays: Type.Optional(Type.Integer({ examples: [14], minimum: 1, maximum: 365, description: 'Days an invite link stays valid (default 14)' })),
+    mailFromName: Type.Optional(Type.String({ examples: ['Acme Hiring'], minLength: 1, maxLength: 100, pattern: '^[^\\r\\n]+$', description: 'Sender name of invitation e-mail' })),
+    mailFromAddress: Type.Optional(Type.String({ examples: ['hiring@acme.example'], format: 'email', maxLength: 254, description: 'Sender address of invitation e-mail' })),
     retentionDays: Type.Optional(
       Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], {
+        examples: [365],
         description:
           'Erase candidates automatically this many days (1-3650) after the last of their assessments was completed, once all are; null turns it off (the default). Checked by a periodic sweep on every node.',
       }),

@@ -9,24 +9,25 @@ import { listUsers, requireUser, setDisabled } from './repository.js';
 import { addUser, resetPassword } from './service.js';
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('reviewer')], {
+  examples: ['manager'],
   description: 'owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances',
 });
 
 const UserView = Type.Object(
   {
-    id: Type.String({ format: 'uuid' }),
+    id: Type.String({ format: 'uuid', examples: ['49201450-cf57-4604-b5fc-11df958d49c5'] }),
     email: Type.String({ examples: ['maria.lopez@example.com'] }),
     role: RoleSchema,
-    instances: Type.Array(Type.String(), { description: 'The instances of a manager or reviewer; empty for an owner, who has every instance' }),
-    disabled: Type.Boolean(),
-    createdAt: DateTime(),
+    instances: Type.Array(Type.String(), { description: 'The instances of a manager or reviewer; empty for an owner, who has every instance', examples: [['acme']] }),
+    disabled: Type.Boolean({ examples: [false] }),
+    createdAt: DateTime({ examples: ['2026-11-20T16:02:41.830Z'] }),
   },
   { additionalProperties: false },
 );
 
-const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'At least 12 characters, not a common or breached password' });
-const WithPassword = Type.Object({ ...UserView.properties, password: Type.Optional(Type.String({ description: 'The generated one-time password, present only when none was given; shown this once' })) });
-const UserId = Type.Object({ id: Type.String({ format: 'uuid' }) });
+const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'At least 12 characters, not a common or breached password', examples: ['correct-horse-battery-staple-42'] });
+const WithPassword = Type.Object({ ...UserView.properties, password: Type.Optional(Type.String({ description: 'The generated one-time password, present only when none was given; shown this once', examples: ['V3hcSk2y3EAEqCBxrRVr'] })) });
+const UserId = Type.Object({ id: Type.String({ format: 'uuid', examples: ['49201450-cf57-4604-b5fc-11df958d49c5'] }) });
 
 export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
@@ -42,7 +43,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
           {
             email: Type.String({ format: 'email', maxLength: 254, examples: ['maria.lopez@example.com'] }),
             role: RoleSchema,
-            instances: Type.Optional(Type.Array(InstanceName, { maxItems: 100, uniqueItems: true })),
+            instances: Type.Optional(Type.Array(InstanceName, { maxItems: 100, uniqueItems: true, examples: [['acme']] })),
             password: Type.Optional(Password),
           },
           { additionalProperties: false },

@@ -13,18 +13,19 @@ const Events = Type.Array(Type.String({ enum: [...EVENT_TYPES] } as never), {
   uniqueItems: true,
   maxItems: EVENT_TYPES.length,
   description: `The event types to deliver; empty or absent: every type (${EVENT_TYPES.join(', ')})`,
+  examples: [['score.finalized', 'assessment.completed']],
 });
 
 const EndpointView = Type.Object(
   {
     id: Type.String({ examples: ['ep_3f2a9c0d5b7e1a46'] }),
     url: Type.String({ examples: ['https://ats.example.com/hooks/assessment-connect'] }),
-    events: Type.Array(Type.String()),
-    description: Type.Union([Type.String(), Type.Null()]),
-    disabled: Type.Boolean(),
-    disabledReason: Type.Union([Type.String(), Type.Null()], { description: 'Why it was disabled: 410 Gone, 5 days of failures, or the operator' }),
-    failingSince: Type.Union([DateTime(), Type.Null()], { description: 'Since when every delivery has failed; null while deliveries succeed' }),
-    createdAt: DateTime(),
+    events: Type.Array(Type.String(), { examples: [['score.finalized', 'assessment.completed']] }),
+    description: Type.Union([Type.String(), Type.Null()], { examples: ['Greenhouse: final scores'] }),
+    disabled: Type.Boolean({ examples: [false] }),
+    disabledReason: Type.Union([Type.String(), Type.Null()], { examples: [null], description: 'Why it was disabled: 410 Gone, 5 days of failures, or the operator' }),
+    failingSince: Type.Union([DateTime(), Type.Null()], { examples: [null], description: 'Since when every delivery has failed; null while deliveries succeed' }),
+    createdAt: DateTime({ examples: ['2026-11-23T14:07:40.903Z'] }),
   },
   { additionalProperties: false },
 );
@@ -32,8 +33,8 @@ const WithSecret = Type.Object({
   ...EndpointView.properties,
   secret: Type.String({ description: 'The signing secret (whsec_…), shown only here: when the endpoint is made or its secret rotated', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
 });
-const Params = Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^ep_[0-9a-f]{16}$' }) });
-const Url = Type.String({ minLength: 1, maxLength: 2000, description: 'Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true' });
+const Params = Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^ep_[0-9a-f]{16}$', examples: ['ep_3f2a9c0d5b7e1a46'] }) });
+const Url = Type.String({ minLength: 1, maxLength: 2000, examples: ['https://ats.example.com/hooks/assessment-connect'], description: 'Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true' });
 
 function checkUrl(url: string | undefined): void {
   const problem = url === undefined ? undefined : endpointUrlProblem(url);
@@ -52,7 +53,7 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         description: 'Events are signed by the Standard Webhooks scheme with the returned secret, which is shown only here.',
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
-        body: Type.Object({ url: Url, events: Type.Optional(Events), description: Type.Optional(Type.String({ maxLength: 200 })) }, { additionalProperties: false }),
+        body: Type.Object({ url: Url, events: Type.Optional(Events), description: Type.Optional(Type.String({ maxLength: 200, examples: ['Greenhouse: final scores'] })) }, { additionalProperties: false }),
         response: { 201: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
     },
@@ -89,7 +90,7 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         security: adminSecurity,
         params: Params,
         body: Type.Object(
-          { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])), enabled: Type.Optional(Type.Boolean()) },
+          { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { examples: ['Greenhouse: final scores'] })), enabled: Type.Optional(Type.Boolean({ examples: [true] })) },
           { additionalProperties: false, minProperties: 1 },
         ),
         response: { 200: EndpointView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
@@ -147,8 +148,14 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         description: 'Each message keeps its webhook-id, so a receiver that deduplicates by it sees a repeat as a repeat.',
         security: adminSecurity,
         params: Params,
-        body: Type.Object({ messageId: Type.Optional(Type.String({ pattern: '^msg_[0-9A-Za-z]{22,32}$' })), since: Type.Optional(Type.String({ format: 'date-time' })) }, { additionalProperties: false, minProperties: 1, maxProperties: 1 }),
-        response: { 200: Type.Object({ scheduled: Type.Integer({ description: 'Messages scheduled for delivery now' }) }), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+        body: Type.Object(
+          {
+            messageId: Type.Optional(Type.String({ pattern: '^msg_[0-9A-Za-z]{22,32}$', examples: ['msg_2ZQbXk7LmN4pRt9sVw1yCa3E'] })),
+            since: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-11-23T08:00:00Z'] })),
+          },
+          { additionalProperties: false, minProperties: 1, maxProperties: 1, examples: [{ since: '2026-11-23T08:00:00Z' }] },
+        ),
+        response: { 200: Type.Object({ scheduled: Type.Integer({ description: 'Messages scheduled for delivery now', examples: [12] }) }), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
     },
     async (request) => {
@@ -167,17 +174,17 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         summary: 'Attempts to deliver to an endpoint, newest first',
         security: adminSecurity,
         params: Params,
-        querystring: Type.Object({ limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }) }),
+        querystring: Type.Object({ limit: Type.Integer({ examples: [50], minimum: 1, maximum: 500, default: 50 }) }),
         response: {
           200: Type.Array(
             Type.Object({
-              messageId: Type.String(),
-              type: Type.String(),
-              deliveryStatus: Type.String({ description: 'pending (a retry is scheduled), succeeded or failed' }),
-              at: DateTime(),
-              statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status; null when there was no answer' }),
-              durationMs: Type.Integer(),
-              response: Type.String({ description: 'The first 1 KB of the answer, or what went wrong' }),
+              messageId: Type.String({ examples: ['msg_2ZQbXk7LmN4pRt9sVw1yCa3E'] }),
+              type: Type.String({ examples: ['score.finalized'] }),
+              deliveryStatus: Type.String({ examples: ['pending'], description: 'pending (a retry is scheduled), succeeded or failed' }),
+              at: DateTime({ examples: ['2026-11-23T10:39:49.310Z'] }),
+              statusCode: Type.Union([Type.Integer(), Type.Null()], { examples: [503], description: 'The HTTP status; null when there was no answer' }),
+              durationMs: Type.Integer({ examples: [412] }),
+              response: Type.String({ examples: ['<html><body><h1>503 Service Unavailable</h1></body></html>'], description: 'The first 1 KB of the answer, or what went wrong' }),
             }),
           ),
           ...problemResponses('validation-failed', 'unauthorized', 'not-found'),
