@@ -23,6 +23,7 @@ const cookieOf = (response: LightMyRequestResponse, name: string) => {
   const found = all.find((c) => c.startsWith(`${name}=`));
   return found?.split(';')[0];
 };
+const SCORE_WORDS: Record<string, string> = { PASS: 'Pass', LOW_PASS: 'Low pass', FAIL: 'Fail' };
 const formOf = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 const FORM = 'application/x-www-form-urlencoded';
 
@@ -241,6 +242,21 @@ describeEachStore(
       }
       const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=50' })).json() as { actor: string; action: string }[];
       assert.ok(audit.some((e) => e.actor === `user:reviewer-${a}@example.com` && e.action === 'review.score'), 'the review is audited with the acting user');
+
+      // A retake: managers only; the report then lists the earlier attempt with its result.
+      assert.doesNotMatch(after.body, /Let them retake/, 'a reviewer is not offered a retake');
+      assert.equal((await reviewer.post(`/console/candidates/${candidateId}/retake`, { instance: a, assessmentId: 'alpha' })).statusCode, 403);
+      const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
+      assert.match((await manager.get(`/console/candidates/${candidateId}?instance=${a}`)).body, /Let them retake Alpha/);
+      const retaken = await manager.post(`/console/candidates/${candidateId}/retake`, { instance: a, assessmentId: 'alpha' });
+      assert.equal(retaken.statusCode, 303, retaken.body);
+      const reopened = await manager.get(String(retaken.headers.location));
+      assert.match(reopened.body, /The candidate may take it again; the earlier attempt stays in the history\. The e-mail with a fresh link was sent\./);
+      assert.match(reopened.body, new RegExp(`Earlier attempts[\\s\\S]*${SCORE_WORDS[record.scoreStatus as string]} ${record.totalScore} %`));
+      assert.equal((await score()).assessmentStatus, 'INVITED');
+      assert.equal((await manager.post(`/console/candidates/${candidateId}/retake`, { instance: a, assessmentId: 'alpha' })).statusCode, 409, 'not twice');
+      const entries = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=50' })).json() as { actor: string; action: string; target: string }[];
+      assert.ok(entries.some((e) => e.actor === `user:manager-${a}@example.com` && e.action === 'invitation.retake' && e.target === `${candidateId}/alpha`), 'audited');
     });
 
     it('creates a key shown once, and a revoked key is refused by the API at once', async () => {

@@ -1,10 +1,11 @@
-// The operator CLI's data-rights commands against a real server: candidate export and erase by
-// e-mail or id, instance retention settings, and the usage errors that never reach the server.
+// The operator CLI against a real server: candidate export and erase by e-mail or id, retakes,
+// report links, instance settings, and the usage errors that never reach the server.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { before, it } from 'node:test';
 import { ADMIN_TOKEN, describeEachStore, sampleAssessment } from './harness.js';
+import { takeAssessment } from './support/take.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -70,5 +71,39 @@ describeEachStore('CLI: candidate export and erase, retention days', (ctx) => {
     const bad = await cli(['candidate', 'erase', '--instance', instance, '--candidate', 'not-a-uuid']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /400 .*candidateId/);
+  });
+
+  it('grants a retake, revokes a report link and rotates the key, and sets reminders and link lifetimes', async () => {
+    const instance = await ctx().instance('cli2');
+    await ctx().publish(instance, sampleAssessment('alpha'));
+    const key = await ctx().key([instance]);
+    const id = await takeAssessment(ctx(), instance, key, { email: `cli.retake.${process.pid}@example.com`, firstName: 'Rhea', lastName: 'Take' });
+
+    const retake = await cli(['candidate', 'retake', '--instance', instance, '--candidate', id, '--assessment', 'alpha']);
+    assert.equal(retake.code, 0, retake.stderr);
+    assert.match(retake.stdout, /may take alpha again \(e-mail SENT\); the earlier attempt stays in the history\.\nTheir link: http/);
+    const twice = await cli(['candidate', 'retake', '--instance', instance, '--candidate', id, '--assessment', 'alpha', '--no-email']);
+    assert.equal(twice.code, 1);
+    assert.match(twice.stderr, /409 .*cannot be retaken/);
+    assert.equal((await cli(['candidate', 'retake', '--instance', instance, '--candidate', id])).code, 2, '--assessment is required');
+
+    const link = (await ctx().request({ method: 'GET', url: `/v1/candidates/${id}`, headers: { 'x-api-key': key } })).json().invitations[0].reportUrl as string;
+    const path = new URL(link).pathname + new URL(link).search;
+    assert.equal((await ctx().request({ method: 'GET', url: path })).statusCode, 200);
+    const revoked = await cli(['report-link', 'revoke', link]);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stdout, /opens nothing from now on/);
+    assert.equal((await ctx().request({ method: 'GET', url: path })).statusCode, 410);
+    assert.equal((await cli(['report-link', 'revoke'])).code, 2);
+    const rotated = await cli(['report-link', 'rotate-key', '--instance', instance, '--json']);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    assert.equal(JSON.parse(rotated.stdout).instance, instance);
+
+    const set = await cli(['instance', 'update', instance, '--reminder-days', 'off', '--report-link-days', '7', '--json']);
+    assert.equal(set.code, 0, set.stderr);
+    assert.deepEqual([JSON.parse(set.stdout).reminderDays, JSON.parse(set.stdout).reportLinkDays], [null, 7]);
+    for (const args of [['--reminder-days', '61'], ['--reminder-days', 'never'], ['--report-link-days', '0']]) {
+      assert.equal((await cli(['instance', 'update', instance, ...args])).code, 2, args.join(' '));
+    }
   });
 }, { devMail: true });
