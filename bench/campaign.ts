@@ -10,7 +10,8 @@
 // every `intervalMs` ±20 % for `seconds`, cycling through the four questions with the free-text
 // answer growing; the same schedule is then run against the bare baseline's PUT /answer (the same
 // rows through the service's saveAnswer); then each candidate takes the typing test (GET the typing
-// page, POST typing/start, POST typing) and submits (a form post, 303). `complete`: the same
+// page, POST typing/start, POST typing) and submits (a form post, 303), the candidates finishing
+// at random moments over max(10 s, 20 ms each). `complete`: the same
 // setup, then the N submissions spread evenly over `seconds` (the webhook scenario).
 //
 // Latency of a save is from its scheduled time to the end of the answer, so that a server falling
@@ -266,7 +267,15 @@ if (job.mode === 'campaign') {
   if (job.baselineUrl) await pool(candidates.length, 32, (i) => call(job.baselineUrl!, 'PUT', `/answer/${candidates[i]!.candidateId}/alpha/q1`, { 'content-type': 'application/json' }, '{"value":1}').catch(() => undefined));
   const baseline = job.baselineUrl && candidates.length > 0 ? await savePhase(candidates, 'baseline') : undefined;
   const finishBegan = performance.now();
-  const finished = await pool(candidates.length, Math.min(candidates.length, 500), (i) => finish(candidates[i]!, job.typing ?? true));
+  // Candidates finish at different moments, not all in the same instant: spread over
+  // max(10 s, 20 ms per candidate), i.e. at most 50 candidates finishing a second.
+  const spreadMs = Math.max(10_000, candidates.length * 20);
+  const finished = await Promise.all(
+    candidates.map(async (c) => {
+      await new Promise((r) => setTimeout(r, Math.random() * spreadMs));
+      return finish(c, job.typing ?? true);
+    }),
+  );
   const completed = finished.filter(Boolean).length;
   process.stdout.write(
     JSON.stringify({ setup, service, baseline, finish: { completed, failed: candidates.length - completed, seconds: round((performance.now() - finishBegan) / 1000) }, failures }) + '\n',

@@ -827,9 +827,9 @@ async function webhookScenario(url: string, n: number): Promise<string> {
       '',
       '| events expected | received (distinct webhook-id) | not received by the end | of those pending in the outbox / failed | duplicates | bad signatures | delay completion → delivery p50 / p99 / max | deliveries/s |',
       '|---:|---:|---:|---:|---:|---:|---:|---:|',
-      `| ${completed.toLocaleString('en')} | ${received.size.toLocaleString('en')} | ${lost.toLocaleString('en')} | ${(byStatus.pending ?? 0).toLocaleString('en')} / ${byStatus.failed ?? 0} | ${duplicates} | ${badSignatures} | ${pct(50).toFixed(1)} / ${pct(99).toFixed(1)} / ${(sorted[sorted.length - 1] ?? NaN) / 1000} s | ${rate.toFixed(1)} |`,
+      `| ${completed.toLocaleString('en')} | ${received.size.toLocaleString('en')} | ${lost.toLocaleString('en')} | ${(byStatus.pending ?? 0).toLocaleString('en')} / ${byStatus.failed ?? 0} | ${duplicates} | ${badSignatures} | ${pct(50).toFixed(1)} / ${pct(99).toFixed(1)} / ${((sorted[sorted.length - 1] ?? NaN) / 1000).toFixed(1)} s | ${rate.toFixed(1)} |`,
       '',
-      `One endpoint; the worker (src/modules/webhooks/worker.ts) looks for due deliveries every second and sends at most 4 at once per endpoint${(byStatus.pending ?? 0) > 0 ? `: the ${(byStatus.pending ?? 0).toLocaleString('en')} still pending would arrive about ${((byStatus.pending ?? 0) / Math.max(0.1, rate) / 60).toFixed(0)} minutes later at the rate measured, late rather than lost` : ''}.`,
+      `One endpoint; the worker (src/modules/webhooks/worker.ts) looks for due deliveries every second and sends at most 4 at once per endpoint${(byStatus.pending ?? 0) > 0 ? `: the ${(byStatus.pending ?? 0).toLocaleString('en')} still pending would take about ${((byStatus.pending ?? 0) / Math.max(0.1, rate)).toFixed(0)} s more at the rate measured, late rather than lost` : ''}.`,
     ].join('\n');
   } finally {
     if (endpointId) await admin(node, 'DELETE', `/instances/bench/webhooks/${endpointId}`).catch(() => undefined);
