@@ -2,11 +2,20 @@
 // database answering with the same SQL (the service's own repository and invite functions), but
 // with no authentication, no rate limit, no validation, no response schema and no logging.
 // Whatever the service costs beyond this is the price of its API layer.
+//
+// PUT /answer/:candidateId/:slug/:questionId is the campaign's baseline: the same answer rows
+// written by the service's own saveAnswer (the same transaction: attempt still open, upsert of the
+// answer, completion), with the attempt read once and kept in memory, and no session, CSRF,
+// invitation or proctoring lookups. With BENCH_METRICS=true the bare server also carries the
+// service's metrics (registerMetrics: its onResponse histogram and prom-client's default
+// collectors), to price them, since the service has no switch to turn them off.
 import Fastify from 'fastify';
 import { openDatabase } from '../src/db/database.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { invite } from '../src/modules/invitations/service.js';
 import { scorePage } from '../src/modules/scores/repository.js';
+import { findAttempt, saveAnswer, type Attempt } from '../src/modules/attempts/repository.js';
+import { registerMetrics } from '../src/http/metrics.js';
 
 const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 const { rows } = await db.query<{ id: string }>(`SELECT id FROM instances WHERE name = 'bench'`);
@@ -15,6 +24,7 @@ const mailer = createFileMailer({ mailDir: '/tmp', timeoutMs: 5000 });
 const deps = { db, mailer, publicUrl: 'http://localhost', mailFrom: 'bench@localhost' };
 
 const app = Fastify({ logger: false });
+if (process.env.BENCH_METRICS === 'true') registerMetrics(app, db);
 app.get('/hello', async () => ({ status: 'ok' }));
 app.get<{ Querystring: { candidateIds?: string; assessmentIds?: string } }>('/score', async (request) => {
   const filter = {
@@ -27,6 +37,22 @@ app.get<{ Querystring: { candidateIds?: string; assessmentIds?: string } }>('/sc
 app.post<{ Body: { email: string; firstName: string; lastName: string; assessments: string[] } }>('/invite', async (request) => [
   await invite(deps, instanceId, request.body, false),
 ]);
+const attempts = new Map<string, Attempt>();
+app.put<{ Params: { candidateId: string; slug: string; questionId: string }; Body: { value: unknown } }>('/answer/:candidateId/:slug/:questionId', async (request, reply) => {
+  const { candidateId, slug, questionId } = request.params;
+  let attempt = attempts.get(`${candidateId}/${slug}`);
+  if (!attempt) {
+    const { rows: found } = await db.query<{ id: string }>(
+      `SELECT i.id FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 AND a.slug = $2`,
+      [candidateId, slug],
+    );
+    attempt = await findAttempt(db, found[0]!.id);
+    if (!attempt) return reply.code(409).send();
+    attempts.set(`${candidateId}/${slug}`, attempt);
+  }
+  await saveAnswer(db, attempt, questionId, request.body.value, attempt.position);
+  return reply.code(204).send();
+});
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 process.stdout.write('baseline ready\n');
 process.on('SIGTERM', () => {

@@ -12,15 +12,24 @@
 //   npm run bench -- --export-candidates 333300     the export on its own data (default: 333,300
 //                                          candidates = 1,000,000 records; with --quick, --candidates)
 //   npm run bench -- --no-write            print only
+//   npm run bench -- --candidates-online 1000   the campaign: N candidates through the portal's API,
+//                                          each saving an answer every 5 s (with --quick: 50 for 10 s)
+//   npm run bench -- --candidates-online 1000 --campaign-search 8000   then N = 2×, 4×, … up to
+//                                          8000 until a save's p99 reaches 100 ms or errors appear
+//   npm run bench -- --sweep               100,000 open attempts, 10,000 of them due in one minute
+//   npm run bench -- --webhooks 10000      N attempts completed within a minute, delivered to a
+//                                          local receiver (--webhook-wait: seconds to wait after)
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { cpus, totalmem, tmpdir } from 'node:os';
+import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { admin, freePort, rssMb, startNode, type Node } from '../test/reliability/support/server.js';
-import { seed, seedPglite, type Seeded } from './seed.js';
+import { publish, seed, seedPglite, type Seeded } from './seed.js';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
 
@@ -37,6 +46,14 @@ const { values: options } = parseArgs({
     scale: { type: 'string' },
     'export-candidates': { type: 'string' },
     'no-write': { type: 'boolean', default: false },
+    'candidates-online': { type: 'string' },
+    'campaign-seconds': { type: 'string' },
+    'campaign-search': { type: 'string' },
+    sweep: { type: 'boolean', default: false },
+    'sweep-attempts': { type: 'string', default: '100000' },
+    'sweep-due': { type: 'string', default: '10000' },
+    webhooks: { type: 'string' },
+    'webhook-wait': { type: 'string', default: '120' },
   },
 });
 const candidates = Number(options.candidates);
@@ -67,10 +84,10 @@ function load(scenario: Record<string, unknown>): Promise<Figures> {
   });
 }
 
-async function startBaseline(url: string): Promise<{ url: string; child: ChildProcess }> {
+async function startBaseline(url: string, script = 'baseline.ts', env: Record<string, string> = {}): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'baseline.ts')], {
-    env: { ...process.env, DATABASE_URL: url, PORT: String(port), NODE_ENV: 'production' },
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', script)], {
+    env: { ...process.env, DATABASE_URL: url, PORT: String(port), NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -159,6 +176,8 @@ interface Row {
   ratio: number;
   ratios: number[];
   target: { rps?: number; p99?: number };
+  /** Against the ready-JSON baseline (bench/ready-baseline.ts), for the score reads. */
+  ready?: { f: Figures; ratio: number; ratios: number[]; p99Ratio: number; target: { rps?: number; p99?: number } };
 }
 
 type ExportFigures = { records: number; ttfbMs: number; mbps: number; mb: number; rssGrowthMb: number; psqlMbps: number; psqlMb: number };
@@ -205,6 +224,9 @@ async function exportScenario(main: Seeded, mainNode: Node, mainKey: string): Pr
   }
 }
 
+/** The machine's 1-minute load average when the run began: shared machines make every figure move. */
+const loadAtStart = loadavg()[0]!;
+
 async function main() {
   console.log(`# seeding ${candidates.toLocaleString('en')} candidates × 3 invitations`);
   const seeded = await seed(baseUrl, candidates);
@@ -212,6 +234,7 @@ async function main() {
 
   const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
   const baseline = await startBaseline(seeded.url);
+  const readyBaseline = await startBaseline(seeded.url, 'ready-baseline.ts');
   const key = ((await admin(service, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
   const db = new pg.Client({ connectionString: seeded.url });
   await db.connect();
@@ -223,18 +246,41 @@ async function main() {
 
   const scenarios = [
     { name: 'GET /healthz vs bare hello', service: { path: '/healthz' }, baseline: { path: '/hello' }, target: { rps: 0.9 } },
-    { name: 'GET /v1/score?candidateIds=<one>', service: { path: '/v1/score?candidateIds=', idsFile, headers: auth }, baseline: { path: '/score?candidateIds=', idsFile }, target: { rps: 0.8, p99: 1.5 } },
-    { name: 'GET /v1/score?assessmentIds=<one> (100 records)', service: { path: '/v1/score?assessmentIds=hundred', headers: auth }, baseline: { path: '/score?assessmentIds=hundred' }, target: {} },
+    {
+      name: 'GET /v1/score?candidateIds=<one>',
+      service: { path: '/v1/score?candidateIds=', idsFile, headers: auth },
+      baseline: { path: '/score?candidateIds=', idsFile },
+      target: { rps: 0.8, p99: 1.5 },
+      ready: { spec: { path: '/score?candidateIds=', idsFile }, target: { rps: 0.7, p99: 1.5 } },
+    },
+    {
+      name: 'GET /v1/score?assessmentIds=<one> (100 records)',
+      service: { path: '/v1/score?assessmentIds=hundred', headers: auth },
+      baseline: { path: '/score?assessmentIds=hundred' },
+      target: {},
+      ready: { spec: { path: '/score?assessmentIds=hundred' }, target: { rps: 0.7 } },
+    },
     { name: 'POST /v1/invite (new candidate, 2 assessments)', service: { path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth }, baseline: { path: '/invite', method: 'POST', invite: ['alpha', 'beta'] }, target: { rps: 0.7 } },
   ];
 
   const rows: Row[] = [];
   try {
+    // The ready-JSON baseline answers with the service's own bytes, or its ratio means nothing.
+    for (const [query, spec] of [
+      [`candidateIds=${ids[0]}`, 'a candidate'],
+      ['assessmentIds=hundred', 'the 100-record assessment'],
+    ] as const) {
+      const fromService = await (await fetch(`${service.url}/v1/score?${query}`, { headers: auth })).text();
+      const fromReady = await (await fetch(`${readyBaseline.url}/score?${query}`)).text();
+      if (fromService !== fromReady) throw new Error(`the ready-JSON baseline's answer for ${spec} differs from the service's:\n${fromService.slice(0, 400)}\n${fromReady.slice(0, 400)}`);
+      console.log(`# ready-JSON baseline: ${spec}, ${fromReady.length} bytes, identical to the service's answer`);
+    }
     // One request of each scenario first: a harness that measures error answers measures nothing.
     for (const scenario of scenarios) {
       for (const [server, spec] of [
         [service.url, scenario.service],
         [baseline.url, scenario.baseline],
+        ...(scenario.ready ? ([[readyBaseline.url, scenario.ready.spec]] as const) : []),
       ] as const) {
         const withId = 'idsFile' in spec && spec.idsFile ? `${spec.path}${ids[0]}` : spec.path;
         const response = await fetch(`${server}${withId}`, {
@@ -249,23 +295,36 @@ async function main() {
     for (const scenario of scenarios) {
       const s: Figures[] = [];
       const b: Figures[] = [];
+      const r: Figures[] = [];
       for (let round = 0; round < rounds; round++) {
-        // Alternate which server goes first, so that neither always runs on a warmer machine.
-        const pair = [
+        // Rotate which server goes first, so that none always runs on a warmer machine.
+        const runs = [
           async () => s.push(await loadOn(service.child.pid!, { url: service.url, ...scenario.service })),
           async () => b.push(await loadOn(baseline.child.pid!, { url: baseline.url, ...scenario.baseline })),
         ];
-        if (round % 2) pair.reverse();
-        for (const run of pair) await run();
+        const ready = scenario.ready;
+        if (ready) runs.push(async () => r.push(await loadOn(readyBaseline.child.pid!, { url: readyBaseline.url, ...ready.spec })));
+        const order = [...runs.slice(round % runs.length), ...runs.slice(0, round % runs.length)];
+        for (const run of order) await run();
       }
-      // Each round's two runs are back to back: the ratio within a round is less exposed to the
+      // Each round's runs are back to back: the ratio within a round is less exposed to the
       // machine's drift than the ratio of two medians.
       const ratios = s.map((f, i) => f.rps / b[i]!.rps);
-      const row = { name: scenario.name, s: summarize(s), b: summarize(b), ratio: median(ratios), ratios, target: scenario.target };
+      const row: Row = { name: scenario.name, s: summarize(s), b: summarize(b), ratio: median(ratios), ratios, target: scenario.target };
+      if (scenario.ready) {
+        const readyRatios = s.map((f, i) => f.rps / r[i]!.rps);
+        const f = summarize(r);
+        row.ready = { f, ratio: median(readyRatios), ratios: readyRatios, p99Ratio: row.s.p99 / Math.max(1, f.p99), target: scenario.ready.target };
+      }
       rows.push(row);
       console.log(
         `${row.name}: service ${row.s.rps.toFixed(0)} req/s p99 ${row.s.p99} ms ${row.s.cpuUs.toFixed(0)} µs CPU/req; baseline ${row.b.rps.toFixed(0)} req/s p99 ${row.b.p99} ms ${row.b.cpuUs.toFixed(0)} µs CPU/req; ratios by round ${ratios.map((r) => r.toFixed(2)).join(' ')}; non-2xx ${row.s.non2xx}/${row.b.non2xx}`,
       );
+      if (row.ready) {
+        console.log(
+          `${row.name}: ready-JSON baseline ${row.ready.f.rps.toFixed(0)} req/s p99 ${row.ready.f.p99} ms ${row.ready.f.cpuUs.toFixed(0)} µs CPU/req; service/ready ratios by round ${row.ready.ratios.map((x) => x.toFixed(2)).join(' ')} (median ${row.ready.ratio.toFixed(2)}), p99 ratio ${row.ready.p99Ratio.toFixed(2)}; non-2xx ${row.ready.f.non2xx}`,
+        );
+      }
     }
 
     const exp = await exportScenario(seeded, service, key);
@@ -280,11 +339,23 @@ async function main() {
       console.log(`WORKERS=${options.workers}: ${workers.two.toFixed(0)} req/s vs ${workers.one.toFixed(0)} with one process`);
     }
 
-    const extra: string[] = [];
-    if (options.pglite) extra.push(await embedded(rows));
-    if (options.scale) extra.push(await scale(options.scale.split(',').map(Number)));
+    const logging = await loggingCost(seeded.url, service, { path: '/v1/score?candidateIds=', idsFile, headers: auth });
+    const metrics = await metricsCost(seeded.url, baseline, idsFile);
 
-    const report = [render(seeded, rows, exp, workers), ...extra].join('\n\n');
+    const extra: string[] = [];
+    let pgliteRatio: number | undefined;
+    if (options.pglite) {
+      const pglite = await embedded(rows);
+      extra.push(pglite.text);
+      pgliteRatio = pglite.scoreRatio;
+    }
+    if (options.scale) extra.push(await scale(options.scale.split(',').map(Number)));
+    const online = options['candidates-online'] ? Number(options['candidates-online']) : options.quick ? 50 : undefined;
+    if (online) extra.push(await campaign(service, baseline, key, online));
+    if (options.sweep) extra.push(await sweepScenario());
+    if (options.webhooks) extra.push(await webhookScenario(seeded.url, Number(options.webhooks)));
+
+    const report = [render(seeded, rows, exp, workers), roundTwo(rows, exp, logging, metrics, pgliteRatio), ...extra].join('\n\n');
     // A benchmark of error answers measures nothing: the run fails when the service gave any.
     const failed = rows.filter((row) => row.s.non2xx > 0 || row.s.errors > 0);
     if (failed.length > 0) {
@@ -304,11 +375,12 @@ async function main() {
   } finally {
     await service.stop();
     baseline.child.kill('SIGTERM');
+    readyBaseline.child.kill('SIGTERM');
   }
 }
 
 /** The same scenarios on the embedded store (PGlite), the service only, beside PostgreSQL's. */
-async function embedded(pgRows: { name: string; s: Figures }[]): Promise<string> {
+async function embedded(pgRows: { name: string; s: Figures }[]): Promise<{ text: string; scoreRatio: number }> {
   const dataDir = path.join(tmpdir(), `ac-bench-pglite-${candidates}`);
   if (!existsSync(path.join(dataDir, 'seeded'))) {
     console.log(`# seeding the embedded store with ${candidates.toLocaleString('en')} candidates`);
@@ -336,16 +408,21 @@ async function embedded(pgRows: { name: string; s: Figures }[]): Promise<string>
       { path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth },
     ];
     const lines = [
-      `Embedded store (PGlite in one process) with the same ${candidates.toLocaleString('en')} candidates, the service on each store:`,
+      `Embedded store (PGlite in one process) with the same ${candidates.toLocaleString('en')} candidates, the service on each store (PostgreSQL's figures are the service's from the table above, measured earlier in the run):`,
       '',
-      '| scenario | PGlite req/s | PostgreSQL req/s | PGlite p50 / p99 ms | PostgreSQL p50 / p99 ms |',
-      '|---|---:|---:|---:|---:|',
+      '| scenario | PGlite req/s | PostgreSQL req/s | ratio PGlite / PostgreSQL | PGlite p50 / p99 ms | PostgreSQL p50 / p99 ms | target |',
+      '|---|---:|---:|---:|---:|---:|---|',
     ];
+    let scoreRatio = 0;
     for (const [i, spec] of specs.entries()) {
       const f = await measure({ url: node.url, ...spec });
       const pgf = pgRows[i]!.s;
-      console.log(`PGlite ${pgRows[i]!.name}: ${f.rps.toFixed(0)} req/s p99 ${f.p99} ms; non-2xx ${f.non2xx}`);
-      lines.push(`| ${pgRows[i]!.name} | ${f.rps.toFixed(0)} | ${pgf.rps.toFixed(0)} | ${f.p50} / ${f.p99} | ${pgf.p50} / ${pgf.p99} |`);
+      const ratio = f.rps / pgf.rps;
+      // The target of this round: score by candidate on PGlite at least half of PostgreSQL's.
+      const target = i === 1 ? `${ratio >= 0.5 ? 'met' : 'NOT met'}: ≥ 0.5×` : '—';
+      if (i === 1) scoreRatio = ratio;
+      console.log(`PGlite ${pgRows[i]!.name}: ${f.rps.toFixed(0)} req/s p99 ${f.p99} ms; ${ratio.toFixed(2)}× PostgreSQL's; non-2xx ${f.non2xx}`);
+      lines.push(`| ${pgRows[i]!.name} | ${f.rps.toFixed(0)} | ${pgf.rps.toFixed(0)} | ${ratio.toFixed(2)} | ${f.p50} / ${f.p99} | ${pgf.p50} / ${pgf.p99} | ${target} |`);
     }
     // The export on the embedded store comes in keyset pages of 1,000 rows, one query each.
     const exp = await exportOnce(node, key);
@@ -354,7 +431,7 @@ async function embedded(pgRows: { name: string; s: Figures }[]): Promise<string>
       '',
       `Full export on PGlite (${(candidates * 3 + 100).toLocaleString('en')} records, ${exp.mb.toFixed(1)} MB): first byte after ${exp.ttfbMs.toFixed(0)} ms, ${exp.mbps.toFixed(1)} MB/s, server memory growth ${exp.rssGrowthMb.toFixed(0)} MB.`,
     );
-    return lines.join('\n');
+    return { text: lines.join('\n'), scoreRatio };
   } finally {
     await node.stop();
   }
@@ -400,6 +477,401 @@ async function scale(sizes: number[]): Promise<string> {
   return lines.join('\n');
 }
 
+interface Pair {
+  on: Figures;
+  off: Figures;
+  /** Median of the rounds' on/off throughput ratios. */
+  ratio: number;
+  ratios: number[];
+}
+
+/** Rounds of one scenario on two servers, alternating which goes first; medians and the ratio a/b. */
+async function pairOf(a: { pid: number; url: string }, b: { pid: number; url: string }, spec: Record<string, unknown>): Promise<Pair> {
+  const on: Figures[] = [];
+  const off: Figures[] = [];
+  for (let round = 0; round < rounds; round++) {
+    const runs = [async () => on.push(await loadOn(a.pid, { url: a.url, ...spec })), async () => off.push(await loadOn(b.pid, { url: b.url, ...spec }))];
+    if (round % 2) runs.reverse();
+    for (const run of runs) await run();
+  }
+  const ratios = on.map((f, i) => f.rps / off[i]!.rps);
+  return { on: summarize(on), off: summarize(off), ratio: median(ratios), ratios };
+}
+
+/**
+ * The cost of request logging: score-by-candidate on a second node with LOG_LEVEL=info (the
+ * service's default: a line when a request arrives and one when it is answered) against the
+ * benchmark's node (LOG_LEVEL=warn: no request lines). The log goes to a pipe that this process
+ * reads and drops, as a log collector reading the service's stdout would.
+ */
+async function loggingCost(url: string, quiet: Node, spec: Record<string, unknown>): Promise<Pair> {
+  const logged = await startNode(url, { NODE_ENV: 'production', LOG_LEVEL: 'info' });
+  // startNode keeps the output in memory: megabytes a second at info level. Read and drop it instead.
+  logged.child.stdout!.removeAllListeners('data');
+  logged.child.stdout!.on('data', () => {});
+  try {
+    const pair = await pairOf({ pid: logged.child.pid!, url: logged.url }, { pid: quiet.child.pid!, url: quiet.url }, spec);
+    console.log(
+      `logging: score by candidate with LOG_LEVEL=info ${pair.on.rps.toFixed(0)} req/s p99 ${pair.on.p99} ms ${pair.on.cpuUs.toFixed(0)} µs CPU/req; LOG_LEVEL=warn ${pair.off.rps.toFixed(0)} req/s p99 ${pair.off.p99} ms ${pair.off.cpuUs.toFixed(0)} µs CPU/req; ratio on/off by round ${pair.ratios.map((r) => r.toFixed(2)).join(' ')}; non-2xx ${pair.on.non2xx}/${pair.off.non2xx}`,
+    );
+    return pair;
+  } finally {
+    await logged.stop();
+  }
+}
+
+/**
+ * The service has no switch for its metrics (src/http/metrics.ts is registered unconditionally by
+ * src/app.ts), so their cost is priced on the bare baseline instead: the same baseline with and
+ * without the service's registerMetrics (its onResponse histogram and prom-client's default
+ * collectors, the event-loop monitor among them), on /hello and on score-by-candidate.
+ */
+async function metricsCost(url: string, plain: { url: string; child: ChildProcess }, idsFile: string): Promise<{ hello: Pair; score: Pair }> {
+  const metered = await startBaseline(url, 'baseline.ts', { BENCH_METRICS: 'true' });
+  try {
+    const a = { pid: metered.child.pid!, url: metered.url };
+    const b = { pid: plain.child.pid!, url: plain.url };
+    const hello = await pairOf(a, b, { path: '/hello' });
+    const score = await pairOf(a, b, { path: '/score?candidateIds=', idsFile });
+    for (const [name, pair] of [
+      ['/hello', hello],
+      ['score by candidate', score],
+    ] as const) {
+      console.log(
+        `metrics on the bare baseline, ${name}: with ${pair.on.rps.toFixed(0)} req/s ${pair.on.cpuUs.toFixed(0)} µs CPU/req; without ${pair.off.rps.toFixed(0)} req/s ${pair.off.cpuUs.toFixed(0)} µs CPU/req; ratio by round ${pair.ratios.map((r) => r.toFixed(2)).join(' ')}`,
+      );
+    }
+    return { hello, score };
+  } finally {
+    metered.child.kill('SIGTERM');
+  }
+}
+
+interface SaveFigures {
+  saves: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  cpuUsPerSave: number;
+}
+interface DriveResult {
+  setup: { candidates: number; failed: number; seconds: number };
+  service?: SaveFigures;
+  baseline?: SaveFigures;
+  finish?: { completed: number; failed: number; seconds: number };
+  complete?: { completed: number; failed: number; seconds: number; firstAt: number; lastAt: number };
+  failures: string[];
+}
+
+/** Runs the campaign driver (bench/campaign.ts) in a process of its own. */
+function drive(job: Record<string, unknown>): Promise<DriveResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'campaign.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`campaign driver exited ${code}`))));
+  });
+}
+
+const CAMPAIGN_ENV_NOTE =
+  'The node runs with RATE_LIMIT_PER_MINUTE=1000000 (the load harness default of test/reliability/support/server.ts, as for every scenario here; the default 600 requests per minute per API key would refuse the invitations, which all come from one key). The portal itself limits only refused sign-in links and session cookies per address (AUTH_FAILURES_PER_MINUTE, default 20, unchanged): a valid session is not rate-limited, so the simulated candidates all coming from 127.0.0.1 needs no other change.';
+
+const saveLine = (f: SaveFigures) => `${f.saves} saves, ${f.perSecond}/s, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.cpuUsPerSave} µs server CPU per save`;
+
+/**
+ * The campaign: N candidates online at once, each saving an answer every 5 s (N/5 saves a second),
+ * on the service and then, on the same schedule, on the bare baseline writing the same rows; then
+ * the search for the largest N whose saves keep p99 under 100 ms without errors.
+ */
+async function campaign(service: Node, baseline: { url: string; child: ChildProcess }, key: string, n: number): Promise<string> {
+  const campaignSeconds = Number(options['campaign-seconds'] ?? (options.quick ? 10 : 30));
+  console.log(`# campaign: ${n} candidates, a save every 5 s each, ${campaignSeconds} s`);
+  const result = await drive({ mode: 'campaign', url: service.url, baselineUrl: baseline.url, key, n, seconds: campaignSeconds, servicePid: service.child.pid, baselinePid: baseline.child.pid });
+  const s = result.service;
+  const b = result.baseline;
+  console.log(`campaign setup: ${result.setup.candidates} candidates ready in ${result.setup.seconds} s (${result.setup.failed} failed)`);
+  if (s) console.log(`campaign service: ${saveLine(s)}`);
+  if (b) console.log(`campaign baseline: ${saveLine(b)}`);
+  if (result.finish) console.log(`campaign finish (typing test, submit): ${result.finish.completed} completed, ${result.finish.failed} failed, ${result.finish.seconds} s`);
+  for (const failure of result.failures) console.log(`campaign failure: ${failure}`);
+  const errors = result.setup.failed + (s ? s.non2xx + s.errors : 0) + (result.finish?.failed ?? 0);
+  if (errors > 0) process.exitCode = 1;
+  const expected = n / 5;
+  const lines = [
+    `Campaign: ${n.toLocaleString('en')} candidates online (invited through POST /v1/invite, then through the portal's own API as the browser: session from the link's token, the list, the intro page, start, then a save (PUT /portal/api/a/alpha/answers/…) every 5 s ± 20 % each for ${campaignSeconds} s, then the typing test and submission), node:http with one keep-alive agent of up to ${Math.min(n, 1000)} connections. Latency is from each save's scheduled time; server CPU per save is the node's CPU time over the phase divided by the saves, so at a few saves a second it is mostly the node's idle work (background jobs, metrics collectors). ${CAMPAIGN_ENV_NOTE}`,
+    '',
+    '| | saves | saves/s | p50 ms | p99 ms | max ms | non-2xx | errors | server CPU µs per save |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...(s ? [`| service | ${s.saves} | ${s.perSecond} | ${s.p50} | ${s.p99} | ${s.max} | ${s.non2xx} | ${s.errors} | ${s.cpuUsPerSave} |`] : []),
+    ...(b ? [`| bare baseline (the same rows through saveAnswer) | ${b.saves} | ${b.perSecond} | ${b.p50} | ${b.p99} | ${b.max} | ${b.non2xx} | ${b.errors} | ${b.cpuUsPerSave} |`] : []),
+    '',
+    `Setup: ${result.setup.candidates} of ${n} candidates ready in ${result.setup.seconds} s; finish: ${result.finish?.completed ?? 0} completed, ${result.finish?.failed ?? 0} failed.` +
+      (s
+        ? n >= 1000
+          ? ` Target (1,000 online, 200 saves/s, p99 < 50 ms, no errors) at N = ${n}: ${s.perSecond >= expected * 0.95 && s.p99 < 50 && errors === 0 ? 'met' : 'NOT met'} (${s.perSecond} saves/s of ${expected} expected, p99 ${s.p99} ms, ${errors} errors).`
+          : ` The target (1,000 online, 200 saves/s, p99 < 50 ms, no errors) is not evaluated at N = ${n} (${s.perSecond} saves/s, p99 ${s.p99} ms, ${errors} errors): run with --candidates-online 1000.`
+        : ''),
+  ];
+  if (options['campaign-search']) {
+    const max = Number(options['campaign-search']);
+    const searchSeconds = Math.min(campaignSeconds, 20);
+    const steps: { n: number; s?: SaveFigures; setupFailed: number; seconds: number }[] = [];
+    for (let size = n * 2; size <= max; size *= 2) {
+      console.log(`# campaign search: ${size} candidates, ${searchSeconds} s`);
+      const step = await drive({ mode: 'campaign', url: service.url, key, n: size, seconds: searchSeconds, servicePid: service.child.pid, typing: false });
+      steps.push({ n: size, s: step.service, setupFailed: step.setup.failed, seconds: step.setup.seconds });
+      if (step.service) console.log(`campaign search ${size}: ${saveLine(step.service)}; setup ${step.setup.seconds} s, ${step.setup.failed} failed`);
+      for (const failure of step.failures.slice(0, 5)) console.log(`campaign search failure: ${failure}`);
+      if (!step.service || step.service.p99 >= 100 || step.service.non2xx + step.service.errors + step.setup.failed > 0) break;
+    }
+    const all = [{ n, s, setupFailed: result.setup.failed }, ...steps];
+    const good = all.filter((x) => x.s && x.s.p99 < 100 && x.s.non2xx + x.s.errors + x.setupFailed === 0);
+    const largest = good.length ? Math.max(...good.map((x) => x.n)) : 0;
+    const stopped = all[all.length - 1]!;
+    lines.push(
+      '',
+      `Search for the largest N with a save's p99 under 100 ms and no errors (N doubled from ${n}, ${searchSeconds} s each, service only, up to ${max.toLocaleString('en')}):`,
+      '',
+      '| candidates online | saves/s | p50 ms | p99 ms | non-2xx + errors | server CPU µs per save |',
+      '|---:|---:|---:|---:|---:|---:|',
+      ...all.map((x) => `| ${x.n.toLocaleString('en')} | ${x.s?.perSecond ?? '—'} | ${x.s?.p50 ?? '—'} | ${x.s?.p99 ?? '—'} | ${x.s ? x.s.non2xx + x.s.errors + x.setupFailed : '—'} | ${x.s?.cpuUsPerSave ?? '—'} |`),
+      '',
+      `Largest N with p99 < 100 ms and no errors: ${largest ? largest.toLocaleString('en') : 'none'}${stopped.s && stopped.s.p99 < 100 && stopped.n * 2 > max ? ` (the search stopped at its limit, ${max.toLocaleString('en')}, before p99 reached 100 ms)` : ''}.`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The deadline sweep at scale, in a database of its own: `--sweep-attempts` open attempts (one
+ * per candidate, 20-minute assessment, started) of which `--sweep-due` get deadlines spread over
+ * one minute starting shortly after the node is up; the others are due in two hours. Score reads
+ * by candidate before the minute and during it; completions are read back from the outbox (one
+ * assessment.completed event per completion, stamped with the completing node's clock).
+ */
+async function sweepScenario(): Promise<string> {
+  const total = Number(options['sweep-attempts']);
+  const due = Number(options['sweep-due']);
+  const name = 'bench_sweep';
+  const url = new URL(baseUrl);
+  url.pathname = `/${name}`;
+  const server = new pg.Client({ connectionString: baseUrl });
+  await server.connect();
+  await server.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await server.query(`CREATE DATABASE ${name}`);
+  await server.end();
+  console.log(`# sweep: seeding ${total.toLocaleString('en')} open attempts`);
+  const began = Date.now();
+  const migrator = await startNode(url.toString(), { LOG_LEVEL: 'error' });
+  try {
+    await publish(migrator);
+  } finally {
+    await migrator.stop();
+  }
+  const db = new pg.Client({ connectionString: url.toString() });
+  await db.connect();
+  await db.query(
+    `INSERT INTO candidates (instance_id, email, first_name, last_name)
+     SELECT i.id, 'sweep' || g || '@bench.example', 'Sweep', 'Candidate' || g FROM instances i, generate_series(1, $1::int) g WHERE i.name = 'bench'`,
+    [total],
+  );
+  await db.query(
+    `INSERT INTO invitations (instance_id, candidate_id, assessment_id, assessment_status, started_at)
+     SELECT c.instance_id, c.id, a.id, 'IN_PROGRESS', now() - interval '1 minute' FROM candidates c JOIN assessments a ON a.instance_id = c.instance_id AND a.slug = 'alpha'`,
+  );
+  await db.query(
+    `INSERT INTO attempts (invitation_id, assessment_id, version, started_at, deadline_at, first_address, first_agent)
+     SELECT i.id, i.assessment_id, a.current_version, i.started_at, now() + interval '2 hours', '127.0.0.1', 'bench'
+       FROM invitations i JOIN assessments a ON a.id = i.assessment_id`,
+  );
+  await db.query('CREATE TABLE bench_sweep_due (attempt_id uuid PRIMARY KEY, candidate_id uuid NOT NULL, deadline_at timestamptz)');
+  await db.query(
+    `INSERT INTO bench_sweep_due (attempt_id, candidate_id) SELECT t.id, i.candidate_id FROM attempts t JOIN invitations i ON i.id = t.invitation_id ORDER BY random() LIMIT $1`,
+    [due],
+  );
+  await db.query('ANALYZE');
+  console.log(`# sweep: seeded in ${Math.round((Date.now() - began) / 1000)} s`);
+  const ids = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY random() LIMIT 20000')).rows.map((r) => r.id);
+  const idsFile = path.join(tmpdir(), `bench-ids-sweep-${process.pid}.json`);
+  writeFileSync(idsFile, JSON.stringify(ids));
+  const node = await startNode(url.toString(), { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+  const everyMs = Number(process.env.SWEEP_EVERY_MS || 5000);
+  try {
+    const key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
+    const spec = { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: { 'x-api-key': key, instance: 'bench' } };
+    const beforeSeconds = options.quick ? 5 : 15;
+    // The minute of deadlines starts once the reads before it are over.
+    const { rows: start } = await db.query<{ t0: Date }>(
+      `WITH t AS (SELECT now() + make_interval(secs => $1) AS t0),
+            u AS (UPDATE bench_sweep_due d SET deadline_at = t.t0 + random() * interval '60 seconds' FROM t RETURNING d.attempt_id, d.deadline_at)
+       UPDATE attempts a SET deadline_at = u.deadline_at FROM u WHERE a.id = u.attempt_id RETURNING (SELECT t0 FROM t) AS t0`,
+      [beforeSeconds + 3],
+    );
+    const t0 = start[0]!.t0.getTime();
+    const before = await load({ ...spec, seconds: beforeSeconds });
+    await new Promise((r) => setTimeout(r, Math.max(0, t0 - Date.now())));
+    // The reads during the minute of deadlines and two sweep intervals after it.
+    const duringSeconds = 60 + Math.ceil((2 * everyMs) / 1000);
+    const during = await load({ ...spec, seconds: duringSeconds });
+    const ended = Date.now();
+    const { rows: done } = await db.query<{ lag: number; n: number }>(
+      `SELECT extract(epoch FROM o.created_at - d.deadline_at)::float8 * 1000 AS lag, count(*) OVER (PARTITION BY d.attempt_id)::int AS n
+         FROM outbox_events o JOIN bench_sweep_due d ON d.candidate_id = (o.body::jsonb -> 'data' ->> 'candidateId')::uuid
+        WHERE o.type = 'assessment.completed'`,
+    );
+    const { rows: state } = await db.query<{ dueDone: number; dueOpen: number; otherDone: number; events: number; distinct: number }>(
+      `SELECT (SELECT count(*) FROM attempts a JOIN bench_sweep_due d ON d.attempt_id = a.id WHERE a.finished_at IS NOT NULL)::int AS "dueDone",
+              (SELECT count(*) FROM attempts a JOIN bench_sweep_due d ON d.attempt_id = a.id WHERE a.finished_at IS NULL)::int AS "dueOpen",
+              (SELECT count(*) FROM attempts a WHERE a.finished_at IS NOT NULL AND NOT EXISTS (SELECT 1 FROM bench_sweep_due d WHERE d.attempt_id = a.id))::int AS "otherDone",
+              (SELECT count(*) FROM outbox_events WHERE type = 'assessment.completed')::int AS events,
+              (SELECT count(DISTINCT body::jsonb -> 'data' ->> 'candidateId') FROM outbox_events WHERE type = 'assessment.completed')::int AS distinct`,
+    );
+    const st = state[0]!;
+    const lags = done.map((r) => r.lag).sort((a, b) => a - b);
+    const pct = (p: number) => (lags.length ? lags[Math.min(lags.length - 1, Math.ceil((p / 100) * lags.length) - 1)]! : NaN);
+    const withinInterval = lags.filter((l) => l <= everyMs).length;
+    const watched = (ended - t0) / 1000;
+    const rate = st.dueDone / watched;
+    const remainingMin = rate > 0 ? st.dueOpen / rate / 60 : Infinity;
+    const duplicates = st.events - st.distinct;
+    console.log(
+      `sweep: ${st.dueDone} of ${due} due attempts completed in ${watched.toFixed(0)} s from the first deadline (${rate.toFixed(1)}/s; ${st.dueOpen} still open, about ${remainingMin.toFixed(0)} more minutes at that rate); ${withinInterval} within one sweep interval (${everyMs} ms) of their deadline; lag p50 ${(pct(50) / 1000).toFixed(1)} s p99 ${(pct(99) / 1000).toFixed(1)} s; completed twice: ${duplicates}; completed before their deadline: ${st.otherDone}; score read p99 before ${before.p99} ms (${before.rps.toFixed(0)} req/s), during ${during.p99} ms (${during.rps.toFixed(0)} req/s); non-2xx ${before.non2xx + during.non2xx}`,
+    );
+    return [
+      `Deadline sweep at scale (a database of its own): ${total.toLocaleString('en')} open attempts, ${due.toLocaleString('en')} of them due within one minute, the others in two hours; one node, SWEEP_EVERY_MS=${everyMs} (the default; the sweep completes at most 20 attempts a run, src/modules/attempts/sweeper.ts). Watched for ${watched.toFixed(0)} s from the first deadline, while reading scores by candidate with ${connections} connections.`,
+      '',
+      '| | figure | target |',
+      '|---|---:|---|',
+      `| due attempts completed by the end | ${st.dueDone.toLocaleString('en')} of ${due.toLocaleString('en')} (${rate.toFixed(1)}/s; the ${st.dueOpen.toLocaleString('en')} left take about ${Number.isFinite(remainingMin) ? remainingMin.toFixed(0) : '∞'} more minutes at that rate) | all |`,
+      `| completed within one sweep interval (${everyMs / 1000} s) of the deadline | ${withinInterval.toLocaleString('en')} of ${due.toLocaleString('en')} | all: ${withinInterval === due ? 'met' : 'NOT met'} |`,
+      `| lag from deadline to completion of those completed, p50 / p99 / max | ${(pct(50) / 1000).toFixed(1)} / ${(pct(99) / 1000).toFixed(1)} / ${(lags[lags.length - 1]! / 1000).toFixed(1)} s | ≤ ${everyMs / 1000} s |`,
+      `| completed more than once (assessment.completed events minus attempts) | ${duplicates} | 0: ${duplicates === 0 ? 'met' : 'NOT met'} |`,
+      `| attempts completed that were not due | ${st.otherDone} | 0: ${st.otherDone === 0 ? 'met' : 'NOT met'} |`,
+      `| score by candidate before the minute: req/s, p50 / p99 ms | ${before.rps.toFixed(0)}, ${before.p50} / ${before.p99} | |`,
+      `| score by candidate during it: req/s, p50 / p99 ms | ${during.rps.toFixed(0)}, ${during.p50} / ${during.p99} (p99 ${(during.p99 / Math.max(1, before.p99)).toFixed(2)}× before) | |`,
+    ].join('\n');
+  } finally {
+    await node.stop();
+    await db.end();
+    const cleanup = new pg.Client({ connectionString: baseUrl });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await cleanup.end();
+  }
+}
+
+/**
+ * Webhook lag: a local receiver registered for assessment.completed, N attempts completed through
+ * the portal within a minute (the campaign driver in `complete` mode), then up to --webhook-wait
+ * seconds for the deliveries. Received, lost, duplicates (by webhook-id) and the delay from the
+ * event's timestamp (the completing node's clock, the same machine's) to its arrival.
+ */
+async function webhookScenario(url: string, n: number): Promise<string> {
+  const waitSeconds = Number(options['webhook-wait']);
+  const node = await startNode(url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  const received = new Map<string, number>();
+  let arrivals = 0;
+  let badSignatures = 0;
+  const delays: number[] = [];
+  let secret = '';
+  const receiver = createServer((request, response) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      const at = Date.now();
+      const id = String(request.headers['webhook-id']);
+      arrivals++;
+      received.set(id, (received.get(id) ?? 0) + 1);
+      const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${request.headers['webhook-timestamp']}.${body}`).digest('base64');
+      if (!String(request.headers['webhook-signature']).split(' ').includes(`v1,${expected}`)) badSignatures++;
+      if (received.get(id) === 1) delays.push(at - Date.parse((JSON.parse(body) as { timestamp: string }).timestamp));
+      response.writeHead(204).end();
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
+  let endpointId = '';
+  try {
+    const key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
+    const made = await admin(node, 'POST', '/instances/bench/webhooks', { url: `http://127.0.0.1:${port}/hooks`, events: ['assessment.completed'], description: 'bench' });
+    if (made.status !== 201) throw new Error(`could not register the webhook endpoint: ${JSON.stringify(made.json)}`);
+    ({ id: endpointId, secret } = made.json as { id: string; secret: string });
+    console.log(`# webhooks: ${n} attempts to complete within a minute`);
+    const result = await drive({ mode: 'complete', url: node.url, key, n, seconds: 60 });
+    for (const failure of result.failures) console.log(`webhooks failure: ${failure}`);
+    const completed = result.complete?.completed ?? 0;
+    console.log(`webhooks: setup ${result.setup.seconds} s; ${completed} completed in ${result.complete?.seconds} s; waiting up to ${waitSeconds} s for the deliveries`);
+    const deadline = Date.now() + waitSeconds * 1000;
+    while (received.size < completed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 500));
+    const lastCompletion = result.complete?.lastAt ?? Date.now();
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status', [endpointId]);
+    await db.end();
+    const byStatus = Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
+    const lost = completed - received.size;
+    const duplicates = arrivals - received.size;
+    const sorted = delays.sort((a, b) => a - b);
+    const pct = (p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]! / 1000 : NaN);
+    const firstAt = result.complete?.firstAt ?? Date.now();
+    const rate = received.size / Math.max(1, (Date.now() - firstAt) / 1000);
+    console.log(
+      `webhooks: ${completed} completed, ${received.size} received (${arrivals} arrivals, ${duplicates} duplicates, ${badSignatures} bad signatures), not received ${lost} (pending in the outbox ${byStatus.pending ?? 0}, failed ${byStatus.failed ?? 0}); delay p50 ${pct(50).toFixed(1)} s p99 ${pct(99).toFixed(1)} s; ${rate.toFixed(1)} deliveries/s`,
+    );
+    return [
+      `Webhook lag: a local receiver registered for assessment.completed (WEBHOOK_ALLOW_PRIVATE_NETWORKS=true on the node), ${n.toLocaleString('en')} candidates invited and their attempts started through the portal, then submitted through the portal spread over 60 s (${completed.toLocaleString('en')} completed in ${result.complete?.seconds ?? 0} s, ${result.complete?.failed ?? n} failed, setup ${result.setup.seconds} s); deliveries awaited up to ${waitSeconds} s after that (${((Date.now() - lastCompletion) / 1000).toFixed(0)} s waited).`,
+      '',
+      '| events expected | received (distinct webhook-id) | not received by the end | of those pending in the outbox / failed | duplicates | bad signatures | delay completion → delivery p50 / p99 / max | deliveries/s |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|',
+      `| ${completed.toLocaleString('en')} | ${received.size.toLocaleString('en')} | ${lost.toLocaleString('en')} | ${(byStatus.pending ?? 0).toLocaleString('en')} / ${byStatus.failed ?? 0} | ${duplicates} | ${badSignatures} | ${pct(50).toFixed(1)} / ${pct(99).toFixed(1)} / ${((sorted[sorted.length - 1] ?? NaN) / 1000).toFixed(1)} s | ${rate.toFixed(1)} |`,
+      '',
+      `One endpoint; the worker (src/modules/webhooks/worker.ts) looks for due deliveries every second and sends at most 4 at once per endpoint${(byStatus.pending ?? 0) > 0 ? `: the ${(byStatus.pending ?? 0).toLocaleString('en')} still pending would take about ${((byStatus.pending ?? 0) / Math.max(0.1, rate)).toFixed(0)} s more at the rate measured, late rather than lost` : ''}.`,
+    ].join('\n');
+  } finally {
+    if (endpointId) await admin(node, 'DELETE', `/instances/bench/webhooks/${endpointId}`).catch(() => undefined);
+    await node.stop();
+    receiver.close();
+  }
+}
+
+/** The targets of this round, each against its own reference, in one place. */
+function roundTwo(rows: Row[], exp: ExportFigures, logging: Pair, metrics: { hello: Pair; score: Pair }, pgliteRatio?: number): string {
+  const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const lines = [
+    'Against the ready-JSON baseline (bench/ready-baseline.ts: a bare Fastify + pg server answering from a table of the same records serialized in advance by the service’s own formatter, one indexed lookup, the array assembled by PostgreSQL; its answers were checked byte for byte against the service’s at the start of the run), measured in the same rounds as the table above:',
+    '',
+    '| scenario | service req/s | ready-JSON req/s | ratio (by round) | service p50 / p99 ms | ready-JSON p50 / p99 ms | p99 ratio | CPU µs/request service / ready-JSON | target |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const row of rows) {
+    if (!row.ready) continue;
+    const r = row.ready;
+    const target = [r.target.rps ? `${met(r.ratio >= r.target.rps)}: ≥ ${r.target.rps}×` : '', r.target.p99 ? `p99 ${met(r.p99Ratio <= r.target.p99)}: ≤ ${r.target.p99}×` : ''].filter(Boolean).join('; ');
+    lines.push(
+      `| ${row.name} | ${row.s.rps.toFixed(0)} | ${r.f.rps.toFixed(0)} | ${r.ratio.toFixed(2)} (${r.ratios.map((x) => x.toFixed(2)).join(', ')}) | ${row.s.p50} / ${row.s.p99} | ${r.f.p50} / ${r.f.p99} | ${r.p99Ratio.toFixed(2)} | ${row.s.cpuUs.toFixed(0)} / ${r.f.cpuUs.toFixed(0)} | ${target || '—'} |`,
+    );
+  }
+  const exportRatio = exp.mbps / exp.psqlMbps;
+  const cpuDelta = (p: Pair) => `${(p.on.cpuUs - p.off.cpuUs).toFixed(0)} µs (${p.on.cpuUs.toFixed(0)} against ${p.off.cpuUs.toFixed(0)})`;
+  lines.push(
+    '',
+    `Against the bare baseline of the same SQL, each ratio is in the table above; p99 ratios use whole milliseconds (autocannon's), so at 2–6 ms one millisecond moves them by 15–50 %.`,
+    '',
+    `Export against \`psql \\copy\` of the same records: ${exportRatio.toFixed(2)}× (${exp.mbps.toFixed(1)} against ${exp.psqlMbps.toFixed(1)} MB/s; target of this round ≥ 0.8×: ${met(exportRatio >= 0.8)}).`,
+    '',
+    `Request logging: score by candidate with LOG_LEVEL=info (the default, two lines per request, to a pipe read and dropped) gives ${logging.ratio.toFixed(2)}× the throughput of LOG_LEVEL=warn (no request lines; the benchmark's setting) (by round ${logging.ratios.map((r) => r.toFixed(2)).join(', ')}; ${logging.on.rps.toFixed(0)} against ${logging.off.rps.toFixed(0)} req/s, p99 ${logging.on.p99} against ${logging.off.p99} ms); it costs ${cpuDelta(logging)} of server CPU per request.`,
+    '',
+    `Metrics: the service has no switch to turn them off (src/app.ts calls registerMetrics unconditionally: an onResponse hook observing a histogram on every request, and prom-client's default collectors with an event-loop monitor), so their cost on the service cannot be measured without one — a METRICS=false setting in src/config.ts that skips registerMetrics and /metrics would be needed. Priced instead on the bare baseline with and without the service's registerMetrics: /hello ${metrics.hello.ratio.toFixed(2)}× with them (${metrics.hello.on.rps.toFixed(0)} against ${metrics.hello.off.rps.toFixed(0)} req/s, CPU per request +${cpuDelta(metrics.hello)}), score by candidate ${metrics.score.ratio.toFixed(2)}× (${metrics.score.on.rps.toFixed(0)} against ${metrics.score.off.rps.toFixed(0)} req/s, +${cpuDelta(metrics.score)}).`,
+  );
+  if (pgliteRatio !== undefined) lines.push('', `PGlite against PostgreSQL, score by candidate: ${pgliteRatio.toFixed(2)}× (target ≥ 0.5×: ${met(pgliteRatio >= 0.5)}; table below).`);
+  else lines.push('', 'PGlite against PostgreSQL (target ≥ 0.5× on score by candidate): not measured in this run (`--pglite`).');
+  return lines.join('\n');
+}
+
 function render(
   seeded: { candidates: number; invitations: number },
   rows: Row[],
@@ -408,7 +880,7 @@ function render(
 ): string {
   const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const lines = [
-    `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL on the same machine; ${seeded.candidates.toLocaleString('en')} candidates, ${seeded.invitations.toLocaleString('en')} invitations; ${rounds} round(s) of ${seconds} s per server and scenario, ${connections} connections; medians, and the ratio is the median of the rounds' ratios (each round runs the two servers back to back).`,
+    `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL on the same machine, load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (the machine is shared: over 2 means others were using its cores); ${seeded.candidates.toLocaleString('en')} candidates, ${seeded.invitations.toLocaleString('en')} invitations; ${rounds} round(s) of ${seconds} s per server and scenario, ${connections} connections; medians, and the ratio is the median of the rounds' ratios (each round runs the two servers back to back).`,
     '',
     '| scenario | service req/s | baseline req/s | ratio (by round) | service p50 / p99 ms | baseline p50 / p99 ms | p99 ratio | CPU µs/request service / baseline | target |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',

@@ -4,8 +4,12 @@
 // invitations. Built with generate_series in a few statements; a database already seeded to the
 // same size is reused. The embedded store (PGlite) is seeded with the same SQL.
 import pg from 'pg';
+import fastJson from 'fast-json-stringify';
 import { sampleAssessment } from '../test/harness.js';
 import { openDatabase } from '../src/db/database.js';
+import { toScoreRecord } from '../src/modules/scores/format.js';
+import { scorePage } from '../src/modules/scores/repository.js';
+import { ScoreRecord } from '../src/modules/scores/routes.js';
 import { ADMIN_TOKEN, admin, startNode, type Node } from '../test/reliability/support/server.js';
 
 export interface Seeded {
@@ -96,6 +100,7 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
     await db.end();
     if (reusable) {
       await server.end();
+      await buildReadyTable(url.toString());
       return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: 0, reused: true };
     }
     await server.query(`DROP DATABASE ${name} WITH (FORCE)`);
@@ -118,5 +123,52 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
   } finally {
     await db.end();
   }
+  await buildReadyTable(url.toString());
   return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: Math.round((Date.now() - began) / 1000), reused: false };
+}
+
+/**
+ * The ready-JSON baseline's table (bench/ready-baseline.ts): every seeded score record of the bench
+ * instance, serialized once by the service's own code (the repository's query, toScoreRecord and
+ * fast-json-stringify with the route's ScoreRecord schema, as GET /v1/score does), keyed by
+ * candidate id and by assessment slug, in invitation order. Built once per seeded database; the
+ * candidates the invite scenarios add are not in it (nor asked for). The baseline checks at start
+ * that its answer for a candidate is byte for byte the service's.
+ */
+export async function buildReadyTable(url: string): Promise<{ built: boolean; records: number; seconds: number }> {
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  try {
+    const exists = await db.query(`SELECT 1 FROM pg_tables WHERE tablename = 'bench_score_ready'`);
+    if (exists.rowCount === 1) return { built: false, records: 0, seconds: 0 };
+    const began = Date.now();
+    const stringify = fastJson(ScoreRecord as object);
+    const instance = (await db.query<{ id: string }>(`SELECT id FROM instances WHERE name = 'bench'`)).rows[0]!.id;
+    await db.query('BEGIN');
+    await db.query(`CREATE TABLE bench_score_ready (invitation_id bigint PRIMARY KEY, candidate_id uuid NOT NULL, assessment_slug text NOT NULL, record text NOT NULL)`);
+    let after = '0';
+    let records = 0;
+    for (;;) {
+      // The repository's own page query, 1,000 records at a time in invitation order.
+      const rows = await scorePage(db as never, { instanceIds: [instance] }, after, 1000);
+      if (rows.length === 0) break;
+      await db.query(
+        `INSERT INTO bench_score_ready (invitation_id, candidate_id, assessment_slug, record)
+         SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[])`,
+        [rows.map((r) => r.id), rows.map((r) => r.candidateId), rows.map((r) => r.assessmentId), rows.map((r) => stringify(toScoreRecord(r)))],
+      );
+      records += rows.length;
+      after = rows[rows.length - 1]!.id;
+    }
+    await db.query('CREATE INDEX bench_score_ready_candidate ON bench_score_ready (candidate_id, invitation_id)');
+    await db.query('CREATE INDEX bench_score_ready_assessment ON bench_score_ready (assessment_slug, invitation_id)');
+    await db.query('COMMIT');
+    await db.query('ANALYZE bench_score_ready');
+    return { built: true, records, seconds: Math.round((Date.now() - began) / 1000) };
+  } catch (error) {
+    await db.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    await db.end();
+  }
 }

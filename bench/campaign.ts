@@ -1,0 +1,300 @@
+// The campaign driver, in a process of its own (as bench/load.ts): N candidates invited through
+// POST /v1/invite and driven through the portal's own HTTP API as portal.js and the browser drive
+// it, with plain node:http and one keep-alive agent of many connections (not autocannon: each
+// candidate paces itself). Reads one job as JSON from argv[2], prints its figures as one JSON line.
+//
+// Per candidate: POST /v1/invite → the link's sessionToken → POST /portal/api/session (the
+// cookie) → GET /portal/ (the list) → GET /portal/a/alpha (the intro page: its CSRF token) →
+// POST /portal/a/alpha/start (a form post, 303) → GET /portal/a/alpha (the first question). Then,
+// `campaign`: every candidate saves an answer (PUT /portal/api/a/alpha/answers/<q>, JSON, 204)
+// every `intervalMs` ±20 % for `seconds`, cycling through the four questions with the free-text
+// answer growing; the same schedule is then run against the bare baseline's PUT /answer (the same
+// rows through the service's saveAnswer); then each candidate takes the typing test (GET the typing
+// page, POST typing/start, POST typing) and submits (a form post, 303), the candidates finishing
+// at random moments over max(10 s, 20 ms each). `complete`: the same
+// setup, then the N submissions spread evenly over `seconds` (the webhook scenario).
+//
+// Latency of a save is from its scheduled time to the end of the answer, so that a server falling
+// behind shows as latency and is not hidden by a generator waiting for it.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+
+interface Job {
+  mode: 'campaign' | 'complete';
+  url: string;
+  /** The bare baseline (campaign mode), or none to skip the baseline phase. */
+  baselineUrl?: string;
+  key: string;
+  n: number;
+  seconds: number;
+  intervalMs?: number;
+  /** Connections of the keep-alive agent at most (default min(n, 1000)). */
+  connections?: number;
+  /** Take the typing test before submitting (campaign mode; default true). */
+  typing?: boolean;
+  /** Server processes whose CPU time per save is reported: service and baseline. */
+  servicePid?: number;
+  baselinePid?: number;
+  /** Candidates being set up at once. */
+  setupConcurrency?: number;
+}
+
+const job = JSON.parse(process.argv[2]!) as Job;
+const intervalMs = job.intervalMs ?? 5000;
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+const cpuUs = (pid?: number) => {
+  if (!pid) return 0;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+};
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections ?? Math.min(job.n, 1000) });
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+function call(base: string, method: string, path: string, headers: Record<string, string>, body?: string): Promise<Answer> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text }));
+        response.on('error', reject);
+      },
+    );
+    request.setTimeout(30_000, () => request.destroy(new Error('no answer within 30 s')));
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+const origin = new URL(job.url).origin;
+/** What a current browser adds to its own page's requests. */
+const browser = { origin, 'sec-fetch-site': 'same-origin', 'user-agent': 'Mozilla/5.0 (bench campaign)' };
+
+interface Candidate {
+  i: number;
+  candidateId: string;
+  cookie: string;
+  csrf: string;
+  saves: number;
+}
+
+const failures: string[] = [];
+const fail = (what: string, answer?: Answer | Error) => {
+  if (failures.length < 20) failures.push(`${what}: ${answer instanceof Error ? answer.message : `${answer?.status} ${answer?.body.slice(0, 200)}`}`);
+};
+
+const runId = `${process.pid}-${Date.now()}`;
+
+async function setUp(i: number): Promise<Candidate | undefined> {
+  try {
+    const invited = await call(
+      job.url,
+      'POST',
+      '/v1/invite',
+      { 'x-api-key': job.key, instance: 'bench', 'content-type': 'application/json' },
+      JSON.stringify({ email: `campaign-${runId}-${i}@load.example`, firstName: 'Camp', lastName: `Aign${i}`, assessments: ['alpha'] }),
+    );
+    if (invited.status !== 200) return void fail('invite', invited);
+    const { link, candidateId } = (JSON.parse(invited.body) as { link: string; candidateId: string }[])[0]!;
+    const token = /sessionToken=([A-Za-z0-9_-]+)/.exec(link)![1]!;
+    const session = await call(job.url, 'POST', '/portal/api/session', { ...browser, 'content-type': 'application/json' }, JSON.stringify({ token }));
+    if (session.status !== 200) return void fail('session', session);
+    const cookie = String(session.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
+    const list = await call(job.url, 'GET', '/portal/', { ...browser, cookie });
+    if (list.status !== 200) return void fail('list', list);
+    const intro = await call(job.url, 'GET', '/portal/a/alpha', { ...browser, cookie });
+    const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(intro.body)?.[1];
+    if (intro.status !== 200 || !csrf) return void fail('intro', intro);
+    const started = await call(job.url, 'POST', '/portal/a/alpha/start', { ...browser, cookie, 'content-type': 'application/x-www-form-urlencoded' }, `_csrf=${encodeURIComponent(csrf)}`);
+    if (started.status !== 303) return void fail('start', started);
+    const first = await call(job.url, 'GET', '/portal/a/alpha', { ...browser, cookie });
+    if (first.status !== 200) return void fail('first question', first);
+    return { i, candidateId, cookie, csrf, saves: 0 };
+  } catch (error) {
+    return void fail('setup', error as Error);
+  }
+}
+
+/** Runs `work` over 0..n-1, `width` at a time. */
+async function pool<T>(n: number, width: number, work: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await work(i);
+      }
+    }),
+  );
+  return out;
+}
+
+const PASSAGE = 'The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.';
+const STORY = 'A customer called because an order had not arrived; I tracked it, found it held at the depot, arranged delivery the next morning and called back to confirm. ';
+
+/** The k-th save of a candidate: the four questions in turn, the free-text answer growing. */
+function answerOf(k: number): { question: string; value: unknown } {
+  switch (k % 4) {
+    case 0:
+      return { question: 'q1', value: k % 8 === 0 ? 1 : 0 };
+    case 1:
+      return { question: 'q2', value: [0, 2] };
+    case 2:
+      return { question: 'q3', value: k % 3 === 0 ? '1250' : '125' };
+    default:
+      return { question: 'q4', value: STORY.repeat(1 + Math.floor(k / 4)).slice(0, 3000) };
+  }
+}
+
+const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+const round = (n: number) => Math.round(n * 10) / 10;
+
+interface SaveFigures {
+  saves: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  non2xx: number;
+  errors: number;
+  cpuUsPerSave: number;
+}
+
+/** Every candidate saves every intervalMs ±20 % for job.seconds against one server. */
+async function savePhase(candidates: Candidate[], target: 'service' | 'baseline'): Promise<SaveFigures> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const pid = target === 'service' ? job.servicePid : job.baselinePid;
+  const cpuBefore = cpuUs(pid);
+  const began = performance.now();
+  const end = began + job.seconds * 1000;
+  const inFlight = new Set<Promise<void>>();
+  await Promise.all(
+    candidates.map(async (c) => {
+      let due = began + Math.random() * intervalMs;
+      for (;;) {
+        if (due >= end) return;
+        await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+        const scheduled = due;
+        const { question, value } = answerOf(c.saves++);
+        const body = JSON.stringify({ value });
+        const sent =
+          target === 'service'
+            ? call(job.url, 'PUT', `/portal/api/a/alpha/answers/${question}`, { ...browser, cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, body)
+            : call(job.baselineUrl!, 'PUT', `/answer/${c.candidateId}/alpha/${question}`, { 'content-type': 'application/json' }, body);
+        // Saves do not wait for each other: a slow answer does not delay the candidate's next save.
+        const work = sent.then(
+          (answer) => {
+            latencies.push(performance.now() - scheduled);
+            if (answer.status < 200 || answer.status > 299) {
+              non2xx++;
+              fail(`save on ${target}`, answer);
+            }
+          },
+          (error: Error) => {
+            errors++;
+            fail(`save on ${target}`, error);
+          },
+        );
+        inFlight.add(work);
+        void work.finally(() => inFlight.delete(work));
+        due = scheduled + intervalMs * (0.8 + Math.random() * 0.4);
+      }
+    }),
+  );
+  await Promise.all([...inFlight]);
+  const elapsed = (performance.now() - began) / 1000;
+  const sorted = latencies.sort((a, b) => a - b);
+  const saves = latencies.length + errors;
+  return {
+    saves,
+    perSecond: round(saves / elapsed),
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? 0),
+    non2xx,
+    errors,
+    cpuUsPerSave: round((cpuUs(pid) - cpuBefore) / Math.max(1, saves)),
+  };
+}
+
+/** The typing test (when asked) and the submission of one candidate; true when all went as in a browser. */
+async function finish(c: Candidate, typing: boolean): Promise<boolean> {
+  try {
+    const headers = { ...browser, cookie: c.cookie };
+    if (typing) {
+      const page = await call(job.url, 'GET', '/portal/a/alpha?q=5', headers);
+      if (page.status !== 200) return void fail('typing page', page), false;
+      const start = await call(job.url, 'POST', '/portal/api/a/alpha/typing/start', { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, '{}');
+      if (start.status !== 204) return void fail('typing start', start), false;
+      // About 20 s of typing at a human pace, as the page reports it.
+      await new Promise((r) => setTimeout(r, 5000 + Math.random() * 2000));
+      const intervals = Array.from({ length: PASSAGE.length - 1 }, () => Math.round(120 + Math.random() * 160));
+      const typed = await call(job.url, 'POST', '/portal/api/a/alpha/typing', { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, JSON.stringify({ typed: PASSAGE, intervals }));
+      if (typed.status !== 200) return void fail('typing', typed), false;
+    }
+    const submitted = await call(job.url, 'POST', '/portal/a/alpha/submit', { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, `_csrf=${encodeURIComponent(c.csrf)}`);
+    if (submitted.status !== 303) return void fail('submit', submitted), false;
+    const done = await call(job.url, 'GET', '/portal/a/alpha', headers);
+    if (done.status !== 200) return void fail('completed page', done), false;
+    return true;
+  } catch (error) {
+    fail('finish', error as Error);
+    return false;
+  }
+}
+
+const setupBegan = performance.now();
+const set = await pool(job.n, job.setupConcurrency ?? 32, setUp);
+const candidates = set.filter((c): c is Candidate => c !== undefined);
+const setup = { candidates: candidates.length, failed: job.n - candidates.length, seconds: round((performance.now() - setupBegan) / 1000) };
+
+if (job.mode === 'campaign') {
+  const service = candidates.length > 0 ? await savePhase(candidates, 'service') : undefined;
+  // The baseline reads each attempt once and keeps it: that first read is not what is measured.
+  if (job.baselineUrl) await pool(candidates.length, 32, (i) => call(job.baselineUrl!, 'PUT', `/answer/${candidates[i]!.candidateId}/alpha/q1`, { 'content-type': 'application/json' }, '{"value":1}').catch(() => undefined));
+  const baseline = job.baselineUrl && candidates.length > 0 ? await savePhase(candidates, 'baseline') : undefined;
+  const finishBegan = performance.now();
+  // Candidates finish at different moments, not all in the same instant: spread over
+  // max(10 s, 20 ms per candidate), i.e. at most 50 candidates finishing a second.
+  const spreadMs = Math.max(10_000, candidates.length * 20);
+  const finished = await Promise.all(
+    candidates.map(async (c) => {
+      await new Promise((r) => setTimeout(r, Math.random() * spreadMs));
+      return finish(c, job.typing ?? true);
+    }),
+  );
+  const completed = finished.filter(Boolean).length;
+  process.stdout.write(
+    JSON.stringify({ setup, service, baseline, finish: { completed, failed: candidates.length - completed, seconds: round((performance.now() - finishBegan) / 1000) }, failures }) + '\n',
+  );
+} else {
+  // The submissions, spread evenly over job.seconds.
+  const began = performance.now();
+  const submitted: number[] = [];
+  const results = await Promise.all(
+    candidates.map(async (c, k) => {
+      await new Promise((r) => setTimeout(r, (k / candidates.length) * job.seconds * 1000));
+      const ok = await finish(c, false);
+      if (ok) submitted.push(Date.now());
+      return ok;
+    }),
+  );
+  const completed = results.filter(Boolean).length;
+  process.stdout.write(
+    JSON.stringify({ setup, complete: { completed, failed: candidates.length - completed, seconds: round((performance.now() - began) / 1000), firstAt: Math.min(...submitted), lastAt: Math.max(...submitted) }, failures }) + '\n',
+  );
+}
+agent.destroy();
