@@ -3,6 +3,7 @@ import './runtime.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import pino from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -57,7 +58,9 @@ async function main() {
     },
     db,
     mailer,
-    logger: loggerOptions(config.logLevel),
+    // Log lines leave asynchronously (a request never waits for stdout); pino writes what is
+    // still pending synchronously when the process exits.
+    logger: loggerOptions(config.logLevel, pino.destination({ dest: 1, sync: false })),
   });
 
   // A signal: /readyz says 503 at once, the listener stays open SHUTDOWN_DELAY_MS, then closes

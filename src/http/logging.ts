@@ -1,7 +1,7 @@
 // What the service logs about a request, and what it never logs: API keys, the admin token,
 // session cookies and link tokens stay out of every line, including ones a client put where
 // they do not belong (a key in the query string).
-import type { FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 
 const SECRET_IN_URL = /(ack_[A-Za-z0-9_-]+|sessionToken=[^&#\s]+|[?&](?:token|api_?key|key|access_token)=[^&#\s]+)/gi;
 
@@ -13,7 +13,7 @@ export function scrubUrl(url: string): string {
   });
 }
 
-export function loggerOptions(level: string, stream?: NodeJS.WritableStream): NonNullable<FastifyServerOptions['logger']> {
+export function loggerOptions(level: string, stream?: { write(line: string): unknown }): NonNullable<FastifyServerOptions['logger']> {
   return {
     level,
     ...(stream ? { stream } : {}),
@@ -25,4 +25,27 @@ export function loggerOptions(level: string, stream?: NodeJS.WritableStream): No
       req: (request: { method: string; url: string; ip?: string; id?: string }) => ({ method: request.method, url: scrubUrl(request.url), remoteAddress: request.ip }),
     },
   } as NonNullable<FastifyServerOptions['logger']>;
+}
+
+/**
+ * What an operator needs of every request, in one line written when it is answered: its id
+ * (reqId, bound to the request's logger), method, route and path (secrets scrubbed), status, time
+ * and client address. Half the lines of Fastify's own request logging (which also writes one when
+ * the request arrives), with fewer fields each.
+ */
+export class OneLineRequestLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      route: request.routeOptions.url,
+      url: scrubUrl(request.url),
+      statusCode: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+      ip: request.ip,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request');
+  }
 }

@@ -12,6 +12,11 @@ export interface Job {
   run(now: Date): Promise<number | void>;
   /** Waits for work a run started and did not await (deliveries in flight). */
   settle?(): Promise<void>;
+  /**
+   * After a run: how soon to run again when work is known to be waiting (a backlog), in ms;
+   * undefined: at the job's usual interval.
+   */
+  soonerMs?(): number | undefined;
 }
 
 export class JobRunner {
@@ -63,7 +68,7 @@ export class JobRunner {
     await Promise.allSettled([...this.jobs.values()].map((e) => e.job.settle?.()));
   }
 
-  private schedule(entry: { job: Job; timer?: NodeJS.Timeout }): void {
+  private schedule(entry: { job: Job; timer?: NodeJS.Timeout }, delayMs?: number): void {
     if (this.stopped) return;
     entry.timer = setTimeout(async () => {
       try {
@@ -72,8 +77,8 @@ export class JobRunner {
       } catch (error) {
         this.log.error({ err: error, job: entry.job.name }, 'background job failed; it runs again at its next turn');
       }
-      this.schedule(entry);
-    }, entry.job.everyMs);
+      this.schedule(entry, entry.job.soonerMs?.());
+    }, delayMs ?? entry.job.everyMs);
     entry.timer.unref();
   }
 }

@@ -650,7 +650,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/admin/v1/instances/{name}/report-links/rotate-key": {
+    "/admin/v1/instances/{instance}/report-links/rotate-key": {
         parameters: {
             query?: never;
             header?: never;
@@ -4870,7 +4870,7 @@ export interface operations {
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
                  * @example acme
                  */
-                name: string;
+                instance: string;
             };
             cookie?: never;
         };

@@ -5,14 +5,34 @@ import type { Database } from '../../db/database.js';
 import type { Job } from '../../jobs/runner.js';
 import { completeExpired } from './repository.js';
 
+// A run completes batches for at most RUN_BUDGET_MS (so that a stop never waits long for it);
+// when it stopped with attempts still due, the next run follows at once instead of a whole
+// interval later: 10,000 deadlines in one minute are worked off as fast as the database allows,
+// one short transaction at a time, instead of 20 per interval.
+const BATCH = 50;
+const RUN_BUDGET_MS = 1000;
+
 export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBaseLogger): Job {
+  let backlog = false;
   return {
     name: 'deadline-sweep',
     everyMs,
     async run() {
-      const completed = await completeExpired(db, 20, (attemptId, error) => log.error({ err: error, attemptId }, 'could not complete an attempt whose time ran out; passing it over'));
-      if (completed > 0) log.info({ completed }, 'completed attempts whose time ran out');
+      const started = Date.now();
+      let completed = 0;
+      backlog = false;
+      for (;;) {
+        const done = await completeExpired(db, BATCH, (attemptId, error) => log.error({ err: error, attemptId }, 'could not complete an attempt whose time ran out; passing it over'));
+        completed += done;
+        if (done < BATCH) break;
+        if (Date.now() - started >= RUN_BUDGET_MS) {
+          backlog = true;
+          break;
+        }
+      }
+      if (completed > 0) log.info({ completed, backlog }, 'completed attempts whose time ran out');
       return completed;
     },
+    soonerMs: () => (backlog ? 0 : undefined),
   };
 }

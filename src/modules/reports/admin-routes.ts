@@ -41,7 +41,7 @@ export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: 
   );
 
   app.post(
-    '/instances/:name/report-links/rotate-key',
+    '/instances/:instance/report-links/rotate-key',
     {
       schema: {
         operationId: 'rotateReportKey',
@@ -49,7 +49,7 @@ export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: 
         summary: "Withdraw every report link of an instance",
         description: "Signs later links with a new key: every link made before opens nothing (410 is not possible for them: they answer 404, like any link with a wrong signature). GET /v1/candidates/{candidateId} gives new links at once.",
         security: adminSecurity,
-        params: Type.Object({ name: InstanceName }),
+        params: Type.Object({ instance: InstanceName }),
         response: {
           200: Type.Object({ instance: Type.String(), rotatedAt: DateTime() }, { additionalProperties: false }),
           ...problemResponses('validation-failed', 'unauthorized', 'not-found'),
@@ -57,7 +57,7 @@ export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: 
       },
     },
     async (request) => {
-      const instance = await requireInstance(db, request.params.name);
+      const instance = await requireInstance(db, request.params.instance);
       const at = now();
       await rotateReportKey(db, instance.id, at);
       return { instance: instance.name, rotatedAt: at };

@@ -35,6 +35,7 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
   const post = options.post ?? postWebhook;
   const inFlight = new Map<string, Set<Promise<void>>>();
   const all = new Set<Promise<void>>();
+  let found = false;
 
   async function deliver(delivery: DueDelivery): Promise<void> {
     // webhook-timestamp is when this attempt is really sent (receivers compare it with their own
@@ -80,8 +81,12 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
         all.add(work);
       }
       await releaseClaims(options.db, extra);
+      found = started > 0 || extra.length > 0;
       return started;
     },
+    // While there is work, look again soon rather than a whole interval later: a fast receiver
+    // gets its backlog at the pace it answers (up to perEndpoint at a time), not 4 a second.
+    soonerMs: () => (found ? 20 : undefined),
     /** Waits for the deliveries under way (tests, and shutdown). */
     async settle() {
       while (all.size > 0) await Promise.allSettled([...all]);
