@@ -219,8 +219,8 @@ ${labels.map(
 ${order.map((option, place) => {
   const text = question.options[option]!.text;
   return html`<li class="rank-item" data-option="${option}"><span class="rank-text">${text}</span><input type="hidden" name="value" value="${option}">
-<span class="rank-moves"><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up"${place === 0 && html` aria-disabled="true"`}>Move up<span class="visually-hidden">: ${text}</span></button>
-<button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down"${place === n - 1 && html` aria-disabled="true"`}>Move down<span class="visually-hidden">: ${text}</span></button></span></li>
+<span class="rank-moves"><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up"${place === 0 && html` aria-disabled="true"`}>Move up<span class="visually-hidden"> ${text}</span></button>
+<button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down"${place === n - 1 && html` aria-disabled="true"`}>Move down<span class="visually-hidden"> ${text}</span></button></span></li>
 `;
 })}</ol>
 <p class="ranking-status" id="${id('ranking-status')}" role="status" aria-live="polite"></p>
