@@ -1,6 +1,8 @@
 // The console's pages: server-rendered through the escaping template layer, the same strict CSP
 // as the portal (no inline script or style), readable at 390 px and printable.
 import { html, type Renderable, type SafeHtml } from '../html/html.js';
+import { markdown } from '../html/markdown.js';
+import { likertItemScore, maxFootrule } from '../modules/attempts/scoring.js';
 import type { AssessmentReport, PendingReview, QuestionReport } from '../modules/attempts/report.js';
 import type { AuditEntry } from '../modules/audit/audit.js';
 import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
@@ -248,7 +250,35 @@ export function duration(report: AssessmentReport): string {
   return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
+/** A Likert item: every point with the one chosen, and how the key scores it. */
+function likertCell(q: QuestionReport, likert: NonNullable<QuestionReport['likert']>): Renderable {
+  const k = likert.labels.length;
+  const keyText = likert.reverse
+    ? `Reverse-keyed: “${likert.labels[0]}” scores ${k}, “${likert.labels[k - 1]}” scores 1 (score = ${k + 1} − point).`
+    : `Keyed: “${likert.labels[0]}” scores 1, “${likert.labels[k - 1]}” scores ${k}.`;
+  return html`${!q.answered && html`<p><em>Not answered</em> (scores as the lowest point of the key)</p>`}<ul class="plain">${likert.labels.map(
+    (label, i) =>
+      html`<li>${likert.chosen === i ? '☑' : '☐'} ${label} <span class="hint">(scores ${likertItemScore(k, i, likert.reverse)})</span>${likert.chosen === i && html` <strong>chosen</strong>`}</li>`,
+  )}</ul>
+<p class="hint">${keyText}${likert.score !== null && ` Keyed score ${likert.score} of ${k}.`}</p>`;
+}
+
+/** A ranking: the candidate's order beside the key's, with how far each option stands from its place in the key. */
+function rankingCell(q: QuestionReport, ranking: NonNullable<QuestionReport['ranking']>): Renderable {
+  const given = ranking.given;
+  const distance = given ? given.reduce((sum, text, i) => sum + Math.abs(i - ranking.key.indexOf(text)), 0) : 0;
+  if (!given) return html`<p><em>Not answered</em></p><p class="hint">Key: ${ranking.key.map((t, i) => html`${i > 0 && ' · '}${i + 1}. ${t}`)}</p>`;
+  return html`<table class="ranking-report"><caption class="visually-hidden">Candidate's order and the key of question ${q.id}</caption>
+<thead><tr><th scope="col" class="num">Place</th><th scope="col">Candidate's order</th><th scope="col">Key</th><th scope="col" class="num">Places from the key</th></tr></thead>
+<tbody>${given.map(
+    (text, i) => html`<tr><th scope="row" class="num">${i + 1}</th><td>${text}</td><td>${ranking.key[i]}</td><td class="num">${Math.abs(i - ranking.key.indexOf(text))}</td></tr>`,
+  )}</tbody></table>
+<p class="hint">Footrule distance ${distance} of at most ${maxFootrule(given.length)}: credit = 1 − ${distance} / ${maxFootrule(given.length)}.</p>`;
+}
+
 function answerCell(q: QuestionReport): Renderable {
+  if (q.likert) return likertCell(q, q.likert);
+  if (q.ranking) return rankingCell(q, q.ranking);
   if (!q.answered) return html`<em>Not answered</em>`;
   if (q.options.length > 0) {
     return html`<ul class="plain">${q.options.map(
@@ -335,7 +365,7 @@ ${
   html`<h3>Answers</h3>
 <ol class="answers">${r.questions.map(
     (q) => html`<li class="answer">
-<p class="prompt pre">${q.prompt}</p>
+<div class="prompt">${markdown(q.prompt)}</div>
 <p class="hint">${q.category} · ${q.type} · ${q.credit === null ? 'awaiting review' : `${Math.round(q.credit * 1000) / 10} % credit`}</p>
 ${answerCell(q)}
 ${reviewForm(r, q, options.csrf, options.instance, options.canReview)}
@@ -379,7 +409,7 @@ ${
   html`<section class="panel review-current" aria-labelledby="review-current">
 <h2 id="review-current">${first.candidateName} · ${first.assessmentName}</h2>
 <p class="hint">Completed ${when(first.finishedAt)} · <a href="/console/candidates/${first.candidateId}?instance=${instance}">full report</a></p>
-<p class="prompt pre">${first.prompt}</p>
+<div class="prompt">${markdown(first.prompt)}</div>
 ${first.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${first.guidance}</p>`}
 <blockquote class="pre answer-text">${first.answer}</blockquote>
 <form method="post" action="/console/reviews" class="review-form">

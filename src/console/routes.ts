@@ -445,7 +445,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const uuid = /^[a-z][a-z0-9-]{0,63}$/.test(request.params.id) ? await assessmentUuid(db, instance.id, request.params.id) : undefined;
       if (!uuid) throw notFound('No such assessment in this instance');
       const content = await currentContent(db, uuid);
-      const questions = content.questions.map((q, i) => questionField(q, undefined, `p${i + 1}-`));
+      const questions = content.questions.map((q, i) => questionField(q, undefined, `p${i + 1}-`, true));
       return page(reply, consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage)));
     });
 

@@ -2,8 +2,9 @@
 // inline script or style (the Content-Security-Policy forbids both). portal.js adds saving as you
 // go, the countdown, the typing test and the proctoring signals on top.
 import { html, type SafeHtml } from '../html/html.js';
-import type { AssessmentContent, QuestionContent } from '../modules/assessments/content-schema.js';
-import type { AnswerValue } from '../modules/attempts/scoring.js';
+import { markdown } from '../html/markdown.js';
+import { scaleLabels, type AssessmentContent, type QuestionContent } from '../modules/assessments/content-schema.js';
+import { isPermutation, type AnswerValue } from '../modules/attempts/scoring.js';
 
 interface Layout {
   title: string;
@@ -156,33 +157,80 @@ function header(view: AttemptView): SafeHtml {
 
 const checked = (on: boolean) => on && html` checked`;
 
+/** What the legend of a Likert item says: the two ends of its scale. */
+function likertHint(labels: readonly string[]): string {
+  return `Choose one point of the scale, from “${labels[0]}” to “${labels[labels.length - 1]}”`;
+}
+
 /**
  * The answer field of a question as the candidate sees it; the console's preview shows several on
- * one page, so their element ids take a prefix there.
+ * one page, so their element ids take a prefix there, and its ranking buttons submit nothing.
+ * The prompt is Markdown (src/html/markdown.ts): block markup that a legend or label may not
+ * hold, so it stands before the field, which takes it as its name with aria-labelledby.
  */
-export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = ''): SafeHtml {
+export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = '', preview = false): SafeHtml {
   const id = (name: string) => `${idPrefix}${name}`;
+  const prompt = html`<div class="prompt" id="${id('prompt')}">${markdown(question.prompt)}</div>
+`;
+  const group = (hint: string, body: SafeHtml[]) =>
+    html`${prompt}<fieldset class="${question.type}" aria-labelledby="${id('prompt')} ${id('how')}"><legend id="${id('how')}" class="hint">${hint}</legend>
+${body}</fieldset>`;
   switch (question.type) {
     case 'single-choice':
-      return html`<fieldset><legend class="prompt pre">${question.prompt}</legend>
-${question.options.map(
-  (o, i) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
+      return group(
+        'Choose one answer',
+        question.options.map(
+          (o, i) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
-)}</fieldset>`;
+        ),
+      );
     case 'multiple-choice': {
       const chosen = new Set(Array.isArray(answer) ? answer : []);
-      return html`<fieldset><legend class="prompt pre">${question.prompt} <span class="hint">(choose all that apply)</span></legend>
-${question.options.map(
-  (o, i) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
+      return group(
+        'Select all that apply',
+        question.options.map(
+          (o, i) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
-)}</fieldset>`;
+        ),
+      );
+    }
+    case 'likert': {
+      // A native radio group: Tab enters it, the arrow keys move between the points.
+      const labels = scaleLabels(question.scale);
+      return group(
+        likertHint(labels),
+        [html`<div class="scale" data-points="${labels.length}">
+${labels.map(
+  (label, i) => html`<div class="point"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${label}</label></div>
+`,
+)}</div>
+`],
+      );
+    }
+    case 'ranking': {
+      // Without drag and drop: each option has Move up and Move down buttons. Without JavaScript
+      // they submit the form, and the server moves the option and shows the question again;
+      // portal.js moves it in place, says where it went, and saves the order.
+      const n = question.options.length;
+      const order = isPermutation(answer, n) ? answer : question.options.map((_, i) => i);
+      const kind = preview ? 'button' : 'submit';
+      return html`${prompt}<div class="ranking" role="group" aria-labelledby="${id('prompt')} ${id('how')}">
+<p class="hint" id="${id('how')}">Put the options in order, the first at the top, with the Move up and Move down buttons.</p>
+<ol class="ranking-list" data-count="${n}">
+${order.map((option, place) => {
+  const text = question.options[option]!.text;
+  return html`<li class="rank-item" data-option="${option}"><span class="rank-text">${text}</span><input type="hidden" name="value" value="${option}">
+<span class="rank-moves"><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up"${place === 0 && html` aria-disabled="true"`}>Move up<span class="visually-hidden"> ${text}</span></button>
+<button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down"${place === n - 1 && html` aria-disabled="true"`}>Move down<span class="visually-hidden"> ${text}</span></button></span></li>
+`;
+})}</ol>
+<p class="ranking-status" id="${id('ranking-status')}" role="status" aria-live="polite"></p>
+</div>`;
     }
     case 'short-answer':
-      return html`<label class="prompt pre" for="${id('answer')}">${question.prompt}</label>
-<input type="text" id="${id('answer')}" name="value" maxlength="200" autocomplete="off" value="${typeof answer === 'string' ? answer : ''}">`;
+      return html`${prompt}<input type="text" id="${id('answer')}" name="value" maxlength="200" autocomplete="off" aria-labelledby="${id('prompt')}" value="${typeof answer === 'string' ? answer : ''}">`;
     case 'free-text':
-      return html`<label class="prompt pre" for="${id('answer')}">${question.prompt}</label>
-<textarea id="${id('answer')}" name="value" rows="8" maxlength="${question.maxLength ?? 4000}">${typeof answer === 'string' ? answer : ''}</textarea>`;
+      return html`${prompt}<textarea id="${id('answer')}" name="value" rows="8" maxlength="${question.maxLength ?? 4000}" aria-labelledby="${id('prompt')}">${typeof answer === 'string' ? answer : ''}</textarea>`;
   }
 }
 

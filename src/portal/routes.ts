@@ -277,7 +277,9 @@ export async function portalRoutes(
   });
 
   // A plain form post: saves the answer and moves on.
-  app.post<{ Params: { slug: string; n: string }; Body: { value?: string | string[]; go?: string } }>('/portal/a/:slug/q/:n', async (request, reply) => {
+  // A ranking's Move up / Move down buttons post here too (move = "<option>:up|down"): the order is
+  // saved with that option moved, and the same question shown again.
+  app.post<{ Params: { slug: string; n: string }; Body: { value?: string | string[]; go?: string; move?: string } }>('/portal/a/:slug/q/:n', async (request, reply) => {
     const { inv } = await forChange(request);
     const attempt = await openAttempt(inv, request);
     const content = await versionContent(db, attempt.assessmentId, attempt.version);
@@ -286,17 +288,25 @@ export async function portalRoutes(
     if (!question) throw new Problem('not-found', 'No such question');
     const raw = request.body?.value;
     const value =
-      question.type === 'multiple-choice'
+      question.type === 'multiple-choice' || question.type === 'ranking'
         ? (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map(Number)
-        : question.type === 'single-choice'
+        : question.type === 'single-choice' || question.type === 'likert'
           ? raw === undefined || raw === ''
             ? ''
             : Number(raw)
           : String(raw ?? '');
+    const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
+    if (question.type === 'ranking' && move && Array.isArray(value)) {
+      const from = value.indexOf(Number(move[1]));
+      const to = from + (move[2] === 'up' ? -1 : 1);
+      if (from >= 0 && to >= 0 && to < value.length) [value[from], value[to]] = [value[to]!, value[from]!];
+      await saveAnswer(db, attempt, question.id, value, n);
+      return reply.redirect(`/portal/a/${inv.slug}?q=${n}`, 303);
+    }
     const total = content.questions.length + (content.typingTest ? 1 : 0);
     const go = request.body?.go;
     const next = go === 'previous' ? Math.max(1, n - 1) : Math.min(total, n + 1);
-    if (question.type === 'single-choice' && value === '') await movePosition(db, attempt, next);
+    if ((question.type === 'single-choice' || question.type === 'likert') && value === '') await movePosition(db, attempt, next);
     else await saveAnswer(db, attempt, question.id, value, next);
     return reply.redirect(go === 'review' ? `/portal/a/${inv.slug}?q=review` : `/portal/a/${inv.slug}?q=${next}`, 303);
   });

@@ -125,20 +125,28 @@ describeEachStore('assessments', (ctx) => {
     assert.deepEqual(adminList.json().map((x: { name: string }) => x.name), ['In B']);
   });
 
-  it('publishes the sample catalogue: at least three assessments, each with 2-4 categories and 10+ questions', async () => {
+  it('publishes the sample catalogue: four assessments, each with 2-4 categories and 8+ questions', async () => {
     const instance = await ctx().instance();
     const files = catalogueFiles();
-    assert.ok(files.length >= 3);
+    assert.equal(files.length, 4);
     for (const file of files) {
       const response = await ctx().publish(instance, readFileSync(file, 'utf8'));
       assert.equal(response.statusCode, 201, `${file}: ${response.body}`);
     }
     const key = await ctx().key([instance]);
     const listed = (await list(key)).json();
+    assert.deepEqual(listed.map((a: { id: string }) => a.id), ['customer-support', 'data-entry', 'numerical-reasoning', 'work-style']);
     assert.ok(listed.some((a: { typingTest: boolean }) => a.typingTest), 'one has a typing test');
+    const types = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^ {4}type: ([a-z-]+)$/gm)].map((m) => m[1]);
+    assert.deepEqual(
+      [...new Set(files.flatMap(types))].sort(),
+      ['free-text', 'likert', 'multiple-choice', 'ranking', 'short-answer', 'single-choice'],
+      'the catalogue shows every question type',
+    );
     for (const assessment of listed) {
       assert.ok(assessment.categories.length >= 2 && assessment.categories.length <= 4, assessment.id);
-      assert.ok(assessment.questionCount >= 10, assessment.id);
+      // The work-style questionnaire is the short one: 6 statements and 2 rankings.
+      assert.ok(assessment.questionCount >= (assessment.id === 'work-style' ? 8 : 10), assessment.id);
       assert.ok(assessment.lowPassScore < assessment.passScore, assessment.id);
     }
   });

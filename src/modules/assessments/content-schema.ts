@@ -31,7 +31,7 @@ const Option = Type.Object(
 const common = {
   id: Slug('Identifier of the question within the assessment'),
   category: Slug('Category id this question counts towards'),
-  prompt: Text(4000, 'The question as shown to the candidate (plain text)'),
+  prompt: Text(4000, 'The question as shown to the candidate, in a Markdown subset (docs/question-types.md)'),
   points: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Weight within its category (default 1)' })),
 };
 
@@ -71,14 +71,60 @@ export const FreeTextQuestion = Type.Object(
   { additionalProperties: false },
 );
 
+/** The named Likert scales, their points from the lowest (scored 1) to the highest (scored k). */
+export const LIKERT_SCALES = {
+  'agreement-5': ['Strongly disagree', 'Disagree', 'Neither agree nor disagree', 'Agree', 'Strongly agree'],
+  'agreement-7': ['Strongly disagree', 'Disagree', 'Somewhat disagree', 'Neither agree nor disagree', 'Somewhat agree', 'Agree', 'Strongly agree'],
+  'frequency-5': ['Never', 'Rarely', 'Sometimes', 'Often', 'Always'],
+} as const satisfies Record<string, readonly string[]>;
+
+export const LikertQuestion = Type.Object(
+  {
+    ...common,
+    type: Type.Literal('likert', { description: 'A statement rated on a 5- or 7-point scale; scored by its key (docs/question-types.md)' }),
+    // Which names exist and how many labels a list has are checked in content.ts, for clearer messages.
+    scale: Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Array(Text(60, 'A point of the scale, lowest first'), { minItems: 1, maxItems: 12 })], {
+      description: `A named scale (${Object.keys(LIKERT_SCALES).join(', ')}) or a list of 5 or 7 labels, lowest first`,
+    }),
+    reverse: Type.Optional(Type.Boolean({ description: 'Reverse-keyed: the lowest point scores highest (default false)' })),
+  },
+  { additionalProperties: false },
+);
+
+const RankingOption = Type.Object(
+  {
+    id: Slug('Identifier of the option within the question, used by key'),
+    text: Text(500, 'Option text'),
+  },
+  { additionalProperties: false },
+);
+
+export const RankingQuestion = Type.Object(
+  {
+    ...common,
+    type: Type.Literal('ranking', { description: 'Order 3 to 8 options; credit by agreement with the key (docs/question-types.md)' }),
+    options: Type.Array(RankingOption, { minItems: 3, maxItems: 8, description: 'Shown in this order, which must not be the key' }),
+    key: Type.Array(Slug('An option id'), { minItems: 1, maxItems: 8, description: 'Every option id once, best first' }),
+  },
+  { additionalProperties: false },
+);
+
+/** The labels of a Likert scale, lowest first; none for an unknown name (content.ts refuses those). */
+export function scaleLabels(scale: string | readonly string[]): readonly string[] {
+  if (typeof scale !== 'string') return scale;
+  return Object.hasOwn(LIKERT_SCALES, scale) ? LIKERT_SCALES[scale as keyof typeof LIKERT_SCALES] : [];
+}
+
 export const QUESTION_TYPES = {
   'single-choice': SingleChoiceQuestion,
   'multiple-choice': MultipleChoiceQuestion,
   'short-answer': ShortAnswerQuestion,
   'free-text': FreeTextQuestion,
+  likert: LikertQuestion,
+  ranking: RankingQuestion,
 } as const;
 
-export const Question = Type.Union([SingleChoiceQuestion, MultipleChoiceQuestion, ShortAnswerQuestion, FreeTextQuestion]);
+export const Question = Type.Union([SingleChoiceQuestion, MultipleChoiceQuestion, ShortAnswerQuestion, FreeTextQuestion, LikertQuestion, RankingQuestion]);
 
 export const TypingTest = Type.Object(
   {

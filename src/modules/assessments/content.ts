@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Document } from 'yaml';
 import { Type } from 'typebox';
-import { AssessmentContent, QUESTION_TYPES, type QuestionContent } from './content-schema.js';
+import { AssessmentContent, LIKERT_SCALES, QUESTION_TYPES, type QuestionContent } from './content-schema.js';
 
 export interface ContentError {
   /** Dotted path into the document, such as `questions.3.options`; empty for the document itself. */
@@ -16,7 +16,8 @@ export interface ContentError {
 
 export type ParsedContent = { ok: true; content: AssessmentContent; hash: string } | { ok: false; errors: ContentError[] };
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// verbose: errors carry the data they are about, so that "has 2" can be said.
+const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
 // The document is checked in two steps so that a question's errors come from the schema of its
 // own type, not from every branch of a union.
 const checkDocument = ajv.compile(
@@ -77,19 +78,27 @@ type Locate = (segments: (string | number)[]) => { line?: number; column?: numbe
 function describe(errors: ErrorObject[], prefix: (string | number)[], locate: Locate): ContentError[] {
   const seen = new Set<string>();
   const out: ContentError[] = [];
+  // A union failure reports each failed branch too; its own summary says it better.
+  const unions = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath);
   for (const error of errors) {
-    // A union failure reports each failed branch too; its own summary says it better.
-    if (error.keyword === 'const' && errors.some((e) => e.keyword === 'anyOf' && e.instancePath === error.instancePath)) continue;
+    if (error.keyword !== 'anyOf' && unions.some((p) => error.instancePath === p || error.instancePath.startsWith(`${p}/`))) continue;
     const segments = [...prefix, ...error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
     let message = error.message ?? 'is invalid';
     let where = segments;
-    if (error.keyword === 'required') {
+    const count = Array.isArray(error.data) ? `, has ${error.data.length}` : '';
+    if (error.keyword === 'minItems') {
+      message = `must have at least ${String(error.params.limit)} item${error.params.limit === 1 ? '' : 's'}${count}`;
+    } else if (error.keyword === 'maxItems') {
+      message = `must have at most ${String(error.params.limit)} items${count}`;
+    } else if (error.keyword === 'required') {
       message = `is missing "${String(error.params.missingProperty)}"`;
     } else if (error.keyword === 'additionalProperties') {
       where = [...segments, String(error.params.additionalProperty)];
       message = `"${String(error.params.additionalProperty)}" is not a known field`;
     } else if (error.keyword === 'const' || error.keyword === 'enum') {
       message = `must be one of ${JSON.stringify(error.params.allowedValues ?? [error.params.allowedValue])}`;
+    } else if (error.keyword === 'anyOf' && segments.at(-1) === 'scale') {
+      message = `must be the name of a scale (${Object.keys(LIKERT_SCALES).join(', ')}) or a list of 5 or 7 labels`;
     } else if (error.keyword === 'anyOf') {
       message = `must be one of: ${Object.keys(QUESTION_TYPES).join(', ')}`;
     }
@@ -156,6 +165,44 @@ function questionErrors(question: QuestionContent, at: (string | number)[], loca
     if (question.type === 'single-choice' && correct !== 1) add([...at, 'options'], `must have exactly one correct option, has ${correct}`);
     if (question.type === 'multiple-choice' && correct === 0) add([...at, 'options'], 'must have at least one correct option');
     if (question.type === 'multiple-choice' && correct === question.options.length) add([...at, 'options'], 'must have at least one incorrect option');
+  }
+  if (question.type === 'likert') {
+    if (typeof question.scale === 'string') {
+      if (!Object.hasOwn(LIKERT_SCALES, question.scale)) {
+        add([...at, 'scale'], `"${question.scale}" is not a scale: use one of ${Object.keys(LIKERT_SCALES).join(', ')}, or a list of 5 or 7 labels`);
+      }
+    } else {
+      const points = question.scale.length;
+      if (points !== 5 && points !== 7) add([...at, 'scale'], `must have 5 or 7 points, has ${points}`);
+      const labels = new Set<string>();
+      question.scale.forEach((label, index) => {
+        if (labels.has(label)) add([...at, 'scale', index], `repeats the label "${label}"`);
+        labels.add(label);
+      });
+    }
+  }
+  if (question.type === 'ranking') {
+    const ids = new Set<string>();
+    const texts = new Set<string>();
+    question.options.forEach((option, index) => {
+      if (ids.has(option.id)) add([...at, 'options', index, 'id'], `"${option.id}" is used by another option`);
+      if (texts.has(option.text)) add([...at, 'options', index], 'repeats another option');
+      ids.add(option.id);
+      texts.add(option.text);
+    });
+    // The key must be a permutation of the option ids: each once, nothing else.
+    const keyed = new Set<string>();
+    question.key.forEach((id, index) => {
+      if (!ids.has(id)) add([...at, 'key', index], `"${id}" is not an option id of this question`);
+      else if (keyed.has(id)) add([...at, 'key', index], `lists "${id}" twice`);
+      keyed.add(id);
+    });
+    const missing = [...ids].filter((id) => !keyed.has(id));
+    if (missing.length > 0) add([...at, 'key'], `must list every option once; missing ${missing.map((id) => `"${id}"`).join(', ')}`);
+    const valid = ids.size === question.options.length && keyed.size === question.key.length && missing.length === 0 && question.key.length === ids.size;
+    if (valid && question.options.every((option, index) => question.key[index] === option.id)) {
+      add([...at, 'options'], 'are listed in the order of the key, so the candidate would start from the answer: list them in another order');
+    }
   }
   return errors;
 }

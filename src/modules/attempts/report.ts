@@ -3,12 +3,12 @@
 // correct, reviews, the proctoring timeline with the rules that raised the red flag, and where
 // the total stands among everyone who completed the same version.
 import type { Queryable } from '../../db/database.js';
-import type { QuestionContent } from '../assessments/content-schema.js';
+import { scaleLabels, type QuestionContent } from '../assessments/content-schema.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasons, type SignalKind } from './proctoring.js';
 import { REVIEW_CURRENT, signalsOf, versionContent } from './repository.js';
-import { questionCredit, type AnswerValue } from './scoring.js';
+import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 
 export interface QuestionReport {
   id: string;
@@ -22,6 +22,10 @@ export interface QuestionReport {
   answered: boolean;
   /** Accepted answers of a short-answer question. */
   accepted: string[];
+  /** A Likert item: its scale's labels (lowest first), the point chosen, its key and keyed score (1..k). */
+  likert: { labels: string[]; chosen: number | null; reverse: boolean; score: number | null } | null;
+  /** A ranking: the candidate's order and the key's, as option texts, first-ranked first. */
+  ranking: { given: string[] | null; key: string[] } | null;
   /** 0-1, null while a free-text answer awaits its review. */
   credit: number | null;
   guidance: string | null;
@@ -124,10 +128,21 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         type: question.type,
         category: content.categories.find((c) => c.id === question.category)?.name ?? question.category,
         prompt: question.prompt,
-        options: 'options' in question ? question.options.map((o, i) => ({ text: o.text, correct: o.correct === true, chosen: chosen.has(i) })) : [],
+        options:
+          question.type === 'single-choice' || question.type === 'multiple-choice'
+            ? question.options.map((o, i) => ({ text: o.text, correct: o.correct === true, chosen: chosen.has(i) }))
+            : [],
         text: typeof value === 'string' ? value : null,
         answered: given !== undefined,
         accepted: question.type === 'short-answer' ? question.accept : [],
+        likert: question.type === 'likert' ? likertView(question, value) : null,
+        ranking:
+          question.type === 'ranking'
+            ? {
+                given: isPermutation(value, question.options.length) ? value.map((i) => question.options[i]!.text) : null,
+                key: question.key.map((id) => question.options.find((o) => o.id === id)?.text ?? id),
+              }
+            : null,
         credit: questionCredit(question, value, review),
         guidance: question.type === 'free-text' ? (question.guidance ?? null) : null,
         review: given?.reviewScore !== null && given?.reviewScore !== undefined ? { score: given.reviewScore, reviewedAt: given.reviewedAt! } : null,
@@ -151,6 +166,13 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     });
   }
   return reports;
+}
+
+function likertView(question: Extract<QuestionContent, { type: 'likert' }>, value: AnswerValue | undefined): QuestionReport['likert'] {
+  const labels = [...scaleLabels(question.scale)];
+  const reverse = question.reverse === true;
+  const chosen = isAnswered(question, value) ? (value as number) : null;
+  return { labels, chosen, reverse, score: chosen === null ? null : likertItemScore(labels.length, chosen, reverse) };
 }
 
 /** Percentile and category averages over the completed, scored attempts of one version. */

@@ -3,9 +3,9 @@
 // Completion scores the attempt and writes the result onto the invitation, in one transaction.
 import { isUnavailable, type Database, type Queryable } from '../../db/database.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
-import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
+import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
 import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
-import { isAnswered, scoreAttempt, type AnswerValue } from './scoring.js';
+import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { measureTyping } from './typing.js';
 import { lockForStart, markCompleted, markStarted, setCompletion, setRedFlag, setScore, setTypingSpeed } from '../invitations/record.js';
 
@@ -96,6 +96,12 @@ export function checkAnswer(question: QuestionContent, value: unknown): AnswerVa
     case 'short-answer':
       if (typeof value !== 'string' || value.length > 200) throw bad('must be text of at most 200 characters');
       if (value.includes('\u0000')) throw bad(NUL_DETAIL);
+      return value;
+    case 'likert':
+      if (!isAnswered(question, value as AnswerValue)) throw bad(`must be the index of one point of the scale, 0 to ${scaleLabels(question.scale).length - 1}`);
+      return value as number;
+    case 'ranking':
+      if (!isPermutation(value, question.options.length)) throw bad(`must list every option index from 0 to ${question.options.length - 1} once, first-ranked first`);
       return value;
     case 'free-text': {
       const max = question.maxLength ?? 4000;

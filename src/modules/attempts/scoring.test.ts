@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
-import { normaliseText, numericValue, questionCredit, scoreAttempt, shortAnswerMatches, type AnswerValue } from './scoring.js';
+import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
+import { footrule, maxFootrule, normaliseText, numericValue, questionCredit, scoreAttempt, shortAnswerMatches, type AnswerValue } from './scoring.js';
 
 const single: QuestionContent = { id: 's', category: 'a', type: 'single-choice', prompt: 'p', options: [{ text: 'x' }, { text: 'y', correct: true }, { text: 'z' }] };
 const multiple: QuestionContent = {
@@ -61,6 +61,202 @@ describe('text and number normalisation', () => {
   it('text', () => {
     assert.equal(normaliseText('  Hello   World. '), 'hello world');
     assert.equal(shortAnswerMatches('ＰＡＲＩＳ', ['Paris']), true, 'full-width letters fold');
+  });
+});
+
+type Likert = Extract<QuestionContent, { type: 'likert' }>;
+type Ranking = Extract<QuestionContent, { type: 'ranking' }>;
+
+/** The point that scores highest on a Likert item: the top of the scale, or the bottom when reverse-keyed. */
+const likertBest = (q: Likert) => (q.reverse ? 0 : scaleLabels(q.scale).length - 1);
+/** The key's order as option indexes, the answer that earns full credit. */
+const keyOrder = (q: Ranking) => q.key.map((id) => q.options.findIndex((o) => o.id === id));
+
+/** A ranking of 3-8 options, listed in a random order, with a random key. */
+const rankingArb: fc.Arbitrary<Ranking> = fc.integer({ min: 3, max: 8 }).chain((n) =>
+  fc.tuple(fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n })).map(
+    ([listed, key]): Ranking => ({
+      id: 'r',
+      category: 'a',
+      type: 'ranking',
+      prompt: 'p',
+      options: listed.map((i) => ({ id: `o${i}`, text: `Option ${i}` })),
+      key: key.map((i) => `o${i}`),
+    }),
+  ),
+);
+/** A ranking with an order of its options (a permutation of their indexes). */
+const rankedArb = rankingArb.chain((q) => fc.tuple(fc.constant(q), fc.shuffledSubarray([...q.options.keys()], { minLength: q.options.length, maxLength: q.options.length })));
+
+const likertArb: fc.Arbitrary<Likert> = fc
+  .record({ scale: fc.oneof(fc.constantFrom('agreement-5', 'agreement-7', 'frequency-5'), fc.constantFrom(5, 7).map((k) => Array.from({ length: k }, (_, i) => `L${i}`))), reverse: fc.boolean() })
+  .map(({ scale, reverse }): Likert => ({ id: 'l', category: 'a', type: 'likert', prompt: 'p', scale, reverse }));
+const likertAnsweredArb = likertArb.chain((q) => fc.tuple(fc.constant(q), fc.nat(scaleLabels(q.scale).length - 1)));
+
+describe('Likert items', () => {
+  const item = (over: Partial<Likert> = {}): Likert => ({ id: 'l', category: 'a', type: 'likert', prompt: 'p', scale: 'agreement-5', ...over });
+
+  it('scores point x of k as (x − 1) / (k − 1), reverse-keyed as (k − x) / (k − 1)', () => {
+    assert.deepEqual([0, 1, 2, 3, 4].map((x) => questionCredit(item(), x, undefined)), [0, 0.25, 0.5, 0.75, 1]);
+    assert.deepEqual([0, 1, 2, 3, 4].map((x) => questionCredit(item({ reverse: true }), x, undefined)), [1, 0.75, 0.5, 0.25, 0]);
+    assert.deepEqual([0, 3, 6].map((x) => questionCredit(item({ scale: 'agreement-7' }), x, undefined)), [0, 0.5, 1]);
+    assert.equal(questionCredit(item({ scale: ['a', 'b', 'c', 'd', 'e', 'f', 'g'], reverse: true }), 1, undefined), 5 / 6);
+  });
+
+  it('unanswered or out of range earns 0, the same as the lowest keyed point', () => {
+    assert.equal(questionCredit(item(), undefined, undefined), 0);
+    assert.equal(questionCredit(item({ reverse: true }), undefined, undefined), 0);
+    assert.equal(questionCredit(item(), 5, undefined), 0);
+    assert.equal(questionCredit(item(), -1, undefined), 0);
+    assert.equal(questionCredit(item(), 1.5, undefined), 0);
+  });
+
+  it('property: credit lies in [0, 1], and the keyed best point earns 1, the keyed worst 0', () => {
+    fc.assert(
+      fc.property(likertAnsweredArb, ([q, x]) => {
+        const credit = questionCredit(q, x, undefined)!;
+        assert.ok(credit >= 0 && credit <= 1, String(credit));
+        const k = scaleLabels(q.scale).length;
+        assert.equal(questionCredit(q, likertBest(q), undefined), 1);
+        assert.equal(questionCredit(q, k - 1 - likertBest(q), undefined), 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: reverse keying mirrors the scale: reverse(x) = 1 − forward(x) = forward(k − 1 − x)', () => {
+    fc.assert(
+      fc.property(likertAnsweredArb, ([q, x]) => {
+        const k = scaleLabels(q.scale).length;
+        const forward = { ...q, reverse: false };
+        const reverse = { ...q, reverse: true };
+        assert.ok(Math.abs(questionCredit(reverse, x, undefined)! - (1 - questionCredit(forward, x, undefined)!)) < 1e-12);
+        assert.equal(questionCredit(reverse, x, undefined), questionCredit(forward, k - 1 - x, undefined));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: never answering scores no more than any answer (skipping cannot help)', () => {
+    fc.assert(
+      fc.property(likertAnsweredArb, ([q, x]) => assert.ok(questionCredit(q, undefined, undefined)! <= questionCredit(q, x, undefined)!)),
+      { numRuns: 200 },
+    );
+  });
+
+  it('property: a category of Likert items of one scale and equal points scores (sum − min) / (max − min) of the keyed scores', () => {
+    const scaleArb = fc.record({
+      k: fc.constantFrom(5, 7),
+      items: fc.array(fc.record({ reverse: fc.boolean(), x: fc.option(fc.nat(6), { nil: undefined }) }), { minLength: 1, maxLength: 12 }),
+      points: fc.integer({ min: 1, max: 5 }),
+    });
+    fc.assert(
+      fc.property(scaleArb, ({ k, items, points }) => {
+        const questions = items.map(({ reverse }, i): Likert => ({ id: `l${i}`, category: 'a', type: 'likert', prompt: 'p', scale: k === 5 ? 'agreement-5' : 'agreement-7', reverse, points }));
+        const answers = Object.fromEntries(items.map(({ x }, i) => [`l${i}`, x === undefined ? undefined : x % k]));
+        const c = content({ categories: [{ id: 'a', name: 'A' }], questions });
+        const result = scoreAttempt({ content: c, answers, reviews: {} });
+        // Unanswered items count as the lowest keyed score, 1.
+        const sum = items.reduce((total, { reverse, x }) => total + (x === undefined ? 1 : reverse ? k - (x % k) : (x % k) + 1), 0);
+        const [min, max] = [items.length, items.length * k];
+        const expected = (100 * (sum - min)) / (max - min);
+        assert.ok(Math.abs(result.categoryScores[0]!.score - expected) <= 0.005 + 1e-9, `${result.categoryScores[0]!.score} vs ${expected}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('ranking questions', () => {
+  const ranking: Ranking = {
+    id: 'r',
+    category: 'a',
+    type: 'ranking',
+    prompt: 'p',
+    options: [
+      { id: 'c', text: 'C' },
+      { id: 'a', text: 'A' },
+      { id: 'd', text: 'D' },
+      { id: 'b', text: 'B' },
+    ],
+    key: ['a', 'b', 'c', 'd'],
+  };
+
+  it('scores 1 − footrule / ⌊n²/2⌋ against the key', () => {
+    // Options by index: 0 = C, 1 = A, 2 = D, 3 = B.
+    assert.equal(questionCredit(ranking, [1, 3, 0, 2], undefined), 1, 'the key: A B C D');
+    assert.equal(questionCredit(ranking, [2, 0, 3, 1], undefined), 0, 'the reverse: D C B A');
+    assert.equal(questionCredit(ranking, [3, 1, 0, 2], undefined), 1 - 2 / 8, 'B A C D: one adjacent swap');
+    assert.equal(questionCredit(ranking, [3, 0, 2, 1], undefined), 1 - 6 / 8, 'B C D A: three options one place off, one three');
+    // The reverse is not the only order as far from the key as can be: each option two places off is too.
+    assert.equal(questionCredit(ranking, [0, 2, 1, 3], undefined), 0, 'C D A B');
+    assert.deepEqual([3, 4, 5, 6, 7, 8].map(maxFootrule), [4, 8, 12, 18, 24, 32]);
+  });
+
+  it('an answer that is not a permutation of the options earns 0', () => {
+    for (const bad of [undefined, [1, 3, 0], [1, 3, 0, 0], [1, 3, 0, 4], [1, 3, 0, 2, 2], 'ABCD', 2]) {
+      assert.equal(questionCredit(ranking, bad as AnswerValue | undefined, undefined), 0, JSON.stringify(bad));
+    }
+  });
+
+  it('property: credit lies in [0, 1]; the key earns 1 and its reverse 0', () => {
+    fc.assert(
+      fc.property(rankedArb, ([q, order]) => {
+        const credit = questionCredit(q, order, undefined)!;
+        assert.ok(credit >= 0 && credit <= 1, String(credit));
+        assert.equal(questionCredit(q, keyOrder(q), undefined), 1);
+        assert.equal(questionCredit(q, keyOrder(q).reverse(), undefined), 0);
+        // Only the key earns full credit.
+        assert.equal(credit === 1, JSON.stringify(order) === JSON.stringify(keyOrder(q)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('property: the score does not depend on the order the options are listed (presented) in', () => {
+    fc.assert(
+      fc.property(
+        rankedArb.chain(([q, order]) => fc.tuple(fc.constant(q), fc.constant(order), fc.shuffledSubarray([...q.options.keys()], { minLength: q.options.length, maxLength: q.options.length }))),
+        ([q, order, relisting]) => {
+          // The same options listed in another order; the same ranking, by option, in its indexes.
+          const relisted: Ranking = { ...q, options: relisting.map((i) => q.options[i]!) };
+          const sameOrder = order.map((i) => relisting.indexOf(i));
+          assert.equal(questionCredit(relisted, sameOrder, undefined), questionCredit(q, order, undefined));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('property: reversing an answer swaps its distances to the key and to the key’s reverse', () => {
+    fc.assert(
+      fc.property(rankedArb, ([q, order]) => {
+        const keyPlace = q.options.map((o) => q.key.indexOf(o.id));
+        const toKey = footrule(order, keyPlace);
+        const reversedKeyPlace = keyPlace.map((p) => q.options.length - 1 - p);
+        const toReverse = footrule(order, reversedKeyPlace);
+        const credit = questionCredit(q, order, undefined)!;
+        const reversedCredit = questionCredit(q, [...order].reverse(), undefined)!;
+        // Reversing the answer swaps its distances to the key and to the key's reverse.
+        assert.equal(footrule([...order].reverse(), keyPlace), toReverse);
+        if (toKey <= toReverse) assert.ok(credit >= reversedCredit);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('property: moving one option a place towards its place in the key never lowers the credit', () => {
+    fc.assert(
+      fc.property(rankedArb.chain(([q, order]) => fc.tuple(fc.constant(q), fc.constant(order), fc.nat(q.options.length - 2))), ([q, order, at]) => {
+        const keyPlace = q.options.map((o) => q.key.indexOf(o.id));
+        // Swap the neighbours at `at` and `at + 1` when that puts them in the key's relative order.
+        if (keyPlace[order[at]!]! < keyPlace[order[at + 1]!]!) return;
+        const swapped = [...order];
+        [swapped[at], swapped[at + 1]] = [swapped[at + 1]!, swapped[at]!];
+        assert.ok(questionCredit(q, swapped, undefined)! >= questionCredit(q, order, undefined)!);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 
@@ -152,6 +348,10 @@ describe('scoreAttempt', () => {
     fc.record({ points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') }).map(
       ({ points, cat }): QuestionContent => ({ id: '', category: cat, type: 'short-answer', prompt: 'p', points, accept: ['42'] }),
     ),
+    fc
+      .record({ scale: fc.constantFrom('agreement-5', 'agreement-7', 'frequency-5'), reverse: fc.boolean(), points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') })
+      .map(({ scale, reverse, points, cat }): QuestionContent => ({ id: '', category: cat, type: 'likert', prompt: 'p', points, scale, reverse })),
+    rankingArb.map((q) => ({ ...q, points: 2 })),
   );
   const assessmentArb = fc
     .record({
@@ -170,9 +370,25 @@ describe('scoreAttempt', () => {
       }),
     );
   const correctAnswer = (q: QuestionContent): AnswerValue =>
-    q.type === 'single-choice' ? q.options.findIndex((o) => o.correct) : q.type === 'multiple-choice' ? q.options.flatMap((o, i) => (o.correct ? [i] : [])) : '42';
+    q.type === 'single-choice'
+      ? q.options.findIndex((o) => o.correct)
+      : q.type === 'multiple-choice'
+        ? q.options.flatMap((o, i) => (o.correct ? [i] : []))
+        : q.type === 'likert'
+          ? likertBest(q)
+          : q.type === 'ranking'
+            ? keyOrder(q)
+            : '42';
   const wrongAnswer = (q: QuestionContent): AnswerValue =>
-    q.type === 'single-choice' ? q.options.findIndex((o) => !o.correct) : q.type === 'multiple-choice' ? q.options.flatMap((o, i) => (o.correct ? [] : [i])) : 'nope';
+    q.type === 'single-choice'
+      ? q.options.findIndex((o) => !o.correct)
+      : q.type === 'multiple-choice'
+        ? q.options.flatMap((o, i) => (o.correct ? [] : [i]))
+        : q.type === 'likert'
+          ? scaleLabels(q.scale).length - 1 - likertBest(q)
+          : q.type === 'ranking'
+            ? keyOrder(q).reverse()
+            : 'nope';
   const answersArb = (c: AssessmentContent) =>
     fc.array(fc.constantFrom('right', 'wrong', 'none'), { minLength: c.questions.length, maxLength: c.questions.length }).map((kinds) =>
       Object.fromEntries(c.questions.map((q, i) => [q.id, kinds[i] === 'right' ? correctAnswer(q) : kinds[i] === 'wrong' ? wrongAnswer(q) : undefined])),

@@ -1,11 +1,14 @@
 // Scoring an attempt: per-question credit, per-category percentages with question
 // points, the weighted total, completion, and the PASS / LOW_PASS / FAIL decision. Pure: no I/O,
 // so that every rule is tested exhaustively.
-import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
+import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
 // Scores are rounded as their strings show them, so that thresholds see what clients see.
 import { round2 } from '../scores/format.js';
 
-/** What a candidate gave: an option index, several option indexes, or text. */
+/**
+ * What a candidate gave: an option index (single choice; a Likert item's point, 0 = the lowest),
+ * several option indexes (multiple choice; a ranking's option indexes, first-ranked first), or text.
+ */
 export type AnswerValue = number | number[] | string;
 
 export interface ScoreInput {
@@ -58,16 +61,24 @@ export function isAnswered(question: QuestionContent, answer: AnswerValue | unde
       return typeof answer === 'number';
     case 'multiple-choice':
       return Array.isArray(answer) && answer.length > 0;
+    case 'likert':
+      return Number.isInteger(answer) && (answer as number) >= 0 && (answer as number) < scaleLabels(question.scale).length;
+    case 'ranking':
+      return isPermutation(answer, question.options.length);
     default:
       return typeof answer === 'string' && answer.trim() !== '';
   }
 }
 
 /**
- * Credit for one question, 0 to 1; null while a free-text answer awaits review.
+ * Credit for one question, 0 to 1; null while a free-text answer awaits review. An unanswered
+ * question earns 0, whatever its type. (docs/question-types.md gives the rules of the newer types.)
  * Multiple choice gives partial credit: (correct options chosen − wrong options chosen) divided
  * by the number of correct options, never below 0. Choosing everything therefore earns nothing
  * more than choosing nothing.
+ * A Likert item earns (s − 1) / (k − 1) for its keyed score s on a k-point scale, so a category of
+ * Likert items of equal points scores (sum − min) / (max − min) of its keyed scores.
+ * A ranking earns 1 − footrule distance to the key / ⌊n²/2⌋.
  */
 export function questionCredit(question: QuestionContent, answer: AnswerValue | undefined, review: number | undefined): number | null {
   if (!isAnswered(question, answer)) return 0;
@@ -90,7 +101,49 @@ export function questionCredit(question: QuestionContent, answer: AnswerValue | 
       return shortAnswerMatches(answer as string, question.accept) ? 1 : 0;
     case 'free-text':
       return review === undefined ? null : Math.min(100, Math.max(0, review)) / 100;
+    case 'likert': {
+      const points = scaleLabels(question.scale).length;
+      return (likertItemScore(points, answer as number, question.reverse === true) - 1) / (points - 1);
+    }
+    case 'ranking':
+      return rankingCredit(question, answer);
   }
+}
+
+/** Whether the value orders the indexes 0..n-1, each once. */
+export function isPermutation(value: unknown, n: number): value is number[] {
+  if (!Array.isArray(value) || value.length !== n) return false;
+  const seen = new Set<number>();
+  for (const v of value) {
+    if (!Number.isInteger(v) || v < 0 || v >= n || seen.has(v)) return false;
+    seen.add(v);
+  }
+  return true;
+}
+
+/**
+ * A Likert answer's keyed score, 1 to k on a k-point scale: the chosen point's place from the
+ * lowest (the answer 0 scores 1), or k + 1 − that for a reverse-keyed item.
+ */
+export function likertItemScore(points: number, answer: number, reverse: boolean): number {
+  const x = answer + 1;
+  return reverse ? points + 1 - x : x;
+}
+
+/** Spearman's footrule: how far, in places, each option stands from its place in the key. */
+export function footrule(order: readonly number[], keyPlace: readonly number[]): number {
+  return order.reduce((sum, option, place) => sum + Math.abs(place - keyPlace[option]!), 0);
+}
+
+/** The largest footrule distance between two orders of n items (reached by the reverse): ⌊n²/2⌋. */
+export const maxFootrule = (n: number) => Math.floor((n * n) / 2);
+
+/** Ranking credit: 1 − footrule / max footrule; 1 for the key's order, 0 for its reverse. */
+export function rankingCredit(question: Extract<QuestionContent, { type: 'ranking' }>, answer: AnswerValue | undefined): number {
+  const n = question.options.length;
+  if (!isPermutation(answer, n)) return 0;
+  const keyPlace = question.options.map((option) => question.key.indexOf(option.id));
+  return 1 - footrule(answer, keyPlace) / maxFootrule(n);
 }
 
 export const typingCredit = (wpm: number, targetWpm: number) => Math.min(1, Math.max(0, wpm) / targetWpm);

@@ -88,12 +88,17 @@
     var type = form.getAttribute('data-type');
     var pending = null;
     var currentValue = function () {
-      if (type === 'single-choice') {
+      if (type === 'single-choice' || type === 'likert') {
         var checked = form.querySelector('input[name="value"]:checked');
         return checked ? Number(checked.value) : undefined;
       }
       if (type === 'multiple-choice') {
         return Array.prototype.map.call(form.querySelectorAll('input[name="value"]:checked'), function (el) {
+          return Number(el.value);
+        });
+      }
+      if (type === 'ranking') {
+        return Array.prototype.map.call(form.querySelectorAll('input[name="value"]'), function (el) {
           return Number(el.value);
         });
       }
@@ -112,6 +117,46 @@
         });
     };
     form.addEventListener('change', save);
+
+    // A ranking: Move up / Move down move the option in place (moving its neighbour, so that the
+    // focused button stays where focus is), say where it went, and save the new order.
+    var list = form.querySelector('.ranking-list');
+    var rankingStatus = form.querySelector('.ranking-status');
+    if (list) {
+      var refresh = function () {
+        var items = list.querySelectorAll('.rank-item');
+        Array.prototype.forEach.call(items, function (item, place) {
+          var up = item.querySelector('[data-direction="up"]');
+          var down = item.querySelector('[data-direction="down"]');
+          if (place === 0) up.setAttribute('aria-disabled', 'true');
+          else up.removeAttribute('aria-disabled');
+          if (place === items.length - 1) down.setAttribute('aria-disabled', 'true');
+          else down.removeAttribute('aria-disabled');
+        });
+        return items;
+      };
+      list.addEventListener('click', function (event) {
+        var button = event.target.closest('.rank-move');
+        if (!button) return;
+        event.preventDefault();
+        var item = button.closest('.rank-item');
+        var text = item.querySelector('.rank-text').textContent;
+        var up = button.getAttribute('data-direction') === 'up';
+        var neighbour = up ? item.previousElementSibling : item.nextElementSibling;
+        var items = list.querySelectorAll('.rank-item');
+        if (!neighbour) {
+          rankingStatus.textContent = '“' + text + '” is already ' + (up ? 'first' : 'last') + ', at position ' + (up ? 1 : items.length) + ' of ' + items.length + '.';
+          return;
+        }
+        if (up) list.insertBefore(neighbour, item.nextElementSibling);
+        else list.insertBefore(neighbour, item);
+        items = refresh();
+        var place = Array.prototype.indexOf.call(items, item) + 1;
+        button.focus();
+        rankingStatus.textContent = '“' + text + '” moved to position ' + place + ' of ' + items.length + '.';
+        save();
+      });
+    }
     form.addEventListener('input', function () {
       clearTimeout(pending);
       pending = setTimeout(save, 600);

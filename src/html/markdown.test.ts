@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { html } from './html.js';
+import { markdown } from './markdown.js';
+
+const render = (text: string) => markdown(text).toString();
+
+describe('Markdown prompts', () => {
+  it('renders the subset: paragraphs with their line breaks, lists, emphasis, code, tables', () => {
+    assert.equal(render('Line one\nline *two*'), '<p>Line one<br>\nline <em>two</em></p>\n');
+    assert.equal(render('- a\n- **b**'), '<ul>\n<li>a</li>\n<li><strong>b</strong></li>\n</ul>\n');
+    assert.equal(render('1. first\n2. second'), '<ol>\n<li>first</li>\n<li>second</li>\n</ol>\n');
+    assert.equal(render('Use `=SUM(A1:A3)`'), '<p>Use <code>=SUM(A1:A3)</code></p>\n');
+    assert.equal(render('```\n<b>raw</b>\n```'), '<pre><code>&lt;b&gt;raw&lt;/b&gt;\n</code></pre>\n');
+    const table = render('| Team | Jan |\n| :--- | ---: |\n| North | 420 |');
+    assert.match(table, /^<table>\n<thead>\n<tr>\n<th class="align-left">Team<\/th>\n<th class="align-right">Jan<\/th>/);
+    assert.match(table, /<td class="align-left">North<\/td>\n<td class="align-right">420<\/td>/);
+    assert.doesNotMatch(table, /style=/, 'alignment is a class: the CSP forbids style attributes');
+  });
+
+  it('keeps headings and images out: they render as text', () => {
+    assert.equal(render('# Title'), '<p># Title</p>\n');
+    assert.equal(render('Title\n---'), '<p>Title</p>\n<hr>\n');
+    // An image is at most a link to it (the CSP would refuse to load it anyway).
+    assert.equal(render('![alt](https://example.com/x.png)'), '<p>!<a href="https://example.com/x.png" target="_blank" rel="noopener noreferrer">alt</a></p>\n');
+    assert.doesNotMatch(render('![x](javascript:alert(1))'), /<(img|a) /);
+  });
+
+  it('escapes raw HTML: <script>, <img onerror>, event handlers and entities stay text', () => {
+    assert.equal(render('<script>alert(1)</script>'), '<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n');
+    assert.equal(render('Look <img src=x onerror="alert(1)"> here'), '<p>Look &lt;img src=x onerror=&quot;alert(1)&quot;&gt; here</p>\n');
+    assert.equal(render('<div onclick="x()">\n\nblock\n</div>'), '<p>&lt;div onclick=&quot;x()&quot;&gt;</p>\n<p>block<br>\n&lt;/div&gt;</p>\n');
+    assert.equal(render('`<script>`'), '<p><code>&lt;script&gt;</code></p>\n');
+    assert.equal(render('| a |\n| - |\n| <iframe src=x> |'), '<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>&lt;iframe src=x&gt;</td>\n</tr>\n</tbody>\n</table>\n');
+  });
+
+  it('links only to http(s) and mailto addresses, in a new tab; anything else stays text', () => {
+    assert.equal(render('[help](https://example.com/a?b=1&c=2)'), '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">help</a></p>\n');
+    assert.match(render('[mail](mailto:help@example.com)'), /<a href="mailto:help@example.com"/);
+    for (const bad of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'java%0ascript:alert(1)', 'data:text/html,<script>x</script>', 'vbscript:x', '/relative', '//evil.example']) {
+      const out = render(`[click](${bad})`);
+      assert.doesNotMatch(out, /<a /, `${bad}: ${out}`);
+    }
+    assert.doesNotMatch(render('<javascript:alert(1)>'), /<a /);
+    assert.doesNotMatch(render('[x]: javascript:alert(1)\n\n[x]'), /<a /, 'reference-style links are checked too');
+    assert.doesNotMatch(render('https://example.com'), /<a /, 'bare addresses are not linked');
+  });
+
+  it('enters a template as markup, once, without double escaping', () => {
+    assert.equal(html`<div>${markdown('a & *b*')}</div>`.toString(), '<div><p>a &amp; <em>b</em></p>\n</div>');
+  });
+
+  it('never lets generated text open a tag, an event handler or a script URL', () => {
+    const pieces = fc.constantFrom('<', '>', '"', "'", '&', '*', '_', '`', '|', '[', ']', '(', ')', '\n', ' ', '-', ':', 'script', 'img', 'onerror=', 'javascript', 'a', '!', '#', '\\');
+    fc.assert(
+      fc.property(fc.array(pieces, { maxLength: 60 }), (parts) => {
+        const out = render(parts.join(''));
+        const tags = [...out.matchAll(/<\/?([a-z0-9]+)([^>]*)>/g)];
+        for (const [, name, attributes] of tags) {
+          assert.ok(['p', 'br', 'em', 'strong', 'code', 'pre', 'ul', 'ol', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'blockquote', 'hr', 's', 'a'].includes(name!), out);
+          assert.doesNotMatch(attributes!, /\son\w+=/i, out);
+        }
+        assert.doesNotMatch(out, /href="(?!https?:|mailto:)/i, out);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -1,0 +1,44 @@
+// Question prompts in a Markdown subset: paragraphs (a single line break stays a line break),
+// lists, emphasis, tables, inline and block code, block quotes, and links to http(s) and mailto
+// addresses only. This is the ONE place where rendered Markdown enters the template layer.
+//
+// Why trustedHtml is sound here: markdown-it runs with `html: false`, so raw HTML in a prompt
+// (`<script>`, `<img onerror=…>`) is text and comes out escaped; every text and attribute value
+// it writes is escaped by markdown-it itself; links it refuses (javascript:, data:, relative …)
+// stay plain text. Headings are off (a prompt must not add to the page's outline), images are
+// off (not part of the subset; the pages' CSP would refuse them anyway), and table alignment is
+// written as a class instead of markdown-it's inline style attribute, which the CSP forbids.
+import MarkdownIt from 'markdown-it';
+import { trustedHtml, type SafeHtml } from './html.js';
+
+const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
+
+const md = new MarkdownIt('default', { html: false, linkify: false, typographer: false, breaks: true });
+md.disable(['heading', 'lheading', 'image', 'html_block', 'html_inline']);
+md.validateLink = (url: string) => ALLOWED_LINK.test(url.trim());
+
+for (const rule of ['th_open', 'td_open'] as const) {
+  md.renderer.rules[rule] = (tokens, index, options, _env, self) => {
+    const token = tokens[index]!;
+    const style = String(token.attrGet('style') ?? '');
+    if (style) {
+      const align = /text-align:(left|center|right)/.exec(style)?.[1];
+      token.attrs = (token.attrs ?? []).filter(([name]) => name !== 'style');
+      if (align) token.attrJoin('class', `align-${align}`);
+    }
+    return self.renderToken(tokens, index, options);
+  };
+}
+
+// A link opens in a new tab: following it must not leave a timed assessment.
+md.renderer.rules.link_open = (tokens, index, options, _env, self) => {
+  const token = tokens[index]!;
+  token.attrSet('target', '_blank');
+  token.attrSet('rel', 'noopener noreferrer');
+  return self.renderToken(tokens, index, options);
+};
+
+/** A prompt's Markdown as markup for an `html` template. */
+export function markdown(text: string): SafeHtml {
+  return trustedHtml(md.render(text));
+}
