@@ -112,7 +112,13 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
       text(`${index + 1}. ${q.prompt}`, { font: 'bold' });
       text(`${q.category} · ${q.type} · ${q.credit === null ? 'awaiting review' : `${Math.round(q.credit * 1000) / 10} % credit`}`, { size: 9, color: MUTED });
       if (!q.answered) text('Not answered', { color: MUTED });
-      else if (q.options.length > 0) {
+      else if (q.likert) {
+        const { labels, chosen, reverse, score } = q.likert;
+        text(`Chose: ${chosen === null ? '-' : (labels[chosen] ?? String(chosen))}${score === null ? '' : ` (keyed score ${score} of ${labels.length}${reverse ? ', reverse-keyed' : ''})`}`);
+      } else if (q.ranking) {
+        text(`Order given: ${(q.ranking.given ?? []).map((o, i) => `${i + 1}. ${o}`).join('   ')}`);
+        text(`Key: ${q.ranking.key.map((o, i) => `${i + 1}. ${o}`).join('   ')}`, { size: 9, color: MUTED });
+      } else if (q.options.length > 0) {
         for (const o of q.options) text(`${o.chosen ? '[x]' : '[ ]'} ${o.text}${o.correct ? '  (correct)' : ''}${o.chosen && !o.correct ? '  (wrong)' : ''}`);
       } else {
         text(q.text ?? '');
