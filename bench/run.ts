@@ -32,6 +32,7 @@ import { admin, freePort, rssMb, startNode, type Node } from '../test/reliabilit
 import { publish, seed, seedPglite, type Seeded } from './seed.js';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
+import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const { values: options } = parseArgs({
@@ -195,6 +196,7 @@ async function exportScenario(main: Seeded, mainNode: Node, mainKey: string): Pr
     seeded = await seed(baseUrl, exportCandidates);
     console.log(`# export: ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} records${seeded.reused ? '' : `, ${seeded.seconds} s`})`);
     node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+    await recordsReady(seeded.url);
     key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
   }
   try {
@@ -227,12 +229,31 @@ async function exportScenario(main: Seeded, mainNode: Node, mainKey: string): Pr
 /** The machine's 1-minute load average when the run began: shared machines make every figure move. */
 const loadAtStart = loadavg()[0]!;
 
+/** Waits until the service has filled the read model (score records) of seeded rows. */
+async function recordsReady(url: string): Promise<void> {
+  const started = Date.now();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM invitations WHERE record IS NULL');
+      if (rows[0]!.n === 0) break;
+      if (Date.now() - started > 900_000) throw new Error(`${rows[0]!.n} score records still missing after 15 min`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    await client.end();
+  }
+  console.log(`# score records ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
 async function main() {
   console.log(`# seeding ${candidates.toLocaleString('en')} candidates × 3 invitations`);
   const seeded = await seed(baseUrl, candidates);
   console.log(`# ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} invitations${seeded.reused ? '' : `, ${seeded.seconds} s`})`);
 
   const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+  await recordsReady(seeded.url);
   const baseline = await startBaseline(seeded.url);
   const readyBaseline = await startBaseline(seeded.url, 'ready-baseline.ts');
   const key = ((await admin(service, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
@@ -394,6 +415,8 @@ async function embedded(pgRows: { name: string; s: Figures }[]): Promise<{ text:
   // Back to the seeded size: earlier runs' invite scenarios added candidates.
   await store.query(`DELETE FROM candidates WHERE email LIKE '%@load.example'`);
   const ids = (await store.query<{ id: string }>('SELECT id FROM candidates ORDER BY random() LIMIT 20000')).rows.map((r) => r.id);
+  // The read model, filled here as the service's job would (the embedded store has one process).
+  while ((await fillScoreRecords(store)) > 0);
   await store.close();
   const idsFile = path.join(tmpdir(), `bench-ids-pglite-${process.pid}.json`);
   writeFileSync(idsFile, JSON.stringify(ids));

@@ -9,7 +9,7 @@ import { sampleAssessment } from '../test/harness.js';
 import { openDatabase } from '../src/db/database.js';
 import { toScoreRecord } from '../src/modules/scores/format.js';
 import { scorePage } from '../src/modules/scores/repository.js';
-import { ScoreRecord } from '../src/modules/scores/routes.js';
+import { ScoreRecord } from '../src/modules/scores/schema.js';
 import { ADMIN_TOKEN, admin, startNode, type Node } from '../test/reliability/support/server.js';
 
 export interface Seeded {

@@ -27,6 +27,7 @@ import { invitationRoutes } from './modules/invitations/routes.js';
 import { idempotencySweepJob } from './modules/invitations/idempotency.js';
 import { candidateRoutes } from './modules/invitations/candidate-routes.js';
 import { expiryJob, reminderJob } from './modules/invitations/lifecycle.js';
+import { scoreRecordJob } from './modules/invitations/score-records.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
@@ -73,6 +74,8 @@ export interface AppDeps {
     now?: () => Date;
     /** Let webhook endpoints resolve to loopback or private addresses (tests' local receivers). Default false. */
     webhookAllowPrivateNetworks?: boolean;
+    /** Collect and serve /metrics; default true. */
+    metrics?: boolean;
     /** How often each node looks for due webhook deliveries, in ms. Default 1000. */
     webhookEveryMs?: number;
     /** Longest wait for a webhook receiver's answer, in ms. Default 15000. */
@@ -270,8 +273,8 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   );
 
   // /metrics: Prometheus text, behind the admin token like the admin API (never public by accident).
-  const metrics = registerMetrics(app, db);
-  await app.register(async (scope) => {
+  const metrics = config.metrics === false ? undefined : registerMetrics(app, db);
+  if (metrics) await app.register(async (scope) => {
     registerAdminAuth(scope, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
     scope.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
       reply.header('cache-control', 'no-store').type(metrics.registry.contentType);
@@ -297,6 +300,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));
+  jobs.add(scoreRecordJob(db, 500));
   jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, app.log));
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());

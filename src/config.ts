@@ -51,6 +51,9 @@ export interface Config {
   logLevel: string;
   /** Create the demo instance and sample catalogue when the store is empty. Default true. */
   seedDemo: boolean;
+  /** Collect and serve /metrics (Prometheus). Default true; METRICS=false turns both off (the
+   *  bench measures what they cost this way). */
+  metrics: boolean;
   /** Let webhook endpoints resolve to loopback, private or link-local addresses. Off by default:
    *  the service would otherwise fetch, on a client's behalf, addresses only it can reach (SSRF).
    *  Turn it on only where every endpoint is trusted (tests, a private network). */
@@ -133,6 +136,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     seedDemo: flag(env, 'SEED_DEMO', true),
     webhookAllowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    metrics: flag(env, 'METRICS', true),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1000, 60_000),
   };
 }

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../../db/database.js';
 import { toScoreRecord, type InvitationRow, type ScoreRecord } from './format.js';
+import { recordJson } from './schema.js';
 
 export interface ScoreFilter {
   instanceIds: string[];
@@ -18,6 +19,27 @@ const RECORD_COLUMNS = `i.id, i.candidate_id AS "candidateId", a.slug AS "assess
             i.category_scores AS "categoryScores", i.red_flag AS "redFlag",
             (extract(epoch FROM i.started_at) * 1000000)::bigint::text AS "startedMicros",
             (extract(epoch FROM i.finished_at) * 1000000)::bigint::text AS "finishedMicros"`;
+
+/**
+ * The ready record text of each invitation (the read model), and what it is made of only where it
+ * is missing (just changed, not yet refilled). The join with the assessment is the one every score
+ * query has (the same plans; a lateral lookup for the missing rows alone let the planner sort a
+ * whole export before its first row).
+ */
+const TEXT_FROM = `i.id, i.record,
+            CASE WHEN i.record IS NULL THEN json_build_object('candidateId', i.candidate_id, 'assessmentId', a.slug, 'assessmentName', a.name,
+              'assessmentStatus', i.assessment_status, 'scoreStatus', i.score_status, 'completion', i.completion, 'totalScore', i.total_score,
+              'typingWpm', i.typing_wpm, 'categoryScores', i.category_scores, 'redFlag', i.red_flag,
+              'startedMicros', (extract(epoch FROM i.started_at) * 1000000)::bigint::text,
+              'finishedMicros', (extract(epoch FROM i.finished_at) * 1000000)::bigint::text) END AS raw
+       FROM invitations i JOIN assessments a ON a.id = i.assessment_id`;
+
+type TextRow = { id: string; record: string | null; raw: InvitationRow | null };
+
+/** A row of the read model as the record's JSON text: the stored one, or made now where it is missing. */
+const textOf = (row: TextRow): string => row.record ?? recordJson(row.raw!);
+
+export { RECORD_COLUMNS };
 
 /** The score records of some invitations as they stand in this transaction, with their instance's name. */
 export async function recordsOf(db: Queryable, invitationIds: string[]): Promise<(ScoreRecord & { instance: string; instanceId: string })[]> {
@@ -39,7 +61,7 @@ export async function recordsOf(db: Queryable, invitationIds: string[]): Promise
  * id order (60,050 rows read for 50 returned at 60,000 invitations, growing with them). One
  * assessment (the usual case) is an equality, so that the index also gives the order.
  */
-async function scoreQuery(db: Queryable, filter: ScoreFilter, page?: { afterId: string; limit?: number }): Promise<{ text: string; params: unknown[] } | undefined> {
+async function scoreQuery(db: Queryable, filter: ScoreFilter, page?: { afterId: string; limit?: number }, shape: 'row' | 'text' = 'row'): Promise<{ text: string; params: unknown[] } | undefined> {
   const params: unknown[] = [filter.instanceIds];
   const where = ['i.instance_id = ANY($1::uuid[])'];
   if (page) {
@@ -65,8 +87,7 @@ async function scoreQuery(db: Queryable, filter: ScoreFilter, page?: { afterId: 
     limit = `LIMIT $${params.length}`;
   }
   return {
-    text: `SELECT ${RECORD_COLUMNS}
-       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+    text: `SELECT ${shape === 'row' ? `${RECORD_COLUMNS} FROM invitations i JOIN assessments a ON a.id = i.assessment_id` : TEXT_FROM}
       WHERE ${where.join(' AND ')}
       ORDER BY i.id
       ${limit}`,
@@ -84,20 +105,30 @@ export async function scorePage(db: Queryable, filter: ScoreFilter, afterId: str
   return (await db.query<Row>(query.text, query.params)).rows;
 }
 
+/** One page of records in scope as JSON texts (the read model), with the last invitation id. */
+export async function recordTextPage(db: Queryable, filter: ScoreFilter, afterId: string, limit = PAGE_SIZE): Promise<{ ids: string[]; texts: string[] }> {
+  const query = await scoreQuery(db, filter, { afterId, limit }, 'text');
+  if (!query) return { ids: [], texts: [] };
+  const { rows } = await db.query<TextRow>(query.text, query.params);
+  return { ids: rows.map((r) => String(r.id)), texts: rows.map(textOf) };
+}
+
 /**
- * Every record in scope after the first page, batch by batch: from one server-side cursor in one
- * snapshot on PostgreSQL, by keyset pages on the embedded store.
+ * Every record in scope after the first page as JSON texts, batch by batch: from one server-side
+ * cursor in one snapshot on PostgreSQL, by keyset pages on the embedded store.
  */
-export async function* scoreBatches(db: Database, filter: ScoreFilter, firstPage: Row[]): AsyncGenerator<Row[]> {
+export async function* recordTextBatches(db: Database, filter: ScoreFilter, lastId: string): AsyncGenerator<string[]> {
   if (db.batches) {
-    const query = await scoreQuery(db, filter, { afterId: firstPage[firstPage.length - 1]!.id });
+    const query = await scoreQuery(db, filter, { afterId: lastId }, 'text');
     if (!query) return;
-    yield* db.batches<Row>(query.text, query.params, PAGE_SIZE);
+    for await (const rows of db.batches<TextRow>(query.text, query.params, PAGE_SIZE)) yield rows.map(textOf);
     return;
   }
-  let page = firstPage;
-  while (page.length === PAGE_SIZE) {
-    page = await scorePage(db, filter, page[page.length - 1]!.id);
-    if (page.length > 0) yield page;
+  let after = lastId;
+  for (;;) {
+    const page = await recordTextPage(db, filter, after);
+    if (page.texts.length > 0) yield page.texts;
+    if (page.texts.length < PAGE_SIZE) return;
+    after = page.ids.at(-1)!;
   }
 }

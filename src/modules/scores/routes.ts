@@ -1,59 +1,14 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import fastJson from 'fast-json-stringify';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
-import { toScoreRecord, type InvitationRow } from './format.js';
+import { ScoreRecord } from './schema.js';
 import { CURSOR_LENGTH, CursorCodec } from './cursor.js';
-import { PAGE_SIZE, scoreBatches, scorePage, type ScoreFilter } from './repository.js';
-
-const NonEmpty = (description: string, examples: string[]) => Type.String({ minLength: 1, description, examples });
-const Percent = (description: string, examples: string[]) =>
-  Type.String({ minLength: 1, pattern: '^(100|[0-9]{1,2})(\\.[0-9]{1,2})?$', description: `${description}: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0"`, examples });
-const Timestamp = (description: string, examples: string[]) =>
-  Type.String({
-    minLength: 1,
-    pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{7}\\+00:00$',
-    description: `${description}, in UTC with 7 fractional digits (yyyy-MM-ddTHH:mm:ss.fffffff+00:00); 0001-01-01T00:00:00.0000000+00:00 until it has happened`,
-    examples,
-  });
-
-export const CategoryScore = Type.Object(
-  { name: NonEmpty('Category name', ['Written communication']), score: Percent('Score in this category', ['90']) },
-  { $id: 'CategoryScore', additionalProperties: false },
-);
-
-/** The published score record, field for field: all required, no others. */
-export const ScoreRecord = Type.Object(
-  {
-    candidateId: NonEmpty('Candidate identifier', ['9d7e6c95-b46b-46da-979a-dca23f37f114']),
-    assessmentId: NonEmpty('Assessment identifier', ['customer-support']),
-    assessmentName: NonEmpty('Assessment name', ['Customer Support Essentials']),
-    assessmentStatus: Type.Union([Type.Literal('INVITED'), Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED')], {
-      examples: ['COMPLETED'],
-      description: 'INVITED until the candidate starts, IN_PROGRESS, then COMPLETED when submitted or when the time limit ran out',
-    }),
-    scoreStatus: Type.Union([Type.Literal('PENDING'), Type.Literal('LOW_PASS'), Type.Literal('PASS'), Type.Literal('FAIL')], {
-      examples: ['PASS'],
-      description: "PENDING until completed and fully scored (answers awaiting manual review keep it PENDING); then PASS at or above the assessment's pass score, LOW_PASS at or above its low-pass score, else FAIL",
-    }),
-    completion: Percent('Share of questions answered', ['100']),
-    totalScore: Percent('Weighted total score, "0" while pending', ['86.25']),
-    typingSpeed: Type.String({ examples: ['0'], minLength: 1, pattern: '^[0-9]+(\\.[0-9]{1,2})?$', description: 'Net words per minute of the typing test, computed by the server; "0" when there is none or it was not taken' }),
-    categoryScores: Type.Array(CategoryScore, {
-      description: "One per category in the assessment's order once scored; empty before",
-      examples: [[{ name: 'Written communication', score: '90' }, { name: 'Policy & product reasoning', score: '80' }, { name: 'De-escalation & empathy', score: '87.5' }]],
-    }),
-    redFlag: Type.Boolean({ description: 'true when the proctoring rules (see docs/content.md, "Proctoring and the red flag") flagged the attempt', examples: [false] }),
-    started: Timestamp('When the candidate started', ['2026-11-23T10:21:02.5310000+00:00']),
-    finished: Timestamp('When the attempt ended', ['2026-11-23T10:39:48.0770000+00:00']),
-  },
-  { $id: 'ScoreRecord', additionalProperties: false },
-);
+import { PAGE_SIZE, recordTextBatches, recordTextPage, type ScoreFilter } from './repository.js';
 
 const MAX_IDS = 500;
 
@@ -79,27 +34,28 @@ const matchesNothing = (filter: ScoreFilter) => filter.instanceIds.length === 0 
 const EXPORT_PIECE_CHARS = 60 * 1024;
 
 export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
-  const stringify = fastJson(ScoreRecord as object);
   const cursors = new CursorCodec(db);
+  /** Records as one JSON array, written as they are (the read model's texts, not serialized again). */
+  const json = (reply: FastifyReply, texts: string[]) => reply.type('application/json; charset=utf-8').send(`[${texts.join(',')}]`);
 
   /** One page of an opt-in paginated read, with the Link to the next one while more remain. */
   async function page(reply: FastifyReply, apiKeyId: string, filter: ScoreFilter, query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string }) {
     const { limit, cursor } = query;
     const after = cursor === undefined ? '0' : await cursors.decode(cursor, apiKeyId);
     if (after === undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is not a cursor this service gave out to this API key: copy it from the Link header' }]);
-    if (matchesNothing(filter)) return [];
-    const rows = await scorePage(db, filter, after, limit + 1);
-    if (rows.length > limit) {
+    if (matchesNothing(filter)) return json(reply, []);
+    const { ids, texts } = await recordTextPage(db, filter, after, limit + 1);
+    if (texts.length > limit) {
       const next = new URLSearchParams();
       for (const name of ['candidateIds', 'assessmentIds'] as const) {
         const value = query[name];
         if (value !== undefined) next.set(name, String(value));
       }
       next.set('limit', String(limit));
-      next.set('cursor', await cursors.encode(rows[limit - 1]!.id, apiKeyId));
+      next.set('cursor', await cursors.encode(ids[limit - 1]!, apiKeyId));
       reply.header('link', `</v1/score?${next.toString()}>; rel="next"`);
     }
-    return rows.slice(0, limit).map(toScoreRecord);
+    return json(reply, texts.slice(0, limit));
   }
 
   /**
@@ -110,12 +66,12 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
    * small pieces die young (5-55 MB). The pieces are written as strings (object mode), which
    * the socket copies out without a Buffer per piece waiting for the collector.
    */
-  async function* exportJson(filter: ScoreFilter, first: (InvitationRow & { id: string })[]) {
+  async function* exportJson(filter: ScoreFilter, first: { ids: string[]; texts: string[] }) {
     let out = '[';
     let separator = '';
-    const pieces = function* (rows: InvitationRow[]) {
-      for (const row of rows) {
-        out += separator + stringify(toScoreRecord(row));
+    const pieces = function* (texts: string[]) {
+      for (const text of texts) {
+        out += separator + text;
         separator = ',';
         if (out.length >= EXPORT_PIECE_CHARS) {
           yield out;
@@ -123,10 +79,10 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
         }
       }
     };
-    yield* pieces(first);
+    yield* pieces(first.texts);
     // Each yield waits until the response has taken the previous piece (backpressure), and a
     // client that goes away ends this generator, which closes the cursor and frees its connection.
-    for await (const rows of scoreBatches(db, filter, first)) yield* pieces(rows);
+    for await (const texts of recordTextBatches(db, filter, first.ids.at(-1)!)) yield* pieces(texts);
     yield out + ']';
   }
 
@@ -166,9 +122,9 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)) };
       if (request.query.limit !== undefined) return page(reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
-      if (matchesNothing(filter)) return [];
-      const first = await scorePage(db, filter, '0');
-      if (first.length < PAGE_SIZE) return first.map(toScoreRecord);
+      if (matchesNothing(filter)) return json(reply, []);
+      const first = await recordTextPage(db, filter, '0');
+      if (first.texts.length < PAGE_SIZE) return json(reply, first.texts);
       const stream = Readable.from(exportJson(filter, first), { objectMode: true });
       stream.on('error', (error) => request.log.error({ err: error }, 'score export failed mid-stream'));
       return reply.type('application/json; charset=utf-8').send(stream as never);

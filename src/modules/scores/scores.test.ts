@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { Ajv } from 'ajv';
 import { createTestContext, describeEachStore, sampleAssessment, storeKinds } from '../../../test/harness.js';
-import { ScoreRecord } from './routes.js';
+import { ScoreRecord } from './schema.js';
 import { PAGE_SIZE } from './repository.js';
 
 // The published score record written out by hand, independently of the service's own schema: all fields required,

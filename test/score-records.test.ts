@@ -1,0 +1,80 @@
+// The read model of GET /v1/score: every change to what a record is made of clears the stored
+// text in the same statement (a trigger), a read formats a cleared record itself, and the job
+// refills it with the same bytes. Checked in every state an invitation passes through.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { RECORD_COLUMNS } from '../src/modules/scores/repository.js';
+import { recordJson } from '../src/modules/scores/schema.js';
+import type { InvitationRow } from '../src/modules/scores/format.js';
+import { describeEachStore, sampleAssessment } from './harness.js';
+import { takeAssessment } from './support/take.js';
+
+describeEachStore('score records kept ready', (ctx) => {
+  let instance: string;
+  let key: string;
+  let candidateId: string;
+
+  const stored = async () =>
+    (await ctx().db.query<{ record: string | null }>('SELECT record FROM invitations WHERE candidate_id = $1', [candidateId])).rows.map((r) => r.record);
+  const read = async () => (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': key } })).body;
+  const formatted = async () =>
+    (
+      await ctx().db.query<InvitationRow & { id: string }>(`SELECT ${RECORD_COLUMNS} FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 ORDER BY i.id`, [
+        candidateId,
+      ])
+    ).rows.map((row) => recordJson(row));
+
+  /** After a change: the record was cleared, the read is the formatter's, and the refilled text is the same bytes. */
+  async function check(state: string) {
+    assert.deepEqual(await stored(), [null], `${state}: the change cleared the stored record`);
+    const before = await read();
+    assert.equal(before, `[${(await formatted()).join(',')}]`, `${state}: a cleared record is formatted on read`);
+    await ctx().app.jobs.runOnce('score-records');
+    assert.deepEqual(await stored(), await formatted(), `${state}: the stored text is the formatter's`);
+    assert.equal(await read(), before, `${state}: the same bytes from the read model`);
+  }
+
+  it('keeps the record ready through invite, start, answers, completion, review, retake and a renamed assessment', async () => {
+    // The job runs here by hand only, so that a check never races the background run.
+    await ctx().app.jobs.stop();
+    instance = await ctx().instance('ready');
+    await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
+    key = await ctx().key([instance]);
+    const invited = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] } });
+    candidateId = invited.json()[0].candidateId;
+    await check('invited');
+    await ctx().app.jobs.runOnce('score-records');
+    const untouched = await stored();
+    await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] } });
+    assert.deepEqual(await stored(), untouched, 'a change to nothing in the record keeps it');
+
+    await takeAssessment(ctx(), instance, key, { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready' });
+    await check('completed, a free-text answer waiting');
+    const record = JSON.parse(await read())[0];
+    assert.deepEqual([record.assessmentStatus, record.scoreStatus], ['COMPLETED', 'PENDING']);
+
+    const { rows } = await ctx().db.query<{ id: string }>(`SELECT t.id FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1`, [candidateId]);
+    const reviewed = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/reviews`, payload: { attemptId: rows[0]!.id, questionId: 'q4', score: 90 } });
+    assert.equal(reviewed.statusCode, 200, reviewed.body);
+    await check('reviewed');
+    assert.notEqual(JSON.parse(await read())[0].scoreStatus, 'PENDING');
+
+    await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha, second edition' }));
+    await check('assessment renamed');
+    assert.equal(JSON.parse(await read())[0].assessmentName, 'Alpha, second edition');
+
+    const retake = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/alpha/retake`, payload: { email: false } });
+    assert.equal(retake.statusCode, 200, retake.body);
+    await check('retake');
+    assert.equal(JSON.parse(await read())[0].assessmentStatus, 'INVITED');
+  });
+
+  it('pages and the whole list read the same texts, stored or not', async () => {
+    await ctx().db.query('UPDATE invitations SET record = NULL WHERE instance_id = (SELECT id FROM instances WHERE name = $1)', [instance]);
+    const cold = await ctx().request({ method: 'GET', url: '/v1/score?limit=1', headers: { 'x-api-key': key } });
+    await ctx().app.jobs.runOnce('score-records');
+    const warm = await ctx().request({ method: 'GET', url: '/v1/score?limit=1', headers: { 'x-api-key': key } });
+    assert.equal(warm.body, cold.body);
+    assert.equal(warm.headers['content-type'], 'application/json; charset=utf-8');
+  });
+});
