@@ -160,6 +160,29 @@ describeEachStore(
       const fresh = await invite('fresh@example.com');
       assert.equal((await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${fresh.candidateId}/invitations/alpha/retake`, payload: {} })).statusCode, 409);
     });
+
+    it('retakes in every other state: 409 in progress, expired or withdrawn before starting; allowed after a withdrawn attempt', async () => {
+      const retake = (candidateId: string) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/alpha/retake`, payload: { email: false } });
+      const c = await invite('states@example.com');
+      const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: c.link.split('sessionToken=')[1] } });
+      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+      const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
+      await ctx().request({ method: 'POST', url: '/portal/a/alpha/start', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+      assert.equal((await retake(c.candidateId)).statusCode, 409, 'in progress');
+      await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
+      const after = await retake(c.candidateId);
+      assert.equal(after.statusCode, 200, `withdrawn during its attempt: ${after.body}`);
+      const state = (await ctx().request({ method: 'GET', url: `/v1/candidates/${c.candidateId}`, headers: { 'x-api-key': key } })).json().invitations[0];
+      assert.deepEqual([state.status, state.cancelledAt], ['INVITED', null]);
+
+      const d = await invite('withdrawn.early@example.com');
+      await ctx().request({ method: 'POST', url: `/v1/candidates/${d.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
+      assert.equal((await retake(d.candidateId)).statusCode, 409, 'withdrawn before it was started: invite again instead');
+      const e = await invite('expired@example.com');
+      offsetMs = 15 * DAY;
+      assert.equal((await retake(e.candidateId)).statusCode, 409, 'expired');
+      offsetMs = 0;
+    });
   },
   { now: clock },
 );

@@ -109,7 +109,14 @@ export async function scorePage(db: Queryable, filter: ScoreFilter, afterId: str
 export async function recordTextPage(db: Queryable, filter: ScoreFilter, afterId: string, limit = PAGE_SIZE): Promise<{ ids: string[]; texts: string[] }> {
   const query = await scoreQuery(db, filter, { afterId, limit }, 'text');
   if (!query) return { ids: [], texts: [] };
-  const { rows } = await db.query<TextRow>(query.text, query.params);
+  // Reads by candidate (what ATS polling does most) are prepared: planning the statement cost
+  // PostgreSQL about three times what running it did (0.12 ms against 0.04 ms). Its plan is the
+  // same whatever the ids (the candidate index). Reads by assessment keep custom plans: how many
+  // invitations an assessment has decides their best plan.
+  const { rows } =
+    'prepared' in db && typeof db.prepared === 'function' && filter.candidateIds && !filter.assessmentIds
+      ? await (db as Database).prepared!<TextRow>(`score-by-candidate-${query.params.length}`, query.text, query.params)
+      : await db.query<TextRow>(query.text, query.params);
   return { ids: rows.map((r) => String(r.id)), texts: rows.map(textOf) };
 }
 
