@@ -151,7 +151,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
         license: { name: 'MIT', identifier: 'MIT' },
         version: '1.0',
         description:
-          'Invite candidates to pre-employment assessments and read their scores. Every error is an RFC 9457 problem document (`application/problem+json`) carrying the request id, which is also sent as `X-Request-Id`. See docs/integration.md ("Decisions the interface leaves open") in the repository for what this service decides where the published interface is silent.',
+          'Invite candidates to pre-employment assessments and read their scores. This document as JSON, for code generators and other tools: [/openapi.json](/openapi.json). Every error is an RFC 9457 problem document (`application/problem+json`) carrying the request id, which is also sent as `X-Request-Id`. See docs/integration.md ("Decisions the interface leaves open") in the repository for what this service decides where the published interface is silent.',
       },
       servers: [{ url: config.publicUrl }],
       components: {
