@@ -763,7 +763,7 @@ async function sweepScenario(): Promise<string> {
       `sweep: ${st.dueDone} of ${due} due attempts completed in ${watched.toFixed(0)} s from the first deadline (${rate.toFixed(1)}/s; ${st.dueOpen} still open, about ${remainingMin.toFixed(0)} more minutes at that rate); ${withinInterval} within one sweep interval (${everyMs} ms) of their deadline; lag p50 ${(pct(50) / 1000).toFixed(1)} s p99 ${(pct(99) / 1000).toFixed(1)} s; completed twice: ${duplicates}; completed before their deadline: ${st.otherDone}; score read p99 before ${before.p99} ms (${before.rps.toFixed(0)} req/s), during ${during.p99} ms (${during.rps.toFixed(0)} req/s); non-2xx ${before.non2xx + during.non2xx}`,
     );
     return [
-      `Deadline sweep at scale (a database of its own): ${total.toLocaleString('en')} open attempts, ${due.toLocaleString('en')} of them due within one minute, the others in two hours; one node, SWEEP_EVERY_MS=${everyMs} (the default; the sweep completes at most 20 attempts a run, src/modules/attempts/sweeper.ts). Watched for ${watched.toFixed(0)} s from the first deadline, while reading scores by candidate with ${connections} connections.`,
+      `Deadline sweep at scale (a database of its own): ${total.toLocaleString('en')} open attempts, ${due.toLocaleString('en')} of them due within one minute, the others in two hours; one node, SWEEP_EVERY_MS=${everyMs} (the default; each run completes due attempts four at a time, in batches of 50, for up to 1 s, and runs again at once while a backlog lasts: src/modules/attempts/sweeper.ts). Watched for ${watched.toFixed(0)} s from the first deadline, while reading scores by candidate with ${connections} connections.`,
       '',
       '| | figure | target |',
       '|---|---:|---|',
@@ -851,7 +851,7 @@ async function webhookScenario(url: string, n: number): Promise<string> {
       '|---:|---:|---:|---:|---:|---:|---:|---:|',
       `| ${completed.toLocaleString('en')} | ${received.size.toLocaleString('en')} | ${lost.toLocaleString('en')} | ${(byStatus.pending ?? 0).toLocaleString('en')} / ${byStatus.failed ?? 0} | ${duplicates} | ${badSignatures} | ${pct(50).toFixed(1)} / ${pct(99).toFixed(1)} / ${((sorted[sorted.length - 1] ?? NaN) / 1000).toFixed(1)} s | ${rate.toFixed(1)} |`,
       '',
-      `One endpoint; the worker (src/modules/webhooks/worker.ts) looks for due deliveries every second and sends at most 4 at once per endpoint${(byStatus.pending ?? 0) > 0 ? `: the ${(byStatus.pending ?? 0).toLocaleString('en')} still pending would take about ${((byStatus.pending ?? 0) / Math.max(0.1, rate)).toFixed(0)} s more at the rate measured, late rather than lost` : ''}.`,
+      `One endpoint; the worker (src/modules/webhooks/worker.ts) looks for due deliveries every second, at once again when a delivery ends while more are due, and sends at most 4 at once per endpoint${(byStatus.pending ?? 0) > 0 ? `: the ${(byStatus.pending ?? 0).toLocaleString('en')} still pending would take about ${((byStatus.pending ?? 0) / Math.max(0.1, rate)).toFixed(0)} s more at the rate measured, late rather than lost` : ''}.`,
     ].join('\n');
   } finally {
     if (endpointId) await admin(node, 'DELETE', `/instances/bench/webhooks/${endpointId}`).catch(() => undefined);
@@ -885,7 +885,7 @@ function roundTwo(rows: Row[], exp: ExportFigures, logging: Pair, metrics: { hel
     '',
     `Export against \`psql \\copy\` of the same records: ${exportRatio.toFixed(2)}× (${exp.mbps.toFixed(1)} against ${exp.psqlMbps.toFixed(1)} MB/s; target of this round ≥ 0.8×: ${met(exportRatio >= 0.8)}).`,
     '',
-    `Request logging: score by candidate with LOG_LEVEL=info (the default, two lines per request, to a pipe read and dropped) gives ${logging.ratio.toFixed(2)}× the throughput of LOG_LEVEL=warn (no request lines; the benchmark's setting) (by round ${logging.ratios.map((r) => r.toFixed(2)).join(', ')}; ${logging.on.rps.toFixed(0)} against ${logging.off.rps.toFixed(0)} req/s, p99 ${logging.on.p99} against ${logging.off.p99} ms); it costs ${cpuDelta(logging)} of server CPU per request.`,
+    `Request logging: score by candidate with LOG_LEVEL=info (the default, one line per answered request written asynchronously, to a pipe read and dropped) gives ${logging.ratio.toFixed(2)}× the throughput of LOG_LEVEL=warn (no request lines; the benchmark's setting) (by round ${logging.ratios.map((r) => r.toFixed(2)).join(', ')}; ${logging.on.rps.toFixed(0)} against ${logging.off.rps.toFixed(0)} req/s, p99 ${logging.on.p99} against ${logging.off.p99} ms); it costs ${cpuDelta(logging)} of server CPU per request.`,
     '',
     `Metrics (target: < 5 % of throughput): the service with its metrics on (the default) against a node with METRICS=false, alternating rounds: /healthz ${metrics.hello.ratio.toFixed(2)}× (${metrics.hello.on.rps.toFixed(0)} against ${metrics.hello.off.rps.toFixed(0)} req/s, CPU per request +${cpuDelta(metrics.hello)}), score by candidate ${metrics.score.ratio.toFixed(2)}× (${metrics.score.on.rps.toFixed(0)} against ${metrics.score.off.rps.toFixed(0)} req/s, +${cpuDelta(metrics.score)}): ${metrics.score.ratio >= 0.95 ? 'met' : 'NOT met'}.`,
   );
