@@ -55,7 +55,17 @@ function recording(db: Database, seen: { text: string; params?: unknown[] }[]): 
       return q.query(text, params);
     },
   });
-  return { ...db, query: record(db).query, transaction: (fn) => db.transaction((tx) => fn(record(tx))) };
+  return {
+    ...db,
+    query: record(db).query,
+    transaction: (fn) => db.transaction((tx) => fn(record(tx))),
+    ...(db.prepared && {
+      prepared: (name: string, text: string, params: unknown[]) => {
+        seen.push({ text, params });
+        return db.prepared!(name, text, params);
+      },
+    }),
+  } as Database;
 }
 
 describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_URL ? false : 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {

@@ -17,8 +17,6 @@ export interface Job {
    * undefined: at the job's usual interval.
    */
   soonerMs?(): number | undefined;
-  /** Given at start: a call asks for the next run now instead of at the next turn (work finished early). */
-  wakeWith?(wake: () => void): void;
 }
 
 export class JobRunner {
@@ -36,15 +34,7 @@ export class JobRunner {
   }
 
   start(): void {
-    for (const entry of this.jobs.values()) {
-      entry.job.wakeWith?.(() => {
-        // Only a run that is waiting for its turn is brought forward; a running one goes on.
-        if (this.stopped || entry.running || entry.timer === undefined) return;
-        clearTimeout(entry.timer);
-        this.schedule(entry, 0);
-      });
-      this.schedule(entry);
-    }
+    for (const entry of this.jobs.values()) this.schedule(entry);
   }
 
   /** Runs one job now (tests, and the first run after start), unless a run of it is under way. */

@@ -36,7 +36,6 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
   const inFlight = new Map<string, Set<Promise<void>>>();
   const all = new Set<Promise<void>>();
   let found = false;
-  let wake: () => void = () => {};
 
   async function deliver(delivery: DueDelivery): Promise<void> {
     // webhook-timestamp is when this attempt is really sent (receivers compare it with their own
@@ -77,8 +76,6 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
             set.delete(work);
             all.delete(work);
             if (set.size === 0) inFlight.delete(delivery.endpointId);
-            // Room for the next one: while there was more to send, look for it now.
-            if (found) wake();
           });
         set.add(work);
         all.add(work);
@@ -90,9 +87,6 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
     // While there is work, look again soon rather than a whole interval later: a fast receiver
     // gets its backlog at the pace it answers (up to perEndpoint at a time), not 4 a second.
     soonerMs: () => (found ? 20 : undefined),
-    wakeWith: (fn) => {
-      wake = fn;
-    },
     /** Waits for the deliveries under way (tests, and shutdown). */
     async settle() {
       while (all.size > 0) await Promise.allSettled([...all]);
