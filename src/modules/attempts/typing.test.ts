@@ -148,7 +148,11 @@ describe('proctoring rules', () => {
   });
 
   it('property: scripted typing (machine pace, machine regularity, or intervals the server clock did not see) is always flagged', () => {
-    const fast = fc.record({ seed: fc.integer(), mean: fc.integer({ min: 5, max: 55 }), cv: fc.double({ min: 0, max: 0.5, noNaN: true }) }).map(({ seed, mean, cv }) => {
+    // Machine pace: a mean interval of at most 45 ms (267 wpm and up). Up to 55 ms, with half the
+    // mean as deviation and negative draws clipped to 0, the median of ~90 intervals now and then
+    // came out at 60 ms or more, which is the rule's own boundary (200 wpm), not a scripted pace
+    // (seed -1411062504 in CI).
+    const fast = fc.record({ seed: fc.integer(), mean: fc.integer({ min: 5, max: 45 }), cv: fc.double({ min: 0, max: 0.5, noNaN: true }) }).map(({ seed, mean, cv }) => {
       const random = prng(seed);
       const intervals = Array.from({ length: passage.length - 1 }, () => Math.max(0, Math.round(mean * (1 + cv * normal(random)))));
       // The script waits as long as it likes before submitting: any server time at least the keystrokes'.
