@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { SafeHtml, escapeHtml, html, join, trustedHtml } from './html.js';
+import { SafeHtml, html, join, trustedHtml } from './html.js';
 
 describe('html templates', () => {
   it('escapes every interpolated string', () => {
@@ -25,7 +25,7 @@ describe('html templates', () => {
       assert.equal(html`<a href="${bad}">x</a>`.toString(), '<a href="about:invalid">x</a>', bad);
     }
     for (const good of ['/portal/a/x?q=1', '?q=2', '#main', 'https://example.com/a?b=1&c=2', 'mailto:help@example.com', 'report.pdf']) {
-      assert.equal(html`<a href="${good}">x</a>`.toString(), `<a href="${escapeHtml(good)}">x</a>`, good);
+      assert.equal(html`<a href="${good}">x</a>`.toString(), `<a href="${good.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}">x</a>`, good);
     }
     // Outside URL attributes the same text is ordinary (escaped) text.
     assert.equal(html`<p title="${'javascript:x'}">${'javascript:x'}</p>`.toString(), '<p title="javascript:x">javascript:x</p>');

@@ -6,7 +6,8 @@
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-export function escapeHtml(value: string): string {
+/** Text as HTML text or attribute value; only `html` calls it, so markup escapes by default. */
+function escapeText(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
@@ -38,7 +39,7 @@ function render(value: Renderable, inUrl: boolean): string {
   if (Array.isArray(value)) return value.map((v: Renderable) => render(v, inUrl)).join('');
   const text = String(value);
   if (inUrl && !SAFE_URL.test(text.trim())) return 'about:invalid';
-  return escapeHtml(text);
+  return escapeText(text);
 }
 
 /** Tagged template: `html\`<p>${name}</p>\`` escapes name; nested html`` and arrays of it pass as markup. */

@@ -1,6 +1,6 @@
 // The invitation e-mail's rendering: placeholders, escaping in the HTML part only, plurals, and
 // per-instance template files that override the defaults part by part.
-import { escapeHtml } from '../../html/html.js';
+import { html } from '../../html/html.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ describe('invitation e-mail rendering', () => {
   });
 
   it('escapes every HTML-significant character', () => {
-    assert.equal(escapeHtml(`<a href="x">O'Brien & co</a>`), '&lt;a href=&quot;x&quot;&gt;O&#39;Brien &amp; co&lt;/a&gt;');
+    assert.equal(html`${`<a href="x">O'Brien & co</a>`}`.toString(), '&lt;a href=&quot;x&quot;&gt;O&#39;Brien &amp; co&lt;/a&gt;');
   });
 
   it('renders the defaults: subject, text and HTML with the same facts', async () => {
