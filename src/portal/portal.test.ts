@@ -61,6 +61,36 @@ describeEachStore('candidate portal', (ctx) => {
     assert.doesNotMatch(landing.body, /<script>|style=|onclick=/, 'no inline script or style');
   });
 
+  it('shows every open assessment of the candidate from one link, and "completed every assessment" only when that is true', async () => {
+    const t = await tenant();
+    await ctx().publish(t.instance, sampleAssessment('gamma', { name: 'Gamma' }));
+    const c = await candidate(ctx(), t, 'many@x.co', ['alpha']);
+    // Two later invites, each with its own link: one stays open, one is withdrawn.
+    const invite = (assessments: string[]) =>
+      ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': t.key, instance: t.instance }, payload: { email: 'many@x.co', firstName: 'Cand', lastName: 'Idate', assessments } });
+    assert.equal((await invite(['beta'])).statusCode, 200);
+    assert.equal((await invite(['gamma'])).statusCode, 200);
+    const cancel = await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/gamma/cancel`, headers: { 'x-api-key': t.key, instance: t.instance } });
+    assert.equal(cancel.statusCode, 200, cancel.body);
+
+    let page = (await c.call('GET', '/portal/')).body;
+    assert.match(page, /Alpha[\s\S]*Beta/, "the link's own assessment first, then the other open one");
+    assert.doesNotMatch(page, /Gamma/, 'a withdrawn invitation of another link is not listed');
+    // The first link opens the other open assessment too.
+    assert.equal((await c.call('GET', '/portal/a/beta')).statusCode, 200);
+
+    await c.call('POST', '/portal/a/alpha/start', {}, { form: true });
+    await c.call('POST', '/portal/a/alpha/submit', {}, { form: true });
+    page = (await c.call('GET', '/portal/')).body;
+    assert.doesNotMatch(page, /completed every assessment/, 'beta is still open');
+    assert.match(page, /Beta[\s\S]*href="\/portal\/a\/beta"/);
+
+    await c.call('POST', '/portal/a/beta/start', {}, { form: true });
+    await c.call('POST', '/portal/a/beta/submit', {}, { form: true });
+    page = (await c.call('GET', '/portal/')).body;
+    assert.match(page, /completed every assessment/);
+  });
+
   it('refuses unknown, malformed and expired links with a plain answer', async () => {
     const t = await tenant();
     const c = await candidate(ctx(), t, 'exp@x.co', ['alpha']);

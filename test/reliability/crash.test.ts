@@ -47,7 +47,7 @@ describe('SIGKILL during a burst of invites', () => {
         );
       });
       await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 350)));
-      target.child.kill('SIGKILL');
+      target.kill('SIGKILL');
       const statuses = await Promise.all(sent);
       failed += statuses.filter((s) => s === 0).length;
       assert.ok(statuses.every((s) => s === 200 || s === 0), `only 200 or no answer: ${[...new Set(statuses)]}`);

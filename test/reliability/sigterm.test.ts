@@ -27,7 +27,7 @@ describe('SIGTERM under keep-alive load', () => {
     const load = startLoad(() => node.url, key, instance, assessments, 16, 15_000);
     await new Promise((r) => setTimeout(r, 2000));
     const signalledAt = Date.now();
-    node.child.kill('SIGTERM');
+    node.kill('SIGTERM');
     const code = await node.exited;
     const exitMs = Date.now() - signalledAt;
     await new Promise((r) => setTimeout(r, 200));

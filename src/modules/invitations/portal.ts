@@ -1,4 +1,7 @@
-// What the candidate portal reads of invitations: the ones a sign-in link opens, in its order.
+// What the candidate portal reads of invitations: the ones a sign-in link opens, in its order,
+// then every other invitation of the candidate that is still open (not started in time, or in
+// progress), oldest first: one link shows everything the candidate has left to do, since links
+// to those assessments, older or newer, let them in anyway.
 import type { Queryable } from '../../db/database.js';
 import { LIMIT_MINUTES } from './record.js';
 
@@ -18,8 +21,10 @@ export async function openedInvitations(db: Queryable, candidateId: string, asse
     `SELECT i.id AS "invitationId", s.id AS "assessmentId", s.slug, s.name, ${LIMIT_MINUTES} AS "durationMinutes", i.assessment_status AS status,
             CASE WHEN i.cancelled_at IS NOT NULL THEN 'withdrawn' WHEN i.assessment_status = 'INVITED' AND i.expires_at <= now() THEN 'expired' END AS closed
        FROM invitations i JOIN assessments s ON s.id = i.assessment_id
-      WHERE i.candidate_id = $1 AND i.assessment_id = ANY($2::uuid[])
-      ORDER BY array_position($2::uuid[], i.assessment_id)`,
+      WHERE i.candidate_id = $1
+        AND (i.assessment_id = ANY($2::uuid[])
+             OR (i.cancelled_at IS NULL AND (i.assessment_status = 'IN_PROGRESS' OR (i.assessment_status = 'INVITED' AND i.expires_at > now()))))
+      ORDER BY array_position($2::uuid[], i.assessment_id) NULLS LAST, i.created_at, s.slug`,
     [candidateId, assessmentIds],
   );
   return rows;

@@ -75,8 +75,19 @@ export async function startNode(databaseUrl: string, env: Record<string, string>
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   // With npm, 'close' waits for the output pipes, which node holds too: npm may end before it.
-  const exited = new Promise<number | string>((resolve) => child.on(options.npm ? 'close' : 'exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
-  const kill = (signal: NodeJS.Signals) => (options.npm ? process.kill(-child.pid!, signal) : child.kill(signal));
+  // A server that ends without being told to is a finding in itself: its last output goes to
+  // stderr, whatever the test then asserts.
+  let told = false;
+  const exited = new Promise<number | string>((resolve) =>
+    child.on(options.npm ? 'close' : 'exit', (code, signal) => {
+      if (!told) process.stderr.write(`\nserver on port ${port} exited by itself (${code ?? signal}); its last output:\n${output.slice(-8000)}\n`);
+      resolve(code ?? signal ?? 'unknown');
+    }),
+  );
+  const kill = (signal: NodeJS.Signals) => {
+    told = true;
+    return options.npm ? process.kill(-child.pid!, signal) : child.kill(signal);
+  };
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -106,7 +117,7 @@ export async function startNode(databaseUrl: string, env: Record<string, string>
         } catch {
           // the group has ended
         }
-      } else if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      } else if (child.exitCode === null && child.signalCode === null) kill(signal);
       return exited;
     },
   };
