@@ -252,7 +252,10 @@ async function main() {
   const seeded = await seed(baseUrl, candidates);
   console.log(`# ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} invitations${seeded.reused ? '' : `, ${seeded.seconds} s`})`);
 
-  const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+  // Webhooks to the bench's local receiver need private addresses allowed; no endpoint exists
+  // before the webhook scenario, so the setting changes nothing else. (A second node with the
+  // default setting, on the same database, would claim half the deliveries and refuse them.)
+  const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   await recordsReady(seeded.url);
   const baseline = await startBaseline(seeded.url);
   const readyBaseline = await startBaseline(seeded.url, 'ready-baseline.ts');
@@ -374,7 +377,7 @@ async function main() {
     const online = options['candidates-online'] ? Number(options['candidates-online']) : options.quick ? 50 : undefined;
     if (online) extra.push(await campaign(service, baseline, key, online));
     if (options.sweep) extra.push(await sweepScenario());
-    if (options.webhooks) extra.push(await webhookScenario(seeded.url, Number(options.webhooks)));
+    if (options.webhooks) extra.push(await webhookScenario(seeded.url, service, Number(options.webhooks)));
 
     const report = [render(seeded, rows, exp, workers), roundTwo(rows, exp, logging, metrics, pgliteRatio), ...extra].join('\n\n');
     // A benchmark of error answers measures nothing: the run fails when the service gave any.
@@ -791,9 +794,8 @@ async function sweepScenario(): Promise<string> {
  * seconds for the deliveries. Received, lost, duplicates (by webhook-id) and the delay from the
  * event's timestamp (the completing node's clock, the same machine's) to its arrival.
  */
-async function webhookScenario(url: string, n: number): Promise<string> {
+async function webhookScenario(url: string, node: Node, n: number): Promise<string> {
   const waitSeconds = Number(options['webhook-wait']);
-  const node = await startNode(url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   const received = new Map<string, number>();
   let arrivals = 0;
   let badSignatures = 0;
@@ -833,7 +835,15 @@ async function webhookScenario(url: string, n: number): Promise<string> {
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status', [endpointId]);
+    // What the attempts ended as: a delivery still pending after a failed attempt waits for its retry.
+    const { rows: outcomes } = await db.query<{ outcome: string; n: number }>(
+      `SELECT coalesce(a.status_code::text, left(a.response, 80)) AS outcome, count(*)::int AS n
+         FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1 GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
+      [endpointId],
+    );
+    const { rows: untried } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND attempts = 0`, [endpointId]);
     await db.end();
+    console.log(`webhooks: attempts by outcome ${outcomes.map((o) => `${o.outcome} × ${o.n}`).join(', ') || 'none'}; pending never tried ${untried[0]?.n ?? 0}`);
     const byStatus = Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
     const lost = completed - received.size;
     const duplicates = arrivals - received.size;
@@ -855,7 +865,6 @@ async function webhookScenario(url: string, n: number): Promise<string> {
     ].join('\n');
   } finally {
     if (endpointId) await admin(node, 'DELETE', `/instances/bench/webhooks/${endpointId}`).catch(() => undefined);
-    await node.stop();
     receiver.close();
   }
 }

@@ -188,6 +188,21 @@ describeEachStore('candidate portal', (ctx) => {
     assert.equal(record.redFlag, false);
   });
 
+  it('counts every answer when several are saved at the same moment, and a cleared answer no longer counts', async () => {
+    const t = await tenant();
+    const c = await candidate(ctx(), t, 'burst@x.co', ['alpha']);
+    await c.call('POST', '/portal/a/alpha/start', {}, { form: true });
+    const saves = await Promise.all(
+      ([['q1', 1], ['q2', [0, 2]], ['q3', '1,250'], ['q4', 'An answer.']] as const).map(([q, value]) => c.call('PUT', `/portal/api/a/alpha/answers/${q}`, { value })),
+    );
+    assert.deepEqual(saves.map((s) => s.statusCode), [204, 204, 204, 204], saves[0]!.body);
+    assert.equal((await score(t, c.candidateId, 'alpha')).completion, '80', '4 of 5 (the typing test is the fifth)');
+    assert.equal((await c.call('PUT', '/portal/api/a/alpha/answers/q4', { value: '   ' })).statusCode, 204);
+    assert.equal((await score(t, c.candidateId, 'alpha')).completion, '60', 'a blank answer is removed');
+    assert.equal((await c.call('PUT', '/portal/api/a/alpha/answers/q9', { value: 1 })).statusCode, 404);
+    assert.equal((await score(t, c.candidateId, 'alpha')).completion, '60');
+  });
+
   it('completes an attempt whose time ran out without any request from the candidate', async () => {
     const t = await tenant();
     const c = await candidate(ctx(), t, 'late@x.co', ['beta']);

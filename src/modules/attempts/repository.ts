@@ -120,24 +120,18 @@ export async function saveAnswer(db: Database, attempt: Attempt, questionId: str
   const question = content.questions.find((q) => q.id === questionId);
   if (!question) throw notFound(`No question ${questionId} in this assessment`);
   const answer = checkAnswer(question, value);
-  await db.transaction(async (tx) => {
-    const open = await tx.query(
-      `UPDATE attempts SET position = $2 WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() RETURNING id`,
-      [attempt.id, position],
-    );
-    if (open.rows.length === 0) throw closed();
-    if (isAnswered(question, answer)) {
-      await tx.query(
-        `INSERT INTO answers (attempt_id, question_id, value) VALUES ($1, $2, $3)
-         ON CONFLICT (attempt_id, question_id) DO UPDATE SET value = EXCLUDED.value, answered_at = now(),
-           review_score = NULL, reviewed_at = NULL, reviewed_by = NULL, review_comment = NULL, review_value_hash = NULL`,
-        [attempt.id, questionId, JSON.stringify(answer)],
-      );
-    } else {
-      await tx.query('DELETE FROM answers WHERE attempt_id = $1 AND question_id = $2', [attempt.id, questionId]);
-    }
-    await updateCompletion(tx, attempt, content);
-  });
+  // One round trip (the function save_answer, migration 0018): the position, the answer (or its
+  // removal when cleared) and the invitation's completion, atomically.
+  const items = content.questions.length + (content.typingTest ? 1 : 0);
+  const { rows } = await db.query<{ saved: boolean }>('SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6) AS saved', [
+    attempt.id,
+    position,
+    questionId,
+    isAnswered(question, answer) ? JSON.stringify(answer) : null,
+    items,
+    attempt.invitationId,
+  ]);
+  if (!rows[0]?.saved) throw closed();
 }
 
 export async function movePosition(db: Queryable, attempt: Attempt, position: number): Promise<void> {

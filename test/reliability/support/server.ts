@@ -42,6 +42,8 @@ export interface StartOptions {
    *  signal then goes to the whole group (npm and node) and `exited` resolves once every process
    *  of the group that holds the output has ended. */
   npm?: boolean;
+  /** Node options before the script (e.g. --cpu-prof, which NODE_OPTIONS may not carry). */
+  nodeArgs?: string[];
 }
 
 /**
@@ -51,7 +53,7 @@ export interface StartOptions {
  */
 export async function startNode(databaseUrl: string, env: Record<string, string> = {}, options: StartOptions = {}): Promise<Node> {
   const port = await freePort();
-  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, ['--import', 'tsx', 'src/server.ts']];
+  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts']];
   const child = spawn(command, args, {
     cwd: ROOT,
     detached: options.npm === true,
