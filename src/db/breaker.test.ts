@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { freePort } from '../../test/harness.js';
-import { DatabaseUnavailable, isUnavailable, openDatabase } from './database.js';
+import { DatabaseUnavailable, isPoolBusy, isUnavailable, openDatabase } from './database.js';
 
 /** A TCP relay to PostgreSQL on a fixed local port that can be cut (listener and connections) and restored. */
 async function relay(target: URL) {
@@ -104,6 +104,22 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
     } finally {
       await db.close();
       await cut.down().catch(() => {});
+    }
+  });
+
+  it('answers a request that finds every connection busy with 503, and does not open the breaker for the others', async () => {
+    const db = await openDatabase({ databaseUrl: base!, poolSize: 1, poolWaitMs: 200 });
+    try {
+      const holding = db.transaction((tx) => tx.query('SELECT pg_sleep(0.6)'));
+      await new Promise((r) => setTimeout(r, 50));
+      const waited = await db.query('SELECT 1').catch((error: unknown) => error);
+      assert.ok(isPoolBusy(waited), String(waited));
+      assert.ok(isUnavailable(waited), 'the waiting request gets a 503');
+      await holding;
+      // The server was busy, not away: the next query runs at once instead of failing fast.
+      assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
+    } finally {
+      await db.close();
     }
   });
 });

@@ -39,12 +39,14 @@ export interface DatabaseOptions {
   /** Directory of the embedded store; undefined keeps it in memory (tests). */
   dataDir?: string;
   poolSize?: number;
+  /** Longest wait for a free pooled connection, in ms (default 5000). */
+  poolWaitMs?: number;
 }
 
 const INT8 = 20;
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10) : openPglite(options.dataDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000) : openPglite(options.dataDir);
 }
 
 async function openPglite(dataDir: string | undefined): Promise<Database> {
@@ -113,7 +115,8 @@ export class Breaker {
       if (this.openUntil > 0 && probe) this.openUntil = 0;
       return result;
     } catch (error) {
-      if (isUnavailable(error)) {
+      // Every connection busy is a burst, not an outage: the request gets its 503, the others go on.
+      if (isUnavailable(error) && !isPoolBusy(error)) {
         this.lastError = error;
         this.openUntil = Date.now() + this.openMs;
       } else if (probe) {
@@ -131,12 +134,22 @@ export class Breaker {
   }
 }
 
-async function openPostgres(connectionString: string, max: number): Promise<Database> {
+/** Opening a connection fails after 1 s: a server that is away gets its 503 at once. */
+const CONNECT_TIMEOUT_MS = 1000;
+class Client extends pg.Client {
+  constructor(config?: pg.ClientConfig) {
+    super({ ...config, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  }
+}
+
+async function openPostgres(connectionString: string, max: number, poolWaitMs: number): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max,
-    // Fail fast when the server is away, so that clients get a 503 instead of a hanging request.
-    connectionTimeoutMillis: 1000,
+    Client,
+    // A request waits this long for a free connection when all are busy (a burst): the pool's
+    // option applies to the wait, the client's own (above) to opening a connection.
+    connectionTimeoutMillis: poolWaitMs,
     query_timeout: 15000,
     idleTimeoutMillis: 30000,
     application_name: 'assessment-connect',
@@ -243,6 +256,11 @@ async function openPostgres(connectionString: string, max: number): Promise<Data
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => pool.end(),
   };
+}
+
+/** True when no pooled connection became free in time (pg-pool's wait timeout): the server is busy, not away. */
+export function isPoolBusy(error: unknown): boolean {
+  return error instanceof Error && error.message === 'timeout exceeded when trying to connect';
 }
 
 /** True for errors that mean "the database cannot be reached right now", as opposed to a bad query. */
