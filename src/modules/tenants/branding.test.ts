@@ -4,10 +4,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeEachStore, sampleAssessment, type TestContext } from '../../../test/harness.js';
+import { TINY_PNG } from '../../../test/support/images.js';
 import { brandOf, checkBranding, contrastAgainstWhite, sniffImage } from './branding.js';
 
-/** A real 1×1 PNG. */
-export const TINY_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]);
 const WEBP = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8L'), Buffer.alloc(14)]);
 const SVG = Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
