@@ -2,7 +2,10 @@
 // changes nothing), the logo's checks and how it is served, and what a candidate sees of it in the
 // portal's header, title, theme and footer; with nothing set, the fallbacks of brandOf().
 import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { simpleParser } from 'mailparser';
 import { describeEachStore, sampleAssessment, type TestContext } from '../../../test/harness.js';
 import { TINY_PNG } from '../../../test/support/images.js';
 import { brandOf, checkBranding, contrastAgainstWhite, sniffImage } from './branding.js';
@@ -213,6 +216,52 @@ describeEachStore('instance branding', (ctx) => {
       const bySender = await candidatePage(ctx(), instance);
       assert.match(bySender, /<p class="brand">Plain Hiring<\/p>/);
       assert.match(bySender, /Questions\? Contact <a href="mailto:hiring@plain\.example">/);
+    });
+  });
+
+  describe('the e-mail', () => {
+    /** The .eml files the file mailer wrote for this recipient, oldest first, parsed. */
+    async function mailsTo(address: string) {
+      const files = readdirSync(ctx().mailDir).filter((f) => f.endsWith('.eml')).sort();
+      const parsed = await Promise.all(files.map((f) => simpleParser(readFileSync(path.join(ctx().mailDir, f)))));
+      return parsed.filter((m) => (m.to as { value: { address: string }[] }).value[0]!.address === address);
+    }
+    async function inviteAndRemind(instance: string, email: string) {
+      await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
+      const key = await ctx().key([instance]);
+      const [invited] = (await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Ada', lastName: 'Lovelace', assessments: ['alpha'] } })).json();
+      assert.equal(invited.invitationStatus, 'SENT');
+      const reminded = await ctx().request({ method: 'POST', url: `/v1/candidates/${invited.candidateId}/invitations/alpha/remind`, headers: { 'x-api-key': key } });
+      assert.equal(reminded.statusCode, 200, reminded.body);
+      return mailsTo(email);
+    }
+
+    it('the invitation and the reminder come from the company, name it, and say whom to contact', async () => {
+      const instance = await ctx().instance('mailbrand');
+      await patch(instance, { displayName: 'Acme Ltd', supportEmail: 'jobs@acme.example' });
+      const mails = await inviteAndRemind(instance, `branded-${ctx().store}@example.com`);
+      assert.equal(mails.length, 2, 'the invitation and the reminder');
+      for (const mail of mails) {
+        assert.deepEqual(mail.from?.value.map((a) => [a.name, a.address]), [['Acme Ltd', 'no-reply@localhost']], 'the display name sends, from the service address');
+        assert.equal(mail.subject, 'Acme Ltd invites you to take Alpha');
+        assert.match(mail.text ?? '', /^Acme Ltd invites you to take the following assessment:$/m);
+        assert.match(mail.text ?? '', /^Questions\? Contact jobs@acme\.example\.$/m);
+        assert.match(String(mail.html), /<p>Questions\? Contact jobs@acme\.example\.<\/p>/);
+        assert.doesNotMatch(String(mail.html), /<img/, 'no remote images');
+      }
+      // An explicit sender name stays the sender; the body still names the company.
+      await patch(instance, { mailFromName: 'Acme Recruiting', mailFromAddress: 'recruiting@acme.example' });
+      const [, , again] = await inviteAndRemind(instance, `branded-${ctx().store}@example.com`);
+      assert.deepEqual(again!.from?.value.map((a) => [a.name, a.address]), [['Acme Recruiting', 'recruiting@acme.example']]);
+      assert.equal(again!.subject, 'Acme Ltd invites you to take Alpha');
+    });
+
+    it('without branding the e-mail names the instance and the company that invited', async () => {
+      const instance = await ctx().instance('mailplain');
+      const [mail] = await inviteAndRemind(instance, `plain-${ctx().store}@example.com`);
+      assert.deepEqual(mail!.from?.value.map((a) => [a.name, a.address]), [[instance, 'no-reply@localhost']], 'not "Assessment Connect"');
+      assert.equal(mail!.subject, `${instance} invites you to take Alpha`);
+      assert.match(mail!.text ?? '', new RegExp(`Questions\\? Contact ${instance}, who invited you\\.`));
     });
   });
 });
