@@ -1,15 +1,13 @@
 // The operator CLI's branding flags against a real server: set every setting and a logo, list
 // the display name, clear and remove them; bad flags and bad files are refused and change nothing.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
-import { ADMIN_TOKEN, describeEachStore } from './harness.js';
+import { describeEachStore } from './harness.js';
+import { runCli } from './support/cli.js';
 import { TINY_PNG } from './support/images.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
 
 describeEachStore('CLI: instance branding', (ctx) => {
   let url: string;
@@ -25,15 +23,7 @@ describeEachStore('CLI: instance branding', (ctx) => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  const cli = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args, '--url', url], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    });
+  const cli = (args: string[]) => runCli(url, args);
   const show = async (name: string) => (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === name);
 
   it('creates and updates an instance with branding and a logo, lists it, and clears it', async () => {
