@@ -221,6 +221,7 @@ describeEachStore(
       const report = await reviewer.get(`/console/candidates/${candidateId}?instance=${a}`);
       assert.equal(report.statusCode, 200);
       assert.match(report.body, /Zoë Ågren/);
+      assert.match(report.body, new RegExp(`<h1>Zoë Ågren<span class="report-company"> · ${a}</span></h1>`), 'whose report: the company (no branding: the instance name)');
       assert.match(report.body, /apologised &amp; fixed the &lt;order&gt;/, 'the answer is shown escaped');
       assert.match(report.body, /Proctoring timeline/);
       assert.match(report.body, new RegExp(`${(await score()).completion} %`));
