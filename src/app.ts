@@ -39,6 +39,7 @@ import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { deadlineSweepJob } from './modules/attempts/sweeper.js';
 import { portalRoutes } from './portal/routes.js';
+import { brandRoutes } from './modules/tenants/brand-routes.js';
 import { consoleRoutes } from './console/routes.js';
 import { userAdminRoutes } from './modules/users/admin-routes.js';
 import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
@@ -288,6 +289,7 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     refusals: new RefusalLimit(counter, authFailuresPerMinute, 'portal', 'refused sign-in links and session cookies'),
     now: config.now,
   });
+  await app.register(brandRoutes, { db });
   await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });

@@ -30,10 +30,22 @@ export async function importCatalogue(db: Database, instance: { id: string; name
   return results;
 }
 
+/**
+ * The demo's branding, so that a newcomer sees what candidates see of a company: its name in the
+ * portal and the e-mail, its colour (AA contrast against white), whom to ask. Change it with
+ * `instance update demo --display-name ...`.
+ */
+export const DEMO_BRANDING = {
+  displayName: 'Demo Company',
+  accentColor: '#1D6B57',
+  supportEmail: 'recruiting@demo-company.example',
+  privacyUrl: 'https://demo-company.example/privacy',
+};
+
 /** Creates `demo` with the catalogue when there is no instance at all; returns whether it did. */
 export async function seedDemo(db: Database): Promise<boolean> {
   if ((await countInstances(db)) > 0) return false;
-  const instance = (await createInstance(db, { name: 'demo' })) ?? (await findInstanceByName(db, 'demo'))!;
+  const instance = (await createInstance(db, { name: 'demo', ...DEMO_BRANDING })) ?? (await findInstanceByName(db, 'demo'))!;
   await importCatalogue(db, instance);
   return true;
 }

@@ -10,6 +10,7 @@ const ROOT = path.resolve(import.meta.dirname, '..', 'src');
 
 const OWNERS: Record<string, string> = {
   instances: 'modules/tenants',
+  instance_logos: 'modules/tenants',
   api_keys: 'modules/keys',
   api_key_instances: 'modules/keys',
   assessments: 'modules/assessments',

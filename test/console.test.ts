@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
+import { TINY_PNG } from './support/images.js';
 import { takeAssessment } from './support/take.js';
 
 let clockOffsetMs = 0;
@@ -220,6 +221,7 @@ describeEachStore(
       const report = await reviewer.get(`/console/candidates/${candidateId}?instance=${a}`);
       assert.equal(report.statusCode, 200);
       assert.match(report.body, /Zoë Ågren/);
+      assert.match(report.body, new RegExp(`<h1>Zoë Ågren<span class="report-company"> · ${a}</span></h1>`), 'whose report: the company (no branding: the instance name)');
       assert.match(report.body, /apologised &amp; fixed the &lt;order&gt;/, 'the answer is shown escaped');
       assert.match(report.body, /Proctoring timeline/);
       assert.match(report.body, new RegExp(`${(await score()).completion} %`));
@@ -304,6 +306,78 @@ describeEachStore(
       assert.match(refused.body, /reportLinkDays/);
       const cleared = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
       assert.deepEqual([cleared.portalUrl, cleared.inviteTtlDays, cleared.mailFromName], [null, 14, null]);
+    });
+
+    it('sets the branding and the logo on the settings page, by the admin API\'s rules, and shows the company', async () => {
+      const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
+      const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
+      const base = { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '2', reportLinkDays: '90' };
+      const show = async () => (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
+      const form = await manager.get(`/console/settings?instance=${a}`);
+      for (const field of ['displayName', 'accentColor', 'supportEmail', 'privacyUrl']) assert.match(form.body, new RegExp(`name="${field}"`));
+      assert.match(form.body, /<form method="post" action="\/console\/settings\/logo" enctype="multipart\/form-data"/);
+      assert.match(form.body, /<input type="file" id="set-logo" name="logo" accept="image\/png,image\/jpeg,image\/webp" required>/);
+
+      const saved = await manager.post('/console/settings', { ...base, displayName: '  Acme Console Ltd ', accentColor: '#1d6b57', supportEmail: 'jobs@acme.example', privacyUrl: 'https://acme.example/privacy' });
+      assert.equal(saved.statusCode, 303, saved.body);
+      const set = await show();
+      assert.deepEqual([set.displayName, set.accentColor, set.supportEmail, set.privacyUrl], ['Acme Console Ltd', '#1D6B57', 'jobs@acme.example', 'https://acme.example/privacy']);
+      const page = await manager.get(`/console/settings?instance=${a}`);
+      assert.match(page.body, new RegExp(`<span class="instance-name">· Acme Console Ltd \\(${a}\\)</span>`), 'the header names the company');
+      assert.match(page.body, /Candidates now see the company as <strong>Acme Console Ltd<\/strong>/);
+
+      for (const [fields, message] of [
+        [{ accentColor: '#FFD700' }, /#FFD700 has a contrast ratio of 1\.4:1 against white; AA needs 4\.5:1/],
+        [{ accentColor: 'gold' }, /accentColor/],
+        [{ displayName: 'x'.repeat(101) }, /displayName/],
+        [{ supportEmail: 'nobody' }, /supportEmail/],
+        [{ privacyUrl: 'http://acme.example/privacy' }, /privacyUrl<\/code> must be an https:\/\/ address/],
+      ] as [Record<string, string>, RegExp][]) {
+        const refused = await manager.post('/console/settings', { ...base, displayName: 'Should Not Stick', ...fields });
+        assert.equal(refused.statusCode, 400, JSON.stringify(fields));
+        assert.match(refused.body, /Nothing was saved/);
+        assert.match(refused.body, message, JSON.stringify(fields));
+      }
+      assert.deepEqual(await show(), set, 'a refused form changes nothing');
+
+      // The logo, as a browser sends a file input: multipart/form-data.
+      const upload = (bytes: Buffer, type: string, who = manager, filename = 'logo.png') => {
+        const boundary = '----acBoundary7MA4YWxkTrZu0gW';
+        const part = (headers: string, body: Buffer | string) => Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.from(body), Buffer.from('\r\n')]);
+        const payload = Buffer.concat([
+          part('Content-Disposition: form-data; name="_csrf"', who.csrf),
+          part('Content-Disposition: form-data; name="instance"', a),
+          part(`Content-Disposition: form-data; name="logo"; filename="${filename}"\r\nContent-Type: ${type}`, bytes),
+          Buffer.from(`--${boundary}--\r\n`),
+        ]);
+        return ctx().request({ method: 'POST', url: '/console/settings/logo', headers: { cookie: who.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+      };
+      assert.equal((await upload(TINY_PNG, 'image/png', reviewer)).statusCode, 403, 'a reviewer may not');
+      for (const [bytes, type, status, message] of [
+        [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml', 415, /SVG logos are refused/],
+        [Buffer.from('not an image at all'), 'image/png', 400, /bytes are not a PNG, JPEG or WebP image/],
+        [Buffer.concat([TINY_PNG, Buffer.alloc(250 * 1024)]), 'image/png', 413, /The logo is 251 KB; the limit is 200 KB/],
+        [Buffer.alloc(0), 'image/png', 400, /Choose a logo file/],
+      ] as [Buffer, string, number, RegExp][]) {
+        const refused = await upload(bytes, type);
+        assert.equal(refused.statusCode, status, refused.body);
+        assert.match(refused.body, message);
+      }
+      assert.equal((await show()).logoUrl, null, 'no logo yet');
+      const uploaded = await upload(TINY_PNG, 'image/png');
+      assert.equal(uploaded.statusCode, 303, uploaded.body);
+      const withLogo = await show();
+      assert.match(withLogo.logoUrl, /^\/brand\//);
+      assert.ok((await manager.get(`/console/settings?instance=${a}`)).body.includes(`<img class="logo-preview" src="${withLogo.logoUrl}" alt="The current logo of Acme Console Ltd">`));
+      assert.equal((await manager.post('/console/settings/logo/remove', { instance: a })).statusCode, 303);
+      assert.equal((await show()).logoUrl, null);
+      const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=20' })).json() as { action: string }[];
+      assert.ok(audit.some((e) => e.action === 'instance.logo.set') && audit.some((e) => e.action === 'instance.logo.remove'));
+
+      // An empty field clears the setting: the company is the instance's name again.
+      assert.equal((await manager.post('/console/settings', { ...base, displayName: '', accentColor: '', supportEmail: '', privacyUrl: '' })).statusCode, 303);
+      const cleared = await show();
+      assert.deepEqual([cleared.displayName, cleared.accentColor, cleared.supportEmail, cleared.privacyUrl, cleared.company], [null, null, null, null, a]);
     });
 
     it('manages webhook endpoints (secret shown once), and the overview tells of a disabled one', async () => {

@@ -88,7 +88,7 @@ for (const kind of storeKinds()) {
       assert.equal(mail.from?.value[0]?.name, 'Acme Hiring');
       assert.equal((mail.to as { value: { address: string; name: string }[] }).value[0]!.address, to);
       assert.equal((mail.to as { value: { address: string; name: string }[] }).value[0]!.name, 'Ada Lovelace');
-      assert.equal(mail.subject, 'Your invitation: Q&A <Basics>, Typing');
+      assert.equal(mail.subject, 'Acme Hiring invites you to take Q&A <Basics>, Typing');
       assert.match(mail.messageId ?? '', /^<.+@.+>$/);
       assert.ok(mail.date instanceof Date && !Number.isNaN(mail.date.getTime()));
       assert.equal(mail.headers.get('auto-submitted'), 'auto-generated');

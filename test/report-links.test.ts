@@ -35,6 +35,7 @@ describeEachStore(
 
     it('gives a signed link that opens the report read-only, the same all day', async () => {
       instance = await ctx().instance('rep');
+      await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { displayName: 'Report & Co' } });
       await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha test' }));
       key = await ctx().key([instance]);
       candidateId = await takeAssessment(ctx(), instance, key, { email: 'ana.lima@example.com', firstName: 'Ana', lastName: 'Lima' });
@@ -53,6 +54,8 @@ describeEachStore(
       assert.match(String(page.headers['cache-control']), /no-store/);
       assert.match(String(page.headers['content-security-policy']), /frame-ancestors 'none'/);
       assert.match(page.body, /Ana Lima/);
+      assert.match(page.body, /<h1>Ana Lima<span class="report-company"> · Report &amp; Co<\/span><\/h1>/, 'whose report: the display name');
+      assert.match(page.body, /Candidate report <span class="instance-name">· Report &amp; Co<\/span>/);
       assert.match(page.body, /Alpha test/);
       assert.match(page.body, /I listened, apologised &amp; fixed the &lt;order&gt;\./, 'answers are shown, escaped');
       assert.doesNotMatch(page.body, /review-form|name="score"/, 'no review form');
@@ -84,7 +87,7 @@ describeEachStore(
         }
       }
       const all = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-      for (const expected of ['Answers', 'What is 2 + 2?', 'I listened, apologised & fixed the <order>.', 'awaiting review', 'Proctoring timeline']) assert.ok(all.includes(expected), `${expected} in the PDF`);
+      for (const expected of ['Candidate report · Report & Co', 'Answers', 'What is 2 + 2?', 'I listened, apologised & fixed the <order>.', 'awaiting review', 'Proctoring timeline']) assert.ok(all.includes(expected), `${expected} in the PDF`);
     });
 
     it('opens nothing for a link that was changed in any part', async () => {

@@ -314,7 +314,8 @@ describe('npm start with SMTP_URL [pglite]', () => {
     assert.equal(sent.invitationStatus, 'SENT');
     await relay.waitFor(1);
     const { mail } = relay.received[0]!;
-    assert.deepEqual(mail.from?.value.map((a) => [a.name, a.address]), [['Hiring', 'hiring@acme.example']]);
+    // The demo's display name is the sender's name, at the service's MAIL_FROM address.
+    assert.deepEqual(mail.from?.value.map((a) => [a.name, a.address]), [['Demo Company', 'hiring@acme.example']]);
     const link = /(http:\/\/localhost:\d+\/portal\/#\?sessionToken=[A-Za-z0-9_-]+)/.exec(mail.text ?? '')![1]!;
     assert.equal(link, sent.link);
     const opened = await fetch(url('/portal/api/session'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link.split('sessionToken=')[1] }) });

@@ -3,12 +3,17 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { checkLogo } from '../modules/tenants/branding.js';
 
 const USAGE = `Usage: assessment-connect <command> [options]
 
 Commands:
   instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
-  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
+                         [--display-name N] [--logo FILE] [--accent-color '#RRGGBB'] [--support-email E] [--privacy-url URL]
+  instance update <name> (the same options) [--logo none | --no-logo]
+                  Branding, what candidates see of the company: --display-name (1-100 characters), --logo
+                  (a PNG, JPEG or WebP file of at most 200 KB; none removes it), --accent-color (must have
+                  4.5:1 contrast against white), --support-email, --privacy-url (https://); '' clears a setting
   instance list
   key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
   key update <id> [--rate-limit N|default] [--label L]
@@ -78,15 +83,15 @@ function resolveToken(given: string | undefined): string {
   }
 }
 
-async function call(ctx: Context, method: string, route: string, body?: { json?: unknown; raw?: string; type?: string }): Promise<unknown> {
+async function call(ctx: Context, method: string, route: string, body?: { json?: unknown; raw?: string | Buffer; type?: string }): Promise<unknown> {
   const headers: Record<string, string> = { authorization: `Bearer ${ctx.token}`, accept: 'application/json' };
-  let payload: string | undefined;
+  let payload: string | Blob | undefined;
   if (body?.json !== undefined) {
     headers['content-type'] = 'application/json';
     payload = JSON.stringify(body.json);
   } else if (body?.raw !== undefined) {
     headers['content-type'] = body.type ?? 'application/octet-stream';
-    payload = body.raw;
+    payload = typeof body.raw === 'string' ? body.raw : new Blob([new Uint8Array(body.raw)]);
   }
   let response: Response;
   try {
@@ -142,8 +147,54 @@ function daysOrOff(options: Options, name: string, max: number): number | null |
   return n;
 }
 
+/** A branding text option: undefined when not given, null when given empty (clears it). */
+function textOrClear(options: Options, name: string): string | null | undefined {
+  const value = options[name];
+  if (typeof value !== 'string') return undefined;
+  return value.trim() === '' ? null : value;
+}
+
+const LOGO_FILE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.webp': 'image/webp', '.svg': 'image/svg+xml' };
+
+/**
+ * --logo FILE, --logo none or --no-logo: read and checked here (size, type by its bytes) before
+ * anything is sent, so that a bad file changes nothing. undefined: no logo option given.
+ */
+function logoOption(options: Options): { bytes: Buffer; type: string } | 'remove' | undefined {
+  const file = options.logo;
+  if (options['no-logo'] === true) {
+    if (file !== undefined) throw new UsageError('give --logo FILE or --no-logo, not both');
+    return 'remove';
+  }
+  if (file === undefined) return undefined;
+  if (typeof file !== 'string' || file === '') throw new UsageError('--logo needs a file (or none)');
+  if (file === 'none') return 'remove';
+  const type = LOGO_FILE_TYPES[path.extname(file).toLowerCase()];
+  if (!type) throw new UsageError(`--logo ${file}: a logo is a .png, .jpg, .jpeg or .webp file`);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  const checked = checkLogo(type, bytes);
+  if ('detail' in checked) throw new UsageError(`--logo ${file}: ${checked.detail}`);
+  return { bytes, type };
+}
+
+/** Sets or removes the logo of an instance after its settings are saved. */
+async function applyLogo(ctx: Context, name: string, logo: ReturnType<typeof logoOption>, data: Record<string, unknown>): Promise<Record<string, unknown>> {
+  if (logo === undefined) return data;
+  const route = `/admin/v1/instances/${encodeURIComponent(name)}/logo`;
+  return (await (logo === 'remove' ? call(ctx, 'DELETE', route) : call(ctx, 'PUT', route, { raw: logo.bytes, type: logo.type }))) as Record<string, unknown>;
+}
+
 function instanceSettings(options: Options) {
   return {
+    displayName: textOrClear(options, 'display-name'),
+    accentColor: textOrClear(options, 'accent-color'),
+    supportEmail: textOrClear(options, 'support-email'),
+    privacyUrl: textOrClear(options, 'privacy-url'),
     portalUrl: options['portal-url'],
     inviteTtlDays: positiveInteger(options, 'invite-ttl-days'),
     mailFromName: options['mail-from-name'],
@@ -172,17 +223,26 @@ type Command = (ctx: Context, args: string[], options: Options) => Promise<{ dat
 const COMMANDS: Record<string, Command> = {
   async 'instance create'(ctx, [name], options) {
     if (!name) throw new UsageError('instance create needs a name');
-    const data = (await call(ctx, 'POST', '/admin/v1/instances', { json: { name, ...instanceSettings(options) } })) as Record<string, unknown>;
-    return { data, text: `Created instance ${String(data.name)}` };
+    const logo = logoOption(options);
+    if (logo === 'remove') throw new UsageError('a new instance has no logo to remove');
+    const settings = instanceSettings(options);
+    const data = await applyLogo(ctx, name, logo, (await call(ctx, 'POST', '/admin/v1/instances', { json: { name, ...settings } })) as Record<string, unknown>);
+    return { data, text: `Created instance ${String(data.name)} (shown to candidates as ${String(data.company)})` };
   },
   async 'instance update'(ctx, [name], options) {
     if (!name) throw new UsageError('instance update needs a name');
-    const data = (await call(ctx, 'PATCH', `/admin/v1/instances/${encodeURIComponent(name)}`, { json: instanceSettings(options) })) as Record<string, unknown>;
-    return { data, text: `Updated instance ${String(data.name)}` };
+    const logo = logoOption(options);
+    const settings = instanceSettings(options);
+    const changes = Object.values(settings).some((v) => v !== undefined);
+    const route = `/admin/v1/instances/${encodeURIComponent(name)}`;
+    const saved = changes || logo === undefined ? ((await call(ctx, 'PATCH', route, { json: settings })) as Record<string, unknown>) : {};
+    const data = await applyLogo(ctx, name, logo, saved);
+    const logoNote = logo === undefined ? '' : logo === 'remove' ? '; logo removed' : `; logo at ${String(data.logoUrl)}`;
+    return { data, text: `Updated instance ${String(data.name)} (shown to candidates as ${String(data.company)})${logoNote}` };
   },
   async 'instance list'(ctx) {
     const data = (await call(ctx, 'GET', '/admin/v1/instances')) as Record<string, unknown>[];
-    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'reminderDays', 'retentionDays', 'reportLinkDays', 'createdAt']) };
+    return { data, text: table(data, ['name', 'displayName', 'portalUrl', 'inviteTtlDays', 'reminderDays', 'retentionDays', 'reportLinkDays', 'createdAt']) };
   },
   async 'key create'(ctx, _args, options) {
     const data = (await call(ctx, 'POST', '/admin/v1/keys', {
@@ -470,6 +530,12 @@ export async function run(argv: string[]): Promise<number> {
         'reminder-days': { type: 'string' },
         assessment: { type: 'string' },
         'no-email': { type: 'boolean' },
+        'display-name': { type: 'string' },
+        logo: { type: 'string' },
+        'no-logo': { type: 'boolean' },
+        'accent-color': { type: 'string' },
+        'support-email': { type: 'string' },
+        'privacy-url': { type: 'string' },
       },
     });
   } catch (error) {

@@ -8,6 +8,8 @@ import type { AuditEntry } from '../modules/audit/audit.js';
 import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
 import type { KeySummary } from '../modules/keys/repository.js';
 import type { Funnel } from '../modules/scores/insights.js';
+import { brandOf } from '../modules/tenants/branding.js';
+import type { Instance } from '../modules/tenants/repository.js';
 import type { User } from '../modules/users/repository.js';
 import { barChart } from './charts.js';
 
@@ -17,6 +19,8 @@ export interface Frame {
   /** Instances the user may open, and the one in view. */
   instances: string[];
   instance?: string;
+  /** Instance name to the company its candidates see (display name, sender name or the name itself). */
+  companies?: Record<string, string>;
   section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'settings' | 'users' | 'audit';
   canManage: boolean;
 }
@@ -51,6 +55,12 @@ ${csrf && html`<meta name="csrf-token" content="${csrf}">`}
 </head>`;
 }
 
+/** An instance as the console names it: the company candidates see, and the instance's name when that differs. */
+function instanceLabel(frame: Frame, name: string): string {
+  const company = frame.companies?.[name];
+  return company && company !== name ? `${company} (${name})` : name;
+}
+
 export function consolePage(frame: Frame, title: string, body: SafeHtml): SafeHtml {
   const nav = SECTIONS.filter((s) => (!s.manage || frame.canManage) && (!s.owner || frame.user.role === 'owner')).map(
     (s) => html`<li><a href="${sectionPath(s.id, frame.instance)}"${s.id === frame.section && html` aria-current="page"`}>${s.label}</a></li>`,
@@ -61,7 +71,7 @@ export function consolePage(frame: Frame, title: string, body: SafeHtml): SafeHt
     frame.section !== 'users' &&
     html`<form method="get" action="${sectionPath(frame.section)}" class="instance-picker">
 <label for="instance-select">Instance</label>
-<select id="instance-select" name="instance">${frame.instances.map((name) => html`<option value="${name}"${name === frame.instance && html` selected`}>${name}</option>`)}</select>
+<select id="instance-select" name="instance">${frame.instances.map((name) => html`<option value="${name}"${name === frame.instance && html` selected`}>${instanceLabel(frame, name)}</option>`)}</select>
 <button type="submit">Show</button>
 </form>`;
   return html`<!doctype html>
@@ -70,7 +80,7 @@ ${head(title, frame.csrf)}
 <body>
 <a class="skip" href="#main">Skip to content</a>
 <header class="top">
-<p class="brand"><a href="/console/">Assessment Connect</a>${frame.instance && html` <span class="instance-name">· ${frame.instance}</span>`}</p>
+<p class="brand"><a href="/console/">Assessment Connect</a>${frame.instance && html` <span class="instance-name">· ${instanceLabel(frame, frame.instance)}</span>`}</p>
 <nav aria-label="Console"><ul class="nav">${nav}</ul></nav>
 <form method="post" action="/console/sign-out" class="sign-out">
 <input type="hidden" name="_csrf" value="${frame.csrf}">
@@ -115,12 +125,13 @@ export function messageBody(title: string, message: string): SafeHtml {
 }
 
 /** A page opened by a signed report link: no console around it, nothing to change. */
-export function sharedReportPage(title: string, instance: string, body: SafeHtml): SafeHtml {
+/** `company`: whose report this is (brandOf). */
+export function sharedReportPage(title: string, company: string, body: SafeHtml): SafeHtml {
   return html`<!doctype html>
 <html lang="en">
 ${head(title)}
 <body>
-<header class="top"><p class="brand">Candidate report <span class="instance-name">· ${instance}</span></p></header>
+<header class="top"><p class="brand">Candidate report <span class="instance-name">· ${company}</span></p></header>
 <main id="main" tabindex="-1">
 ${body}
 </main>
@@ -310,7 +321,7 @@ ${q.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${q.guidance
 export function reportBody(
   candidate: CandidateSummary,
   reports: AssessmentReport[],
-  options: { csrf: string; instance: string; canReview: boolean; canRetake?: boolean; notice?: string; pdfHref?: string },
+  options: { csrf: string; instance: string; canReview: boolean; canRetake?: boolean; notice?: string; pdfHref?: string; company?: string },
 ): SafeHtml {
   // Shared by a report link (pdfHref): recruiters do not see accommodations, nor what operators do.
   const operator = options.pdfHref === undefined;
@@ -392,7 +403,7 @@ ${r.redFlagReasons.length > 0 && html`<p>Rules that raised the red flag: ${r.red
       ? html`<a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button>`
       : html`<a href="${options.pdfHref}">Download as PDF</a> · <button type="button" class="print-button" hidden>Print this report</button>`;
   return html`${options.notice && html`<p class="info" role="status">${options.notice}</p>`}<p class="no-print">${tools}</p>
-<h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}</h1>
+<h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
 <p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
 ${sections}`;
 }
@@ -666,7 +677,10 @@ ${instances.map((name) => html`<div class="option"><input type="checkbox" id="us
 // ---- instance settings ----------------------------------------------------------------------
 
 export function settingsBody(
-  instance: { name: string; portalUrl: string | null; inviteTtlDays: number; mailFromName: string | null; mailFromAddress: string | null; reminderDays: number | null; reportLinkDays: number },
+  instance: Pick<
+    Instance,
+    'name' | 'portalUrl' | 'inviteTtlDays' | 'mailFromName' | 'mailFromAddress' | 'reminderDays' | 'reportLinkDays' | 'displayName' | 'accentColor' | 'supportEmail' | 'privacyUrl' | 'logoSha256'
+  >,
   csrf: string,
   state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string> } = {},
 ): SafeHtml {
@@ -677,7 +691,12 @@ export function settingsBody(
     mailFromAddress: instance.mailFromAddress ?? '',
     reminderDays: instance.reminderDays === null ? '' : String(instance.reminderDays),
     reportLinkDays: String(instance.reportLinkDays),
+    displayName: instance.displayName ?? '',
+    accentColor: instance.accentColor ?? '',
+    supportEmail: instance.supportEmail ?? '',
+    privacyUrl: instance.privacyUrl ?? '',
   };
+  const brand = brandOf(instance);
   return html`<h1>Settings of ${instance.name}</h1>
 ${state.saved && html`<p class="info" role="status">Saved.</p>`}
 ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">Nothing was saved:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
@@ -688,7 +707,7 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 <input type="url" id="set-portal" name="portalUrl" maxlength="500" value="${v.portalUrl ?? ''}" placeholder="https://assessments.example.com">
 <label for="set-ttl">Invitation links stay valid for (days, 1-365)</label>
 <input type="number" id="set-ttl" name="inviteTtlDays" min="1" max="365" step="1" required value="${v.inviteTtlDays ?? ''}">
-<label for="set-from-name">Sender name of invitation e-mail (empty: the service default)</label>
+<label for="set-from-name">Sender name of invitation e-mail (empty: the display name below)</label>
 <input type="text" id="set-from-name" name="mailFromName" maxlength="100" value="${v.mailFromName ?? ''}">
 <label for="set-from-address">Sender address of invitation e-mail (empty: the service default)</label>
 <input type="email" id="set-from-address" name="mailFromAddress" maxlength="254" value="${v.mailFromAddress ?? ''}">
@@ -696,8 +715,36 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 <input type="number" id="set-reminder" name="reminderDays" min="1" max="60" step="1" value="${v.reminderDays ?? ''}">
 <label for="set-report-days">Report links for recruiters stay valid for (days, 1-3650)</label>
 <input type="number" id="set-report-days" name="reportLinkDays" min="1" max="3650" step="1" required value="${v.reportLinkDays ?? ''}">
+<fieldset>
+<legend>What candidates see of the company</legend>
+<p class="hint">Candidates now see the company as <strong>${brand.company}</strong>.</p>
+<label for="set-display-name">Display name, in the portal, the e-mail and the report (1-100 characters; empty: the sender name, else the instance name)</label>
+<input type="text" id="set-display-name" name="displayName" maxlength="100" value="${v.displayName ?? ''}">
+<label for="set-accent">Accent colour, #RRGGBB (at least 4.5:1 contrast against white; empty: the default blue)</label>
+<input type="text" id="set-accent" name="accentColor" maxlength="7" pattern="#[0-9A-Fa-f]{6}" placeholder="#0B57D0" value="${v.accentColor ?? ''}">
+<label for="set-support">Support e-mail for candidates' questions (empty: the sender address, else "contact the company that invited you")</label>
+<input type="email" id="set-support" name="supportEmail" maxlength="254" value="${v.supportEmail ?? ''}">
+<label for="set-privacy">Privacy notice URL, linked in the portal's footer (https://)</label>
+<input type="url" id="set-privacy" name="privacyUrl" maxlength="500" placeholder="https://example.com/privacy" value="${v.privacyUrl ?? ''}">
+</fieldset>
 <p><button type="submit" class="primary">Save settings</button></p>
-</form>`;
+</form>
+<section class="panel" aria-labelledby="logo-heading">
+<h2 id="logo-heading">Logo</h2>
+${brand.logoPath ? html`<p><img class="logo-preview" src="${brand.logoPath}" alt="The current logo of ${brand.company}"></p>` : html`<p>No logo: the portal's header shows the display name as text.</p>`}
+<form method="post" action="/console/settings/logo" enctype="multipart/form-data" class="settings-form">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="instance" value="${instance.name}">
+<label for="set-logo">A PNG, JPEG or WebP image of at most 200 KB, shown at most 2.5rem high (SVG is not accepted: it can carry scripts)</label>
+<input type="file" id="set-logo" name="logo" accept="image/png,image/jpeg,image/webp" required>
+<p><button type="submit">Upload logo</button></p>
+</form>
+${brand.logoPath && html`<form method="post" action="/console/settings/logo/remove" class="inline">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="instance" value="${instance.name}">
+<button type="submit">Remove the logo</button>
+</form>`}
+</section>`;
 }
 
 // ---- webhooks -------------------------------------------------------------------------------

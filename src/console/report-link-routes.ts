@@ -9,6 +9,7 @@ import { assessmentReports } from '../modules/attempts/report.js';
 import { findCandidate } from '../modules/candidates/repository.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { checkReportLink } from '../modules/reports/links.js';
+import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById } from '../modules/tenants/repository.js';
 import { PORTAL_HEADERS } from '../portal/routes.js';
 import { reportBody, sharedReportMessage, sharedReportPage } from './pages.js';
@@ -66,15 +67,16 @@ export async function reportLinkRoutes(app: FastifyInstance, { db, now, refusals
       const [report] = await assessmentReports(db, [check.instanceId], candidateId, [assessmentId]);
       if (!candidate || !report) return refuse(reply, 'invalid');
       if (candidate.email === null) return refuse(reply, 'erased');
+      const instance = await findInstanceById(db, check.instanceId);
+      const company = instance ? brandOf(instance).company : candidate.instance;
       if (pdf) {
-        const bytes = await reportPdf(candidate, report, at);
+        const bytes = await reportPdf(candidate, report, at, company);
         const filename = `${candidate.lastName ?? 'candidate'}-${assessmentId}.pdf`.replace(/[^A-Za-z0-9._-]+/g, '_');
         return reply.headers(HEADERS).header('content-disposition', `inline; filename="${filename}"`).type('application/pdf').send(bytes);
       }
-      const instance = await findInstanceById(db, check.instanceId);
       const pdfHref = `/reports/${candidateId}/${assessmentId}.pdf?expires=${expires}&signature=${signature}`;
-      const body = reportBody(candidate, [report], { csrf: '', instance: instance?.name ?? '', canReview: false, pdfHref });
-      return reply.headers(HEADERS).type('text/html; charset=utf-8').send(sharedReportPage(`${candidate.firstName} ${candidate.lastName}: ${report.assessmentName}`, instance?.name ?? '', body).toString());
+      const body = reportBody(candidate, [report], { csrf: '', instance: instance?.name ?? '', company, canReview: false, pdfHref });
+      return reply.headers(HEADERS).type('text/html; charset=utf-8').send(sharedReportPage(`${candidate.firstName} ${candidate.lastName}: ${report.assessmentName}`, company, body).toString());
     },
   );
 }

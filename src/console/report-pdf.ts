@@ -22,12 +22,13 @@ function printable(text: string): string {
   return text.normalize('NFC').replace(/[^\n\t\x20-\x7e\xa0-\xff€‘’“”–—•…]/g, '?');
 }
 
-export function reportPdf(candidate: CandidateSummary, report: AssessmentReport, generatedAt: Date): Promise<Buffer> {
+/** `company`: whose report this is, as candidates see it (brandOf); the instance's name when not given. */
+export function reportPdf(candidate: CandidateSummary, report: AssessmentReport, generatedAt: Date, company = candidate.instance): Promise<Buffer> {
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
     bufferPages: true,
-    info: { Title: `${report.assessmentName}: candidate report`, Author: 'Assessment Connect', CreationDate: generatedAt },
+    info: { Title: `${report.assessmentName}: candidate report`, Author: company, CreationDate: generatedAt },
   });
   if (HAS_DEJAVU) {
     doc.registerFont('body', DEJAVU);
@@ -56,6 +57,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
 
   const record = report.record;
   const name = candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`;
+  text(`Candidate report · ${company}`, { font: 'bold', size: 11, color: MUTED, gap: 0.2 });
   text(name, { font: 'bold', size: 20 });
   text(`${candidate.email ?? 'Personal data erased'} · candidate id ${candidate.id} · instance ${candidate.instance}`, { color: MUTED, gap: 0.6 });
   text(report.assessmentName, { font: 'bold', size: 15, gap: 0.4 });

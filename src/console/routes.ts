@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
@@ -37,7 +38,8 @@ import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { funnel } from '../modules/scores/insights.js';
 import { Settings } from '../modules/tenants/admin-routes.js';
-import { listInstances, updateInstance, type Instance } from '../modules/tenants/repository.js';
+import { brandOf, checkBranding, checkLogo } from '../modules/tenants/branding.js';
+import { listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
 import { verifyPassword } from '../modules/users/password.js';
 import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
 import {
@@ -118,6 +120,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   await app.register(async (scope) => {
     // Assessment documents are posted as form fields: the same 1 MB as the admin API's import.
     await scope.register(formBody, { bodyLimit: 1024 * 1024 });
+    // The logo upload (a file input): its bytes and declared type, checked like the admin API's.
+    // 1 MB is read, so that a logo over its 200 KB limit is told its size rather than cut off.
+    await scope.register(multipart, {
+      attachFieldsToBody: 'keyValues',
+      limits: { fileSize: 1024 * 1024, files: 1, fields: 10 },
+      async onFile(part) {
+        (part as unknown as { value: unknown }).value = { type: part.mimetype, bytes: await part.toBuffer() };
+      },
+    });
     scope.addHook('onSend', async (_request, reply) => {
       for (const [name, value] of Object.entries(CONSOLE_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
     });
@@ -164,6 +175,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         user: user.user,
         csrf: user.csrfToken,
         instances: user.visible.map((i) => i.name),
+        // The company each instance is shown to candidates as (brandOf), beside its name.
+        companies: Object.fromEntries(user.visible.map((i) => [i.name, brandOf(i).company])),
         instance: instance?.name,
         section,
         canManage: instancesFor(user.user, user.visible, 'manage').length > 0,
@@ -322,7 +335,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         retake === 'SENT' || retake === 'FAILED' || retake === 'none'
           ? `The candidate may take it again; the earlier attempt stays in the history. ${retake === 'SENT' ? 'The e-mail with a fresh link was sent.' : retake === 'FAILED' ? 'The e-mail could not be sent: see Invitations for the relay\'s answer, and resend it there.' : ''}`
           : undefined;
-      const body = reportBody(candidate, reports, { csrf: request.consoleUser!.csrfToken, instance: instance.name, canReview: may('review'), canRetake: may('manage'), notice });
+      const body = reportBody(candidate, reports, { csrf: request.consoleUser!.csrfToken, instance: instance.name, company: brandOf(instance).company, canReview: may('review'), canRetake: may('manage'), notice });
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
     });
 
@@ -640,6 +653,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         mailFromAddress: field('mailFromAddress'),
         reminderDays: field('reminderDays'),
         reportLinkDays: field('reportLinkDays'),
+        displayName: field('displayName'),
+        accentColor: field('accentColor'),
+        supportEmail: field('supportEmail'),
+        privacyUrl: field('privacyUrl'),
       };
       // A number field that is not a whole number fails the schema's range with its message.
       const whole = (value: string) => (/^\d{1,4}$/.test(value) ? Number(value) : -1);
@@ -652,10 +669,16 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (body.reminderDays !== undefined) given.reminderDays = values.reminderDays === '' ? null : whole(values.reminderDays);
       if (values.mailFromName) given.mailFromName = values.mailFromName;
       if (values.mailFromAddress) given.mailFromAddress = values.mailFromAddress;
-      if (!checkSettings(given)) {
-        const errors = fieldErrors('body', (checkSettings.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail }));
+      // Branding: an empty field clears the setting; a form without the fields (an older page) keeps it.
+      for (const name of ['displayName', 'accentColor', 'supportEmail', 'privacyUrl'] as const) {
+        if (body[name] !== undefined) given[name] = values[name] === '' ? null : values[name];
+      }
+      const branding = checkBranding(given);
+      if (!checkSettings(given) || branding.errors.length > 0) {
+        const errors = [...fieldErrors('body', (checkSettings.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail })), ...branding.errors];
         return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, values })), 400);
       }
+      Object.assign(given, branding.values);
       await db.transaction(async (tx) => {
         await updateInstance(tx, instance.name, {
           portalUrl: (given.portalUrl as string | undefined) ?? null,
@@ -664,8 +687,37 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
           mailFromAddress: (given.mailFromAddress as string | undefined) ?? null,
           reminderDays: given.reminderDays as number | null | undefined,
           reportLinkDays: given.reportLinkDays as number | undefined,
+          displayName: given.displayName as string | null | undefined,
+          accentColor: given.accentColor as string | null | undefined,
+          supportEmail: given.supportEmail as string | null | undefined,
+          privacyUrl: given.privacyUrl as string | null | undefined,
         });
         await audit(request, tx, 'instance.update', instance.name);
+      });
+      return reply.redirect(`/console/settings?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
+    });
+
+    scope.post<{ Body: { instance?: string; logo?: { type: string; bytes: Buffer } | string } }>('/console/settings/logo', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'manage');
+      const file = typeof body.logo === 'object' && body.logo !== null ? body.logo : undefined;
+      const checked = file && file.bytes.length > 0 ? checkLogo(file.type, file.bytes) : { status: 400 as const, detail: 'Choose a logo file to upload' };
+      if ('detail' in checked) {
+        const errors = [{ name: 'logo', detail: checked.detail }];
+        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors })), checked.status);
+      }
+      await db.transaction(async (tx) => {
+        await setLogo(tx, instance.name, checked.logo);
+        await audit(request, tx, 'instance.logo.set', instance.name);
+      });
+      return reply.redirect(`/console/settings?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
+    });
+
+    scope.post<{ Body: { instance?: string } }>('/console/settings/logo/remove', async (request, reply) => {
+      const instance = instanceOf(request, request.body?.instance, 'manage');
+      await db.transaction(async (tx) => {
+        await removeLogo(tx, instance.name);
+        await audit(request, tx, 'instance.logo.remove', instance.name);
       });
       return reply.redirect(`/console/settings?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
     });

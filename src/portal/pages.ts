@@ -5,6 +5,8 @@ import { html, type SafeHtml } from '../html/html.js';
 import { markdown } from '../html/markdown.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../modules/assessments/content-schema.js';
 import { isPermutation, type AnswerValue } from '../modules/attempts/scoring.js';
+import type { Brand } from '../modules/tenants/branding.js';
+import { portalBrand } from './brand.js';
 
 interface Layout {
   title: string;
@@ -14,25 +16,37 @@ interface Layout {
 }
 
 export function layout({ title, body, csrf, page }: Layout): SafeHtml {
+  // Whose assessment this is (brandOf): unknown only before the session is (the landing page).
+  const brand = portalBrand();
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 ${csrf && html`<meta name="csrf-token" content="${csrf}">`}
-<title>${title} · Assessments</title>
+<title>${title} · ${brand?.company ?? 'Assessments'}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/portal.css">
+${brand?.themePath && html`<link rel="stylesheet" href="${brand.themePath}">`}
 <script src="/portal/assets/portal.js" defer></script>
 </head>
 <body data-page="${page}">
 <a class="skip" href="#main">Skip to content</a>
-<header class="top"><p class="brand">Assessments</p></header>
+<header class="top"><p class="brand">${brand?.logoPath ? html`<img class="brand-logo" src="${brand.logoPath}" alt="${brand.company}">` : (brand?.company ?? 'Assessments')}</p></header>
 <main id="main" tabindex="-1">
 ${body}
 </main>
+${brand && brandFooter(brand)}
 </body>
 </html>`;
+}
+
+/** Whom to ask, on every page a candidate sees once their invitation is known; the privacy notice. */
+function brandFooter(brand: Brand): SafeHtml {
+  const contact = brand.contactEmail ? html`<a href="mailto:${brand.contactEmail}">${brand.contactEmail}</a>` : html`${brand.company}, who invited you`;
+  return html`<footer class="site-footer">
+<p>Questions? Contact ${contact}.${brand.privacyUrl && html` <a href="${brand.privacyUrl}">Privacy notice of ${brand.company}</a>`}</p>
+</footer>`;
 }
 
 export function landingPage(): SafeHtml {

@@ -30,6 +30,9 @@ import {
   versionContent,
   type Attempt,
 } from '../modules/attempts/repository.js';
+import { brandOf } from '../modules/tenants/branding.js';
+import { findInstanceById } from '../modules/tenants/repository.js';
+import { setPortalBrand, withBrandSlot } from './brand.js';
 import { checkCsrf, checkSameOrigin, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
 import {
   INVALID_LINK,
@@ -105,6 +108,9 @@ export async function portalRoutes(
     for (const [name, value] of Object.entries(PORTAL_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
   });
 
+  // Each page is drawn in its instance's brand once the session says whose candidate this is.
+  app.addHook('preHandler', (_request, _reply, done) => withBrandSlot(done));
+
   const client = (request: FastifyRequest) => ({ address: request.ip, agent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
   const html = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
 
@@ -121,6 +127,10 @@ export async function portalRoutes(
     if (value === undefined) return undefined;
     const found = await findSession(db, value);
     if (!found) await refusals.failed(request);
+    else if (!request.url.startsWith('/portal/api/')) {
+      const instance = await findInstanceById(db, found.instanceId);
+      if (instance) setPortalBrand(brandOf(instance));
+    }
     return found;
   }
 

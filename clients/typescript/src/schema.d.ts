@@ -239,6 +239,30 @@ export interface paths {
         patch: operations["updateInstance"];
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/logo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set an instance's logo
+         * @description The body is the image itself, with Content-Type image/png, image/jpeg or image/webp, at most 200 KB. Its bytes must be of the declared type. SVG is refused (it can carry scripts; it is not sanitised here). The logo is shown in the portal's header with the display name as its text alternative, and served at `logoUrl` (public, cached for a year: a new logo gets a new URL) and at /brand/{instance}/logo.
+         */
+        put: operations["setInstanceLogo"];
+        post?: never;
+        /**
+         * Remove an instance's logo
+         * @description The portal's header shows the display name as text again. Removing a logo that is not there changes nothing.
+         */
+        delete: operations["removeInstanceLogo"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/keys": {
         parameters: {
             query?: never;
@@ -2129,6 +2153,36 @@ export interface operations {
                          */
                         reminderDays: number | null;
                         /**
+                         * @description The company as candidates see it; null: the sender name, else the instance name
+                         * @example Acme Ltd
+                         */
+                        displayName: string | null;
+                        /**
+                         * @description What candidates are shown as the company: displayName, else mailFromName, else name
+                         * @example Acme Ltd
+                         */
+                        company: string;
+                        /**
+                         * @description The portal's accent colour; null: the default
+                         * @example #0B57D0
+                         */
+                        accentColor: string | null;
+                        /**
+                         * @description Where candidates write with questions; null: the sender address, else "the company that invited you"
+                         * @example recruiting@acme.example
+                         */
+                        supportEmail: string | null;
+                        /**
+                         * @description The company's privacy notice, linked in the portal's footer; null: none
+                         * @example https://acme.example/privacy
+                         */
+                        privacyUrl: string | null;
+                        /**
+                         * @description Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo
+                         * @example /brand/acme/logo/3f79bb7b435b0532
+                         */
+                        logoUrl: string | null;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2192,6 +2246,26 @@ export interface operations {
                     reportLinkDays?: number;
                     /** @description Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder. */
                     reminderDays?: number | null;
+                    /**
+                     * @description The company's name as candidates see it in the portal, the e-mail and the report (1-100 characters, trimmed); null clears it (then the sender name, else the instance name, is shown)
+                     * @example Acme Ltd
+                     */
+                    displayName?: string | null;
+                    /**
+                     * @description The portal's accent colour, #RRGGBB. It must reach the WCAG AA contrast of 4.5:1 against white (links and buttons are that colour on white): a lighter colour is refused with its ratio. null: the default
+                     * @example #0B57D0
+                     */
+                    accentColor?: string | null;
+                    /**
+                     * @description Where candidates write with questions, shown on every portal page and in the e-mail; null: the sender address, else "the company that invited you"
+                     * @example recruiting@acme.example
+                     */
+                    supportEmail?: string | null;
+                    /**
+                     * @description The company's privacy notice, linked in the portal's footer: an https:// address (http:// only for localhost); null: none
+                     * @example https://acme.example/privacy
+                     */
+                    privacyUrl?: string | null;
                 };
             };
         };
@@ -2240,6 +2314,36 @@ export interface operations {
                          * @example 2
                          */
                         reminderDays: number | null;
+                        /**
+                         * @description The company as candidates see it; null: the sender name, else the instance name
+                         * @example Acme Ltd
+                         */
+                        displayName: string | null;
+                        /**
+                         * @description What candidates are shown as the company: displayName, else mailFromName, else name
+                         * @example Acme Ltd
+                         */
+                        company: string;
+                        /**
+                         * @description The portal's accent colour; null: the default
+                         * @example #0B57D0
+                         */
+                        accentColor: string | null;
+                        /**
+                         * @description Where candidates write with questions; null: the sender address, else "the company that invited you"
+                         * @example recruiting@acme.example
+                         */
+                        supportEmail: string | null;
+                        /**
+                         * @description The company's privacy notice, linked in the portal's footer; null: none
+                         * @example https://acme.example/privacy
+                         */
+                        privacyUrl: string | null;
+                        /**
+                         * @description Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo
+                         * @example /brand/acme/logo/3f79bb7b435b0532
+                         */
+                        logoUrl: string | null;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2323,6 +2427,26 @@ export interface operations {
                     reportLinkDays?: number;
                     /** @description Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder. */
                     reminderDays?: number | null;
+                    /**
+                     * @description The company's name as candidates see it in the portal, the e-mail and the report (1-100 characters, trimmed); null clears it (then the sender name, else the instance name, is shown)
+                     * @example Acme Ltd
+                     */
+                    displayName?: string | null;
+                    /**
+                     * @description The portal's accent colour, #RRGGBB. It must reach the WCAG AA contrast of 4.5:1 against white (links and buttons are that colour on white): a lighter colour is refused with its ratio. null: the default
+                     * @example #0B57D0
+                     */
+                    accentColor?: string | null;
+                    /**
+                     * @description Where candidates write with questions, shown on every portal page and in the e-mail; null: the sender address, else "the company that invited you"
+                     * @example recruiting@acme.example
+                     */
+                    supportEmail?: string | null;
+                    /**
+                     * @description The company's privacy notice, linked in the portal's footer: an https:// address (http:// only for localhost); null: none
+                     * @example https://acme.example/privacy
+                     */
+                    privacyUrl?: string | null;
                 };
             };
         };
@@ -2372,6 +2496,36 @@ export interface operations {
                          */
                         reminderDays: number | null;
                         /**
+                         * @description The company as candidates see it; null: the sender name, else the instance name
+                         * @example Acme Ltd
+                         */
+                        displayName: string | null;
+                        /**
+                         * @description What candidates are shown as the company: displayName, else mailFromName, else name
+                         * @example Acme Ltd
+                         */
+                        company: string;
+                        /**
+                         * @description The portal's accent colour; null: the default
+                         * @example #0B57D0
+                         */
+                        accentColor: string | null;
+                        /**
+                         * @description Where candidates write with questions; null: the sender address, else "the company that invited you"
+                         * @example recruiting@acme.example
+                         */
+                        supportEmail: string | null;
+                        /**
+                         * @description The company's privacy notice, linked in the portal's footer; null: none
+                         * @example https://acme.example/privacy
+                         */
+                        privacyUrl: string | null;
+                        /**
+                         * @description Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo
+                         * @example /brand/acme/logo/3f79bb7b435b0532
+                         */
+                        logoUrl: string | null;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2386,6 +2540,267 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setInstanceLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example acme */
+                        name: string;
+                        /**
+                         * @description Base URL of candidate links; null: the service PUBLIC_URL
+                         * @example https://assessments.acme.example
+                         */
+                        portalUrl: string | null;
+                        /**
+                         * @description How long invite links stay valid, in days
+                         * @example 14
+                         */
+                        inviteTtlDays: number;
+                        /**
+                         * @description Sender name of invitation e-mail; null: that of MAIL_FROM
+                         * @example Acme Hiring
+                         */
+                        mailFromName: string | null;
+                        /**
+                         * @description Sender address of invitation e-mail; null: MAIL_FROM
+                         * @example hiring@acme.example
+                         */
+                        mailFromAddress: string | null;
+                        /**
+                         * @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off
+                         * @example 365
+                         */
+                        retentionDays: number | null;
+                        /**
+                         * @description Days a report link (reportUrl) stays valid
+                         * @example 90
+                         */
+                        reportLinkDays: number;
+                        /**
+                         * @description Days before an invitation expires when the candidate is reminded by e-mail, once; null: off
+                         * @example 2
+                         */
+                        reminderDays: number | null;
+                        /**
+                         * @description The company as candidates see it; null: the sender name, else the instance name
+                         * @example Acme Ltd
+                         */
+                        displayName: string | null;
+                        /**
+                         * @description What candidates are shown as the company: displayName, else mailFromName, else name
+                         * @example Acme Ltd
+                         */
+                        company: string;
+                        /**
+                         * @description The portal's accent colour; null: the default
+                         * @example #0B57D0
+                         */
+                        accentColor: string | null;
+                        /**
+                         * @description Where candidates write with questions; null: the sender address, else "the company that invited you"
+                         * @example recruiting@acme.example
+                         */
+                        supportEmail: string | null;
+                        /**
+                         * @description The company's privacy notice, linked in the portal's footer; null: none
+                         * @example https://acme.example/privacy
+                         */
+                        privacyUrl: string | null;
+                        /**
+                         * @description Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo
+                         * @example /brand/acme/logo/3f79bb7b435b0532
+                         */
+                        logoUrl: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-02T13:45:07.060Z
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeInstanceLogo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example acme
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example acme */
+                        name: string;
+                        /**
+                         * @description Base URL of candidate links; null: the service PUBLIC_URL
+                         * @example https://assessments.acme.example
+                         */
+                        portalUrl: string | null;
+                        /**
+                         * @description How long invite links stay valid, in days
+                         * @example 14
+                         */
+                        inviteTtlDays: number;
+                        /**
+                         * @description Sender name of invitation e-mail; null: that of MAIL_FROM
+                         * @example Acme Hiring
+                         */
+                        mailFromName: string | null;
+                        /**
+                         * @description Sender address of invitation e-mail; null: MAIL_FROM
+                         * @example hiring@acme.example
+                         */
+                        mailFromAddress: string | null;
+                        /**
+                         * @description Days after the last of their assessments was completed when a candidate is erased automatically; null: off
+                         * @example 365
+                         */
+                        retentionDays: number | null;
+                        /**
+                         * @description Days a report link (reportUrl) stays valid
+                         * @example 90
+                         */
+                        reportLinkDays: number;
+                        /**
+                         * @description Days before an invitation expires when the candidate is reminded by e-mail, once; null: off
+                         * @example 2
+                         */
+                        reminderDays: number | null;
+                        /**
+                         * @description The company as candidates see it; null: the sender name, else the instance name
+                         * @example Acme Ltd
+                         */
+                        displayName: string | null;
+                        /**
+                         * @description What candidates are shown as the company: displayName, else mailFromName, else name
+                         * @example Acme Ltd
+                         */
+                        company: string;
+                        /**
+                         * @description The portal's accent colour; null: the default
+                         * @example #0B57D0
+                         */
+                        accentColor: string | null;
+                        /**
+                         * @description Where candidates write with questions; null: the sender address, else "the company that invited you"
+                         * @example recruiting@acme.example
+                         */
+                        supportEmail: string | null;
+                        /**
+                         * @description The company's privacy notice, linked in the portal's footer; null: none
+                         * @example https://acme.example/privacy
+                         */
+                        privacyUrl: string | null;
+                        /**
+                         * @description Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo
+                         * @example /brand/acme/logo/3f79bb7b435b0532
+                         */
+                        logoUrl: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-02T13:45:07.060Z
+                         */
+                        createdAt: string;
+                    };
                 };
             };
             /** @description Unauthorized */

@@ -13,6 +13,8 @@ const STATE_CHANGING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const ACTIONS: Record<string, string> = {
   'POST /instances': 'instance.create',
   'PATCH /instances/:instance': 'instance.update',
+  'PUT /instances/:instance/logo': 'instance.logo.set',
+  'DELETE /instances/:instance/logo': 'instance.logo.remove',
   'POST /instances/:instance/assessments': 'assessment.import',
   'POST /instances/:instance/reviews': 'review.score',
   'POST /instances/:instance/deliveries/:id/resend': 'delivery.resend',

@@ -10,6 +10,7 @@ import { findAssessmentsBySlug } from '../assessments/repository.js';
 import { upsertCandidate } from '../candidates/repository.js';
 import { generateToken } from '../keys/secret.js';
 import { loadTemplates, renderInvitationWith } from '../mail/invitation-message.js';
+import { brandOf, type BrandSource } from '../tenants/branding.js';
 import type { Mailer } from '../mail/mailer.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 
@@ -54,27 +55,31 @@ interface IssuedLink {
   linkId: string;
   link: string;
   expiresAt: Date;
-  instance: { name: string; mailFromName: string | null; mailFromAddress: string | null };
+  /** What the e-mail needs of the instance: its sender and its branding (brandOf). */
+  instance: BrandSource;
 }
 
 /** Inserts a fresh link for a candidate and assessments; the token exists only in the result. */
 export async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, candidateId: string, assessmentIds: string[]): Promise<IssuedLink> {
   const { token, hash } = generateToken();
-  const { rows } = await tx.query<{ linkId: string; expiresAt: Date; portalUrl: string | null; name: string; mailFromName: string | null; mailFromAddress: string | null }>(
-    `INSERT INTO invite_links (instance_id, candidate_id, token_hash, assessment_ids, expires_at)
-     SELECT i.id, $2, $3, $4, now() + make_interval(days => i.invite_ttl_days) FROM instances i WHERE i.id = $1
-     RETURNING id AS "linkId", expires_at AS "expiresAt",
-       (SELECT portal_url FROM instances WHERE id = $1) AS "portalUrl", (SELECT name FROM instances WHERE id = $1) AS name,
-       (SELECT mail_from_name FROM instances WHERE id = $1) AS "mailFromName", (SELECT mail_from_address FROM instances WHERE id = $1) AS "mailFromAddress"`,
+  const { rows } = await tx.query<{ linkId: string; expiresAt: Date; portalUrl: string | null } & BrandSource>(
+    `WITH n AS (
+       SELECT id, portal_url, name, mail_from_name, mail_from_address, display_name, accent_color, support_email, privacy_url, invite_ttl_days,
+              (SELECT l.sha256 FROM instance_logos l WHERE l.instance_id = instances.id) AS logo_sha256
+         FROM instances WHERE id = $1
+     ), link AS (
+       INSERT INTO invite_links (instance_id, candidate_id, token_hash, assessment_ids, expires_at)
+       SELECT n.id, $2, $3, $4, now() + make_interval(days => n.invite_ttl_days) FROM n
+       RETURNING id, expires_at
+     )
+     SELECT link.id AS "linkId", link.expires_at AS "expiresAt", n.portal_url AS "portalUrl", n.name, n.mail_from_name AS "mailFromName",
+            n.mail_from_address AS "mailFromAddress", n.display_name AS "displayName", n.accent_color AS "accentColor",
+            n.support_email AS "supportEmail", n.privacy_url AS "privacyUrl", n.logo_sha256 AS "logoSha256"
+       FROM link, n`,
     [instanceId, candidateId, hash, assessmentIds],
   );
-  const row = rows[0]!;
-  return {
-    linkId: row.linkId,
-    link: portalLink(row.portalUrl ?? deps.publicUrl, token),
-    expiresAt: row.expiresAt,
-    instance: { name: row.name, mailFromName: row.mailFromName, mailFromAddress: row.mailFromAddress },
-  };
+  const { linkId, expiresAt, portalUrl, ...instance } = rows[0]!;
+  return { linkId, link: portalLink(portalUrl ?? deps.publicUrl, token), expiresAt, instance };
 }
 
 /** The form of an assessment id (the CHECK on assessments.slug). */
@@ -152,7 +157,9 @@ export async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | '
   let outcome;
   try {
     const templates = await loadTemplates(deps.templatesDir ? path.join(deps.templatesDir, d.instance.name) : undefined);
+    const brand = brandOf(d.instance);
     const message = renderInvitationWith(templates, {
+      brand,
       to: { name: `${d.candidate.firstName} ${d.candidate.lastName}`, address: d.candidate.email },
       firstName: d.candidate.firstName,
       lastName: d.candidate.lastName,
@@ -161,7 +168,8 @@ export async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | '
       link: d.link,
       expiresAt: d.expiresAt,
     });
-    const from = d.instance.mailFromAddress ? { name: d.instance.mailFromName ?? '', address: d.instance.mailFromAddress } : deps.mailFrom;
+    // The sender is the company (brandOf), at the instance's address or else the service's.
+    const from = { name: brand.senderName, address: d.instance.mailFromAddress ?? addressOf(deps.mailFrom) };
     outcome = await deps.mailer.send(from, message);
   } catch (error) {
     outcome = { status: 'FAILED' as const, detail: `could not prepare the message: ${(error as Error).message}` };
@@ -185,6 +193,11 @@ export async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | '
     deps.log?.error({ err: error, status: outcome.status }, 'could not record an e-mail delivery');
   }
   return outcome.status;
+}
+
+/** The address of a sender written "Name <address>" or bare. */
+export function addressOf(sender: string): string {
+  return /<([^<>\s]+)>\s*$/.exec(sender)?.[1] ?? sender.trim();
 }
 
 /**

@@ -6,13 +6,17 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { brandOf } from '../tenants/branding.js';
 import { fill, loadTemplates, renderInvitationWith, type InvitationMessage } from './invitation-message.js';
+
+const ACME = { name: 'acme', displayName: 'Acme Ltd', mailFromName: null, mailFromAddress: null, accentColor: null, supportEmail: 'jobs@acme.example', privacyUrl: null, logoSha256: null };
 
 const message = (overrides: Partial<InvitationMessage> = {}): InvitationMessage => ({
   to: { name: 'Ada Lovelace', address: 'ada@example.com' },
   firstName: 'Ada',
   lastName: 'Lovelace',
   instance: 'acme',
+  brand: brandOf(ACME),
   assessments: [
     { name: 'Numerical reasoning', durationMinutes: 30 },
     { name: 'Typing', durationMinutes: 1 },
@@ -33,7 +37,7 @@ describe('invitation e-mail rendering', () => {
 
   it('renders the defaults: subject, text and HTML with the same facts', async () => {
     const rendered = renderInvitationWith(await loadTemplates(undefined), message());
-    assert.equal(rendered.subject, 'Your invitation: Numerical reasoning, Typing');
+    assert.equal(rendered.subject, 'Acme Ltd invites you to take Numerical reasoning, Typing');
     assert.match(rendered.text, /^Hello Ada,$/m);
     assert.match(rendered.text, /following assessments:/);
     assert.match(rendered.text, /^ {2}- Numerical reasoning \(30 minutes\)$/m);
@@ -43,6 +47,26 @@ describe('invitation e-mail rendering', () => {
     assert.ok(rendered.html.includes('<a href="https://assess.example/portal/#?sessionToken=abc_DEF-123">'));
     assert.match(rendered.html, /<li>Typing \(1 minute\)<\/li>/);
     assert.doesNotMatch(rendered.html, /\{\{|<img|<script/i);
+  });
+
+  it('names the company and whom to contact, by the one fallback rule', async () => {
+    const templates = await loadTemplates(undefined);
+    const branded = renderInvitationWith(templates, message());
+    assert.match(branded.text, /^Acme Ltd invites you to take the following assessments:$/m);
+    assert.match(branded.text, /^Questions\? Contact jobs@acme\.example\.$/m);
+    assert.match(branded.html, /<p>Acme Ltd invites you to take/);
+    assert.match(branded.html, /ask Acme Ltd for a new one/);
+    // Nothing set: the sender name, else the instance name; the contact is the sender address, else the company.
+    const bySender = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: null, supportEmail: null, mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' }) }));
+    assert.equal(bySender.subject, 'Acme Hiring invites you to take Numerical reasoning, Typing');
+    assert.match(bySender.text, /Questions\? Contact hiring@acme\.example\./);
+    const bare = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: null, supportEmail: null }) }));
+    assert.equal(bare.subject, 'acme invites you to take Numerical reasoning, Typing');
+    assert.match(bare.text, /Questions\? Contact acme, who invited you\./);
+    // A hostile display name is escaped in the HTML part.
+    const hostile = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: '<b>Evil</b> & Co' }) }));
+    assert.match(hostile.html, /&lt;b&gt;Evil&lt;\/b&gt; &amp; Co invites you/);
+    assert.doesNotMatch(hostile.html, /<b>Evil/);
   });
 
   it('says "assessment" for one', async () => {
@@ -59,7 +83,7 @@ describe('invitation e-mail rendering', () => {
     assert.match(rendered.text, /Hello <script>alert\(1\)<\/script>,/);
     assert.match(rendered.html, /Hello &lt;script&gt;alert\(1\)&lt;\/script&gt;,/);
     assert.doesNotMatch(rendered.html, /<script/);
-    assert.equal(rendered.subject, 'Your invitation: Q&A Bcc: x@evil.example');
+    assert.equal(rendered.subject, 'Acme Ltd invites you to take Q&A Bcc: x@evil.example');
     assert.doesNotMatch(rendered.subject, /[\r\n]/);
     const unicode = renderInvitationWith(await loadTemplates(undefined), message({ firstName: 'Ünïcødé', lastName: "O'Brien" }));
     assert.match(unicode.text, /Hello Ünïcødé,/);
@@ -75,7 +99,7 @@ describe('invitation e-mail rendering', () => {
       assert.equal(rendered.subject, 'Acme: 2 assessments for Ada Lovelace');
       assert.match(rendered.text, /^Hello Ada,$/m);
       const missing = renderInvitationWith(await loadTemplates(path.join(dir, 'nobody')), message());
-      assert.equal(missing.subject, 'Your invitation: Numerical reasoning, Typing');
+      assert.equal(missing.subject, 'Acme Ltd invites you to take Numerical reasoning, Typing');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -6,12 +6,15 @@ import { html, join } from '../../html/html.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { contactSentence, type Brand } from '../tenants/branding.js';
 
 export interface InvitationMessage {
   to: { name: string; address: string };
   firstName: string;
   lastName: string;
   instance: string;
+  /** Whose invitation this is: the company's name and contact (brandOf). */
+  brand: Brand;
   assessments: { name: string; durationMinutes: number }[];
   link: string;
   expiresAt: Date;
@@ -41,6 +44,8 @@ export function renderInvitationWith(templates: Record<keyof typeof PARTS, strin
     lastName: message.lastName,
     fullName: `${message.firstName} ${message.lastName}`,
     instance: message.instance,
+    company: message.brand.company,
+    contact: contactSentence(message.brand),
     link: message.link,
     expiresOn: message.expiresAt.toISOString().slice(0, 10),
     assessmentNames: message.assessments.map((a) => a.name).join(', '),

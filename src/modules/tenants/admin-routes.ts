@@ -2,8 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Queryable } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
-import { Problem } from '../../http/problem.js';
-import { INSTANCE_NAME_PATTERN, createInstance, listInstances, updateInstance } from './repository.js';
+import { Problem, invalid } from '../../http/problem.js';
+import { LOGO_MAX_BYTES, brandOf, checkBranding, checkLogo } from './branding.js';
+import { INSTANCE_NAME_PATTERN, createInstance, findInstanceByName, listInstances, removeLogo, setLogo, updateInstance, type Instance as InstanceRow } from './repository.js';
 
 export const InstanceName = Type.String({
   pattern: INSTANCE_NAME_PATTERN,
@@ -25,12 +26,22 @@ const Instance = Type.Object(
     }),
     reportLinkDays: Type.Integer({ description: 'Days a report link (reportUrl) stays valid', examples: [90] }),
     reminderDays: Type.Union([Type.Integer(), Type.Null()], { description: 'Days before an invitation expires when the candidate is reminded by e-mail, once; null: off', examples: [2] }),
+    displayName: Type.Union([Type.String(), Type.Null()], { examples: ['Acme Ltd'], description: 'The company as candidates see it; null: the sender name, else the instance name' }),
+    company: Type.String({ examples: ['Acme Ltd'], description: 'What candidates are shown as the company: displayName, else mailFromName, else name' }),
+    accentColor: Type.Union([Type.String(), Type.Null()], { examples: ['#0B57D0'], description: "The portal's accent colour; null: the default" }),
+    supportEmail: Type.Union([Type.String(), Type.Null()], { examples: ['recruiting@acme.example'], description: 'Where candidates write with questions; null: the sender address, else "the company that invited you"' }),
+    privacyUrl: Type.Union([Type.String(), Type.Null()], { examples: ['https://acme.example/privacy'], description: "The company's privacy notice, linked in the portal's footer; null: none" }),
+    logoUrl: Type.Union([Type.String(), Type.Null()], {
+      examples: ['/brand/acme/logo/3f79bb7b435b0532'],
+      description: 'Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo',
+    }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
 );
 
 const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance', examples: ['https://assessments.acme.example'] });
+const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]+$';
 export const Settings = Type.Object(
   {
     portalUrl: Type.Optional(PortalUrl),
@@ -53,6 +64,30 @@ export const Settings = Type.Object(
           'Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder.',
       }),
     ),
+    displayName: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL }), Type.Null()], {
+        examples: ['Acme Ltd'],
+        description: "The company's name as candidates see it in the portal, the e-mail and the report (1-100 characters, trimmed); null clears it (then the sender name, else the instance name, is shown)",
+      }),
+    ),
+    accentColor: Type.Optional(
+      Type.Union([Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' }), Type.Null()], {
+        examples: ['#0B57D0'],
+        description: "The portal's accent colour, #RRGGBB. It must reach the WCAG AA contrast of 4.5:1 against white (links and buttons are that colour on white): a lighter colour is refused with its ratio. null: the default",
+      }),
+    ),
+    supportEmail: Type.Optional(
+      Type.Union([Type.String({ format: 'email', maxLength: 254 }), Type.Null()], {
+        examples: ['recruiting@acme.example'],
+        description: 'Where candidates write with questions, shown on every portal page and in the e-mail; null: the sender address, else "the company that invited you"',
+      }),
+    ),
+    privacyUrl: Type.Optional(
+      Type.Union([Type.String({ maxLength: 500, pattern: '^\\S+$' }), Type.Null()], {
+        examples: ['https://acme.example/privacy'],
+        description: "The company's privacy notice, linked in the portal's footer: an https:// address (http:// only for localhost); null: none",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -71,9 +106,9 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
       },
     },
     async (request, reply) => {
-      const created = await createInstance(db, { ...request.body, portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
+      const created = await createInstance(db, { ...checked(request.body), portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
       if (!created) throw new Problem('conflict', `An instance named "${request.body.name}" exists already`);
-      return reply.code(201).send(created);
+      return reply.code(201).send(view(created));
     },
   );
 
@@ -91,9 +126,9 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
       },
     },
     async (request) => {
-      const updated = await updateInstance(db, request.params.instance, { ...request.body, portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
+      const updated = await updateInstance(db, request.params.instance, { ...checked(request.body), portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
       if (!updated) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
-      return updated;
+      return view(updated);
     },
   );
 
@@ -108,6 +143,72 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
         response: { 200: Type.Array(Instance), ...problemResponses('unauthorized') },
       },
     },
-    async () => listInstances(db),
+    async () => (await listInstances(db)).map(view),
+  );
+
+  // The logo arrives as its bytes; what they are is read from them, not taken from the header.
+  const keepBytes = (_request: unknown, body: string | Buffer, done: (error: null, body: Buffer) => void) => done(null, Buffer.from(body));
+  app.addContentTypeParser(/^image\//, { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, keepBytes);
+  app.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, keepBytes);
+
+  app.put(
+    '/instances/:instance/logo',
+    {
+      schema: {
+        operationId: 'setInstanceLogo',
+        tags: ['admin'],
+        summary: "Set an instance's logo",
+        description: `The body is the image itself, with Content-Type image/png, image/jpeg or image/webp, at most ${LOGO_MAX_BYTES / 1024} KB. Its bytes must be of the declared type. SVG is refused (it can carry scripts; it is not sanitised here). The logo is shown in the portal's header with the display name as its text alternative, and served at \`logoUrl\` (public, cached for a year: a new logo gets a new URL) and at /brand/{instance}/logo.`,
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        response: { 200: Instance, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'payload-too-large', 'unsupported-media-type') },
+      },
+    },
+    async (request) => {
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const result = checkLogo(request.headers['content-type'], body);
+      if ('detail' in result) throw new Problem(result.status === 413 ? 'payload-too-large' : result.status === 415 ? 'unsupported-media-type' : 'validation-failed', result.detail);
+      if (!(await setLogo(db, request.params.instance, result.logo))) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
+      return view((await findInstanceByName(db, request.params.instance))!);
+    },
+  );
+
+  app.delete(
+    '/instances/:instance/logo',
+    {
+      schema: {
+        operationId: 'removeInstanceLogo',
+        tags: ['admin'],
+        summary: "Remove an instance's logo",
+        description: "The portal's header shows the display name as text again. Removing a logo that is not there changes nothing.",
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        response: { 200: Instance, ...problemResponses('unauthorized', 'not-found') },
+      },
+    },
+    async (request) => {
+      await removeLogo(db, request.params.instance);
+      const instance = await findInstanceByName(db, request.params.instance);
+      if (!instance) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
+      return view(instance);
+    },
   );
 };
+
+/** The branding checks the schema cannot make (blank name, contrast, URL scheme); 400 naming each. */
+function checked<T extends Parameters<typeof checkBranding>[0]>(body: T): T {
+  const { values, errors } = checkBranding(body);
+  if (errors.length > 0) {
+    throw invalid(
+      errors.map((e) => ({ in: 'body' as const, name: e.name, pointer: `#/${e.name}`, detail: e.detail })),
+      errors.map((e) => `${e.name} ${e.detail}`).join('; '),
+    );
+  }
+  return values;
+}
+
+/** An instance as the admin API shows it: the logo as its URL path, the company as candidates see it. */
+function view(instance: InstanceRow) {
+  const { logoSha256: _hash, id: _id, ...rest } = instance;
+  return { ...rest, company: brandOf(instance).company, logoUrl: brandOf(instance).logoPath };
+}

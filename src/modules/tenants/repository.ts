@@ -14,12 +14,22 @@ export interface Instance {
   reportLinkDays: number;
   /** Days before an invitation expires when the candidate is reminded, once; null: off (default 2). */
   reminderDays: number | null;
+  /** The company's name as candidates see it; null: the sender name, else the instance name (brandOf). */
+  displayName: string | null;
+  /** '#RRGGBB', contrast-checked against white when set. */
+  accentColor: string | null;
+  supportEmail: string | null;
+  privacyUrl: string | null;
+  /** sha256 (hex) of the logo, which lives in instance_logos; null: no logo. */
+  logoSha256: string | null;
   createdAt: Date;
 }
 
 const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "inviteTtlDays", mail_from_name AS "mailFromName",
   mail_from_address AS "mailFromAddress", retention_days AS "retentionDays",
-  report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", created_at AS "createdAt"`;
+  report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", display_name AS "displayName", accent_color AS "accentColor",
+  support_email AS "supportEmail", privacy_url AS "privacyUrl", (SELECT l.sha256 FROM instance_logos l WHERE l.instance_id = instances.id) AS "logoSha256",
+  created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -29,16 +39,35 @@ export interface InstanceSettings {
   retentionDays?: number | null;
   reportLinkDays?: number;
   reminderDays?: number | null;
+  displayName?: string | null;
+  accentColor?: string | null;
+  supportEmail?: string | null;
+  privacyUrl?: string | null;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
-    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days)
-     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END)
+    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days,
+                            display_name, accent_color, support_email, privacy_url)
+     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, $10, $11, $12, $13)
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
-    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null, input.retentionDays ?? null, input.reportLinkDays ?? null, input.reminderDays !== undefined, input.reminderDays ?? null],
+    [
+      input.name,
+      input.portalUrl ?? null,
+      input.inviteTtlDays ?? null,
+      input.mailFromName ?? null,
+      input.mailFromAddress ?? null,
+      input.retentionDays ?? null,
+      input.reportLinkDays ?? null,
+      input.reminderDays !== undefined,
+      input.reminderDays ?? null,
+      input.displayName ?? null,
+      input.accentColor ?? null,
+      input.supportEmail ?? null,
+      input.privacyUrl ?? null,
+    ],
   );
   return rows[0];
 }
@@ -47,7 +76,8 @@ export async function createInstance(db: Queryable, input: { name: string } & In
 export async function updateInstance(db: Queryable, name: string, settings: InstanceSettings): Promise<Instance | undefined> {
   const sets: string[] = [];
   const params: unknown[] = [name];
-  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days', reportLinkDays: 'report_link_days', reminderDays: 'reminder_days' } as const;
+  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days', reportLinkDays: 'report_link_days', reminderDays: 'reminder_days',
+    displayName: 'display_name', accentColor: 'accent_color', supportEmail: 'support_email', privacyUrl: 'privacy_url' } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];
     if (value === undefined) continue;
@@ -89,4 +119,37 @@ export async function findInstancesByName(db: Queryable, names: string[]): Promi
 export async function countInstances(db: Queryable): Promise<number> {
   const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM instances');
   return rows[0]!.n;
+}
+
+export interface Logo {
+  contentType: string;
+  bytes: Buffer;
+  sha256: string;
+}
+
+/** Stores (or replaces) the instance's logo; false when there is no such instance. */
+export async function setLogo(db: Queryable, name: string, logo: Logo): Promise<boolean> {
+  const { rows } = await db.query(
+    `INSERT INTO instance_logos (instance_id, content_type, bytes, sha256)
+     SELECT id, $2, $3, $4 FROM instances WHERE name = $1
+     ON CONFLICT (instance_id) DO UPDATE SET content_type = excluded.content_type, bytes = excluded.bytes, sha256 = excluded.sha256, updated_at = now()
+     RETURNING instance_id`,
+    [name, logo.contentType, logo.bytes, logo.sha256],
+  );
+  return rows.length > 0;
+}
+
+/** Removes the instance's logo; whether there was one. */
+export async function removeLogo(db: Queryable, name: string): Promise<boolean> {
+  const { rows } = await db.query(`DELETE FROM instance_logos WHERE instance_id = (SELECT id FROM instances WHERE name = $1) RETURNING instance_id`, [name]);
+  return rows.length > 0;
+}
+
+export async function findLogo(db: Queryable, name: string): Promise<Logo | undefined> {
+  const { rows } = await db.query<Logo>(
+    `SELECT l.content_type AS "contentType", l.bytes, l.sha256 FROM instance_logos l JOIN instances i ON i.id = l.instance_id WHERE i.name = $1`,
+    [name],
+  );
+  const row = rows[0];
+  return row && { ...row, bytes: Buffer.from(row.bytes) };
 }

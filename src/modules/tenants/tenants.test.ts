@@ -15,6 +15,12 @@ describeEachStore('instances and the admin API', (ctx) => {
       retentionDays: null,
       reportLinkDays: 90,
       reminderDays: 2,
+      displayName: null,
+      company: 'acme-corp',
+      accentColor: null,
+      supportEmail: null,
+      privacyUrl: null,
+      logoUrl: null,
       createdAt: undefined,
     });
     const updated = await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });
