@@ -5,6 +5,7 @@ import { markdown } from '../html/markdown.js';
 import { likertItemScore, maxFootrule } from '../modules/attempts/scoring.js';
 import type { AssessmentReport, PendingReview, QuestionReport } from '../modules/attempts/report.js';
 import type { AuditEntry } from '../modules/audit/audit.js';
+import type { FeedbackSummary } from '../modules/attempts/feedback.js';
 import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
 import type { KeySummary } from '../modules/keys/repository.js';
 import type { Funnel } from '../modules/scores/insights.js';
@@ -363,6 +364,7 @@ ${categories}
 ${
   r.questions.length > 0 &&
   html`<h3>Answers</h3>
+${r.layoutNotes.length > 0 && html`<p class="layout-notes">As this candidate saw them: ${r.layoutNotes.join('; ')}.</p>`}
 <ol class="answers">${r.questions.map(
     (q) => html`<li class="answer">
 <div class="prompt">${markdown(q.prompt)}</div>
@@ -504,6 +506,28 @@ export interface AssessmentView {
   passScore: number;
   lowPassScore: number;
   distribution: { bins: number[]; passRate: number | null; count: number };
+  /** Candidates' feedback after submitting; undefined when none gave any. */
+  feedback?: FeedbackSummary;
+}
+
+/** Candidates' feedback on one assessment: average, count, distribution, latest comments. */
+function feedbackPanel(instance: string, a: AssessmentView): SafeHtml {
+  const f = a.feedback;
+  if (!f || f.count === 0) return html`<h3>Candidate feedback</h3><p>No candidate has given feedback yet.</p>`;
+  return html`<h3>Candidate feedback</h3>
+<dl class="figures">
+<div><dt>Average rating</dt><dd>${f.average} of 5</dd></div>
+<div><dt>Ratings</dt><dd>${f.count}</dd></div>
+</dl>
+${barChart(`${a.name}: candidates' ratings, 1 (poor) to 5 (very good)`, f.distribution.map((n, i) => ({ label: `${i + 1}`, value: n })))}
+${
+  f.comments.length > 0 &&
+  html`<h4>Latest comments</h4>
+<ul class="plain feedback-comments">${f.comments.map(
+    (c) =>
+      html`<li><p>${c.comment}</p><p class="hint">Rated ${c.rating} · ${when(c.at)} · <a href="/console/candidates/${c.candidateId}?instance=${instance}">${c.candidateName ?? 'Erased candidate'}</a></p></li>`,
+  )}</ul>`
+}`;
 }
 
 export interface ImportState {
@@ -557,6 +581,7 @@ ${
     a.distribution.bins.map((n, i) => ({ label: i === 9 ? '90–100 %' : `${i * 10}–${i * 10 + 9} %`, value: n })),
   )
 }
+${feedbackPanel(instance, a)}
 <p><a href="/console/assessments/${a.id}/preview?instance=${instance}">Preview as a candidate sees it</a></p>
 </section>`,
       )

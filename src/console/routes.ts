@@ -11,6 +11,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
 import { fieldErrors, problemFor } from '../http/errors.js';
 import { validatorCompiler } from '../http/validation.js';
+import { feedbackSummaries } from '../modules/attempts/feedback.js';
 import { parseAssessment } from '../modules/assessments/content.js';
 import { assessmentUuid, currentContent, importAssessment } from '../modules/assessments/repository.js';
 import { listDeliveries } from '../modules/invitations/deliveries.js';
@@ -416,9 +417,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     async function assessmentsPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, importState?: ImportState, status = 200) {
       const items: AssessmentView[] = [];
+      const feedback = await feedbackSummaries(db, instance.id);
       for (const a of await listAssessments(db, [instance.id])) {
         const uuid = await assessmentUuid(db, instance.id, a.id);
-        items.push({ ...a, distribution: await scoreDistribution(db, uuid!) });
+        items.push({ ...a, distribution: await scoreDistribution(db, uuid!), feedback: feedback.get(a.id) });
       }
       const canManage = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id);
       return page(reply, consolePage(frameOf(request, 'assessments', instance), `Assessments of ${instance.name}`, assessmentsBody(instance.name, items, { csrf: request.consoleUser!.csrfToken, canManage, importState })), status);
