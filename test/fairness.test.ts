@@ -115,6 +115,8 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     const published = await ctx().publish(instance, FAIR);
     assert.equal(published.statusCode, 201, published.body);
     key = await ctx().key([instance]);
+    const listed = (await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key, instance } })).json();
+    assert.equal(listed.find((a: { id: string }) => a.id === 'fair').questionCount, 5, 'the API counts what each candidate is given');
     const c = await invite('fay.ayre@example.com');
     const p = await candidate(ctx(), c.link);
     assert.match(p.intro.body, /5 questions\./, 'three drawn from the pool of six, and the two fixed ones');

@@ -186,3 +186,9 @@ export type QuestionContent = Static<typeof Question>;
 export type PracticeContent = QuestionContent & { explanation?: string };
 /** The practice question of validated content, typed as the question it was checked to be. */
 export const practiceOf = (content: AssessmentContent): PracticeContent | undefined => content.practice as PracticeContent | undefined;
+
+/** How many questions an attempt is given: a pooled category gives its draw (the typing test not counted). */
+export function questionCount(content: AssessmentContent): number {
+  const pooled = new Map((content.pools ?? []).map((p) => [p.category, p.draw]));
+  return content.categories.reduce((total, c) => total + (pooled.get(c.id) ?? content.questions.filter((q) => q.category === c.id).length), 0);
+}

@@ -4,6 +4,7 @@
 // node or a later release shows the candidate exactly what they saw. Pure: no I/O.
 import { randomBytes } from 'node:crypto';
 import type { AssessmentContent } from '../assessments/content-schema.js';
+export { questionCount } from '../assessments/content-schema.js';
 
 export interface AttemptLayout {
   /** The question ids this attempt is given, in the order it shows them. */
@@ -66,12 +67,6 @@ export function attemptLayout(content: AssessmentContent, seed: number): Attempt
 
 /** Every question in the authored order, options as written: attempts made before layouts. */
 export const authoredLayout = (content: AssessmentContent): AttemptLayout => ({ questions: content.questions.map((q) => q.id), options: {} });
-
-/** How many questions an attempt is given (the typing test not counted). */
-export function questionCount(content: AssessmentContent): number {
-  const pooled = new Map((content.pools ?? []).map((p) => [p.category, p.draw]));
-  return content.categories.reduce((total, c) => total + (pooled.get(c.id) ?? content.questions.filter((q) => q.category === c.id).length), 0);
-}
 
 /** What the report says of how the attempt was put together; empty when nothing was shuffled or drawn. */
 export function layoutNotes(content: AssessmentContent): string[] {
