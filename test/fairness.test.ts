@@ -248,7 +248,7 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     assert.match(done.body, /name="rating" value="5"/);
 
     const count = async () => (await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempt_feedback WHERE attempt_id = $1', [(await attemptRow(c.candidateId)).id])).rows[0]!.n;
-    for (const bad of [{}, { rating: '0' }, { rating: '6' }, { rating: 'x' }, { rating: '4.5' }, { rating: ['4', '5'] }, { rating: '3', comment: 'x'.repeat(1001) }, { rating: '3', comment: 'a\u0000b' }]) {
+    for (const bad of [{} as Record<string, string | string[]>, { rating: '0' }, { rating: '6' }, { rating: 'x' }, { rating: '4.5' }, { rating: ['4', '5'] }, { rating: '3', comment: 'x'.repeat(1001) }, { rating: '3', comment: 'a\u0000b' }]) {
       const refused = await p.post('/portal/a/fair/feedback', bad);
       assert.equal(refused.statusCode, 400, JSON.stringify(bad));
       assert.equal(await count(), 0, `nothing stored for ${JSON.stringify(bad)}`);
