@@ -281,6 +281,13 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     assert.match(assessments.body, /Clear questions, &lt;b&gt;fair&lt;\/b&gt; time\./, 'escaped');
     assert.match(assessments.body, new RegExp(`href="/console/candidates/${c.candidateId}\\?instance=${instance}">Fay Ayre</a>`));
 
+    // The preview says how each attempt is put together, and shows the practice question.
+    const preview = await ctx().request({ method: 'GET', url: `/console/assessments/fair/preview?instance=${instance}`, headers: { cookie: consoleCookie } });
+    assert.equal(preview.statusCode, 200);
+    assert.match(preview.body, /For each attempt: 3 of the 6 questions of Picked were drawn at random;/);
+    assert.match(preview.body, /Practice question \(before the clock starts; never scored\)/);
+    assert.match(preview.body, /id="practice-prompt"[^>]*>[\s\S]*Which is a colour\?/);
+
     // Exported with the candidate's data, erased with them.
     const exported = (await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/export`, payload: { candidateId: c.candidateId } })).json();
     assert.deepEqual(

@@ -588,13 +588,21 @@ ${feedbackPanel(instance, a)}
 }`;
 }
 
-export function previewBody(instance: string, content: { name: string; description: string; durationMinutes: number; instructions?: string }, questions: SafeHtml[], passage: string | undefined): SafeHtml {
+export function previewBody(
+  instance: string,
+  content: { name: string; description: string; durationMinutes: number; instructions?: string },
+  questions: SafeHtml[],
+  passage: string | undefined,
+  fairness: { notes: string[]; practice?: SafeHtml } = { notes: [] },
+): SafeHtml {
   return html`<p class="no-print"><a href="/console/assessments?instance=${instance}">Back to assessments</a></p>
 <h1>Preview: ${content.name}</h1>
 <p class="info">This is a preview: nothing you enter is saved, and no attempt is made.</p>
 <p>${content.description}</p>
 <p>Time limit: ${content.durationMinutes} minutes.</p>
 ${content.instructions && html`<h2>Instructions</h2><p class="pre">${content.instructions}</p>`}
+${fairness.notes.length > 0 && html`<p class="layout-notes">For each attempt: ${fairness.notes.map((n) => n.replace(' for this attempt', '').replace(' (as listed)', '')).join('; ')}. All the questions are listed here in the authored order.</p>`}
+${fairness.practice && html`<h2>Practice question (before the clock starts; never scored)</h2><form class="preview-question" action="#" aria-label="Practice question">${fairness.practice}</form>`}
 <ol class="answers preview">${questions.map((q, i) => html`<li class="answer"><h2 class="hint">Question ${i + 1} of ${questions.length + (passage ? 1 : 0)}</h2><form class="preview-question" action="#" aria-label="${`Question ${i + 1}`}">${q}</form></li>`)}</ol>
 ${passage && html`<h2>Typing test</h2><blockquote class="pre answer-text">${passage}</blockquote>`}`;
 }

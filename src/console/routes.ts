@@ -12,6 +12,8 @@ import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors
 import { fieldErrors, problemFor } from '../http/errors.js';
 import { validatorCompiler } from '../http/validation.js';
 import { feedbackSummaries } from '../modules/attempts/feedback.js';
+import { layoutNotes } from '../modules/attempts/layout.js';
+import { practiceOf } from '../modules/assessments/content-schema.js';
 import { parseAssessment } from '../modules/assessments/content.js';
 import { assessmentUuid, currentContent, importAssessment } from '../modules/assessments/repository.js';
 import { listDeliveries } from '../modules/invitations/deliveries.js';
@@ -448,7 +450,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (!uuid) throw notFound('No such assessment in this instance');
       const content = await currentContent(db, uuid);
       const questions = content.questions.map((q, i) => questionField(q, undefined, `p${i + 1}-`, true));
-      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage)));
+      // How each attempt is put together (pools, shuffling), and the practice question before Start.
+      const practice = practiceOf(content);
+      const fairness = { notes: layoutNotes(content), practice: practice && questionField(practice, undefined, 'practice-', true) };
+      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage, fairness)));
     });
 
     // ---- invitations -------------------------------------------------------------------------
