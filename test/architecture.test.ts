@@ -23,6 +23,7 @@ const OWNERS: Record<string, string> = {
   attempts: 'modules/attempts',
   answers: 'modules/attempts',
   proctor_signals: 'modules/attempts',
+  attempt_feedback: 'modules/attempts',
   portal_sessions: 'portal',
   audit_log: 'modules/audit',
   users: 'modules/users',

@@ -3,79 +3,28 @@
 // Space, no mouse and no dragging), hears where a moved option went, and axe finds no violation
 // on either question. Without Chromium this skips and says so, unless REQUIRE_BROWSER=1.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
-import { createFileMailer } from '../src/modules/mail/mailer.js';
+import type { Page } from 'playwright-core';
 import type { ScoreRecord } from '../src/modules/scores/format.js';
-import { importCatalogue } from '../src/seed.js';
-import { createInstance } from '../src/modules/tenants/repository.js';
-import { ADMIN_TOKEN } from './harness.js';
+import { SHOTS, accessible, haveBrowser, startDemo, tabTo, type DemoBrowser } from './support/demo-browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser && process.env.REQUIRE_BROWSER === '1') {
-  throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: the browser tests would be skipped`);
-}
-if (!haveBrowser) console.log(`# question-type browser tests SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+const browserHere = haveBrowser('question-type browser tests');
 
-describe('Likert and ranking questions in Chromium, by keyboard', { skip: !haveBrowser && `no Chromium at ${CHROMIUM}` }, () => {
-  let browser: Browser;
-  let app: FastifyInstance;
-  let db: Database;
+describe('Likert and ranking questions in Chromium, by keyboard', { skip: !browserHere && 'no Chromium' }, () => {
+  let demo: DemoBrowser;
+  let browser: DemoBrowser['browser'];
   let base: string;
   let key: string;
 
   before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    db = await openDatabase({});
-    await migrate(db);
-    await importCatalogue(db, (await createInstance(db, { name: 'demo' }))!);
-    const probe = (await import('node:net')).createServer();
-    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
-    await new Promise((resolve) => probe.close(resolve));
-    base = `http://127.0.0.1:${port}`;
-    app = await buildApp({
-      config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500 },
-      db,
-      mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', 'mail') }),
-    });
-    await app.listen({ port, host: '127.0.0.1' });
-    key = (await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { instances: ['demo'] } })).json().key;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    demo = await startDemo();
+    ({ browser, base, key } = demo);
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    await demo?.close();
   });
-
-  async function accessible(page: Page, screen: string) {
-    const result = (await page.evaluate(`${axe.source}; axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa', 'best-practice'] })`)) as {
-      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-    };
-    assert.deepEqual(result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${screen}`);
-  }
-
-  /** Presses Tab until the focused element matches, as a keyboard user would move through the page. */
-  async function tabTo(page: Page, matches: string, limit = 40) {
-    for (let i = 0; i < limit; i++) {
-      await page.keyboard.press('Tab');
-      if (await page.evaluate((selector) => document.activeElement?.matches(selector) ?? false, matches)) return;
-    }
-    assert.fail(`Tab never reached ${matches}`);
-  }
 
   const focusedName = (page: Page) => page.evaluate(() => (document.activeElement as HTMLElement | null)?.textContent?.trim() ?? '');
   const order = (page: Page) => page.locator('.rank-item .rank-text').allTextContents();

@@ -5,6 +5,7 @@ import { markdown } from '../html/markdown.js';
 import { likertItemScore, maxFootrule } from '../modules/attempts/scoring.js';
 import type { AssessmentReport, PendingReview, QuestionReport } from '../modules/attempts/report.js';
 import type { AuditEntry } from '../modules/audit/audit.js';
+import type { FeedbackSummary } from '../modules/attempts/feedback.js';
 import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
 import type { KeySummary } from '../modules/keys/repository.js';
 import type { Funnel } from '../modules/scores/insights.js';
@@ -374,6 +375,7 @@ ${categories}
 ${
   r.questions.length > 0 &&
   html`<h3>Answers</h3>
+${r.layoutNotes.length > 0 && html`<p class="layout-notes">As this candidate saw them: ${r.layoutNotes.join('; ')}.</p>`}
 <ol class="answers">${r.questions.map(
     (q) => html`<li class="answer">
 <div class="prompt">${markdown(q.prompt)}</div>
@@ -515,6 +517,28 @@ export interface AssessmentView {
   passScore: number;
   lowPassScore: number;
   distribution: { bins: number[]; passRate: number | null; count: number };
+  /** Candidates' feedback after submitting; undefined when none gave any. */
+  feedback?: FeedbackSummary;
+}
+
+/** Candidates' feedback on one assessment: average, count, distribution, latest comments. */
+function feedbackPanel(instance: string, a: AssessmentView): SafeHtml {
+  const f = a.feedback;
+  if (!f || f.count === 0) return html`<h3>Candidate feedback</h3><p>No candidate has given feedback yet.</p>`;
+  return html`<h3>Candidate feedback</h3>
+<dl class="figures">
+<div><dt>Average rating</dt><dd>${f.average} of 5</dd></div>
+<div><dt>Ratings</dt><dd>${f.count}</dd></div>
+</dl>
+${barChart(`${a.name}: candidates' ratings, 1 (poor) to 5 (very good)`, f.distribution.map((n, i) => ({ label: `${i + 1}`, value: n })))}
+${
+  f.comments.length > 0 &&
+  html`<h4>Latest comments</h4>
+<ul class="plain feedback-comments">${f.comments.map(
+    (c) =>
+      html`<li><p>${c.comment}</p><p class="hint">Rated ${c.rating} · ${when(c.at)} · <a href="/console/candidates/${c.candidateId}?instance=${instance}">${c.candidateName ?? 'Erased candidate'}</a></p></li>`,
+  )}</ul>`
+}`;
 }
 
 export interface ImportState {
@@ -568,19 +592,28 @@ ${
     a.distribution.bins.map((n, i) => ({ label: i === 9 ? '90–100 %' : `${i * 10}–${i * 10 + 9} %`, value: n })),
   )
 }
+${feedbackPanel(instance, a)}
 <p><a href="/console/assessments/${a.id}/preview?instance=${instance}">Preview as a candidate sees it</a></p>
 </section>`,
       )
 }`;
 }
 
-export function previewBody(instance: string, content: { name: string; description: string; durationMinutes: number; instructions?: string }, questions: SafeHtml[], passage: string | undefined): SafeHtml {
+export function previewBody(
+  instance: string,
+  content: { name: string; description: string; durationMinutes: number; instructions?: string },
+  questions: SafeHtml[],
+  passage: string | undefined,
+  fairness: { notes: string[]; practice?: SafeHtml } = { notes: [] },
+): SafeHtml {
   return html`<p class="no-print"><a href="/console/assessments?instance=${instance}">Back to assessments</a></p>
 <h1>Preview: ${content.name}</h1>
 <p class="info">This is a preview: nothing you enter is saved, and no attempt is made.</p>
 <p>${content.description}</p>
 <p>Time limit: ${content.durationMinutes} minutes.</p>
 ${content.instructions && html`<h2>Instructions</h2><p class="pre">${content.instructions}</p>`}
+${fairness.notes.length > 0 && html`<p class="layout-notes">For each attempt: ${fairness.notes.map((n) => n.replace(' for this attempt', '').replace(' (as listed)', '')).join('; ')}. All the questions are listed here in the authored order.</p>`}
+${fairness.practice && html`<h2>Practice question (before the clock starts; never scored)</h2><form class="preview-question" action="#" aria-label="Practice question">${fairness.practice}</form>`}
 <ol class="answers preview">${questions.map((q, i) => html`<li class="answer"><h2 class="hint">Question ${i + 1} of ${questions.length + (passage ? 1 : 0)}</h2><form class="preview-question" action="#" aria-label="${`Question ${i + 1}`}">${q}</form></li>`)}</ol>
 ${passage && html`<h2>Typing test</h2><blockquote class="pre answer-text">${passage}</blockquote>`}`;
 }

@@ -109,6 +109,8 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
 
   if (report.questions.length > 0) {
     heading('Answers');
+    // The questions this candidate was given, in their order; how they were drawn or shuffled.
+    if (report.layoutNotes.length > 0) text(`As this candidate saw them: ${report.layoutNotes.join('; ')}.`, { size: 9, color: MUTED, gap: 0.5 });
     report.questions.forEach((q, index) => {
       if (doc.y > doc.page.height - MARGIN - 60) doc.addPage();
       text(`${index + 1}. ${q.prompt}`, { font: 'bold' });

@@ -12,6 +12,9 @@ import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
 import { fieldErrors, problemFor } from '../http/errors.js';
 import { validatorCompiler } from '../http/validation.js';
+import { feedbackSummaries } from '../modules/attempts/feedback.js';
+import { layoutNotes } from '../modules/attempts/layout.js';
+import { practiceOf } from '../modules/assessments/content-schema.js';
 import { parseAssessment } from '../modules/assessments/content.js';
 import { assessmentUuid, currentContent, importAssessment } from '../modules/assessments/repository.js';
 import { listDeliveries } from '../modules/invitations/deliveries.js';
@@ -429,9 +432,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     async function assessmentsPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, importState?: ImportState, status = 200) {
       const items: AssessmentView[] = [];
+      const feedback = await feedbackSummaries(db, instance.id);
       for (const a of await listAssessments(db, [instance.id])) {
         const uuid = await assessmentUuid(db, instance.id, a.id);
-        items.push({ ...a, distribution: await scoreDistribution(db, uuid!) });
+        items.push({ ...a, distribution: await scoreDistribution(db, uuid!), feedback: feedback.get(a.id) });
       }
       const canManage = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id);
       return page(reply, consolePage(frameOf(request, 'assessments', instance), `Assessments of ${instance.name}`, assessmentsBody(instance.name, items, { csrf: request.consoleUser!.csrfToken, canManage, importState })), status);
@@ -459,7 +463,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (!uuid) throw notFound('No such assessment in this instance');
       const content = await currentContent(db, uuid);
       const questions = content.questions.map((q, i) => questionField(q, undefined, `p${i + 1}-`, true));
-      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage)));
+      // How each attempt is put together (pools, shuffling), and the practice question before Start.
+      const practice = practiceOf(content);
+      const fairness = { notes: layoutNotes(content), practice: practice && questionField(practice, undefined, 'practice-', true) };
+      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage, fairness)));
     });
 
     // ---- invitations -------------------------------------------------------------------------

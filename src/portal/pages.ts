@@ -7,6 +7,7 @@ import { scaleLabels, type AssessmentContent, type QuestionContent } from '../mo
 import { isPermutation, type AnswerValue } from '../modules/attempts/scoring.js';
 import type { Brand } from '../modules/tenants/branding.js';
 import { portalBrand } from './brand.js';
+import { questionCount } from '../modules/attempts/layout.js';
 
 interface Layout {
   title: string;
@@ -110,8 +111,9 @@ ${rows}</ul>`,
 }
 
 /** `minutes`: this candidate's time limit (with any extra time of their invite, never said why). */
-export function introPage(content: AssessmentContent, csrf: string, slug: string, minutes: number): SafeHtml {
-  const items = content.questions.length + (content.typingTest ? 1 : 0);
+/** `practice`: the practice question's invitation (src/portal/practice.ts), shown before Start. */
+export function introPage(content: AssessmentContent, csrf: string, slug: string, minutes: number, practice?: SafeHtml): SafeHtml {
+  const items = questionCount(content) + (content.typingTest ? 1 : 0);
   return layout({
     page: 'intro',
     csrf,
@@ -125,6 +127,7 @@ export function introPage(content: AssessmentContent, csrf: string, slug: string
 <li>Please work on your own, stay on this page, and do not paste answers: these are recorded.</li>
 </ul>
 ${content.instructions && html`<h2>Instructions</h2><p class="pre">${content.instructions}</p>`}
+${practice}
 <form method="post" action="/portal/a/${slug}/start">
 <input type="hidden" name="_csrf" value="${csrf}">
 <button type="submit" class="primary">Start the assessment</button>
@@ -164,6 +167,7 @@ function header(view: AttemptView): SafeHtml {
   return html`<div class="attempt-bar">
 <p class="assessment-name">${view.name}</p>
 <p class="timer" id="timer" data-deadline="${view.deadline.toISOString()}" data-now="${new Date().toISOString()}">Time left: <span id="timer-value">${Math.max(0, Math.ceil((view.deadline.getTime() - Date.now()) / 60000))} min</span></p>
+<p class="visually-hidden" id="time-notice" aria-live="assertive" aria-atomic="true"></p>
 <p class="progress-text" id="progress-text">${answered} of ${view.total} answered</p>
 <progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>
 </div>`;
@@ -182,7 +186,12 @@ function likertHint(labels: readonly string[]): string {
  * The prompt is Markdown (src/html/markdown.ts): block markup that a legend or label may not
  * hold, so it stands before the field, which takes it as its name with aria-labelledby.
  */
-export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = '', preview = false): SafeHtml {
+/** Options with their indexes, in the order given (an attempt's shuffled order), else as written. */
+function shown<T>(options: readonly T[], order: readonly number[] | undefined): [T, number][] {
+  return (order ?? options.map((_, i) => i)).map((i) => [options[i]!, i]);
+}
+
+export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = '', preview = false, order?: readonly number[]): SafeHtml {
   const id = (name: string) => `${idPrefix}${name}`;
   const prompt = html`<div class="prompt" id="${id('prompt')}">${markdown(question.prompt)}</div>
 `;
@@ -190,11 +199,13 @@ export function questionField(question: QuestionContent, answer: AnswerValue | u
     html`${prompt}<fieldset class="${question.type}" aria-labelledby="${id('prompt')} ${id('how')}"><legend id="${id('how')}" class="hint">${hint}</legend>
 ${body}</fieldset>`;
   switch (question.type) {
+    // Options show in this attempt's order; each keeps its own index as its value, so an answer
+    // means the same option whatever order it was shown in.
     case 'single-choice':
       return group(
         'Choose one answer',
-        question.options.map(
-          (o, i) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
+        shown(question.options, order).map(
+          ([o, i]) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
         ),
       );
@@ -202,8 +213,8 @@ ${body}</fieldset>`;
       const chosen = new Set(Array.isArray(answer) ? answer : []);
       return group(
         'Select all that apply',
-        question.options.map(
-          (o, i) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
+        shown(question.options, order).map(
+          ([o, i]) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
         ),
       );
@@ -248,7 +259,7 @@ ${order.map((option, place) => {
   }
 }
 
-export function questionPage(view: AttemptView, question: QuestionContent, answer: AnswerValue | undefined): SafeHtml {
+export function questionPage(view: AttemptView, question: QuestionContent, answer: AnswerValue | undefined, order?: readonly number[]): SafeHtml {
   const n = view.position;
   const last = n === view.total;
   return layout({
@@ -259,7 +270,7 @@ export function questionPage(view: AttemptView, question: QuestionContent, answe
 <h1 class="question-number">Question ${n} of ${view.total}</h1>
 <form method="post" action="/portal/a/${view.slug}/q/${n}" id="answer-form" data-question="${question.id}" data-type="${question.type}">
 <input type="hidden" name="_csrf" value="${view.csrf}">
-${questionField(question, answer)}
+${questionField(question, answer, '', false, order)}
 <p class="save-status" id="save-status" role="status" aria-live="polite"></p>
 <div class="actions">
 ${n > 1 && html`<button type="submit" name="go" value="previous">Previous</button>`}
@@ -318,12 +329,14 @@ ${progressNav(view)}`,
   });
 }
 
-export function completedPage(name: string): SafeHtml {
+/** `feedback`: the optional feedback form, or the thanks for it (src/portal/feedback.ts). */
+export function completedPage(name: string, feedback?: SafeHtml): SafeHtml {
   return layout({
     page: 'completed',
     title: `${name} completed`,
     body: html`<h1>${name}: completed</h1>
 <p>Thank you. Your answers have been submitted.</p>
+${feedback}
 <p><a class="button" href="/portal/">Back to your assessments</a></p>`,
   });
 }

@@ -17,6 +17,7 @@ import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { BROWSER_SIGNALS, type SignalKind } from '../modules/attempts/proctoring.js';
 import {
   answersOf,
+  checkAnswer,
   completeAttempt,
   findAttempt,
   movePosition,
@@ -27,12 +28,17 @@ import {
   startTyping,
   submitTyping,
   typingResult,
+  layoutOf,
   versionContent,
   type Attempt,
 } from '../modules/attempts/repository.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById } from '../modules/tenants/repository.js';
 import { setPortalBrand, withBrandSlot } from './brand.js';
+import { checkFeedback, feedbackOf, saveFeedback } from '../modules/attempts/feedback.js';
+import { isAnswered, type AnswerValue } from '../modules/attempts/scoring.js';
+import { practiceOf, type QuestionContent } from '../modules/assessments/content-schema.js';
+import { TEXT as PRACTICE_TEXT, feedbackSection, practiceFeedback, practiceInvite, practicePage } from './fairness-pages.js';
 import { checkCsrf, checkSameOrigin, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
 import {
   INVALID_LINK,
@@ -69,6 +75,22 @@ declare module 'fastify' {
   interface FastifyRequest {
     portalSession: PortalSession | null;
   }
+}
+
+/** A form's `value` field(s) as the answer shape of the question's type (checkAnswer judges it). */
+function formValue(question: QuestionContent, raw: string | string[] | undefined): unknown {
+  if (question.type === 'multiple-choice' || question.type === 'ranking') return (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map(Number);
+  if (question.type === 'single-choice' || question.type === 'likert') return raw === undefined || raw === '' ? '' : Number(raw);
+  return String(raw ?? '');
+}
+
+/** A ranking's order with one option moved a place up or down (unchanged at either end). */
+function moved(order: number[], option: number, direction: 'up' | 'down'): number[] {
+  const out = [...order];
+  const from = out.indexOf(option);
+  const to = from + (direction === 'up' ? -1 : 1);
+  if (from >= 0 && to >= 0 && to < out.length) [out[from], out[to]] = [out[to]!, out[from]!];
+  return out;
 }
 
 /** A link's every assessment is completed: what the candidate is told instead of "invalid". */
@@ -229,15 +251,17 @@ export async function portalRoutes(
     const attempt = await currentAttempt(inv);
     if (!attempt) {
       const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
-      return html(reply, introPage(content, s.csrfToken, inv.slug, inv.durationMinutes));
+      return html(reply, introPage(content, s.csrfToken, inv.slug, inv.durationMinutes, content.practice && practiceInvite(inv.slug)));
     }
-    if (attempt.finishedAt) return html(reply, completedPage(inv.name));
+    if (attempt.finishedAt) return html(reply, completedPage(inv.name, feedbackSection(inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined)));
     await observeClient(db, attempt, client(request));
     const content = await versionContent(db, attempt.assessmentId, attempt.version);
+    // Positions (?q=n) are places in this attempt's own order of the questions it was given.
+    const layout = layoutOf(attempt, content);
     const answers = await answersOf(db, attempt.id);
     const answered = new Set(Object.keys(answers));
     if (attempt.typingWpm !== null) answered.add('typing');
-    const total = content.questions.length + (content.typingTest ? 1 : 0);
+    const total = layout.questions.length + (content.typingTest ? 1 : 0);
     const view = {
       slug: inv.slug,
       name: content.name,
@@ -246,7 +270,7 @@ export async function portalRoutes(
       total,
       deadline: attempt.deadlineAt,
       answered,
-      questionIds: content.questions.map((q) => q.id),
+      questionIds: layout.questions,
       hasTyping: content.typingTest !== undefined,
     };
     const q = request.query.q;
@@ -255,12 +279,12 @@ export async function portalRoutes(
     if (!Number.isInteger(position) || position < 1 || position > total) return reply.redirect(`/portal/a/${inv.slug}`, 303);
     if (position !== attempt.position) await movePosition(db, attempt, position);
     view.position = position;
-    if (position > content.questions.length) {
+    if (position > layout.questions.length) {
       const done = attempt.typingWpm !== null ? await typingResult(db, attempt.id) : undefined;
       return html(reply, typingPage(view, content.typingTest!.passage, done, attempt.typingStartedAt !== null));
     }
-    const question = content.questions[position - 1]!;
-    return html(reply, questionPage(view, question, answers[question.id]));
+    const question = content.questions.find((q) => q.id === layout.questions[position - 1])!;
+    return html(reply, questionPage(view, question, answers[question.id], layout.options[question.id]));
   });
 
   /** Resolves session, CSRF, invitation and open attempt for a state-changing request. */
@@ -280,6 +304,54 @@ export async function portalRoutes(
     return attempt;
   }
 
+  // The practice question: before the attempt exists, so before the clock starts; its answer is
+  // checked and shown with feedback, and never stored.
+  async function practiceOfInvitation(inv: InvitationRef) {
+    if (await findAttempt(db, inv.invitationId)) return undefined;
+    const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
+    const practice = practiceOf(content);
+    return practice && { content, practice };
+  }
+
+  app.get<{ Params: { slug: string } }>('/portal/a/:slug/practice', async (request, reply) => {
+    const s = await requireSession(request, reply);
+    if (!s) return reply;
+    const inv = await invitation(s, request.params.slug);
+    const found = await practiceOfInvitation(inv);
+    if (!found) return reply.redirect(`/portal/a/${inv.slug}`, 303);
+    return html(reply, practicePage(found.content, found.practice, { csrf: s.csrfToken, slug: inv.slug }));
+  });
+
+  app.post<{ Params: { slug: string }; Body: { value?: string | string[]; move?: string } }>('/portal/a/:slug/practice', async (request, reply) => {
+    const { s, inv } = await forChange(request);
+    const found = await practiceOfInvitation(inv);
+    if (!found) return reply.redirect(`/portal/a/${inv.slug}`, 303);
+    const { content, practice } = found;
+    const value = formValue(practice, request.body?.value);
+    const page = (extra: { answer?: AnswerValue; feedback?: { correct: boolean | null; message: string }; notice?: string }) =>
+      html(reply, practicePage(content, practice, { csrf: s.csrfToken, slug: inv.slug, ...extra }));
+    const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
+    if (practice.type === 'ranking' && move && Array.isArray(value)) return page({ answer: moved(value, Number(move[1]), move[2] as 'up' | 'down') });
+    let answer: AnswerValue;
+    try {
+      answer = checkAnswer(practice, value);
+    } catch {
+      return page({ notice: PRACTICE_TEXT.practiceNoAnswer });
+    }
+    if (!isAnswered(practice, answer)) return page({ notice: PRACTICE_TEXT.practiceNoAnswer });
+    return page({ answer, feedback: practiceFeedback(practice, answer) });
+  });
+
+  // Feedback after submitting: once per attempt; a second one changes nothing and says so.
+  app.post<{ Params: { slug: string }; Body: { rating?: unknown; comment?: unknown } }>('/portal/a/:slug/feedback', async (request, reply) => {
+    const { inv } = await forChange(request);
+    const attempt = await currentAttempt(inv);
+    if (!attempt?.finishedAt) throw new Problem('conflict', PRACTICE_TEXT.feedbackNotFinished);
+    const feedback = checkFeedback(request.body?.rating, request.body?.comment);
+    if (!(await saveFeedback(db, attempt.id, feedback))) throw new Problem('conflict', PRACTICE_TEXT.feedbackAlready);
+    return reply.redirect(`/portal/a/${inv.slug}`, 303);
+  });
+
   app.post<{ Params: { slug: string } }>('/portal/a/:slug/start', async (request, reply) => {
     const { inv } = await forChange(request);
     await startAttempt(db, inv.invitationId, client(request));
@@ -293,27 +365,18 @@ export async function portalRoutes(
     const { inv } = await forChange(request);
     const attempt = await openAttempt(inv, request);
     const content = await versionContent(db, attempt.assessmentId, attempt.version);
+    const layout = layoutOf(attempt, content);
     const n = Number(request.params.n);
-    const question = content.questions[n - 1];
+    const id = Number.isInteger(n) && n >= 1 ? layout.questions[n - 1] : undefined;
+    const question = content.questions.find((q) => q.id === id);
     if (!question) throw new Problem('not-found', 'No such question');
-    const raw = request.body?.value;
-    const value =
-      question.type === 'multiple-choice' || question.type === 'ranking'
-        ? (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map(Number)
-        : question.type === 'single-choice' || question.type === 'likert'
-          ? raw === undefined || raw === ''
-            ? ''
-            : Number(raw)
-          : String(raw ?? '');
+    const value = formValue(question, request.body?.value);
     const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
     if (question.type === 'ranking' && move && Array.isArray(value)) {
-      const from = value.indexOf(Number(move[1]));
-      const to = from + (move[2] === 'up' ? -1 : 1);
-      if (from >= 0 && to >= 0 && to < value.length) [value[from], value[to]] = [value[to]!, value[from]!];
-      await saveAnswer(db, attempt, question.id, value, n);
+      await saveAnswer(db, attempt, question.id, moved(value, Number(move[1]), move[2] as 'up' | 'down'), n);
       return reply.redirect(`/portal/a/${inv.slug}?q=${n}`, 303);
     }
-    const total = content.questions.length + (content.typingTest ? 1 : 0);
+    const total = layout.questions.length + (content.typingTest ? 1 : 0);
     const go = request.body?.go;
     const next = go === 'previous' ? Math.max(1, n - 1) : Math.min(total, n + 1);
     if ((question.type === 'single-choice' || question.type === 'likert') && value === '') await movePosition(db, attempt, next);

@@ -794,7 +794,7 @@ export interface components {
              */
             typingTest: boolean;
             /**
-             * @description Number of questions, the typing test counting as one
+             * @description Number of questions each candidate is given (a question pool counts its draw), the typing test counting as one
              * @example 15
              */
             questionCount: number;

@@ -136,6 +136,28 @@ export const TypingTest = Type.Object(
   { additionalProperties: false },
 );
 
+/** A question pool: each attempt is given `draw` questions drawn at random from the category's questions. */
+export const Pool = Type.Object(
+  {
+    category: Slug('Category whose questions form the pool'),
+    draw: Type.Integer({ description: 'How many of its questions each attempt is given (1 to the number it has)' }),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The practice question: one question of any type, shown before the clock starts, answered with
+ * feedback, never stored nor scored. It counts towards no category (content.ts checks it as a
+ * question of its type, refusing `category` and `points`).
+ */
+export const PracticeQuestion = Type.Object(
+  {
+    type: Type.String({ description: `A question type: ${Object.keys(QUESTION_TYPES).join(', ')}` }),
+    explanation: Type.Optional(Text(2000, 'Shown with the feedback after the candidate answers')),
+  },
+  { additionalProperties: true, description: 'A question of any type without category and points; id is optional' },
+);
+
 export const AssessmentContent = Type.Object(
   {
     id: Slug('Assessment identifier used by clients (assessments[] in invites, assessmentIds in scores)'),
@@ -148,9 +170,25 @@ export const AssessmentContent = Type.Object(
     categories: Type.Array(Category, { minItems: 1, maxItems: 20 }),
     questions: Type.Array(Question, { minItems: 1, maxItems: 500 }),
     typingTest: Type.Optional(TypingTest),
+    shuffleQuestions: Type.Optional(Type.Boolean({ description: 'Each attempt shows the questions in its own order (fixed for the attempt)' })),
+    shuffleOptions: Type.Optional(
+      Type.Boolean({ description: 'Each attempt shows the options of single- and multiple-choice questions in its own order (never Likert scales, nor rankings)' }),
+    ),
+    pools: Type.Optional(Type.Array(Pool, { minItems: 1, maxItems: 20, description: 'Categories whose questions are drawn per attempt' })),
+    practice: Type.Optional(PracticeQuestion),
   },
   { additionalProperties: false },
 );
 
 export type AssessmentContent = Static<typeof AssessmentContent>;
 export type QuestionContent = Static<typeof Question>;
+/** The practice question once validated: a question of its type, with an explanation perhaps. */
+export type PracticeContent = QuestionContent & { explanation?: string };
+/** The practice question of validated content, typed as the question it was checked to be. */
+export const practiceOf = (content: AssessmentContent): PracticeContent | undefined => content.practice as PracticeContent | undefined;
+
+/** How many questions an attempt is given: a pooled category gives its draw (the typing test not counted). */
+export function questionCount(content: AssessmentContent): number {
+  const pooled = new Map((content.pools ?? []).map((p) => [p.category, p.draw]));
+  return content.categories.reduce((total, c) => total + (pooled.get(c.id) ?? content.questions.filter((q) => q.category === c.id).length), 0);
+}

@@ -68,6 +68,7 @@ export function parseAssessment(source: string): ParsedContent {
     const check = checkQuestion[question.type]!;
     if (!check(question)) errors.push(...describe(check.errors ?? [], ['questions', index], locate));
   });
+  if (content.practice) errors.push(...practiceErrors(content, locate));
   if (errors.length === 0) errors.push(...semanticErrors(content, locate));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, content, hash: createHash('sha256').update(JSON.stringify(content)).digest('hex') };
@@ -149,6 +150,46 @@ function semanticErrors(content: AssessmentContent, locate: Locate): ContentErro
   content.categories.forEach((category, index) => {
     if (!used.has(category.id)) add(['categories', index], `category "${category.id}" has no questions`);
   });
+  const pooled = new Set<string>();
+  (content.pools ?? []).forEach((pool, index) => {
+    const at = ['pools', index];
+    if (!categoryIds.has(pool.category)) add([...at, 'category'], `"${pool.category}" is not a category of this assessment`);
+    else if (pooled.has(pool.category)) add([...at, 'category'], `"${pool.category}" has another pool already`);
+    pooled.add(pool.category);
+    const size = content.questions.filter((q) => q.category === pool.category).length;
+    if (pool.draw < 1) add([...at, 'draw'], `must be at least 1, is ${pool.draw}`);
+    else if (categoryIds.has(pool.category) && pool.draw > size) {
+      add([...at, 'draw'], `must be at most ${size}, the number of questions in category "${pool.category}", is ${pool.draw}`);
+    }
+  });
+  return errors;
+}
+
+/**
+ * The practice question is checked as a question of its type that counts towards no category:
+ * `category` and `points` are refused, `id` defaults to "practice" (set on the content).
+ */
+function practiceErrors(content: AssessmentContent, locate: Locate): ContentError[] {
+  const errors: ContentError[] = [];
+  const add = (segments: (string | number)[], message: string) => errors.push({ path: segments.join('.'), ...locate(segments), message });
+  const practice = content.practice as Record<string, unknown>;
+  const check = Object.hasOwn(checkQuestion, String(practice.type)) ? checkQuestion[String(practice.type)]! : undefined;
+  if (!check) {
+    add(['practice', 'type'], `must be one of: ${Object.keys(QUESTION_TYPES).join(', ')}`);
+    return errors;
+  }
+  for (const field of ['category', 'points']) {
+    if (field in practice) add(['practice', field], `a practice question is never scored, so it takes no "${field}": remove it`);
+  }
+  if (errors.length > 0) return errors;
+  const { explanation, ...question } = practice;
+  const candidate = { id: 'practice', ...question, category: 'practice' };
+  if (!check(candidate)) return describe(check.errors ?? [], ['practice'], locate);
+  errors.push(...questionErrors(candidate as QuestionContent, ['practice'], locate));
+  if (errors.length === 0) {
+    const { category: _category, ...kept } = candidate;
+    content.practice = { ...kept, ...(explanation === undefined ? {} : { explanation }) } as unknown as AssessmentContent['practice'];
+  }
   return errors;
 }
 

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../../db/database.js';
-import type { AssessmentContent } from './content-schema.js';
+import { questionCount, type AssessmentContent } from './content-schema.js';
 
 export interface AssessmentSummary {
   id: string;
@@ -31,7 +31,7 @@ function summaryValues(content: AssessmentContent) {
     content.durationMinutes,
     content.categories.map((c) => c.name),
     content.typingTest !== undefined,
-    content.questions.length + (content.typingTest ? 1 : 0),
+    questionCount(content) + (content.typingTest ? 1 : 0),
     content.passScore,
     content.lowPassScore,
   ];

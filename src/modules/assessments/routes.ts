@@ -13,7 +13,7 @@ export const Assessment = Type.Object(
     durationMinutes: Type.Integer({ examples: [25], description: 'Time limit in minutes, enforced by the server' }),
     categories: Type.Array(Type.String(), { description: 'Category names, in the order of `categoryScores`', examples: [['Written communication', 'Policy & product reasoning', 'De-escalation & empathy']] }),
     typingTest: Type.Boolean({ examples: [false], description: 'Whether the assessment includes a typing test (and so reports `typingSpeed`)' }),
-    questionCount: Type.Integer({ examples: [15], description: 'Number of questions, the typing test counting as one' }),
+    questionCount: Type.Integer({ examples: [15], description: 'Number of questions each candidate is given (a question pool counts its draw), the typing test counting as one' }),
     passScore: Type.Number({ examples: [70], description: 'Total score (percent) at or above which the result is PASS' }),
     lowPassScore: Type.Number({ examples: [55], description: 'Total score (percent) at or above which the result is LOW_PASS' }),
     version: Type.Integer({ examples: [3], description: 'Current published version; candidates keep the version they started' }),

@@ -7,7 +7,8 @@ import { scaleLabels, type QuestionContent } from '../assessments/content-schema
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasons, type SignalKind } from './proctoring.js';
-import { REVIEW_CURRENT, signalsOf, versionContent } from './repository.js';
+import { REVIEW_CURRENT, layoutOf, signalsOf, versionContent } from './repository.js';
+import { layoutNotes, type AttemptLayout } from './layout.js';
 import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 
 export interface QuestionReport {
@@ -49,7 +50,10 @@ export interface AssessmentReport {
     firstAddress: string | null;
     firstAgent: string | null;
   } | null;
+  /** The questions this candidate was given, in the order they saw them; options in that order too. */
   questions: QuestionReport[];
+  /** How the attempt was put together: questions drawn from pools, shuffled orders; empty when neither. */
+  layoutNotes: string[];
   signals: { at: Date; kind: string; detail: string; source: string }[];
   redFlagReasons: string[];
   /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or when nobody else completed it. */
@@ -78,6 +82,7 @@ interface AttemptRow {
   firstAgent: string | null;
   passScore: number;
   lowPassScore: number;
+  layout: AttemptLayout | null;
 }
 
 /** The reports of a candidate's assessments (only of `assessmentIds` when given). */
@@ -98,7 +103,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     const { rows: attempts } = await db.query<AttemptRow>(
       `SELECT t.id, t.version, t.assessment_id AS "assessmentUuid", t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
               t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingWpm", t.typing_accuracy::float8 AS "typingAccuracy",
-              t.first_address AS "firstAddress", t.first_agent AS "firstAgent", s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore"
+              t.first_address AS "firstAddress", t.first_agent AS "firstAgent", s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore", t.layout
          FROM attempts t JOIN assessments s ON s.id = t.assessment_id WHERE t.invitation_id = $1 AND t.superseded_at IS NULL`,
       [row.id],
     );
@@ -108,7 +113,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         `SELECT s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore" FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1`,
         [row.id],
       );
-      reports.push({ record, assessmentName: row.assessmentName, ...thresholds[0]!, attempt: null, questions: [], signals: [], redFlagReasons: [], percentile: null, cohort: 0, categoryAverages: {}, ...extra });
+      reports.push({ record, assessmentName: row.assessmentName, ...thresholds[0]!, attempt: null, questions: [], layoutNotes: [], signals: [], redFlagReasons: [], percentile: null, cohort: 0, categoryAverages: {}, ...extra });
       continue;
     }
     const content = await versionContent(db, attempt.assessmentUuid, attempt.version);
@@ -118,7 +123,9 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       [attempt.id],
     );
     const answers = new Map(answerRows.map((a) => [a.questionId, a]));
-    const questions = content.questions.map((question): QuestionReport => {
+    const shown = layoutOf(attempt, content);
+    const given = shown.questions.map((id) => content.questions.find((q) => q.id === id)!);
+    const questions = given.map((question): QuestionReport => {
       const given = answers.get(question.id);
       const value = given?.value;
       const review = given?.reviewScore ?? undefined;
@@ -130,7 +137,10 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         prompt: question.prompt,
         options:
           question.type === 'single-choice' || question.type === 'multiple-choice'
-            ? question.options.map((o, i) => ({ text: o.text, correct: o.correct === true, chosen: chosen.has(i) }))
+            ? (shown.options[question.id] ?? question.options.map((_, i) => i)).map((i) => {
+                const o = question.options[i]!;
+                return { text: o.text, correct: o.correct === true, chosen: chosen.has(i) };
+              })
             : [],
         text: typeof value === 'string' ? value : null,
         answered: given !== undefined,
@@ -151,7 +161,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     const signals = await signalsOf(db, attempt.id);
     const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
     const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version, scored ? Number(record.totalScore) : null);
-    const { assessmentUuid: _uuid, passScore, lowPassScore, ...kept } = attempt;
+    const { assessmentUuid: _uuid, passScore, lowPassScore, layout, ...kept } = attempt;
     reports.push({
       record,
       assessmentName: row.assessmentName,
@@ -159,6 +169,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       lowPassScore,
       attempt: kept,
       questions,
+      layoutNotes: layout ? layoutNotes(content) : [],
       signals,
       redFlagReasons: redFlagReasons(signals),
       ...cohort,

@@ -7,6 +7,7 @@ import { scaleLabels, type AssessmentContent, type QuestionContent } from '../as
 import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { measureTyping } from './typing.js';
+import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
 import { lockForStart, markCompleted, markStarted, setCompletion, setRedFlag, setScore, setTypingSpeed } from '../invitations/record.js';
 
 export interface Attempt {
@@ -25,12 +26,17 @@ export interface Attempt {
   firstAgent: string | null;
   /** When a retake replaced it (then it is history); null for the current attempt. */
   supersededAt: Date | null;
+  /** What this attempt shows (questions drawn and their order, option orders); null before layouts existed. */
+  layout: AttemptLayout | null;
 }
+
+/** The layout the attempt shows: its stored one, or the authored order for an attempt older than layouts. */
+export const layoutOf = (attempt: Pick<Attempt, 'layout'>, content: AssessmentContent): AttemptLayout => attempt.layout ?? authoredLayout(content);
 
 const ATTEMPT = `a.id, a.invitation_id AS "invitationId", a.assessment_id AS "assessmentId", a.version,
   a.started_at AS "startedAt", a.deadline_at AS "deadlineAt", a.finished_at AS "finishedAt", a.end_reason AS "endReason",
   a.position, a.typing_started_at AS "typingStartedAt", a.typing_wpm AS "typingWpm",
-  a.first_address AS "firstAddress", a.first_agent AS "firstAgent", a.superseded_at AS "supersededAt"`;
+  a.first_address AS "firstAddress", a.first_agent AS "firstAgent", a.superseded_at AS "supersededAt", a.layout`;
 
 // Published versions never change, so their content is kept in memory once read.
 const contentCache = new Map<string, AssessmentContent>();
@@ -60,11 +66,14 @@ export async function startAttempt(db: Database, invitationId: string, client: {
     const invitation = await lockForStart(tx, invitationId);
     const existing = await findAttempt(tx, invitationId);
     if (existing) return existing;
-    // The duration is that of the version being pinned, which the summary row describes.
+    // The duration is that of the version being pinned, which the summary row describes. The
+    // layout is drawn here, once, from a fresh seed: a retake starts a new attempt, so a new draw.
+    const seed = newSeed();
+    const layout = attemptLayout(await versionContent(tx, invitation.assessmentId, invitation.version), seed);
     const inserted = await tx.query<Attempt>(
-      `INSERT INTO attempts AS a (invitation_id, assessment_id, version, deadline_at, first_address, first_agent)
-       VALUES ($1, $2, $3, now() + make_interval(mins => $4), $5, $6) RETURNING ${ATTEMPT}`,
-      [invitationId, invitation.assessmentId, invitation.version, invitation.minutes, client.address, client.agent],
+      `INSERT INTO attempts AS a (invitation_id, assessment_id, version, deadline_at, first_address, first_agent, seed, layout)
+       VALUES ($1, $2, $3, now() + make_interval(mins => $4), $5, $6, $7, $8) RETURNING ${ATTEMPT}`,
+      [invitationId, invitation.assessmentId, invitation.version, invitation.minutes, client.address, client.agent, seed, JSON.stringify(layout)],
     );
     const attempt = inserted.rows[0]!;
     await markStarted(tx, invitationId, attempt.startedAt, new Date());
@@ -117,12 +126,13 @@ const closed = () => conflict('This assessment is finished: answers can no longe
 /** Saves one answer while the attempt is open and within its time; updates completion. */
 export async function saveAnswer(db: Database, attempt: Attempt, questionId: string, value: unknown, position: number): Promise<void> {
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
-  const question = content.questions.find((q) => q.id === questionId);
-  if (!question) throw notFound(`No question ${questionId} in this assessment`);
+  const shown = layoutOf(attempt, content).questions;
+  const question = shown.includes(questionId) ? content.questions.find((q) => q.id === questionId) : undefined;
+  if (!question) throw notFound(`No question ${questionId} in this attempt`);
   const answer = checkAnswer(question, value);
   // One round trip (the function save_answer, migration 0018): the position, the answer (or its
-  // removal when cleared) and the invitation's completion, atomically.
-  const items = content.questions.length + (content.typingTest ? 1 : 0);
+  // removal when cleared) and the invitation's completion (of the questions this attempt shows), atomically.
+  const items = shown.length + (content.typingTest ? 1 : 0);
   const { rows } = await db.query<{ saved: boolean }>('SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6) AS saved', [
     attempt.id,
     position,
@@ -139,7 +149,7 @@ export async function movePosition(db: Queryable, attempt: Attempt, position: nu
 }
 
 async function updateCompletion(tx: Queryable, attempt: Attempt, content: AssessmentContent) {
-  const items = content.questions.length + (content.typingTest ? 1 : 0);
+  const items = layoutOf(attempt, content).questions.length + (content.typingTest ? 1 : 0);
   const { rows } = await tx.query<{ done: number }>(
     `SELECT ((SELECT count(*) FROM answers WHERE attempt_id = $1) + (SELECT count(*) FROM attempts WHERE id = $1 AND typing_wpm IS NOT NULL))::int AS done`,
     [attempt.id],
@@ -264,6 +274,7 @@ async function writeScore(tx: Queryable, attempt: Attempt): Promise<void> {
   const wpm = typing.rows[0]?.wpm;
   const score = scoreAttempt({
     content,
+    questionIds: layoutOf(attempt, content).questions,
     answers: Object.fromEntries(rows.map((r) => [r.questionId, r.value])),
     reviews: Object.fromEntries(rows.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
     typingWpm: wpm === null || wpm === undefined ? undefined : Number(wpm),
@@ -375,6 +386,7 @@ export async function eraseCandidateAttempts(tx: Queryable, candidateId: string)
   const attempts = `SELECT a.id FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE i.candidate_id = $1`;
   await tx.query(`DELETE FROM answers WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`DELETE FROM proctor_signals WHERE attempt_id IN (${attempts})`, [candidateId]);
+  await tx.query(`DELETE FROM attempt_feedback WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`UPDATE attempts SET first_address = NULL, first_agent = NULL, typing_text = NULL WHERE id IN (${attempts})`, [candidateId]);
 }
 

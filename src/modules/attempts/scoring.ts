@@ -13,6 +13,11 @@ export type AnswerValue = number | number[] | string;
 
 export interface ScoreInput {
   content: AssessmentContent;
+  /**
+   * The questions this attempt was given (drawn from pools), in any order: only these count, so a
+   * category's maximum is that of its drawn questions. Absent: every question of the content.
+   */
+  questionIds?: readonly string[];
   /** Answers by question id; absent means not answered. */
   answers: Record<string, AnswerValue | undefined>;
   /** Operator review scores (0-100) of free-text answers, by question id. */
@@ -153,7 +158,8 @@ export function scoreAttempt(input: ScoreInput): ScoreResult {
   const sums = new Map(content.categories.map((c) => [c.id, { earned: 0, possible: 0 }]));
   const awaitingReview: string[] = [];
   let answered = 0;
-  for (const question of content.questions) {
+  const given = input.questionIds === undefined ? content.questions : content.questions.filter((q) => input.questionIds!.includes(q.id));
+  for (const question of given) {
     const answer = input.answers[question.id];
     if (isAnswered(question, answer)) answered++;
     const credit = questionCredit(question, answer, input.reviews[question.id]);
@@ -163,7 +169,7 @@ export function scoreAttempt(input: ScoreInput): ScoreResult {
     if (credit === null) awaitingReview.push(question.id);
     else sum.earned += credit * points;
   }
-  let items = content.questions.length;
+  let items = given.length;
   if (content.typingTest) {
     items++;
     const sum = sums.get(content.typingTest.category)!;

@@ -2,21 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { alignmentErrors, measureTyping } from './typing.js';
+import { mulberry32 } from './layout.js';
 import { RULES, redFlagReasons, typingSignals, type Signal } from './proctoring.js';
 
 const passage = 'The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.';
 
-/** A small seeded generator (mulberry32), so that fast-check's seeds make the samples. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded generator (mulberry32, as an attempt's layout uses), so that fast-check's seeds make the samples. */
+const prng = mulberry32;
 
 /** A standard normal variate (Box-Muller). */
 function normal(random: () => number): number {

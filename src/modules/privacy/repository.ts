@@ -1,8 +1,8 @@
 // What the store holds about one candidate, read for an export (GDPR art. 15) and removed by an
 // erasure (art. 17). Erasure keeps the candidate row with its id, erased_at and nothing personal,
 // and the invitations with their numbers, so that GET /v1/score still reports the anonymous record;
-// it deletes links, portal sessions, deliveries (they hold the address), answers and proctoring
-// signals (addresses, user agents, details), and clears the attempts' first address, user agent
+// it deletes links, portal sessions, deliveries (they hold the address), answers, proctoring
+// signals (addresses, user agents, details) and the feedback they gave after an assessment, and clears the attempts' first address, user agent
 // and typed text. The invite answers kept for Idempotency-Key retries are sealed with keys the
 // service does not store and hold no name or address (the candidate id and a link this erasure
 // revokes): nothing ties them to the person without the client's keys; they expire in 24 hours.
@@ -103,7 +103,8 @@ export async function candidateData(db: Queryable, candidateId: string): Promise
             coalesce((SELECT json_agg(json_build_object('questionId', w.question_id, 'value', w.value, 'answeredAt', w.answered_at,
                         'reviewScore', w.review_score::float8, 'reviewedAt', w.reviewed_at) ORDER BY w.question_id) FROM answers w WHERE w.attempt_id = a.id), '[]') AS answers,
             coalesce((SELECT json_agg(json_build_object('at', p.at, 'kind', p.kind, 'detail', p.detail, 'source', p.source) ORDER BY p.id)
-                        FROM proctor_signals p WHERE p.attempt_id = a.id), '[]') AS "proctoringSignals"
+                        FROM proctor_signals p WHERE p.attempt_id = a.id), '[]') AS "proctoringSignals",
+            (SELECT json_build_object('rating', f.rating, 'comment', f.comment, 'createdAt', f.created_at) FROM attempt_feedback f WHERE f.attempt_id = a.id) AS feedback
        FROM attempts a JOIN invitations i ON i.id = a.invitation_id JOIN assessments s ON s.id = a.assessment_id
       WHERE i.candidate_id = $1 ORDER BY a.started_at, a.id`,
     [candidateId],

@@ -51,6 +51,16 @@
     return;
   }
 
+  // The sticky bar's height, so that a focused element is scrolled clear of it (WCAG 2.4.11).
+  var bar = document.querySelector('.attempt-bar');
+  if (bar) {
+    var measure = function () {
+      document.documentElement.style.setProperty('--bar-height', bar.offsetHeight + 16 + 'px');
+    };
+    measure();
+    window.addEventListener('resize', measure);
+  }
+
   // 2. The countdown: the server's deadline, corrected for the difference between clocks.
   var timer = document.getElementById('timer');
   if (timer) {
@@ -58,6 +68,13 @@
     var skew = Date.parse(timer.getAttribute('data-now')) - Date.now();
     var value = document.getElementById('timer-value');
     var warned = false;
+    // Screen readers hear the time left once at each threshold (5 and 1 minutes), in a live region
+    // of its own; the countdown itself, updated every second, is not live. A threshold already
+    // passed when the page opens was announced on an earlier page (or the time was short from the
+    // start) and is not repeated.
+    var notice = document.getElementById('time-notice');
+    var thresholds = [5, 1];
+    var announced = Math.max(0, deadline - (Date.now() + skew));
     var tick = function () {
       var left = Math.max(0, deadline - (Date.now() + skew));
       var minutes = Math.floor(left / 60000);
@@ -66,8 +83,11 @@
       if (left <= 60000 && !warned) {
         warned = true;
         timer.classList.add('urgent');
-        timer.setAttribute('role', 'alert');
       }
+      thresholds.forEach(function (at) {
+        if (notice && left > 0 && left <= at * 60000 && announced > at * 60000) notice.textContent = at === 1 ? '1 minute left.' : at + ' minutes left.';
+      });
+      announced = left;
       if (left <= 0) {
         clearInterval(interval);
         // The server has completed the attempt with what was saved; show it.
@@ -104,7 +124,10 @@
       }
       return form.querySelector('[name="value"]').value;
     };
+    var practice = form.getAttribute('data-practice') === 'true';
     var save = function () {
+      // The practice question's answer is never stored: it is only checked, by the form's button.
+      if (practice) return;
       var value = currentValue();
       if (value === undefined) return;
       send('PUT', '/portal/api/a/' + slug + '/answers/' + encodeURIComponent(question), { value: value })
@@ -162,6 +185,10 @@
       pending = setTimeout(save, 600);
     });
   }
+
+  // The practice question's feedback: focus moves to it, so that it is read out first.
+  var practiceFeedback = document.getElementById('practice-feedback');
+  if (practiceFeedback) practiceFeedback.focus();
 
   // 4. Proctoring signals, recorded by the server with their time.
   if (slug && (page === 'question' || page === 'typing' || page === 'review')) {

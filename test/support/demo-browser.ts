@@ -1,0 +1,88 @@
+// The browser suites' common ground: the demo catalogue served by a real app on a free port (on
+// PGlite), a key for it, Debian's Chromium through playwright-core, axe, and moving by Tab.
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import axe from 'axe-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { migrate } from '../../src/db/migrate.js';
+import { createFileMailer } from '../../src/modules/mail/mailer.js';
+import { importCatalogue } from '../../src/seed.js';
+import { createInstance } from '../../src/modules/tenants/repository.js';
+import { ADMIN_TOKEN } from '../harness.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
+
+/** Whether Chromium is here; throws under REQUIRE_BROWSER=1 when it is not, else says the suite skips. */
+export function haveBrowser(suite: string): boolean {
+  const found = existsSync(CHROMIUM);
+  if (!found && process.env.REQUIRE_BROWSER === '1') throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: the browser tests would be skipped`);
+  if (!found) console.log(`# ${suite} SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+  return found;
+}
+
+export interface DemoBrowser {
+  browser: Browser;
+  app: FastifyInstance;
+  db: Database;
+  base: string;
+  key: string;
+  close(): Promise<void>;
+}
+
+/** The demo catalogue in instance "demo", served on a free port, with an API key and a browser. */
+export async function startDemo(): Promise<DemoBrowser> {
+  mkdirSync(SHOTS, { recursive: true });
+  const db = await openDatabase({});
+  await migrate(db);
+  await importCatalogue(db, (await createInstance(db, { name: 'demo' }))!);
+  // The app must know its own address for links, so listen first on a free port.
+  const probe = (await import('node:net')).createServer();
+  const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
+  await new Promise((resolve) => probe.close(resolve));
+  const base = `http://127.0.0.1:${port}`;
+  const app = await buildApp({
+    config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500 },
+    db,
+    mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', 'mail') }),
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+  const key = (await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { instances: ['demo'] } })).json().key;
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  return {
+    browser,
+    app,
+    db,
+    base,
+    key,
+    async close() {
+      await browser.close();
+      await app.close();
+      await db.close();
+    },
+  };
+}
+
+/** axe (WCAG 2.0 to 2.2 A and AA, and best practice) finds nothing on the page. */
+export async function accessible(page: Page, screen: string): Promise<void> {
+  const result = (await page.evaluate(`${axe.source}; axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa', 'best-practice'] })`)) as {
+    violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
+  };
+  assert.deepEqual(result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${screen}`);
+}
+
+/** Presses Tab until the focused element matches, as a keyboard user would move through the page. */
+export async function tabTo(page: Page, matches: string, limit = 60): Promise<void> {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((selector) => document.activeElement?.matches(selector) ?? false, matches)) return;
+  }
+  assert.fail(`Tab never reached ${matches}`);
+}
