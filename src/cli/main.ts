@@ -3,12 +3,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { LANGUAGES, isLang } from '../i18n/i18n.js';
 
 const USAGE = `Usage: assessment-connect <command> [options]
 
 Commands:
-  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
-  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
+  instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off] [--default-language en|de|es]
+  instance update <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off] [--default-language en|de|es]
   instance list
   key create --instance <name>[,<name>...] [--label L] [--rate-limit N] [--expires-at ISO-8601]
   key update <id> [--rate-limit N|default] [--label L]
@@ -151,7 +152,16 @@ function instanceSettings(options: Options) {
     retentionDays: daysOrOff(options, 'retention-days', 3650),
     reportLinkDays: positiveInteger(options, 'report-link-days'),
     reminderDays: daysOrOff(options, 'reminder-days', 60),
+    defaultLanguage: defaultLanguage(options),
   };
+}
+
+/** --default-language: a language with a catalogue (the server checks the same). */
+function defaultLanguage(options: Options): string | undefined {
+  const value = options['default-language'];
+  if (value === undefined) return undefined;
+  if (!isLang(value)) throw new UsageError(`--default-language must be a language with a catalogue: ${Object.keys(LANGUAGES).join(', ')}`);
+  return value;
 }
 
 /** --email or --candidate, exactly one. */
@@ -182,7 +192,7 @@ const COMMANDS: Record<string, Command> = {
   },
   async 'instance list'(ctx) {
     const data = (await call(ctx, 'GET', '/admin/v1/instances')) as Record<string, unknown>[];
-    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'reminderDays', 'retentionDays', 'reportLinkDays', 'createdAt']) };
+    return { data, text: table(data, ['name', 'portalUrl', 'inviteTtlDays', 'reminderDays', 'retentionDays', 'reportLinkDays', 'defaultLanguage', 'createdAt']) };
   },
   async 'key create'(ctx, _args, options) {
     const data = (await call(ctx, 'POST', '/admin/v1/keys', {
@@ -468,6 +478,7 @@ export async function run(argv: string[]): Promise<number> {
         since: { type: 'string' },
         'report-link-days': { type: 'string' },
         'reminder-days': { type: 'string' },
+        'default-language': { type: 'string' },
         assessment: { type: 'string' },
         'no-email': { type: 'boolean' },
       },

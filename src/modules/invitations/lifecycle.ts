@@ -134,8 +134,9 @@ async function recipientOf(tx: Queryable, inv: Locked): Promise<{ email: string 
 }
 
 /** E-mails a fresh link of one invitation (after commit); SENT or FAILED as the relay answered. */
-function sendFreshLink(deps: InviteDeps, p: { inv: Locked; who: { email: string; firstName: string; lastName: string; name: string; durationMinutes: number }; issued: Awaited<ReturnType<typeof issueLink>> }) {
+function sendFreshLink(deps: InviteDeps, p: { inv: Locked; who: { email: string; firstName: string; lastName: string; name: string; durationMinutes: number }; issued: Awaited<ReturnType<typeof issueLink>> }, reminder = false) {
   return deliver(deps, {
+    reminder,
     instanceId: p.inv.instanceId,
     instance: p.issued.instance,
     candidate: { id: p.inv.candidateId, email: p.who.email, firstName: p.who.firstName, lastName: p.who.lastName },
@@ -156,7 +157,7 @@ export async function remindInvitation(deps: InviteDeps, instanceIds: string[], 
     const issued = await issueLink(tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid]);
     return { inv, who: { ...who, email: who.email }, issued };
   });
-  return sendFreshLink(deps, prepared);
+  return sendFreshLink(deps, prepared, true);
 }
 
 /**
@@ -236,6 +237,7 @@ export function reminderJob(deps: InviteDeps, everyMs: number, clock: () => Date
             link: issued.link,
             // The e-mail names when the assessments must be started by, which is what is near.
             expiresAt: new Date(Math.min(...group.map((r) => new Date(r.expiresAt).getTime()))),
+            reminder: true,
             assessments: group.map((r) => ({ name: r.name, durationMinutes: r.durationMinutes })),
           });
         }

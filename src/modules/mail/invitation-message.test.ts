@@ -33,12 +33,12 @@ describe('invitation e-mail rendering', () => {
 
   it('renders the defaults: subject, text and HTML with the same facts', async () => {
     const rendered = renderInvitationWith(await loadTemplates(undefined), message());
-    assert.equal(rendered.subject, 'Your invitation: Numerical reasoning, Typing');
+    assert.equal(rendered.subject, 'Your invitation from acme: Numerical reasoning, Typing');
     assert.match(rendered.text, /^Hello Ada,$/m);
     assert.match(rendered.text, /following assessments:/);
     assert.match(rendered.text, /^ {2}- Numerical reasoning \(30 minutes\)$/m);
     assert.match(rendered.text, /^ {2}- Typing \(1 minute\)$/m);
-    assert.match(rendered.text, /valid until 2026-12-07 \(UTC\)/);
+    assert.match(rendered.text, /valid until December 7, 2026 at 10:00 AM \(UTC\)/);
     assert.ok(rendered.text.includes('https://assess.example/portal/#?sessionToken=abc_DEF-123'));
     assert.ok(rendered.html.includes('<a href="https://assess.example/portal/#?sessionToken=abc_DEF-123">'));
     assert.match(rendered.html, /<li>Typing \(1 minute\)<\/li>/);
@@ -59,7 +59,7 @@ describe('invitation e-mail rendering', () => {
     assert.match(rendered.text, /Hello <script>alert\(1\)<\/script>,/);
     assert.match(rendered.html, /Hello &lt;script&gt;alert\(1\)&lt;\/script&gt;,/);
     assert.doesNotMatch(rendered.html, /<script/);
-    assert.equal(rendered.subject, 'Your invitation: Q&A Bcc: x@evil.example');
+    assert.equal(rendered.subject, 'Your invitation from acme: Q&A Bcc: x@evil.example');
     assert.doesNotMatch(rendered.subject, /[\r\n]/);
     const unicode = renderInvitationWith(await loadTemplates(undefined), message({ firstName: 'Ünïcødé', lastName: "O'Brien" }));
     assert.match(unicode.text, /Hello Ünïcødé,/);
@@ -75,7 +75,7 @@ describe('invitation e-mail rendering', () => {
       assert.equal(rendered.subject, 'Acme: 2 assessments for Ada Lovelace');
       assert.match(rendered.text, /^Hello Ada,$/m);
       const missing = renderInvitationWith(await loadTemplates(path.join(dir, 'nobody')), message());
-      assert.equal(missing.subject, 'Your invitation: Numerical reasoning, Typing');
+      assert.equal(missing.subject, 'Your invitation from acme: Numerical reasoning, Typing');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Queryable } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { Problem } from '../../http/problem.js';
+import { LANGUAGES } from '../../i18n/i18n.js';
 import { INSTANCE_NAME_PATTERN, createInstance, listInstances, updateInstance } from './repository.js';
 
 export const InstanceName = Type.String({
@@ -25,10 +26,19 @@ const Instance = Type.Object(
     }),
     reportLinkDays: Type.Integer({ description: 'Days a report link (reportUrl) stays valid', examples: [90] }),
     reminderDays: Type.Union([Type.Integer(), Type.Null()], { description: 'Days before an invitation expires when the candidate is reminded by e-mail, once; null: off', examples: [2] }),
+    defaultLanguage: Type.String({ examples: ['en'], description: "The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue" }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
 );
+
+const CODES = Object.keys(LANGUAGES);
+const DefaultLanguage = Type.String({
+  pattern: `^(${CODES.join('|')})$`,
+  'x-pattern-message': `must be a language with a catalogue: ${CODES.join(', ')}`,
+  description: `The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue: one of ${CODES.join(', ')} (default en)`,
+  examples: ['de'],
+});
 
 const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance', examples: ['https://assessments.acme.example'] });
 export const Settings = Type.Object(
@@ -53,6 +63,7 @@ export const Settings = Type.Object(
           'Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder.',
       }),
     ),
+    defaultLanguage: Type.Optional(DefaultLanguage),
   },
   { additionalProperties: false },
 );

@@ -14,12 +14,15 @@ export interface Instance {
   reportLinkDays: number;
   /** Days before an invitation expires when the candidate is reminded, once; null: off (default 2). */
   reminderDays: number | null;
+  /** The portal's and e-mails' language when neither the invitation nor the browser names one (default en). */
+  defaultLanguage: string;
   createdAt: Date;
 }
 
 const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "inviteTtlDays", mail_from_name AS "mailFromName",
   mail_from_address AS "mailFromAddress", retention_days AS "retentionDays",
-  report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", created_at AS "createdAt"`;
+  report_link_days AS "reportLinkDays", reminder_days AS "reminderDays",
+  default_language AS "defaultLanguage", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -29,16 +32,17 @@ export interface InstanceSettings {
   retentionDays?: number | null;
   reportLinkDays?: number;
   reminderDays?: number | null;
+  defaultLanguage?: string;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
-    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days)
-     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END)
+    `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days, default_language)
+     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, coalesce($10, 'en'))
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
-    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null, input.retentionDays ?? null, input.reportLinkDays ?? null, input.reminderDays !== undefined, input.reminderDays ?? null],
+    [input.name, input.portalUrl ?? null, input.inviteTtlDays ?? null, input.mailFromName ?? null, input.mailFromAddress ?? null, input.retentionDays ?? null, input.reportLinkDays ?? null, input.reminderDays !== undefined, input.reminderDays ?? null, input.defaultLanguage ?? null],
   );
   return rows[0];
 }
@@ -47,7 +51,7 @@ export async function createInstance(db: Queryable, input: { name: string } & In
 export async function updateInstance(db: Queryable, name: string, settings: InstanceSettings): Promise<Instance | undefined> {
   const sets: string[] = [];
   const params: unknown[] = [name];
-  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days', reportLinkDays: 'report_link_days', reminderDays: 'reminder_days' } as const;
+  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days', reportLinkDays: 'report_link_days', reminderDays: 'reminder_days', defaultLanguage: 'default_language' } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];
     if (value === undefined) continue;
