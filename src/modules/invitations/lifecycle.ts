@@ -134,9 +134,8 @@ async function recipientOf(tx: Queryable, inv: Locked): Promise<{ email: string 
 }
 
 /** E-mails a fresh link of one invitation (after commit); SENT or FAILED as the relay answered. */
-function sendFreshLink(deps: InviteDeps, p: { inv: Locked; who: { email: string; firstName: string; lastName: string; name: string; durationMinutes: number }; issued: Awaited<ReturnType<typeof issueLink>> }, reminder = false) {
+function sendFreshLink(deps: InviteDeps, p: { inv: Locked; who: { email: string; firstName: string; lastName: string; name: string; durationMinutes: number }; issued: Awaited<ReturnType<typeof issueLink>> }) {
   return deliver(deps, {
-    reminder,
     instanceId: p.inv.instanceId,
     instance: p.issued.instance,
     candidate: { id: p.inv.candidateId, email: p.who.email, firstName: p.who.firstName, lastName: p.who.lastName },
@@ -157,7 +156,7 @@ export async function remindInvitation(deps: InviteDeps, instanceIds: string[], 
     const issued = await issueLink(tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid]);
     return { inv, who: { ...who, email: who.email }, issued };
   });
-  return sendFreshLink(deps, prepared, true);
+  return sendFreshLink(deps, prepared);
 }
 
 /**

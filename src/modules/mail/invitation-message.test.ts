@@ -81,3 +81,44 @@ describe('invitation e-mail rendering', () => {
     }
   });
 });
+
+describe('invitation e-mail in the candidate language', () => {
+  it('writes German and Spanish with the company named, plurals and the deadline for the language', async () => {
+    const de = renderInvitationWith(await loadTemplates(undefined, 'de'), message({ lang: 'de', company: 'Beispiel GmbH' }));
+    assert.equal(de.subject, 'Ihre Einladung von Beispiel GmbH: Numerical reasoning, Typing');
+    assert.match(de.text, /^Guten Tag Ada,$/m);
+    assert.match(de.text, /^Beispiel GmbH lädt Sie zu folgenden Tests ein:$/m);
+    assert.match(de.text, /^ {2}- Numerical reasoning \(30 Minuten\)$/m);
+    assert.match(de.text, /^ {2}- Typing \(1 Minute\)$/m);
+    assert.match(de.text.replace(/\u202f|\u00a0/g, ' '), /gültig bis zum 7\. Dezember 2026 um 10:00 \(UTC\)\. Falls er abgelaufen ist, bitten Sie Beispiel GmbH um einen neuen\./);
+    assert.match(de.html, /<html lang="de">/);
+    assert.match(de.html, /<a href="https:\/\/assess\.example\/portal\/#\?sessionToken=abc_DEF-123">Tests beginnen<\/a>/);
+    const es = renderInvitationWith(await loadTemplates(undefined, 'es'), message({ lang: 'es', company: 'Ejemplo S.A.', assessments: [{ name: 'Typing', durationMinutes: 1 }] }));
+    assert.equal(es.subject, 'Su invitación de Ejemplo S.A.: Typing');
+    assert.match(es.text, /^Hola, Ada:$/m);
+    assert.match(es.text, /Ejemplo S\.A\. le invita a realizar la siguiente evaluación:/);
+    assert.match(es.text, /- Typing \(1 minuto\)/);
+  });
+
+  it('words a reminder as one, in the language', async () => {
+    const reminder = renderInvitationWith(await loadTemplates(undefined, 'de'), message({ lang: 'de', company: 'Beispiel GmbH', reminder: true }));
+    assert.equal(reminder.subject, 'Erinnerung von Beispiel GmbH: Numerical reasoning, Typing');
+    assert.match(reminder.text, /Eine Erinnerung von Beispiel GmbH: Sie haben folgende Tests noch nicht begonnen:/);
+  });
+
+  it("takes an instance's template for the language before its own, before the default", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ac-templates-'));
+    try {
+      mkdirSync(path.join(dir, 'acme', 'de'), { recursive: true });
+      writeFileSync(path.join(dir, 'acme', 'invitation.subject.txt'), 'Acme: {{assessmentNames}}\n');
+      writeFileSync(path.join(dir, 'acme', 'de', 'invitation.subject.txt'), 'Acme lädt ein: {{assessmentCount}} {{assessmentWord}}\n');
+      const de = renderInvitationWith(await loadTemplates(path.join(dir, 'acme'), 'de'), message({ lang: 'de' }));
+      assert.equal(de.subject, 'Acme lädt ein: 2 Tests');
+      assert.match(de.text, /^Guten Tag Ada,$/m, 'the default body, in German');
+      const es = renderInvitationWith(await loadTemplates(path.join(dir, 'acme'), 'es'), message({ lang: 'es' }));
+      assert.equal(es.subject, 'Acme: Numerical reasoning, Typing');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -16,7 +16,7 @@
   var messages = {};
   try {
     messages = JSON.parse(document.body.getAttribute('data-messages') || '{}');
-  } catch (e) {
+  } catch {
     messages = {};
   }
   var plurals = new Intl.PluralRules(lang);
