@@ -2129,6 +2129,11 @@ export interface operations {
                          */
                         reminderDays: number | null;
                         /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2192,6 +2197,11 @@ export interface operations {
                     reportLinkDays?: number;
                     /** @description Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder. */
                     reminderDays?: number | null;
+                    /**
+                     * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue: one of en, de, es (default en)
+                     * @example de
+                     */
+                    defaultLanguage?: string;
                 };
             };
         };
@@ -2240,6 +2250,11 @@ export interface operations {
                          * @example 2
                          */
                         reminderDays: number | null;
+                        /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2323,6 +2338,11 @@ export interface operations {
                     reportLinkDays?: number;
                     /** @description Remind candidates by e-mail (a fresh link) this many days (1-60) before an invitation they have not started expires, once per invitation; null turns it off. Default 2. Invitations made with less time than this get no reminder. */
                     reminderDays?: number | null;
+                    /**
+                     * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue: one of en, de, es (default en)
+                     * @example de
+                     */
+                    defaultLanguage?: string;
                 };
             };
         };
@@ -2371,6 +2391,11 @@ export interface operations {
                          * @example 2
                          */
                         reminderDays: number | null;
+                        /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
