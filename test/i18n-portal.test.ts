@@ -4,14 +4,11 @@
 // (submitting with gaps asks first, chips marked by more than colour, "Select all that apply"
 // once, accuracy to one decimal, a truthful invalid-link page).
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { before, it } from 'node:test';
 import type { RenderedMessage } from '../src/modules/mail/invitation-message.js';
 import type { Mailer } from '../src/modules/mail/mailer.js';
-import { ADMIN_TOKEN, describeEachStore, sampleAssessment, type TestContext } from './harness.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
+import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
+import { runCli } from './support/cli.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const sent: RenderedMessage[] = [];
@@ -285,15 +282,7 @@ describeEachStore('the CLI sets the default language', (ctx) => {
   before(async () => {
     url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
   });
-  const cli = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args, '--url', url], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    });
+  const cli = (args: string[]) => runCli(url, args);
 
   it('sets --default-language, and refuses a language without a catalogue before asking the server', async () => {
     const instance = await ctx().instance('clilang');
@@ -311,3 +300,22 @@ describeEachStore('the CLI sets the default language', (ctx) => {
     assert.equal(listed.find((i) => i.name === instance)!.defaultLanguage, 'de', 'the refused ones changed nothing');
   });
 });
+
+describeEachStore(
+  'rate-limited portal pages in the candidate language',
+  (ctx) => {
+    it('turns a guessing address away with a page in its language that says how long to wait', async () => {
+      const headers = { cookie: `ac_session=${'A'.repeat(43)}`, 'accept-language': 'de' };
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await ctx().request({ method: 'GET', url: '/portal/', remoteAddress: '203.0.113.9', headers })).statusCode);
+      const refused = await ctx().request({ method: 'GET', url: '/portal/', remoteAddress: '203.0.113.9', headers });
+      assert.equal(refused.statusCode, 429, String(statuses));
+      assert.match(String(refused.headers['content-type']), /^text\/html/);
+      const wait = Number(refused.headers['retry-after']);
+      assert.ok(wait > 0);
+      assert.match(refused.body, /<h1>Bitte warten Sie einen Moment<\/h1>/);
+      assert.match(refused.body, new RegExp(`Bitte warten Sie ${wait} Sekunden? und versuchen Sie es dann erneut`));
+    });
+  },
+  { authFailuresPerMinute: 2 },
+);

@@ -1,13 +1,10 @@
 // The operator CLI against a real server: candidate export and erase by e-mail or id, retakes,
 // report links, instance settings, and the usage errors that never reach the server.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { before, it } from 'node:test';
-import { ADMIN_TOKEN, describeEachStore, sampleAssessment } from './harness.js';
+import { describeEachStore, sampleAssessment } from './harness.js';
+import { runCli } from './support/cli.js';
 import { takeAssessment } from './support/take.js';
-
-const ROOT = path.resolve(import.meta.dirname, '..');
 
 describeEachStore('CLI: candidate export and erase, retention days', (ctx) => {
   let url: string;
@@ -16,15 +13,7 @@ describeEachStore('CLI: candidate export and erase, retention days', (ctx) => {
     url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
   });
 
-  const cli = (args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args, '--url', url], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-    });
+  const cli = (args: string[]) => runCli(url, args);
 
   it('exports and erases a candidate, sets and clears retention, and refuses bad arguments', async () => {
     const instance = await ctx().instance('cli');
