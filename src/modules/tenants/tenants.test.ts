@@ -15,6 +15,7 @@ describeEachStore('instances and the admin API', (ctx) => {
       retentionDays: null,
       reportLinkDays: 90,
       reminderDays: 2,
+      defaultLanguage: 'en',
       createdAt: undefined,
     });
     const updated = await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });
