@@ -154,6 +154,7 @@ describe('the portal in German on a phone, in Chromium', { skip: !haveBrowser &&
     await checkAccessibility(page, 'typing (de, 390×500)');
     await page.getByRole('button', { name: 'Tippen beginnen' }).click();
     await page.locator('#typing-area:focus').waitFor();
+    assert.equal(await page.locator('#typing-start').isVisible(), false, 'the used Start button makes room');
     await page.waitForTimeout(600);
 
     const inView = async () =>

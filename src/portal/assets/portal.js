@@ -234,6 +234,8 @@
       area.disabled = false;
       finish.disabled = false;
       start.disabled = true;
+      // Out of the way once used: on a phone the passage and the box need the room.
+      start.hidden = true;
       area.focus();
       typingStatus.textContent = say('typingRunning');
       keepPassageInView();
