@@ -253,7 +253,7 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
       assert.equal(refused.statusCode, 400, JSON.stringify(bad));
       assert.equal(await count(), 0, `nothing stored for ${JSON.stringify(bad)}`);
     }
-    assert.match((await p.post('/portal/a/fair/feedback', {})).body, /rating must be a whole number from 1 to 5/);
+    assert.match((await p.post('/portal/a/fair/feedback', {})).body, /Choose a rating from 1 to 5. A comment is optional and may have up to 1,000 characters./);
     assert.equal((await p.post('/portal/a/fair/feedback', { rating: '4' }, 'forged')).statusCode, 403);
     assert.equal(await count(), 0);
 

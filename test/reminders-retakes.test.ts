@@ -47,11 +47,12 @@ describeEachStore(
       const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: c.link.split('sessionToken=')[1] } });
       const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
       const dashboard = await ctx().request({ method: 'GET', url: '/portal/', headers: { cookie } });
-      assert.match(dashboard.body, /30 minutes/);
-      assert.match(dashboard.body, /68 minutes/, '45 x 1.5 = 67.5, rounded up');
+      // Invited with language: 'de', so the portal speaks German.
+      assert.match(dashboard.body, /30 Minuten/);
+      assert.match(dashboard.body, /68 Minuten/, '45 x 1.5 = 67.5, rounded up');
       const intro = await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } });
-      assert.match(intro.body, /Time limit: <strong>30 minutes<\/strong>/);
-      assert.doesNotMatch(intro.body, /accommodation|extra time/i, 'never says why');
+      assert.match(intro.body, /Zeitlimit: <strong>30 Minuten<\/strong>/);
+      assert.doesNotMatch(intro.body, /accommodation|extra time|Zusatzzeit|Nachteilsausgleich/i, 'never says why');
       const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
       await ctx().request({ method: 'POST', url: '/portal/a/alpha/start', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
       const attempt = await ctx().db.query<{ minutes: number }>(

@@ -4,12 +4,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkLogo } from '../modules/tenants/branding.js';
+import { LANGUAGES, isLang } from '../i18n/i18n.js';
 
 const USAGE = `Usage: assessment-connect <command> [options]
 
 Commands:
   instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
-                         [--display-name N] [--logo FILE] [--accent-color '#RRGGBB'] [--support-email E] [--privacy-url URL]
+                         [--default-language en|de|es] [--display-name N] [--logo FILE] [--accent-color '#RRGGBB'] [--support-email E] [--privacy-url URL]
   instance update <name> (the same options) [--logo none | --no-logo]
                   Branding, what candidates see of the company: --display-name (1-100 characters), --logo
                   (a PNG, JPEG or WebP file of at most 200 KB; none removes it), --accent-color (must have
@@ -202,7 +203,16 @@ function instanceSettings(options: Options) {
     retentionDays: daysOrOff(options, 'retention-days', 3650),
     reportLinkDays: positiveInteger(options, 'report-link-days'),
     reminderDays: daysOrOff(options, 'reminder-days', 60),
+    defaultLanguage: defaultLanguage(options),
   };
+}
+
+/** --default-language: a language with a catalogue (the server checks the same). */
+function defaultLanguage(options: Options): string | undefined {
+  const value = options['default-language'];
+  if (value === undefined) return undefined;
+  if (!isLang(value)) throw new UsageError(`--default-language must be a language with a catalogue: ${Object.keys(LANGUAGES).join(', ')}`);
+  return value;
 }
 
 /** --email or --candidate, exactly one. */
@@ -242,7 +252,7 @@ const COMMANDS: Record<string, Command> = {
   },
   async 'instance list'(ctx) {
     const data = (await call(ctx, 'GET', '/admin/v1/instances')) as Record<string, unknown>[];
-    return { data, text: table(data, ['name', 'displayName', 'portalUrl', 'inviteTtlDays', 'reminderDays', 'retentionDays', 'reportLinkDays', 'createdAt']) };
+    return { data, text: table(data, ['name', 'displayName', 'portalUrl', 'inviteTtlDays', 'reminderDays', 'retentionDays', 'reportLinkDays', 'defaultLanguage', 'createdAt']) };
   },
   async 'key create'(ctx, _args, options) {
     const data = (await call(ctx, 'POST', '/admin/v1/keys', {
@@ -528,6 +538,7 @@ export async function run(argv: string[]): Promise<number> {
         since: { type: 'string' },
         'report-link-days': { type: 'string' },
         'reminder-days': { type: 'string' },
+        'default-language': { type: 'string' },
         assessment: { type: 'string' },
         'no-email': { type: 'boolean' },
         'display-name': { type: 'string' },

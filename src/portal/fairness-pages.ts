@@ -1,76 +1,53 @@
-// The portal's practice question (before the clock starts) and the feedback after submitting.
-// Their candidate-facing text is gathered in TEXT, to move into the message catalogues as it is.
+// The portal's practice question (before the clock starts) and the feedback after submitting, in
+// the candidate's language (keys practice.* and feedback.* of the catalogues).
 import { html, type SafeHtml } from '../html/html.js';
+import { formatNumber, t, type Lang } from '../i18n/i18n.js';
 import type { AssessmentContent, PracticeContent } from '../modules/assessments/content-schema.js';
 import { FEEDBACK_COMMENT_MAX } from '../modules/attempts/feedback.js';
 import { questionCredit, type AnswerValue } from '../modules/attempts/scoring.js';
 import { layout, questionField } from './pages.js';
 
-export const TEXT = {
-  practiceHeading: 'Practice first',
-  practiceIntro: 'You can try one practice question before you start. It is not timed, not scored, and your answer is not saved.',
-  practiceLink: 'Try the practice question',
-  practiceTitle: (name: string) => `Practice question · ${name}`,
-  practicePageHeading: 'Practice question',
-  practiceExplain:
-    'This question is only for practice: it is not timed, not scored, and your answer is not saved. The clock starts only when you press Start the assessment.',
-  practiceCheck: 'Check my answer',
-  practiceNoAnswer: 'Give an answer first, then select Check my answer.',
-  practiceCorrect: 'That is the answer we expected.',
-  practiceExpected: (answers: string[]) =>
-    answers.length === 1 ? `The answer we expected was “${answers[0]}”.` : `The answers we expected were ${answers.map((a) => `“${a}”`).join(', ')}.`,
-  practiceExpectedOrder: (order: string[]) => `The order we expected was: ${order.map((o, i) => `${i + 1}. ${o}`).join('; ')}.`,
-  practiceLikert: 'There is no right or wrong answer to a statement like this: choose the point that describes you best.',
-  practiceFreeText: 'Answers like this one are read and scored by a person at the company.',
-  practiceReady: 'When you are ready, start the assessment. The clock starts then.',
-  practiceBack: 'Back to the introduction',
-  start: 'Start the assessment',
-  feedbackHeading: 'How was this assessment? (optional)',
-  feedbackIntro: 'Your feedback helps the company improve its assessments. It does not change your result.',
-  feedbackLegend: 'Your rating, from 1 (poor) to 5 (very good)',
-  feedbackLabels: ['1 – poor', '2', '3', '4', '5 – very good'],
-  feedbackComment: `Comment (optional, up to ${FEEDBACK_COMMENT_MAX.toLocaleString('en')} characters)`,
-  feedbackSend: 'Send feedback',
-  feedbackThanks: 'Thank you for your feedback.',
-  feedbackAlready: 'You have already sent your feedback on this assessment, so nothing was changed. Thank you.',
-  feedbackInvalidTitle: 'That did not work',
-  feedbackNotFinished: 'Feedback can be given once the assessment is submitted.',
-};
+/** A list of answers as the language writes one ("a", "b" and "c"), each in quotes. */
+const quotedList = (lang: Lang, items: string[]) => new Intl.ListFormat(lang, { type: 'conjunction' }).format(items.map((i) => t(lang, 'practice.quoted', { text: i })));
 
 /** The intro page's invitation to the practice question. */
-export function practiceInvite(slug: string): SafeHtml {
+export function practiceInvite(lang: Lang, slug: string): SafeHtml {
   return html`<section class="practice-invite" aria-labelledby="practice-heading">
-<h2 id="practice-heading">${TEXT.practiceHeading}</h2>
-<p>${TEXT.practiceIntro}</p>
-<p><a class="button" href="/portal/a/${slug}/practice">${TEXT.practiceLink}</a></p>
+<h2 id="practice-heading">${t(lang, 'practice.heading')}</h2>
+<p>${t(lang, 'practice.intro')}</p>
+<p><a class="button" href="/portal/a/${slug}/practice">${t(lang, 'practice.link')}</a></p>
 </section>`;
 }
 
 /** What the candidate is told of their practice answer; `correct` null when no answer is right or wrong. */
-export function practiceFeedback(question: PracticeContent, answer: AnswerValue): { correct: boolean | null; message: string } {
+export function practiceFeedback(lang: Lang, question: PracticeContent, answer: AnswerValue): { correct: boolean | null; message: string } {
+  const correctly = t(lang, 'practice.correct');
+  const expected = (answers: string[]) =>
+    answers.length === 1 ? t(lang, 'practice.expectedOne', { answer: answers[0]! }) : t(lang, 'practice.expectedMany', { answers: quotedList(lang, answers) });
   switch (question.type) {
     case 'likert':
-      return { correct: null, message: TEXT.practiceLikert };
+      return { correct: null, message: t(lang, 'practice.likert') };
     case 'free-text':
-      return { correct: null, message: TEXT.practiceFreeText };
+      return { correct: null, message: t(lang, 'practice.freeText') };
     case 'ranking': {
       const correct = questionCredit(question, answer, undefined) === 1;
       const key = question.key.map((id) => question.options.find((o) => o.id === id)?.text ?? id);
-      return { correct, message: correct ? TEXT.practiceCorrect : TEXT.practiceExpectedOrder(key) };
+      return { correct, message: correct ? correctly : t(lang, 'practice.expectedOrder', { order: key.map((o, i) => `${formatNumber(lang, i + 1)}. ${o}`).join('; ') }) };
     }
     case 'short-answer': {
       const correct = questionCredit(question, answer, undefined) === 1;
-      return { correct, message: correct ? TEXT.practiceCorrect : TEXT.practiceExpected([question.accept[0]!]) };
+      return { correct, message: correct ? correctly : expected([question.accept[0]!]) };
     }
     default: {
       const correct = questionCredit(question, answer, undefined) === 1;
-      return { correct, message: correct ? TEXT.practiceCorrect : TEXT.practiceExpected(question.options.filter((o) => o.correct).map((o) => o.text)) };
+      return { correct, message: correct ? correctly : expected(question.options.filter((o) => o.correct).map((o) => o.text)) };
     }
   }
 }
 
 /** The practice question, with the feedback on the answer once checked; then Start. */
 export function practicePage(
+  lang: Lang,
   content: AssessmentContent,
   question: PracticeContent,
   options: { csrf: string; slug: string; answer?: AnswerValue; feedback?: { correct: boolean | null; message: string }; notice?: string },
@@ -78,16 +55,17 @@ export function practicePage(
   const { csrf, slug, answer, feedback, notice } = options;
   const said = feedback ?? (notice ? { correct: null, message: notice } : undefined);
   return layout({
+    lang,
     page: 'practice',
     csrf,
-    title: TEXT.practiceTitle(content.name),
-    body: html`<p><a href="/portal/a/${slug}">${TEXT.practiceBack}</a></p>
-<h1>${TEXT.practicePageHeading}</h1>
-<p class="info">${TEXT.practiceExplain}</p>
+    title: t(lang, 'practice.title', { name: content.name }),
+    body: html`<p><a href="/portal/a/${slug}">${t(lang, 'practice.back')}</a></p>
+<h1>${t(lang, 'practice.pageHeading')}</h1>
+<p class="info">${t(lang, 'practice.explain', { start: t(lang, 'intro.start') })}</p>
 <form method="post" action="/portal/a/${slug}/practice" id="answer-form" data-practice="true" data-question="${question.id}" data-type="${question.type}">
 <input type="hidden" name="_csrf" value="${csrf}">
-${questionField(question, answer)}
-<div class="actions"><button type="submit" name="go" value="check">${TEXT.practiceCheck}</button></div>
+${questionField(question, answer, '', false, undefined, lang)}
+<div class="actions"><button type="submit" name="go" value="check">${t(lang, 'practice.check')}</button></div>
 </form>
 ${
   said &&
@@ -96,31 +74,32 @@ ${
 ${feedback && question.explanation && html`<p>${question.explanation}</p>`}
 </div>`
 }
-<h2>${TEXT.start}</h2>
-<p>${TEXT.practiceReady}</p>
+<h2>${t(lang, 'intro.start')}</h2>
+<p>${t(lang, 'practice.ready')}</p>
 <form method="post" action="/portal/a/${slug}/start">
 <input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" class="primary">${TEXT.start}</button>
+<button type="submit" class="primary">${t(lang, 'intro.start')}</button>
 </form>`,
   });
 }
 
 /** The completed page's feedback: the form, or the thanks once given. */
-export function feedbackSection(slug: string, csrf: string, given: boolean): SafeHtml {
-  if (given) return html`<p class="info" role="status">${TEXT.feedbackThanks}</p>`;
+export function feedbackSection(lang: Lang, slug: string, csrf: string, given: boolean): SafeHtml {
+  if (given) return html`<p class="info" role="status">${t(lang, 'feedback.thanks')}</p>`;
+  const labels = [t(lang, 'feedback.poor'), formatNumber(lang, 2), formatNumber(lang, 3), formatNumber(lang, 4), t(lang, 'feedback.good')];
   return html`<section class="feedback" aria-labelledby="feedback-heading">
-<h2 id="feedback-heading">${TEXT.feedbackHeading}</h2>
-<p>${TEXT.feedbackIntro}</p>
+<h2 id="feedback-heading">${t(lang, 'feedback.heading')}</h2>
+<p>${t(lang, 'feedback.intro')}</p>
 <form method="post" action="/portal/a/${slug}/feedback">
 <input type="hidden" name="_csrf" value="${csrf}">
-<fieldset class="rating"><legend>${TEXT.feedbackLegend}</legend>
-<div class="rating-points">${TEXT.feedbackLabels.map(
+<fieldset class="rating"><legend>${t(lang, 'feedback.legend')}</legend>
+<div class="rating-points">${labels.map(
     (label, i) => html`<div class="point"><input type="radio" id="rating-${i + 1}" name="rating" value="${i + 1}" required><label for="rating-${i + 1}">${label}</label></div>`,
   )}</div>
 </fieldset>
-<label for="feedback-comment">${TEXT.feedbackComment}</label>
+<label for="feedback-comment">${t(lang, 'feedback.comment', { max: FEEDBACK_COMMENT_MAX })}</label>
 <textarea id="feedback-comment" name="comment" rows="4" maxlength="${FEEDBACK_COMMENT_MAX}"></textarea>
-<div class="actions"><button type="submit">${TEXT.feedbackSend}</button></div>
+<div class="actions"><button type="submit">${t(lang, 'feedback.send')}</button></div>
 </form>
 </section>`;
 }

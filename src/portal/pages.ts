@@ -1,7 +1,8 @@
 // The candidate portal's pages: server-rendered HTML through the escaping template layer, no
 // inline script or style (the Content-Security-Policy forbids both). portal.js adds saving as you
 // go, the countdown, the typing test and the proctoring signals on top.
-import { html, type SafeHtml } from '../html/html.js';
+import { html, join, type SafeHtml } from '../html/html.js';
+import { LANGUAGES, direction, formatNumber, formatPercent, scriptMessages, t, tHtml, type Lang, type MessageKey } from '../i18n/i18n.js';
 import { markdown } from '../html/markdown.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../modules/assessments/content-schema.js';
 import { isPermutation, type AnswerValue } from '../modules/attempts/scoring.js';
@@ -10,70 +11,93 @@ import { portalBrand } from './brand.js';
 import { questionCount } from '../modules/attempts/layout.js';
 
 interface Layout {
+  lang: Lang;
   title: string;
   body: SafeHtml;
   csrf?: string;
   page: string;
+  /** The page's own path: with it, the footer offers the other languages and comes back here. */
+  here?: string;
 }
 
-export function layout({ title, body, csrf, page }: Layout): SafeHtml {
+/**
+ * The footer's language switcher: a plain form (no script needed) whose buttons post the choice,
+ * kept in a cookie, and come back to the same page.
+ */
+function languageSwitcher(lang: Lang, here: string): SafeHtml {
+  const choices = (Object.entries(LANGUAGES) as [Lang, string][]).map(([code, name]) =>
+    code === lang
+      ? html`<li><span class="lang-current" lang="${code}" aria-current="true">${name}<span class="visually-hidden"> ${t(lang, 'layout.languageCurrent')}</span></span></li>`
+      : html`<li><button type="submit" class="lang-choice" name="lang" value="${code}" lang="${code}">${name}</button></li>`,
+  );
+  return html`<form method="post" action="/portal/language"><input type="hidden" name="back" value="${here}">
+<nav aria-label="${t(lang, 'layout.language')}"><ul class="languages">${choices}</ul></nav></form>`;
+}
+
+export function layout({ lang, title, body, csrf, page, here }: Layout): SafeHtml {
   // Whose assessment this is (brandOf): unknown only before the session is (the landing page).
   const brand = portalBrand();
+  const company = brand?.company ?? t(lang, 'layout.brand');
   return html`<!doctype html>
-<html lang="en">
+<html lang="${lang}" dir="${direction(lang)}">
 <head>
 <meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="viewport" content="width=device-width, initial-scale=1, interactive-widget=resizes-content">
 ${csrf && html`<meta name="csrf-token" content="${csrf}">`}
-<title>${title} · ${brand?.company ?? 'Assessments'}</title>
+<title>${title} · ${company}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/portal.css">
 ${brand?.themePath && html`<link rel="stylesheet" href="${brand.themePath}">`}
 <script src="/portal/assets/portal.js" defer></script>
 </head>
-<body data-page="${page}">
-<a class="skip" href="#main">Skip to content</a>
-<header class="top"><p class="brand">${brand?.logoPath ? html`<img class="brand-logo" src="${brand.logoPath}" alt="${brand.company}">` : (brand?.company ?? 'Assessments')}</p></header>
+<body data-page="${page}" data-lang="${lang}" data-messages="${JSON.stringify(scriptMessages(lang))}">
+<a class="skip" href="#main">${t(lang, 'layout.skip')}</a>
+<header class="top"><p class="brand">${brand?.logoPath ? html`<img class="brand-logo" src="${brand.logoPath}" alt="${company}">` : company}</p></header>
 <main id="main" tabindex="-1">
 ${body}
 </main>
-${brand && brandFooter(brand)}
+${(brand || here !== undefined) && html`<footer class="site-footer foot">${brand && brandFooter(lang, brand)}${here !== undefined && languageSwitcher(lang, here)}</footer>`}
 </body>
 </html>`;
 }
 
 /** Whom to ask, on every page a candidate sees once their invitation is known; the privacy notice. */
-function brandFooter(brand: Brand): SafeHtml {
-  const contact = brand.contactEmail ? html`<a href="mailto:${brand.contactEmail}">${brand.contactEmail}</a>` : html`${brand.company}, who invited you`;
-  return html`<footer class="site-footer">
-<p>Questions? Contact ${contact}.${brand.privacyUrl && html` <a href="${brand.privacyUrl}">Privacy notice of ${brand.company}</a>`}</p>
-</footer>`;
+function brandFooter(lang: Lang, brand: Brand): SafeHtml {
+  const contact = brand.contactEmail
+    ? tHtml(lang, 'brand.contactEmail', { email: html`<a href="mailto:${brand.contactEmail}">${brand.contactEmail}</a>` })
+    : t(lang, 'brand.contactCompany', { company: brand.company });
+  return html`<p>${contact}${brand.privacyUrl && html` <a href="${brand.privacyUrl}">${t(lang, 'brand.privacy', { company: brand.company })}</a>`}</p>`;
 }
 
-export function landingPage(): SafeHtml {
+export function landingPage(lang: Lang): SafeHtml {
   return layout({
+    lang,
     page: 'landing',
-    title: 'Opening your assessments',
-    body: html`<h1>Opening your assessments…</h1>
-<p id="landing-status" role="status">One moment while we check your invitation link.</p>
-<noscript><p>This portal needs JavaScript. Please enable it and open the link from your invitation e-mail again.</p></noscript>`,
+    title: t(lang, 'landing.title'),
+    body: html`<h1>${t(lang, 'landing.heading')}</h1>
+<p id="landing-status" role="status">${t(lang, 'landing.status')}</p>
+<noscript><p>${t(lang, 'landing.noscript')}</p></noscript>`,
   });
 }
 
-export function messagePage(title: string, message: string, status: 'info' | 'error' = 'info'): SafeHtml {
+/** A page that says one thing: a title and one or more paragraphs. */
+export function messagePage(lang: Lang, title: string, message: string | string[], status: 'info' | 'error' = 'info', here?: string): SafeHtml {
+  const paragraphs = Array.isArray(message) ? message : [message];
   return layout({
+    lang,
     page: 'message',
     title,
+    here,
     body: html`<h1>${title}</h1>
-<p class="${status}">${message}</p>`,
+${paragraphs.map((p, i) => html`<p${i === 0 && html` class="${status}"`}>${p}</p>
+`)}`,
   });
 }
 
-export const INVALID_LINK = {
-  title: 'This link does not work',
-  message:
-    'The invitation link has expired, was replaced, or is not complete. Open the latest invitation e-mail and use its link, or ask the company that invited you to send a new invitation.',
-};
+/** What the invalid-link page says: what may be wrong, that older links still work, and what to do. */
+export function invalidLinkPage(lang: Lang, here: string): SafeHtml {
+  return messagePage(lang, t(lang, 'linkInvalid.title'), [t(lang, 'linkInvalid.why'), t(lang, 'linkInvalid.older'), t(lang, 'linkInvalid.todo')], 'error', here);
+}
 
 export interface DashboardItem {
   slug: string;
@@ -83,17 +107,15 @@ export interface DashboardItem {
   minutesLeft?: number;
 }
 
-const STATUS_TEXT = { INVITED: 'Not started', IN_PROGRESS: 'In progress', COMPLETED: 'Completed', WITHDRAWN: 'Withdrawn by the company', EXPIRED: 'No longer open' };
-
-export function dashboardPage(firstName: string, items: DashboardItem[]): SafeHtml {
+export function dashboardPage(lang: Lang, firstName: string, items: DashboardItem[]): SafeHtml {
   const rows = items.map((item) => {
     const action =
       (item.status === 'INVITED' || item.status === 'IN_PROGRESS') &&
-      html`<a class="button" href="/portal/a/${item.slug}">${item.status === 'INVITED' ? 'Open' : 'Continue'}<span class="visually-hidden"> ${item.name}</span></a>`;
-    const left = item.status === 'IN_PROGRESS' && item.minutesLeft !== undefined ? ` · about ${item.minutesLeft} min left` : '';
+      html`<a class="button" href="/portal/a/${item.slug}">${t(lang, item.status === 'INVITED' ? 'dashboard.open' : 'dashboard.continue')}<span class="visually-hidden"> ${item.name}</span></a>`;
+    const left = item.status === 'IN_PROGRESS' && item.minutesLeft !== undefined ? ` · ${t(lang, 'dashboard.minutesLeft', { minutes: Math.max(0, item.minutesLeft) })}` : '';
     return html`<li class="card">
 <h2>${item.name}</h2>
-<p>${item.durationMinutes} minutes · <span class="status status-${item.status.toLowerCase()}">${STATUS_TEXT[item.status]}</span>${left}</p>
+<p>${t(lang, 'dashboard.minutes', { minutes: item.durationMinutes })} · <span class="status status-${item.status.toLowerCase()}">${t(lang, `status.${item.status}`)}</span>${left}</p>
 ${action}
 </li>
 `;
@@ -101,41 +123,46 @@ ${action}
   const done = items.every((i) => i.status === 'COMPLETED');
   // Closed ones (withdrawn, expired) are not "completed": nothing is left to do, but say it as it is.
   return layout({
+    lang,
     page: 'dashboard',
-    title: 'Your assessments',
-    body: html`<h1>Hello ${firstName}</h1>
-<p>${done ? 'You have completed every assessment. Thank you! You can close this page.' : 'Here are the assessments you are invited to. Each one is timed from the moment you start it.'}</p>
+    here: '/portal/',
+    title: t(lang, 'dashboard.title'),
+    body: html`<h1>${t(lang, 'dashboard.hello', { name: firstName })}</h1>
+<p>${t(lang, done ? 'dashboard.allDone' : 'dashboard.intro')}</p>
 <ul class="cards">
 ${rows}</ul>`,
   });
 }
 
 /** `minutes`: this candidate's time limit (with any extra time of their invite, never said why). */
-/** `practice`: the practice question's invitation (src/portal/practice.ts), shown before Start. */
-export function introPage(content: AssessmentContent, csrf: string, slug: string, minutes: number, practice?: SafeHtml): SafeHtml {
+/** `practice`: the practice question's invitation (src/portal/fairness-pages.ts), shown before Start. */
+export function introPage(lang: Lang, content: AssessmentContent, csrf: string, slug: string, minutes: number, practice?: SafeHtml): SafeHtml {
   const items = questionCount(content) + (content.typingTest ? 1 : 0);
   return layout({
+    lang,
     page: 'intro',
     csrf,
+    here: `/portal/a/${slug}`,
     title: content.name,
-    body: html`<p><a href="/portal/">Back to your assessments</a></p>
+    body: html`<p><a href="/portal/">${t(lang, 'intro.back')}</a></p>
 <h1>${content.name}</h1>
 <p>${content.description}</p>
 <ul>
-<li>Time limit: <strong>${minutes} minutes</strong>, counted from when you press Start. The clock keeps running if you close the page.</li>
-<li>${items} question${items === 1 ? '' : 's'}${content.typingTest ? ', including a typing test' : ''}. Your answers are saved as you go.</li>
-<li>Please work on your own, stay on this page, and do not paste answers: these are recorded.</li>
+<li>${tHtml(lang, 'intro.timeLimit', { duration: html`<strong>${t(lang, 'intro.duration', { minutes })}</strong>` })}</li>
+<li>${t(lang, content.typingTest ? 'intro.questionsTyping' : 'intro.questions', { count: items })}</li>
+<li>${t(lang, 'intro.conduct')}</li>
 </ul>
-${content.instructions && html`<h2>Instructions</h2><p class="pre">${content.instructions}</p>`}
+${content.instructions && html`<h2>${t(lang, 'intro.instructions')}</h2><p class="pre">${content.instructions}</p>`}
 ${practice}
 <form method="post" action="/portal/a/${slug}/start">
 <input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" class="primary">Start the assessment</button>
+<button type="submit" class="primary">${t(lang, 'intro.start')}</button>
 </form>`,
   });
 }
 
 interface AttemptView {
+  lang: Lang;
   slug: string;
   name: string;
   csrf: string;
@@ -149,26 +176,31 @@ interface AttemptView {
 
 const currentStep = (current: boolean) => current && html` aria-current="step"`;
 
+/**
+ * One chip of the question list. Answered and open ones differ by more than colour: an answered
+ * one is filled and carries a check mark, an open one is outlined with a dashed border, and each
+ * says which it is to a screen reader.
+ */
+function step(view: AttemptView, n: number, answered: boolean, label: string): SafeHtml {
+  const { lang } = view;
+  return html`<li><a class="step ${answered ? 'answered' : 'open'}" href="/portal/a/${view.slug}?q=${n}"${currentStep(n === view.position)}>${answered && html`<span class="mark" aria-hidden="true">✓</span>`}${label}<span class="visually-hidden"> ${t(lang, answered ? 'nav.answered' : 'nav.notAnswered')}</span></a></li>`;
+}
+
 function progressNav(view: AttemptView): SafeHtml {
-  const links = view.questionIds.map((id, index) => {
-    const n = index + 1;
-    const answered = view.answered.has(id);
-    return html`<li><a class="step ${answered ? 'answered' : 'open'}" href="/portal/a/${view.slug}?q=${n}"${currentStep(n === view.position)}>${n}<span class="visually-hidden"> ${answered ? '(answered)' : '(not answered)'}</span></a></li>`;
-  });
-  const typingStep = view.questionIds.length + 1;
-  const typing =
-    view.hasTyping &&
-    html`<li><a class="step ${view.answered.has('typing') ? 'answered' : 'open'}" href="/portal/a/${view.slug}?q=${typingStep}"${currentStep(view.position === typingStep)}>Typing</a></li>`;
-  return html`<nav aria-label="Questions"><ol class="steps">${links}${typing}</ol></nav>`;
+  const links = view.questionIds.map((id, index) => step(view, index + 1, view.answered.has(id), String(index + 1)));
+  const typing = view.hasTyping && step(view, view.questionIds.length + 1, view.answered.has('typing'), t(view.lang, 'nav.typing'));
+  return html`<nav aria-label="${t(view.lang, 'nav.label')}"><ol class="steps">${links}${typing}</ol></nav>`;
 }
 
 function header(view: AttemptView): SafeHtml {
+  const { lang } = view;
   const answered = view.answered.size;
+  const minutes = Math.max(0, Math.ceil((view.deadline.getTime() - Date.now()) / 60000));
   return html`<div class="attempt-bar">
 <p class="assessment-name">${view.name}</p>
-<p class="timer" id="timer" data-deadline="${view.deadline.toISOString()}" data-now="${new Date().toISOString()}">Time left: <span id="timer-value">${Math.max(0, Math.ceil((view.deadline.getTime() - Date.now()) / 60000))} min</span></p>
+<p class="timer" id="timer" data-deadline="${view.deadline.toISOString()}" data-now="${new Date().toISOString()}">${tHtml(lang, 'attempt.timeLeft', { time: html`<span id="timer-value">${t(lang, 'attempt.minutes', { minutes })}</span>` })}</p>
 <p class="visually-hidden" id="time-notice" aria-live="assertive" aria-atomic="true"></p>
-<p class="progress-text" id="progress-text">${answered} of ${view.total} answered</p>
+<p class="progress-text" id="progress-text">${t(lang, 'attempt.progress', { answered, total: view.total })}</p>
 <progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>
 </div>`;
 }
@@ -176,8 +208,20 @@ function header(view: AttemptView): SafeHtml {
 const checked = (on: boolean) => on && html` checked`;
 
 /** What the legend of a Likert item says: the two ends of its scale. */
-function likertHint(labels: readonly string[]): string {
-  return `Choose one point of the scale, from “${labels[0]}” to “${labels[labels.length - 1]}”`;
+function likertHint(lang: Lang, labels: readonly string[]): string {
+  return t(lang, 'question.likert', { first: labels[0] ?? '', last: labels[labels.length - 1] ?? '' });
+}
+
+/** The named scales' labels in the candidate's language (a scale given as a list is the author's own text). */
+const SCALE_KEYS: Record<string, MessageKey[]> = {
+  'agreement-5': ['likert.stronglyDisagree', 'likert.disagree', 'likert.neither', 'likert.agree', 'likert.stronglyAgree'],
+  'agreement-7': ['likert.stronglyDisagree', 'likert.disagree', 'likert.somewhatDisagree', 'likert.neither', 'likert.somewhatAgree', 'likert.agree', 'likert.stronglyAgree'],
+  'frequency-5': ['likert.never', 'likert.rarely', 'likert.sometimes', 'likert.often', 'likert.always'],
+};
+
+export function scaleLabelsIn(lang: Lang, scale: string | readonly string[]): readonly string[] {
+  const keys = typeof scale === 'string' && Object.hasOwn(SCALE_KEYS, scale) ? SCALE_KEYS[scale]! : undefined;
+  return keys ? keys.map((key) => t(lang, key)) : scaleLabels(scale);
 }
 
 /**
@@ -191,7 +235,7 @@ function shown<T>(options: readonly T[], order: readonly number[] | undefined): 
   return (order ?? options.map((_, i) => i)).map((i) => [options[i]!, i]);
 }
 
-export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = '', preview = false, order?: readonly number[]): SafeHtml {
+export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = '', preview = false, order?: readonly number[], lang: Lang = 'en'): SafeHtml {
   const id = (name: string) => `${idPrefix}${name}`;
   const prompt = html`<div class="prompt" id="${id('prompt')}">${markdown(question.prompt)}</div>
 `;
@@ -203,7 +247,7 @@ ${body}</fieldset>`;
     // means the same option whatever order it was shown in.
     case 'single-choice':
       return group(
-        'Choose one answer',
+        t(lang, 'question.single'),
         shown(question.options, order).map(
           ([o, i]) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
@@ -212,7 +256,7 @@ ${body}</fieldset>`;
     case 'multiple-choice': {
       const chosen = new Set(Array.isArray(answer) ? answer : []);
       return group(
-        'Select all that apply',
+        t(lang, 'question.multiple'),
         shown(question.options, order).map(
           ([o, i]) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
 `,
@@ -221,9 +265,9 @@ ${body}</fieldset>`;
     }
     case 'likert': {
       // A native radio group: Tab enters it, the arrow keys move between the points.
-      const labels = scaleLabels(question.scale);
+      const labels = scaleLabelsIn(lang, question.scale);
       return group(
-        likertHint(labels),
+        likertHint(lang, labels),
         [html`<div class="scale" data-points="${labels.length}">
 ${labels.map(
   (label, i) => html`<div class="point"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${label}</label></div>
@@ -240,13 +284,13 @@ ${labels.map(
       const order = isPermutation(answer, n) ? answer : question.options.map((_, i) => i);
       const kind = preview ? 'button' : 'submit';
       return html`${prompt}<div class="ranking" role="group" aria-labelledby="${id('prompt')} ${id('how')}">
-<p class="hint" id="${id('how')}">Put the options in order, the first at the top, with the Move up and Move down buttons.</p>
+<p class="hint" id="${id('how')}">${t(lang, 'question.ranking')}</p>
 <ol class="ranking-list" data-count="${n}">
 ${order.map((option, place) => {
   const text = question.options[option]!.text;
   return html`<li class="rank-item" data-option="${option}"><span class="rank-text">${text}</span><input type="hidden" name="value" value="${option}">
-<span class="rank-moves"><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up"${place === 0 && html` aria-disabled="true"`}>Move up<span class="visually-hidden"> ${text}</span></button>
-<button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down"${place === n - 1 && html` aria-disabled="true"`}>Move down<span class="visually-hidden"> ${text}</span></button></span></li>
+<span class="rank-moves"><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up"${place === 0 && html` aria-disabled="true"`}>${t(lang, 'question.moveUp')}<span class="visually-hidden"> ${text}</span></button>
+<button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down"${place === n - 1 && html` aria-disabled="true"`}>${t(lang, 'question.moveDown')}<span class="visually-hidden"> ${text}</span></button></span></li>
 `;
 })}</ol>
 <p class="ranking-status" id="${id('ranking-status')}" role="status" aria-live="polite"></p>
@@ -260,83 +304,142 @@ ${order.map((option, place) => {
 }
 
 export function questionPage(view: AttemptView, question: QuestionContent, answer: AnswerValue | undefined, order?: readonly number[]): SafeHtml {
+  const { lang } = view;
   const n = view.position;
   const last = n === view.total;
+  const title = t(lang, 'question.title', { n, total: view.total });
   return layout({
+    lang,
     page: 'question',
     csrf: view.csrf,
-    title: `Question ${n} of ${view.total} · ${view.name}`,
+    here: `/portal/a/${view.slug}?q=${n}`,
+    title: `${title} · ${view.name}`,
     body: html`${header(view)}
-<h1 class="question-number">Question ${n} of ${view.total}</h1>
+<h1 class="question-number">${title}</h1>
 <form method="post" action="/portal/a/${view.slug}/q/${n}" id="answer-form" data-question="${question.id}" data-type="${question.type}">
 <input type="hidden" name="_csrf" value="${view.csrf}">
-${questionField(question, answer, '', false, order)}
+${questionField(question, answer, '', false, order, lang)}
 <p class="save-status" id="save-status" role="status" aria-live="polite"></p>
 <div class="actions">
-${n > 1 && html`<button type="submit" name="go" value="previous">Previous</button>`}
-<button type="submit" name="go" value="${last ? 'review' : 'next'}" class="primary">${last ? 'Save and review' : 'Save and next'}</button>
+${n > 1 && html`<button type="submit" name="go" value="previous">${t(lang, 'question.previous')}</button>`}
+<button type="submit" name="go" value="${last ? 'review' : 'next'}" class="primary">${t(lang, last ? 'question.review' : 'question.next')}</button>
 </div>
 </form>
 ${progressNav(view)}`,
   });
 }
 
+/** The typing test's result for the candidate: speed as a whole number, accuracy to one decimal, never rounded up. */
+export function typingResultText(lang: Lang, done: { netWpm: number; accuracy: number }): string {
+  return t(lang, 'typing.done', { wpm: formatNumber(lang, done.netWpm, 0), accuracy: formatPercent(lang, done.accuracy, 1) });
+}
+
 export function typingPage(view: AttemptView, passage: string, done: { netWpm: number; accuracy: number } | undefined, running: boolean): SafeHtml {
+  const { lang } = view;
   const body = done
-    ? html`<p class="info">Typing test done: ${done.netWpm.toFixed(0)} words per minute, ${done.accuracy.toFixed(0)}% accuracy.</p>
-<p><a class="button primary" href="/portal/a/${view.slug}?q=review">Review and submit</a></p>`
-    : html`<p>Type the passage below into the box as accurately as you can. The typing clock starts when you press <strong>Start typing</strong>. Pasting is not allowed.</p>
-<blockquote class="passage" id="passage" lang="en">${passage}</blockquote>
-<noscript><p class="error">The typing test needs JavaScript.</p></noscript>
+    ? html`<p class="info">${typingResultText(lang, done)}</p>
+<p><a class="button primary" href="/portal/a/${view.slug}?q=review">${t(lang, 'review.heading')}</a></p>`
+    : html`<p>${tHtml(lang, 'typing.instructions', { start: html`<strong>${t(lang, 'typing.start')}</strong>` })}</p>
+<blockquote class="passage" id="passage" lang="en" tabindex="0">${passage}</blockquote>
+<noscript><p class="error">${t(lang, 'typing.noscript')}</p></noscript>
 <div id="typing" data-slug="${view.slug}" data-running="${String(running)}">
-<button type="button" id="typing-start" class="primary">Start typing</button>
-<label for="typing-area">Your typing</label>
+<button type="button" id="typing-start" class="primary">${t(lang, 'typing.start')}</button>
+<label for="typing-area">${t(lang, 'typing.label')}</label>
 <textarea id="typing-area" rows="6" autocomplete="off" autocorrect="off" autocapitalize="off" spellcheck="false" disabled></textarea>
-<button type="button" id="typing-finish" disabled>Finish typing test</button>
+<button type="button" id="typing-finish" disabled>${t(lang, 'typing.finish')}</button>
 <p id="typing-status" role="status" aria-live="polite"></p>
 </div>`;
   return layout({
+    lang,
     page: 'typing',
     csrf: view.csrf,
-    title: `Typing test · ${view.name}`,
+    here: `/portal/a/${view.slug}?q=${view.position}`,
+    title: `${t(lang, 'typing.title')} · ${view.name}`,
     body: html`${header(view)}
-<h1>Typing test</h1>
+<h1>${t(lang, 'typing.title')}</h1>
 ${body}
 ${progressNav(view)}`,
   });
 }
 
-export function reviewPage(view: AttemptView): SafeHtml {
+/** The positions not answered yet: question numbers, the typing test last. */
+export function unansweredSteps(view: Pick<AttemptView, 'questionIds' | 'answered' | 'hasTyping'>): number[] {
   const open = view.questionIds.map((id, i) => (view.answered.has(id) ? undefined : i + 1)).filter((n): n is number => n !== undefined);
   if (view.hasTyping && !view.answered.has('typing')) open.push(view.questionIds.length + 1);
-  const links = open.map(
-    (n, i) =>
-      html`${i > 0 && ', '}<a href="/portal/a/${view.slug}?q=${n}">${n === view.questionIds.length + 1 && view.hasTyping ? 'typing test' : `question ${n}`}</a>`,
+  return open;
+}
+
+/** Links to the unanswered positions: "question 2, question 5, typing test". */
+function openLinks(view: AttemptView, open: number[]): SafeHtml {
+  const { lang } = view;
+  return join(
+    open.map(
+      (n) => html`<a href="/portal/a/${view.slug}?q=${n}">${n === view.questionIds.length + 1 && view.hasTyping ? t(lang, 'review.typingLink') : t(lang, 'review.questionLink', { n })}</a>`,
+    ),
+    t(lang, 'review.listSeparator'),
   );
+}
+
+export function reviewPage(view: AttemptView): SafeHtml {
+  const { lang } = view;
+  const open = unansweredSteps(view);
   return layout({
+    lang,
     page: 'review',
     csrf: view.csrf,
-    title: `Review · ${view.name}`,
+    here: `/portal/a/${view.slug}?q=review`,
+    title: `${t(lang, 'review.title')} · ${view.name}`,
     body: html`${header(view)}
-<h1>Review and submit</h1>
-<p>You have answered ${view.answered.size} of ${view.total}.${open.length > 0 && html` Not answered yet: ${links}.`}</p>
-<p>After you submit, your answers can no longer change.</p>
+<h1>${t(lang, 'review.heading')}</h1>
+<p>${t(lang, 'review.answered', { answered: view.answered.size, total: view.total })}${open.length > 0 && html` ${tHtml(lang, 'review.open', { links: openLinks(view, open) })}`}</p>
+<p>${t(lang, 'review.final')}</p>
 <form method="post" action="/portal/a/${view.slug}/submit">
 <input type="hidden" name="_csrf" value="${view.csrf}">
-<button type="submit" class="primary" id="submit">Submit the assessment</button>
+<input type="hidden" name="from" value="review">
+<button type="submit" class="primary" id="submit">${t(lang, 'review.submit')}</button>
 </form>
 ${progressNav(view)}`,
   });
 }
 
-/** `feedback`: the optional feedback form, or the thanks for it (src/portal/feedback.ts). */
-export function completedPage(name: string, feedback?: SafeHtml): SafeHtml {
+/**
+ * Submitting with gaps asks first, naming how many, as a page of its own (a plain form, so it
+ * works without script and reads in order with a screen reader): submit anyway, or go back.
+ */
+export function confirmSubmitPage(view: AttemptView): SafeHtml {
+  const { lang } = view;
+  const open = unansweredSteps(view);
   return layout({
+    lang,
+    page: 'confirm',
+    csrf: view.csrf,
+    title: `${t(lang, 'confirm.title')} · ${view.name}`,
+    body: html`${header(view)}
+<h1>${t(lang, 'confirm.title')}</h1>
+<p id="confirm-message">${t(lang, 'confirm.message', { count: open.length })}</p>
+<p>${tHtml(lang, 'confirm.open', { links: openLinks(view, open) })}</p>
+<p>${t(lang, 'review.final')}</p>
+<form method="post" action="/portal/a/${view.slug}/submit" aria-describedby="confirm-message">
+<input type="hidden" name="_csrf" value="${view.csrf}">
+<div class="actions">
+<button type="submit" class="primary" id="submit">${t(lang, 'confirm.submit')}</button>
+<a class="button" href="/portal/a/${view.slug}?q=review">${t(lang, 'confirm.back')}</a>
+</div>
+</form>
+${progressNav(view)}`,
+  });
+}
+
+/** `feedback`: the optional feedback form, or the thanks for it (src/portal/fairness-pages.ts). */
+export function completedPage(lang: Lang, name: string, feedback?: SafeHtml): SafeHtml {
+  return layout({
+    lang,
     page: 'completed',
-    title: `${name} completed`,
-    body: html`<h1>${name}: completed</h1>
-<p>Thank you. Your answers have been submitted.</p>
+    here: '/portal/',
+    title: t(lang, 'completed.title', { name }),
+    body: html`<h1>${t(lang, 'completed.heading', { name })}</h1>
+<p>${t(lang, 'completed.thanks')}</p>
 ${feedback}
-<p><a class="button" href="/portal/">Back to your assessments</a></p>`,
+<p><a class="button" href="/portal/">${t(lang, 'intro.back')}</a></p>`,
   });
 }

@@ -10,7 +10,6 @@ import type { Database } from '../db/database.js';
 import type { SafeHtml } from '../html/html.js';
 import { currentVersion } from '../modules/assessments/repository.js';
 import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
-import { DomainError } from '../domain/errors.js';
 import { problemFor, sendProblem } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
@@ -35,23 +34,27 @@ import {
 import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById } from '../modules/tenants/repository.js';
 import { setPortalBrand, withBrandSlot } from './brand.js';
-import { checkFeedback, feedbackOf, saveFeedback } from '../modules/attempts/feedback.js';
+import { FEEDBACK_COMMENT_MAX, checkFeedback, feedbackOf, saveFeedback } from '../modules/attempts/feedback.js';
 import { isAnswered, type AnswerValue } from '../modules/attempts/scoring.js';
 import { practiceOf, type QuestionContent } from '../modules/assessments/content-schema.js';
-import { TEXT as PRACTICE_TEXT, feedbackSection, practiceFeedback, practiceInvite, practicePage } from './fairness-pages.js';
+import { feedbackSection, practiceFeedback, practiceInvite, practicePage } from './fairness-pages.js';
 import { checkCsrf, checkSameOrigin, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
 import {
-  INVALID_LINK,
   completedPage,
+  confirmSubmitPage,
   dashboardPage,
   introPage,
+  invalidLinkPage,
   landingPage,
   messagePage,
   questionPage,
   reviewPage,
   typingPage,
+  unansweredSteps,
   type DashboardItem,
 } from './pages.js';
+import { isLang, t, type Lang } from '../i18n/i18n.js';
+import { requestLanguage, sessionLanguage, setLanguageCookie } from './language.js';
 
 // PostgreSQL stores no NUL character: text with one is refused (400) instead of failing there (500).
 const NO_NUL = '^[^\\u0000]*$';
@@ -93,12 +96,15 @@ function moved(order: number[], option: number, direction: 'up' | 'down'): numbe
   return out;
 }
 
-/** A link's every assessment is completed: what the candidate is told instead of "invalid". */
-export const LINK_USED = {
-  title: 'You have completed these assessments',
-  message:
-    'Every assessment this link opens is completed and your answers have been submitted, so the link no longer opens anything. There is nothing more to do. If you were invited to other assessments, use the link from that invitation e-mail.',
-};
+/** A refusal whose detail is already the candidate's message, in their language. */
+class PortalRefusal extends Problem {}
+
+/** The language and the company's name of a page, worked out once a request. */
+interface Speaking {
+  lang: Lang;
+  company: string;
+}
+const speaking = new WeakMap<FastifyRequest, Speaking>();
 
 /**
  * `refusals` counts refused link tokens and session cookies per client address; past its limit
@@ -159,12 +165,24 @@ export async function portalRoutes(
   /** The invitations the session opens, with the attempt state of each. */
   const invitations = (s: PortalSession) => openedInvitations(db, s.candidateId, s.assessmentIds);
 
+  /** The candidate's language (and the company's name) for a request in a session; remembered for its error page. */
+  async function speak(request: FastifyRequest, s: PortalSession): Promise<Speaking> {
+    const known = speaking.get(request);
+    if (known) return known;
+    const { lang, instance } = await sessionLanguage(db, request, s);
+    const found = { lang, company: instance ? brandOf(instance).company : '' };
+    speaking.set(request, found);
+    return found;
+  }
+
   /** The invitation behind /portal/a/:slug, only if this session opens it. */
-  async function invitation(s: PortalSession, slug: string): Promise<InvitationRef> {
+  async function invitation(request: FastifyRequest, s: PortalSession, slug: string): Promise<InvitationRef> {
     const found = (await invitations(s)).find((i) => i.slug === slug);
-    if (!found) throw new Problem('not-found', 'This assessment is not part of your invitation');
-    if (found.closed === 'withdrawn') throw new Problem('conflict', 'The company that invited you has withdrawn this assessment. If you think this is a mistake, contact them.');
-    if (found.closed === 'expired') throw new Problem('conflict', 'The time to start this assessment has passed. If you still want to take it, ask the company that invited you to extend it.');
+    if (!found) throw new PortalRefusal('not-found', t((await speak(request, s)).lang, 'error.notInvited'));
+    if (found.closed) {
+      const { lang, company } = await speak(request, s);
+      throw new PortalRefusal('conflict', t(lang, found.closed === 'withdrawn' ? 'error.withdrawn' : 'error.expired', { company }));
+    }
     return found;
   }
 
@@ -181,33 +199,55 @@ export async function portalRoutes(
   async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<PortalSession | undefined> {
     const s = await session(request);
     if (!s) {
-      html(reply, messagePage('Your session has ended', 'Open the link from your invitation e-mail again to continue. Your answers so far are saved.'), 401);
+      const lang = requestLanguage(request);
+      html(reply, messagePage(lang, t(lang, 'error.sessionEnded.title'), t(lang, 'error.sessionEnded.message')), 401);
       return undefined;
     }
     return s;
   }
 
-  // Errors on pages are pages; errors on the JSON API are problem documents. Both come from the
-  // one mapper the API uses, so an outage is a 503 with Retry-After here too.
+  // Errors on pages are pages, in the candidate's language; errors on the JSON API are problem
+  // documents. Both come from the one mapper the API uses, so an outage is a 503 with Retry-After
+  // here too. The portal's own refusals say what happened; anything else is told by its status.
   app.setErrorHandler((error, request, reply) => {
     const problem = problemFor(error, request);
     if (request.url.startsWith('/portal/api/')) return sendProblem(request, reply, problem);
     if (problem.headers) reply.headers(problem.headers);
-    const ours = error instanceof Problem || error instanceof DomainError;
+    const lang = speaking.get(request)?.lang ?? requestLanguage(request);
+    const status = problem.status;
+    const retry = Number(problem.headers?.['retry-after'] ?? reply.getHeader('retry-after')) || 60;
     const [title, message] =
-      problem.status === 503
-        ? ['We will be right back', 'The service is briefly unavailable. Your answers so far are saved: please try again in a few seconds.']
-        : problem.status >= 500
-          ? ['Something went wrong', `Please reload the page. If it happens again, quote this reference: ${request.id}`]
-          : [problem.status === 409 ? 'This assessment is finished' : 'That did not work', ours ? problem.detail : 'The request was not valid. Go back and try again.'];
-    return html(reply, messagePage(title, message, 'error'), problem.status);
+      status === 503
+        ? [t(lang, 'error.unavailable.title'), t(lang, 'error.unavailable.message')]
+        : status >= 500
+          ? [t(lang, 'error.server.title'), t(lang, 'error.server.message', { reference: String(request.id) })]
+          : status === 429
+            ? [t(lang, 'error.tooMany.title'), t(lang, 'error.tooMany.message', { seconds: retry })]
+            : status === 401
+              ? [t(lang, 'error.sessionEnded.title'), t(lang, 'error.sessionEnded.message')]
+              : [
+                  t(lang, status === 409 ? 'error.finished.title' : 'error.title'),
+                  error instanceof PortalRefusal
+                    ? problem.detail
+                    : t(lang, status === 409 ? 'error.finished.message' : status === 403 ? 'error.forbidden' : status === 404 ? 'error.notFound.message' : 'error.invalid'),
+                ];
+    return html(reply, messagePage(lang, title, message, 'error'), status);
+  });
+
+  // Portal pages that are not there: a page in the candidate's language, not the API's JSON 404
+  // (the more specific routes win; the JSON API's unknown paths stay problems).
+  app.get('/portal/*', async (request, reply) => {
+    if (request.url.startsWith('/portal/api/')) throw new Problem('not-found', `No route GET ${request.url.split('?')[0]}`);
+    const lang = requestLanguage(request);
+    return html(reply, messagePage(lang, t(lang, 'error.notFound.title'), t(lang, 'error.notFound.message'), 'error', '/portal/'), 404);
   });
 
   app.get('/portal', async (_request, reply) => reply.redirect('/portal/', 301));
 
   app.get('/portal/', async (request, reply) => {
     const s = await session(request);
-    if (!s) return html(reply, landingPage());
+    if (!s) return html(reply, landingPage(requestLanguage(request)));
+    const { lang } = await speak(request, s);
     const items: DashboardItem[] = [];
     for (const inv of await invitations(s)) {
       const attempt = inv.status === 'IN_PROGRESS' ? await currentAttempt(inv) : undefined;
@@ -220,11 +260,25 @@ export async function portalRoutes(
         minutesLeft: attempt && !attempt.finishedAt ? Math.ceil((attempt.deadlineAt.getTime() - Date.now()) / 60000) : undefined,
       });
     }
-    return html(reply, dashboardPage(s.firstName, items));
+    return html(reply, dashboardPage(lang, s.firstName, items));
   });
 
-  app.get('/portal/link-invalid', async (_request, reply) => html(reply, messagePage(INVALID_LINK.title, INVALID_LINK.message, 'error'), 404));
-  app.get('/portal/link-used', async (_request, reply) => html(reply, messagePage(LINK_USED.title, LINK_USED.message)));
+  app.get('/portal/link-invalid', async (request, reply) => html(reply, invalidLinkPage(requestLanguage(request), '/portal/link-invalid'), 404));
+  app.get('/portal/link-used', async (request, reply) => {
+    const lang = requestLanguage(request);
+    return html(reply, messagePage(lang, t(lang, 'linkUsed.title'), t(lang, 'linkUsed.message'), 'info', '/portal/link-used'));
+  });
+
+  // The footer's language switcher: the choice is kept in a cookie for the portal, and the
+  // candidate comes back to the page they were on (only a portal page, never another site).
+  app.post<{ Body: { lang?: unknown; back?: unknown } }>('/portal/language', async (request, reply) => {
+    checkSameOrigin(request, origin);
+    const lang = request.body?.lang;
+    if (!isLang(lang)) throw new Problem('validation-failed', 'lang must be a language with a catalogue');
+    const back = typeof request.body?.back === 'string' && /^\/portal\/(?![/\\])[^\s\\]*$/.test(request.body.back) ? request.body.back : '/portal/';
+    setLanguageCookie(reply, lang, secure);
+    return reply.redirect(back, 303);
+  });
 
   app.post<{ Body: { token?: unknown } }>(
     '/portal/api/session',
@@ -234,10 +288,11 @@ export async function portalRoutes(
       checkSameOrigin(request, origin);
       const token = typeof request.body?.token === 'string' ? request.body.token : '';
       const opened = await openSession(db, token);
-      if (opened.kind === 'used') throw new Problem('conflict', LINK_USED.message);
+      const lang = requestLanguage(request);
+      if (opened.kind === 'used') throw new Problem('conflict', t(lang, 'linkUsed.message'));
       if (opened.kind === 'invalid') {
         await refusals.failed(request);
-        throw new Problem('unauthorized', INVALID_LINK.message);
+        throw new Problem('unauthorized', t(lang, 'linkInvalid.why'));
       }
       setSessionCookie(reply, opened.value, opened.session.expiresAt, secure);
       return { ok: true };
@@ -247,32 +302,18 @@ export async function portalRoutes(
   app.get<{ Params: { slug: string }; Querystring: { q?: string } }>('/portal/a/:slug', async (request, reply) => {
     const s = await requireSession(request, reply);
     if (!s) return reply;
-    const inv = await invitation(s, request.params.slug);
+    const inv = await invitation(request, s, request.params.slug);
+    const { lang } = await speak(request, s);
     const attempt = await currentAttempt(inv);
     if (!attempt) {
       const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
-      return html(reply, introPage(content, s.csrfToken, inv.slug, inv.durationMinutes, content.practice && practiceInvite(inv.slug)));
+      return html(reply, introPage(lang, content, s.csrfToken, inv.slug, inv.durationMinutes, content.practice && practiceInvite(lang, inv.slug)));
     }
-    if (attempt.finishedAt) return html(reply, completedPage(inv.name, feedbackSection(inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined)));
+    if (attempt.finishedAt) return html(reply, completedPage(lang, inv.name, feedbackSection(lang, inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined)));
     await observeClient(db, attempt, client(request));
-    const content = await versionContent(db, attempt.assessmentId, attempt.version);
     // Positions (?q=n) are places in this attempt's own order of the questions it was given.
-    const layout = layoutOf(attempt, content);
-    const answers = await answersOf(db, attempt.id);
-    const answered = new Set(Object.keys(answers));
-    if (attempt.typingWpm !== null) answered.add('typing');
-    const total = layout.questions.length + (content.typingTest ? 1 : 0);
-    const view = {
-      slug: inv.slug,
-      name: content.name,
-      csrf: s.csrfToken,
-      position: attempt.position,
-      total,
-      deadline: attempt.deadlineAt,
-      answered,
-      questionIds: layout.questions,
-      hasTyping: content.typingTest !== undefined,
-    };
+    const { view, content, answers, layout } = await attemptView(lang, s, inv, attempt);
+    const total = view.total;
     const q = request.query.q;
     if (q === 'review') return html(reply, reviewPage(view));
     const position = q === undefined ? attempt.position : Number(q);
@@ -287,19 +328,43 @@ export async function portalRoutes(
     return html(reply, questionPage(view, question, answers[question.id], layout.options[question.id]));
   });
 
+  /** What the attempt's pages show: its questions, what is answered, the clock. */
+  async function attemptView(lang: Lang, s: PortalSession, inv: InvitationRef, attempt: Attempt) {
+    const content = await versionContent(db, attempt.assessmentId, attempt.version);
+    const layout = layoutOf(attempt, content);
+    const answers = await answersOf(db, attempt.id);
+    const answered = new Set(Object.keys(answers));
+    if (attempt.typingWpm !== null) answered.add('typing');
+    const view = {
+      lang,
+      slug: inv.slug,
+      name: content.name,
+      csrf: s.csrfToken,
+      position: attempt.position,
+      total: layout.questions.length + (content.typingTest ? 1 : 0),
+      deadline: attempt.deadlineAt,
+      answered,
+      questionIds: layout.questions,
+      hasTyping: content.typingTest !== undefined,
+    };
+    return { view, content, answers, layout };
+  }
+
   /** Resolves session, CSRF, invitation and open attempt for a state-changing request. */
   async function forChange(request: FastifyRequest<{ Params: { slug: string } }>) {
     const s = await session(request);
     if (!s) throw new Problem('unauthorized', 'Your session has ended: open the link from your invitation e-mail again');
     checkCsrf(request, s, origin);
-    const inv = await invitation(s, request.params.slug);
+    const inv = await invitation(request, s, request.params.slug);
     return { s, inv };
   }
 
-  async function openAttempt(inv: InvitationRef, request: FastifyRequest): Promise<Attempt> {
+  async function openAttempt(inv: InvitationRef, request: FastifyRequest, s: PortalSession): Promise<Attempt> {
     const attempt = await currentAttempt(inv);
-    if (!attempt) throw new Problem('conflict', 'This assessment has not been started');
-    if (attempt.finishedAt) throw new Problem('conflict', 'This assessment is finished: answers can no longer change');
+    if (!attempt || attempt.finishedAt) {
+      const { lang } = await speak(request, s);
+      throw new PortalRefusal('conflict', t(lang, attempt ? 'error.finished.message' : 'error.notStarted'));
+    }
     await observeClient(db, attempt, client(request));
     return attempt;
   }
@@ -316,10 +381,11 @@ export async function portalRoutes(
   app.get<{ Params: { slug: string } }>('/portal/a/:slug/practice', async (request, reply) => {
     const s = await requireSession(request, reply);
     if (!s) return reply;
-    const inv = await invitation(s, request.params.slug);
+    const inv = await invitation(request, s, request.params.slug);
     const found = await practiceOfInvitation(inv);
     if (!found) return reply.redirect(`/portal/a/${inv.slug}`, 303);
-    return html(reply, practicePage(found.content, found.practice, { csrf: s.csrfToken, slug: inv.slug }));
+    const { lang } = await speak(request, s);
+    return html(reply, practicePage(lang, found.content, found.practice, { csrf: s.csrfToken, slug: inv.slug }));
   });
 
   app.post<{ Params: { slug: string }; Body: { value?: string | string[]; move?: string } }>('/portal/a/:slug/practice', async (request, reply) => {
@@ -327,28 +393,36 @@ export async function portalRoutes(
     const found = await practiceOfInvitation(inv);
     if (!found) return reply.redirect(`/portal/a/${inv.slug}`, 303);
     const { content, practice } = found;
+    const { lang } = await speak(request, s);
     const value = formValue(practice, request.body?.value);
     const page = (extra: { answer?: AnswerValue; feedback?: { correct: boolean | null; message: string }; notice?: string }) =>
-      html(reply, practicePage(content, practice, { csrf: s.csrfToken, slug: inv.slug, ...extra }));
+      html(reply, practicePage(lang, content, practice, { csrf: s.csrfToken, slug: inv.slug, ...extra }));
+    const noAnswer = t(lang, 'practice.noAnswer', { check: t(lang, 'practice.check') });
     const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
     if (practice.type === 'ranking' && move && Array.isArray(value)) return page({ answer: moved(value, Number(move[1]), move[2] as 'up' | 'down') });
     let answer: AnswerValue;
     try {
       answer = checkAnswer(practice, value);
     } catch {
-      return page({ notice: PRACTICE_TEXT.practiceNoAnswer });
+      return page({ notice: noAnswer });
     }
-    if (!isAnswered(practice, answer)) return page({ notice: PRACTICE_TEXT.practiceNoAnswer });
-    return page({ answer, feedback: practiceFeedback(practice, answer) });
+    if (!isAnswered(practice, answer)) return page({ notice: noAnswer });
+    return page({ answer, feedback: practiceFeedback(lang, practice, answer) });
   });
 
   // Feedback after submitting: once per attempt; a second one changes nothing and says so.
   app.post<{ Params: { slug: string }; Body: { rating?: unknown; comment?: unknown } }>('/portal/a/:slug/feedback', async (request, reply) => {
-    const { inv } = await forChange(request);
+    const { s, inv } = await forChange(request);
+    const { lang } = await speak(request, s);
     const attempt = await currentAttempt(inv);
-    if (!attempt?.finishedAt) throw new Problem('conflict', PRACTICE_TEXT.feedbackNotFinished);
-    const feedback = checkFeedback(request.body?.rating, request.body?.comment);
-    if (!(await saveFeedback(db, attempt.id, feedback))) throw new Problem('conflict', PRACTICE_TEXT.feedbackAlready);
+    if (!attempt?.finishedAt) throw new PortalRefusal('conflict', t(lang, 'feedback.notFinished'));
+    let feedback: ReturnType<typeof checkFeedback>;
+    try {
+      feedback = checkFeedback(request.body?.rating, request.body?.comment);
+    } catch {
+      throw new PortalRefusal('malformed-request', t(lang, 'feedback.invalid', { max: FEEDBACK_COMMENT_MAX }));
+    }
+    if (!(await saveFeedback(db, attempt.id, feedback))) throw new PortalRefusal('conflict', t(lang, 'feedback.already'));
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });
 
@@ -362,14 +436,14 @@ export async function portalRoutes(
   // A ranking's Move up / Move down buttons post here too (move = "<option>:up|down"): the order is
   // saved with that option moved, and the same question shown again.
   app.post<{ Params: { slug: string; n: string }; Body: { value?: string | string[]; go?: string; move?: string } }>('/portal/a/:slug/q/:n', async (request, reply) => {
-    const { inv } = await forChange(request);
-    const attempt = await openAttempt(inv, request);
+    const { s, inv } = await forChange(request);
+    const attempt = await openAttempt(inv, request, s);
     const content = await versionContent(db, attempt.assessmentId, attempt.version);
     const layout = layoutOf(attempt, content);
     const n = Number(request.params.n);
     const id = Number.isInteger(n) && n >= 1 ? layout.questions[n - 1] : undefined;
     const question = content.questions.find((q) => q.id === id);
-    if (!question) throw new Problem('not-found', 'No such question');
+    if (!question) throw new PortalRefusal('not-found', t((await speak(request, s)).lang, 'error.noQuestion'));
     const value = formValue(question, request.body?.value);
     const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
     if (question.type === 'ranking' && move && Array.isArray(value)) {
@@ -394,8 +468,8 @@ export async function portalRoutes(
       },
     },
     async (request, reply) => {
-      const { inv } = await forChange(request);
-      const attempt = await openAttempt(inv, request);
+      const { s, inv } = await forChange(request);
+      const attempt = await openAttempt(inv, request, s);
       await saveAnswer(db, attempt, request.params.questionId, request.body.value, attempt.position);
       return reply.code(204).send();
     },
@@ -422,8 +496,8 @@ export async function portalRoutes(
   );
 
   app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/typing/start', { schema: { hide: true } }, async (request, reply) => {
-    const { inv } = await forChange(request);
-    const attempt = await openAttempt(inv, request);
+    const { s, inv } = await forChange(request);
+    const attempt = await openAttempt(inv, request, s);
     await startTyping(db, attempt, typingTime());
     return reply.code(204).send();
   });
@@ -441,18 +515,26 @@ export async function portalRoutes(
       },
     },
     async (request) => {
-      const { inv } = await forChange(request);
-      const attempt = await openAttempt(inv, request);
+      const { s, inv } = await forChange(request);
+      const attempt = await openAttempt(inv, request, s);
       const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals, typingTime());
       return { netWpm: Math.round(result.netWpm * 100) / 100, accuracy: Math.round(result.accuracy * 100) / 100 };
     },
   );
 
-  app.post<{ Params: { slug: string } }>('/portal/a/:slug/submit', async (request, reply) => {
-    const { inv } = await forChange(request);
+  app.post<{ Params: { slug: string }; Body: { from?: unknown } }>('/portal/a/:slug/submit', async (request, reply) => {
+    const { s, inv } = await forChange(request);
     const attempt = await currentAttempt(inv);
-    if (!attempt) throw new Problem('conflict', 'This assessment has not been started');
+    if (!attempt) throw new PortalRefusal('conflict', t((await speak(request, s)).lang, 'error.notStarted'));
+    // The review page's button (from=review) with questions unanswered asks first, naming how
+    // many, on a page of its own whose button submits for good. Leaving questions open is the
+    // candidate's right, so a post without from=review (that page's, a script's) submits.
     // Submitting twice (a double click, a retry) is harmless: the first one counts.
+    if (!attempt.finishedAt && request.body?.from === 'review') {
+      const { lang } = await speak(request, s);
+      const { view } = await attemptView(lang, s, inv, attempt);
+      if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
+    }
     await completeAttempt(db, attempt.id, 'submitted');
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });

@@ -2183,6 +2183,11 @@ export interface operations {
                          */
                         logoUrl: string | null;
                         /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2266,6 +2271,11 @@ export interface operations {
                      * @example https://acme.example/privacy
                      */
                     privacyUrl?: string | null;
+                    /**
+                     * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue: one of en, de, es (default en)
+                     * @example de
+                     */
+                    defaultLanguage?: string;
                 };
             };
         };
@@ -2344,6 +2354,11 @@ export interface operations {
                          * @example /brand/acme/logo/3f79bb7b435b0532
                          */
                         logoUrl: string | null;
+                        /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2447,6 +2462,11 @@ export interface operations {
                      * @example https://acme.example/privacy
                      */
                     privacyUrl?: string | null;
+                    /**
+                     * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue: one of en, de, es (default en)
+                     * @example de
+                     */
+                    defaultLanguage?: string;
                 };
             };
         };
@@ -2525,6 +2545,11 @@ export interface operations {
                          * @example /brand/acme/logo/3f79bb7b435b0532
                          */
                         logoUrl: string | null;
+                        /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2651,6 +2676,11 @@ export interface operations {
                          * @example /brand/acme/logo/3f79bb7b435b0532
                          */
                         logoUrl: string | null;
+                        /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2795,6 +2825,11 @@ export interface operations {
                          * @example /brand/acme/logo/3f79bb7b435b0532
                          */
                         logoUrl: string | null;
+                        /**
+                         * @description The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue
+                         * @example en
+                         */
+                        defaultLanguage: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z

@@ -236,6 +236,7 @@ export function reminderJob(deps: InviteDeps, everyMs: number, clock: () => Date
             link: issued.link,
             // The e-mail names when the assessments must be started by, which is what is near.
             expiresAt: new Date(Math.min(...group.map((r) => new Date(r.expiresAt).getTime()))),
+            reminder: true,
             assessments: group.map((r) => ({ name: r.name, durationMinutes: r.durationMinutes })),
           });
         }

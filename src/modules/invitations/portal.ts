@@ -29,3 +29,14 @@ export async function openedInvitations(db: Queryable, candidateId: string, asse
   );
   return rows;
 }
+
+/** The languages the invitations of a sign-in link were made with (BCP 47 tags), in the link's order. */
+export async function invitationLanguages(db: Queryable, candidateId: string, assessmentIds: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ language: string }>(
+    `SELECT i.language FROM invitations i
+      WHERE i.candidate_id = $1 AND i.assessment_id = ANY($2::uuid[]) AND i.language IS NOT NULL
+      ORDER BY array_position($2::uuid[], i.assessment_id)`,
+    [candidateId, assessmentIds],
+  );
+  return rows.map((r) => r.language);
+}

@@ -9,6 +9,7 @@ import { invalidInput, notFound } from '../../domain/errors.js';
 import { findAssessmentsBySlug } from '../assessments/repository.js';
 import { upsertCandidate } from '../candidates/repository.js';
 import { generateToken } from '../keys/secret.js';
+import { chooseLanguage } from '../../i18n/i18n.js';
 import { loadTemplates, renderInvitationWith } from '../mail/invitation-message.js';
 import { brandOf, type BrandSource } from '../tenants/branding.js';
 import type { Mailer } from '../mail/mailer.js';
@@ -149,6 +150,23 @@ export interface Delivery {
   link: string;
   expiresAt: Date;
   assessments: { name: string; durationMinutes: number }[];
+  /** A reminder of assessments not started yet (its subject and first lines say so). */
+  reminder?: boolean;
+}
+
+/**
+ * The e-mail's language: that of the link's invitations (the first with a catalogue, in the
+ * link's order), else the instance's default.
+ */
+async function mailLanguage(db: Queryable, instanceId: string, linkId: string) {
+  const { rows } = await db.query<{ defaultLanguage: string; languages: string[] }>(
+    `SELECT n.default_language AS "defaultLanguage",
+            ARRAY(SELECT i.language FROM invite_links l JOIN invitations i ON i.candidate_id = l.candidate_id AND i.assessment_id = ANY(l.assessment_ids)
+                   WHERE l.id = $2 AND i.language IS NOT NULL ORDER BY array_position(l.assessment_ids, i.assessment_id)) AS languages
+       FROM instances n WHERE n.id = $1`,
+    [instanceId, linkId],
+  );
+  return chooseLanguage(...(rows[0]?.languages ?? []), rows[0]?.defaultLanguage);
 }
 
 /** Renders and sends the invitation e-mail, and records the outcome; never throws. */
@@ -156,10 +174,13 @@ export async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | '
   const started = Date.now();
   let outcome;
   try {
-    const templates = await loadTemplates(deps.templatesDir ? path.join(deps.templatesDir, d.instance.name) : undefined);
+    const lang = await mailLanguage(deps.db, d.instanceId, d.linkId);
+    const templates = await loadTemplates(deps.templatesDir ? path.join(deps.templatesDir, d.instance.name) : undefined, lang);
     const brand = brandOf(d.instance);
     const message = renderInvitationWith(templates, {
+      lang,
       brand,
+      reminder: d.reminder,
       to: { name: `${d.candidate.firstName} ${d.candidate.lastName}`, address: d.candidate.email },
       firstName: d.candidate.firstName,
       lastName: d.candidate.lastName,

@@ -11,6 +11,9 @@ import { fill, loadTemplates, renderInvitationWith, type InvitationMessage } fro
 
 const ACME = { name: 'acme', displayName: 'Acme Ltd', mailFromName: null, mailFromAddress: null, accentColor: null, supportEmail: 'jobs@acme.example', privacyUrl: null, logoSha256: null };
 
+/** The brand of a company of this name (its display name). */
+const company = (displayName: string) => brandOf({ ...ACME, displayName });
+
 const message = (overrides: Partial<InvitationMessage> = {}): InvitationMessage => ({
   to: { name: 'Ada Lovelace', address: 'ada@example.com' },
   firstName: 'Ada',
@@ -37,12 +40,12 @@ describe('invitation e-mail rendering', () => {
 
   it('renders the defaults: subject, text and HTML with the same facts', async () => {
     const rendered = renderInvitationWith(await loadTemplates(undefined), message());
-    assert.equal(rendered.subject, 'Acme Ltd invites you to take Numerical reasoning, Typing');
+    assert.equal(rendered.subject, 'Your invitation from Acme Ltd: Numerical reasoning, Typing');
     assert.match(rendered.text, /^Hello Ada,$/m);
     assert.match(rendered.text, /following assessments:/);
     assert.match(rendered.text, /^ {2}- Numerical reasoning \(30 minutes\)$/m);
     assert.match(rendered.text, /^ {2}- Typing \(1 minute\)$/m);
-    assert.match(rendered.text, /valid until 2026-12-07 \(UTC\)/);
+    assert.match(rendered.text, /valid until December 7, 2026 at 10:00 AM \(UTC\)/);
     assert.ok(rendered.text.includes('https://assess.example/portal/#?sessionToken=abc_DEF-123'));
     assert.ok(rendered.html.includes('<a href="https://assess.example/portal/#?sessionToken=abc_DEF-123">'));
     assert.match(rendered.html, /<li>Typing \(1 minute\)<\/li>/);
@@ -58,10 +61,10 @@ describe('invitation e-mail rendering', () => {
     assert.match(branded.html, /ask Acme Ltd for a new one/);
     // Nothing set: the sender name, else the instance name; the contact is the sender address, else the company.
     const bySender = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: null, supportEmail: null, mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' }) }));
-    assert.equal(bySender.subject, 'Acme Hiring invites you to take Numerical reasoning, Typing');
+    assert.equal(bySender.subject, 'Your invitation from Acme Hiring: Numerical reasoning, Typing');
     assert.match(bySender.text, /Questions\? Contact hiring@acme\.example\./);
     const bare = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: null, supportEmail: null }) }));
-    assert.equal(bare.subject, 'acme invites you to take Numerical reasoning, Typing');
+    assert.equal(bare.subject, 'Your invitation from acme: Numerical reasoning, Typing');
     assert.match(bare.text, /Questions\? Contact acme, who invited you\./);
     // A hostile display name is escaped in the HTML part.
     const hostile = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: '<b>Evil</b> & Co' }) }));
@@ -83,7 +86,7 @@ describe('invitation e-mail rendering', () => {
     assert.match(rendered.text, /Hello <script>alert\(1\)<\/script>,/);
     assert.match(rendered.html, /Hello &lt;script&gt;alert\(1\)&lt;\/script&gt;,/);
     assert.doesNotMatch(rendered.html, /<script/);
-    assert.equal(rendered.subject, 'Acme Ltd invites you to take Q&A Bcc: x@evil.example');
+    assert.equal(rendered.subject, 'Your invitation from Acme Ltd: Q&A Bcc: x@evil.example');
     assert.doesNotMatch(rendered.subject, /[\r\n]/);
     const unicode = renderInvitationWith(await loadTemplates(undefined), message({ firstName: 'Ünïcødé', lastName: "O'Brien" }));
     assert.match(unicode.text, /Hello Ünïcødé,/);
@@ -99,7 +102,48 @@ describe('invitation e-mail rendering', () => {
       assert.equal(rendered.subject, 'Acme: 2 assessments for Ada Lovelace');
       assert.match(rendered.text, /^Hello Ada,$/m);
       const missing = renderInvitationWith(await loadTemplates(path.join(dir, 'nobody')), message());
-      assert.equal(missing.subject, 'Acme Ltd invites you to take Numerical reasoning, Typing');
+      assert.equal(missing.subject, 'Your invitation from Acme Ltd: Numerical reasoning, Typing');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('invitation e-mail in the candidate language', () => {
+  it('writes German and Spanish with the company named, plurals and the deadline for the language', async () => {
+    const de = renderInvitationWith(await loadTemplates(undefined, 'de'), message({ lang: 'de', brand: company('Beispiel GmbH') }));
+    assert.equal(de.subject, 'Ihre Einladung von Beispiel GmbH: Numerical reasoning, Typing');
+    assert.match(de.text, /^Guten Tag Ada,$/m);
+    assert.match(de.text, /^Beispiel GmbH lädt Sie zu folgenden Tests ein:$/m);
+    assert.match(de.text, /^ {2}- Numerical reasoning \(30 Minuten\)$/m);
+    assert.match(de.text, /^ {2}- Typing \(1 Minute\)$/m);
+    assert.match(de.text.replace(/\u202f|\u00a0/g, ' '), /gültig bis zum 7\. Dezember 2026 um 10:00 \(UTC\)\. Falls er abgelaufen ist, bitten Sie Beispiel GmbH um einen neuen\./);
+    assert.match(de.html, /<html lang="de">/);
+    assert.match(de.html, /<a href="https:\/\/assess\.example\/portal\/#\?sessionToken=abc_DEF-123">Tests beginnen<\/a>/);
+    const es = renderInvitationWith(await loadTemplates(undefined, 'es'), message({ lang: 'es', brand: company('Ejemplo S.A.'), assessments: [{ name: 'Typing', durationMinutes: 1 }] }));
+    assert.equal(es.subject, 'Su invitación de Ejemplo S.A.: Typing');
+    assert.match(es.text, /^Hola, Ada:$/m);
+    assert.match(es.text, /Ejemplo S\.A\. le invita a realizar la siguiente evaluación:/);
+    assert.match(es.text, /- Typing \(1 minuto\)/);
+  });
+
+  it('words a reminder as one, in the language', async () => {
+    const reminder = renderInvitationWith(await loadTemplates(undefined, 'de'), message({ lang: 'de', brand: company('Beispiel GmbH'), reminder: true }));
+    assert.equal(reminder.subject, 'Erinnerung von Beispiel GmbH: Numerical reasoning, Typing');
+    assert.match(reminder.text, /Eine Erinnerung von Beispiel GmbH: Sie haben folgende Tests noch nicht begonnen:/);
+  });
+
+  it("takes an instance's template for the language before its own, before the default", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ac-templates-'));
+    try {
+      mkdirSync(path.join(dir, 'acme', 'de'), { recursive: true });
+      writeFileSync(path.join(dir, 'acme', 'invitation.subject.txt'), 'Acme: {{assessmentNames}}\n');
+      writeFileSync(path.join(dir, 'acme', 'de', 'invitation.subject.txt'), 'Acme lädt ein: {{assessmentCount}} {{assessmentWord}}\n');
+      const de = renderInvitationWith(await loadTemplates(path.join(dir, 'acme'), 'de'), message({ lang: 'de' }));
+      assert.equal(de.subject, 'Acme lädt ein: 2 Tests');
+      assert.match(de.text, /^Guten Tag Ada,$/m, 'the default body, in German');
+      const es = renderInvitationWith(await loadTemplates(path.join(dir, 'acme'), 'es'), message({ lang: 'es' }));
+      assert.equal(es.subject, 'Acme: Numerical reasoning, Typing');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -1,8 +1,11 @@
 // The invitation e-mail: subject, plain-text and HTML parts rendered from templates with the
-// same facts. Templates are files: the defaults in templates/, overridable per instance under
-// $DATA_DIR/templates/<instance>/ with the same names. Placeholders are {{name}}; in the HTML
-// part every value is escaped.
+// same facts, in the candidate's language. Templates are files: the defaults in templates/, whose
+// sentences are placeholders filled from the message catalogues (src/i18n), overridable per
+// instance under $DATA_DIR/templates/<instance>/<lang>/ (one language) or
+// $DATA_DIR/templates/<instance>/ (all) with the same names. Placeholders are {{name}}; in the
+// HTML part every value is escaped.
 import { html, join } from '../../html/html.js';
+import { formatDateTime, t, type Lang } from '../../i18n/i18n.js';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +21,10 @@ export interface InvitationMessage {
   assessments: { name: string; durationMinutes: number }[];
   link: string;
   expiresAt: Date;
+  /** The candidate's language: the invitation's, else the instance's default. */
+  lang?: Lang;
+  /** A reminder of assessments not started yet, rather than the first invitation. */
+  reminder?: boolean;
 }
 
 export interface RenderedMessage {
@@ -31,48 +38,66 @@ export const DEFAULT_TEMPLATES = path.join(path.dirname(fileURLToPath(import.met
 const PARTS = { subject: 'invitation.subject.txt', text: 'invitation.txt', html: 'invitation.html' } as const;
 
 
-const minutes = (n: number) => `${n} minute${n === 1 ? '' : 's'}`;
-
 /** Fills {{name}} placeholders; unknown names are left as they are, so a typo is visible. */
 export function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{\s*([A-Za-z]+)\s*\}\}/g, (whole, name: string) => (name in values ? values[name]! : whole));
 }
 
 export function renderInvitationWith(templates: Record<keyof typeof PARTS, string>, message: InvitationMessage): RenderedMessage {
+  const lang = message.lang ?? 'en';
+  const company = message.brand.company;
+  const count = message.assessments.length;
+  const assessmentNames = message.assessments.map((a) => a.name).join(', ');
+  const item = (a: { name: string; durationMinutes: number }) => t(lang, 'mail.item', { name: a.name, minutes: a.durationMinutes });
   const plain: Record<string, string> = {
+    lang,
     firstName: message.firstName,
     lastName: message.lastName,
     fullName: `${message.firstName} ${message.lastName}`,
     instance: message.instance,
-    company: message.brand.company,
-    contact: contactSentence(message.brand),
+    company,
+    contact: contactSentence(message.brand, lang),
     link: message.link,
     expiresOn: message.expiresAt.toISOString().slice(0, 10),
-    assessmentNames: message.assessments.map((a) => a.name).join(', '),
-    assessmentCount: String(message.assessments.length),
-    assessmentWord: message.assessments.length === 1 ? 'assessment' : 'assessments',
+    deadline: formatDateTime(lang, message.expiresAt),
+    assessmentNames,
+    assessmentCount: String(count),
+    assessmentWord: t(lang, 'mail.assessmentWord', { count }),
+    // The default templates' sentences, in the candidate's language.
+    title: t(lang, 'mail.title'),
+    subjectLine: t(lang, message.reminder ? 'mail.reminderSubject' : 'mail.subject', { company, assessments: assessmentNames }),
+    greeting: t(lang, 'mail.greeting', { firstName: message.firstName }),
+    invitedLine: t(lang, message.reminder ? 'mail.reminder' : 'mail.invited', { company, count }),
+    openLine: t(lang, 'mail.open'),
+    buttonText: t(lang, 'mail.button', { count }),
+    copyLine: t(lang, 'mail.copy', { link: message.link }),
+    validityLine: t(lang, 'mail.validity', { deadline: formatDateTime(lang, message.expiresAt), company }),
   };
   // The HTML template's values go through the template layer: each one escaped, the list as markup.
   const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, html`${v}`.toString()]));
   return {
     to: message.to,
     subject: fill(templates.subject, plain).replace(/\s+/g, ' ').trim(),
-    text: fill(templates.text, { ...plain, assessmentList: message.assessments.map((a) => `  - ${a.name} (${minutes(a.durationMinutes)})`).join('\n') }),
+    text: fill(templates.text, { ...plain, assessmentList: message.assessments.map((a) => `  - ${item(a)}`).join('\n') }),
     html: fill(templates.html, {
       ...escaped,
-      assessmentList: join(message.assessments.map((a) => html`<li>${a.name} (${minutes(a.durationMinutes)})</li>`), '\n').toString(),
+      assessmentList: join(message.assessments.map((a) => html`<li>${item(a)}</li>`), '\n').toString(),
     }),
   };
 }
 
-/** Reads the instance's templates where it has them, the defaults otherwise. */
-export async function loadTemplates(overrideDir: string | undefined): Promise<Record<keyof typeof PARTS, string>> {
+/**
+ * Reads the instance's templates where it has them (its folder for the language first, then its
+ * own folder), the defaults otherwise, part by part.
+ */
+export async function loadTemplates(overrideDir: string | undefined, lang?: Lang): Promise<Record<keyof typeof PARTS, string>> {
+  const dirs = overrideDir ? [...(lang ? [path.join(overrideDir, lang)] : []), overrideDir] : [];
   const read = async (file: string) => {
-    if (overrideDir) {
+    for (const dir of dirs) {
       try {
-        return await readFile(path.join(overrideDir, file), 'utf8');
+        return await readFile(path.join(dir, file), 'utf8');
       } catch {
-        // no override for this part
+        // no override for this part here
       }
     }
     return readFile(path.join(DEFAULT_TEMPLATES, file), 'utf8');

@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Queryable } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { Problem, invalid } from '../../http/problem.js';
+import { LANGUAGES } from '../../i18n/i18n.js';
 import { LOGO_MAX_BYTES, brandOf, checkBranding, checkLogo } from './branding.js';
 import { INSTANCE_NAME_PATTERN, createInstance, findInstanceByName, listInstances, removeLogo, setLogo, updateInstance, type Instance as InstanceRow } from './repository.js';
 
@@ -35,10 +36,19 @@ const Instance = Type.Object(
       examples: ['/brand/acme/logo/3f79bb7b435b0532'],
       description: 'Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo',
     }),
+    defaultLanguage: Type.String({ examples: ['en'], description: "The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue" }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
 );
+
+const CODES = Object.keys(LANGUAGES);
+const DefaultLanguage = Type.String({
+  pattern: `^(${CODES.join('|')})$`,
+  'x-pattern-message': `must be a language with a catalogue: ${CODES.join(', ')}`,
+  description: `The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue: one of ${CODES.join(', ')} (default en)`,
+  examples: ['de'],
+});
 
 const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance', examples: ['https://assessments.acme.example'] });
 const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]+$';
@@ -88,6 +98,7 @@ export const Settings = Type.Object(
         description: "The company's privacy notice, linked in the portal's footer: an https:// address (http:// only for localhost); null: none",
       }),
     ),
+    defaultLanguage: Type.Optional(DefaultLanguage),
   },
   { additionalProperties: false },
 );

@@ -243,8 +243,8 @@ describeEachStore('instance branding', (ctx) => {
       assert.equal(mails.length, 2, 'the invitation and the reminder');
       for (const mail of mails) {
         assert.deepEqual(mail.from?.value.map((a) => [a.name, a.address]), [['Acme Ltd', 'no-reply@localhost']], 'the display name sends, from the service address');
-        assert.equal(mail.subject, 'Acme Ltd invites you to take Alpha');
-        assert.match(mail.text ?? '', /^Acme Ltd invites you to take the following assessment:$/m);
+        assert.match(mail.subject ?? '', /^(Your invitation|Reminder) from Acme Ltd: Alpha$/);
+        assert.match(mail.text ?? '', /^(Acme Ltd invites you to take|This is a reminder from Acme Ltd: you have not started) the following assessment( yet)?:$/m);
         assert.match(mail.text ?? '', /^Questions\? Contact jobs@acme\.example\.$/m);
         assert.match(String(mail.html), /<p>Questions\? Contact jobs@acme\.example\.<\/p>/);
         assert.doesNotMatch(String(mail.html), /<img/, 'no remote images');
@@ -253,14 +253,14 @@ describeEachStore('instance branding', (ctx) => {
       await patch(instance, { mailFromName: 'Acme Recruiting', mailFromAddress: 'recruiting@acme.example' });
       const [, , again] = await inviteAndRemind(instance, `branded-${ctx().store}@example.com`);
       assert.deepEqual(again!.from?.value.map((a) => [a.name, a.address]), [['Acme Recruiting', 'recruiting@acme.example']]);
-      assert.equal(again!.subject, 'Acme Ltd invites you to take Alpha');
+      assert.equal(again!.subject, 'Your invitation from Acme Ltd: Alpha');
     });
 
     it('without branding the e-mail names the instance and the company that invited', async () => {
       const instance = await ctx().instance('mailplain');
       const [mail] = await inviteAndRemind(instance, `plain-${ctx().store}@example.com`);
       assert.deepEqual(mail!.from?.value.map((a) => [a.name, a.address]), [[instance, 'no-reply@localhost']], 'not "Assessment Connect"');
-      assert.equal(mail!.subject, `${instance} invites you to take Alpha`);
+      assert.equal(mail!.subject, `Your invitation from ${instance}: Alpha`);
       assert.match(mail!.text ?? '', new RegExp(`Questions\\? Contact ${instance}, who invited you\\.`));
     });
   });

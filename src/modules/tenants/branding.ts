@@ -3,6 +3,7 @@
 // decides what a candidate is shown when some or all of it is not set. The portal, the e-mail,
 // the console and the reports all take the company's name and contact from brandOf().
 import { createHash } from 'node:crypto';
+import { t, type Lang } from '../../i18n/i18n.js';
 import type { Instance } from './repository.js';
 
 export type BrandSource = Pick<Instance, 'name' | 'displayName' | 'mailFromName' | 'mailFromAddress' | 'accentColor' | 'supportEmail' | 'privacyUrl' | 'logoSha256'>;
@@ -42,8 +43,8 @@ export function brandOf(instance: BrandSource): Brand {
 }
 
 /** Whom a candidate contacts, as one sentence: always someone, never "nobody". */
-export function contactSentence(brand: Brand): string {
-  return brand.contactEmail ? `Questions? Contact ${brand.contactEmail}.` : `Questions? Contact ${brand.company}, who invited you.`;
+export function contactSentence(brand: Brand, lang: Lang = 'en'): string {
+  return brand.contactEmail ? t(lang, 'brand.contactEmail', { email: brand.contactEmail }) : t(lang, 'brand.contactCompany', { company: brand.company });
 }
 
 // ---- the accent colour -----------------------------------------------------------------------

@@ -22,6 +22,8 @@ export interface Instance {
   privacyUrl: string | null;
   /** sha256 (hex) of the logo, which lives in instance_logos; null: no logo. */
   logoSha256: string | null;
+  /** The portal's and e-mails' language when neither the invitation nor the browser names one (default en). */
+  defaultLanguage: string;
   createdAt: Date;
 }
 
@@ -29,7 +31,7 @@ const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "invite
   mail_from_address AS "mailFromAddress", retention_days AS "retentionDays",
   report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", display_name AS "displayName", accent_color AS "accentColor",
   support_email AS "supportEmail", privacy_url AS "privacyUrl", (SELECT l.sha256 FROM instance_logos l WHERE l.instance_id = instances.id) AS "logoSha256",
-  created_at AS "createdAt"`;
+  default_language AS "defaultLanguage", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -43,6 +45,7 @@ export interface InstanceSettings {
   accentColor?: string | null;
   supportEmail?: string | null;
   privacyUrl?: string | null;
+  defaultLanguage?: string;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
@@ -50,8 +53,8 @@ export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
     `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days,
-                            display_name, accent_color, support_email, privacy_url)
-     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, $10, $11, $12, $13)
+                            display_name, accent_color, support_email, privacy_url, default_language)
+     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, $10, $11, $12, $13, coalesce($14, 'en'))
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
     [
       input.name,
@@ -67,6 +70,7 @@ export async function createInstance(db: Queryable, input: { name: string } & In
       input.accentColor ?? null,
       input.supportEmail ?? null,
       input.privacyUrl ?? null,
+      input.defaultLanguage ?? null,
     ],
   );
   return rows[0];
@@ -77,7 +81,7 @@ export async function updateInstance(db: Queryable, name: string, settings: Inst
   const sets: string[] = [];
   const params: unknown[] = [name];
   const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days', reportLinkDays: 'report_link_days', reminderDays: 'reminder_days',
-    displayName: 'display_name', accentColor: 'accent_color', supportEmail: 'support_email', privacyUrl: 'privacy_url' } as const;
+    displayName: 'display_name', accentColor: 'accent_color', supportEmail: 'support_email', privacyUrl: 'privacy_url', defaultLanguage: 'default_language' } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];
     if (value === undefined) continue;

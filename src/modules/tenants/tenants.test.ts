@@ -21,6 +21,7 @@ describeEachStore('instances and the admin API', (ctx) => {
       supportEmail: null,
       privacyUrl: null,
       logoUrl: null,
+      defaultLanguage: 'en',
       createdAt: undefined,
     });
     const updated = await ctx().request({ method: 'PATCH', url: '/admin/v1/instances/acme-corp', payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });

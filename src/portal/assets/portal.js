@@ -10,6 +10,35 @@
   var slugMatch = /^\/portal\/a\/([^/?#]+)/.exec(location.pathname);
   var slug = slugMatch ? slugMatch[1] : null;
 
+  // The page's messages in the candidate's language, from the server (data-messages on <body>):
+  // {name} placeholders and {n, plural, one {…} other {…}} as in the catalogues (src/i18n).
+  var lang = document.body.getAttribute('data-lang') || 'en';
+  var messages = {};
+  try {
+    messages = JSON.parse(document.body.getAttribute('data-messages') || '{}');
+  } catch {
+    messages = {};
+  }
+  var plurals = new Intl.PluralRules(lang);
+  var numbers = new Intl.NumberFormat(lang);
+  function fill(text, params) {
+    return text.replace(/\{(\w+), plural,((?:[^{}]|\{[^{}]*\})*)\}/g, function (whole, name, body) {
+      var n = Number(params[name]);
+      var branches = {};
+      body.replace(/(=\d+|\w+)\s*\{([^{}]*)\}/g, function (b, selector, branch) {
+        branches[selector] = branch;
+      });
+      var chosen = branches['=' + n] || branches[plurals.select(n)] || branches.other || '';
+      return chosen.replace(/#/g, numbers.format(n));
+    }).replace(/\{(\w+)\}/g, function (whole, name) {
+      var v = params[name];
+      return v === undefined ? whole : typeof v === 'number' ? numbers.format(v) : String(v);
+    });
+  }
+  function say(key, params) {
+    return fill(messages[key] || key, params || {});
+  }
+
   function send(method, url, body, keepalive) {
     return fetch(url, {
       method: method,
@@ -26,7 +55,7 @@
     var status = document.getElementById('landing-status');
     var match = /[#&?]sessionToken=([A-Za-z0-9_-]+)/.exec(location.hash);
     if (!match) {
-      status.textContent = 'This page needs the link from your invitation e-mail. Open that e-mail and select its link.';
+      status.textContent = say('needLink');
       return;
     }
     history.replaceState(null, '', '/portal/');
@@ -39,14 +68,14 @@
       .then(function (response) {
         if (response.status === 429) {
           var wait = Number(response.headers.get('retry-after')) || 60;
-          status.textContent = 'Too many attempts to sign in from your network. Wait ' + wait + ' seconds, then open the link from your invitation e-mail again.';
+          status.textContent = say('tooMany', { seconds: wait });
           return;
         }
         // 409: every assessment of this link is completed; anything else: the link does not work.
         location.replace(response.ok ? '/portal/' : response.status === 409 ? '/portal/link-used' : '/portal/link-invalid');
       })
       .catch(function () {
-        status.textContent = 'We could not reach the server. Check your connection and open the link again.';
+        status.textContent = say('unreachable');
       });
     return;
   }
@@ -85,7 +114,7 @@
         timer.classList.add('urgent');
       }
       thresholds.forEach(function (at) {
-        if (notice && left > 0 && left <= at * 60000 && announced > at * 60000) notice.textContent = at === 1 ? '1 minute left.' : at + ' minutes left.';
+        if (notice && left > 0 && left <= at * 60000 && announced > at * 60000) notice.textContent = say('timeNotice', { minutes: at });
       });
       announced = left;
       if (left <= 0) {
@@ -133,10 +162,10 @@
       send('PUT', '/portal/api/a/' + slug + '/answers/' + encodeURIComponent(question), { value: value })
         .then(function (response) {
           if (response.status === 409) location.replace('/portal/a/' + slug);
-          saveStatus.textContent = response.ok ? 'Saved' : 'Not saved: ' + response.status;
+          saveStatus.textContent = response.ok ? say('saved') : say('notSaved', { status: String(response.status) });
         })
         .catch(function () {
-          saveStatus.textContent = 'Offline: your answer will be saved when you continue';
+          saveStatus.textContent = say('offline');
         });
     };
     form.addEventListener('change', save);
@@ -168,7 +197,7 @@
         var neighbour = up ? item.previousElementSibling : item.nextElementSibling;
         var items = list.querySelectorAll('.rank-item');
         if (!neighbour) {
-          rankingStatus.textContent = '“' + text + '” is already ' + (up ? 'first' : 'last') + ', at position ' + (up ? 1 : items.length) + ' of ' + items.length + '.';
+          rankingStatus.textContent = say(up ? 'rankFirst' : 'rankLast', { text: text, total: items.length });
           return;
         }
         if (up) list.insertBefore(neighbour, item.nextElementSibling);
@@ -176,7 +205,7 @@
         items = refresh();
         var place = Array.prototype.indexOf.call(items, item) + 1;
         button.focus();
-        rankingStatus.textContent = '“' + text + '” moved to position ' + place + ' of ' + items.length + '.';
+        rankingStatus.textContent = say('rankMoved', { text: text, place: place, total: items.length });
         save();
       });
     }
@@ -232,19 +261,49 @@
       area.disabled = false;
       finish.disabled = false;
       start.disabled = true;
+      // Out of the way once used: on a phone the passage and the box need the room.
+      start.hidden = true;
       area.focus();
-      typingStatus.textContent = 'The typing clock is running. Select Finish typing test when you are done.';
+      typingStatus.textContent = say('typingRunning');
+      keepPassageInView();
     };
+    // On a phone the on-screen keyboard takes half the screen: while the candidate types, the
+    // passage stays in view above the box (the page is scrolled so that it sits just below the
+    // sticky bar), and a long passage scrolls along with what has been typed.
+    var passage = document.getElementById('passage');
+    // (bar: the sticky attempt bar, found above.)
+    var keepPassageInView = function () {
+      if (!passage) return;
+      var top = passage.getBoundingClientRect().top;
+      var covered = bar ? bar.getBoundingClientRect().bottom : 0;
+      if (top < covered || area.getBoundingClientRect().bottom > window.innerHeight) {
+        window.scrollBy(0, top - covered - 8);
+      }
+    };
+    var followPassage = function () {
+      if (!passage || passage.scrollHeight <= passage.clientHeight) return;
+      var done = Math.min(1, area.value.length / Math.max(1, passage.textContent.length));
+      passage.scrollTop = Math.max(0, done * passage.scrollHeight - passage.clientHeight / 2);
+    };
+    area.addEventListener('focus', function () {
+      setTimeout(keepPassageInView, 300);
+    });
+    area.addEventListener('input', followPassage);
+    if (window.visualViewport) {
+      window.visualViewport.addEventListener('resize', function () {
+        if (document.activeElement === area) keepPassageInView();
+      });
+    }
     if (typing.getAttribute('data-running') === 'true') begin();
     start.addEventListener('click', function () {
       send('POST', '/portal/api/a/' + slug + '/typing/start', {}).then(function (response) {
         if (response.ok) begin();
-        else typingStatus.textContent = 'The typing test cannot start now (' + response.status + ').';
+        else typingStatus.textContent = say('typingCannotStart', { status: String(response.status) });
       });
     });
     area.addEventListener('paste', function (event) {
       event.preventDefault();
-      typingStatus.textContent = 'Pasting is not allowed in the typing test.';
+      typingStatus.textContent = say('noPaste');
     });
     area.addEventListener('keydown', function () {
       var now = performance.now();
@@ -257,7 +316,7 @@
         if (response.ok) location.replace('/portal/a/' + slug + '?q=' + new URLSearchParams(location.search).get('q'));
         else {
           finish.disabled = false;
-          typingStatus.textContent = 'Not saved (' + response.status + '). Try again.';
+          typingStatus.textContent = say('notSaved', { status: String(response.status) });
         }
       });
     });

@@ -1,0 +1,42 @@
+// The portal's language for a request: the candidate's own choice (the footer's switcher, kept in
+// a cookie), else the invitation's language, else the browser's Accept-Language, else the
+// instance's default; each only where a catalogue exists (by primary subtag: de-AT is de, pt-BR
+// has none). Without a session, the choice and the browser decide.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Queryable } from '../db/database.js';
+import { chooseLanguage, fromAcceptLanguage, isLang, type Lang } from '../i18n/i18n.js';
+import { invitationLanguages } from '../modules/invitations/portal.js';
+import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
+import type { PortalSession } from './session.js';
+
+export const LANG_COOKIE = 'ac_lang';
+
+function cookie(request: FastifyRequest, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return rest.join('=');
+  }
+  return undefined;
+}
+
+/** The language the candidate picked in the footer, if any. */
+export function pickedLanguage(request: FastifyRequest): Lang | undefined {
+  const value = cookie(request, LANG_COOKIE);
+  return isLang(value) ? value : undefined;
+}
+
+/** The language of a page without a session: the candidate's pick, else the browser's, else English. */
+export function requestLanguage(request: FastifyRequest): Lang {
+  return chooseLanguage(pickedLanguage(request), fromAcceptLanguage(request.headers['accept-language']));
+}
+
+/** The language of a page in a session, with the instance (whose name the messages use). */
+export async function sessionLanguage(db: Queryable, request: FastifyRequest, session: PortalSession): Promise<{ lang: Lang; instance: Instance | undefined }> {
+  const [languages, instance] = await Promise.all([invitationLanguages(db, session.candidateId, session.assessmentIds), findInstanceById(db, session.instanceId)]);
+  const lang = chooseLanguage(pickedLanguage(request), ...languages, fromAcceptLanguage(request.headers['accept-language']), instance?.defaultLanguage);
+  return { lang, instance };
+}
+
+export function setLanguageCookie(reply: FastifyReply, lang: Lang, secure: boolean): void {
+  reply.header('set-cookie', `${LANG_COOKIE}=${lang}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=31536000${secure ? '; Secure' : ''}`);
+}
