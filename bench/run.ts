@@ -861,7 +861,7 @@ async function webhookScenario(url: string, node: Node, n: number): Promise<stri
       '|---:|---:|---:|---:|---:|---:|---:|---:|',
       `| ${completed.toLocaleString('en')} | ${received.size.toLocaleString('en')} | ${lost.toLocaleString('en')} | ${(byStatus.pending ?? 0).toLocaleString('en')} / ${byStatus.failed ?? 0} | ${duplicates} | ${badSignatures} | ${pct(50).toFixed(1)} / ${pct(99).toFixed(1)} / ${((sorted[sorted.length - 1] ?? NaN) / 1000).toFixed(1)} s | ${rate.toFixed(1)} |`,
       '',
-      `One endpoint; the worker (src/modules/webhooks/worker.ts) looks for due deliveries every second (20 ms after a run that found some) and sends at most 4 at once per endpoint${(byStatus.pending ?? 0) > 0 ? `: the ${(byStatus.pending ?? 0).toLocaleString('en')} still pending would take about ${((byStatus.pending ?? 0) / Math.max(0.1, rate)).toFixed(0)} s more at the rate measured, late rather than lost` : ''}.`,
+      `One endpoint; the worker (src/modules/webhooks/worker.ts) looks for due deliveries every second (20 ms after a run that found some or while deliveries are in flight) and sends at most 8 at once per endpoint${(byStatus.pending ?? 0) > 0 ? `: the ${(byStatus.pending ?? 0).toLocaleString('en')} still pending would take about ${((byStatus.pending ?? 0) / Math.max(0.1, rate)).toFixed(0)} s more at the rate measured, late rather than lost` : ''}.`,
     ].join('\n');
   } finally {
     if (endpointId) await admin(node, 'DELETE', `/instances/bench/webhooks/${endpointId}`).catch(() => undefined);

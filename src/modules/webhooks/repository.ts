@@ -159,19 +159,20 @@ export interface AttemptOutcome {
 
 /** What an attempt ended as: the next try, a success, or the end (410 Gone, retries spent, endpoint disabled). */
 export async function recordAttempt(db: Queryable, delivery: DueDelivery, outcome: AttemptOutcome, now: Date, random = Math.random): Promise<'succeeded' | 'retry' | 'failed'> {
-  await db.query(`INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, response) VALUES ($1, $2, $3, $4, $5)`, [
-    delivery.id,
-    now,
-    outcome.status ?? null,
-    outcome.durationMs,
-    outcome.response.slice(0, 1024),
-  ]);
+  const attempt = [delivery.id, now, outcome.status ?? null, outcome.durationMs, outcome.response.slice(0, 1024)];
   const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
   if (ok) {
-    await db.query(`UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
-    await db.query(`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1`, [delivery.endpointId]);
+    // The common case in one statement: the attempt, the delivery done, and the endpoint's failing
+    // streak ended only when there was one (no row written per delivery otherwise).
+    await db.query(
+      `WITH attempt AS (INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, response) VALUES ($1, $2, $3, $4, $5)),
+            done AS (UPDATE webhook_deliveries SET status = 'succeeded', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1)
+       UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $6 AND failing_since IS NOT NULL`,
+      [...attempt, delivery.endpointId],
+    );
     return 'succeeded';
   }
+  await db.query(`INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, response) VALUES ($1, $2, $3, $4, $5)`, attempt);
   if (outcome.status === 410) {
     await db.query(`UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
     await disable(db, delivery.endpointId, 'the endpoint answered 410 Gone', now);

@@ -18,7 +18,7 @@ export interface WebhookWorkerOptions {
   everyMs?: number;
   /** Longest wait for a receiver's answer (default 15 s). */
   timeoutMs?: number;
-  /** Deliveries in flight on this node at once (default 32) and per endpoint (default 4). */
+  /** Deliveries in flight on this node at once (default 64) and per endpoint (default 8). */
   maxInFlight?: number;
   perEndpoint?: number;
   /** The sender, replaceable in tests that count calls; default an HTTP POST. */
@@ -30,8 +30,8 @@ export type WebhookJob = Job & { settle(): Promise<void> };
 export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
   const clock = options.clock ?? (() => new Date());
   const timeoutMs = options.timeoutMs ?? 15_000;
-  const maxInFlight = options.maxInFlight ?? 32;
-  const perEndpoint = options.perEndpoint ?? 4;
+  const maxInFlight = options.maxInFlight ?? 64;
+  const perEndpoint = options.perEndpoint ?? 8;
   const post = options.post ?? postWebhook;
   const inFlight = new Map<string, Set<Promise<void>>>();
   const all = new Set<Promise<void>>();
