@@ -4,23 +4,20 @@
 // artifacts/screenshots (git-ignored; CI keeps them). Without Chromium these tests are skipped
 // and say so, unless REQUIRE_BROWSER=1 (as .ci/run sets it), which makes that a failure.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { parse } from 'yaml';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
 import type { AssessmentContent } from '../src/modules/assessments/content-schema.js';
-import { createFileMailer } from '../src/modules/mail/mailer.js';
 import type { ScoreRecord } from '../src/modules/scores/format.js';
-import { CATALOGUE_DIR, importCatalogue } from '../src/seed.js';
-import { createInstance } from '../src/modules/tenants/repository.js';
+import { CATALOGUE_DIR } from '../src/seed.js';
 import { ADMIN_TOKEN } from './harness.js';
+import { startDemo } from './support/demo-browser.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -40,28 +37,7 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
   let key: string;
 
   before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    db = await openDatabase({});
-    await migrate(db);
-    const instance = (await createInstance(db, { name: 'demo' }))!;
-    await importCatalogue(db, instance);
-    // The app must know its own address for links, so listen first on a free port.
-    const probe = (await import('node:net')).createServer();
-    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
-    await new Promise((resolve) => probe.close(resolve));
-    base = `http://127.0.0.1:${port}`;
-    app = await buildApp({
-      config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500 },
-      db,
-      mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', 'mail') }),
-    });
-    await app.listen({ port, host: '127.0.0.1' });
-    const created = await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { instances: ['demo'] } });
-    key = created.json().key;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    ({ browser, app, db, base, key } = await startDemo());
   });
 
   after(async () => {

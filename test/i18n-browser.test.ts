@@ -4,19 +4,14 @@
 // the on-screen keyboard up (a 390×500 viewport), where the passage must stay in view while the
 // candidate types. Without Chromium it is skipped and says so, unless REQUIRE_BROWSER=1.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
-import { createFileMailer } from '../src/modules/mail/mailer.js';
-import { importCatalogue } from '../src/seed.js';
-import { createInstance } from '../src/modules/tenants/repository.js';
-import { ADMIN_TOKEN } from './harness.js';
+import type { Database } from '../src/db/database.js';
+import { startDemo } from './support/demo-browser.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -34,27 +29,7 @@ describe('the portal in German on a phone, in Chromium', { skip: !haveBrowser &&
   let key: string;
 
   before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    db = await openDatabase({});
-    await migrate(db);
-    const instance = (await createInstance(db, { name: 'demo', mailFromName: 'Beispiel GmbH' }))!;
-    await importCatalogue(db, instance);
-    const probe = (await import('node:net')).createServer();
-    const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
-    await new Promise((resolve) => probe.close(resolve));
-    base = `http://127.0.0.1:${port}`;
-    app = await buildApp({
-      config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500 },
-      db,
-      mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', 'i18n-mail') }),
-    });
-    await app.listen({ port, host: '127.0.0.1' });
-    const created = await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { instances: ['demo'] } });
-    key = created.json().key;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    ({ browser, app, db, base, key } = await startDemo({ settings: { mailFromName: 'Beispiel GmbH' }, mailDir: 'i18n-mail' }));
   });
 
   after(async () => {

@@ -11,7 +11,7 @@ import { openDatabase, type Database } from '../../src/db/database.js';
 import { migrate } from '../../src/db/migrate.js';
 import { createFileMailer } from '../../src/modules/mail/mailer.js';
 import { importCatalogue } from '../../src/seed.js';
-import { createInstance } from '../../src/modules/tenants/repository.js';
+import { createInstance, type InstanceSettings } from '../../src/modules/tenants/repository.js';
 import { ADMIN_TOKEN } from '../harness.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -34,12 +34,15 @@ export interface DemoBrowser {
   close(): Promise<void>;
 }
 
-/** The demo catalogue in instance "demo", served on a free port, with an API key and a browser. */
-export async function startDemo(): Promise<DemoBrowser> {
+/**
+ * The demo catalogue in instance "demo" (with `settings`), served on a free port, with an API key
+ * and a browser; its e-mail goes to `mailDir` (a folder beside the screenshots).
+ */
+export async function startDemo(options: { settings?: InstanceSettings; mailDir?: string } = {}): Promise<DemoBrowser> {
   mkdirSync(SHOTS, { recursive: true });
   const db = await openDatabase({});
   await migrate(db);
-  await importCatalogue(db, (await createInstance(db, { name: 'demo' }))!);
+  await importCatalogue(db, (await createInstance(db, { name: 'demo', ...options.settings }))!);
   // The app must know its own address for links, so listen first on a free port.
   const probe = (await import('node:net')).createServer();
   const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
@@ -48,7 +51,7 @@ export async function startDemo(): Promise<DemoBrowser> {
   const app = await buildApp({
     config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500 },
     db,
-    mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', 'mail') }),
+    mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', options.mailDir ?? 'mail') }),
   });
   await app.listen({ port, host: '127.0.0.1' });
   const key = (await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { instances: ['demo'] } })).json().key;
