@@ -12,12 +12,11 @@ import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { parse } from 'yaml';
 import type { FastifyInstance } from 'fastify';
-import type { Database } from '../src/db/database.js';
 import type { AssessmentContent } from '../src/modules/assessments/content-schema.js';
 import type { ScoreRecord } from '../src/modules/scores/format.js';
 import { CATALOGUE_DIR } from '../src/seed.js';
 import { ADMIN_TOKEN } from './harness.js';
-import { startDemo } from './support/demo-browser.js';
+import { startDemo, type DemoBrowser } from './support/demo-browser.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -32,29 +31,20 @@ const content = (file: string) => parse(readFileSync(path.join(CATALOGUE_DIR, fi
 describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHROMIUM}` }, () => {
   let browser: Browser;
   let app: FastifyInstance;
-  let db: Database;
   let base: string;
   let key: string;
 
+  let demo: DemoBrowser;
   before(async () => {
-    ({ browser, app, db, base, key } = await startDemo());
+    demo = await startDemo();
+    ({ browser, app, base, key } = demo);
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    await demo?.close();
   });
 
-  async function invite(email: string, assessments: string[]) {
-    const response = await fetch(`${base}/v1/invite`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, instance: 'demo', 'content-type': 'application/json' },
-      body: JSON.stringify({ email, firstName: 'Robin', lastName: 'Tester', assessments }),
-    });
-    assert.equal(response.status, 200);
-    return (await response.json())[0] as { link: string; candidateId: string };
-  }
+  const invite = (email: string, assessments: string[]) => demo.invite(email, assessments);
 
   async function scores(candidateId: string) {
     const response = await fetch(`${base}/v1/score?candidateIds=${candidateId}`, { headers: { 'x-api-key': key } });

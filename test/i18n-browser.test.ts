@@ -9,9 +9,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import type { Database } from '../src/db/database.js';
-import { startDemo } from './support/demo-browser.js';
+import { startDemo, type DemoBrowser } from './support/demo-browser.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -23,30 +21,19 @@ if (!haveBrowser) console.log(`# i18n browser tests SKIPPED: no Chromium at ${CH
 
 describe('the portal in German on a phone, in Chromium', { skip: !haveBrowser && `no Chromium at ${CHROMIUM}` }, () => {
   let browser: Browser;
-  let app: FastifyInstance;
-  let db: Database;
   let base: string;
-  let key: string;
 
+  let demo: DemoBrowser;
   before(async () => {
-    ({ browser, app, db, base, key } = await startDemo({ settings: { mailFromName: 'Beispiel GmbH' }, mailDir: 'i18n-mail' }));
+    demo = await startDemo({ settings: { mailFromName: 'Beispiel GmbH' }, mailDir: 'i18n-mail' });
+    ({ browser, base } = demo);
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    await demo?.close();
   });
 
-  async function invite(email: string, assessments: string[]) {
-    const response = await fetch(`${base}/v1/invite`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, instance: 'demo', 'content-type': 'application/json' },
-      body: JSON.stringify({ email, firstName: 'Robin', lastName: 'Tester', assessments, language: 'de' }),
-    });
-    assert.equal(response.status, 200);
-    return (await response.json())[0] as { link: string; candidateId: string };
-  }
+  const invite = (email: string, assessments: string[]) => demo.invite(email, assessments, { language: 'de' });
 
   async function checkAccessibility(page: Page, screen: string) {
     const result = (await page.evaluate(`${axe.source}; axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'best-practice'] })`)) as {

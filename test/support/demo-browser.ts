@@ -31,6 +31,8 @@ export interface DemoBrowser {
   db: Database;
   base: string;
   key: string;
+  /** Invites Robin Tester (by POST /v1/invite with the demo's key) and returns the link and id. */
+  invite(email: string, assessments: string[], extra?: Record<string, unknown>): Promise<{ link: string; candidateId: string }>;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,15 @@ export async function startDemo(options: { settings?: InstanceSettings; mailDir?
     db,
     base,
     key,
+    async invite(email, assessments, extra = {}) {
+      const response = await fetch(`${base}/v1/invite`, {
+        method: 'POST',
+        headers: { 'x-api-key': key, instance: 'demo', 'content-type': 'application/json' },
+        body: JSON.stringify({ email, firstName: 'Robin', lastName: 'Tester', assessments, ...extra }),
+      });
+      assert.equal(response.status, 200);
+      return ((await response.json()) as { link: string; candidateId: string }[])[0]!;
+    },
     async close() {
       await browser.close();
       await app.close();
