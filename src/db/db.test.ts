@@ -77,3 +77,45 @@ describe('migrations', () => {
     });
   }
 });
+
+describe('prepared reads', () => {
+  for (const kind of storeKinds()) {
+    it(`run with their values, keep their plan, and never see another caller's open transaction [${kind.name}]`, async () => {
+      const { db, drop } = await kind.open();
+      try {
+        await db.query('CREATE TABLE prepared_probe (id bigint PRIMARY KEY, tags uuid[], note text)');
+        await db.query(`INSERT INTO prepared_probe VALUES (1, ARRAY['9d7e6c95-b46b-46da-979a-dca23f37f114']::uuid[], 'one'), (2, '{}', NULL)`);
+        const read = (id: string | number) => db.prepared!<{ id: string; tags: string[]; note: string | null }>('probe', 'SELECT id, tags, note FROM prepared_probe WHERE id = $1::bigint', [id]);
+        assert.deepEqual((await read('1')).rows, [{ id: '1', tags: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], note: 'one' }]);
+        assert.deepEqual((await read(2)).rows, [{ id: '2', tags: [], note: null }], 'the same statement, other values');
+        // A list parameter (a read by several candidates): serialized as an array literal, quotes and commas escaped.
+        const listed = await db.prepared!<{ tags: string[]; notes: string[] }>('probe-list', 'SELECT $1::uuid[] AS tags, $2::text[] AS notes', [
+          ['9d7e6c95-b46b-46da-979a-dca23f37f114', '0b6f3c52-8e1d-4a7b-9c2e-5f4d3a2b1c0e'],
+          ['a,b', 'c"d'],
+        ]);
+        assert.deepEqual(listed.rows, [{ tags: ['9d7e6c95-b46b-46da-979a-dca23f37f114', '0b6f3c52-8e1d-4a7b-9c2e-5f4d3a2b1c0e'], notes: ['a,b', 'c"d'] }]);
+        await assert.rejects(read('not a number'), /invalid input syntax/);
+        assert.equal((await read('1')).rows.length, 1, 'usable after an error');
+
+        // A row written in a transaction that has not committed is not read, however the calls interleave.
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => (release = resolve));
+        let inserted!: () => void;
+        const written = new Promise<void>((resolve) => (inserted = resolve));
+        const tx = db.transaction(async (t) => {
+          await t.query(`INSERT INTO prepared_probe VALUES (3, '{}', 'uncommitted')`);
+          inserted();
+          await held;
+          throw new Error('rolled back');
+        });
+        await written;
+        const during = read(3);
+        release();
+        await assert.rejects(tx, /rolled back/);
+        assert.deepEqual((await during).rows, []);
+      } finally {
+        await drop();
+      }
+    });
+  }
+});
