@@ -13,7 +13,7 @@ import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { openSession } from '../src/portal/session.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 import { searchCandidates } from '../src/modules/candidates/repository.js';
-import { recordTextPage, scorePage } from '../src/modules/scores/repository.js';
+import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
 import { freshPostgresDatabase } from './harness.js';
@@ -48,7 +48,7 @@ function problems(node: PlanNode): string[] {
 }
 
 /** A Queryable that runs every statement and remembers it, so that the test can EXPLAIN it. */
-function recording(db: Database, seen: { text: string; params?: unknown[] }[]): Database {
+function recording(db: Database, seen: { text: string; params?: unknown[]; generic?: boolean }[]): Database {
   const record = (q: Queryable): Queryable => ({
     query: (text, params) => {
       seen.push({ text, params });
@@ -61,7 +61,7 @@ function recording(db: Database, seen: { text: string; params?: unknown[] }[]): 
     transaction: (fn) => db.transaction((tx) => fn(record(tx))),
     ...(db.prepared && {
       prepared: (name: string, text: string, params: unknown[]) => {
-        seen.push({ text, params });
+        seen.push({ text, params, generic: true });
         return db.prepared!(name, text, params);
       },
     }),
@@ -118,14 +118,18 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
   });
 
   async function plans(run: (db: Database) => Promise<unknown>): Promise<{ text: string; scans: string[] }[]> {
-    const seen: { text: string; params?: unknown[] }[] = [];
+    const seen: { text: string; params?: unknown[]; generic?: boolean }[] = [];
     await run(recording(db, seen));
     const out = [];
     for (const statement of seen) {
       if (/^\s*(BEGIN|COMMIT|ROLLBACK)/i.test(statement.text)) continue;
-      // Reads are run (ANALYZE) to count the rows they touch; writes are only planned.
+      // Reads are run (ANALYZE) to count the rows they touch; writes are only planned. A prepared
+      // statement is explained with the plan it runs with: the generic one, made without its values.
       const analyze = /^\s*SELECT/i.test(statement.text) ? 'ANALYZE, ' : '';
-      const { rows } = await db.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${analyze}FORMAT JSON) ${statement.text}`, statement.params);
+      const { rows } = await db.session(async (conn) => {
+        await conn.exec(`SET plan_cache_mode = ${statement.generic ? 'force_generic_plan' : 'auto'}`);
+        return conn.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (${analyze}FORMAT JSON) ${statement.text}`, statement.params);
+      });
       out.push({ text: statement.text.replace(/\s+/g, ' ').slice(0, 120), scans: problems(rows[0]!['QUERY PLAN'][0].Plan) });
     }
     return out;
@@ -158,6 +162,10 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['beta'] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['rare'] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId] }, '30000')));
+    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], candidateIds: [candidateId] })));
+    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], assessmentIds: ['beta'] })));
+    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], assessmentIds: ['rare'] })));
+    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId] })));
   });
 
   it('claims due webhook deliveries from an outbox of 1,000,000 delivered messages without scanning it', async () => {

@@ -70,11 +70,18 @@ describeEachStore('score records kept ready', (ctx) => {
   });
 
   it('pages and the whole list read the same texts, stored or not', async () => {
+    // A page, the whole list, and reads by assessment and by candidate (whose first page PostgreSQL
+    // joins into one text when every record is stored, and which are read row by row otherwise).
+    const urls = ['/v1/score?limit=1', '/v1/score', '/v1/score?assessmentIds=alpha', '/v1/score?assessmentIds=alpha,nothing', `/v1/score?candidateIds=${candidateId}`];
+    const readAll = () => Promise.all(urls.map((url) => ctx().request({ method: 'GET', url, headers: { 'x-api-key': key, instance } })));
     await ctx().db.query('UPDATE invitations SET record = NULL WHERE instance_id = (SELECT id FROM instances WHERE name = $1)', [instance]);
-    const cold = await ctx().request({ method: 'GET', url: '/v1/score?limit=1', headers: { 'x-api-key': key } });
+    const cold = await readAll();
     await ctx().app.jobs.runOnce('score-records');
-    const warm = await ctx().request({ method: 'GET', url: '/v1/score?limit=1', headers: { 'x-api-key': key } });
-    assert.equal(warm.body, cold.body);
-    assert.equal(warm.headers['content-type'], 'application/json; charset=utf-8');
+    const warm = await readAll();
+    for (const [i, url] of urls.entries()) {
+      assert.equal(warm[i]!.body, cold[i]!.body, url);
+      assert.equal(JSON.parse(warm[i]!.body).length, 1, url);
+      assert.equal(warm[i]!.headers['content-type'], 'application/json; charset=utf-8');
+    }
   });
 });
