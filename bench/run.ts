@@ -17,6 +17,7 @@
 //   npm run bench -- --candidates-online 1000 --campaign-search 8000   then N = 2×, 4×, … up to
 //                                          8000 until a save's p99 reaches 100 ms or errors appear
 //   npm run bench -- --sweep               100,000 open attempts, 10,000 of them due in one minute
+//   npm run bench -- --only sweep          that scenario alone, printed (nothing written)
 //   npm run bench -- --webhooks 10000      N attempts completed within a minute, delivered to a
 //                                          local receiver (--webhook-wait: seconds to wait after)
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
@@ -55,6 +56,7 @@ const { values: options } = parseArgs({
     'sweep-due': { type: 'string', default: '10000' },
     webhooks: { type: 'string' },
     'webhook-wait': { type: 'string', default: '120' },
+    only: { type: 'string' },
   },
 });
 const candidates = Number(options.candidates);
@@ -248,6 +250,11 @@ async function recordsReady(url: string): Promise<void> {
 }
 
 async function main() {
+  if (options.only === 'sweep') {
+    console.log(`\n${await sweepScenario()}`);
+    return;
+  }
+  if (options.only !== undefined) throw new Error(`--only knows one scenario: sweep (not ${options.only})`);
   console.log(`# seeding ${candidates.toLocaleString('en')} candidates × 3 invitations`);
   const seeded = await seed(baseUrl, candidates);
   console.log(`# ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} invitations${seeded.reused ? '' : `, ${seeded.seconds} s`})`);
@@ -766,7 +773,7 @@ async function sweepScenario(): Promise<string> {
       `sweep: ${st.dueDone} of ${due} due attempts completed in ${watched.toFixed(0)} s from the first deadline (${rate.toFixed(1)}/s; ${st.dueOpen} still open, about ${remainingMin.toFixed(0)} more minutes at that rate); ${withinInterval} within one sweep interval (${everyMs} ms) of their deadline; lag p50 ${(pct(50) / 1000).toFixed(1)} s p99 ${(pct(99) / 1000).toFixed(1)} s; completed twice: ${duplicates}; completed before their deadline: ${st.otherDone}; score read p99 before ${before.p99} ms (${before.rps.toFixed(0)} req/s), during ${during.p99} ms (${during.rps.toFixed(0)} req/s); non-2xx ${before.non2xx + during.non2xx}`,
     );
     return [
-      `Deadline sweep at scale (a database of its own): ${total.toLocaleString('en')} open attempts, ${due.toLocaleString('en')} of them due within one minute, the others in two hours; one node, SWEEP_EVERY_MS=${everyMs} (the default; each run completes due attempts four at a time, in batches of 50, for up to 1 s, and runs again at once while a backlog lasts: src/modules/attempts/sweeper.ts). Watched for ${watched.toFixed(0)} s from the first deadline, while reading scores by candidate with ${connections} connections.`,
+      `Deadline sweep at scale (a database of its own): ${total.toLocaleString('en')} open attempts, ${due.toLocaleString('en')} of them due within one minute, the others in two hours; one node, SWEEP_EVERY_MS=${everyMs} (the default; each run completes due attempts four at a time, in batches of 50, for up to 1 s, runs again at once while a backlog lasts, and otherwise sleeps until the next open deadline when that comes within the interval, at least 200 ms: src/modules/attempts/sweeper.ts). Watched for ${watched.toFixed(0)} s from the first deadline, while reading scores by candidate with ${connections} connections.`,
       '',
       '| | figure | target |',
       '|---|---:|---|',

@@ -246,40 +246,46 @@ export async function submitTyping(
 
 /**
  * Completes an attempt and writes its score onto the invitation. Idempotent: completing a
- * completed attempt changes nothing. Must run inside a transaction (it locks the attempt).
+ * completed attempt changes nothing. Must run inside a transaction (it locks the attempt); given
+ * the attempt row already locked in this transaction (the sweep's claim), it is not read again.
  */
-export async function completeAttemptIn(tx: Queryable, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<void> {
-  const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
-  const attempt = rows[0];
-  if (!attempt || attempt.finishedAt) return;
+export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt, reason: 'submitted' | 'time-limit'): Promise<void> {
+  const locked = typeof attempt === 'string' ? (await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attempt])).rows[0] : attempt;
+  if (!locked || locked.finishedAt) return;
   // Past the deadline, the attempt ended at the deadline, whoever notices it and when.
   const finished = await tx.query<{ at: Date; reason: string }>(
     `UPDATE attempts SET finished_at = CASE WHEN now() >= deadline_at THEN deadline_at ELSE now() END,
             end_reason = CASE WHEN now() >= deadline_at THEN 'time-limit' ELSE $2 END
       WHERE id = $1 RETURNING finished_at AS at, end_reason AS reason`,
-    [attemptId, reason],
+    [locked.id, reason],
   );
-  await markCompleted(tx, attempt.invitationId, finished.rows[0]!.at, new Date());
-  await writeScore(tx, attempt);
+  await markCompleted(tx, locked.invitationId, finished.rows[0]!.at, new Date());
+  await writeScore(tx, locked);
 }
 
-/** Scores an attempt from what is stored and writes the result onto its invitation. */
+/**
+ * Scores an attempt from what is stored and writes the result onto its invitation. `attempt` is
+ * the row locked in this transaction (its typing speed is current). Answers and proctoring
+ * signals are read in one statement.
+ */
 async function writeScore(tx: Queryable, attempt: Attempt): Promise<void> {
   const content = await versionContent(tx, attempt.assessmentId, attempt.version);
-  const { rows } = await tx.query<{ questionId: string; value: AnswerValue; review: string | null }>(
-    `SELECT question_id AS "questionId", value, CASE WHEN ${REVIEW_CURRENT} THEN review_score END AS review FROM answers WHERE attempt_id = $1`,
+  const { rows } = await tx.query<{ answers: { questionId: string; value: AnswerValue; review: number | null }[]; kinds: SignalKind[] }>(
+    `SELECT coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
+                        FROM answers WHERE attempt_id = $1), '[]') AS answers,
+            array(SELECT kind FROM proctor_signals WHERE attempt_id = $1 ORDER BY id) AS kinds`,
     [attempt.id],
   );
-  const typing = await tx.query<{ wpm: string | null }>('SELECT typing_wpm AS wpm FROM attempts WHERE id = $1', [attempt.id]);
-  const wpm = typing.rows[0]?.wpm;
+  const { answers, kinds } = rows[0]!;
+  const wpm = attempt.typingWpm;
   const score = scoreAttempt({
     content,
     questionIds: layoutOf(attempt, content).questions,
-    answers: Object.fromEntries(rows.map((r) => [r.questionId, r.value])),
-    reviews: Object.fromEntries(rows.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
-    typingWpm: wpm === null || wpm === undefined ? undefined : Number(wpm),
+    answers: Object.fromEntries(answers.map((r) => [r.questionId, r.value])),
+    reviews: Object.fromEntries(answers.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
+    typingWpm: wpm === null ? undefined : Number(wpm),
   });
-  const flagged = redFlagReasons(await signalsOf(tx, attempt.id)).length > 0;
+  const flagged = redFlagReasons(kinds.map((kind) => ({ kind }) as Signal)).length > 0;
   await setScore(
     tx,
     attempt.invitationId,
@@ -296,23 +302,31 @@ export async function completeAttempt(db: Database, attemptId: string, reason: '
  * Completes attempts whose time ran out, a few at a time. Each is taken with SKIP LOCKED, so that
  * several nodes sweeping together complete each attempt once. An attempt that cannot be completed
  * (reported through onError) is passed over for the rest of this sweep rather than retried first
- * every time, so that it cannot hold up the others. Returns how many it completed.
+ * every time, so that it cannot hold up the others. `passedOver` (ids, added to as attempts fail)
+ * may be shared by sweeps running side by side, and may start with attempts to leave alone.
+ * Returns how many it completed.
  */
-export async function completeExpired(db: Database, batch = 20, onError: (attemptId: string, error: unknown) => void = () => {}): Promise<number> {
+export async function completeExpired(db: Database, batch = 20, onError: (attemptId: string, error: unknown) => void = () => {}, passedOver: string[] = []): Promise<number> {
   let done = 0;
-  const passedOver: string[] = [];
   for (let i = 0; i < batch; i++) {
     let taken: string | undefined;
     try {
       const completed = await db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ id: string }>(
-          `SELECT id FROM attempts WHERE finished_at IS NULL AND deadline_at <= now() AND NOT (id = ANY($1::uuid[]))
-            ORDER BY deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+        const { rows } = await tx.query<Attempt>(
+          `SELECT ${ATTEMPT} FROM attempts a WHERE a.finished_at IS NULL AND a.deadline_at <= now() AND NOT (a.id = ANY($1::uuid[]))
+            ORDER BY a.deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
           [passedOver],
         );
         if (!rows[0]) return false;
         taken = rows[0].id;
-        await completeAttemptIn(tx, taken, 'time-limit');
+        try {
+          await completeAttemptIn(tx, rows[0], 'time-limit');
+        } catch (error) {
+          // Passed over before the rollback lets go of it, so that sweeps sharing `passedOver`
+          // (the same run's other workers) do not take it up again.
+          if (!isUnavailable(error)) passedOver.push(taken);
+          throw error;
+        }
         return true;
       });
       if (!completed) break;
@@ -320,11 +334,25 @@ export async function completeExpired(db: Database, batch = 20, onError: (attemp
     } catch (error) {
       // The database being away ends the sweep; a fault of one attempt only passes it over.
       if (taken === undefined || isUnavailable(error)) throw error;
-      passedOver.push(taken);
+      if (!passedOver.includes(taken)) passedOver.push(taken);
       onError(taken, error);
     }
   }
   return done;
+}
+
+/**
+ * How long until the next open attempt's deadline (other than those in `skip`), in ms by the
+ * database's clock (the one deadlines are set and checked by); undefined when no attempt is open.
+ * Zero or less: one is due already.
+ */
+export async function nextDeadlineInMs(db: Queryable, skip: string[] = []): Promise<number | undefined> {
+  const { rows } = await db.query<{ ms: number | null }>(
+    `SELECT (extract(epoch FROM (SELECT min(deadline_at) FROM attempts WHERE finished_at IS NULL AND NOT (id = ANY($1::uuid[]))) - now()) * 1000)::float8 AS ms`,
+    [skip],
+  );
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? undefined : ms;
 }
 
 /** The hash of an answer's value that a review is bound to (SQL, over the answers row). */

@@ -3,7 +3,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.js';
 import type { Job } from '../../jobs/runner.js';
-import { completeExpired } from './repository.js';
+import { completeExpired, nextDeadlineInMs } from './repository.js';
 
 // A run completes batches for at most RUN_BUDGET_MS (so that a stop never waits long for it);
 // when it stopped with attempts still due, the next run follows at once instead of a whole
@@ -15,9 +15,20 @@ const RUN_BUDGET_MS = 1000;
 // works on several at once: one at a time, a completion's round trips (answers, content, score,
 // events) held the bench's backlog to about 50 a second.
 const PARALLEL = 4;
+// Between runs the sweep sleeps until the next deadline when that comes before its interval, so an
+// attempt is completed within moments of its deadline rather than up to an interval later; never
+// less than MIN_WAIT_MS, so that a stream of deadlines is taken in batches, not one wake-up each.
+// An attempt that could not be completed rests for an interval before it is tried again (and
+// does not count as the next deadline meanwhile), so one failing attempt cannot make every
+// run of a busy minute fail on it again and log it again.
+const MIN_WAIT_MS = 200;
 
 export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBaseLogger): Job {
   let backlog = false;
+  /** After a run without a backlog: ms until the next open attempt's deadline. */
+  let next: number | undefined;
+  /** Attempts that could not be completed, and when (Date.now()) each may be tried again. */
+  const resting = new Map<string, number>();
   return {
     name: 'deadline-sweep',
     everyMs,
@@ -25,9 +36,17 @@ export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBase
       const started = Date.now();
       let completed = 0;
       backlog = false;
+      next = undefined;
+      for (const [attemptId, until] of resting) if (until <= started) resting.delete(attemptId);
+      const failed = (attemptId: string, error: unknown) => {
+        resting.set(attemptId, Date.now() + everyMs);
+        log.error({ err: error, attemptId }, 'could not complete an attempt whose time ran out; passing it over');
+      };
+      // One list of attempts to pass over for all the run's workers: one that fails is tried once.
+      const passedOver = [...resting.keys()];
       const worker = async () => {
         for (;;) {
-          const done = await completeExpired(db, BATCH, (attemptId, error) => log.error({ err: error, attemptId }, 'could not complete an attempt whose time ran out; passing it over'));
+          const done = await completeExpired(db, BATCH, failed, passedOver);
           completed += done;
           if (done < BATCH) return;
           if (Date.now() - started >= RUN_BUDGET_MS) {
@@ -38,8 +57,13 @@ export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBase
       };
       await Promise.all(Array.from({ length: PARALLEL }, worker));
       if (completed > 0) log.info({ completed, backlog }, 'completed attempts whose time ran out');
+      if (!backlog) next = await nextDeadlineInMs(db, [...resting.keys()]);
       return completed;
     },
-    soonerMs: () => (backlog ? 0 : undefined),
+    soonerMs: () => {
+      if (backlog) return 0;
+      if (next === undefined || next >= everyMs) return undefined;
+      return Math.max(MIN_WAIT_MS, Math.ceil(next));
+    },
   };
 }

@@ -3,7 +3,12 @@
 // through these functions, inside its own transaction; each change that clients are told about
 // emits its webhook event in the same transaction.
 import type { Queryable } from '../../db/database.js';
-import { emitInvitationEvents } from '../webhooks/events.js';
+import { emitInvitationEvents, emitRecordEvents } from '../webhooks/events.js';
+import { recordsFrom, toInstanceRecord } from '../scores/repository.js';
+import type { InvitationRow } from '../scores/format.js';
+
+/** A row of `recordsFrom`: a record's columns and its instance. */
+type RecordRow = InvitationRow & { instance: string; instanceId: string };
 
 export interface RecordScore {
   scoreStatus: 'PENDING' | 'LOW_PASS' | 'PASS' | 'FAIL';
@@ -45,8 +50,12 @@ export async function setTypingSpeed(tx: Queryable, invitationId: string, wpm: n
 }
 
 export async function markCompleted(tx: Queryable, invitationId: string, finishedAt: Date, now: Date): Promise<void> {
-  await tx.query(`UPDATE invitations SET assessment_status = 'COMPLETED', finished_at = $2 WHERE id = $1`, [invitationId, finishedAt]);
-  await emitInvitationEvents(tx, 'assessment.completed', [invitationId], now);
+  // The change and the record it leaves in one statement (a completion is the sweep's hot path).
+  const { rows } = await tx.query<RecordRow>(
+    `WITH changed AS (UPDATE invitations SET assessment_status = 'COMPLETED', finished_at = $2 WHERE id = $1 RETURNING *) ${recordsFrom('changed')}`,
+    [invitationId, finishedAt],
+  );
+  await emitRecordEvents(tx, 'assessment.completed', rows.map(toInstanceRecord), now);
 }
 
 /**
@@ -54,19 +63,21 @@ export async function markCompleted(tx: Queryable, invitationId: string, finishe
  * manual review); a change of a finalized record (a re-review) emits score.updated.
  */
 export async function setScore(tx: Queryable, invitationId: string, score: RecordScore, now: Date): Promise<void> {
-  const { rows } = await tx.query<{ before: string; changed: boolean }>(
-    `WITH old AS (SELECT score_status, total_score, category_scores, completion, red_flag, typing_wpm FROM invitations WHERE id = $1 FOR UPDATE)
-     UPDATE invitations i SET score_status = $2, completion = $3, total_score = $4, category_scores = $5, red_flag = $6, typing_wpm = $7
-       FROM old WHERE i.id = $1
-     RETURNING old.score_status AS before,
-               (old.score_status, old.total_score, old.category_scores, old.completion, old.red_flag, old.typing_wpm)
-                 IS DISTINCT FROM (i.score_status, i.total_score, i.category_scores, i.completion, i.red_flag, i.typing_wpm) AS changed`,
+  const { rows } = await tx.query<RecordRow & { before: string; changed: boolean }>(
+    `WITH old AS (SELECT score_status, total_score, category_scores, completion, red_flag, typing_wpm FROM invitations WHERE id = $1 FOR UPDATE),
+     changed AS (
+       UPDATE invitations i SET score_status = $2, completion = $3, total_score = $4, category_scores = $5, red_flag = $6, typing_wpm = $7
+         FROM old WHERE i.id = $1
+       RETURNING i.*, old.score_status AS before,
+                 (old.score_status, old.total_score, old.category_scores, old.completion, old.red_flag, old.typing_wpm)
+                   IS DISTINCT FROM (i.score_status, i.total_score, i.category_scores, i.completion, i.red_flag, i.typing_wpm) AS changed)
+     ${recordsFrom('changed', ', i.before, i.changed')}`,
     [invitationId, score.scoreStatus, score.completion, score.totalScore, JSON.stringify(score.categoryScores), score.redFlag, score.typingWpm],
   );
   const row = rows[0];
   if (!row || score.scoreStatus === 'PENDING') return;
-  if (row.before === 'PENDING') await emitInvitationEvents(tx, 'score.finalized', [invitationId], now);
-  else if (row.changed) await emitInvitationEvents(tx, 'score.updated', [invitationId], now);
+  const type = row.before === 'PENDING' ? 'score.finalized' : row.changed ? 'score.updated' : undefined;
+  if (type) await emitRecordEvents(tx, type, [toInstanceRecord(row)], now);
 }
 
 /**

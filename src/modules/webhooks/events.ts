@@ -2,12 +2,17 @@
 // the body is the type, the time, and the score record exactly as GET /v1/score gives it. Never a
 // sign-in link or other secret.
 import type { Queryable } from '../../db/database.js';
-import { recordsOf } from '../scores/repository.js';
+import { recordsOf, type InstanceRecord } from '../scores/repository.js';
 import { emitEvent, type EventType } from './repository.js';
 
 /** One event per invitation, each carrying that invitation's record as it stands in `tx`. */
 export async function emitInvitationEvents(tx: Queryable, type: EventType, invitationIds: string[], now: Date): Promise<void> {
-  for (const record of await recordsOf(tx, invitationIds)) {
+  await emitRecordEvents(tx, type, await recordsOf(tx, invitationIds), now);
+}
+
+/** One event per record, for records already read in `tx` (as an update left them). */
+export async function emitRecordEvents(tx: Queryable, type: EventType, records: InstanceRecord[], now: Date): Promise<void> {
+  for (const record of records) {
     const { instance, instanceId, ...score } = record;
     await emitEvent(tx, { instanceId, type, now, data: { instance, candidateId: score.candidateId, assessmentId: score.assessmentId, score } });
   }
