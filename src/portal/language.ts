@@ -31,8 +31,17 @@ export function requestLanguage(request: FastifyRequest): Lang {
 }
 
 /** The language of a page in a session, with the instance (whose name the messages use). */
-export async function sessionLanguage(db: Queryable, request: FastifyRequest, session: PortalSession): Promise<{ lang: Lang; instance: Instance | undefined }> {
-  const [languages, instance] = await Promise.all([invitationLanguages(db, session.candidateId, session.assessmentIds), findInstanceById(db, session.instanceId)]);
+export async function sessionLanguage(
+  db: Queryable,
+  request: FastifyRequest,
+  session: PortalSession,
+  /** The session's instance when the request has read it already. */
+  known?: { instance: Instance | undefined },
+): Promise<{ lang: Lang; instance: Instance | undefined }> {
+  const [languages, instance] = await Promise.all([
+    invitationLanguages(db, session.candidateId, session.assessmentIds),
+    known ? known.instance : findInstanceById(db, session.instanceId),
+  ]);
   const lang = chooseLanguage(pickedLanguage(request), ...languages, fromAcceptLanguage(request.headers['accept-language']), instance?.defaultLanguage);
   return { lang, instance };
 }

@@ -32,7 +32,7 @@ import {
   type Attempt,
 } from '../modules/attempts/repository.js';
 import { brandOf } from '../modules/tenants/branding.js';
-import { findInstanceById } from '../modules/tenants/repository.js';
+import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import { setPortalBrand, withBrandSlot } from './brand.js';
 import { FEEDBACK_COMMENT_MAX, checkFeedback, feedbackOf, saveFeedback } from '../modules/attempts/feedback.js';
 import { isAnswered, type AnswerValue } from '../modules/attempts/scoring.js';
@@ -105,6 +105,8 @@ interface Speaking {
   company: string;
 }
 const speaking = new WeakMap<FastifyRequest, Speaking>();
+/** The instance a page's session belongs to, read once per request (for the brand, then the language). */
+const sessionInstances = new WeakMap<FastifyRequest, Instance | undefined>();
 
 /**
  * `refusals` counts refused link tokens and session cookies per client address; past its limit
@@ -157,6 +159,7 @@ export async function portalRoutes(
     if (!found) await refusals.failed(request);
     else if (!request.url.startsWith('/portal/api/')) {
       const instance = await findInstanceById(db, found.instanceId);
+      sessionInstances.set(request, instance);
       if (instance) setPortalBrand(brandOf(instance));
     }
     return found;
@@ -169,7 +172,7 @@ export async function portalRoutes(
   async function speak(request: FastifyRequest, s: PortalSession): Promise<Speaking> {
     const known = speaking.get(request);
     if (known) return known;
-    const { lang, instance } = await sessionLanguage(db, request, s);
+    const { lang, instance } = await sessionLanguage(db, request, s, sessionInstances.has(request) ? { instance: sessionInstances.get(request) } : undefined);
     const found = { lang, company: instance ? brandOf(instance).company : '' };
     speaking.set(request, found);
     return found;
