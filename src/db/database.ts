@@ -1,11 +1,9 @@
 // The one place that picks the store: PostgreSQL through `pg` when a URL is given, otherwise
 // embedded PGlite (the same PostgreSQL, compiled to WASM). Everything above this file speaks
 // the same SQL to the same small interface.
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { PGlite, parse as pgliteResults, protocol } from '@electric-sql/pglite';
+import { openEmbedded } from './embedded.js';
 
 export interface Queryable {
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: T[] }>;
@@ -43,82 +41,8 @@ export interface DatabaseOptions {
   poolWaitMs?: number;
 }
 
-const INT8 = 20;
-// int8 as text, as node-postgres returns it, so that both stores hand out the same values.
-const PGLITE_PARSERS = { [INT8]: (value: string) => value };
-
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000) : openPglite(options.dataDir);
-}
-
-async function openPglite(dataDir: string | undefined): Promise<Database> {
-  let location: string | undefined;
-  if (dataDir !== undefined) {
-    location = path.join(dataDir, 'pgdata');
-    mkdirSync(location, { recursive: true });
-  }
-  const db = new PGlite(location, { parsers: PGLITE_PARSERS });
-  await db.waitReady;
-  const query: Queryable['query'] = async (text, params) => {
-    const result = await db.query(text, params);
-    return { rows: result.rows as never[] };
-  };
-  return {
-    kind: 'pglite',
-    query,
-    prepared: pglitePrepared(db),
-    transaction: (fn) =>
-      db.transaction((tx) =>
-        fn({
-          query: async (text, params) => ({ rows: (await tx.query(text, params)).rows as never[] }),
-        }),
-      ),
-    session: (fn) =>
-      fn({
-        query,
-        exec: async (sql) => {
-          await db.exec(sql);
-        },
-      }),
-    close: () => db.close(),
-  };
-}
-
-/**
- * Prepared reads on the embedded store. PGlite's query() sends six protocol messages into the
- * WASM backend one at a time (parse, describe, bind, describe, execute, sync) and parses and
- * plans the statement every time; here a statement is parsed and described once, then each call
- * is one message of bind, describe, execute and sync, run on the plan PostgreSQL keeps. Taken
- * under both of PGlite's locks, as query() is, so that it never runs inside another caller's
- * open transaction.
- */
-function pglitePrepared(db: PGlite): NonNullable<Database['prepared']> {
-  const { serialize } = protocol;
-  /** Each statement's parameter types, once it is prepared. */
-  const prepared = new Map<string, number[]>();
-  const parsers = { ...db.parsers, ...PGLITE_PARSERS };
-  const send = async (...messages: Uint8Array[]) => {
-    const message = new Uint8Array(messages.reduce((n, m) => n + m.length, 0));
-    let at = 0;
-    for (const m of messages) {
-      message.set(m, at);
-      at += m.length;
-    }
-    return (await db.execProtocol(message, { syncToFs: false })).messages;
-  };
-  return (name, text, params) =>
-    db._runExclusiveTransaction(() =>
-      db.runExclusive(async () => {
-        let types = prepared.get(name);
-        if (!types) {
-          types = pgliteResults.parseDescribeStatementResults(await send(serialize.parse({ name, text }), serialize.describe({ type: 'S', name }), serialize.sync()));
-          prepared.set(name, types);
-        }
-        const values = params.map((value, i) => (value === null || value === undefined ? null : (db.serializers[types[i]!]?.(value as never) ?? String(value))));
-        const replies = await send(serialize.bind({ statement: name, values }), serialize.describe({ type: 'P' }), serialize.execute({}), serialize.sync());
-        return { rows: (pgliteResults.parseResults(replies, parsers)[0]?.rows ?? []) as never[] };
-      }),
-    );
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000) : openEmbedded(options.dataDir);
 }
 
 /** Thrown without asking PostgreSQL while the breaker is open: it was just found unreachable. */

@@ -1,0 +1,166 @@
+// The embedded store (PGlite), seen from the server's thread. The database itself runs in a
+// worker thread (src/db/embedded-worker.ts), so that its work is done on another core than the
+// HTTP work; this side sends each statement there and hands back its rows, with the same
+// interface and the same errors as before. One PGlite session serves everything, as it always
+// did: PGlite runs one statement or transaction at a time, in the order they arrive.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import type { Database, Queryable } from './database.js';
+import type { Ready, Reply, Request, WireError, WorkerOptions } from './embedded-worker.js';
+
+/** Longest a statement inside a transaction may take before the worker is taken for lost. */
+const SYNC_LIMIT_MS = 60_000;
+
+/** The message of every call once the worker has stopped (isUnavailable() knows it: a 503). */
+const CLOSED = 'PGlite is closed';
+
+type Pending = { resolve: (rows: unknown[]) => void; reject: (error: Error) => void };
+type Call = Request extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
+
+/** An error from the worker as the caller would have had it from PGlite: message and fields. */
+function fromWire(wire: WireError): Error {
+  const { message, name, ...fields } = wire;
+  const error = new Error(message);
+  if (name && name !== 'Error') Object.defineProperty(error, 'name', { value: name, enumerable: false, configurable: true, writable: true });
+  return Object.assign(error, fields);
+}
+
+export async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+  let location: string | undefined;
+  if (dataDir !== undefined) {
+    location = path.join(dataDir, 'pgdata');
+    mkdirSync(location, { recursive: true });
+  }
+  // The thread loads its own TypeScript hooks (embedded-thread.mjs) and none of this process's
+  // flags (a test runner's would make it a test).
+  const signal = new SharedArrayBuffer(4);
+  const { port1: syncReplies, port2: replies } = new MessageChannel();
+  const worker = new Worker(new URL('./embedded-thread.mjs', import.meta.url), {
+    workerData: { location, replies, signal } satisfies WorkerOptions,
+    transferList: [replies],
+    execArgv: [],
+  });
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let nextTx = 1;
+  let stopped: Error | undefined;
+
+  // The worker keeps the process alive only while a call waits for it, as an open socket would.
+  worker.unref();
+  const settle = (id: number) => {
+    const call = pending.get(id);
+    pending.delete(id);
+    if (pending.size === 0) worker.unref();
+    return call;
+  };
+  const stop = (error: Error) => {
+    stopped ??= error;
+    for (const [id, call] of pending) {
+      pending.delete(id);
+      call.reject(stopped);
+    }
+    worker.unref();
+    syncReplies.close();
+  };
+
+  // Only this wait's own listeners are removed after it: the Worker keeps internal ones.
+  await new Promise<void>((resolve, reject) => {
+    const opened = (ready: Ready) => {
+      done();
+      if (ready.ready) resolve();
+      else reject(fromWire(ready.error));
+    };
+    const failed = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const exited = (code: number) => failed(new Error(`${CLOSED}: the embedded store's thread exited with code ${code} while opening`));
+    const done = () => {
+      worker.off('message', opened).off('error', failed).off('exit', exited);
+      worker.unref();
+    };
+    worker.on('message', opened).on('error', failed).on('exit', exited);
+    worker.ref();
+  });
+
+  worker.on('message', (reply: Reply) => {
+    const call = settle(reply.id);
+    if (!call) return;
+    if (reply.error) call.reject(fromWire(reply.error));
+    else call.resolve(reply.rows ?? []);
+  });
+  // A thread that fails (out of memory, a WASM abort) fails every call waiting and every call
+  // after it: the server answers 503 and its health check says so.
+  worker.on('error', (error) => stop(new Error(`${CLOSED}: the embedded store's thread failed: ${error.message}`, { cause: error })));
+  worker.on('exit', (code) => stop(new Error(`${CLOSED}: the embedded store's thread exited with code ${code}`)));
+
+  const call = <T>(request: Call): Promise<T[]> => {
+    if (stopped) return Promise.reject(stopped);
+    const id = nextId++;
+    return new Promise<T[]>((resolve, reject) => {
+      if (pending.size === 0) worker.ref();
+      pending.set(id, { resolve: resolve as (rows: unknown[]) => void, reject });
+      worker.postMessage({ ...request, id } as Request);
+    });
+  };
+
+  /**
+   * A statement inside a transaction, answered without a turn of the event loop. The transaction
+   * holds PGlite's lock, so nothing else runs in the worker meanwhile: were each statement's
+   * answer to wait for its turn behind the HTTP work queued here, the lock would be held that
+   * much longer and every other call would wait for it (invites on the embedded store ran at
+   * two thirds of their rate so). The server's thread waits for the statement instead, as it did
+   * when PGlite ran in it, and the worker is busy with nothing else. A worker that does not
+   * answer in SYNC_LIMIT_MS is taken for lost.
+   */
+  const flag = new Int32Array(signal);
+  const callSync = <T>(request: Call & { op: 'query' }): T[] => {
+    if (stopped) throw stopped;
+    const id = nextId++;
+    Atomics.store(flag, 0, 0);
+    worker.postMessage({ ...request, id, sync: true } satisfies Request);
+    if (Atomics.wait(flag, 0, 0, SYNC_LIMIT_MS) === 'timed-out') {
+      stop(new Error(`${CLOSED}: the embedded store's thread did not answer a statement within ${SYNC_LIMIT_MS / 1000} s`));
+      void worker.terminate();
+      throw stopped;
+    }
+    const reply = receiveMessageOnPort(syncReplies)?.message as Reply | undefined;
+    if (!reply || reply.id !== id) throw new Error(`the embedded store answered statement ${reply?.id} for ${id}`);
+    if (reply.error) throw fromWire(reply.error);
+    return (reply.rows ?? []) as T[];
+  };
+
+  const query: Queryable['query'] = async <T>(text: string, params?: unknown[]) => ({ rows: await call<T>({ op: 'query', text, params }) });
+  return {
+    kind: 'pglite',
+    query,
+    prepared: async <T>(name: string, text: string, params: unknown[]) => ({ rows: await call<T>({ op: 'prepared', name, text, params }) }),
+    async transaction(fn) {
+      const tx = nextTx++;
+      await call({ op: 'begin', tx });
+      let result;
+      try {
+        result = await fn({ query: async <T>(text: string, params?: unknown[]) => ({ rows: callSync<T>({ op: 'query', text, params, tx }) }) });
+      } catch (error) {
+        await call({ op: 'end', tx, commit: false }).catch(() => {});
+        throw error;
+      }
+      await call({ op: 'end', tx, commit: true });
+      return result;
+    },
+    session: (fn) =>
+      fn({
+        query,
+        exec: async (sql) => {
+          await call({ op: 'exec', sql });
+        },
+      }),
+    async close() {
+      if (stopped) return;
+      await call({ op: 'close' });
+      stop(new Error(CLOSED));
+      await worker.terminate();
+    },
+  };
+}
