@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
@@ -470,10 +471,18 @@ describe(REDIS_SUITE, { skip: redis.skip }, () => {
   const REDIS_URL = redis.url!;
   let one: Awaited<ReturnType<typeof createTestContext>>;
   let two: Awaited<ReturnType<typeof createTestContext>>;
+  // Both nodes' log lines: a node that counted in memory for want of Redis says so there.
+  let logged = '';
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logged += String(chunk);
+      done();
+    },
+  });
   before(async () => {
-    one = await createTestContext(kind!, { redisUrl: REDIS_URL, rateLimitPerMinute: 4 });
+    one = await createTestContext(kind!, { redisUrl: REDIS_URL, rateLimitPerMinute: 4, logStream });
     // A second node: its own app and counter, the same database and Redis.
-    two = await createTestContext(kind!, { redisUrl: REDIS_URL, rateLimitPerMinute: 4, db: one.db });
+    two = await createTestContext(kind!, { redisUrl: REDIS_URL, rateLimitPerMinute: 4, db: one.db, logStream });
   });
   after(async () => {
     await two?.close();
@@ -521,8 +530,12 @@ describe(REDIS_SUITE, { skip: redis.skip }, () => {
     const inRedis = Number(await direct.get(`${KEY_PREFIX}auth:v1:${ip}`));
     direct.disconnect();
     const fellBack = 500 - inRedis;
-    assert.ok(evaluated <= 20 + fellBack, `${evaluated} evaluated, ${fellBack} counted in memory for want of Redis`);
-    if (fellBack === 0) assert.equal(evaluated, 20, 'all counted in Redis: exactly the limit evaluated');
+    // A call that timed out after Redis had run it is counted in Redis and, by the node, in memory
+    // too, so Redis's count does not show it: beyond the limit only when a node said it fell back,
+    // and then by at most what each node's own count in memory lets through (20 each).
+    const saidSo = /counting rate limits in this process/.test(logged);
+    assert.ok(evaluated <= 20 + fellBack || (saidSo && evaluated <= 20 + 2 * 20), `${evaluated} evaluated, ${fellBack} counted in memory for want of Redis`);
+    if (!saidSo) assert.equal(evaluated, 20, 'all counted in Redis: exactly the limit evaluated');
   });
 });
 
