@@ -441,7 +441,7 @@ async function embedded(pgRows: { name: string; s: Figures }[]): Promise<{ text:
       { path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth },
     ];
     const lines = [
-      `Embedded store (PGlite in one process) with the same ${candidates.toLocaleString('en')} candidates, the service on each store (PostgreSQL's figures are the service's from the table above, measured earlier in the run):`,
+      `Embedded store (PGlite in the server process, on a thread of its own) with the same ${candidates.toLocaleString('en')} candidates, the service on each store (PostgreSQL's figures are the service's from the table above, measured earlier in the run):`,
       '',
       '| scenario | PGlite req/s | PostgreSQL req/s | ratio PGlite / PostgreSQL | PGlite p50 / p99 ms | PostgreSQL p50 / p99 ms | target |',
       '|---|---:|---:|---:|---:|---:|---|',
