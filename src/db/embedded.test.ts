@@ -95,6 +95,35 @@ describe('embedded store in its own thread', () => {
     }
   });
 
+  it('ends a transaction that fails before its first statement, or has none, and serves on', async () => {
+    // Each asked for while another call holds the store: neither may leave PGlite's lock held.
+    const db = await openDatabase({});
+    try {
+      await db.query('CREATE TABLE early_end (id int PRIMARY KEY)');
+      const busy = db.query('SELECT pg_sleep(0.2)');
+      await assert.rejects(
+        db.transaction(async () => {
+          throw new Error('refused before any statement');
+        }),
+        /refused before any statement/,
+      );
+      assert.equal(await db.transaction(async () => 'nothing to write'), 'nothing to write');
+      await busy;
+      const busyAgain = db.query('SELECT pg_sleep(0.2)');
+      await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO early_end VALUES (1)');
+      });
+      await busyAgain;
+      const answered = await Promise.race([
+        db.query<{ n: number }>('SELECT count(*)::int AS n FROM early_end').then((r) => r.rows[0]!.n),
+        new Promise((resolve) => setTimeout(resolve, 5_000, 'no answer within 5 s')),
+      ]);
+      assert.equal(answered, 1);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('once closed, answers every call with an error that means unavailable (a 503), and closes once', async () => {
     const db = await openDatabase({});
     await db.close();
