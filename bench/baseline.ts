@@ -6,16 +6,14 @@
 // PUT /answer/:candidateId/:slug/:questionId is the campaign's baseline: the same answer rows
 // written by the service's own saveAnswer (the same transaction: attempt still open, upsert of the
 // answer, completion), with the attempt read once and kept in memory, and no session, CSRF,
-// invitation or proctoring lookups. With BENCH_METRICS=true the bare server also carries the
-// service's metrics (registerMetrics: its onResponse histogram and prom-client's default
-// collectors), to price them, since the service has no switch to turn them off.
+// invitation or proctoring lookups. (The metrics are priced on the service itself, against a
+// node with METRICS=false.)
 import Fastify from 'fastify';
 import { openDatabase } from '../src/db/database.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { invite } from '../src/modules/invitations/service.js';
 import { scorePage } from '../src/modules/scores/repository.js';
 import { findAttempt, saveAnswer, type Attempt } from '../src/modules/attempts/repository.js';
-import { registerMetrics } from '../src/http/metrics.js';
 
 const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 const { rows } = await db.query<{ id: string }>(`SELECT id FROM instances WHERE name = 'bench'`);
@@ -24,7 +22,6 @@ const mailer = createFileMailer({ mailDir: '/tmp', timeoutMs: 5000 });
 const deps = { db, mailer, publicUrl: 'http://localhost', mailFrom: 'bench@localhost' };
 
 const app = Fastify({ logger: false });
-if (process.env.BENCH_METRICS === 'true') registerMetrics(app, db);
 app.get('/hello', async () => ({ status: 'ok' }));
 app.get<{ Querystring: { candidateIds?: string; assessmentIds?: string } }>('/score', async (request) => {
   const filter = {

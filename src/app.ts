@@ -111,7 +111,7 @@ declare module 'fastify' {
   }
 }
 
-export async function buildApp({ config, db, mailer, logger = false }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db: store, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = config.requestTimeoutMs ?? 30_000;
   const clock = config.now ?? (() => new Date());
   const app = Fastify({
@@ -140,6 +140,11 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
     logController: new OneLineRequestLog(),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+
+  // Metrics first, so that every route and job below uses the database and the mailer they time.
+  const metrics = config.metrics === false ? undefined : registerMetrics(app, store, relay);
+  const db = metrics?.db ?? store;
+  const mailer = metrics?.mailer ?? relay;
 
   app.setValidatorCompiler(validatorCompiler());
   registerJsonDepthLimit(app);
@@ -274,7 +279,6 @@ export async function buildApp({ config, db, mailer, logger = false }: AppDeps):
   );
 
   // /metrics: Prometheus text, behind the admin token like the admin API (never public by accident).
-  const metrics = config.metrics === false ? undefined : registerMetrics(app, db);
   if (metrics) await app.register(async (scope) => {
     registerAdminAuth(scope, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
     scope.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {

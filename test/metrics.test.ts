@@ -1,7 +1,7 @@
 // /metrics: Prometheus text behind the admin token, with the figures an operator graphs.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { ADMIN_TOKEN, describeEachStore } from './harness.js';
+import { ADMIN_TOKEN, describeEachStore, sampleAssessment } from './harness.js';
 
 describeEachStore('metrics', (ctx) => {
   it('is refused without the admin token, and an API key is not one', async () => {
@@ -28,5 +28,29 @@ describeEachStore('metrics', (ctx) => {
     }
     if (ctx().store === 'postgres') assert.match(text, /db_pool_connections\{state="idle"\} \d+/);
     assert.doesNotMatch(text, new RegExp(key), 'no key in the metrics');
+  });
+
+  it('times the hot paths by name and counts e-mails on their way and how they ended', async () => {
+    const instance = await ctx().instance('hot');
+    const key = await ctx().key([instance]);
+    assert.equal((await ctx().publish(instance, sampleAssessment('hot'))).statusCode, 201);
+    const headers = { 'x-api-key': key, instance };
+    const invited = await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers, payload: { email: 'hot@example.com', firstName: 'H', lastName: 'P', assessments: ['hot'] } });
+    assert.equal(invited.statusCode, 200, invited.body);
+    assert.equal(invited.json()[0].invitationStatus, 'SENT');
+    const candidateId = invited.json()[0].candidateId as string;
+    for (const url of [`/v1/score?candidateIds=${candidateId}`, '/v1/score?assessmentIds=hot']) {
+      const read = await ctx().request({ method: 'GET', url, headers });
+      assert.equal(read.statusCode, 200);
+      assert.equal(read.json()[0].candidateId, candidateId);
+    }
+    const text = (await ctx().request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body;
+    const count = (name: string, labels: string) => Number(new RegExp(`^${name}_count\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    for (const query of ['invite', 'score_by_candidate', 'score_by_assessment']) {
+      assert.ok(count('db_query_duration_seconds', `query="${query}"`) >= 1, `${query} timed:\n${text.split('\n').filter((l) => l.startsWith('db_query')).join('\n')}`);
+    }
+    assert.equal(count('mail_send_duration_seconds', 'outcome="sent"'), 1, 'the invitation e-mail, written to the mail folder');
+    assert.equal(count('mail_send_duration_seconds', 'outcome="failed"'), 0);
+    assert.match(text, /^mail_sends_in_progress 0$/m);
   });
 });

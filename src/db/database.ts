@@ -17,8 +17,11 @@ export interface Database extends Queryable {
    * plan does not depend on the values (a generic plan must be as good as a custom one).
    */
   prepared?<T = Record<string, unknown>>(name: string, text: string, params: unknown[]): Promise<{ rows: T[] }>;
-  /** Runs fn in one transaction: committed when it resolves, rolled back when it throws. */
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one transaction: committed when it resolves, rolled back when it throws. A name
+   * (a hot path's, such as `invite`) has its duration reported in /metrics (src/db/timing.ts).
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>, name?: string): Promise<T>;
   /** Runs fn on one connection, for session-level state such as advisory locks. */
   session<T>(fn: (conn: Queryable & { exec(sql: string): Promise<void> }) => Promise<T>): Promise<T>;
   /**

@@ -59,7 +59,7 @@ export async function openSession(db: Queryable, token: string): Promise<OpenRes
 export async function findSession(db: Queryable, value: string): Promise<PortalSession | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
   const { rows } = await db.query<PortalSession>(
-    `SELECT c.id AS "candidateId", c.instance_id AS "instanceId", c.first_name AS "firstName", c.last_name AS "lastName",
+    `/* portal_session */ SELECT c.id AS "candidateId", c.instance_id AS "instanceId", c.first_name AS "firstName", c.last_name AS "lastName",
             l.assessment_ids::text[] AS "assessmentIds", s.csrf_token AS "csrfToken", s.expires_at AS "expiresAt"
        FROM portal_sessions s
        JOIN invite_links l ON l.id = s.invite_link_id

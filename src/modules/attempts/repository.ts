@@ -78,7 +78,7 @@ export async function startAttempt(db: Database, invitationId: string, client: {
     const attempt = inserted.rows[0]!;
     await markStarted(tx, invitationId, attempt.startedAt, new Date());
     return attempt;
-  });
+  }, 'attempt_start');
 }
 
 export async function answersOf(db: Queryable, attemptId: string): Promise<Record<string, AnswerValue>> {
@@ -133,7 +133,7 @@ export async function saveAnswer(db: Database, attempt: Attempt, questionId: str
   // One round trip (the function save_answer, migration 0018): the position, the answer (or its
   // removal when cleared) and the invitation's completion (of the questions this attempt shows), atomically.
   const items = shown.length + (content.typingTest ? 1 : 0);
-  const { rows } = await db.query<{ saved: boolean }>('SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6) AS saved', [
+  const { rows } = await db.query<{ saved: boolean }>('/* answer_save */ SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6) AS saved', [
     attempt.id,
     position,
     questionId,
@@ -295,7 +295,7 @@ async function writeScore(tx: Queryable, attempt: Attempt): Promise<void> {
 }
 
 export async function completeAttempt(db: Database, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<void> {
-  await db.transaction((tx) => completeAttemptIn(tx, attemptId, reason));
+  await db.transaction((tx) => completeAttemptIn(tx, attemptId, reason), 'attempt_completion');
 }
 
 /**
@@ -328,7 +328,7 @@ export async function completeExpired(db: Database, batch = 20, onError: (attemp
           throw error;
         }
         return true;
-      });
+      }, 'deadline_sweep_completion');
       if (!completed) break;
       done++;
     } catch (error) {

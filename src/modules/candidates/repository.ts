@@ -95,7 +95,7 @@ export async function searchCandidates(db: Queryable, search: CandidateSearch): 
   if (search.invitedSince) invitationFilters.push(`i.created_at >= ${add(search.invitedSince)}`);
   if (invitationFilters.length > 0) where.push(`EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id AND ${invitationFilters.join(' AND ')})`);
   const { rows } = await db.query<CandidateListItem>(
-    `SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName",
+    `/* console_candidate_search */ SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName",
             COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'assessmentStatus', i.assessment_status,
                                                           'scoreStatus', i.score_status, 'totalScore', i.total_score::text, 'redFlag', i.red_flag) ORDER BY i.id)
                         FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = c.id), '[]'::jsonb) AS invitations

@@ -26,7 +26,7 @@ export async function fillScoreRecords(db: Database, limit = BATCH): Promise<num
       rows.map((r) => recordJson(r)),
     ]);
     return rows.length;
-  });
+  }, 'score_records_fill');
 }
 
 export function scoreRecordJob(db: Database, everyMs: number): Job {

@@ -121,7 +121,7 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
         [candidateId, assessmentIds, issued.expiresAt, request.extraTimePercent ?? null, request.language ?? null],
       );
       return { candidateId, assessments: found, ...issued };
-    }),
+    }, 'invite'),
   );
 
   const result: InviteResult = { link: created.link, candidateId: created.candidateId };

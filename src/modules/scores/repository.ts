@@ -98,6 +98,14 @@ async function findAssessmentIds(db: Queryable, instanceIds: string[], slugs: st
   return rows.map((row) => row.id);
 }
 
+/** A score read: its SQL, values, whether it may be prepared, and its name in /metrics. */
+interface ScoreQuery {
+  name: 'score_by_assessment' | 'score_by_candidate' | 'score_by_instance';
+  text: string;
+  params: unknown[];
+  prepare: boolean;
+}
+
 /**
  * The SQL of the records in scope in id order, after `afterId` when given, at most `limit` when
  * given (a page; without it, the rest of an export read through a cursor). Assessment slugs are resolved
@@ -116,7 +124,7 @@ async function scoreQuery(
   filter: ScoreFilter,
   page?: { afterId: string; limit?: number },
   shape: 'row' | 'text' | 'stored' = 'row',
-): Promise<{ text: string; params: unknown[]; prepare: boolean } | undefined> {
+): Promise<ScoreQuery | undefined> {
   // One id is an equality, many a list: a generic plan for `= ANY($1)` expects ten elements and
   // takes a bitmap scan and a sort where one candidate's few rows need an index lookup.
   const params: unknown[] = [];
@@ -161,6 +169,7 @@ async function scoreQuery(
     limit = `LIMIT $${params.length}`;
   }
   return {
+    name: filter.assessmentIds ? 'score_by_assessment' : filter.candidateIds ? 'score_by_candidate' : 'score_by_instance',
     text: `SELECT ${shape === 'row' ? `${RECORD_COLUMNS} FROM invitations i JOIN assessments a ON a.id = i.assessment_id` : shape === 'text' ? TEXT_FROM : 'i.id, i.record FROM invitations i'}
       WHERE ${where.join(' AND ')}
       ORDER BY ${order}
@@ -177,7 +186,7 @@ async function scoreQuery(
 export async function scorePage(db: Queryable, filter: ScoreFilter, afterId: string, limit = PAGE_SIZE): Promise<Row[]> {
   const query = await scoreQuery(db, filter, { afterId, limit });
   if (!query) return [];
-  return (await db.query<Row>(query.text, query.params)).rows;
+  return (await db.query<Row>(named(query), query.params)).rows;
 }
 
 /** Prepared statements by their text: each shape of the query (one id or a list, a first page or a later one) is its own. */
@@ -191,11 +200,17 @@ function statementName(text: string): string {
   return name;
 }
 
+/** The statement's text beginning with its name, under which /metrics times it (src/db/timing.ts). */
+function named(query: ScoreQuery): string {
+  return `/* ${query.name} */ ${query.text}`;
+}
+
 /** Runs a score read: as a prepared statement where its generic plan is sound (see scoreQuery). */
-function run<T>(db: Queryable, query: { text: string; params: unknown[]; prepare: boolean }): Promise<{ rows: T[] }> {
+function run<T>(db: Queryable, query: ScoreQuery): Promise<{ rows: T[] }> {
+  const text = named(query);
   return query.prepare && 'prepared' in db && typeof db.prepared === 'function'
-    ? (db as Database).prepared!<T>(statementName(query.text), query.text, query.params)
-    : db.query<T>(query.text, query.params);
+    ? (db as Database).prepared!<T>(statementName(text), text, query.params)
+    : db.query<T>(text, query.params);
 }
 
 /** One page of records in scope as JSON texts (the read model), with the last invitation id. */
@@ -233,7 +248,7 @@ export async function* recordTextBatches(db: Database, filter: ScoreFilter, last
   if (db.batches) {
     const query = await scoreQuery(db, filter, { afterId: lastId }, 'text');
     if (!query) return;
-    for await (const rows of db.batches<TextRow>(query.text, query.params, PAGE_SIZE)) yield rows.map(textOf);
+    for await (const rows of db.batches<TextRow>(named(query), query.params, PAGE_SIZE)) yield rows.map(textOf);
     return;
   }
   let after = lastId;

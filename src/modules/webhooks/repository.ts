@@ -132,7 +132,7 @@ export interface DueDelivery {
  */
 export async function claimDue(db: Queryable & { transaction?: unknown }, now: Date, limit: number, holdMs: number, skipEndpoints: string[] = []): Promise<DueDelivery[]> {
   const { rows } = await db.query<DueDelivery & { previous: string | null; previousUntil: Date | null; secret: string }>(
-    `WITH due AS (
+    `/* webhook_claim */ WITH due AS (
        SELECT d.id FROM webhook_deliveries d
         WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND (d.locked_until IS NULL OR d.locked_until <= $1)
           AND NOT (d.endpoint_id = ANY($4::text[]))

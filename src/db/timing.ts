@@ -1,0 +1,54 @@
+// Durations of the hot paths' statements, for /metrics. A statement is timed when its text begins
+// with a comment naming it, `/* score_by_candidate */ SELECT …` (the name also shows in
+// PostgreSQL's pg_stat_activity and logs, so an operator can find it there), and a transaction
+// when it is given a name. Everything else passes through untouched: a short, fixed set of names,
+// chosen where the service spends its time, rather than a series per statement.
+import type { Database, Queryable } from './database.js';
+
+/** Receives each named statement's or transaction's name and duration in seconds, failed ones too. */
+export type ObserveQuery = (name: string, seconds: number) => void;
+
+/** The name of a statement that begins with a comment naming it (letters, digits, _), else undefined. */
+export function statementTag(text: string): string | undefined {
+  if (!text.startsWith('/* ')) return undefined;
+  const end = text.indexOf(' */', 3);
+  if (end < 0 || end > 67) return undefined;
+  const name = text.slice(3, end);
+  return /^[a-z][a-z0-9_]*$/.test(name) ? name : undefined;
+}
+
+async function timed<T>(observe: ObserveQuery, name: string, work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    observe(name, (performance.now() - started) / 1000);
+  }
+}
+
+function timedQueryable<Q extends Queryable>(conn: Q, observe: ObserveQuery): Q {
+  return {
+    ...conn,
+    query: <T>(text: string, params?: unknown[]) => {
+      const name = statementTag(text);
+      return name ? timed(observe, name, () => conn.query<T>(text, params)) : conn.query<T>(text, params);
+    },
+  };
+}
+
+/** The same database, with its named statements and transactions timed. */
+export function timedDatabase(db: Database, observe: ObserveQuery): Database {
+  const inside = <T>(fn: (tx: Queryable) => Promise<T>) => db.transaction((tx) => fn(timedQueryable(tx, observe)));
+  const { prepared } = db;
+  return {
+    ...timedQueryable(db, observe),
+    transaction: (fn, name) => (name ? timed(observe, name, () => inside(fn)) : inside(fn)),
+    session: (fn) => db.session((conn) => fn(timedQueryable(conn, observe))),
+    ...(prepared && {
+      prepared: <T>(name: string, text: string, params: unknown[]) => {
+        const tag = statementTag(text);
+        return tag ? timed(observe, tag, () => prepared<T>(name, text, params)) : prepared<T>(name, text, params);
+      },
+    }),
+  };
+}
