@@ -370,8 +370,8 @@ async function main() {
       console.log(`WORKERS=${options.workers}: ${workers.two.toFixed(0)} req/s vs ${workers.one.toFixed(0)} with one process`);
     }
 
-    const logging = await loggingCost(seeded.url, service, { path: '/v1/score?candidateIds=', idsFile, headers: auth });
-    const metrics = await metricsCost(seeded.url, service, { path: '/v1/score?candidateIds=', idsFile, headers: auth });
+    const logging = await loggingCost(seeded.url, { path: '/v1/score?candidateIds=', idsFile, headers: auth });
+    const metrics = await metricsCost(seeded.url, { path: '/v1/score?candidateIds=', idsFile, headers: auth });
 
     const extra: string[] = [];
     let pgliteRatio: number | undefined;
@@ -518,11 +518,16 @@ interface Pair {
   ratios: number[];
 }
 
-/** Rounds of one scenario on two servers, alternating which goes first; medians and the ratio a/b. */
+/**
+ * Rounds of one scenario on two servers, alternating which goes first; medians and the ratio a/b.
+ * A cost of a few per cent is smaller than one round's noise here, so the cost pairs run at least
+ * COST_ROUNDS rounds (one in a quick run).
+ */
+const COST_ROUNDS = options.quick ? rounds : Math.max(rounds, 7);
 async function pairOf(a: { pid: number; url: string }, b: { pid: number; url: string }, spec: Record<string, unknown>): Promise<Pair> {
   const on: Figures[] = [];
   const off: Figures[] = [];
-  for (let round = 0; round < rounds; round++) {
+  for (let round = 0; round < COST_ROUNDS; round++) {
     const runs = [async () => on.push(await loadOn(a.pid, { url: a.url, ...spec })), async () => off.push(await loadOn(b.pid, { url: b.url, ...spec }))];
     if (round % 2) runs.reverse();
     for (const run of runs) await run();
@@ -532,12 +537,14 @@ async function pairOf(a: { pid: number; url: string }, b: { pid: number; url: st
 }
 
 /**
- * The cost of request logging: score-by-candidate on a second node with LOG_LEVEL=info (the
- * service's default: a line when a request arrives and one when it is answered) against the
- * benchmark's node (LOG_LEVEL=warn: no request lines). The log goes to a pipe that this process
- * reads and drops, as a log collector reading the service's stdout would.
+ * The cost of request logging: score-by-candidate on a node with LOG_LEVEL=info (the service's
+ * default: one line when a request is answered) against one with LOG_LEVEL=warn (no request
+ * lines), both started for this (the benchmark's own node has served the export and the other
+ * scenarios, and its heap is not a fresh node's). The log goes to a pipe that this process reads
+ * and drops, as a log collector reading the service's stdout would.
  */
-async function loggingCost(url: string, quiet: Node, spec: Record<string, unknown>): Promise<Pair> {
+async function loggingCost(url: string, spec: Record<string, unknown>): Promise<Pair> {
+  const quiet = await startNode(url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
   const logged = await startNode(url, { NODE_ENV: 'production', LOG_LEVEL: 'info' });
   // startNode keeps the output in memory: megabytes a second at info level. Read and drop it instead.
   logged.child.stdout!.removeAllListeners('data');
@@ -550,15 +557,18 @@ async function loggingCost(url: string, quiet: Node, spec: Record<string, unknow
     return pair;
   } finally {
     await logged.stop();
+    await quiet.stop();
   }
 }
 
 /**
  * The cost of metrics: the benchmark's node (metrics on, the default: an onResponse hook observing
- * a histogram on every request, and prom-client's default collectors with an event-loop monitor)
- * against a second node with METRICS=false, on /healthz and on score-by-candidate.
+ * a histogram on every request, the hot paths' statements timed, and prom-client's default
+ * collectors with an event-loop monitor) against a node with METRICS=false, both started for this,
+ * on /healthz and on score-by-candidate.
  */
-async function metricsCost(url: string, metered: Node, spec: Record<string, unknown>): Promise<{ hello: Pair; score: Pair }> {
+async function metricsCost(url: string, spec: Record<string, unknown>): Promise<{ hello: Pair; score: Pair }> {
+  const metered = await startNode(url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
   const plain = await startNode(url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', METRICS: 'false' });
   try {
     const a = { pid: metered.child.pid!, url: metered.url };
@@ -576,6 +586,7 @@ async function metricsCost(url: string, metered: Node, spec: Record<string, unkn
     return { hello, score };
   } finally {
     await plain.stop();
+    await metered.stop();
   }
 }
 
@@ -894,16 +905,16 @@ function roundTwo(rows: Row[], exp: ExportFigures, logging: Pair, metrics: { hel
     );
   }
   const exportRatio = exp.mbps / exp.psqlMbps;
-  const cpuDelta = (p: Pair) => `${(p.on.cpuUs - p.off.cpuUs).toFixed(0)} µs (${p.on.cpuUs.toFixed(0)} against ${p.off.cpuUs.toFixed(0)})`;
+  const cpuDelta = (p: Pair) => `${p.on.cpuUs >= p.off.cpuUs ? '+' : '−'}${Math.abs(p.on.cpuUs - p.off.cpuUs).toFixed(0)} µs (${p.on.cpuUs.toFixed(0)} against ${p.off.cpuUs.toFixed(0)})`;
   lines.push(
     '',
     `Against the bare baseline of the same SQL, each ratio is in the table above; p99 ratios use whole milliseconds (autocannon's), so at 2–6 ms one millisecond moves them by 15–50 %.`,
     '',
     `Export against \`psql \\copy\` of the same records: ${exportRatio.toFixed(2)}× (${exp.mbps.toFixed(1)} against ${exp.psqlMbps.toFixed(1)} MB/s; target of this round ≥ 0.8×: ${met(exportRatio >= 0.8)}).`,
     '',
-    `Request logging: score by candidate with LOG_LEVEL=info (the default, one line per answered request written asynchronously, to a pipe read and dropped) gives ${logging.ratio.toFixed(2)}× the throughput of LOG_LEVEL=warn (no request lines; the benchmark's setting) (by round ${logging.ratios.map((r) => r.toFixed(2)).join(', ')}; ${logging.on.rps.toFixed(0)} against ${logging.off.rps.toFixed(0)} req/s, p99 ${logging.on.p99} against ${logging.off.p99} ms); it costs ${cpuDelta(logging)} of server CPU per request.`,
+    `Request logging: score by candidate with LOG_LEVEL=info (the default, one line per answered request written asynchronously, to a pipe read and dropped) gives ${logging.ratio.toFixed(2)}× the throughput of LOG_LEVEL=warn (no request lines; the benchmark's setting) (by round ${logging.ratios.map((r) => r.toFixed(2)).join(', ')}; ${logging.on.rps.toFixed(0)} against ${logging.off.rps.toFixed(0)} req/s, p99 ${logging.on.p99} against ${logging.off.p99} ms); it costs ${cpuDelta(logging)} of server CPU per request (two nodes started for the comparison, ${logging.ratios.length} alternating rounds).`,
     '',
-    `Metrics (target: < 5 % of throughput): the service with its metrics on (the default) against a node with METRICS=false, alternating rounds: /healthz ${metrics.hello.ratio.toFixed(2)}× (${metrics.hello.on.rps.toFixed(0)} against ${metrics.hello.off.rps.toFixed(0)} req/s, CPU per request +${cpuDelta(metrics.hello)}), score by candidate ${metrics.score.ratio.toFixed(2)}× (${metrics.score.on.rps.toFixed(0)} against ${metrics.score.off.rps.toFixed(0)} req/s, +${cpuDelta(metrics.score)}): ${metrics.score.ratio >= 0.95 ? 'met' : 'NOT met'}.`,
+    `Metrics (target: < 5 % of throughput): the service with its metrics on (the default) against a node with METRICS=false, both started for the comparison, ${metrics.score.ratios.length} alternating rounds: /healthz ${metrics.hello.ratio.toFixed(2)}× (${metrics.hello.on.rps.toFixed(0)} against ${metrics.hello.off.rps.toFixed(0)} req/s, CPU per request ${cpuDelta(metrics.hello)}), score by candidate ${metrics.score.ratio.toFixed(2)}× (by round ${metrics.score.ratios.map((r) => r.toFixed(2)).join(', ')}; ${metrics.score.on.rps.toFixed(0)} against ${metrics.score.off.rps.toFixed(0)} req/s, ${cpuDelta(metrics.score)}): ${metrics.score.ratio >= 0.95 ? 'met' : 'NOT met'}.`,
   );
   if (pgliteRatio !== undefined) lines.push('', `PGlite against PostgreSQL, score by candidate: ${pgliteRatio.toFixed(2)}× (target ≥ 0.5×: ${met(pgliteRatio >= 0.5)}; table below).`);
   else lines.push('', 'PGlite against PostgreSQL (target ≥ 0.5× on score by candidate): not measured in this run (`--pglite`).');
