@@ -38,7 +38,7 @@ describe('Markdown prompts', () => {
   it('links only to http(s) and mailto addresses, in a new tab; anything else stays text', () => {
     assert.equal(render('[help](https://example.com/a?b=1&c=2)'), '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">help</a></p>\n');
     assert.match(render('[mail](mailto:help@example.com)'), /<a href="mailto:help@example.com"/);
-    for (const bad of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'java%0ascript:alert(1)', 'data:text/html,<script>x</script>', 'vbscript:x', '/relative', '//evil.example']) {
+    for (const bad of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'java%0ascript:alert(1)', 'data:text/html,<script>x</script>', 'vbscript:x', '/relative', '//evil.example', '', '<>', ' ']) {
       const out = render(`[click](${bad})`);
       assert.doesNotMatch(out, /<a /, `${bad}: ${out}`);
     }

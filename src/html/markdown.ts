@@ -30,6 +30,26 @@ for (const rule of ['th_open', 'td_open'] as const) {
   };
 }
 
+// markdown-it asks validateLink only about a destination it has: `[text]()` and `[text](<>)`
+// become links to "" (this page). Such a link, or any whose address is not allowed, is its text.
+md.core.ruler.push('only_allowed_links', (state) => {
+  for (const block of state.tokens) {
+    if (block.type !== 'inline' || !block.children) continue;
+    let dropping = false;
+    block.children = block.children.filter((token) => {
+      if (token.type === 'link_open' && !ALLOWED_LINK.test(String(token.attrGet('href') ?? '').trim())) {
+        dropping = true;
+        return false;
+      }
+      if (token.type === 'link_close' && dropping) {
+        dropping = false;
+        return false;
+      }
+      return true;
+    });
+  }
+});
+
 // A link opens in a new tab: following it must not leave a timed assessment.
 md.renderer.rules.link_open = (tokens, index, options, _env, self) => {
   const token = tokens[index]!;
