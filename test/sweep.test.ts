@@ -9,7 +9,8 @@ import { it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { deadlineSweepJob } from '../src/modules/attempts/sweeper.js';
-import { startAttempt } from '../src/modules/attempts/repository.js';
+import { completeExpired, startAttempt } from '../src/modules/attempts/repository.js';
+import type { Database, Queryable } from '../src/db/database.js';
 
 const EVERY_MS = 5000;
 
@@ -86,6 +87,39 @@ describeEachStore(
       await dueIn(later.attemptId, '-1 second');
       assert.equal(await job.run(new Date()), 1, 'the others are completed meanwhile');
       assert.equal(await finished(later.attemptId), 'time-limit');
+    });
+
+    it('does not take up an attempt that a worker beside it passed over after its claim was sent', async () => {
+      const instance = await ctx().instance('sweep');
+      const key = await ctx().key([instance]);
+      assert.equal((await ctx().publish(instance, sampleAssessment('timed'))).statusCode, 201);
+      const { attemptId } = await openAttempt(instance, key, 'side.weep@example.com');
+      await dueIn(attemptId, '-1 minute');
+      // The other worker failed the attempt and rolled back while this claim was on its way: the
+      // claim finds it unlocked although the list it was sent with is now out of date.
+      const db = ctx().db;
+      const others = await db.query<{ id: string }>('SELECT id FROM attempts WHERE finished_at IS NULL AND id <> $1', [attemptId]);
+      const passedOver = others.rows.map((row) => row.id); // the earlier tests' attempts are left alone
+      const before = passedOver.length;
+      const racing: Database = Object.assign(Object.create(db) as Database, {
+        transaction: <T>(fn: (tx: Queryable) => Promise<T>, name?: string) =>
+          db.transaction(
+            (tx) =>
+              fn({
+                query: async (text: string, params?: unknown[]) => {
+                  const result = await tx.query(text, params);
+                  if (text.includes('SKIP LOCKED')) for (const row of result.rows as { id: string }[]) passedOver.push(row.id);
+                  return result;
+                },
+              } as Queryable),
+            name,
+          ),
+      });
+      const reported: string[] = [];
+      assert.equal(await completeExpired(racing, 5, (id) => reported.push(id), passedOver), 0);
+      assert.deepEqual(reported, [], 'not tried, so not reported a second time');
+      assert.equal(await finished(attemptId), null, 'left to the worker that passed it over');
+      assert.deepEqual(passedOver.slice(before), [attemptId]);
     });
   },
   { sweepEveryMs: 3_600_000 },

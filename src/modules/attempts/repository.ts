@@ -311,13 +311,16 @@ export async function completeExpired(db: Database, batch = 20, onError: (attemp
   for (let i = 0; i < batch; i++) {
     let taken: string | undefined;
     try {
-      const completed = await db.transaction(async (tx) => {
+      const outcome = await db.transaction(async (tx): Promise<'none' | 'passed-over' | 'completed'> => {
         const { rows } = await tx.query<Attempt>(
           `SELECT ${ATTEMPT} FROM attempts a WHERE a.finished_at IS NULL AND a.deadline_at <= now() AND NOT (a.id = ANY($1::uuid[]))
             ORDER BY a.deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
           [passedOver],
         );
-        if (!rows[0]) return false;
+        if (!rows[0]) return 'none';
+        // A worker sharing `passedOver` may have failed this attempt and let go of it after this
+        // statement was sent with the list as it was then: it is not taken up again.
+        if (passedOver.includes(rows[0].id)) return 'passed-over';
         taken = rows[0].id;
         try {
           await completeAttemptIn(tx, rows[0], 'time-limit');
@@ -327,10 +330,10 @@ export async function completeExpired(db: Database, batch = 20, onError: (attemp
           if (!isUnavailable(error)) passedOver.push(taken);
           throw error;
         }
-        return true;
+        return 'completed';
       }, 'deadline_sweep_completion');
-      if (!completed) break;
-      done++;
+      if (outcome === 'none') break;
+      if (outcome === 'completed') done++;
     } catch (error) {
       // The database being away ends the sweep; a fault of one attempt only passes it over.
       if (taken === undefined || isUnavailable(error)) throw error;
