@@ -3,6 +3,7 @@
 // scores, so that records have their full weight) and one assessment with exactly 100
 // invitations. Built with generate_series in a few statements; a database already seeded to the
 // same size is reused. The embedded store (PGlite) is seeded with the same SQL.
+import { writeFileSync } from 'node:fs';
 import pg from 'pg';
 import fastJson from 'fast-json-stringify';
 import { sampleAssessment } from '../test/harness.js';
@@ -135,6 +136,24 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
  * candidates the invite scenarios add are not in it (nor asked for). The baseline checks at start
  * that its answer for a candidate is byte for byte the service's.
  */
+/**
+ * An API key for the bench's instance on a running node, and a file of 20,000 random candidate
+ * ids of its database, which the load generator reads a random one of per request.
+ */
+export async function readerOf(node: Node, url: string, idsFile: string): Promise<{ key: string; ids: string[]; idsFile: string; auth: Record<string, string> }> {
+  const key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  let ids: string[];
+  try {
+    ids = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY random() LIMIT 20000')).rows.map((r) => r.id);
+  } finally {
+    await db.end();
+  }
+  writeFileSync(idsFile, JSON.stringify(ids));
+  return { key, ids, idsFile, auth: { 'x-api-key': key, instance: 'bench' } };
+}
+
 export async function buildReadyTable(url: string): Promise<{ built: boolean; records: number; seconds: number }> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();

@@ -1,0 +1,113 @@
+// `npm run bench:profile`: where a node's CPU time goes under score reads by one candidate. Starts
+// the service with V8's CPU profiler (--cpu-prof) on the bench's database (seeded as `npm run
+// bench` does, or reused), loads it for --seconds with 10 connections, stops it and reads the
+// profile: the node's busy time during the load, and the share spent in the code of metrics and of
+// request logging, each sample counted for the first frame of the service's or a package's code
+// above it (builtins and native frames are counted for the code that called them). An A/B of
+// throughput cannot see a cost of 1–3 % on a shared machine (rounds differ by ±15 %); samples of
+// one run can.
+//
+//   npm run bench:profile                      metrics on, LOG_LEVEL=warn, 15 s
+//   npm run bench:profile -- --log-level info  with a request line per request
+//   npm run bench:profile -- --candidates 10000 --seconds 10
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startNode } from '../test/reliability/support/server.js';
+import { readerOf, seed } from './seed.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const { values: options } = parseArgs({
+  options: {
+    candidates: { type: 'string', default: '100000' },
+    seconds: { type: 'string', default: '15' },
+    'log-level': { type: 'string', default: 'warn' },
+  },
+});
+const seconds = Number(options.seconds);
+if (!(seconds >= 2 && seconds <= 600)) throw new Error('--seconds must be 2 to 600');
+
+/** The groups whose share is reported, by the path of the frame's script. */
+const GROUPS: [string, RegExp][] = [
+  ['metrics (src/http/metrics.ts, fast-histogram.ts, src/db/timing.ts, prom-client)', /\/src\/http\/(metrics|fast-histogram)\.ts|\/src\/db\/timing\.ts|\/node_modules\/prom-client\//],
+  ['request logging (src/http/logging.ts, pino)', /\/src\/http\/logging\.ts|\/node_modules\/(pino|pino-std-serializers|sonic-boom|fast-redact)\//],
+];
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  startTime: number;
+  endTime: number;
+  samples: number[];
+  timeDeltas: number[];
+}
+
+const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const seeded = await seed(baseUrl, Number(options.candidates));
+const dir = mkdtempSync(path.join(tmpdir(), 'ac-profile-'));
+const node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: options['log-level']! }, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+node.child.stdout!.removeAllListeners('data');
+node.child.stdout!.on('data', () => {});
+let loadEnded = 0;
+let figures = '';
+try {
+  const { idsFile, auth } = await readerOf(node, seeded.url, path.join(dir, 'ids.json'));
+  const spec = { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
+  figures = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify(spec)]).toString().trim();
+  loadEnded = performance.now();
+} finally {
+  await node.stop();
+}
+const stoppedAfter = (performance.now() - loadEnded) * 1000;
+const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+if (!file) throw new Error('the node wrote no CPU profile');
+const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Profile;
+rmSync(dir, { recursive: true, force: true });
+
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const child of n.children ?? []) parent.set(child, n.id);
+// The load's window: it ended `stoppedAfter` µs before the profile did (the node's stop), and ran
+// `seconds` before that; half a second is left out at each end.
+const to = profile.endTime - stoppedAfter - 0.5e6;
+const from = to - (seconds - 1) * 1e6;
+let busy = 0;
+const shares = new Map<string, number>();
+const top = new Map<string, number>();
+const overall = new Map<string, number>();
+let t = profile.startTime;
+profile.samples.forEach((id, i) => {
+  t += profile.timeDeltas[i] ?? 0;
+  if (t < from || t > to) return;
+  const dt = profile.timeDeltas[i] ?? 0;
+  const leaf = byId.get(id)!;
+  if (leaf.callFrame.functionName === '(idle)') return;
+  busy += dt;
+  for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) {
+    const frame = byId.get(x)!.callFrame;
+    if (frame.url === '' || frame.url.startsWith('node:')) continue;
+    const fn = `${frame.functionName || '(anonymous)'} ${path.relative(ROOT, new URL(frame.url).pathname)}`;
+    overall.set(fn, (overall.get(fn) ?? 0) + dt);
+    const group = GROUPS.find(([, pattern]) => pattern.test(frame.url));
+    if (group) {
+      shares.set(group[0], (shares.get(group[0]) ?? 0) + dt);
+      const where = `${frame.functionName || '(anonymous)'} ${path.relative(ROOT, new URL(frame.url).pathname)}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`;
+      top.set(where, (top.get(where) ?? 0) + dt);
+    }
+    break;
+  }
+});
+const ms = (us: number) => (us / 1000).toFixed(0);
+console.log(`load: ${figures}`);
+console.log(`node busy ${ms(busy)} ms of ${ms(to - from)} ms (LOG_LEVEL=${options['log-level']}, ${Number(options.candidates).toLocaleString('en')} candidates)`);
+for (const [name] of GROUPS) console.log(`${name}: ${ms(shares.get(name) ?? 0)} ms, ${((100 * (shares.get(name) ?? 0)) / Math.max(1, busy)).toFixed(2)} % of busy time`);
+console.log('largest overall, by the function a sample was counted for:');
+for (const [where, us] of [...overall].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${ms(us)} ms  ${where}`);
+console.log('largest of those, by the function a sample was counted for:');
+for (const [where, us] of [...top].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`  ${ms(us)} ms  ${where}`);
