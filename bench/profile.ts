@@ -10,6 +10,7 @@
 //   npm run bench:profile                      metrics on, LOG_LEVEL=warn, 15 s
 //   npm run bench:profile -- --log-level info  with a request line per request
 //   npm run bench:profile -- --candidates 10000 --seconds 10
+//   npm run bench:profile -- --healthz         GET /healthz instead (the least work a request can be)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ const { values: options } = parseArgs({
     candidates: { type: 'string', default: '100000' },
     seconds: { type: 'string', default: '15' },
     'log-level': { type: 'string', default: 'warn' },
+    healthz: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(options.seconds);
@@ -58,7 +60,7 @@ let loadEnded = 0;
 let figures = '';
 try {
   const { idsFile, auth } = await readerOf(node, seeded.url, path.join(dir, 'ids.json'));
-  const spec = { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
+  const spec = options.healthz ? { url: node.url, path: '/healthz', seconds, connections: 10 } : { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
   figures = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify(spec)]).toString().trim();
   loadEnded = performance.now();
 } finally {
@@ -105,7 +107,7 @@ profile.samples.forEach((id, i) => {
 });
 const ms = (us: number) => (us / 1000).toFixed(0);
 console.log(`load: ${figures}`);
-console.log(`node busy ${ms(busy)} ms of ${ms(to - from)} ms (LOG_LEVEL=${options['log-level']}, ${Number(options.candidates).toLocaleString('en')} candidates)`);
+console.log(`node busy ${ms(busy)} ms of ${ms(to - from)} ms (${options.healthz ? 'GET /healthz' : 'score by one candidate'}, LOG_LEVEL=${options['log-level']}, ${Number(options.candidates).toLocaleString('en')} candidates)`);
 for (const [name] of GROUPS) console.log(`${name}: ${ms(shares.get(name) ?? 0)} ms, ${((100 * (shares.get(name) ?? 0)) / Math.max(1, busy)).toFixed(2)} % of busy time`);
 console.log('largest overall, by the function a sample was counted for:');
 for (const [where, us] of [...overall].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${ms(us)} ms  ${where}`);

@@ -37,6 +37,9 @@ export class OneLineRequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // Below the level nothing is written, so nothing is built (the scrubbed URL, the route): at
+    // LOG_LEVEL=warn that was 5 % of a node's time answering /healthz in a CPU profile.
+    if (!(reply.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(error ? 'error' : 'info')) return;
     const line = {
       method: request.method,
       route: request.routeOptions.url,

@@ -1,0 +1,50 @@
+// The request line: what it holds, what it never holds, and that nothing is built below its level.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import { OneLineRequestLog, loggerOptions, scrubUrl } from './logging.js';
+
+async function linesOf(level: string, requests: string[]): Promise<Record<string, unknown>[]> {
+  const written: string[] = [];
+  const app = Fastify({ logger: loggerOptions(level, { write: (line: string) => written.push(line) }), logController: new OneLineRequestLog() });
+  app.get('/items/:id', async () => ({ ok: true }));
+  app.get('/broken', async () => {
+    throw new Error('kaput');
+  });
+  try {
+    for (const url of requests) await app.inject({ method: 'GET', url });
+  } finally {
+    await app.close();
+  }
+  return written.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request' || line.msg === 'request errored');
+}
+
+describe('request logging', () => {
+  it('writes one line per answered request with its id, method, route, scrubbed path, status and time', async () => {
+    const [line, ...rest] = await linesOf('info', ['/items/7?token=s3cret&x=1']);
+    assert.equal(rest.length, 0);
+    assert.equal(line!.msg, 'request');
+    assert.equal(line!.method, 'GET');
+    assert.equal(line!.route, '/items/:id');
+    assert.equal(line!.url, '/items/7?token=[redacted]&x=1');
+    assert.equal(line!.statusCode, 200);
+    assert.equal(typeof line!.ms, 'number');
+    assert.equal(typeof line!.reqId, 'string');
+    assert.ok(!JSON.stringify(line).includes('s3cret'));
+  });
+
+  it('writes the line of a request that failed, and no request lines below info', async () => {
+    const lines = await linesOf('info', ['/broken']);
+    assert.deepEqual(
+      lines.map((line) => [line.msg, line.route, line.statusCode]),
+      [['request', '/broken', 500]],
+    );
+    assert.deepEqual(await linesOf('warn', ['/items/7', '/items/8?token=x', '/broken']), []);
+  });
+
+  it('scrubs keys and tokens wherever a client put them in the URL', () => {
+    assert.equal(scrubUrl('/v1/score?api_key=ack_abc&candidateIds=1'), '/v1/score?api_key=[redacted]&candidateIds=1');
+    assert.equal(scrubUrl('/portal/?sessionToken=xyz'), '/portal/?sessionToken=[redacted]');
+    assert.equal(scrubUrl('/x/ack_secretvalue'), '/x/ack_[redacted]');
+  });
+});
