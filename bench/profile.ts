@@ -11,6 +11,7 @@
 //   npm run bench:profile -- --log-level info  with a request line per request
 //   npm run bench:profile -- --candidates 10000 --seconds 10
 //   npm run bench:profile -- --healthz         GET /healthz instead (the least work a request can be)
+//   npm run bench:profile -- --assessment      score by one assessment (100 records) instead
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,7 @@ const { values: options } = parseArgs({
     seconds: { type: 'string', default: '15' },
     'log-level': { type: 'string', default: 'warn' },
     healthz: { type: 'boolean', default: false },
+    assessment: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(options.seconds);
@@ -50,6 +52,13 @@ interface Profile {
   timeDeltas: number[];
 }
 
+/** CPU time of a process so far (user + system), in ms. */
+function cpuTimeMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seeded = await seed(baseUrl, Number(options.candidates));
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-profile-'));
@@ -57,11 +66,18 @@ const node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: op
 node.child.stdout!.removeAllListeners('data');
 node.child.stdout!.on('data', () => {});
 let loadEnded = 0;
+let cpuMs = 0;
 let figures = '';
 try {
   const { idsFile, auth } = await readerOf(node, seeded.url, path.join(dir, 'ids.json'));
-  const spec = options.healthz ? { url: node.url, path: '/healthz', seconds, connections: 10 } : { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
+  const spec = options.healthz
+    ? { url: node.url, path: '/healthz', seconds, connections: 10 }
+    : options.assessment
+      ? { url: node.url, path: '/v1/score?assessmentIds=hundred', headers: auth, seconds, connections: 10 }
+      : { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
+  const cpuBefore = cpuTimeMs(node.child.pid!);
   figures = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify(spec)]).toString().trim();
+  cpuMs = cpuTimeMs(node.child.pid!) - cpuBefore;
   loadEnded = performance.now();
 } finally {
   await node.stop();
@@ -107,8 +123,17 @@ profile.samples.forEach((id, i) => {
 });
 const ms = (us: number) => (us / 1000).toFixed(0);
 console.log(`load: ${figures}`);
-console.log(`node busy ${ms(busy)} ms of ${ms(to - from)} ms (${options.healthz ? 'GET /healthz' : 'score by one candidate'}, LOG_LEVEL=${options['log-level']}, ${Number(options.candidates).toLocaleString('en')} candidates)`);
-for (const [name] of GROUPS) console.log(`${name}: ${ms(shares.get(name) ?? 0)} ms, ${((100 * (shares.get(name) ?? 0)) / Math.max(1, busy)).toFixed(2)} % of busy time`);
+// The profiler samples the thread's wall time: a sample taken while the thread waits for a core
+// (PostgreSQL's processes and the load generator share the two) counts for the frame it stopped
+// in. The node's CPU time over the load, scaled to the window, is the other denominator.
+const cpuInWindow = (cpuMs * 1000 * (to - from)) / (seconds * 1e6);
+console.log(
+  `node busy ${ms(busy)} ms of ${ms(to - from)} ms, CPU ${ms(cpuInWindow)} ms (${options.healthz ? 'GET /healthz' : options.assessment ? 'score by one assessment, 100 records' : 'score by one candidate'}, LOG_LEVEL=${options['log-level']}, ${Number(options.candidates).toLocaleString('en')} candidates)`,
+);
+for (const [name] of GROUPS) {
+  const us = shares.get(name) ?? 0;
+  console.log(`${name}: ${ms(us)} ms, ${((100 * us) / Math.max(1, busy)).toFixed(2)} % of busy time, ${((100 * us) / Math.max(1, cpuInWindow)).toFixed(2)} % of CPU time`);
+}
 console.log('largest overall, by the function a sample was counted for:');
 for (const [where, us] of [...overall].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${ms(us)} ms  ${where}`);
 console.log('largest of those, by the function a sample was counted for:');
