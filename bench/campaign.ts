@@ -16,9 +16,8 @@
 //
 // Latency of a save is from its scheduled time to the end of the answer, so that a server falling
 // behind shows as latency and is not hidden by a generator waiting for it.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { cpuUs } from '../test/reliability/support/server.js';
 
 interface Job {
   mode: 'campaign' | 'complete';
@@ -42,12 +41,7 @@ interface Job {
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const intervalMs = job.intervalMs ?? 5000;
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-const cpuUs = (pid?: number) => {
-  if (!pid) return 0;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
-};
+const cpuOf = (pid?: number) => (pid ? cpuUs(pid) : 0);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections ?? Math.min(job.n, 1000) });
 
@@ -177,7 +171,7 @@ async function savePhase(candidates: Candidate[], target: 'service' | 'baseline'
   let non2xx = 0;
   let errors = 0;
   const pid = target === 'service' ? job.servicePid : job.baselinePid;
-  const cpuBefore = cpuUs(pid);
+  const cpuBefore = cpuOf(pid);
   const began = performance.now();
   const end = began + job.seconds * 1000;
   const inFlight = new Set<Promise<void>>();
@@ -226,7 +220,7 @@ async function savePhase(candidates: Candidate[], target: 'service' | 'baseline'
     max: round(sorted[sorted.length - 1] ?? 0),
     non2xx,
     errors,
-    cpuUsPerSave: round((cpuUs(pid) - cpuBefore) / Math.max(1, saves)),
+    cpuUsPerSave: round((cpuOf(pid) - cpuBefore) / Math.max(1, saves)),
   };
 }
 

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { startNode } from '../test/reliability/support/server.js';
+import { cpuUs, startNode } from '../test/reliability/support/server.js';
 import { readerOf, seed } from './seed.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -52,13 +52,6 @@ interface Profile {
   timeDeltas: number[];
 }
 
-/** CPU time of a process so far (user + system), in ms. */
-function cpuTimeMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seeded = await seed(baseUrl, Number(options.candidates));
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-profile-'));
@@ -75,9 +68,9 @@ try {
     : options.assessment
       ? { url: node.url, path: '/v1/score?assessmentIds=hundred', headers: auth, seconds, connections: 10 }
       : { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
-  const cpuBefore = cpuTimeMs(node.child.pid!);
+  const cpuBefore = cpuUs(node.child.pid!);
   figures = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify(spec)]).toString().trim();
-  cpuMs = cpuTimeMs(node.child.pid!) - cpuBefore;
+  cpuMs = (cpuUs(node.child.pid!) - cpuBefore) / 1000;
   loadEnded = performance.now();
 } finally {
   await node.stop();
@@ -115,7 +108,7 @@ profile.samples.forEach((id, i) => {
     const group = GROUPS.find(([, pattern]) => pattern.test(frame.url));
     if (group) {
       shares.set(group[0], (shares.get(group[0]) ?? 0) + dt);
-      const where = `${frame.functionName || '(anonymous)'} ${path.relative(ROOT, new URL(frame.url).pathname)}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`;
+      const where = `${fn}:${frame.lineNumber + 1}:${frame.columnNumber + 1}`;
       top.set(where, (top.get(where) ?? 0) + dt);
     }
     break;

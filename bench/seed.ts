@@ -129,14 +129,6 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
 }
 
 /**
- * The ready-JSON baseline's table (bench/ready-baseline.ts): every seeded score record of the bench
- * instance, serialized once by the service's own code (the repository's query, toScoreRecord and
- * fast-json-stringify with the route's ScoreRecord schema, as GET /v1/score does), keyed by
- * candidate id and by assessment slug, in invitation order. Built once per seeded database; the
- * candidates the invite scenarios add are not in it (nor asked for). The baseline checks at start
- * that its answer for a candidate is byte for byte the service's.
- */
-/**
  * An API key for the bench's instance on a running node, and a file of 20,000 random candidate
  * ids of its database, which the load generator reads a random one of per request.
  */
@@ -154,6 +146,14 @@ export async function readerOf(node: Node, url: string, idsFile: string): Promis
   return { key, ids, idsFile, auth: { 'x-api-key': key, instance: 'bench' } };
 }
 
+/**
+ * The ready-JSON baseline's table (bench/ready-baseline.ts): every seeded score record of the bench
+ * instance, serialized once by the service's own code (the repository's query, toScoreRecord and
+ * fast-json-stringify with the route's ScoreRecord schema, as GET /v1/score does), keyed by
+ * candidate id and by assessment slug, in invitation order. Built once per seeded database; the
+ * candidates the invite scenarios add are not in it (nor asked for). The baseline checks at start
+ * that its answer for a candidate is byte for byte the service's.
+ */
 export async function buildReadyTable(url: string): Promise<{ built: boolean; records: number; seconds: number }> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();

@@ -1,4 +1,4 @@
-// The request line: what it holds, what it never holds, and that nothing is built below its level.
+// The request line: what it holds, what it never holds, and that none is written below info.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';

@@ -1,7 +1,7 @@
 // Real server processes for the reliability suites: `node --import tsx src/server.ts` on a free
 // port with the given environment, ready when /readyz answers, stopped by a signal. Also a fresh
 // PostgreSQL database, an API key through the admin API, and the FIGURE lines the runner collects.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,14 @@ export function rssMb(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return match ? Number(match[1]) / 1024 : NaN;
 }
+
+/** CPU time a process has spent so far (user + system), in µs, from /proc. */
+export function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / clockTicks();
+}
+let ticks: number | undefined;
+const clockTicks = () => (ticks ??= Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100);
 
 /** Prints one measured result; the runner lists them all at the end. */
 export function figure(text: string): void {
