@@ -34,6 +34,60 @@ async function relay(target: URL) {
   return { port, up, down };
 }
 
+
+/**
+ * A relay to PostgreSQL that ends every new connection the way a server shutting down can: the
+ * message that completes the connection (ReadyForQuery) and the FATAL error that ends it
+ * (57P01, "terminating connection due to administrator command") in one TCP write, so that the
+ * client hears both in the same tick it was handed out in.
+ */
+async function shutdownRelay(target: URL) {
+  const port = await freePort();
+  const fatal = errorResponse({ S: 'FATAL', V: 'FATAL', C: '57P01', M: 'terminating connection due to administrator command' });
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => {});
+    }
+    client.pipe(upstream);
+    let pending = Buffer.alloc(0);
+    upstream.on('data', (chunk: Buffer) => {
+      pending = Buffer.concat([pending, chunk]);
+      // Messages: a type byte and a length (which counts itself); the first 'Z' completes the connection.
+      for (let at = 0; at + 5 <= pending.length; ) {
+        const end = at + 1 + pending.readInt32BE(at + 1);
+        if (end > pending.length) break;
+        if (pending[at] === 0x5a) {
+          client.end(Buffer.concat([pending.subarray(0, end), fatal]));
+          upstream.destroy();
+          return;
+        }
+        at = end;
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', () => resolve()));
+  return {
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function errorResponse(fields: Record<string, string>): Buffer {
+  const body = Buffer.concat([...Object.entries(fields).map(([code, text]) => Buffer.from(`${code}${text}\0`)), Buffer.from([0])]);
+  const header = Buffer.alloc(5);
+  header.write('E', 0);
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+
 const base = process.env.TEST_DATABASE_URL;
 
 describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {
@@ -104,6 +158,30 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
     } finally {
       await db.close();
       await cut.down().catch(() => {});
+    }
+  });
+
+  it('survives a connection that ends in the same breath as it opens (a server shutting down)', async () => {
+    const relay = await shutdownRelay(new URL(base!));
+    const url = new URL(base!);
+    url.hostname = '127.0.0.1';
+    url.port = String(relay.port);
+    const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+    const uncaught: unknown[] = [];
+    const record = (error: unknown) => uncaught.push(error);
+    // The node test runner would report an uncaught error too, but as a failure of no test in particular.
+    process.on('uncaughtException', record);
+    try {
+      for (const attempt of [() => db.transaction((tx) => tx.query('SELECT 1')), () => db.session((conn) => conn.query('SELECT 1')), () => db.query('SELECT 1')]) {
+        await assert.rejects(attempt());
+        await new Promise((r) => setTimeout(r, 600)); // past the breaker's open interval: each attempt connects
+      }
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(uncaught.map(String), [], 'the error reaches the caller, never the process');
+    } finally {
+      process.off('uncaughtException', record);
+      await db.close();
+      await relay.close();
     }
   });
 

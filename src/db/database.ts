@@ -131,18 +131,14 @@ async function openPostgres(connectionString: string, max: number, poolWaitMs: n
   // A checked-out client whose connection is lost between two queries (a server restart, a
   // terminated backend; an export waiting for a slow reader) emits 'error', and pg-pool listens
   // only on idle clients: without a listener of ours the process would crash. The next query on
-  // the client fails instead, and the client is dropped when released with that error.
+  // the client fails instead, and the pool drops the client when it is released (it is no longer
+  // queryable). The listener is attached when the client connects, synchronously: a server
+  // shutting down can send the message that completes a connection and the FATAL error that ends
+  // it in one TCP packet, and pg-pool hands the new client out (no listener of its own left)
+  // before it reads the error, in the same tick, before any caller could attach one.
   const ignoreLoss = () => {};
-  const connect = async () => {
-    const client = await breaker.run(() => pool.connect());
-    client.on('error', ignoreLoss);
-    const release = client.release.bind(client);
-    client.release = (destroy?: boolean | Error) => {
-      client.off('error', ignoreLoss);
-      release(destroy);
-    };
-    return client;
-  };
+  pool.on('connect', (client) => client.on('error', ignoreLoss));
+  const connect = () => breaker.run(() => pool.connect());
   return {
     kind: 'postgres',
     query,
