@@ -9,7 +9,7 @@ import { it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { deadlineSweepJob } from '../src/modules/attempts/sweeper.js';
-import { completeExpired, startAttempt } from '../src/modules/attempts/repository.js';
+import { completeExpired, findAttempt, saveAnswer, startAttempt } from '../src/modules/attempts/repository.js';
 import type { Database, Queryable } from '../src/db/database.js';
 
 const EVERY_MS = 5000;
@@ -87,6 +87,72 @@ describeEachStore(
       await dueIn(later.attemptId, '-1 second');
       assert.equal(await job.run(new Date()), 1, 'the others are completed meanwhile');
       assert.equal(await finished(later.attemptId), 'time-limit');
+    });
+
+    it('completes due attempts in one transaction with each record and its events as one at a time leaves them, and a faulty one only passes itself over', async () => {
+      const instance = await ctx().instance('sweep');
+      const key = await ctx().key([instance]);
+      assert.equal((await ctx().publish(instance, sampleAssessment('timed'))).statusCode, 201);
+      const hooked = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/webhooks`, payload: { url: 'https://ats.example.com/hooks' } });
+      assert.equal(hooked.statusCode, 201, hooked.body);
+      const open = async (names: string[]) => {
+        const opened = [];
+        for (const name of names) opened.push(await openAttempt(instance, key, `${name}.batch@example.com`));
+        return opened;
+      };
+      const due = async (opened: { attemptId: string }[]) => {
+        for (const [i, { attemptId }] of opened.entries()) await dueIn(attemptId, `-${10 - i} minutes`);
+      };
+      /** The record of an invitation as GET /v1/score gives it, and the events of its completion. */
+      const completion = async (invitationId: string) => {
+        const { rows } = await ctx().db.query<{ candidateId: string }>('SELECT candidate_id AS "candidateId" FROM invitations WHERE id = $1', [invitationId]);
+        const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${rows[0]!.candidateId}`, headers: { 'x-api-key': key } })).json()[0];
+        const events = await ctx().db.query<{ type: string; body: string; deliveries: number }>(
+          `SELECT o.type, o.body, (SELECT count(*) FROM webhook_deliveries d WHERE d.event_id = o.id)::int AS deliveries
+             FROM outbox_events o WHERE o.body::jsonb -> 'data' ->> 'candidateId' = $1
+              AND o.type IN ('assessment.completed', 'score.finalized', 'score.updated') ORDER BY o.id`,
+          [rows[0]!.candidateId],
+        );
+        return { record, events: events.rows };
+      };
+      const job = deadlineSweepJob(ctx().db, EVERY_MS, log);
+      errors.length = 0;
+
+      // A damaged attempt among good ones: the batch is rolled back and done one by one.
+      const [good, broken] = (await open(['good', 'broken'])) as [{ attemptId: string; invitationId: string }, { attemptId: string; invitationId: string }];
+      await ctx().db.query(`UPDATE invitations SET assessment_status = 'INVITED', started_at = NULL WHERE id = $1`, [broken.invitationId]);
+      await due([good, broken]);
+      // (The earlier test's damaged attempt is still open and due: it is tried and reported too.)
+      assert.equal(await job.run(new Date()), 1, 'the good one completes');
+      assert.equal(errors.filter((id) => id === broken.attemptId).length, 1, 'the faulty one is reported once');
+      assert.equal(await finished(broken.attemptId), null, 'and left as it was');
+      assert.equal(await finished(good.attemptId), 'time-limit');
+
+      // The faulty ones rest: three due attempts are completed together, one of them with answers to score.
+      const batch = await open(['one', 'two', 'three']);
+      const attempt = (await findAttempt(ctx().db, batch[0]!.invitationId))!;
+      await saveAnswer(ctx().db, attempt, 'q1', 1, 1);
+      await saveAnswer(ctx().db, attempt, 'q2', [0, 2], 2);
+      await due(batch);
+      assert.equal(await job.run(new Date()), 3);
+      const rows = await ctx().db.query<{ tx: string; right: boolean }>(
+        `SELECT xmin::text AS tx, finished_at = deadline_at AND end_reason = 'time-limit' AS right FROM attempts WHERE id = ANY($1::uuid[])`,
+        [batch.map((o) => o.attemptId)],
+      );
+      assert.equal(new Set(rows.rows.map((r) => r.tx)).size, 1, 'one transaction');
+      assert.deepEqual(rows.rows.map((r) => r.right), [true, true, true], 'each ended at its own deadline');
+
+      for (const { invitationId } of [good, ...batch]) {
+        const { record, events } = await completion(invitationId);
+        assert.equal(record.assessmentStatus, 'COMPLETED');
+        const expected = record.scoreStatus === 'PENDING' ? ['assessment.completed'] : ['assessment.completed', 'score.finalized'];
+        assert.deepEqual(events.map((e) => e.type), expected, `${record.scoreStatus}: each event once`);
+        assert.deepEqual(events.map((e) => e.deliveries), expected.map(() => 1), 'one delivery of each to the endpoint');
+        assert.deepEqual(JSON.parse(events.at(-1)!.body).data.score, record, 'the last event carries the record as GET /v1/score gives it');
+      }
+      const scored = (await completion(batch[0]!.invitationId)).record;
+      assert.ok(Number(scored.completion) > 0 && Number(scored.totalScore) > 0, `the answers were scored: ${JSON.stringify(scored)}`);
+      assert.equal(Number((await completion(batch[1]!.invitationId)).record.totalScore), 0, 'the others scored nothing');
     });
 
     it('does not take up an attempt that a worker beside it passed over after its claim was sent', async () => {

@@ -8,7 +8,7 @@ import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './p
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { measureTyping } from './typing.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
-import { lockForStart, markCompleted, markStarted, setCompletion, setRedFlag, setScore, setTypingSpeed } from '../invitations/record.js';
+import { lockForStart, markCompleted, markStarted, setCompletion, setRedFlag, setScores, setTypingSpeed } from '../invitations/record.js';
 
 export interface Attempt {
   id: string;
@@ -247,101 +247,132 @@ export async function submitTyping(
 /**
  * Completes an attempt and writes its score onto the invitation. Idempotent: completing a
  * completed attempt changes nothing. Must run inside a transaction (it locks the attempt); given
- * the attempt row already locked in this transaction (the sweep's claim), it is not read again.
+ * the attempt row already locked in this transaction, it is not read again.
  */
 export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt, reason: 'submitted' | 'time-limit'): Promise<void> {
   const locked = typeof attempt === 'string' ? (await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attempt])).rows[0] : attempt;
-  if (!locked || locked.finishedAt) return;
-  // Past the deadline, the attempt ended at the deadline, whoever notices it and when.
-  const finished = await tx.query<{ at: Date; reason: string }>(
-    `UPDATE attempts SET finished_at = CASE WHEN now() >= deadline_at THEN deadline_at ELSE now() END,
-            end_reason = CASE WHEN now() >= deadline_at THEN 'time-limit' ELSE $2 END
-      WHERE id = $1 RETURNING finished_at AS at, end_reason AS reason`,
-    [locked.id, reason],
-  );
-  await markCompleted(tx, locked.invitationId, finished.rows[0]!.at, new Date());
-  await writeScore(tx, locked);
+  if (locked) await completeAttemptsIn(tx, [locked], reason);
 }
 
 /**
- * Scores an attempt from what is stored and writes the result onto its invitation. `attempt` is
- * the row locked in this transaction (its typing speed is current). Answers and proctoring
- * signals are read in one statement.
+ * Completes attempts locked in this transaction and writes their scores onto their invitations,
+ * in a fixed number of statements however many there are (the sweep completes its batches so).
+ * Those already finished are left as they are.
  */
-async function writeScore(tx: Queryable, attempt: Attempt): Promise<void> {
-  const content = await versionContent(tx, attempt.assessmentId, attempt.version);
-  const { rows } = await tx.query<{ answers: { questionId: string; value: AnswerValue; review: number | null }[]; kinds: SignalKind[] }>(
-    `SELECT coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
-                        FROM answers WHERE attempt_id = $1), '[]') AS answers,
-            array(SELECT kind FROM proctor_signals WHERE attempt_id = $1 ORDER BY id) AS kinds`,
-    [attempt.id],
+async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 'submitted' | 'time-limit'): Promise<void> {
+  const open = attempts.filter((attempt) => !attempt.finishedAt);
+  if (open.length === 0) return;
+  // Past the deadline, the attempt ended at the deadline, whoever notices it and when.
+  const finished = await tx.query<{ id: string; at: Date }>(
+    `UPDATE attempts SET finished_at = CASE WHEN now() >= deadline_at THEN deadline_at ELSE now() END,
+            end_reason = CASE WHEN now() >= deadline_at THEN 'time-limit' ELSE $2 END
+      WHERE id = ANY($1::uuid[]) RETURNING id, finished_at AS at`,
+    [open.map((attempt) => attempt.id), reason],
   );
-  const { answers, kinds } = rows[0]!;
-  const wpm = attempt.typingWpm;
-  const score = scoreAttempt({
-    content,
-    questionIds: layoutOf(attempt, content).questions,
-    answers: Object.fromEntries(answers.map((r) => [r.questionId, r.value])),
-    reviews: Object.fromEntries(answers.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
-    typingWpm: wpm === null ? undefined : Number(wpm),
-  });
-  const flagged = redFlagReasons(kinds.map((kind) => ({ kind }) as Signal)).length > 0;
-  await setScore(
-    tx,
-    attempt.invitationId,
-    { scoreStatus: score.scoreStatus, completion: score.completion, totalScore: score.totalScore, categoryScores: score.categoryScores, redFlag: flagged, typingWpm: Number(wpm ?? 0) },
-    new Date(),
+  const at = new Map(finished.rows.map((row) => [row.id, row.at]));
+  const now = new Date();
+  await markCompleted(tx, open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: at.get(attempt.id)! })), now);
+  await writeScores(tx, open, now);
+}
+
+/**
+ * Scores attempts from what is stored and writes the results onto their invitations. `attempts`
+ * are rows locked in this transaction (their typing speeds are current). Their answers and
+ * proctoring signals are read in one statement.
+ */
+async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promise<void> {
+  const { rows } = await tx.query<{ id: string; answers: { questionId: string; value: AnswerValue; review: number | null }[]; kinds: SignalKind[] }>(
+    `SELECT t.id,
+            coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
+                        FROM answers WHERE attempt_id = t.id), '[]') AS answers,
+            array(SELECT kind FROM proctor_signals WHERE attempt_id = t.id ORDER BY id) AS kinds
+       FROM unnest($1::uuid[]) AS t(id)`,
+    [attempts.map((attempt) => attempt.id)],
   );
+  const stored = new Map(rows.map((row) => [row.id, row]));
+  const scores = [];
+  for (const attempt of attempts) {
+    const content = await versionContent(tx, attempt.assessmentId, attempt.version);
+    const { answers, kinds } = stored.get(attempt.id)!;
+    const wpm = attempt.typingWpm;
+    const score = scoreAttempt({
+      content,
+      questionIds: layoutOf(attempt, content).questions,
+      answers: Object.fromEntries(answers.map((r) => [r.questionId, r.value])),
+      reviews: Object.fromEntries(answers.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
+      typingWpm: wpm === null ? undefined : Number(wpm),
+    });
+    const flagged = redFlagReasons(kinds.map((kind) => ({ kind }) as Signal)).length > 0;
+    scores.push({
+      invitationId: attempt.invitationId,
+      score: { scoreStatus: score.scoreStatus, completion: score.completion, totalScore: score.totalScore, categoryScores: score.categoryScores, redFlag: flagged, typingWpm: Number(wpm ?? 0) },
+    });
+  }
+  await setScores(tx, scores, now);
 }
 
 export async function completeAttempt(db: Database, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<void> {
   await db.transaction((tx) => completeAttemptIn(tx, attemptId, reason), 'attempt_completion');
 }
 
+/** Open attempts past their deadline, but not those in `passedOver` ($1); each caller adds its order, limit and lock (SKIP LOCKED). */
+const CLAIM_EXPIRED = `SELECT ${ATTEMPT} FROM attempts a WHERE a.finished_at IS NULL AND a.deadline_at <= now() AND NOT (a.id = ANY($1::uuid[]))`;
+
 /**
- * Completes attempts whose time ran out, a few at a time. Each is taken with SKIP LOCKED, so that
- * several nodes sweeping together complete each attempt once. An attempt that cannot be completed
- * (reported through onError) is passed over for the rest of this sweep rather than retried first
- * every time, so that it cannot hold up the others. `passedOver` (ids, added to as attempts fail)
- * may be shared by sweeps running side by side, and may start with attempts to leave alone.
+ * Completes up to `batch` attempts whose time ran out, all in one transaction of a fixed number of
+ * statements: one at a time, each completion was a transaction of nine round trips and a commit,
+ * and 10,000 deadlines in a minute outran a busy node. They are taken with SKIP LOCKED, so that
+ * several sweeps (other nodes, or workers of one run) complete each attempt once. When the batch
+ * fails on one attempt, it is rolled back and its attempts are completed one by one, so that the
+ * others complete and the faulty one is reported (through onError) and passed over for the rest
+ * of this sweep rather than retried first every time. `passedOver` (ids, added to as attempts
+ * fail) may be shared by sweeps running side by side, and may start with attempts to leave alone.
  * Returns how many it completed.
  */
 export async function completeExpired(db: Database, batch = 20, onError: (attemptId: string, error: unknown) => void = () => {}, passedOver: string[] = []): Promise<number> {
-  let done = 0;
-  for (let i = 0; i < batch; i++) {
-    let taken: string | undefined;
-    try {
-      const outcome = await db.transaction(async (tx): Promise<'none' | 'passed-over' | 'completed'> => {
-        const { rows } = await tx.query<Attempt>(
-          `SELECT ${ATTEMPT} FROM attempts a WHERE a.finished_at IS NULL AND a.deadline_at <= now() AND NOT (a.id = ANY($1::uuid[]))
-            ORDER BY a.deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
-          [passedOver],
-        );
-        if (!rows[0]) return 'none';
-        // A worker sharing `passedOver` may have failed this attempt and let go of it after this
-        // statement was sent with the list as it was then: it is not taken up again.
-        if (passedOver.includes(rows[0].id)) return 'passed-over';
-        taken = rows[0].id;
-        try {
-          await completeAttemptIn(tx, rows[0], 'time-limit');
-        } catch (error) {
-          // Passed over before the rollback lets go of it, so that sweeps sharing `passedOver`
-          // (the same run's other workers) do not take it up again.
-          if (!isUnavailable(error)) passedOver.push(taken);
-          throw error;
-        }
-        return 'completed';
-      }, 'deadline_sweep_completion');
-      if (outcome === 'none') break;
-      if (outcome === 'completed') done++;
-    } catch (error) {
-      // The database being away ends the sweep; a fault of one attempt only passes it over.
-      if (taken === undefined || isUnavailable(error)) throw error;
-      if (!passedOver.includes(taken)) passedOver.push(taken);
-      onError(taken, error);
-    }
+  let taken: string[] = [];
+  try {
+    return await db.transaction(async (tx) => {
+      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [passedOver, batch]);
+      // A worker sharing `passedOver` may have failed one of these and let go of it after this
+      // statement was sent with the list as it was then: it is not taken up again.
+      const claimed = rows.filter((row) => !passedOver.includes(row.id));
+      taken = claimed.map((row) => row.id);
+      await completeAttemptsIn(tx, claimed, 'time-limit');
+      return claimed.length;
+    }, 'deadline_sweep_completion');
+  } catch (error) {
+    // The database being away ends the sweep; a fault in the batch has it done one by one.
+    if (taken.length === 0 || isUnavailable(error)) throw error;
+    let done = 0;
+    for (const attemptId of taken) if (await completeOneExpired(db, attemptId, onError, passedOver)) done++;
+    return done;
   }
-  return done;
+}
+
+/** Completes one attempt whose time ran out, unless another sweep has it; a fault reports it and passes it over. */
+async function completeOneExpired(db: Database, attemptId: string, onError: (attemptId: string, error: unknown) => void, passedOver: string[]): Promise<boolean> {
+  if (passedOver.includes(attemptId)) return false;
+  try {
+    return await db.transaction(async (tx) => {
+      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE SKIP LOCKED`, [passedOver, attemptId]);
+      if (!rows[0]) return false;
+      try {
+        await completeAttemptsIn(tx, rows, 'time-limit');
+      } catch (error) {
+        // Passed over before the rollback lets go of it, so that sweeps sharing `passedOver`
+        // (the same run's other workers) do not take it up again.
+        if (!isUnavailable(error)) passedOver.push(attemptId);
+        throw error;
+      }
+      return true;
+    }, 'deadline_sweep_completion');
+  } catch (error) {
+    if (isUnavailable(error)) throw error;
+    if (!passedOver.includes(attemptId)) passedOver.push(attemptId);
+    onError(attemptId, error);
+    return false;
+  }
 }
 
 /**
@@ -393,7 +424,7 @@ export async function reviewAnswer(
       [attemptId, questionId, score, by.reviewer ?? 'admin-token', by.comment || null],
     );
     if (updated.rows.length === 0) throw notFound('The candidate did not answer this question');
-    await writeScore(tx, attempt);
+    await writeScores(tx, [attempt], new Date());
     await by.inTransaction?.(tx);
   });
 }

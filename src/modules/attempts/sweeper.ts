@@ -7,13 +7,12 @@ import { completeExpired, nextDeadlineInMs } from './repository.js';
 
 // A run completes batches for at most RUN_BUDGET_MS (so that a stop never waits long for it);
 // when it stopped with attempts still due, the next run follows at once instead of a whole
-// interval later: 10,000 deadlines in one minute are worked off as fast as the database allows,
-// one short transaction at a time, instead of 20 per interval.
+// interval later: 10,000 deadlines in one minute are worked off as fast as the database allows.
+// A batch is one transaction of a fixed number of statements (completeExpired).
 const BATCH = 50;
 const RUN_BUDGET_MS = 1000;
-// Completions are independent transactions (each claims its attempt with SKIP LOCKED), so a run
-// works on several at once: one at a time, a completion's round trips (answers, content, score,
-// events) held the bench's backlog to about 50 a second.
+// Batches are independent transactions (each claims its attempts with SKIP LOCKED), so a run
+// works on several at once, and one batch's round trips overlap another's.
 const PARALLEL = 4;
 // Between runs the sweep sleeps until the next deadline when that comes before its interval, so an
 // attempt is completed within moments of its deadline rather than up to an interval later; never

@@ -49,35 +49,53 @@ export async function setTypingSpeed(tx: Queryable, invitationId: string, wpm: n
   await tx.query('UPDATE invitations SET typing_wpm = $2 WHERE id = $1', [invitationId, wpm]);
 }
 
-export async function markCompleted(tx: Queryable, invitationId: string, finishedAt: Date, now: Date): Promise<void> {
-  // The change and the record it leaves in one statement (a completion is the sweep's hot path).
+/** Marks invitations completed (the attempts' finishing times), in one statement with the records they leave. */
+export async function markCompleted(tx: Queryable, completed: { invitationId: string; finishedAt: Date }[], now: Date): Promise<void> {
+  if (completed.length === 0) return;
+  // The change and the records it leaves in one statement (a completion is the sweep's hot path).
   const { rows } = await tx.query<RecordRow>(
-    `WITH changed AS (UPDATE invitations SET assessment_status = 'COMPLETED', finished_at = $2 WHERE id = $1 RETURNING *) ${recordsFrom('changed')}`,
-    [invitationId, finishedAt],
+    `WITH done AS (SELECT * FROM unnest($1::bigint[], $2::timestamptz[]) AS t(id, finished_at)),
+     changed AS (UPDATE invitations i SET assessment_status = 'COMPLETED', finished_at = done.finished_at FROM done WHERE i.id = done.id RETURNING i.*)
+     ${recordsFrom('changed')} ORDER BY i.id`,
+    [completed.map((c) => c.invitationId), completed.map((c) => c.finishedAt)],
   );
   await emitRecordEvents(tx, 'assessment.completed', rows.map(toInstanceRecord), now);
 }
 
 /**
- * Writes the score of a completed attempt. Leaving PENDING emits score.finalized (also after a
- * manual review); a change of a finalized record (a re-review) emits score.updated.
+ * Writes the scores of completed attempts onto their invitations, in one statement. Leaving
+ * PENDING emits score.finalized (also after a manual review); a change of a finalized record (a
+ * re-review) emits score.updated.
  */
-export async function setScore(tx: Queryable, invitationId: string, score: RecordScore, now: Date): Promise<void> {
-  const { rows } = await tx.query<RecordRow & { before: string; changed: boolean }>(
-    `WITH old AS (SELECT score_status, total_score, category_scores, completion, red_flag, typing_wpm FROM invitations WHERE id = $1 FOR UPDATE),
+export async function setScores(tx: Queryable, scores: { invitationId: string; score: RecordScore }[], now: Date): Promise<void> {
+  if (scores.length === 0) return;
+  const { rows } = await tx.query<RecordRow & { id: string; before: string; changed: boolean }>(
+    `WITH input AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::numeric[], $4::numeric[], $5::jsonb[], $6::boolean[], $7::numeric[])
+                      AS t(id, score_status, completion, total_score, category_scores, red_flag, typing_wpm)),
+     old AS (SELECT i.id, i.score_status, i.total_score, i.category_scores, i.completion, i.red_flag, i.typing_wpm
+               FROM invitations i JOIN input ON input.id = i.id FOR UPDATE OF i),
      changed AS (
-       UPDATE invitations i SET score_status = $2, completion = $3, total_score = $4, category_scores = $5, red_flag = $6, typing_wpm = $7
-         FROM old WHERE i.id = $1
+       UPDATE invitations i SET score_status = input.score_status, completion = input.completion, total_score = input.total_score,
+              category_scores = input.category_scores, red_flag = input.red_flag, typing_wpm = input.typing_wpm
+         FROM input JOIN old ON old.id = input.id WHERE i.id = input.id
        RETURNING i.*, old.score_status AS before,
                  (old.score_status, old.total_score, old.category_scores, old.completion, old.red_flag, old.typing_wpm)
                    IS DISTINCT FROM (i.score_status, i.total_score, i.category_scores, i.completion, i.red_flag, i.typing_wpm) AS changed)
-     ${recordsFrom('changed', ', i.before, i.changed')}`,
-    [invitationId, score.scoreStatus, score.completion, score.totalScore, JSON.stringify(score.categoryScores), score.redFlag, score.typingWpm],
+     ${recordsFrom('changed', ', i.before, i.changed')} ORDER BY i.id`,
+    [
+      scores.map((s) => s.invitationId),
+      scores.map((s) => s.score.scoreStatus),
+      scores.map((s) => s.score.completion),
+      scores.map((s) => s.score.totalScore),
+      scores.map((s) => JSON.stringify(s.score.categoryScores)),
+      scores.map((s) => s.score.redFlag),
+      scores.map((s) => s.score.typingWpm),
+    ],
   );
-  const row = rows[0];
-  if (!row || score.scoreStatus === 'PENDING') return;
-  const type = row.before === 'PENDING' ? 'score.finalized' : row.changed ? 'score.updated' : undefined;
-  if (type) await emitRecordEvents(tx, type, [toInstanceRecord(row)], now);
+  const pending = new Set(scores.filter((s) => s.score.scoreStatus === 'PENDING').map((s) => s.invitationId));
+  const announced = rows.filter((row) => !pending.has(row.id));
+  await emitRecordEvents(tx, 'score.finalized', announced.filter((row) => row.before === 'PENDING').map(toInstanceRecord), now);
+  await emitRecordEvents(tx, 'score.updated', announced.filter((row) => row.before !== 'PENDING' && row.changed).map(toInstanceRecord), now);
 }
 
 /**

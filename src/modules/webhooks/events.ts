@@ -3,17 +3,17 @@
 // sign-in link or other secret.
 import type { Queryable } from '../../db/database.js';
 import { recordsOf, type InstanceRecord } from '../scores/repository.js';
-import { emitEvent, type EventType } from './repository.js';
+import { emitEvents, type EventType } from './repository.js';
 
 /** One event per invitation, each carrying that invitation's record as it stands in `tx`. */
 export async function emitInvitationEvents(tx: Queryable, type: EventType, invitationIds: string[], now: Date): Promise<void> {
   await emitRecordEvents(tx, type, await recordsOf(tx, invitationIds), now);
 }
 
-/** One event per record, for records already read in `tx` (as an update left them). */
+/** One event per record, for records already read in `tx` (as an update left them), in one statement. */
 export async function emitRecordEvents(tx: Queryable, type: EventType, records: InstanceRecord[], now: Date): Promise<void> {
-  for (const record of records) {
-    const { instance, instanceId, ...score } = record;
-    await emitEvent(tx, { instanceId, type, now, data: { instance, candidateId: score.candidateId, assessmentId: score.assessmentId, score } });
-  }
+  await emitEvents(
+    tx,
+    records.map(({ instance, instanceId, ...score }) => ({ instanceId, type, now, data: { instance, candidateId: score.candidateId, assessmentId: score.assessmentId, score } })),
+  );
 }

@@ -1,6 +1,6 @@
 // Webhook endpoints, the outbox of events, deliveries and attempts. Only this module reads or
 // writes webhook_endpoints, outbox_events, webhook_deliveries and webhook_attempts; other modules
-// call emitEvent inside the transaction of the change the event describes.
+// call emitEvents inside the transaction of the change the event describes.
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { notFound } from '../../domain/errors.js';
@@ -102,17 +102,27 @@ export async function rotateSecret(db: Queryable, instanceId: string, id: string
 }
 
 /**
- * Writes an event into the outbox with one delivery per enabled endpoint that wants it. Call it
- * inside the transaction of the change: both commit, or neither.
+ * Writes events into the outbox, each with one delivery per enabled endpoint that wants it, in one
+ * statement (the deadline sweep writes two for every attempt of a batch). Call it inside the
+ * transaction of the change: both commit, or neither. Events take their ids, and so their order,
+ * in the order given.
  */
-export async function emitEvent(tx: Queryable, event: { instanceId: string; type: EventType; data: Record<string, unknown>; now: Date }): Promise<void> {
-  const body = JSON.stringify({ type: event.type, timestamp: event.now.toISOString(), data: event.data });
+export async function emitEvents(tx: Queryable, events: { instanceId: string; type: EventType; data: Record<string, unknown>; now: Date }[]): Promise<void> {
+  if (events.length === 0) return;
   await tx.query(
-    `WITH e AS (INSERT INTO outbox_events (message_id, instance_id, type, body, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id)
+    `WITH e AS (INSERT INTO outbox_events (message_id, instance_id, type, body, created_at)
+                SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+                RETURNING id, instance_id, type, created_at)
      INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
-     SELECT e.id, w.id, $5, $5 FROM e, webhook_endpoints w
-      WHERE w.instance_id = $2 AND w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR $3 = ANY(w.events))`,
-    [messageId(), event.instanceId, event.type, body, event.now],
+     SELECT e.id, w.id, e.created_at, e.created_at FROM e JOIN webhook_endpoints w ON w.instance_id = e.instance_id
+      WHERE w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY(w.events))`,
+    [
+      events.map(() => messageId()),
+      events.map((event) => event.instanceId),
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify({ type: event.type, timestamp: event.now.toISOString(), data: event.data })),
+      events.map((event) => event.now),
+    ],
   );
 }
 
