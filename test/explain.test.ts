@@ -16,7 +16,9 @@ import { searchCandidates } from '../src/modules/candidates/repository.js';
 import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
-import { freshPostgresDatabase } from './harness.js';
+import { freshPostgresDatabase, sampleAssessment } from './harness.js';
+import { completeExpired } from '../src/modules/attempts/repository.js';
+import { parseAssessment } from '../src/modules/assessments/content.js';
 
 const BIG = new Set(['candidates', 'invitations', 'attempts', 'invite_links', 'answers', 'deliveries', 'outbox_events', 'webhook_deliveries']);
 
@@ -191,6 +193,26 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     noSeqScans(found);
     const claimed = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE locked_until IS NOT NULL`);
     assert.equal(claimed.rows[0]!.n, 20, 'the 20 due deliveries were claimed');
+  });
+
+  it('completes a batch of due attempts among 20,000 open ones without scanning a big table', async () => {
+    const parsed = parseAssessment(sampleAssessment('gamma'));
+    assert.ok(parsed.ok);
+    await db.query(`UPDATE assessment_versions SET content = $1 WHERE assessment_id = (SELECT id FROM assessments WHERE slug = 'gamma')`, [JSON.stringify(parsed.content)]);
+    const { rows: due } = await db.query<{ id: string }>(
+      `WITH d AS (SELECT id, invitation_id FROM attempts ORDER BY id LIMIT 30),
+            i AS (UPDATE invitations SET assessment_status = 'IN_PROGRESS', started_at = now() - interval '1 hour' WHERE id IN (SELECT invitation_id FROM d))
+       UPDATE attempts a SET deadline_at = now() - interval '1 minute' FROM d WHERE a.id = d.id RETURNING a.id`,
+    );
+    // Every attempt has answers (two each: 40,000 rows), as in a campaign's last minutes.
+    await db.query(`INSERT INTO answers (attempt_id, question_id, value) SELECT a.id, q, '1'::jsonb FROM attempts a, unnest(ARRAY['q1', 'q3']) q`);
+    await db.query('ANALYZE attempts');
+    await db.query('ANALYZE answers');
+    const failed: unknown[] = [];
+    noSeqScans(await plans(async (d) => assert.equal(await completeExpired(d, 50, (_id, error) => failed.push(error)), 30)));
+    assert.deepEqual(failed, []);
+    const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempts WHERE id = ANY($1::uuid[]) AND finished_at IS NOT NULL', [due.map((r) => r.id)]);
+    assert.equal(rows[0]!.n, 30, 'the batch was completed');
   });
 
   it('looks up API keys and link tokens by their hashes', async () => {
