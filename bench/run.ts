@@ -32,7 +32,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { admin, cpuUs, freePort, rssMb, startNode, type Node } from '../test/reliability/support/server.js';
-import { publish, readerOf, seed, seedPglite, type Seeded } from './seed.js';
+import { publish, readerOf, recordsReady, seed, seedPglite, type Seeded } from './seed.js';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
@@ -227,24 +227,6 @@ async function exportScenario(main: Seeded, mainNode: Node, mainKey: string): Pr
 
 /** The machine's 1-minute load average when the run began: shared machines make every figure move. */
 const loadAtStart = loadavg()[0]!;
-
-/** Waits until the service has filled the read model (score records) of seeded rows. */
-async function recordsReady(url: string): Promise<void> {
-  const started = Date.now();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    for (;;) {
-      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM invitations WHERE record IS NULL');
-      if (rows[0]!.n === 0) break;
-      if (Date.now() - started > 900_000) throw new Error(`${rows[0]!.n} score records still missing after 15 min`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  } finally {
-    await client.end();
-  }
-  console.log(`# score records ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
-}
 
 async function main() {
   if (options.only === 'sweep') {
@@ -786,6 +768,29 @@ async function sweepScenario(): Promise<string> {
               (SELECT count(DISTINCT body::jsonb -> 'data' ->> 'candidateId') FROM outbox_events WHERE type = 'assessment.completed')::int AS distinct`,
     );
     const st = state[0]!;
+    // Capacity: as many again due at one instant (a deployment back from an outage finds such a
+    // backlog), with no reads beside them: how fast the sweep works a backlog off.
+    await db.query('CREATE TABLE bench_sweep_backlog (attempt_id uuid PRIMARY KEY, candidate_id uuid NOT NULL)');
+    const backlogAt = new Date();
+    await db.query(
+      `WITH b AS (INSERT INTO bench_sweep_backlog (attempt_id, candidate_id)
+                  SELECT a.id, i.candidate_id FROM attempts a JOIN invitations i ON i.id = a.invitation_id
+                   WHERE a.finished_at IS NULL AND NOT EXISTS (SELECT 1 FROM bench_sweep_due d WHERE d.attempt_id = a.id) LIMIT $1 RETURNING attempt_id)
+       UPDATE attempts a SET deadline_at = $2 FROM b WHERE a.id = b.attempt_id`,
+      [due, backlogAt],
+    );
+    const backlogOpen = async () =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempts a JOIN bench_sweep_backlog b ON b.attempt_id = a.id WHERE a.finished_at IS NULL')).rows[0]!.n;
+    for (const until = Date.now() + 180_000; Date.now() < until && (await backlogOpen()) > 0; ) await new Promise((r) => setTimeout(r, 250));
+    const { rows: backlogRows } = await db.query<{ n: number; firstMs: number; lastMs: number }>(
+      `SELECT count(*)::int AS n, extract(epoch FROM min(o.created_at) - $1::timestamptz)::float8 * 1000 AS "firstMs",
+              extract(epoch FROM max(o.created_at) - $1::timestamptz)::float8 * 1000 AS "lastMs"
+         FROM outbox_events o JOIN bench_sweep_backlog b ON b.candidate_id = (o.body::jsonb -> 'data' ->> 'candidateId')::uuid
+        WHERE o.type = 'assessment.completed'`,
+      [backlogAt],
+    );
+    const backlog = backlogRows[0]!;
+    const backlogRate = backlog.n > 1 ? (backlog.n - 1) / ((backlog.lastMs - backlog.firstMs) / 1000) : NaN;
     const lags = done.map((r) => r.lag).sort((a, b) => a - b);
     const pct = (p: number) => (lags.length ? lags[Math.min(lags.length - 1, Math.ceil((p / 100) * lags.length) - 1)]! : NaN);
     const withinInterval = lags.filter((l) => l <= everyMs).length;
@@ -794,10 +799,10 @@ async function sweepScenario(): Promise<string> {
     const remainingMin = rate > 0 ? st.dueOpen / rate / 60 : Infinity;
     const duplicates = st.events - st.distinct;
     console.log(
-      `sweep: ${st.dueDone} of ${due} due attempts completed in ${watched.toFixed(0)} s from the first deadline (${rate.toFixed(1)}/s; ${st.dueOpen} still open, about ${remainingMin.toFixed(0)} more minutes at that rate); ${withinInterval} within one sweep interval (${everyMs} ms) of their deadline; lag p50 ${(pct(50) / 1000).toFixed(1)} s p99 ${(pct(99) / 1000).toFixed(1)} s; completed twice: ${duplicates}; completed before their deadline: ${st.otherDone}; score read p99 before ${before.p99} ms (${before.rps.toFixed(0)} req/s), during ${during.p99} ms (${during.rps.toFixed(0)} req/s); non-2xx ${before.non2xx + during.non2xx}`,
+      `sweep: ${st.dueDone} of ${due} due attempts completed in ${watched.toFixed(0)} s from the first deadline (${rate.toFixed(1)}/s; ${st.dueOpen} still open, about ${remainingMin.toFixed(0)} more minutes at that rate); ${withinInterval} within one sweep interval (${everyMs} ms) of their deadline; lag p50 ${(pct(50) / 1000).toFixed(1)} s p99 ${(pct(99) / 1000).toFixed(1)} s; completed twice: ${duplicates}; completed before their deadline: ${st.otherDone}; score read p99 before ${before.p99} ms (${before.rps.toFixed(0)} req/s), during ${during.p99} ms (${during.rps.toFixed(0)} req/s); non-2xx ${before.non2xx + during.non2xx}; backlog of ${backlog.n}: ${backlogRate.toFixed(0)} completions/s`,
     );
     return [
-      `Deadline sweep at scale (a database of its own): ${total.toLocaleString('en')} open attempts, ${due.toLocaleString('en')} of them due within one minute, the others in two hours; one node, SWEEP_EVERY_MS=${everyMs} (the default; each run completes due attempts four at a time, in batches of 50, for up to 1 s, runs again at once while a backlog lasts, and otherwise sleeps until the next open deadline when that comes within the interval, at least 200 ms: src/modules/attempts/sweeper.ts). Watched for ${watched.toFixed(0)} s from the first deadline, while reading scores by candidate with ${connections} connections.`,
+      `Deadline sweep at scale (a database of its own): ${total.toLocaleString('en')} open attempts, ${due.toLocaleString('en')} of them due within one minute, the others in two hours; one node, SWEEP_EVERY_MS=${everyMs} (the default; each run completes due attempts in batches of up to 50, four batches at a time, each batch one transaction, for up to 1 s, runs again at once while a backlog lasts, and otherwise sleeps until the next open deadline when that comes within the interval, at least 200 ms: src/modules/attempts/sweeper.ts). Watched for ${watched.toFixed(0)} s from the first deadline, while reading scores by candidate with ${connections} connections. Then, as a measure of capacity, ${due.toLocaleString('en')} of the others are made due at one instant, and the time from then to their first and last completion is read from their events.`,
       '',
       '| | figure | target |',
       '|---|---:|---|',
@@ -808,6 +813,7 @@ async function sweepScenario(): Promise<string> {
       `| attempts completed that were not due | ${st.otherDone} | 0: ${st.otherDone === 0 ? 'met' : 'NOT met'} |`,
       `| score by candidate before the minute: req/s, p50 / p99 ms | ${before.rps.toFixed(0)}, ${before.p50} / ${before.p99} | |`,
       `| score by candidate during it: req/s, p50 / p99 ms | ${during.rps.toFixed(0)}, ${during.p50} / ${during.p99} (p99 ${(during.p99 / Math.max(1, before.p99)).toFixed(2)}× before) | |`,
+      `| capacity: ${due.toLocaleString('en')} more due at one instant, no reads beside: completed, first and last after | ${backlog.n.toLocaleString('en')}, ${(backlog.firstMs / 1000).toFixed(1)} / ${(backlog.lastMs / 1000).toFixed(1)} s: **${backlogRate.toFixed(0)} completions/s** (the minute's arrival rate: ${(due / 60).toFixed(0)}/s) | |`,
     ].join('\n');
   } finally {
     await node.stop();

@@ -128,6 +128,24 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
   return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: Math.round((Date.now() - began) / 1000), reused: false };
 }
 
+/** Waits until the service has filled the read model (score records) of seeded rows. */
+export async function recordsReady(url: string): Promise<void> {
+  const started = Date.now();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (;;) {
+      const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM invitations WHERE record IS NULL');
+      if (rows[0]!.n === 0) break;
+      if (Date.now() - started > 900_000) throw new Error(`${rows[0]!.n} score records still missing after 15 min`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  } finally {
+    await client.end();
+  }
+  console.log(`# score records ready (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+}
+
 /**
  * An API key for the bench's instance on a running node, and a file of 20,000 random candidate
  * ids of its database, which the load generator reads a random one of per request.
