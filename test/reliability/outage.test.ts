@@ -1,6 +1,7 @@
 // PostgreSQL goes away for 10 s in the middle of a steady load, and comes back. Every request is
 // answered within 2 s, only with 200 or 503 (a problem with Retry-After), the node serves again
-// by itself, and every invite that was answered 200 is in the database whole.
+// by itself, and every invite that was answered 200 is in the database whole. Then it goes away
+// and comes back twelve times in a row, and the node stays up through all of it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -11,7 +12,7 @@ import { figure, startNode, tenant, type Node } from './support/server.js';
 
 const OUTAGE_MS = 10_000;
 
-describe('PostgreSQL stopped for 10 s under load', () => {
+describe('PostgreSQL stopped under load', () => {
   let cluster: Cluster;
   let node: Node;
 
@@ -78,5 +79,42 @@ describe('PostgreSQL stopped for 10 s under load', () => {
     } finally {
       await client.end();
     }
+  });
+
+  // A server shutting down and coming back again and again: the node must come back after every
+  // outage, not only the first (the breaker, the pool and the background jobs start from whatever
+  // state the last outage left), and each stop cuts connections at every stage of their life, a
+  // dozen chances at a race the long stop above has once. One (a connection's FATAL error in the
+  // same packet as its completion) once closed the node; that one is pinned deterministically in
+  // src/db/breaker.test.ts, as this scenario met it in about one stop of 50.
+  it('stays up and answers only 200 or 503 while PostgreSQL is stopped and started 12 times in a row', async () => {
+    let exited: number | string | undefined;
+    void node.exited.then((code) => (exited = code));
+    const { instance, key, assessments } = await tenant(node, 'flapping', (id) => sampleAssessment(id));
+    const load = startLoad(() => node.url, key, instance, assessments);
+    const cycles = 12;
+    for (let i = 0; i < cycles && exited === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 600 + Math.random() * 800));
+      cluster.stop();
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 600));
+      cluster.start();
+    }
+    const restartedAt = Date.now();
+    let recoveredAt = 0;
+    while (exited === undefined && !recoveredAt && Date.now() - restartedAt < 15_000) {
+      recoveredAt = load.outcomes.find((o) => o.status === 200 && o.startedAt >= restartedAt)?.startedAt ?? 0;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await load.stop();
+    const outcomes = load.outcomes;
+    const unavailable = outcomes.filter((o) => o.status === 503).length;
+    const failed = outcomes.filter((o) => o.status !== 200 && o.status !== 503);
+    figure(
+      `outage, ${cycles} stops and starts: ${outcomes.length} requests, ${outcomes.length - unavailable - failed.length} x 200, ${unavailable} x 503, ${failed.length} other; node ${exited === undefined ? 'up throughout' : `exited (${exited})`}; first 200 after the last start ${recoveredAt ? `${recoveredAt - restartedAt} ms` : 'never'}`,
+    );
+    assert.equal(exited, undefined, `the node kept running; its last output:\n${node.output().slice(-4000)}`);
+    assert.deepEqual(failed.slice(0, 5), [], 'only 200 and 503');
+    assert.ok(unavailable > 0, 'the stops were felt');
+    assert.ok(recoveredAt > 0, 'the node served again after the last start');
   });
 });
