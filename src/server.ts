@@ -69,6 +69,13 @@ async function main() {
     logger: loggerOptions(config.logLevel, pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS })),
   });
 
+  // An outage of PostgreSQL in two lines, whatever the traffic: requests meanwhile get 503 at
+  // once, each in its request line (src/db/database.ts, the breaker).
+  db.watchAvailability?.({
+    down: (err) => app.log.error({ err }, 'database unreachable: requests are answered 503 until it is back'),
+    up: ({ ms, failedFast }) => app.log.warn({ outageMs: ms, failedFast }, 'database reachable again'),
+  });
+
   // A signal: /readyz says 503 at once, the listener stays open SHUTDOWN_DELAY_MS, then closes
   // and requests in progress finish (src/http/drain.ts). An uncaught error closes without delay.
   onStop(

@@ -98,6 +98,15 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
     url.hostname = '127.0.0.1';
     url.port = String(cut.port);
     const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
+    const heard: string[] = [];
+    let outage: { ms: number; failedFast: number } | undefined;
+    db.watchAvailability!({
+      down: (cause) => heard.push(`down: ${isUnavailable(cause)}`),
+      up: (o) => {
+        heard.push('up');
+        outage = o;
+      },
+    });
     try {
       assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
 
@@ -123,6 +132,10 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
       }
       assert.ok(recovered, 'queries work again once PostgreSQL is back, without reopening the store');
       await db.transaction(async (tx) => assert.equal((await tx.query<{ n: number }>('SELECT 2 AS n')).rows[0]!.n, 2));
+      // One outage is heard as one beginning and one end, however many queries failed between.
+      assert.deepEqual(heard, ['down: true', 'up']);
+      assert.ok(outage!.failedFast >= 2, `the queries that failed fast are counted (${outage!.failedFast})`);
+      assert.ok(outage!.ms >= 500, `the outage lasted from the first failure to the probe that got through (${outage!.ms} ms)`);
     } finally {
       await db.close();
       await cut.down().catch(() => {});

@@ -32,6 +32,11 @@ export interface Database extends Queryable {
   batches?<T = Record<string, unknown>>(text: string, params: unknown[], size: number): AsyncGenerator<T[]>;
   /** PostgreSQL only: the pool's connections now (for /metrics). */
   poolStats?(): { total: number; idle: number; waiting: number };
+  /**
+   * PostgreSQL only: tells `listener` when the database is found unreachable and when it is
+   * reachable again, once each per outage (the process logs them; requests in between fail fast).
+   */
+  watchAvailability?(listener: AvailabilityListener): void;
   close(): Promise<void>;
 }
 
@@ -55,6 +60,14 @@ export class DatabaseUnavailable extends Error {
   }
 }
 
+/** Hears the breaker open (an outage begins) and close again (it is over). */
+export interface AvailabilityListener {
+  /** The database was just found unreachable: queries fail fast until a probe gets through. */
+  down(cause: unknown): void;
+  /** A probe got through: how long the outage lasted and how many queries failed fast meanwhile. */
+  up(outage: { ms: number; failedFast: number }): void;
+}
+
 /**
  * A circuit breaker for the pool. When PostgreSQL turns out to be unreachable, every query for the
  * next OPEN_MS fails at once instead of each waiting for its own connection timeout; then one
@@ -66,33 +79,56 @@ export class Breaker {
   private openUntil = 0;
   private probing = false;
   private lastError: unknown;
+  /** When the breaker opened (the outage's start) and the queries failed fast since. */
+  private openedAt = 0;
+  private failedFast = 0;
+  private readonly listeners: AvailabilityListener[] = [];
 
   constructor(private readonly openMs = 500) {}
+
+  watch(listener: AvailabilityListener): void {
+    this.listeners.push(listener);
+  }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
     const now = Date.now();
     let probe = false;
     if (this.openUntil > 0) {
-      if (now < this.openUntil || this.probing) throw new DatabaseUnavailable(this.lastError);
+      if (now < this.openUntil || this.probing) {
+        this.failedFast++;
+        throw new DatabaseUnavailable(this.lastError);
+      }
       probe = this.probing = true;
     }
     try {
       const result = await work();
-      if (this.openUntil > 0 && probe) this.openUntil = 0;
+      if (this.openUntil > 0 && probe) this.close();
       return result;
     } catch (error) {
       // Every connection busy is a burst, not an outage: the request gets its 503, the others go on.
       if (isUnavailable(error) && !isPoolBusy(error)) {
         this.lastError = error;
+        if (this.openUntil === 0) this.open(error);
         this.openUntil = Date.now() + this.openMs;
       } else if (probe) {
         // The server answered, if only with an error of this query: it is reachable.
-        this.openUntil = 0;
+        this.close();
       }
       throw error;
     } finally {
       if (probe) this.probing = false;
     }
+  }
+
+  private open(cause: unknown): void {
+    this.openedAt = Date.now();
+    this.failedFast = 0;
+    for (const listener of this.listeners) listener.down(cause);
+  }
+
+  private close(): void {
+    this.openUntil = 0;
+    for (const listener of this.listeners) listener.up({ ms: Date.now() - this.openedAt, failedFast: this.failedFast });
   }
 
   get isOpen(): boolean {
@@ -216,6 +252,7 @@ async function openPostgres(connectionString: string, max: number, poolWaitMs: n
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    watchAvailability: (listener) => breaker.watch(listener),
     close: () => pool.end(),
   };
 }

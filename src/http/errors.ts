@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isUnavailable } from '../db/database.js';
+import { DatabaseUnavailable, isUnavailable } from '../db/database.js';
 import { DomainError, type DomainErrorCode } from '../domain/errors.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { PROBLEMS, Problem, problemType, type FieldError, type ProblemCode, type ProblemDocument } from './problem.js';
@@ -107,7 +107,11 @@ export function problemFor(error: unknown, request: FastifyRequest): Problem {
   if (known) return new Problem(known.code, known.detail);
   if (error instanceof SyntaxError && e.statusCode === 400) return new Problem('validation-failed', 'The request body is not valid JSON');
   if (isUnavailable(error)) {
-    request.log.warn({ err: error }, 'database unavailable');
+    // While the breaker is open a request fails fast without trying the database: the outage is
+    // logged once when it begins and once when it ends (src/server.ts), and each such request's
+    // 503 is in its request line; a line with a stack for each would be thousands a second.
+    if (error instanceof DatabaseUnavailable) request.log.debug({ err: error }, 'database unavailable');
+    else request.log.warn({ err: error }, 'database unavailable');
     return new Problem('unavailable', 'The database is unreachable; retry shortly', undefined, { 'retry-after': RETRY_AFTER_SECONDS });
   }
   if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {

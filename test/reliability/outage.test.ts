@@ -58,6 +58,16 @@ describe('PostgreSQL stopped under load', () => {
     assert.ok(max <= 2000, `every request answered within 2 s (max ${max} ms)`);
     assert.ok(recoveredAt > 0, 'the node served again after PostgreSQL came back');
 
+    // The outage is in the log as its beginning and its end, not as a line per refused request.
+    const lines = node.output().split('\n').filter((line) => line.startsWith('{'));
+    const said = (msg: string) => lines.filter((line) => (JSON.parse(line) as { msg?: string }).msg === msg).length;
+    const downs = said('database unreachable: requests are answered 503 until it is back');
+    const ups = said('database reachable again');
+    const perRequest = said('database unavailable');
+    figure(`outage: the log says ${downs} x "database unreachable", ${ups} x "database reachable again", ${perRequest} x "database unavailable" for ${unavailable.length} requests answered 503 (LOG_LEVEL=warn)`);
+    assert.ok(downs >= 1 && ups === downs, 'each outage logged begins and ends');
+    assert.ok(perRequest < unavailable.length / 10, 'no line per request that failed fast');
+
     const answered = outcomes.filter((o) => o.kind === 'invite' && o.status === 200);
     const client = new pg.Client({ connectionString: cluster.url });
     await client.connect();
