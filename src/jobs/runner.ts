@@ -3,6 +3,7 @@
 // FOR UPDATE SKIP LOCKED, so nodes share the work instead of repeating it. Time comes from the
 // clock the runner is given, so tests move it and call runOnce instead of waiting.
 import type { FastifyBaseLogger } from 'fastify';
+import { DatabaseUnavailable } from '../db/database.js';
 
 export interface Job {
   name: string;
@@ -75,7 +76,10 @@ export class JobRunner {
         const done = await this.runOnce(entry.job.name);
         if (done) this.log.debug({ job: entry.job.name, done }, 'background job');
       } catch (error) {
-        this.log.error({ err: error, job: entry.job.name }, 'background job failed; it runs again at its next turn');
+        // Failing fast while the database is known to be away: the outage is logged once, where
+        // it is found (src/server.ts); a line for every job at every turn would add nothing.
+        if (error instanceof DatabaseUnavailable) this.log.debug({ err: error, job: entry.job.name }, 'background job skipped: the database is unreachable');
+        else this.log.error({ err: error, job: entry.job.name }, 'background job failed; it runs again at its next turn');
       }
       this.schedule(entry, entry.job.soonerMs?.());
     }, delayMs ?? entry.job.everyMs);
