@@ -39,10 +39,10 @@ describe('fairness and WCAG 2.2 in Chromium', { skip: !browserHere && 'no Chromi
     });
     const answer = await invite.text();
     // Once in CI every invite from the fifth on answered a problem within milliseconds: the
-    // status, the body and the embedded store's own state say which next time.
+    // status, the body, the embedded store's own state and the server's log say why next time.
     if (invite.status !== 200) {
       const store = await db.query('SELECT 1').then(() => 'answers', (error: unknown) => String(error));
-      assert.fail(`invite ${people}: ${invite.status} ${answer}; the embedded store ${store}`);
+      assert.fail(`invite ${people}: ${invite.status} ${answer}; the embedded store ${store}; the server's last warnings and errors:\n${demo.serverLog()}`);
     }
     const [invited] = JSON.parse(answer) as { link: string; candidateId: string }[];
     const context = await browser.newContext({ viewport });

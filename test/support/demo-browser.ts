@@ -16,6 +16,8 @@ import { ADMIN_TOKEN } from '../harness.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
+/** How many of the server's last warning and error lines serverLog() keeps. */
+const LOG_LINES = 20;
 
 /** Whether Chromium is here; throws under REQUIRE_BROWSER=1 when it is not, else says the suite skips. */
 export function haveBrowser(suite: string): boolean {
@@ -31,6 +33,8 @@ export interface DemoBrowser {
   db: Database;
   base: string;
   key: string;
+  /** The server's last warnings and errors (its log at level warn, kept in memory), for a failure's message. */
+  serverLog(): string;
   /** Invites Robin Tester (by POST /v1/invite with the demo's key) and returns the link and id. */
   invite(email: string, assessments: string[], extra?: Record<string, unknown>): Promise<{ link: string; candidateId: string }>;
   close(): Promise<void>;
@@ -50,13 +54,25 @@ export async function startDemo(options: { settings?: InstanceSettings; mailDir?
   const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));
   await new Promise((resolve) => probe.close(resolve));
   const base = `http://127.0.0.1:${port}`;
+  // Warnings and errors stay in memory: a request that fails says why in its test's message.
+  const log: string[] = [];
   const app = await buildApp({
     config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500 },
     db,
     mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', options.mailDir ?? 'mail') }),
+    logger: {
+      level: 'warn',
+      stream: {
+        write(line: string) {
+          log.push(line.trimEnd());
+          if (log.length > LOG_LINES) log.shift();
+        },
+      },
+    },
   });
   await app.listen({ port, host: '127.0.0.1' });
   const key = (await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { instances: ['demo'] } })).json().key;
+  const serverLog = () => (log.length === 0 ? '(none)' : log.join('\n'));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
@@ -67,13 +83,14 @@ export async function startDemo(options: { settings?: InstanceSettings; mailDir?
     db,
     base,
     key,
+    serverLog,
     async invite(email, assessments, extra = {}) {
       const response = await fetch(`${base}/v1/invite`, {
         method: 'POST',
         headers: { 'x-api-key': key, instance: 'demo', 'content-type': 'application/json' },
         body: JSON.stringify({ email, firstName: 'Robin', lastName: 'Tester', assessments, ...extra }),
       });
-      assert.equal(response.status, 200);
+      if (response.status !== 200) assert.fail(`invite: ${response.status} ${await response.text()}; the server's last warnings and errors:\n${serverLog()}`);
       return ((await response.json()) as { link: string; candidateId: string }[])[0]!;
     },
     async close() {
