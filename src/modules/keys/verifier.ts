@@ -4,7 +4,7 @@
 // on this node clears the cache at once.
 import type { Queryable } from '../../db/database.js';
 import { findKeyByHash, touchKey, type KeyRecord } from './repository.js';
-import { looksLikeApiKey, sha256 } from './secret.js';
+import { looksLikeApiKey, sha256Hex } from './secret.js';
 
 export type Verification =
   | { valid: true; key: KeyRecord }
@@ -30,8 +30,7 @@ export class KeyVerifier {
   async verify(presented: string | undefined): Promise<Verification> {
     if (presented === undefined || presented === '') return { valid: false, reason: 'MISSING' };
     if (!looksLikeApiKey(presented)) return { valid: false, reason: 'MALFORMED' };
-    const hash = sha256(presented);
-    const record = await this.lookup(hash);
+    const record = await this.lookup(sha256Hex(presented));
     if (!record) return { valid: false, reason: 'NOT_FOUND' };
     const now = this.now();
     if (record.revokedAt && record.revokedAt.getTime() <= now) return { valid: false, reason: 'REVOKED' };
@@ -46,7 +45,7 @@ export class KeyVerifier {
    */
   cachedValid(presented: string): KeyRecord | undefined {
     if (!looksLikeApiKey(presented)) return undefined;
-    const cached = this.cache.get(sha256(presented).toString('hex'));
+    const cached = this.cache.get(sha256Hex(presented));
     const now = this.now();
     if (!cached?.record || cached.until <= now) return undefined;
     const { record } = cached;
@@ -60,11 +59,11 @@ export class KeyVerifier {
     this.cache.clear();
   }
 
-  private async lookup(hash: Buffer): Promise<KeyRecord | undefined> {
-    const id = hash.toString('hex');
+  /** The key whose SHA-256 is `id` (hex): from the cache while fresh, else from the database. */
+  private async lookup(id: string): Promise<KeyRecord | undefined> {
     const cached = this.cache.get(id);
     if (cached && cached.until > this.now()) return cached.record;
-    const record = await findKeyByHash(this.db, hash);
+    const record = await findKeyByHash(this.db, Buffer.from(id, 'hex'));
     if (this.ttlMs > 0) {
       if (this.cache.size >= MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
       this.cache.delete(id);
