@@ -34,7 +34,6 @@ async function relay(target: URL) {
   return { port, up, down };
 }
 
-
 /**
  * A relay to PostgreSQL that ends every new connection the way a server shutting down can: the
  * message that completes the connection (ReadyForQuery) and the FATAL error that ends it
@@ -90,14 +89,18 @@ function errorResponse(fields: Record<string, string>): Buffer {
 
 const base = process.env.TEST_DATABASE_URL;
 
+/** The test database's URL, reached through a relay on this machine's `port`. */
+function throughRelay(port: number): string {
+  const url = new URL(base!);
+  url.hostname = '127.0.0.1';
+  url.port = String(port);
+  return url.toString();
+}
+
 describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {
   it('fails fast while PostgreSQL is unreachable and recovers by itself', async () => {
-    const target = new URL(base!);
-    const cut = await relay(target);
-    const url = new URL(base!);
-    url.hostname = '127.0.0.1';
-    url.port = String(cut.port);
-    const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 4 });
+    const cut = await relay(new URL(base!));
+    const db = await openDatabase({ databaseUrl: throughRelay(cut.port), poolSize: 4 });
     const heard: string[] = [];
     let outage: { ms: number; failedFast: number } | undefined;
     db.watchAvailability!({
@@ -144,10 +147,7 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
 
   it('survives a connection lost while a transaction or an export holds it between queries', async () => {
     const cut = await relay(new URL(base!));
-    const url = new URL(base!);
-    url.hostname = '127.0.0.1';
-    url.port = String(cut.port);
-    const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+    const db = await openDatabase({ databaseUrl: throughRelay(cut.port), poolSize: 2 });
     try {
       const inTransaction = db.transaction(async (tx) => {
         await tx.query('SELECT 1');
@@ -176,10 +176,7 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
 
   it('survives a connection that ends in the same breath as it opens (a server shutting down)', async () => {
     const relay = await shutdownRelay(new URL(base!));
-    const url = new URL(base!);
-    url.hostname = '127.0.0.1';
-    url.port = String(relay.port);
-    const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 2 });
+    const db = await openDatabase({ databaseUrl: throughRelay(relay.port), poolSize: 2 });
     const uncaught: unknown[] = [];
     const record = (error: unknown) => uncaught.push(error);
     // The node test runner would report an uncaught error too, but as a failure of no test in particular.
