@@ -12,8 +12,11 @@
 //   npm run bench:profile -- --candidates 10000 --seconds 10
 //   npm run bench:profile -- --healthz         GET /healthz instead (the least work a request can be)
 //   npm run bench:profile -- --assessment      score by one assessment (100 records) instead
+//   npm run bench:profile -- --metrics off     a node with METRICS=false
+//   npm run bench:profile -- --dump FILE       also write each function's µs per request as JSON,
+//                                              to compare two runs function by function
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -28,9 +31,12 @@ const { values: options } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     healthz: { type: 'boolean', default: false },
     assessment: { type: 'boolean', default: false },
+    metrics: { type: 'string', default: 'on' },
+    dump: { type: 'string' },
   },
 });
 const seconds = Number(options.seconds);
+if (options.metrics !== 'on' && options.metrics !== 'off') throw new Error('--metrics is on or off');
 if (!(seconds >= 2 && seconds <= 600)) throw new Error('--seconds must be 2 to 600');
 
 /** The groups whose share is reported, by the path of the frame's script. */
@@ -55,7 +61,7 @@ interface Profile {
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seeded = await seed(baseUrl, Number(options.candidates));
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-profile-'));
-const node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: options['log-level']! }, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+const node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: options['log-level']!, METRICS: options.metrics === 'off' ? 'false' : 'true' }, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
 node.child.stdout!.removeAllListeners('data');
 node.child.stdout!.on('data', () => {});
 let loadEnded = 0;
@@ -103,6 +109,12 @@ profile.samples.forEach((id, i) => {
   const leaf = byId.get(id)!;
   if (leaf.callFrame.functionName === '(idle)') return;
   busy += dt;
+  // The garbage collector and V8's own work are frames of their own under the root: counted as such.
+  if (leaf.callFrame.url === '' && parent.get(id) === profile.nodes[0]!.id) {
+    const special = leaf.callFrame.functionName;
+    overall.set(special, (overall.get(special) ?? 0) + dt);
+    return;
+  }
   for (let x: number | undefined = id; x !== undefined; x = parent.get(x)) {
     const frame = byId.get(x)!.callFrame;
     if (frame.url === '' || frame.url.startsWith('node:')) continue;
@@ -134,3 +146,10 @@ console.log('largest overall, by the function a sample was counted for:');
 for (const [where, us] of [...overall].sort((a, b) => b[1] - a[1]).slice(0, 15)) console.log(`  ${ms(us)} ms  ${where}`);
 console.log('largest of those, by the function a sample was counted for:');
 for (const [where, us] of [...top].sort((a, b) => b[1] - a[1]).slice(0, 8)) console.log(`  ${ms(us)} ms  ${where}`);
+// Per request of the load, the window's share of it: what two runs (metrics on and off, say) can be compared by.
+if (options.dump) {
+  const total = (JSON.parse(figures) as { total: number }).total;
+  const window = (to - from) / (seconds * 1e6);
+  const perRequest = Object.fromEntries([...overall].sort((a, b) => b[1] - a[1]).map(([k, us]) => [k, us / (total * window)]));
+  writeFileSync(options.dump, JSON.stringify({ total, busyPerRequest: busy / (total * window), cpuPerRequest: (cpuMs * 1000) / total, perRequest }, null, 1));
+}

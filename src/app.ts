@@ -114,8 +114,11 @@ declare module 'fastify' {
 export async function buildApp({ config, db: store, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = config.requestTimeoutMs ?? 30_000;
   const clock = config.now ?? (() => new Date());
+  const requestLog = new OneLineRequestLog();
   const app = Fastify({
-    logger,
+    // Fastify reports answered requests (which metrics count) to its log controller only when it
+    // has a logger: without one given, a silent one.
+    logger: logger || { level: 'silent' },
     bodyLimit: BODY_LIMIT,
     // Slow clients (slowloris) are cut off: headers must arrive within 10 s (or the request
     // timeout when shorter), the whole request within the request timeout. Node checks these
@@ -137,12 +140,13 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     },
     routerOptions: { maxParamLength: 200 },
     // One line per request, when it is answered, instead of Fastify's two (src/http/logging.ts).
-    logController: new OneLineRequestLog(),
+    logController: requestLog,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
 
   // Metrics first, so that every route and job below uses the database and the mailer they time.
-  const metrics = config.metrics === false ? undefined : registerMetrics(app, store, relay);
+  const metrics = config.metrics === false ? undefined : registerMetrics(store, relay);
+  if (metrics) requestLog.listen(metrics.observeRequest);
   const db = metrics?.db ?? store;
   const mailer = metrics?.mailer ?? relay;
 

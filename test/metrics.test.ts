@@ -30,6 +30,24 @@ describeEachStore('metrics', (ctx) => {
     assert.doesNotMatch(text, new RegExp(key), 'no key in the metrics');
   });
 
+  it('counts requests for unknown paths as one route, and refusals by route', async () => {
+    const instance = await ctx().instance('lim');
+    const key = await ctx().key([instance], { rateLimit: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).statusCode);
+    assert.deepEqual(statuses, [200, 200, 429]);
+    for (const url of ['/no/such/path', '/another?x=1']) assert.equal((await ctx().request({ method: 'GET', url })).statusCode, 404);
+    const scrape = async () => (await ctx().request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body;
+    const count = (text: string, labels: string) => Number(new RegExp(`^http_request_duration_seconds_count\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? 0);
+    const text = await scrape();
+    assert.equal(count(text, 'method="GET",route="unmatched",status_code="404"'), 2);
+    assert.equal(count(text, 'method="GET",route="/v1/assessment",status_code="429"'), 1);
+    assert.match(text, /^http_rate_limited_total\{route="\/v1\/assessment"\} 1$/m);
+    // A scrape is counted once it is answered: in the next one.
+    const scrapes = 'method="GET",route="/metrics",status_code="200"';
+    assert.equal(count(await scrape(), scrapes), count(text, scrapes) + 1);
+  });
+
   it('times the hot paths by name and counts e-mails on their way and how they ended', async () => {
     const instance = await ctx().instance('hot');
     const key = await ctx().key([instance]);

@@ -4,11 +4,11 @@
 // the webhook queue and its lag, the deadline sweep's lag, and the process (memory, CPU,
 // event-loop delay, from prom-client's defaults). Figures that live in the database are read
 // when scraped, with three indexed queries.
-import type { FastifyInstance } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/database.js';
 import { timedDatabase } from '../db/timing.js';
 import { FastHistogram, type HistogramChild } from './fast-histogram.js';
+import type { RequestListener } from './logging.js';
 import type { Mailer } from '../modules/mail/mailer.js';
 
 export interface Metrics {
@@ -17,9 +17,11 @@ export interface Metrics {
   db: Database;
   /** The mailer, its sends counted and timed. */
   mailer: Mailer;
+  /** Counts an answered request (route, status, duration): to be called once per request. */
+  observeRequest: RequestListener;
 }
 
-export function registerMetrics(app: FastifyInstance, db: Database, mailer: Mailer): Metrics {
+export function registerMetrics(db: Database, mailer: Mailer): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
 
@@ -36,20 +38,21 @@ export function registerMetrics(app: FastifyInstance, db: Database, mailer: Mail
     labelNames: ['route'],
     registers: [registry],
   });
-  // One child per (method, route template, status), found by one string key per request.
-  const children = new Map<string, HistogramChild>();
-  app.addHook('onResponse', (request, reply, done) => {
+  // One child per (method, route template, status), found without building a string: the method
+  // and the route are the same few strings on every request, their hashes kept by V8.
+  const children = new Map<string, Map<string, Map<number, HistogramChild>>>();
+  const observeRequest: RequestListener = (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
-    const key = `${request.method} ${reply.statusCode} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      child = duration.child({ method: request.method, route, status_code: String(reply.statusCode) });
-      children.set(key, child);
-    }
+    const status = reply.statusCode;
+    let byRoute = children.get(request.method);
+    if (!byRoute) children.set(request.method, (byRoute = new Map()));
+    let byStatus = byRoute.get(route);
+    if (!byStatus) byRoute.set(route, (byStatus = new Map()));
+    let child = byStatus.get(status);
+    if (!child) byStatus.set(status, (child = duration.child({ method: request.method, route, status_code: String(status) })));
     child.observe(reply.elapsedTime / 1000);
-    if (reply.statusCode === 429) refused.inc({ route });
-    done();
-  });
+    if (status === 429) refused.inc({ route });
+  };
 
   new Gauge({
     name: 'db_pool_connections',
@@ -142,5 +145,5 @@ export function registerMetrics(app: FastifyInstance, db: Database, mailer: Mail
     },
     close: () => mailer.close(),
   };
-  return { registry, db: timed, mailer: observedMailer };
+  return { registry, db: timed, mailer: observedMailer, observeRequest };
 }
