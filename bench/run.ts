@@ -557,8 +557,8 @@ async function loggingCost(url: string, spec: Record<string, unknown>): Promise<
 }
 
 /**
- * The cost of metrics: the benchmark's node (metrics on, the default: an onResponse hook observing
- * a histogram on every request, the hot paths' statements timed, and prom-client's default
+ * The cost of metrics: the benchmark's node (metrics on, the default: every answered request
+ * observed in a histogram, the hot paths' statements timed, and prom-client's default
  * collectors with an event-loop monitor) against a node with METRICS=false, both started for this,
  * on /healthz and on score-by-candidate.
  */
