@@ -32,7 +32,7 @@ app.get<{ Querystring: { candidateIds?: string; assessmentIds?: string } }>('/sc
   return scorePage(db, filter, '0');
 });
 app.post<{ Body: { email: string; firstName: string; lastName: string; assessments: string[] } }>('/invite', async (request) => [
-  await invite(deps, instanceId, request.body, false),
+  await invite(deps, instanceId, request.body, false, { actor: { kind: 'api-key', id: 'bench' }, requestId: request.id, now: new Date() }),
 ]);
 const attempts = new Map<string, Attempt>();
 app.put<{ Params: { candidateId: string; slug: string; questionId: string }; Body: { value: unknown } }>('/answer/:candidateId/:slug/:questionId', async (request, reply) => {

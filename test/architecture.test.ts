@@ -1,6 +1,13 @@
-// Each table is written by the one module that owns it: other code calls that module's
-// functions. Read from the source itself, so a new raw INSERT, UPDATE or DELETE of another
-// module's table fails here. (Reads across tables are allowed: a report joins what it shows.)
+// The rules that keep the design, read from the source itself:
+// - each table is written by the one module that owns it (other code calls that module's
+//   commands), SQL functions and triggers in migrations included; reads across tables are
+//   allowed (a report joins what it shows);
+// - imports run one way: surfaces (console, portal, cli, partners) over modules, modules over
+//   the layers below (http, db, domain, html, i18n, jobs), never back up, and no cycles;
+// - surfaces hold no SQL and read no clock of their own (Date.now(), new Date()): they call
+//   commands and queries of the modules, with the app's clock.
+// Each rule has a list of what does not meet it yet: the list may only shrink (an entry that
+// meets the rule now fails the test until it is taken off).
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -39,6 +46,40 @@ const OWNERS: Record<string, string> = {
   revoked_report_links: 'modules/reports',
 };
 
+/**
+ * SQL functions and triggers of the migrations that write tables: the module whose code calls
+ * them (or, for a trigger, the module that owns its table), every table they write, and for each
+ * written table another module owns, why SQL is the right place.
+ */
+const SQL_FUNCTIONS: Record<string, { module: string; writes: Record<string, string | true> }> = {
+  save_answer: {
+    module: 'modules/attempts',
+    writes: {
+      attempts: true,
+      answers: true,
+      invitations:
+        "the invitation's completion moves with every answer saved: the portal's most frequent write, one round trip for the lock, the answer and the record (a transaction of the same statements is six)",
+    },
+  },
+  invitations_record_stale: { module: 'modules/invitations', writes: {} },
+  assessments_record_stale: {
+    module: 'modules/assessments',
+    writes: {
+      invitations:
+        "an invitation's ready score record names its assessment: renaming the assessment clears the records in the same statement, so that no read can find a record that disagrees with its assessment",
+    },
+  },
+};
+
+function migrations(): { file: string; text: string }[] {
+  const dir = path.join(ROOT, 'db', 'migrations');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .map((f) => ({ file: f, text: readFileSync(path.join(dir, f), 'utf8') }));
+}
+
+const WRITES = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+([a-z_]+)\b/g;
+
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((entry) => {
     const full = path.join(dir, entry);
@@ -67,5 +108,126 @@ describe('module boundaries', () => {
     }
     assert.deepEqual([...unknown], [], 'every written table has an owner in this list');
     assert.deepEqual(strays, []);
+  });
+
+  it('SQL functions and triggers write only what their module owns, or say why', () => {
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const { file, text } of migrations()) {
+      for (const match of text.matchAll(/CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+([a-z_]+)\s*\([^]*?\$\$([^]*?)\$\$/g)) {
+        const [, name, body] = match as unknown as [string, string, string];
+        seen.add(name);
+        const declared = SQL_FUNCTIONS[name];
+        if (!declared) {
+          problems.push(`${file}: function ${name} is not declared in SQL_FUNCTIONS`);
+          continue;
+        }
+        for (const write of body.matchAll(WRITES)) {
+          const table = write[1]!;
+          if (table === 'SET') continue;
+          if (!(table in declared.writes)) problems.push(`${file}: ${name} writes ${table}, which SQL_FUNCTIONS does not list`);
+          else if (OWNERS[table] !== declared.module && typeof declared.writes[table] !== 'string') problems.push(`${file}: ${name} writes ${table} of ${OWNERS[table]} without saying why`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.deepEqual(Object.keys(SQL_FUNCTIONS).filter((name) => !seen.has(name)), [], 'every declared function exists');
+    // A function is called only from its module.
+    const callers: string[] = [];
+    for (const file of sources(ROOT)) {
+      const relative = path.relative(ROOT, file);
+      const text = readFileSync(file, 'utf8');
+      for (const [name, { module }] of Object.entries(SQL_FUNCTIONS)) {
+        if (new RegExp(`\\b${name}\\(`).test(text) && !relative.startsWith(`${module}/`)) callers.push(`${relative} calls ${name}, which ${module} owns`);
+      }
+    }
+    assert.deepEqual(callers, []);
+  });
+});
+
+/** The part of the code a file belongs to: `modules/<name>`, or its top folder, or the file at the top. */
+function unitOf(relative: string): string {
+  const parts = relative.split(path.sep);
+  if (parts[0] === 'modules' || parts[0] === 'partners') return `${parts[0]}/${parts[1]}`;
+  return parts.length > 1 ? parts[0]! : relative.replace(/\.ts$/, '');
+}
+
+/** Relative imports of every source file, as [from file, to file] (paths under src). */
+function imports(): [string, string][] {
+  const edges: [string, string][] = [];
+  for (const file of sources(ROOT)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/g)) {
+      const target = path.resolve(path.dirname(file), match[1]!).replace(/\.js$/, '.ts');
+      edges.push([path.relative(ROOT, file), path.relative(ROOT, target)]);
+    }
+  }
+  return edges;
+}
+
+const SURFACES = new Set(['console', 'portal', 'cli', 'server', 'app', 'workers', 'runtime', 'seed']);
+const LOWER = new Set(['http', 'db', 'domain', 'html', 'i18n', 'jobs', 'config']);
+
+/** Imports that run the wrong way today, to be taken off as they are fixed. */
+const KNOWN_BACK_ARROWS = new Set([
+  'http/admin-auth.ts -> modules/limits/rate-limit.ts',
+  'http/admin-auth.ts -> modules/keys/secret.ts',
+  'http/errors.ts -> modules/limits/rate-limit.ts',
+  'http/metrics.ts -> modules/mail/mailer.ts',
+]);
+/** Cycles between units today. */
+const KNOWN_CYCLES = new Set(['modules/attempts <-> modules/invitations', 'http <-> modules/limits', 'http <-> modules/keys', 'http <-> modules/mail']);
+
+describe('the direction of imports', () => {
+  it('no arrow runs back up: modules never import surfaces, lower layers never import modules or surfaces', () => {
+    const back: string[] = [];
+    for (const [from, to] of imports()) {
+      const [a, b] = [unitOf(from), unitOf(to)];
+      if (a === b) continue;
+      const wrong = (a.startsWith('modules/') && (SURFACES.has(b) || b.startsWith('partners/'))) || (LOWER.has(a) && !LOWER.has(b));
+      if (wrong) back.push(`${from} -> ${to}`);
+    }
+    assert.deepEqual(back.filter((edge) => !KNOWN_BACK_ARROWS.has(edge)), [], 'a new arrow back up');
+    assert.deepEqual([...KNOWN_BACK_ARROWS].filter((edge) => !back.includes(edge)), [], 'fixed: take it off KNOWN_BACK_ARROWS');
+  });
+
+  it('no two units import each other', () => {
+    const pairs = new Set<string>();
+    const edges = new Set(imports().map(([from, to]) => `${unitOf(from)} -> ${unitOf(to)}`));
+    for (const edge of edges) {
+      const [a, b] = edge.split(' -> ') as [string, string];
+      if (a !== b && edges.has(`${b} -> ${a}`)) pairs.add([a, b].sort().join(' <-> '));
+    }
+    assert.deepEqual([...pairs].filter((p) => !KNOWN_CYCLES.has(p)), [], 'a new cycle');
+    assert.deepEqual([...KNOWN_CYCLES].filter((p) => !pairs.has(p)), [], 'fixed: take it off KNOWN_CYCLES');
+  });
+});
+
+/** Surfaces that still hold SQL or read a clock of their own: to be moved into their modules. */
+const KNOWN_SURFACE_DEBT: Record<string, ('sql' | 'clock')[]> = {
+  'modules/invitations/admin-routes.ts': ['sql'],
+  'portal/routes.ts': ['clock'],
+  'portal/pages.ts': ['clock'],
+  'portal/session.ts': ['sql', 'clock'],
+  'modules/keys/admin-routes.ts': ['clock'],
+};
+
+describe('surfaces', () => {
+  it('hold no SQL and read no clock of their own', () => {
+    const found: Record<string, ('sql' | 'clock')[]> = {};
+    for (const file of sources(ROOT)) {
+      const relative = path.relative(ROOT, file);
+      const surface = SURFACES.has(unitOf(relative)) || /(^|\/)[a-z-]*routes\.ts$/.test(relative) || relative.startsWith('partners/');
+      if (!surface || ['server.ts', 'app.ts', 'workers.ts', 'runtime.ts', 'seed.ts'].includes(relative) || relative.startsWith('cli/')) continue;
+      const text = readFileSync(file, 'utf8');
+      const kinds: ('sql' | 'clock')[] = [];
+      if (/\b(?:db|tx|conn|deps\.db)\.(?:query|prepared)\s*[<(]/.test(text)) kinds.push('sql');
+      if (/Date\.now\(\)|new Date\(\)/.test(text)) kinds.push('clock');
+      if (kinds.length > 0) found[relative] = kinds;
+    }
+    const fresh = Object.entries(found).flatMap(([file, kinds]) => kinds.filter((k) => !KNOWN_SURFACE_DEBT[file]?.includes(k)).map((k) => `${file}: ${k}`));
+    assert.deepEqual(fresh, [], 'a surface with SQL or a clock of its own: call a command or a query of the module, with the app clock');
+    const fixed = Object.entries(KNOWN_SURFACE_DEBT).flatMap(([file, kinds]) => kinds.filter((k) => !found[file]?.includes(k)).map((k) => `${file}: ${k}`));
+    assert.deepEqual(fixed, [], 'fixed: take it off KNOWN_SURFACE_DEBT');
   });
 });

@@ -8,9 +8,10 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
 import { TINY_PNG } from './support/images.js';
 import { takeAssessment } from './support/take.js';
+import { movingClock } from './support/clock.js';
 
-let clockOffsetMs = 0;
-const clock = () => new Date(Date.now() + clockOffsetMs);
+const time = movingClock();
+const clock = time.now;
 const logLines: string[] = [];
 const logStream = new Writable({
   write(chunk, _encoding, done) {
@@ -406,9 +407,9 @@ describeEachStore(
 
     it('ends sessions after 30 idle minutes by the clock', async () => {
       const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
-      clockOffsetMs += 29 * 60_000;
+      time.offset += 29 * 60_000;
       assert.equal((await owner.get('/console/')).statusCode, 200, 'activity keeps it alive');
-      clockOffsetMs += 31 * 60_000;
+      time.offset += 31 * 60_000;
       assert.equal((await owner.get('/console/')).statusCode, 303, 'idle for 31 minutes');
     });
 

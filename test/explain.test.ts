@@ -224,7 +224,7 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     const mailer = createFileMailer({ mailDir: '/tmp', timeoutMs: 1000 });
     noSeqScans(
       await plans((d) =>
-        invite({ db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' }, instanceId, { email: 'C778@scale.example', firstName: 'F', lastName: 'L', assessments: ['alpha', 'gamma'] }, false),
+        invite({ db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' }, instanceId, { email: 'C778@scale.example', firstName: 'F', lastName: 'L', assessments: ['alpha', 'gamma'] }, false, { actor: { kind: 'api-key', id: 'explain' }, requestId: 'explain', now: new Date() }),
       ),
     );
   });

@@ -304,3 +304,24 @@ ${overrides.typing ? `typingTest:
   passage: The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.
 ` : ''}`;
 }
+
+/** One question, no free text: a submitted attempt is scored at once (score.finalized). */
+export const QUICK_ASSESSMENT = `id: quick
+name: Quick check
+description: One question, scored at once.
+durationMinutes: 10
+passScore: 50
+lowPassScore: 30
+categories:
+  - id: reasoning
+    name: Reasoning
+questions:
+  - id: q1
+    type: single-choice
+    category: reasoning
+    prompt: What is 2 + 2?
+    options:
+      - text: "3"
+      - text: "4"
+        correct: true
+`;

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
+import { movingClock } from './support/clock.js';
 
-let offsetMs = 0;
-const clock = () => new Date(Date.now() + offsetMs);
+const time = movingClock();
+const clock = time.now;
 
 describeEachStore(
   'invitation lifecycle',
@@ -50,7 +51,7 @@ describeEachStore(
       const days = (new Date(extended.json().expiresAt).getTime() - clock().getTime()) / 86_400_000;
       assert.ok(days > 29.9 && days < 30.1, String(days));
 
-      offsetMs += 31 * 86_400_000;
+      time.offset += 31 * 86_400_000;
       assert.equal((await state(c.candidateId, 'alpha')).status, 'EXPIRED');
       assert.equal((await api('POST', `/v1/candidates/${c.candidateId}/invitations/alpha/remind`)).statusCode, 409, 'an expired invitation gets no reminder');
       await ctx().app.jobs.runOnce('invitation-expiry');
@@ -59,7 +60,7 @@ describeEachStore(
       await ctx().app.jobs.runOnce('invitation-expiry');
       const back = await api('POST', `/v1/candidates/${c.candidateId}/invitations/alpha/extend`, { days: 7 });
       assert.equal(back.json().status, 'INVITED');
-      offsetMs = 0;
+      time.offset = 0;
     });
 
     it('reminds with a fresh link and an honest status', async () => {

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { takeAssessment } from './support/take.js';
+import { movingClock } from './support/clock.js';
 
-let offsetMs = 0;
-const clock = () => new Date(Date.now() + offsetMs);
+const time = movingClock();
+const clock = time.now;
 const DAY = 86_400_000;
 
 describeEachStore(
@@ -72,9 +73,9 @@ describeEachStore(
     it('reminds once, the set number of days before expiry; not when turned off, not for a short invitation', async () => {
       const c = await invite('remind.me@example.com');
       const before = await deliveries(c.candidateId);
-      offsetMs = 11 * DAY;
+      time.offset = 11 * DAY;
       assert.equal(await ctx().app.jobs.runOnce('invitation-reminders'), 0, 'three days before: not yet');
-      offsetMs = 12.5 * DAY;
+      time.offset = 12.5 * DAY;
       assert.ok(Number(await ctx().app.jobs.runOnce('invitation-reminders')) >= 1);
       assert.equal(await deliveries(c.candidateId), before + 1, 'one e-mail');
       assert.equal(await ctx().app.jobs.runOnce('invitation-reminders'), 0, 'at most once');
@@ -82,7 +83,7 @@ describeEachStore(
       const links = await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM invite_links WHERE candidate_id = $1', [c.candidateId]);
       assert.equal(links.rows[0]!.n, 2, 'with a fresh link');
       assert.equal(await events(c.candidateId, 'invitation.email.sent'), 1, 'the reminder is announced (the invite sent no e-mail)');
-      offsetMs = 0;
+      time.offset = 0;
 
       const off = await ctx().instance('life2-off');
       await ctx().publish(off, sampleAssessment('alpha'));
@@ -91,10 +92,10 @@ describeEachStore(
       assert.equal((await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${off}`, payload: { reminderDays: 61 } })).statusCode, 400);
       const offKey = await ctx().key([off]);
       const quiet = (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': offKey, instance: off }, payload: { email: 'quiet@example.com', firstName: 'Q', lastName: 'T', assessments: ['alpha'] } })).json()[0];
-      offsetMs = 13 * DAY;
+      time.offset = 13 * DAY;
       await ctx().app.jobs.runOnce('invitation-reminders');
       assert.equal(await deliveries(quiet.candidateId), 0, 'reminders off: none');
-      offsetMs = 0;
+      time.offset = 0;
 
       await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${off}`, payload: { reminderDays: 2, inviteTtlDays: 1 } });
       const short = (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': offKey, instance: off }, payload: { email: 'short@example.com', firstName: 'S', lastName: 'T', assessments: ['alpha'] } })).json()[0];
@@ -105,12 +106,12 @@ describeEachStore(
     it('a reminder never races the expiry: at the deadline only the expiry acts, once', async () => {
       const c = await invite('race@example.com');
       const { rows } = await ctx().db.query<{ expiresAt: Date }>('SELECT expires_at AS "expiresAt" FROM invitations WHERE candidate_id = $1', [c.candidateId]);
-      offsetMs = new Date(rows[0]!.expiresAt).getTime() - Date.now() + 1;
+      time.offset = new Date(rows[0]!.expiresAt).getTime() - Date.now() + 1;
       const before = await deliveries(c.candidateId);
       await Promise.all([ctx().app.jobs.runOnce('invitation-reminders'), ctx().app.jobs.runOnce('invitation-expiry'), ctx().app.jobs.runOnce('invitation-reminders')]);
       assert.equal(await deliveries(c.candidateId), before, 'no reminder for an expired invitation');
       assert.equal(await events(c.candidateId, 'invitation.expired'), 1);
-      offsetMs = 0;
+      time.offset = 0;
     });
 
     it('lets an operator grant a retake: history kept, record starts over, score.updated, a fresh link; 409 otherwise', async () => {
@@ -180,9 +181,9 @@ describeEachStore(
       await ctx().request({ method: 'POST', url: `/v1/candidates/${d.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
       assert.equal((await retake(d.candidateId)).statusCode, 409, 'withdrawn before it was started: invite again instead');
       const e = await invite('expired@example.com');
-      offsetMs = 15 * DAY;
+      time.offset = 15 * DAY;
       assert.equal((await retake(e.candidateId)).statusCode, 409, 'expired');
-      offsetMs = 0;
+      time.offset = 0;
     });
   },
   { now: clock },

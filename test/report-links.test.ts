@@ -9,9 +9,10 @@ import path from 'node:path';
 import { after, it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { takeAssessment } from './support/take.js';
+import { movingClock } from './support/clock.js';
 
-let offsetMs = 0;
-const clock = () => new Date(Date.now() + offsetMs);
+const time = movingClock();
+const clock = time.now;
 const work = mkdtempSync(path.join(tmpdir(), 'ac-report-pdf-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -140,7 +141,7 @@ describeEachStore(
 
     it('expires: 410 after its time, by the clock', async () => {
       const short = await reportUrl();
-      offsetMs += 3 * 86_400_000;
+      time.offset += 3 * 86_400_000;
       const page = await get(pathOf(short));
       assert.equal(page.statusCode, 410);
       assert.match(page.body, /expired/);

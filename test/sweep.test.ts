@@ -9,6 +9,7 @@ import { it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { deadlineSweepJob } from '../src/modules/attempts/sweeper.js';
+import { runCommand, systemRequest } from '../src/domain/command.js';
 import { completeExpired, findAttempt, saveAnswer, startAttempt } from '../src/modules/attempts/repository.js';
 import type { Database, Queryable } from '../src/db/database.js';
 
@@ -27,7 +28,7 @@ describeEachStore(
         `SELECT i.id FROM invitations i JOIN candidates c ON c.id = i.candidate_id WHERE c.email = $1`,
         [email],
       );
-      const attempt = await startAttempt(ctx().db, rows[0]!.id, { address: '127.0.0.1', agent: 'test' });
+      const attempt = await runCommand(ctx().db, systemRequest('test', new Date()), (c) => startAttempt(c, { invitationId: rows[0]!.id, client: { address: '127.0.0.1', agent: 'test' } }));
       return { attemptId: attempt.id, invitationId: rows[0]!.id };
     }
     const dueIn = (attemptId: string, interval: string) => ctx().db.query(`UPDATE attempts SET deadline_at = now() + $2::interval WHERE id = $1`, [attemptId, interval]);

@@ -11,6 +11,7 @@ import { postWebhook } from '../src/modules/webhooks/post.js';
 import { RETRY_DELAYS_MS } from '../src/modules/webhooks/repository.js';
 import { isForbiddenAddress } from '../src/modules/webhooks/ssrf.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
+import { movingClock } from './support/clock.js';
 
 interface Received {
   headers: Record<string, string>;
@@ -42,8 +43,8 @@ async function receiver() {
   };
 }
 
-let offsetMs = 0;
-const clock = () => new Date(Date.now() + offsetMs);
+const time = movingClock();
+const clock = time.now;
 
 describeEachStore(
   'webhooks',
@@ -109,10 +110,10 @@ describeEachStore(
       assert.equal(hook.received.length, 2);
       const ids = new Set(hook.received.map((r) => r.headers['webhook-id']));
       for (const [i, delay] of RETRY_DELAYS_MS.slice(0, 3).entries()) {
-        offsetMs += delay * 0.85;
+        time.offset += delay * 0.85;
         await deliver();
         assert.equal(hook.received.length, 2 + i * 2, `nothing before the ${i + 2}nd attempt is due`);
-        offsetMs += delay * 0.3;
+        time.offset += delay * 0.3;
         await deliver();
         assert.equal(hook.received.length, 4 + i * 2, `the ${i + 2}nd attempt after about ${delay / 1000} s`);
       }
@@ -120,7 +121,7 @@ describeEachStore(
       const kept = await attempts();
       assert.ok(kept.some((a) => a.statusCode === 500 && a.response.length === 1024), 'the first 1 KB of the answer is kept');
       hook.answer(200);
-      offsetMs += RETRY_DELAYS_MS[3]! * 1.2;
+      time.offset += RETRY_DELAYS_MS[3]! * 1.2;
       await deliver();
       const lastTwo = hook.received.slice(-2).map((r) => verified(r).type).sort();
       assert.deepEqual(lastTwo, ['invitation.created', 'invitation.email.sent']);
@@ -136,7 +137,7 @@ describeEachStore(
       const kept = await attempts();
       assert.ok(kept.slice(0, 2).every((a) => a.statusCode === null && /no answer within/.test(a.response)), JSON.stringify(kept.slice(0, 2)));
       hook.answer(200);
-      offsetMs += RETRY_DELAYS_MS[0]! * 1.2;
+      time.offset += RETRY_DELAYS_MS[0]! * 1.2;
       await deliver();
       assert.equal(hook.received.length, 4);
     });
@@ -151,7 +152,7 @@ describeEachStore(
         assert.ok(verified(r, rotated.secret));
         assert.ok(verified(r, endpoint.secret), 'the old secret still verifies during the overlap');
       }
-      offsetMs += 25 * 3600_000;
+      time.offset += 25 * 3600_000;
       hook.received.length = 0;
       await invite('rotate2@example.com');
       await deliver();
@@ -213,7 +214,7 @@ describeEachStore(
       assert.equal(hook.received.length, 2);
       assert.ok((await attempts()).slice(0, 2).every((a) => a.statusCode === 302), 'a redirect is an answer, not followed');
       hook.answer(410);
-      offsetMs += RETRY_DELAYS_MS[0]! * 1.2;
+      time.offset += RETRY_DELAYS_MS[0]! * 1.2;
       await deliver();
       const after410 = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/webhooks` })).json()[0];
       assert.equal(after410.disabled, true);

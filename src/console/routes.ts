@@ -19,7 +19,9 @@ import { parseAssessment } from '../modules/assessments/content.js';
 import { assessmentUuid, currentContent, importAssessment } from '../modules/assessments/repository.js';
 import { listDeliveries } from '../modules/invitations/deliveries.js';
 import { InviteBody, normaliseAssessments } from '../modules/invitations/routes.js';
-import { retakeInvitation } from '../modules/invitations/lifecycle.js';
+import { retakeInvitation, sendFreshLink } from '../modules/invitations/lifecycle.js';
+import { runCommand } from '../domain/command.js';
+import { commandRequest } from '../http/command.js';
 import { invite, resend, type InviteDeps } from '../modules/invitations/service.js';
 import { scoreDistribution } from '../modules/scores/insights.js';
 import { ROLES, listUsers, setDisabled, type Role } from '../modules/users/repository.js';
@@ -88,8 +90,8 @@ export interface ConsoleDeps {
   publicUrl: string;
   counter: Counter;
   verifier: KeyVerifier;
-  /** The clock of session timeouts and of the overview's periods; tests move it. */
-  now?: () => Date;
+  /** The app's clock: session timeouts, the overview's periods, every command's time; tests move it. */
+  now: () => Date;
   sessions?: Partial<SessionTimes>;
 }
 
@@ -114,7 +116,7 @@ export function instancesFor(user: SignedIn['user'], all: Instance[], permission
 
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const { db } = deps;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.now;
   const times: SessionTimes = { idleMs: deps.sessions?.idleMs ?? 30 * 60_000, absoluteMs: deps.sessions?.absoluteMs ?? 12 * 3600_000 };
   const secure = deps.publicUrl.startsWith('https://');
   const publicOrigin = new URL(deps.publicUrl).origin;
@@ -346,10 +348,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const body = request.body ?? {};
       const instance = instanceOf(request, body.instance, 'manage');
       const assessmentId = body.assessmentId ?? '';
-      const done = await retakeInvitation(deps.invite, [instance.id], request.params.id, assessmentId, now(), true, (tx) =>
-        audit(request, tx, 'invitation.retake', `${request.params.id}/${assessmentId}`),
-      );
-      const status = done.invitationStatus ?? 'none';
+      const ref = { instanceIds: [instance.id], candidateId: request.params.id, assessmentId };
+      const fresh = await runCommand(db, commandRequest(request, now()), (ctx) => retakeInvitation(ctx, deps.invite, ref), 'invitation_retake');
+      const status = await sendFreshLink(deps.invite, fresh);
       return reply.redirect(`/console/candidates/${request.params.id}?instance=${encodeURIComponent(instance.name)}&retake=${status}#a-${assessmentId}`, 303);
     });
 
@@ -496,8 +497,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       try {
         const input = { email: candidate.email, firstName: candidate.firstName.trim(), lastName: candidate.lastName.trim(), assessments: normaliseAssessments(candidate.assessments) };
-        const result = await invite(deps.invite, instance.id, input, text('sendInvite') === 'true');
-        await audit(request, db, 'invitation.create', `${instance.name}/${result.candidateId}`, 200);
+        const result = await invite(deps.invite, instance.id, input, text('sendInvite') === 'true', commandRequest(request, now()));
         return invitationsPage(request, reply, instance, { result: { ...result, email: input.email } });
       } catch (error) {
         const problem = problemFor(error, request);

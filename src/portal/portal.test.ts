@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeEachStore, sampleAssessment, type TestContext } from '../../test/harness.js';
+import { frozenClock } from '../../test/support/clock.js';
 
 /** A candidate with an invite link, a portal session and its CSRF token. */
 async function candidate(ctx: TestContext, t: { instance: string; key: string }, email: string, assessments: string[]) {
@@ -25,14 +26,8 @@ async function candidate(ctx: TestContext, t: { instance: string; key: string },
   return { candidateId: invite.candidateId as string, token, cookie, csrf, page, call };
 }
 
-/** The app's clock (it times the typing test): stands still until a test moves it. */
-const clock = {
-  at: Date.now(),
-  now: () => new Date(clock.at),
-  move(ms: number) {
-    clock.at += ms;
-  },
-};
+/** The app's clock: stands still until a test moves it. */
+const clock = frozenClock();
 
 describeEachStore('candidate portal', (ctx) => {
   async function tenant() {
@@ -232,7 +227,9 @@ describeEachStore('candidate portal', (ctx) => {
     await broken.call('POST', '/portal/a/beta/start', {}, { form: true });
     await fine.call('POST', '/portal/a/beta/start', {}, { form: true });
     // A damaged record: its invitation says INVITED although the attempt started, so completing
-    // it breaks a constraint. Its deadline is the oldest, so the sweep meets it first.
+    // it breaks a constraint. Its deadline is the oldest, so the sweep meets it first. (Damaged
+    // before its deadline passes: the sweep would otherwise complete it in between.)
+    await ctx().db.query(`UPDATE invitations SET assessment_status = 'INVITED', started_at = NULL WHERE candidate_id = $1`, [broken.candidateId]);
     await ctx().db.query(
       `UPDATE attempts SET deadline_at = now() - interval '1 minute' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`,
       [broken.candidateId],
@@ -241,7 +238,6 @@ describeEachStore('candidate portal', (ctx) => {
       `UPDATE attempts SET deadline_at = now() - interval '1 second' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`,
       [fine.candidateId],
     );
-    await ctx().db.query(`UPDATE invitations SET assessment_status = 'INVITED', started_at = NULL WHERE candidate_id = $1`, [broken.candidateId]);
     let record = await score(t, fine.candidateId, 'beta');
     for (let i = 0; i < 100 && record.assessmentStatus !== 'COMPLETED'; i++) {
       await sleep(100);

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
+import { runCommand } from '../domain/command.js';
 import type { SafeHtml } from '../html/html.js';
 import { currentVersion } from '../modules/assessments/repository.js';
 import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
@@ -129,6 +130,7 @@ export async function portalRoutes(
   },
 ) {
   const typingTime = () => (now ? now() : null);
+  const clock = now ?? (() => new Date());
   const secure = publicUrl.startsWith('https://');
   const origin = new URL(publicUrl).origin;
   await app.register(formBody, { bodyLimit: 64 * 1024 });
@@ -430,8 +432,10 @@ export async function portalRoutes(
   });
 
   app.post<{ Params: { slug: string } }>('/portal/a/:slug/start', async (request, reply) => {
-    const { inv } = await forChange(request);
-    await startAttempt(db, inv.invitationId, client(request));
+    const { s, inv } = await forChange(request);
+    const by = client(request);
+    const actor = { kind: 'candidate' as const, id: s.candidateId, clientIp: by.address, userAgent: by.agent };
+    await runCommand(db, { actor, requestId: request.id, now: clock() }, (ctx) => startAttempt(ctx, { invitationId: inv.invitationId, client: by }), 'attempt_start');
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });
 

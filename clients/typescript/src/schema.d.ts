@@ -1181,10 +1181,19 @@ export interface operations {
                          */
                         candidateId: string;
                         /**
-                         * @description Present only with sendInvite=true: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way.
+                         * @description Present only with sendInvite=true and when something was e-mailed: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way. Absent when every assessment of the invite is in `skipped` (no e-mail is sent for those).
                          * @example SENT
                          */
                         invitationStatus?: "SENT" | "FAILED";
+                        /** @description Assessments of this invite that inviting again cannot reopen, left as they were: completed ones (their result stands; an operator may allow a retake) and ones withdrawn after they were started. They are not e-mailed, not announced by any event, and the link does not open them (unless nothing of the invite is open). Absent when there are none. */
+                        skipped?: {
+                            /** @example customer-support */
+                            assessmentId: string;
+                            /** @example COMPLETED */
+                            status: "COMPLETED" | "CANCELLED";
+                            /** @example completed: its result stands (an operator may allow a retake) */
+                            detail: string;
+                        }[];
                     }[];
                 };
             };

@@ -220,14 +220,14 @@ export interface PendingReview {
   finishedAt: Date;
 }
 
-/** Free-text answers of completed attempts that wait for a score, oldest completion first. */
+/** Free-text answers of completed attempts that wait for a score, oldest completion first (withdrawn and replaced attempts are never scored, so never listed). */
 export async function pendingReviews(db: Queryable, instanceIds: string[], limit = 100): Promise<PendingReview[]> {
   const { rows } = await db.query<Omit<PendingReview, 'prompt' | 'guidance'> & { assessmentUuid: string; version: number; value: unknown }>(
     `SELECT t.id AS "attemptId", i.candidate_id AS "candidateId", c.first_name || ' ' || c.last_name AS "candidateName", s.slug AS "assessmentId", s.name AS "assessmentName",
             t.assessment_id AS "assessmentUuid", t.version, a.question_id AS "questionId", a.value, a.answered_at AS "answeredAt", t.finished_at AS "finishedAt"
        FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id
        JOIN assessments s ON s.id = i.assessment_id JOIN candidates c ON c.id = i.candidate_id
-      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND t.superseded_at IS NULL AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
+      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND t.superseded_at IS NULL AND t.end_reason <> 'cancelled' AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
       ORDER BY t.finished_at, t.id, a.question_id
       LIMIT $2`,
     [instanceIds, limit],

@@ -3,12 +3,14 @@
 // Completion scores the attempt and writes the result onto the invitation, in one transaction.
 import { isUnavailable, type Database, type Queryable } from '../../db/database.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
+import type { CommandContext } from '../../domain/command.js';
+import { allow, lockInvitationById, lockInvitationOfAttempt } from '../invitations/machine.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
 import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { measureTyping } from './typing.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
-import { lockForStart, markCompleted, markStarted, setCompletion, setRedFlag, setScores, setTypingSpeed } from '../invitations/record.js';
+import { startingPoint, markCompleted, markStarted, setCompletion, setRedFlag, setScores, setTypingSpeed } from '../invitations/record.js';
 
 export interface Attempt {
   id: string;
@@ -18,7 +20,7 @@ export interface Attempt {
   startedAt: Date;
   deadlineAt: Date;
   finishedAt: Date | null;
-  endReason: 'submitted' | 'time-limit' | null;
+  endReason: 'submitted' | 'time-limit' | 'cancelled' | null;
   position: number;
   typingStartedAt: Date | null;
   typingWpm: string | null;
@@ -60,25 +62,34 @@ export async function findAttempt(db: Queryable, invitationId: string): Promise<
   return rows[0];
 }
 
-/** Starts the attempt of an invitation, or returns the one already started (a second tab, a retry). */
-export async function startAttempt(db: Database, invitationId: string, client: { address: string; agent: string }): Promise<Attempt> {
-  return db.transaction(async (tx) => {
-    const invitation = await lockForStart(tx, invitationId);
-    const existing = await findAttempt(tx, invitationId);
+/**
+ * Starts the attempt of an invitation (the candidate's command), or returns the one already
+ * started (a second tab, a retry). The invitation is locked first and its state decides: one
+ * withdrawn, expired or completed meanwhile (a cancel that won the race) is refused (409).
+ */
+export async function startAttempt(ctx: CommandContext, input: { invitationId: string; client: { address: string; agent: string } }): Promise<Attempt> {
+  const { tx } = ctx;
+  const inv = await lockInvitationById(tx, input.invitationId, ctx.now);
+  if (!inv) throw notFound('No such invitation');
+  const existing = await findAttempt(tx, input.invitationId);
+  if (existing && inv.state === 'IN_PROGRESS') return existing;
+  if ('same' in allow(inv.state, 'start', inv.facts)) {
     if (existing) return existing;
-    // The duration is that of the version being pinned, which the summary row describes. The
-    // layout is drawn here, once, from a fresh seed: a retake starts a new attempt, so a new draw.
-    const seed = newSeed();
-    const layout = attemptLayout(await versionContent(tx, invitation.assessmentId, invitation.version), seed);
-    const inserted = await tx.query<Attempt>(
-      `INSERT INTO attempts AS a (invitation_id, assessment_id, version, deadline_at, first_address, first_agent, seed, layout)
-       VALUES ($1, $2, $3, now() + make_interval(mins => $4), $5, $6, $7, $8) RETURNING ${ATTEMPT}`,
-      [invitationId, invitation.assessmentId, invitation.version, invitation.minutes, client.address, client.agent, seed, JSON.stringify(layout)],
-    );
-    const attempt = inserted.rows[0]!;
-    await markStarted(tx, invitationId, attempt.startedAt, new Date());
-    return attempt;
-  }, 'attempt_start');
+    throw conflict('This assessment cannot be started');
+  }
+  const invitation = await startingPoint(tx, input.invitationId);
+  // The duration is that of the version being pinned, which the summary row describes. The
+  // layout is drawn here, once, from a fresh seed: a retake starts a new attempt, so a new draw.
+  const seed = newSeed();
+  const layout = attemptLayout(await versionContent(tx, invitation.assessmentId, invitation.version), seed);
+  const inserted = await tx.query<Attempt>(
+    `INSERT INTO attempts AS a (invitation_id, assessment_id, version, deadline_at, first_address, first_agent, seed, layout)
+     VALUES ($1, $2, $3, now() + make_interval(mins => $4), $5, $6, $7, $8) RETURNING ${ATTEMPT}`,
+    [input.invitationId, invitation.assessmentId, invitation.version, invitation.minutes, input.client.address, input.client.agent, seed, JSON.stringify(layout)],
+  );
+  const attempt = inserted.rows[0]!;
+  await markStarted(tx, input.invitationId, attempt.startedAt, ctx.now);
+  return attempt;
 }
 
 export async function answersOf(db: Queryable, attemptId: string): Promise<Record<string, AnswerValue>> {
@@ -221,6 +232,7 @@ export async function submitTyping(
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
   if (!content.typingTest) throw notFound('This assessment has no typing test');
   const result = await db.transaction(async (tx) => {
+    await lockInvitationOfAttempt(tx, attempt.id);
     const { rows } = await tx.query<{ ms: number }>(
       `SELECT greatest(0, (extract(epoch FROM coalesce($2::timestamptz, now()) - typing_started_at) * 1000))::int AS ms FROM attempts
         WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
@@ -311,12 +323,19 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
   await setScores(tx, scores, now);
 }
 
+/** Completes an attempt (submitted, or found past its time). The invitation is locked first: a cancel that won leaves the attempt closed, and nothing is scored. */
 export async function completeAttempt(db: Database, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<void> {
-  await db.transaction((tx) => completeAttemptIn(tx, attemptId, reason), 'attempt_completion');
+  await db.transaction(async (tx) => {
+    if ((await lockInvitationOfAttempt(tx, attemptId)) !== undefined) await completeAttemptIn(tx, attemptId, reason);
+  }, 'attempt_completion');
 }
 
-/** Open attempts past their deadline, but not those in `passedOver` ($1); each caller adds its order, limit and lock (SKIP LOCKED). */
-const CLAIM_EXPIRED = `SELECT ${ATTEMPT} FROM attempts a WHERE a.finished_at IS NULL AND a.deadline_at <= now() AND NOT (a.id = ANY($1::uuid[]))`;
+/**
+ * Open attempts past their deadline, but not those in `passedOver` ($1); each caller adds its
+ * order, limit and lock (`FOR UPDATE OF a, i SKIP LOCKED`: the attempt and its invitation, so that
+ * a command holding the invitation, a cancel, is passed over rather than waited for).
+ */
+const CLAIM_EXPIRED = `SELECT ${ATTEMPT} FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.finished_at IS NULL AND a.deadline_at <= now() AND NOT (a.id = ANY($1::uuid[]))`;
 
 /**
  * Completes up to `batch` attempts whose time ran out, all in one transaction of a fixed number of
@@ -333,7 +352,7 @@ export async function completeExpired(db: Database, batch = 20, onError: (attemp
   let taken: string[] = [];
   try {
     return await db.transaction(async (tx) => {
-      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE SKIP LOCKED`, [passedOver, batch]);
+      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, batch]);
       // A worker sharing `passedOver` may have failed one of these and let go of it after this
       // statement was sent with the list as it was then: it is not taken up again.
       const claimed = rows.filter((row) => !passedOver.includes(row.id));
@@ -355,7 +374,7 @@ async function completeOneExpired(db: Database, attemptId: string, onError: (att
   if (passedOver.includes(attemptId)) return false;
   try {
     return await db.transaction(async (tx) => {
-      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE SKIP LOCKED`, [passedOver, attemptId]);
+      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, attemptId]);
       if (!rows[0]) return false;
       try {
         await completeAttemptsIn(tx, rows, 'time-limit');
@@ -408,6 +427,8 @@ export async function reviewAnswer(
   by: { reviewer?: string; comment?: string; inTransaction?: (tx: Queryable) => Promise<void> } = {},
 ): Promise<void> {
   await db.transaction(async (tx) => {
+    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attemptId)) throw notFound('No such attempt');
+    await lockInvitationOfAttempt(tx, attemptId);
     const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
     const attempt = rows[0];
     if (!attempt) throw notFound('No such attempt');
@@ -418,6 +439,7 @@ export async function reviewAnswer(
       throw conflict('This attempt is still in progress: its answers can change until it is completed, so they can be scored only then');
     }
     if (attempt.supersededAt) throw conflict('This attempt was replaced by a retake: it is history, and scoring it would change nothing');
+    if (attempt.endReason === 'cancelled') throw conflict('This attempt was withdrawn by the company: it is never scored');
     const updated = await tx.query(
       `UPDATE answers SET review_score = $3, reviewed_at = now(), reviewed_by = $4, review_comment = $5, review_value_hash = ${ANSWER_HASH}
         WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`,
@@ -439,8 +461,8 @@ export async function typingResult(db: Queryable, attemptId: string): Promise<{ 
 }
 
 /** Closes the open attempt of a withdrawn invitation, unscored; nothing when none is open. */
-export async function closeWithdrawn(tx: Queryable, invitationId: string): Promise<void> {
-  await tx.query(`UPDATE attempts SET finished_at = now(), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL AND superseded_at IS NULL`, [invitationId]);
+export async function closeWithdrawn(tx: Queryable, invitationId: string, now: Date): Promise<void> {
+  await tx.query(`UPDATE attempts SET finished_at = least($2, deadline_at), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL AND superseded_at IS NULL`, [invitationId, now]);
 }
 
 /** Erasure: a candidate's answers, signals, typed text and client addresses go; the scores stay. */

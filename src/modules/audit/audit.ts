@@ -1,12 +1,24 @@
-// The audit log of operator actions. Every state-changing admin request (POST, PATCH, PUT,
-// DELETE) that passed the token check is recorded before its answer is sent: when, who (the
+// The audit log of operator actions. A change made by a command is recorded by the command, in
+// its transaction (`audit`). Every other state-changing admin request (POST, PATCH, PUT, DELETE)
+// that passed the token check, and every refused one, is recorded before its answer is sent: when, who (the
 // admin token, the client address and user agent), the action, its target, the request id and
 // the status answered. Bodies are never recorded, so neither are keys, tokens or candidate data;
 // the target is made of path parameters and, for a creation, the new resource's id or name.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/database.js';
+import type { Actor, CommandContext } from '../../domain/command.js';
 
 const STATE_CHANGING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route's change is a command, which writes its own audit entry inside its transaction
+     * (`audit` below): the request is recorded here only when it was refused.
+     */
+    auditedByCommand?: boolean;
+  }
+}
 
 // Route (without the /admin/v1 prefix) to action name; a route missing here is recorded as
 // "<METHOD> <route>", so that nothing goes unrecorded for want of a name.
@@ -69,6 +81,7 @@ function target(request: FastifyRequest, status: number, payload: unknown): stri
 export function registerAudit(app: FastifyInstance, db: Queryable, prefix: string): void {
   app.addHook('onSend', async (request, reply, payload) => {
     if (!request.adminAuthenticated || !STATE_CHANGING.has(request.method)) return payload;
+    if (request.routeOptions.config.auditedByCommand && reply.statusCode < 400) return payload;
     const route = request.routeOptions.url;
     if (route === undefined) return payload;
     const path = route.startsWith(prefix) ? route.slice(prefix.length) : route;
@@ -129,4 +142,30 @@ export async function searchAudit(db: Queryable, options: { limit: number; befor
     [options.limit, options.before ?? null, options.actor ?? null, options.action ?? null],
   );
   return rows;
+}
+
+/** How an actor is named in the log: `key:<id>`, `admin-token` or `user:<e-mail>`. */
+export function actorName(actor: Actor): string | undefined {
+  switch (actor.kind) {
+    case 'api-key':
+      return `key:${actor.id}`;
+    case 'admin-token':
+      return ACTOR;
+    case 'user':
+      return `user:${actor.email.toLowerCase()}`;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The audit entry of a command, in the command's transaction: it commits with the change or not
+ * at all. The log records what people and client applications did (API keys, the operator,
+ * console users); what candidates do and what the clock does are recorded as events (the outbox),
+ * not here, so that the log stays a record of decisions and does not grow with every answer saved.
+ */
+export async function audit(ctx: CommandContext, action: string, target: string | null, status = 200): Promise<void> {
+  const actor = actorName(ctx.actor);
+  if (actor === undefined || ctx.actor.kind === 'system' || ctx.actor.kind === 'candidate') return;
+  await recordAudit(ctx.tx, { actor, clientIp: ctx.actor.clientIp ?? '-', userAgent: ctx.actor.userAgent, action, target, requestId: ctx.requestId, status });
 }

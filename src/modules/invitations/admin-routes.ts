@@ -5,7 +5,9 @@ import { Type } from 'typebox';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { retakeInvitation } from './lifecycle.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
+import { retakeInvitation, sendFreshLink } from './lifecycle.js';
 import { now, resend, type InviteDeps } from './service.js';
 
 const Delivery = Type.Object({
@@ -75,6 +77,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
   app.post(
     '/instances/:instance/candidates/:candidateId/invitations/:assessmentId/retake',
     {
+      config: { auditedByCommand: true },
       schema: {
         operationId: 'retakeAssessment',
         tags: ['admin'],
@@ -103,7 +106,11 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
     },
     async (request) => {
       const instance = await instanceOf(request.params.instance);
-      return retakeInvitation(deps, [instance.id], request.params.candidateId, request.params.assessmentId, now(deps), request.body?.email ?? true);
+      const ref = { instanceIds: [instance.id], candidateId: request.params.candidateId, assessmentId: request.params.assessmentId };
+      const fresh = await runCommand(deps.db, commandRequest(request, now(deps)), (ctx) => retakeInvitation(ctx, deps, ref), 'invitation_retake');
+      const result: { link: string; expiresAt: Date; invitationStatus?: 'SENT' | 'FAILED' } = { link: fresh.issued.link, expiresAt: fresh.issued.expiresAt };
+      if (request.body?.email ?? true) result.invitationStatus = await sendFreshLink(deps, fresh);
+      return result;
     },
   );
 };

@@ -6,7 +6,9 @@ import type { Database } from '../../db/database.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { DateTime, instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { instanceScope } from '../keys/authenticate.js';
-import { cancelInvitation, candidateView, extendInvitation, remindInvitation } from './lifecycle.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
+import { cancelInvitation, candidateView, extendInvitation, remindInvitation, sendFreshLink } from './lifecycle.js';
 import type { InviteDeps } from './service.js';
 
 const STATES = 'INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt)';
@@ -79,7 +81,8 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
     action('cancel', 'Withdraw an invitation', 'Its link no longer opens this assessment (the candidate is told it was withdrawn); an attempt in progress is closed unscored. Cancelling again changes nothing (200). A completed assessment cannot be withdrawn (409). Emits invitation.cancelled.'),
     async (request) => {
       const instances = scope(request);
-      await cancelInvitation(db, instances, request.params.candidateId, request.params.assessmentId, now());
+      const ref = { instanceIds: instances, candidateId: request.params.candidateId, assessmentId: request.params.assessmentId };
+      await runCommand(db, commandRequest(request, now()), (ctx) => cancelInvitation(ctx, ref), 'invitation_cancel');
       return invitationOf(instances, request.params.candidateId, request.params.assessmentId);
     },
   );
@@ -98,9 +101,11 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
     async (request) => {
       const instances = scope(request);
       const body = request.body as { expiresAt?: string; days?: number };
-      const until = body.expiresAt ? new Date(body.expiresAt) : new Date(now().getTime() + (body.days ?? 0) * 86_400_000);
+      const req = commandRequest(request, now());
+      const until = body.expiresAt ? new Date(body.expiresAt) : new Date(req.now.getTime() + (body.days ?? 0) * 86_400_000);
       if (Number.isNaN(until.getTime())) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'is not a date-time' }]);
-      await extendInvitation(db, instances, request.params.candidateId, request.params.assessmentId, until, now());
+      const ref = { instanceIds: instances, candidateId: request.params.candidateId, assessmentId: request.params.assessmentId, until };
+      await runCommand(db, req, (ctx) => extendInvitation(ctx, ref), 'invitation_extend');
       return invitationOf(instances, request.params.candidateId, request.params.assessmentId);
     },
   );
@@ -118,7 +123,9 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
     },
     async (request) => {
       const instances = scope(request);
-      const invitationStatus = await remindInvitation(invite, instances, request.params.candidateId, request.params.assessmentId, now());
+      const ref = { instanceIds: instances, candidateId: request.params.candidateId, assessmentId: request.params.assessmentId };
+      const fresh = await runCommand(db, commandRequest(request, now()), (ctx) => remindInvitation(ctx, invite, ref), 'invitation_remind');
+      const invitationStatus = await sendFreshLink(invite, fresh);
       return { ...(await invitationOf(instances, request.params.candidateId, request.params.assessmentId)), invitationStatus };
     },
   );

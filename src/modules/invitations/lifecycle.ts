@@ -1,24 +1,21 @@
 // The life of one invitation (a candidate and an assessment) after it is made: what a client
-// reads of it, withdrawing it, extending it, reminding the candidate, and its expiry.
-//
-// | state       | re-invite            | cancel                      | extend        | remind             | expiry job          |
-// |-------------|----------------------|-----------------------------|---------------|--------------------|---------------------|
-// | INVITED     | fresh link, renewed  | CANCELLED                   | new expiresAt | fresh link, e-mail | EXPIRED at expiresAt|
-// | EXPIRED     | INVITED again        | CANCELLED                   | INVITED again | 409 (extend first) | -                   |
-// | IN_PROGRESS | nothing changes      | CANCELLED, attempt closed   | 409           | fresh link, e-mail | - (its own deadline)|
-// | COMPLETED   | nothing changes      | 409                         | 409           | 409                | -                   |
-// | CANCELLED   | INVITED again*       | nothing (idempotent)        | 409           | 409                | -                   |
-// (*) only if it was not started; a withdrawn attempt stays closed.
+// reads of it, and the commands that move it (cancel, extend, remind, retake, and the clock's
+// reminders and expiry). What each does in each state is decided by the state machine
+// (machine.ts); each command locks the invitation's row first, so transitions of one invitation
+// are serialised and its events leave in the order they happened.
 import type { Database, Queryable } from '../../db/database.js';
-import { conflict, invalidInput, notFound } from '../../domain/errors.js';
+import { runCommand, systemRequest, type CommandContext } from '../../domain/command.js';
+import { conflict, invalidInput } from '../../domain/errors.js';
 import type { Job } from '../../jobs/runner.js';
+import { audit } from '../audit/audit.js';
 import { closeWithdrawn, supersedeAttempt } from '../attempts/repository.js';
 import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { LIMIT_MINUTES, resetForRetake } from './record.js';
+import { allow, lockInvitation, stateSql, type InvitationState, type LockedInvitation } from './machine.js';
 import { deliver, issueLink, type InviteDeps } from './service.js';
 
-export type InvitationState = 'INVITED' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED' | 'EXPIRED';
+export type { InvitationState } from './machine.js';
 
 export interface InvitationView {
   assessmentId: string;
@@ -38,9 +35,7 @@ export interface CandidateView {
   invitations: InvitationView[];
 }
 
-const STATE = `CASE WHEN i.cancelled_at IS NOT NULL THEN 'CANCELLED'
-                    WHEN i.assessment_status = 'INVITED' AND i.expires_at <= $3 THEN 'EXPIRED'
-                    ELSE i.assessment_status END`;
+const STATE = stateSql('$3');
 
 /** A candidate of the given instances with each invitation's state; undefined for anyone else. */
 export async function candidateView(db: Queryable, instanceIds: string[], candidateId: string, now: Date, publicUrl: string): Promise<CandidateView | undefined> {
@@ -72,59 +67,46 @@ export async function candidateView(db: Queryable, instanceIds: string[], candid
   };
 }
 
-interface Locked {
-  id: string;
-  instanceId: string;
+/** Which invitation a client or operator names: a candidate and an assessment id, within instances. */
+export interface InvitationRef {
+  instanceIds: string[];
   candidateId: string;
-  assessmentUuid: string;
-  state: InvitationState;
+  assessmentId: string;
 }
 
-/** The invitation of a candidate and assessment (by the id clients use), locked for a change. */
-async function lock(tx: Queryable, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<Locked> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId) || !/^[a-z][a-z0-9-]{0,63}$/.test(assessmentId)) {
-    throw notFound('No such invitation');
-  }
-  const { rows } = await tx.query<Locked>(
-    `SELECT i.id, i.instance_id AS "instanceId", i.candidate_id AS "candidateId", i.assessment_id AS "assessmentUuid", ${STATE} AS state
-       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
-      WHERE i.candidate_id = $1 AND i.instance_id = ANY($2::uuid[]) AND a.slug = $4
-      FOR UPDATE OF i`,
-    [candidateId, instanceIds, now, assessmentId],
-  );
-  if (!rows[0]) throw notFound('No such invitation: the candidate is not invited to this assessment in your instances');
-  return { ...rows[0], id: String(rows[0].id) };
-}
+const locate = (ctx: CommandContext, ref: InvitationRef) => lockInvitation(ctx.tx, ref.instanceIds, ref.candidateId, ref.assessmentId, ctx.now);
+const targetOf = (ref: InvitationRef) => `${ref.candidateId}/${ref.assessmentId}`;
 
 /** Withdraws an invitation: its link no longer opens it, an attempt in progress is closed unscored. Idempotent. */
-export async function cancelInvitation(db: Database, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<void> {
-  await db.transaction(async (tx) => {
-    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
-    if (inv.state === 'CANCELLED') return;
-    if (inv.state === 'COMPLETED') throw conflict('This assessment is completed: its result stands and cannot be withdrawn');
-    await tx.query('UPDATE invitations SET cancelled_at = $2 WHERE id = $1', [inv.id, now]);
-    await closeWithdrawn(tx, inv.id);
-    await emitInvitationEvents(tx, 'invitation.cancelled', [inv.id], now);
-  });
+export async function cancelInvitation(ctx: CommandContext, ref: InvitationRef): Promise<void> {
+  const inv = await locate(ctx, ref);
+  if ('same' in allow(inv.state, 'cancel', inv.facts)) return;
+  await ctx.tx.query('UPDATE invitations SET cancelled_at = $2 WHERE id = $1', [inv.id, ctx.now]);
+  await closeWithdrawn(ctx.tx, inv.id, ctx.now);
+  await emitInvitationEvents(ctx.tx, 'invitation.cancelled', [inv.id], ctx.now);
+  await audit(ctx, 'invitation.cancel', targetOf(ref));
 }
 
-/** Moves the time until which an invitation may be started (and its links' expiry with it). */
-export async function extendInvitation(db: Database, instanceIds: string[], candidateId: string, assessmentId: string, until: Date, now: Date): Promise<void> {
-  if (until.getTime() <= now.getTime()) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'must be in the future' }]);
-  if (until.getTime() > now.getTime() + 366 * 86_400_000) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'must be within a year' }]);
-  await db.transaction(async (tx) => {
-    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
-    if (inv.state !== 'INVITED' && inv.state !== 'EXPIRED') throw conflict(`An invitation that is ${inv.state.toLowerCase().replace('_', ' ')} cannot be extended`);
-    await tx.query('UPDATE invitations SET expires_at = $2, expired_at = NULL WHERE id = $1', [inv.id, until]);
-    await tx.query(
-      `UPDATE invite_links SET expires_at = greatest(expires_at, $3) WHERE candidate_id = $1 AND $2 = ANY(assessment_ids) AND revoked_at IS NULL`,
-      [inv.candidateId, inv.assessmentUuid, until],
-    );
-  });
+/**
+ * Moves the time until which an invitation may be started (and its links' expiry with it). It
+ * never moves it earlier: an invitation that may already be started later than `until` keeps
+ * its time.
+ */
+export async function extendInvitation(ctx: CommandContext, ref: InvitationRef & { until: Date }): Promise<void> {
+  if (ref.until.getTime() <= ctx.now.getTime()) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'must be in the future' }]);
+  if (ref.until.getTime() > ctx.now.getTime() + 366 * 86_400_000) throw invalidInput([{ in: 'body', name: 'expiresAt', detail: 'must be within a year' }]);
+  const inv = await locate(ctx, ref);
+  allow(inv.state, 'extend', inv.facts);
+  await ctx.tx.query('UPDATE invitations SET expires_at = greatest(expires_at, $2), expired_at = NULL WHERE id = $1', [inv.id, ref.until]);
+  await ctx.tx.query(
+    `UPDATE invite_links SET expires_at = greatest(expires_at, $3) WHERE candidate_id = $1 AND $2 = ANY(assessment_ids) AND revoked_at IS NULL`,
+    [inv.candidateId, inv.assessmentUuid, ref.until],
+  );
+  await audit(ctx, 'invitation.extend', targetOf(ref));
 }
 
 /** Who gets a fresh link to one invitation, and with what time limit (their own). */
-async function recipientOf(tx: Queryable, inv: Locked): Promise<{ email: string | null; firstName: string; lastName: string; name: string; durationMinutes: number }> {
+async function recipientOf(tx: Queryable, inv: LockedInvitation): Promise<{ email: string | null; firstName: string; lastName: string; name: string; durationMinutes: number }> {
   const { rows } = await tx.query<{ email: string | null; firstName: string; lastName: string; name: string; durationMinutes: number }>(
     `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", s.name, ${LIMIT_MINUTES} AS "durationMinutes"
        FROM candidates c, invitations i JOIN assessments s ON s.id = i.assessment_id WHERE c.id = $1 AND i.candidate_id = c.id AND i.assessment_id = $2`,
@@ -133,8 +115,15 @@ async function recipientOf(tx: Queryable, inv: Locked): Promise<{ email: string 
   return rows[0]!;
 }
 
+/** A fresh link of one invitation, ready to be e-mailed after commit (sendFreshLink). */
+export interface FreshLink {
+  inv: LockedInvitation;
+  who: { email: string; firstName: string; lastName: string; name: string; durationMinutes: number };
+  issued: Awaited<ReturnType<typeof issueLink>>;
+}
+
 /** E-mails a fresh link of one invitation (after commit); SENT or FAILED as the relay answered. */
-function sendFreshLink(deps: InviteDeps, p: { inv: Locked; who: { email: string; firstName: string; lastName: string; name: string; durationMinutes: number }; issued: Awaited<ReturnType<typeof issueLink>> }) {
+export function sendFreshLink(deps: InviteDeps, p: FreshLink) {
   return deliver(deps, {
     instanceId: p.inv.instanceId,
     instance: p.issued.instance,
@@ -146,54 +135,37 @@ function sendFreshLink(deps: InviteDeps, p: { inv: Locked; who: { email: string;
   });
 }
 
-/** Sends the candidate a fresh link to this assessment; SENT or FAILED as the relay answered. */
-export async function remindInvitation(deps: InviteDeps, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<'SENT' | 'FAILED'> {
-  const prepared = await deps.db.transaction(async (tx) => {
-    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
-    if (inv.state !== 'INVITED' && inv.state !== 'IN_PROGRESS') throw conflict(`An invitation that is ${inv.state.toLowerCase().replace('_', ' ')} gets no reminder${inv.state === 'EXPIRED' ? ': extend it first' : ''}`);
-    const who = await recipientOf(tx, inv);
-    if (who.email === null) throw conflict("This candidate's data was erased: there is nobody to remind");
-    const issued = await issueLink(tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid]);
-    return { inv, who: { ...who, email: who.email }, issued };
-  });
-  return sendFreshLink(deps, prepared);
+/**
+ * Issues the candidate a fresh link to this assessment, to be e-mailed after commit
+ * (sendFreshLink): a reminder.
+ */
+export async function remindInvitation(ctx: CommandContext, deps: InviteDeps, ref: InvitationRef): Promise<FreshLink> {
+  const inv = await locate(ctx, ref);
+  allow(inv.state, 'remind', inv.facts);
+  const who = await recipientOf(ctx.tx, inv);
+  if (who.email === null) throw conflict("This candidate's data was erased: there is nobody to remind");
+  const issued = await issueLink(ctx.tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid], ctx.now);
+  await audit(ctx, 'invitation.remind', targetOf(ref));
+  return { inv, who: { ...who, email: who.email }, issued };
 }
 
 /**
  * Lets a candidate take an assessment again (an operator's decision): the finished attempt stays
  * as history with its answers and the record as it stood, the record starts over as INVITED, and
- * a fresh link is issued (and e-mailed when `email`). Completed assessments, and withdrawn ones
- * that had been started, can be retaken; anything else is 409.
+ * a fresh link is issued (to be e-mailed after commit with sendFreshLink). Completed assessments,
+ * and withdrawn ones that had been started, can be retaken; anything else is 409.
  */
-export async function retakeInvitation(
-  deps: InviteDeps,
-  instanceIds: string[],
-  candidateId: string,
-  assessmentId: string,
-  now: Date,
-  email: boolean,
-  /** Runs before commit (the console's audit entry). */
-  inTransaction?: (tx: Queryable) => Promise<void>,
-): Promise<{ link: string; expiresAt: Date; invitationStatus?: 'SENT' | 'FAILED' }> {
-  const prepared = await deps.db.transaction(async (tx) => {
-    const inv = await lock(tx, instanceIds, candidateId, assessmentId, now);
-    if (inv.state !== 'COMPLETED' && inv.state !== 'CANCELLED') {
-      throw conflict(`An assessment that is ${inv.state.toLowerCase().replace('_', ' ')} cannot be retaken: only a completed one (or one withdrawn after it was started)`);
-    }
-    if (!(await supersedeAttempt(tx, inv.id, now))) throw conflict('This assessment was withdrawn before it was started: invite the candidate again to reopen it');
-    await resetForRetake(tx, inv.id, now);
-    const who = await recipientOf(tx, inv);
-    if (who.email === null) throw conflict("This candidate's data was erased: there is nobody to invite");
-    const issued = await issueLink(tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid]);
-    await tx.query('UPDATE invitations SET expires_at = greatest(expires_at, $2) WHERE id = $1', [inv.id, issued.expiresAt]);
-    await inTransaction?.(tx);
-    return { inv, who: { ...who, email: who.email }, issued };
-  });
-  const result: { link: string; expiresAt: Date; invitationStatus?: 'SENT' | 'FAILED' } = { link: prepared.issued.link, expiresAt: prepared.issued.expiresAt };
-  if (email) {
-    result.invitationStatus = await sendFreshLink(deps, prepared);
-  }
-  return result;
+export async function retakeInvitation(ctx: CommandContext, deps: InviteDeps, ref: InvitationRef): Promise<FreshLink> {
+  const inv = await locate(ctx, ref);
+  allow(inv.state, 'retake', inv.facts);
+  if (!(await supersedeAttempt(ctx.tx, inv.id, ctx.now))) throw conflict('This assessment was withdrawn before it was started: invite the candidate again to reopen it');
+  await resetForRetake(ctx.tx, inv.id, ctx.now);
+  const who = await recipientOf(ctx.tx, inv);
+  if (who.email === null) throw conflict("This candidate's data was erased: there is nobody to invite");
+  const issued = await issueLink(ctx.tx, deps, inv.instanceId, inv.candidateId, [inv.assessmentUuid], ctx.now);
+  await ctx.tx.query('UPDATE invitations SET expires_at = greatest(expires_at, $2) WHERE id = $1', [inv.id, issued.expiresAt]);
+  await audit(ctx, 'invitation.retake', targetOf(ref));
+  return { inv, who: { ...who, email: who.email }, issued };
 }
 
 /**
@@ -227,7 +199,7 @@ export function reminderJob(deps: InviteDeps, everyMs: number, clock: () => Date
         const deliveries = [];
         for (const group of byCandidate.values()) {
           const first = group[0]!;
-          const issued = await issueLink(tx, deps, first.instanceId, first.candidateId, group.map((r) => r.assessmentUuid));
+          const issued = await issueLink(tx, deps, first.instanceId, first.candidateId, group.map((r) => r.assessmentUuid), now);
           deliveries.push({
             instanceId: first.instanceId,
             instance: issued.instance,
@@ -249,25 +221,30 @@ export function reminderJob(deps: InviteDeps, everyMs: number, clock: () => Date
   };
 }
 
-/** Announces invitations whose time to start ran out (invitation.expired), each once, whichever node. */
+/**
+ * The clock's transition: invitations whose time to start ran out become EXPIRED, each announced
+ * (invitation.expired) once, whichever node takes it. Rows are claimed with SKIP LOCKED, so a
+ * command holding one (an extend) is not waited for: it is decided after that command, by the
+ * state it leaves.
+ */
+export async function expireDue(ctx: CommandContext, limit = 200): Promise<number> {
+  const { rows } = await ctx.tx.query<{ id: string }>(
+    `SELECT id FROM invitations WHERE assessment_status = 'INVITED' AND cancelled_at IS NULL AND expired_at IS NULL AND expires_at <= $1
+      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [ctx.now, limit],
+  );
+  if (rows.length === 0) return 0;
+  const ids = rows.map((r) => String(r.id));
+  await ctx.tx.query('UPDATE invitations SET expired_at = $2 WHERE id = ANY($1::bigint[])', [ids, ctx.now]);
+  await emitInvitationEvents(ctx.tx, 'invitation.expired', ids, ctx.now);
+  return ids.length;
+}
+
+/** Runs expireDue every `everyMs`. */
 export function expiryJob(db: Database, everyMs: number, clock: () => Date): Job {
   return {
     name: 'invitation-expiry',
     everyMs,
-    async run() {
-      const now = clock();
-      return db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ id: string }>(
-          `SELECT id FROM invitations WHERE assessment_status = 'INVITED' AND cancelled_at IS NULL AND expired_at IS NULL AND expires_at <= $1
-            ORDER BY expires_at LIMIT 200 FOR UPDATE SKIP LOCKED`,
-          [now],
-        );
-        if (rows.length === 0) return 0;
-        const ids = rows.map((r) => String(r.id));
-        await tx.query('UPDATE invitations SET expired_at = $2 WHERE id = ANY($1::bigint[])', [ids, now]);
-        await emitInvitationEvents(tx, 'invitation.expired', ids, now);
-        return ids.length;
-      });
-    },
+    run: () => runCommand(db, systemRequest('invitation-expiry', clock()), (ctx) => expireDue(ctx)),
   };
 }

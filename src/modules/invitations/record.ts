@@ -19,14 +19,14 @@ export interface RecordScore {
   typingWpm: number;
 }
 
-/** What the attempts module needs to pin an attempt: the invitation's assessment and its current version, locked. */
 /** The candidate's time limit in minutes: the assessment's, plus the invite's extra time rounded up. */
 export const LIMIT_MINUTES = 'ceil(s.duration_minutes * (100 + i.extra_time_percent) / 100.0)::int';
 
-export async function lockForStart(tx: Queryable, invitationId: string): Promise<{ assessmentId: string; version: number; minutes: number }> {
+/** What an attempt starts from: the invitation's assessment, its current version and the candidate's time limit (the invitation is locked by the caller). */
+export async function startingPoint(tx: Queryable, invitationId: string): Promise<{ assessmentId: string; version: number; minutes: number }> {
   const { rows } = await tx.query<{ assessmentId: string; version: number; minutes: number }>(
     `SELECT i.assessment_id AS "assessmentId", s.current_version AS version, ${LIMIT_MINUTES} AS minutes
-       FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1 FOR UPDATE OF i`,
+       FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1`,
     [invitationId],
   );
   return rows[0]!;

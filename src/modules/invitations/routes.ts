@@ -4,7 +4,8 @@ import { instanceHeader, problemResponses, publicSecurity } from '../../http/ope
 import { Problem, invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { claim, complete, fingerprint, release, HEADER as IDEMPOTENCY_HEADER, TTL_HOURS, type Scope } from './idempotency.js';
-import { invite, type InviteDeps } from './service.js';
+import { invite, now, type InviteDeps } from './service.js';
+import { commandRequest } from '../../http/command.js';
 
 // A name: no control characters, at least one visible character; trimmed before use. (The visible
 // character is not \S, which a lone control character such as NUL would satisfy.)
@@ -68,8 +69,25 @@ export const InviteResult = Type.Object(
     invitationStatus: Type.Optional(
       Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], {
         examples: ['SENT'],
-        description: 'Present only with sendInvite=true: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way.',
+        description:
+          'Present only with sendInvite=true and when something was e-mailed: SENT when the mail relay accepted the e-mail, FAILED when it refused it or did not answer in time. The invitation is stored either way. Absent when every assessment of the invite is in `skipped` (no e-mail is sent for those).',
       }),
+    ),
+    skipped: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            assessmentId: Type.String({ examples: ['customer-support'] }),
+            status: Type.Union([Type.Literal('COMPLETED'), Type.Literal('CANCELLED')], { examples: ['COMPLETED'] }),
+            detail: Type.String({ examples: ['completed: its result stands (an operator may allow a retake)'] }),
+          },
+          { additionalProperties: false },
+        ),
+        {
+          description:
+            'Assessments of this invite that inviting again cannot reopen, left as they were: completed ones (their result stands; an operator may allow a retake) and ones withdrawn after they were started. They are not e-mailed, not announced by any event, and the link does not open them (unless nothing of the invite is open). Absent when there are none.',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -146,7 +164,8 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
         language: body.language,
       };
       const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
-      if (idempotencyKey === undefined) return [await invite(deps, instance!.id, input, sendInvite)];
+      const req = commandRequest(request, now(deps));
+      if (idempotencyKey === undefined) return [await invite(deps, instance!.id, input, sendInvite, req)];
 
       const scope: Scope = { keyId: request.apiKey!.id, instanceId: instance!.id, key: idempotencyKey, secret: String(request.headers['x-api-key']) };
       const print = fingerprint(body, sendInvite);
@@ -157,7 +176,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
       }
       let result;
       try {
-        result = [await invite(deps, instance!.id, input, sendInvite)];
+        result = [await invite(deps, instance!.id, input, sendInvite, req)];
       } catch (error) {
         await release(deps.db, scope).catch((err: unknown) => request.log.error({ err }, 'could not release an idempotency key'));
         throw error;

@@ -5,7 +5,9 @@
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
+import { runCommand, type CommandContext, type CommandRequest } from '../../domain/command.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
+import { audit } from '../audit/audit.js';
 import { findAssessmentsBySlug } from '../assessments/repository.js';
 import { upsertCandidate } from '../candidates/repository.js';
 import { generateToken } from '../keys/secret.js';
@@ -14,6 +16,7 @@ import { loadTemplates, renderInvitationWith } from '../mail/invitation-message.
 import { brandOf, type BrandSource } from '../tenants/branding.js';
 import type { Mailer } from '../mail/mailer.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
+import { decide, lockInvitationById } from './machine.js';
 
 export interface InviteRequest {
   email: string;
@@ -26,10 +29,19 @@ export interface InviteRequest {
   language?: string;
 }
 
+/** An assessment of an invite that was left as it was, and why (inviting again cannot reopen it). */
+export interface SkippedAssessment {
+  assessmentId: string;
+  status: 'COMPLETED' | 'CANCELLED';
+  detail: string;
+}
+
 export interface InviteResult {
   link: string;
   candidateId: string;
   invitationStatus?: 'SENT' | 'FAILED';
+  /** Assessments of the invite that nothing was done for; absent when there are none. */
+  skipped?: SkippedAssessment[];
 }
 
 export interface InviteDeps {
@@ -61,7 +73,7 @@ interface IssuedLink {
 }
 
 /** Inserts a fresh link for a candidate and assessments; the token exists only in the result. */
-export async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, candidateId: string, assessmentIds: string[]): Promise<IssuedLink> {
+export async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, candidateId: string, assessmentIds: string[], now: Date): Promise<IssuedLink> {
   const { token, hash } = generateToken();
   const { rows } = await tx.query<{ linkId: string; expiresAt: Date; portalUrl: string | null } & BrandSource>(
     `WITH n AS (
@@ -70,14 +82,14 @@ export async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: str
          FROM instances WHERE id = $1
      ), link AS (
        INSERT INTO invite_links (instance_id, candidate_id, token_hash, assessment_ids, expires_at)
-       SELECT n.id, $2, $3, $4, now() + make_interval(days => n.invite_ttl_days) FROM n
+       SELECT n.id, $2, $3, $4, $5::timestamptz + make_interval(days => n.invite_ttl_days) FROM n
        RETURNING id, expires_at
      )
      SELECT link.id AS "linkId", link.expires_at AS "expiresAt", n.portal_url AS "portalUrl", n.name, n.mail_from_name AS "mailFromName",
             n.mail_from_address AS "mailFromAddress", n.display_name AS "displayName", n.accent_color AS "accentColor",
             n.support_email AS "supportEmail", n.privacy_url AS "privacyUrl", n.logo_sha256 AS "logoSha256"
        FROM link, n`,
-    [instanceId, candidateId, hash, assessmentIds],
+    [instanceId, candidateId, hash, assessmentIds, now],
   );
   const { linkId, expiresAt, portalUrl, ...instance } = rows[0]!;
   return { linkId, link: portalLink(portalUrl ?? deps.publicUrl, token), expiresAt, instance };
@@ -86,46 +98,83 @@ export async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: str
 /** The form of an assessment id (the CHECK on assessments.slug). */
 const SLUG = /^[a-z][a-z0-9-]{0,63}$/;
 
-export async function invite(deps: InviteDeps, instanceId: string, request: InviteRequest, sendInvite: boolean): Promise<InviteResult> {
-  const created = await retryOnConflict(() =>
-    deps.db.transaction(async (tx) => {
-      // Only well-formed slugs are looked up: anything else (a NUL, which PostgreSQL refuses in
-      // text, included) cannot name an assessment and is reported as unknown below.
-      const found = await findAssessmentsBySlug(tx, instanceId, request.assessments.filter((slug) => SLUG.test(slug)));
-      const unknown = request.assessments.filter((slug) => !found.some((a) => a.slug === slug));
-      if (unknown.length > 0) {
-        throw invalidInput(
-          unknown.map((slug) => ({ in: 'body' as const, name: `assessments.${request.assessments.indexOf(slug)}`, detail: `"${slug}" is not a published assessment of this instance` })),
-          `Unknown assessment${unknown.length === 1 ? '' : 's'} for this instance: ${unknown.join(', ')}`,
-        );
-      }
-      const candidateId = await upsertCandidate(tx, instanceId, request);
-      // A fixed order of inserts keeps two invites of one candidate from deadlocking each other.
-      const assessmentIds = found.map((a) => a.id).sort();
-      const { rows: created } = await tx.query<{ id: string }>(
-        `INSERT INTO invitations (instance_id, candidate_id, assessment_id, expires_at)
-         SELECT $1, $2, id, now() + make_interval(days => (SELECT invite_ttl_days FROM instances WHERE id = $1)) FROM unnest($3::uuid[]) AS t(id) ORDER BY id
-         ON CONFLICT (candidate_id, assessment_id) DO NOTHING
-         RETURNING id`,
-        [instanceId, candidateId, assessmentIds],
-      );
-      await emitInvitationEvents(tx, 'invitation.created', created.map((r) => String(r.id)), now(deps));
-      const issued = await issueLink(tx, deps, instanceId, candidateId, assessmentIds);
-      // Inviting again renews what is not yet started: it may be started until the new link
-      // expires, and a withdrawn or expired invitation is open again.
-      // The accommodation and language of this invite apply to what is not yet started.
-      await tx.query(
-        `UPDATE invitations SET expires_at = greatest(expires_at, $3), cancelled_at = NULL, expired_at = NULL,
-                extra_time_percent = coalesce($4, extra_time_percent), language = coalesce($5, language)
-          WHERE candidate_id = $1 AND assessment_id = ANY($2::uuid[]) AND assessment_status = 'INVITED'`,
-        [candidateId, assessmentIds, issued.expiresAt, request.extraTimePercent ?? null, request.language ?? null],
-      );
-      return { candidateId, assessments: found, ...issued };
-    }, 'invite'),
-  );
+/** What the invite command made, to be e-mailed after commit. */
+export interface PreparedInvite extends IssuedLink {
+  candidateId: string;
+  /** The assessments the link opens and the e-mail names, in the order asked for. */
+  open: { id: string; slug: string; name: string; durationMinutes: number }[];
+  skipped: SkippedAssessment[];
+}
 
+/**
+ * Invites a candidate (found by e-mail, or made) to assessments of an instance: new invitations
+ * are made, those not yet started are renewed (a withdrawn or expired one is open again), one in
+ * progress goes on; a completed one, or one withdrawn after it was started, cannot be reopened by
+ * inviting: it is left as it is, named in `skipped`, and neither e-mailed nor announced. A fresh
+ * link opens what is open (all of them when nothing is, so that the candidate can still see
+ * their results page).
+ */
+export async function inviteCandidate(ctx: CommandContext, deps: InviteDeps, input: { instanceId: string; request: InviteRequest }): Promise<PreparedInvite> {
+  const { tx } = ctx;
+  const { instanceId, request } = input;
+  // Only well-formed slugs are looked up: anything else (a NUL, which PostgreSQL refuses in
+  // text, included) cannot name an assessment and is reported as unknown below.
+  const found = await findAssessmentsBySlug(tx, instanceId, request.assessments.filter((slug) => SLUG.test(slug)));
+  const unknown = request.assessments.filter((slug) => !found.some((a) => a.slug === slug));
+  if (unknown.length > 0) {
+    throw invalidInput(
+      unknown.map((slug) => ({ in: 'body' as const, name: `assessments.${request.assessments.indexOf(slug)}`, detail: `"${slug}" is not a published assessment of this instance` })),
+      `Unknown assessment${unknown.length === 1 ? '' : 's'} for this instance: ${unknown.join(', ')}`,
+    );
+  }
+  const candidateId = await upsertCandidate(tx, instanceId, request);
+  // A fixed order of inserts and locks keeps two invites of one candidate from deadlocking each other.
+  const assessmentIds = found.map((a) => a.id).sort();
+  const { rows: created } = await tx.query<{ id: string }>(
+    `INSERT INTO invitations (instance_id, candidate_id, assessment_id, expires_at)
+     SELECT $1, $2, id, $4::timestamptz + make_interval(days => (SELECT invite_ttl_days FROM instances WHERE id = $1)) FROM unnest($3::uuid[]) AS t(id) ORDER BY id
+     ON CONFLICT (candidate_id, assessment_id) DO NOTHING
+     RETURNING id`,
+    [instanceId, candidateId, assessmentIds, ctx.now],
+  );
+  // Every invitation of the invite, locked (in the same order) and decided by the state machine.
+  const states = new Map<string, { id: string; outcome: ReturnType<typeof decide>; state: string }>();
+  for (const assessmentId of assessmentIds) {
+    const { rows } = await tx.query<{ id: string }>('SELECT id::text AS id FROM invitations WHERE candidate_id = $1 AND assessment_id = $2', [candidateId, assessmentId]);
+    const inv = (await lockInvitationById(tx, rows[0]!.id, ctx.now))!;
+    states.set(assessmentId, { id: inv.id, outcome: decide(inv.state, 'invite', inv.facts), state: inv.state });
+  }
+  const skipped: SkippedAssessment[] = [];
+  const open: typeof found = [];
+  for (const a of request.assessments.map((slug) => found.find((f) => f.slug === slug)!)) {
+    if (open.includes(a) || skipped.some((s) => s.assessmentId === a.slug)) continue;
+    const { outcome, state } = states.get(a.id)!;
+    if ('same' in outcome && (state === 'COMPLETED' || state === 'CANCELLED')) {
+      skipped.push({ assessmentId: a.slug, status: state, detail: state === 'COMPLETED' ? 'completed: its result stands (an operator may allow a retake)' : 'withdrawn after it was started: it stays closed' });
+    } else open.push(a);
+  }
+  await emitInvitationEvents(tx, 'invitation.created', created.map((r) => String(r.id)), ctx.now);
+  const linked = open.length > 0 ? open.map((a) => a.id).sort() : assessmentIds;
+  const issued = await issueLink(tx, deps, instanceId, candidateId, linked, ctx.now);
+  // Inviting again renews what is not yet started: it may be started until the new link
+  // expires, and a withdrawn (never started) or expired invitation is open again. The
+  // accommodation and language of this invite apply to what is not yet started.
+  const renew = [...states.values()].filter((s) => 'to' in s.outcome || s.state === 'INVITED').map((s) => s.id);
+  await tx.query(
+    `UPDATE invitations SET expires_at = greatest(expires_at, $2), cancelled_at = NULL, expired_at = NULL,
+            extra_time_percent = coalesce($3, extra_time_percent), language = coalesce($4, language)
+      WHERE id = ANY($1::bigint[])`,
+    [renew, issued.expiresAt, request.extraTimePercent ?? null, request.language ?? null],
+  );
+  await audit(ctx, 'invitation.create', candidateId);
+  return { candidateId, open, skipped, ...issued };
+}
+
+/** The invite of /v1/invite and the console: the command (retried on a deadlock), then the e-mail after commit when asked. */
+export async function invite(deps: InviteDeps, instanceId: string, request: InviteRequest, sendInvite: boolean, req: CommandRequest): Promise<InviteResult> {
+  const created = await retryOnConflict(() => runCommand(deps.db, req, (ctx) => inviteCandidate(ctx, deps, { instanceId, request }), 'invite'));
   const result: InviteResult = { link: created.link, candidateId: created.candidateId };
-  if (sendInvite) {
+  if (sendInvite && created.open.length > 0) {
     result.invitationStatus = await deliver(deps, {
       instanceId,
       instance: created.instance,
@@ -134,11 +183,10 @@ export async function invite(deps: InviteDeps, instanceId: string, request: Invi
       link: created.link,
       expiresAt: created.expiresAt,
       // The e-mail states the candidate's own time limit (with any extra time, never why).
-      assessments: request.assessments
-        .map((slug) => created.assessments.find((a) => a.slug === slug)!)
-        .map((a) => ({ ...a, durationMinutes: Math.ceil((a.durationMinutes * (100 + (request.extraTimePercent ?? 0))) / 100) })),
+      assessments: created.open.map((a) => ({ ...a, durationMinutes: Math.ceil((a.durationMinutes * (100 + (request.extraTimePercent ?? 0))) / 100) })),
     });
   }
+  if (created.skipped.length > 0) result.skipped = created.skipped;
   return result;
 }
 
@@ -239,7 +287,7 @@ export async function resend(deps: InviteDeps, instanceId: string, deliveryId: s
       `SELECT name, duration_minutes AS "durationMinutes" FROM assessments WHERE id = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], id)`,
       [found.assessmentIds],
     );
-    const issued = await issueLink(tx, deps, instanceId, found.candidateId, found.assessmentIds);
+    const issued = await issueLink(tx, deps, instanceId, found.candidateId, found.assessmentIds, now(deps));
     return { found, assessments: assessments.rows, issued };
   });
   await deliver(deps, {

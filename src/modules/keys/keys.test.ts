@@ -4,10 +4,11 @@ import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp } from '../../app.js';
 import { ADMIN_TOKEN, describeEachStore } from '../../../test/harness.js';
+import { movingClock } from '../../../test/support/clock.js';
 
 /** The app's clock: the real time plus however far a test moved it (only ever forward). */
-let movedMs = 0;
-const now = () => new Date(Date.now() + movedMs);
+const time = movingClock();
+const now = time.now;
 
 describeEachStore('API keys and tenancy', (ctx) => {
   const get = (key: string | undefined, url: string, headers: Record<string, string> = {}) =>
@@ -40,7 +41,7 @@ describeEachStore('API keys and tenancy', (ctx) => {
     const expiring = await ctx().key([instance], { expiresAt: new Date(now().getTime() + 60_000).toISOString() });
     assert.equal((await get(expiring, '/v1/assessment')).statusCode, 200);
     // Past its expiry by the app's clock (no waiting): refused, cached verdict or not.
-    movedMs += 61_000;
+    time.offset += 61_000;
 
     const cases: [string, string | undefined][] = [
       ['missing', undefined],
@@ -130,7 +131,7 @@ describeEachStore('API keys and tenancy', (ctx) => {
       assert.equal((await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).statusCode, 401, 'refused at once on the node that revoked it');
       // The other node may still answer from its cache; once its cache time has passed by its
       // clock, it must ask the database again and refuse the key.
-      movedMs += 2001;
+      time.offset += 2001;
       assert.equal((await viaOther()).statusCode, 401, 'refused by the other node after KEY_CACHE_MS');
     } finally {
       await other.close();

@@ -1,0 +1,133 @@
+// Commands and the invitation's state machine, on both stores: a command is all or nothing (with
+// its audit entry and events), inviting again cannot reopen a completed assessment, extend never
+// shortens, a withdrawn attempt is never scored, and the documented table is the machine's.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { it } from 'node:test';
+import { runCommand } from '../src/domain/command.js';
+import { cancelInvitation } from '../src/modules/invitations/lifecycle.js';
+import { decide, machineTable, STATES } from '../src/modules/invitations/machine.js';
+import { describeEachStore, QUICK_ASSESSMENT, sampleAssessment, type TestContext } from './harness.js';
+
+
+it('the table of docs/integration.md is the state machine', () => {
+  const docs = readFileSync(path.resolve(import.meta.dirname, '..', 'docs', 'integration.md'), 'utf8');
+  assert.ok(docs.includes(machineTable()), `docs/integration.md must hold the table made by machineTable():\n${machineTable()}`);
+});
+
+it('every state answers every transition', () => {
+  for (const state of STATES) {
+    for (const t of ['invite', 'start', 'submit', 'expire', 'cancel', 'extend', 'remind', 'retake'] as const) {
+      for (const started of [false, true]) assert.ok(decide(state, t, { started }), `${state} × ${t}`);
+    }
+  }
+});
+
+async function take(ctx: TestContext, instance: string, key: string, email: string, assessments: string[], query = '') {
+  const invited = await ctx.request({ method: 'POST', url: `/v1/invite${query}`, headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Com', lastName: 'Mand', assessments } });
+  assert.equal(invited.statusCode, 200, invited.body);
+  const result = invited.json()[0] as { candidateId: string; link: string; invitationStatus?: string; skipped?: { assessmentId: string; status: string }[] };
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: result.link.split('sessionToken=')[1] } });
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: `/portal/a/${assessments[0]}`, headers: { cookie } })).body)?.[1] ?? '';
+  const form = (url: string, fields: Record<string, string> = {}) =>
+    ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+  return { ...result, form };
+}
+
+describeEachStore('commands', (ctx) => {
+  let instance: string;
+  let key: string;
+  const count = async (sql: string, params: unknown[]) => (await ctx().db.query<{ n: number }>(sql, params)).rows[0]!.n;
+
+  it('a command that fails half-way leaves no change, no audit entry and no event', async () => {
+    instance = await ctx().instance('commands');
+    assert.equal((await ctx().publish(instance, QUICK_ASSESSMENT)).statusCode, 201);
+    assert.equal((await ctx().publish(instance, sampleAssessment('alpha'))).statusCode, 201);
+    key = await ctx().key([instance], { rateLimit: 100000 });
+    const c = await take(ctx(), instance, key, 'half@commands.example', ['quick']);
+    const { rows } = await ctx().db.query<{ id: string }>('SELECT id FROM instances WHERE name = $1', [instance]);
+    const events = () => count(`SELECT count(*)::int AS n FROM outbox_events WHERE body LIKE $1`, [`%${c.candidateId}%`]);
+    const audits = () => count(`SELECT count(*)::int AS n FROM audit_log WHERE target LIKE $1`, [`${c.candidateId}%`]);
+    const [eventsBefore, auditsBefore] = [await events(), await audits()];
+    const ref = { instanceIds: [rows[0]!.id], candidateId: c.candidateId, assessmentId: 'quick' };
+    const request = { actor: { kind: 'api-key' as const, id: 'test' }, requestId: 'half-way', now: new Date() };
+    await assert.rejects(
+      runCommand(ctx().db, request, async (cmd) => {
+        await cancelInvitation(cmd, ref);
+        // Everything the cancel wrote is there inside the transaction …
+        assert.equal((await cmd.tx.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE request_id = $1', ['half-way'])).rows[0]!.n, 1);
+        throw new Error('the next step fails');
+      }),
+      /the next step fails/,
+    );
+    // … and nothing of it outside.
+    assert.equal(await count('SELECT count(*)::int AS n FROM invitations WHERE candidate_id = $1 AND cancelled_at IS NOT NULL', [c.candidateId]), 0);
+    assert.equal(await events(), eventsBefore, 'no event');
+    assert.equal(await audits(), auditsBefore, 'no audit entry');
+    // The same command on its own commits all three.
+    await runCommand(ctx().db, request, (cmd) => cancelInvitation(cmd, ref));
+    assert.equal(await count('SELECT count(*)::int AS n FROM invitations WHERE candidate_id = $1 AND cancelled_at IS NOT NULL', [c.candidateId]), 1);
+    assert.equal(await events(), eventsBefore + 1);
+    assert.equal(await audits(), auditsBefore + 1);
+  });
+
+  it('audits a client\'s cancel with its key, inside the change', async () => {
+    const c = await take(ctx(), instance, key, 'audited@commands.example', ['quick']);
+    assert.equal((await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/quick/cancel`, headers: { 'x-api-key': key, 'x-request-id': 'cancel-audit-1' } })).statusCode, 200);
+    const { rows } = await ctx().db.query<{ actor: string; action: string; target: string }>('SELECT actor, action, target FROM audit_log WHERE request_id = $1', ['cancel-audit-1']);
+    assert.equal(rows.length, 1);
+    assert.match(rows[0]!.actor, /^key:/);
+    assert.deepEqual([rows[0]!.action, rows[0]!.target], ['invitation.cancel', `${c.candidateId}/quick`]);
+  });
+
+  it('inviting again to a completed assessment sends no e-mail, fires no event, and says so', async () => {
+    const c = await take(ctx(), instance, key, 'done@commands.example', ['quick']);
+    assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
+    assert.equal((await c.form('/portal/a/quick/q/1', { value: '1' })).statusCode, 303);
+    assert.equal((await c.form('/portal/a/quick/submit')).statusCode, 303);
+    const mails = () => readdirSync(ctx().mailDir).filter((f) => f.endsWith('.eml')).length;
+    const events = () => count(`SELECT count(*)::int AS n FROM outbox_events WHERE body LIKE $1`, [`%${c.candidateId}%`]);
+    const [mailsBefore, eventsBefore] = [mails(), await events()];
+    const again = await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email: 'done@commands.example', firstName: 'Com', lastName: 'Mand', assessments: ['quick'] } });
+    assert.equal(again.statusCode, 200, again.body);
+    const [result] = again.json();
+    assert.equal(result.invitationStatus, undefined, 'nothing was e-mailed');
+    assert.deepEqual(result.skipped.map((s: { assessmentId: string; status: string }) => [s.assessmentId, s.status]), [['quick', 'COMPLETED']]);
+    assert.equal(mails(), mailsBefore);
+    assert.equal(await events(), eventsBefore);
+
+    // With another assessment beside it, that one is invited and e-mailed, naming only it.
+    const both = await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email: 'done@commands.example', firstName: 'Com', lastName: 'Mand', assessments: ['quick', 'alpha'] } });
+    const [mixed] = both.json();
+    assert.equal(mixed.invitationStatus, 'SENT');
+    assert.deepEqual(mixed.skipped.map((s: { assessmentId: string }) => s.assessmentId), ['quick']);
+    assert.equal(mails(), mailsBefore + 1);
+    const eml = readFileSync(path.join(ctx().mailDir, readdirSync(ctx().mailDir).filter((f) => f.endsWith('.eml')).sort().at(-1)!), 'utf8');
+    assert.ok(eml.includes('Sample assessment') && !eml.includes('Quick check'), 'the e-mail names only what can be taken');
+  });
+
+  it('extend never moves expiresAt earlier', async () => {
+    const c = await take(ctx(), instance, key, 'later@commands.example', ['quick']);
+    const api = (url: string, payload?: object) => ctx().request({ method: 'POST', url, headers: { 'x-api-key': key }, payload });
+    const long = await api(`/v1/candidates/${c.candidateId}/invitations/quick/extend`, { days: 60 });
+    assert.equal(long.statusCode, 200, long.body);
+    const short = await api(`/v1/candidates/${c.candidateId}/invitations/quick/extend`, { days: 7 });
+    assert.equal(short.statusCode, 200, short.body);
+    assert.equal(short.json().expiresAt, long.json().expiresAt, 'seven days would have shortened it: it keeps the later time');
+  });
+
+  it('a withdrawn attempt leaves the review queue and is never scored (409, not 500)', async () => {
+    const c = await take(ctx(), instance, key, 'withdrawn@commands.example', ['alpha']);
+    assert.equal((await c.form('/portal/a/alpha/start')).statusCode, 303);
+    const { rows } = await ctx().db.query<{ id: string }>('SELECT a.id FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE i.candidate_id = $1', [c.candidateId]);
+    const attemptId = rows[0]!.id;
+    await ctx().db.query(`INSERT INTO answers (attempt_id, question_id, value) VALUES ($1, 'q4', '"I helped a customer."')`, [attemptId]);
+    assert.equal((await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } })).statusCode, 200);
+    const queue = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/reviews` })).json() as { attemptId: string }[];
+    assert.ok(!queue.some((r) => r.attemptId === attemptId), 'not in the queue');
+    const scored = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/reviews`, payload: { attemptId, questionId: 'q4', score: 80 } });
+    assert.equal(scored.statusCode, 409, scored.body);
+  });
+});

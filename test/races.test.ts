@@ -1,0 +1,137 @@
+// Transitions of one invitation that race each other, on both stores: a client cancelling while the
+// candidate starts or submits, and an extend while the expiry job runs. Each race ends in exactly
+// one of the outcomes the state machine documents, never in a mix of both: no cancelled invitation
+// with a score, no score.finalized or assessment.completed after invitation.cancelled, no 5xx.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { TestContext } from './harness.js';
+import { describeEachStore, QUICK_ASSESSMENT } from './harness.js';
+import { frozenClock } from './support/clock.js';
+
+const ROUNDS = 20;
+
+
+/** The app's clock: stands still until a test moves it. */
+const clock = frozenClock();
+
+async function candidate(ctx: TestContext, instance: string, key: string, email: string) {
+  const invited = await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Race', lastName: 'Er', assessments: ['quick'] } });
+  assert.equal(invited.statusCode, 200, invited.body);
+  const { candidateId, link } = invited.json()[0] as { candidateId: string; link: string };
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
+  assert.equal(opened.statusCode, 200, opened.body);
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/quick', headers: { cookie } })).body)![1]!;
+  const form = (url: string, fields: Record<string, string> = {}) =>
+    ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+  return { candidateId, form };
+}
+
+interface Row {
+  cancelled: boolean;
+  assessmentStatus: string;
+  scoreStatus: string;
+  expiresAt: Date;
+  expiredAt: Date | null;
+  attemptEnd: string | null;
+  events: string[];
+}
+
+async function stateOf(ctx: TestContext, candidateId: string): Promise<Row> {
+  const { rows } = await ctx.db.query<Row>(
+    `SELECT i.cancelled_at IS NOT NULL AS cancelled, i.assessment_status AS "assessmentStatus", i.score_status AS "scoreStatus",
+            i.expires_at AS "expiresAt", i.expired_at AS "expiredAt",
+            (SELECT a.end_reason FROM attempts a WHERE a.invitation_id = i.id AND a.superseded_at IS NULL) AS "attemptEnd",
+            ARRAY(SELECT o.type FROM outbox_events o WHERE o.instance_id = i.instance_id AND o.body::jsonb -> 'data' ->> 'candidateId' = i.candidate_id::text ORDER BY o.id) AS events
+       FROM invitations i WHERE i.candidate_id = $1`,
+    [candidateId],
+  );
+  return rows[0]!;
+}
+
+/** Nothing is scored or announced as completed once the invitation is withdrawn. */
+function consistent(row: Row, label: string) {
+  if (row.cancelled) {
+    assert.notEqual(row.assessmentStatus, 'COMPLETED', `${label}: a cancelled invitation is never completed`);
+    assert.equal(row.scoreStatus, 'PENDING', `${label}: a cancelled invitation has no score`);
+    const cancelledAt = row.events.indexOf('invitation.cancelled');
+    assert.ok(cancelledAt >= 0, `${label}: the cancel was announced`);
+    const after = row.events.slice(cancelledAt + 1);
+    assert.ok(!after.includes('score.finalized') && !after.includes('assessment.completed'), `${label}: nothing after invitation.cancelled (${row.events.join(', ')})`);
+    assert.ok(!row.events.includes('score.finalized'), `${label}: never finalized (${row.events.join(', ')})`);
+  }
+}
+
+describeEachStore(
+  'invitation transitions racing each other',
+  (ctx) => {
+    let instance: string;
+    let key: string;
+    const cancel = (candidateId: string) => ctx().request({ method: 'POST', url: `/v1/candidates/${candidateId}/invitations/quick/cancel`, headers: { 'x-api-key': key } });
+
+    it(`cancel while the candidate starts, ${ROUNDS} times: either never started, or started and closed unscored`, async () => {
+      instance = await ctx().instance('races');
+      assert.equal((await ctx().publish(instance, QUICK_ASSESSMENT)).statusCode, 201);
+      key = await ctx().key([instance], { rateLimit: 100000 });
+      const outcomes = new Map<string, number>();
+      for (let round = 0; round < ROUNDS; round++) {
+        const c = await candidate(ctx(), instance, key, `start-${round}@race.example`);
+        const [cancelled, started] = await Promise.all([cancel(c.candidateId), c.form('/portal/a/quick/start')]);
+        assert.equal(cancelled.statusCode, 200, cancelled.body);
+        assert.ok([303, 409].includes(started.statusCode), `start answered ${started.statusCode}: ${started.body.slice(0, 200)}`);
+        // The candidate tries to finish anyway.
+        const submitted = await c.form('/portal/a/quick/submit');
+        assert.ok(submitted.statusCode < 500, `submit answered ${submitted.statusCode}`);
+        const row = await stateOf(ctx(), c.candidateId);
+        consistent(row, `round ${round}`);
+        assert.ok(row.cancelled);
+        const outcome = row.attemptEnd === null ? 'withdrawn before it was started' : `started, then withdrawn (attempt ${row.attemptEnd})`;
+        assert.ok(row.attemptEnd === null || row.attemptEnd === 'cancelled', `round ${round}: ${outcome}`);
+        assert.equal(started.statusCode === 303, row.attemptEnd !== null, `round ${round}: the start was refused exactly when no attempt exists`);
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      }
+      assert.equal([...outcomes.values()].reduce((a, b) => a + b, 0), ROUNDS, JSON.stringify([...outcomes]));
+    });
+
+    it(`cancel while the candidate submits, ${ROUNDS} times: either completed and scored (cancel 409), or withdrawn unscored`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const c = await candidate(ctx(), instance, key, `submit-${round}@race.example`);
+        assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
+        assert.equal((await c.form('/portal/a/quick/q/1', { value: '1' })).statusCode, 303);
+        const [cancelled, submitted] = await Promise.all([cancel(c.candidateId), c.form('/portal/a/quick/submit')]);
+        assert.ok([200, 409].includes(cancelled.statusCode), `cancel answered ${cancelled.statusCode}: ${cancelled.body}`);
+        assert.ok(submitted.statusCode < 500, `submit answered ${submitted.statusCode}: ${submitted.body.slice(0, 200)}`);
+        const row = await stateOf(ctx(), c.candidateId);
+        consistent(row, `round ${round}`);
+        if (cancelled.statusCode === 409) {
+          assert.deepEqual([row.cancelled, row.assessmentStatus, row.scoreStatus, row.attemptEnd], [false, 'COMPLETED', 'PASS', 'submitted'], `round ${round}: completed first`);
+          assert.ok(row.events.includes('score.finalized'));
+        } else {
+          assert.deepEqual([row.cancelled, row.assessmentStatus, row.scoreStatus, row.attemptEnd], [true, 'IN_PROGRESS', 'PENDING', 'cancelled'], `round ${round}: withdrawn first`);
+        }
+      }
+    });
+
+    it(`extend while the expiry job runs, ${ROUNDS} times: always open again until the later time, expired announced at most once`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const c = await candidate(ctx(), instance, key, `extend-${round}@race.example`);
+        clock.at += 15 * 86_400_000;
+        const [extended] = await Promise.all([
+          ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/quick/extend`, headers: { 'x-api-key': key }, payload: { days: 7 } }),
+          ctx().app.jobs.runOnce('invitation-expiry'),
+        ]);
+        assert.equal(extended.statusCode, 200, extended.body);
+        assert.equal(extended.json().status, 'INVITED');
+        const row = await stateOf(ctx(), c.candidateId);
+        assert.equal(row.expiredAt, null, `round ${round}: open again`);
+        const days = (new Date(row.expiresAt).getTime() - clock.at) / 86_400_000;
+        assert.ok(days > 6.9 && days < 7.1, `round ${round}: until seven days from now (${days})`);
+        assert.ok(row.events.filter((e) => e === 'invitation.expired').length <= 1, `round ${round}: ${row.events.join(', ')}`);
+        // Later runs of the job leave it alone: it is not due.
+        await ctx().app.jobs.runOnce('invitation-expiry');
+        assert.equal((await stateOf(ctx(), c.candidateId)).expiredAt, null);
+      }
+    });
+  },
+  { now: clock.now },
+);
