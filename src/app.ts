@@ -23,6 +23,7 @@ import { auditAdminRoutes } from './modules/audit/admin-routes.js';
 import { registerAudit } from './modules/audit/audit.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
+import { closeWithdrawn, supersedeAttempt } from './modules/attempts/repository.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { idempotencySweepJob } from './modules/invitations/idempotency.js';
 import { candidateRoutes } from './modules/invitations/candidate-routes.js';
@@ -244,6 +245,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     templatesDir: config.templatesDir,
     log: app.log,
     now: clock,
+    attempts: { closeWithdrawn, supersede: supersedeAttempt },
   };
   const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'), () => clock().getTime());
   const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;

@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
 import { runCommand } from '../src/domain/command.js';
+import { closeWithdrawn, supersedeAttempt } from '../src/modules/attempts/repository.js';
 import { cancelInvitation } from '../src/modules/invitations/lifecycle.js';
 import { decide, machineTable, STATES } from '../src/modules/invitations/machine.js';
 import { describeEachStore, QUICK_ASSESSMENT, sampleAssessment, type TestContext } from './harness.js';
@@ -36,6 +37,8 @@ async function take(ctx: TestContext, instance: string, key: string, email: stri
   return { ...result, form };
 }
 
+const attempts = { attempts: { closeWithdrawn, supersede: supersedeAttempt } };
+
 describeEachStore('commands', (ctx) => {
   let instance: string;
   let key: string;
@@ -55,7 +58,7 @@ describeEachStore('commands', (ctx) => {
     const request = { actor: { kind: 'api-key' as const, id: 'test' }, requestId: 'half-way', now: new Date() };
     await assert.rejects(
       runCommand(ctx().db, request, async (cmd) => {
-        await cancelInvitation(cmd, ref);
+        await cancelInvitation(cmd, attempts, ref);
         // Everything the cancel wrote is there inside the transaction …
         assert.equal((await cmd.tx.query<{ n: number }>('SELECT count(*)::int AS n FROM audit_log WHERE request_id = $1', ['half-way'])).rows[0]!.n, 1);
         throw new Error('the next step fails');
@@ -67,7 +70,7 @@ describeEachStore('commands', (ctx) => {
     assert.equal(await events(), eventsBefore, 'no event');
     assert.equal(await audits(), auditsBefore, 'no audit entry');
     // The same command on its own commits all three.
-    await runCommand(ctx().db, request, (cmd) => cancelInvitation(cmd, ref));
+    await runCommand(ctx().db, request, (cmd) => cancelInvitation(cmd, attempts, ref));
     assert.equal(await count('SELECT count(*)::int AS n FROM invitations WHERE candidate_id = $1 AND cancelled_at IS NOT NULL', [c.candidateId]), 1);
     assert.equal(await events(), eventsBefore + 1);
     assert.equal(await audits(), auditsBefore + 1);

@@ -82,7 +82,7 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
     async (request) => {
       const instances = scope(request);
       const ref = { instanceIds: instances, candidateId: request.params.candidateId, assessmentId: request.params.assessmentId };
-      await runCommand(db, commandRequest(request, now()), (ctx) => cancelInvitation(ctx, ref), 'invitation_cancel');
+      await runCommand(db, commandRequest(request, now()), (ctx) => cancelInvitation(ctx, invite, ref), 'invitation_cancel');
       return invitationOf(instances, request.params.candidateId, request.params.assessmentId);
     },
   );

@@ -8,7 +8,6 @@ import { runCommand, systemRequest, type CommandContext } from '../../domain/com
 import { conflict, invalidInput } from '../../domain/errors.js';
 import type { Job } from '../../jobs/runner.js';
 import { audit } from '../audit/audit.js';
-import { closeWithdrawn, supersedeAttempt } from '../attempts/repository.js';
 import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { LIMIT_MINUTES, resetForRetake } from './record.js';
@@ -78,11 +77,11 @@ const locate = (ctx: CommandContext, ref: InvitationRef) => lockInvitation(ctx.t
 const targetOf = (ref: InvitationRef) => `${ref.candidateId}/${ref.assessmentId}`;
 
 /** Withdraws an invitation: its link no longer opens it, an attempt in progress is closed unscored. Idempotent. */
-export async function cancelInvitation(ctx: CommandContext, ref: InvitationRef): Promise<void> {
+export async function cancelInvitation(ctx: CommandContext, deps: Pick<InviteDeps, 'attempts'>, ref: InvitationRef): Promise<void> {
   const inv = await locate(ctx, ref);
   if ('same' in allow(inv.state, 'cancel', inv.facts)) return;
   await ctx.tx.query('UPDATE invitations SET cancelled_at = $2 WHERE id = $1', [inv.id, ctx.now]);
-  await closeWithdrawn(ctx.tx, inv.id, ctx.now);
+  await deps.attempts.closeWithdrawn(ctx.tx, inv.id, ctx.now);
   await emitInvitationEvents(ctx.tx, 'invitation.cancelled', [inv.id], ctx.now);
   await audit(ctx, 'invitation.cancel', targetOf(ref));
 }
@@ -158,7 +157,7 @@ export async function remindInvitation(ctx: CommandContext, deps: InviteDeps, re
 export async function retakeInvitation(ctx: CommandContext, deps: InviteDeps, ref: InvitationRef): Promise<FreshLink> {
   const inv = await locate(ctx, ref);
   allow(inv.state, 'retake', inv.facts);
-  if (!(await supersedeAttempt(ctx.tx, inv.id, ctx.now))) throw conflict('This assessment was withdrawn before it was started: invite the candidate again to reopen it');
+  if (!(await deps.attempts.supersede(ctx.tx, inv.id, ctx.now))) throw conflict('This assessment was withdrawn before it was started: invite the candidate again to reopen it');
   await resetForRetake(ctx.tx, inv.id, ctx.now);
   const who = await recipientOf(ctx.tx, inv);
   if (who.email === null) throw conflict("This candidate's data was erased: there is nobody to invite");

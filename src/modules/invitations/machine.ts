@@ -16,6 +16,18 @@ export const STATES: readonly InvitationState[] = ['INVITED', 'EXPIRED', 'IN_PRO
 /** Everything that moves an invitation: clients', operators', the candidate's and the clock's. */
 export type Transition = 'invite' | 'start' | 'submit' | 'expire' | 'cancel' | 'extend' | 'remind' | 'retake';
 
+/**
+ * What the invitation's commands need of its attempt, which the attempts module owns. The app
+ * gives it (InviteDeps.attempts), so that this module does not import the attempts module, which
+ * reports to the invitation's record (record.ts) and so depends on this one.
+ */
+export interface AttemptsOfInvitation {
+  /** Closes the open attempt of a withdrawn invitation, unscored; nothing when none is open. */
+  closeWithdrawn(tx: Queryable, invitationId: string, now: Date): Promise<void>;
+  /** Makes the finished attempt history, for a retake; false when there is none. */
+  supersede(tx: Queryable, invitationId: string, now: Date): Promise<boolean>;
+}
+
 /** What a transition does from a state: move to another state, change nothing, or refuse (409). */
 export type Outcome = { to: InvitationState; doc: string } | { same: true; doc: string } | { refuse: string; doc: string };
 

@@ -16,7 +16,7 @@ import { loadTemplates, renderInvitationWith } from '../mail/invitation-message.
 import { brandOf, type BrandSource } from '../tenants/branding.js';
 import type { Mailer } from '../mail/mailer.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
-import { decide, lockInvitationById } from './machine.js';
+import { decide, lockInvitationById, type AttemptsOfInvitation } from './machine.js';
 
 export interface InviteRequest {
   email: string;
@@ -55,9 +55,14 @@ export interface InviteDeps {
   log?: FastifyBaseLogger;
   /** The clock of event times; default the system clock. */
   now?: () => Date;
+  /** The attempts module's part in cancel and retake. */
+  attempts: AttemptsOfInvitation;
 }
 
-export const now = (deps: InviteDeps) => (deps.now ? deps.now() : new Date());
+/** What inviting, issuing links and e-mailing need (all of InviteDeps but the attempts' part). */
+export type LinkDeps = Omit<InviteDeps, 'attempts'>;
+
+export const now = (deps: LinkDeps) => (deps.now ? deps.now() : new Date());
 
 /** The path of the candidate portal under the portal URL. */
 export const PORTAL_PATH = '/portal';
@@ -73,7 +78,7 @@ interface IssuedLink {
 }
 
 /** Inserts a fresh link for a candidate and assessments; the token exists only in the result. */
-export async function issueLink(tx: Queryable, deps: InviteDeps, instanceId: string, candidateId: string, assessmentIds: string[], now: Date): Promise<IssuedLink> {
+export async function issueLink(tx: Queryable, deps: LinkDeps, instanceId: string, candidateId: string, assessmentIds: string[], now: Date): Promise<IssuedLink> {
   const { token, hash } = generateToken();
   const { rows } = await tx.query<{ linkId: string; expiresAt: Date; portalUrl: string | null } & BrandSource>(
     `WITH n AS (
@@ -114,7 +119,7 @@ export interface PreparedInvite extends IssuedLink {
  * link opens what is open (all of them when nothing is, so that the candidate can still see
  * their results page).
  */
-export async function inviteCandidate(ctx: CommandContext, deps: InviteDeps, input: { instanceId: string; request: InviteRequest }): Promise<PreparedInvite> {
+export async function inviteCandidate(ctx: CommandContext, deps: LinkDeps, input: { instanceId: string; request: InviteRequest }): Promise<PreparedInvite> {
   const { tx } = ctx;
   const { instanceId, request } = input;
   // Only well-formed slugs are looked up: anything else (a NUL, which PostgreSQL refuses in
@@ -171,7 +176,7 @@ export async function inviteCandidate(ctx: CommandContext, deps: InviteDeps, inp
 }
 
 /** The invite of /v1/invite and the console: the command (retried on a deadlock), then the e-mail after commit when asked. */
-export async function invite(deps: InviteDeps, instanceId: string, request: InviteRequest, sendInvite: boolean, req: CommandRequest): Promise<InviteResult> {
+export async function invite(deps: LinkDeps, instanceId: string, request: InviteRequest, sendInvite: boolean, req: CommandRequest): Promise<InviteResult> {
   const created = await retryOnConflict(() => runCommand(deps.db, req, (ctx) => inviteCandidate(ctx, deps, { instanceId, request }), 'invite'));
   const result: InviteResult = { link: created.link, candidateId: created.candidateId };
   if (sendInvite && created.open.length > 0) {
@@ -218,7 +223,7 @@ async function mailLanguage(db: Queryable, instanceId: string, linkId: string) {
 }
 
 /** Renders and sends the invitation e-mail, and records the outcome; never throws. */
-export async function deliver(deps: InviteDeps, d: Delivery): Promise<'SENT' | 'FAILED'> {
+export async function deliver(deps: LinkDeps, d: Delivery): Promise<'SENT' | 'FAILED'> {
   const started = Date.now();
   let outcome;
   try {
@@ -273,7 +278,7 @@ export function addressOf(sender: string): string {
  * Sends the invitation of an earlier delivery again, with a fresh link for the same assessments
  * (the old link's token was never stored, only its hash). Returns the id of the new delivery.
  */
-export async function resend(deps: InviteDeps, instanceId: string, deliveryId: string): Promise<string> {
+export async function resend(deps: LinkDeps, instanceId: string, deliveryId: string): Promise<string> {
   const prepared = await deps.db.transaction(async (tx) => {
     const { rows } = await tx.query<{ candidateId: string; email: string; firstName: string; lastName: string; assessmentIds: string[] }>(
       `SELECT c.id AS "candidateId", c.email, c.first_name AS "firstName", c.last_name AS "lastName", l.assessment_ids::text[] AS "assessmentIds"
