@@ -43,7 +43,7 @@ export default tseslint.config(
   },
   {
     files: ['src/modules/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/routes.ts', '**/*-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
+    ignores: ['**/*.test.ts', '**/routes.ts', '**/*-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/keys/admin-auth.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -57,7 +57,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/modules/**/routes.ts', 'src/modules/**/*-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
+    files: ['src/modules/**/routes.ts', 'src/modules/**/*-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/keys/admin-auth.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['**/portal/**', '**/console/**', '**/app.js', '**/server.js'], message: 'Modules serve the surfaces; they never import them.' }] }],
     },

@@ -8,11 +8,12 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { registerAdminAuth } from './http/admin-auth.js';
+import { registerAdminAuth } from './modules/keys/admin-auth.js';
 import { OneLineRequestLog } from './http/logging.js';
 import { registerDrain } from './http/drain.js';
 import { registerJsonDepthLimit } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
+import { observedMailer } from './modules/mail/observed.js';
 import { registerStrictQuery } from './http/strict-query.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
 import { documentLimitHeaders, problemResponses } from './http/openapi.js';
@@ -146,10 +147,10 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
 
 
   // Metrics first, so that every route and job below uses the database and the mailer they time.
-  const metrics = config.metrics === false ? undefined : registerMetrics(store, relay);
+  const metrics = config.metrics === false ? undefined : registerMetrics(store);
   if (metrics) requestLog.listen(metrics.observeRequest);
   const db = metrics?.db ?? store;
-  const mailer = metrics?.mailer ?? relay;
+  const mailer = metrics ? observedMailer(relay, metrics.registry) : relay;
 
   app.setValidatorCompiler(validatorCompiler());
   registerJsonDepthLimit(app);

@@ -6,7 +6,6 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DatabaseUnavailable, isUnavailable } from '../db/database.js';
 import { DomainError, type DomainErrorCode } from '../domain/errors.js';
-import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { PROBLEMS, Problem, problemType, type FieldError, type ProblemCode, type ProblemDocument } from './problem.js';
 
 const RETRY_AFTER_SECONDS = '5';
@@ -78,7 +77,12 @@ const FRAMEWORK_PROBLEMS: Record<string, { code: ProblemCode; detail: string }> 
   FST_ERR_BAD_URL: { code: 'validation-failed', detail: 'The request URL is malformed' },
 };
 
-export function registerErrorHandling(app: FastifyInstance, options: { probing?: RefusalLimit } = {}): void {
+/** Counts a client's refused requests (the limits module's RefusalLimit has this shape). */
+export interface ProbeLimit {
+  reserve(request: FastifyRequest): Promise<void>;
+}
+
+export function registerErrorHandling(app: FastifyInstance, options: { probing?: ProbeLimit } = {}): void {
   // Unknown paths are counted per client address: a scanner walking the URL space is turned
   // away with 429 after a while, a client with one wrong link is not.
   app.setNotFoundHandler(async (request, reply) => {

@@ -1,27 +1,23 @@
 // /metrics in the Prometheus text format (prom-client), behind the admin token like the admin API:
 // request durations by route and status, refusals (429) by route, the PostgreSQL pool, the hot
-// paths' statements and transactions, e-mails on their way to the relay and how long they took,
-// the webhook queue and its lag, the deadline sweep's lag, and the process (memory, CPU,
+// paths' statements and transactions, the webhook queue and its lag, the deadline sweep's lag, and the process (memory, CPU,
 // event-loop delay, from prom-client's defaults). Figures that live in the database are read
 // when scraped, with three indexed queries.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/database.js';
 import { timedDatabase } from '../db/timing.js';
 import { FastHistogram, type HistogramChild } from './fast-histogram.js';
 import type { RequestListener } from './logging.js';
-import type { Mailer } from '../modules/mail/mailer.js';
 
 export interface Metrics {
   registry: Registry;
   /** The database, its hot paths timed: what the routes and jobs are to use. */
   db: Database;
-  /** The mailer, its sends counted and timed. */
-  mailer: Mailer;
   /** Counts an answered request (route, status, duration): to be called once per request. */
   observeRequest: RequestListener;
 }
 
-export function registerMetrics(db: Database, mailer: Mailer): Metrics {
+export function registerMetrics(db: Database): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
 
@@ -115,35 +111,5 @@ export function registerMetrics(db: Database, mailer: Mailer): Metrics {
     child.observe(seconds);
   });
 
-  const sending = new Gauge({
-    name: 'mail_sends_in_progress',
-    help: 'E-mails handed to the relay (or the mail folder) by this node and not yet answered: waiting for one of its connections or being sent',
-    registers: [registry],
-  });
-  const sent = new Histogram({
-    name: 'mail_send_duration_seconds',
-    help: 'From handing an e-mail over to the relay\'s answer, the wait for a connection included, by outcome (sent, failed)',
-    labelNames: ['outcome'],
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  for (const outcome of ['sent', 'failed']) sent.zero({ outcome });
-  const observedMailer: Mailer = {
-    description: mailer.description,
-    async send(from, message) {
-      sending.inc();
-      const end = sent.startTimer();
-      let outcome = 'failed';
-      try {
-        const delivery = await mailer.send(from, message);
-        outcome = delivery.status === 'SENT' ? 'sent' : 'failed';
-        return delivery;
-      } finally {
-        end({ outcome });
-        sending.dec();
-      }
-    },
-    close: () => mailer.close(),
-  };
-  return { registry, db: timed, mailer: observedMailer, observeRequest };
+  return { registry, db: timed, observeRequest };
 }

@@ -3,9 +3,9 @@
 // refused too often is turned away (429) whatever its token, so that guessing is slow and a
 // correct guess cannot be told from a wrong one while the address is blocked.
 import type { FastifyInstance } from 'fastify';
-import type { RefusalLimit } from '../modules/limits/rate-limit.js';
-import { secretsEqual } from '../modules/keys/secret.js';
-import { Problem } from './problem.js';
+import { Problem } from '../../http/problem.js';
+import type { RefusalLimit } from '../limits/rate-limit.js';
+import { secretsEqual } from './secret.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
