@@ -186,6 +186,25 @@ describe('the direction of imports', () => {
     assert.deepEqual([...KNOWN_BACK_ARROWS].filter((edge) => !back.includes(edge)), [], 'fixed: take it off KNOWN_BACK_ARROWS');
   });
 
+  it('no import cycle between files', () => {
+    const next = new Map<string, string[]>();
+    for (const [from, to] of imports()) next.set(from, [...(next.get(from) ?? []), to]);
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, trail: string[]) => {
+      if (state.get(file) === 'done') return;
+      if (state.get(file) === 'open') {
+        cycles.push([...trail.slice(trail.indexOf(file)), file].join(' -> '));
+        return;
+      }
+      state.set(file, 'open');
+      for (const to of next.get(file) ?? []) visit(to, [...trail, file]);
+      state.set(file, 'done');
+    };
+    for (const file of next.keys()) visit(file, []);
+    assert.deepEqual(cycles, []);
+  });
+
   it('no two units import each other', () => {
     const pairs = new Set<string>();
     const edges = new Set(imports().map(([from, to]) => `${unitOf(from)} -> ${unitOf(to)}`));

@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
-import type { Database, Queryable } from './database.js';
+import type { Database, Queryable } from './store.js';
 import type { Ready, Reply, Request, WireError, WorkerOptions } from './embedded-worker.js';
 
 /** Longest a statement inside a transaction may take before the worker is taken for lost. */
