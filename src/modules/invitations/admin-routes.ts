@@ -8,6 +8,7 @@ import { requireInstance } from '../tenants/repository.js';
 import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
 import { retakeInvitation, sendFreshLink } from './lifecycle.js';
+import { findDelivery, listDeliveries } from './deliveries.js';
 import { now, resend, type InviteDeps } from './service.js';
 
 const Delivery = Type.Object({
@@ -20,9 +21,6 @@ const Delivery = Type.Object({
   durationMs: Type.Integer({ examples: [184] }),
   attemptedAt: DateTime({ examples: ['2026-11-23T09:15:40.493Z'] }),
 });
-
-// The id leaves as text; queries sort by the table's bigint (deliveries.id), never by this text column.
-const COLUMNS = `id::text AS id, candidate_id AS "candidateId", recipient, status, message_id AS "messageId", response, duration_ms AS "durationMs", attempted_at AS "attemptedAt"`;
 
 export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (app, deps) => {
   const instanceOf = (name: string) => requireInstance(deps.db, name);
@@ -45,11 +43,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
     },
     async (request) => {
       const instance = await instanceOf(request.params.instance);
-      const { rows } = await deps.db.query<Record<string, unknown>>(
-        `SELECT ${COLUMNS} FROM deliveries WHERE instance_id = $1 AND ($3::text IS NULL OR status = $3) ORDER BY deliveries.id DESC LIMIT $2`,
-        [instance.id, request.query.limit, request.query.status ?? null],
-      );
-      return rows as never;
+      return listDeliveries(deps.db, instance.id, { limit: request.query.limit, status: request.query.status });
     },
   );
 
@@ -69,8 +63,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
     async (request) => {
       const instance = await instanceOf(request.params.instance);
       const id = await resend(deps, instance.id, request.params.id);
-      const { rows } = await deps.db.query<Record<string, unknown>>(`SELECT ${COLUMNS} FROM deliveries WHERE id = $1`, [id]);
-      return rows[0] as never;
+      return (await findDelivery(deps.db, id))!;
     },
   );
 

@@ -12,14 +12,22 @@ export interface DeliveryRecord {
   attemptedAt: Date;
 }
 
+// The id leaves as text; queries sort by the table's bigint (d.id), never by this text column.
+const COLUMNS = `d.id::text AS id, d.candidate_id AS "candidateId", d.recipient, d.status, d.message_id AS "messageId", d.response, d.duration_ms AS "durationMs", d.attempted_at AS "attemptedAt"`;
+
 /** The newest deliveries of an instance first (ordered by the numeric id, not its text). */
 export async function listDeliveries(db: Queryable, instanceId: string, options: { limit: number; status?: 'SENT' | 'FAILED' }): Promise<DeliveryRecord[]> {
   const { rows } = await db.query<DeliveryRecord>(
-    `SELECT d.id::text AS id, d.candidate_id AS "candidateId", d.recipient, d.status, d.message_id AS "messageId", d.response, d.duration_ms AS "durationMs", d.attempted_at AS "attemptedAt"
-       FROM deliveries d WHERE d.instance_id = $1 AND ($3::text IS NULL OR d.status = $3) ORDER BY d.id DESC LIMIT $2`,
+    `SELECT ${COLUMNS} FROM deliveries d WHERE d.instance_id = $1 AND ($3::text IS NULL OR d.status = $3) ORDER BY d.id DESC LIMIT $2`,
     [instanceId, options.limit, options.status ?? null],
   );
   return rows;
+}
+
+/** One delivery by its id. */
+export async function findDelivery(db: Queryable, id: string): Promise<DeliveryRecord | undefined> {
+  const { rows } = await db.query<DeliveryRecord>(`SELECT ${COLUMNS} FROM deliveries d WHERE d.id = $1`, [id]);
+  return rows[0];
 }
 
 /** Erasure: a candidate's e-mail records and sign-in links go (the invitations, anonymous, stay). */

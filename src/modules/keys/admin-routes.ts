@@ -31,7 +31,7 @@ const CreatedKey = Type.Object(
   { additionalProperties: false },
 );
 
-export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier: KeyVerifier; now?: () => Date }> = async (app, { db, verifier, now = () => new Date() }) => {
+export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier: KeyVerifier; now: () => Date }> = async (app, { db, verifier, now }) => {
   app.post(
     '/keys',
     {
