@@ -5,7 +5,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'artifacts/'] },
+  { ignores: ['node_modules/', 'data/', 'artifacts/', 'dist/', 'dist.next/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -20,10 +20,12 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuUs, startNode } from '../test/reliability/support/server.js';
+import { cpuUs, serveFromBuild, startNode } from '../test/reliability/support/server.js';
 import { readerOf, recordsReady, seed } from './seed.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+// The service's nodes run the compiled build, as `npm start` does (`npm run bench` builds it first).
+serveFromBuild();
 const { values: options } = parseArgs({
   options: {
     candidates: { type: 'string', default: '100000' },

@@ -31,13 +31,15 @@ import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { admin, cpuUs, freePort, rssMb, startNode, type Node } from '../test/reliability/support/server.js';
+import { admin, cpuUs, freePort, rssMb, serveFromBuild, startNode, type Node } from '../test/reliability/support/server.js';
 import { publish, readerOf, recordsReady, seed, seedPglite, type Seeded } from './seed.js';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
+// The service's nodes run the compiled build, as `npm start` does (`npm run bench` builds it first).
+serveFromBuild();
 const { values: options } = parseArgs({
   options: {
     candidates: { type: 'string', default: '100000' },

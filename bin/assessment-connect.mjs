@@ -1,7 +1,11 @@
 #!/usr/bin/env node
-// The operator CLI. Runs the TypeScript sources through tsx, like `npm start` does.
-import { register } from 'tsx/esm/api';
+// The operator CLI, from the compiled build (dist/, which `npm ci` and `npm run build` write),
+// with plain node, like `npm start`.
+import { existsSync } from 'node:fs';
 
-register();
-const { run } = await import('../src/cli/main.ts');
-process.exitCode = await run(process.argv.slice(2));
+const entry = new URL('../dist/cli/bin.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('assessment-connect: dist/ is missing; run `npm run build` (or `npm ci`) first\n');
+  process.exit(1);
+}
+await import(entry.href);

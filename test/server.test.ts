@@ -51,7 +51,7 @@ async function stop(running: Running): Promise<{ code: number | null; ms: number
 
 function cli(args: string[], env: Record<string, string>, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
@@ -222,21 +222,35 @@ for (const kind of kinds) {
       assert.match((await cli(['user', 'list', '--json'], env)).stdout, /"disabled": true/);
     });
 
-    it('manages webhook endpoints from the CLI (--url is the endpoint there)', async () => {
-      const made = await cli(['webhook', 'create', '--instance', 'demo', '--url', 'https://ats.example.com/hooks', '--events', 'score.finalized,assessment.completed', '--json'], env);
+    it('manages webhook endpoints from the CLI (--endpoint is the receiver, --url the service, as everywhere)', async () => {
+      const made = await cli(['webhook', 'create', '--instance', 'demo', '--endpoint', 'https://ats.example.com/hooks', '--events', 'score.finalized,assessment.completed', '--url', url(''), '--json'], env);
       assert.equal(made.code, 0, made.stderr);
+      assert.equal(made.stderr, '');
       const endpoint = JSON.parse(made.stdout);
       assert.match(endpoint.id, /^ep_[0-9a-f]{16}$/);
       assert.match(endpoint.secret, /^whsec_/);
       assert.deepEqual(endpoint.events, ['score.finalized', 'assessment.completed']);
-      assert.match((await cli(['webhook', 'list', '--instance', 'demo'], env)).stdout, /ats\.example\.com/);
+      assert.match((await cli(['webhook', 'list', '--instance', 'demo', '--url', url('')], env)).stdout, /ats\.example\.com/);
+      const moved = await cli(['webhook', 'update', endpoint.id, '--instance', 'demo', '--endpoint', 'https://ats.example.com/hooks/v2', '--json'], env);
+      assert.equal(JSON.parse(moved.stdout).url, 'https://ats.example.com/hooks/v2');
       const disabled = await cli(['webhook', 'update', endpoint.id, '--instance', 'demo', '--disable', '--json'], env);
       assert.equal(JSON.parse(disabled.stdout).disabled, true);
-      const bad = await cli(['webhook', 'create', '--instance', 'demo', '--url', 'file:///etc/passwd'], env);
+      const bad = await cli(['webhook', 'create', '--instance', 'demo', '--endpoint', 'file:///etc/passwd'], env);
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /http or https/);
+      const unknown = await cli(['webhook', 'create', '--instance', 'demo', '--endpoint', 'https://ats.example.com/x', '--events', 'score.final'], env);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /score\.final is not an event/);
       assert.equal((await cli(['webhook', 'delete', endpoint.id, '--instance', 'demo'], env)).code, 0);
       assert.match((await cli(['webhook', 'list', '--instance', 'demo'], env)).stdout, /\(none\)/);
+
+      // The older spellings still work, with a note: --url for the receiver in webhook create, --server for the service.
+      const legacy = await cli(['webhook', 'create', '--instance', 'demo', '--url', 'https://old.example.com/hooks', '--server', url(''), '--json'], env);
+      assert.equal(legacy.code, 0, legacy.stderr);
+      assert.equal(JSON.parse(legacy.stdout).url, 'https://old.example.com/hooks');
+      assert.match(legacy.stderr, /--url for the webhook endpoint is deprecated; use --endpoint URL/);
+      assert.match(legacy.stderr, /--server is deprecated; use --url URL/);
+      assert.equal((await cli(['webhook', 'delete', JSON.parse(legacy.stdout).id, '--instance', 'demo'], env)).code, 0);
     });
 
     it('the CLI explains usage mistakes', async () => {

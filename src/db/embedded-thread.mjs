@@ -1,6 +1,12 @@
-// The embedded store's worker thread starts here: it loads tsx's hooks in this thread (a worker
-// does not inherit hooks registered by its parent), then the TypeScript of the worker itself.
-import { register } from 'tsx/esm/api';
+// The embedded store's worker thread starts here. In the compiled build (dist/) the worker's
+// JavaScript is beside this file; in src/ it loads tsx's hooks in this thread (a worker does not
+// inherit hooks registered by its parent), then the TypeScript of the worker itself.
+import { existsSync } from 'node:fs';
 
-register();
-await import('./embedded-worker.ts');
+if (existsSync(new URL('./embedded-worker.js', import.meta.url))) {
+  await import('./embedded-worker.js');
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./embedded-worker.ts');
+}

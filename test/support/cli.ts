@@ -1,4 +1,5 @@
-// Runs the operator CLI (bin/assessment-connect.mjs) as an operator would, against a server.
+// Runs the operator CLI as an operator would, against a server: from its TypeScript (src/cli/bin.ts,
+// through tsx, as the other suites run the sources; test/build.test.ts runs bin/ on the build).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ADMIN_TOKEN } from '../harness.js';
@@ -8,7 +9,7 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 /** `assessment-connect <args> --url <url>` with the tests' admin token: its exit code and output. */
 export function runCli(url: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/assessment-connect.mjs', ...args, '--url', url], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args, '--url', url], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

@@ -1,5 +1,6 @@
 // Real server processes for the reliability suites: `node --import tsx src/server.ts` on a free
-// port with the given environment, ready when /readyz answers, stopped by a signal. Also a fresh
+// port with the given environment (the bench: `node dist/server.js`, the compiled build `npm start`
+// runs, after serveFromBuild()), ready when /readyz answers, stopped by a signal. Also a fresh
 // PostgreSQL database, an API key through the admin API, and the FIGURE lines the runner collects.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -54,6 +55,16 @@ export interface StartOptions {
   nodeArgs?: string[];
 }
 
+let entry = ['--import', 'tsx', 'src/server.ts'];
+
+/**
+ * From now on nodes run the compiled build (dist/server.js, as `npm start` does) with plain node:
+ * the bench measures what is deployed. `npm run bench` builds first.
+ */
+export function serveFromBuild(): void {
+  entry = ['dist/server.js'];
+}
+
 /**
  * Starts a server process. `env` is added to a default environment: PostgreSQL at `databaseUrl`,
  * the admin token above, no demo seed, quiet logs, a budget high enough not to throttle load, and
@@ -61,7 +72,7 @@ export interface StartOptions {
  */
 export async function startNode(databaseUrl: string, env: Record<string, string> = {}, options: StartOptions = {}): Promise<Node> {
   const port = await freePort();
-  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/server.ts']];
+  const [command, args] = options.npm ? ['npm', ['start', '--silent']] : [process.execPath, [...(options.nodeArgs ?? []), ...entry]];
   const child = spawn(command, args, {
     cwd: ROOT,
     detached: options.npm === true,

@@ -1,0 +1,81 @@
+// assessment import / list, attempt list, review list / score, delivery list / resend.
+import { readFileSync } from 'node:fs';
+import { type Command, UsageError, ok } from './client.js';
+import { needArg, positiveInteger, required, table, text } from './options.js';
+
+/** The server's page size of delivery records when --limit is not given. */
+const DELIVERY_PAGE = 50;
+
+const OUTCOME_VERBS = { created: 'Published', updated: 'Published a new version of', unchanged: 'Unchanged:' } as const;
+
+function deliveryStatus(value: string | undefined): 'SENT' | 'FAILED' | undefined {
+  if (value === undefined || value === 'SENT' || value === 'FAILED') return value;
+  throw new UsageError('--status must be SENT or FAILED');
+}
+
+export const assessmentCommands: Record<string, Command> = {
+  async 'assessment import'(ctx, [file], options) {
+    if (!file) throw new UsageError('assessment import needs a file');
+    const instance = required(options, 'instance');
+    let raw: string;
+    try {
+      raw = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // The body is the document as written, YAML or JSON, sent as it is (not encoded as a JSON string).
+    const type = file.endsWith('.json') ? 'application/json' : 'application/yaml';
+    const data = await ok(
+      ctx,
+      ctx.client.POST('/admin/v1/instances/{instance}/assessments', { params: { path: { instance } }, body: raw, bodySerializer: (document) => document, headers: { 'content-type': type } }),
+    );
+    return { data, text: `${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance}` };
+  },
+  async 'assessment list'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const data = await ok(ctx, ctx.client.GET('/admin/v1/instances/{instance}/assessments', { params: { path: { instance } } }));
+    return { data, text: table(data, ['id', 'name', 'version', 'durationMinutes', 'questionCount', 'typingTest', 'passScore', 'lowPassScore']) };
+  },
+  async 'attempt list'(ctx, _args, options) {
+    const path = { instance: required(options, 'instance'), candidateId: required(options, 'candidate') };
+    const data = await ok(ctx, ctx.client.GET('/admin/v1/instances/{instance}/candidates/{candidateId}/attempts', { params: { path } }));
+    const text = data
+      .map((a) =>
+        [
+          `${a.assessmentId} (version ${a.version}): started ${a.startedAt}, ${a.finishedAt ? `ended ${a.finishedAt} (${a.endReason})` : `open until ${a.deadlineAt}`}`,
+          `  red flag: ${a.redFlag ? `yes: ${a.redFlagReasons.join('; ')}` : 'no'}${a.typingNetWpm === null ? '' : `; typing ${a.typingNetWpm} wpm, ${a.typingAccuracy}% accurate`}`,
+          ...a.signals.map((s) => `  ${s.at}  ${s.source.padEnd(7)}  ${s.kind}${s.detail ? `: ${s.detail}` : ''}`),
+        ].join('\n'),
+      )
+      .join('\n\n');
+    return { data, text: text || '(no attempts)' };
+  },
+  async 'review list'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const data = await ok(ctx, ctx.client.GET('/admin/v1/instances/{instance}/reviews', { params: { path: { instance } } }));
+    const text = data
+      .map((r) => `attempt ${r.attemptId}  question ${r.questionId}  (${r.assessmentId}, candidate ${r.candidateId})\n${r.prompt}\n> ${r.answer.replace(/\n/g, '\n> ')}`)
+      .join('\n\n');
+    return { data, text: text || '(nothing awaits review)' };
+  },
+  async 'review score'(ctx, [attemptId, questionId, score], options) {
+    const instance = required(options, 'instance');
+    if (!attemptId || !questionId || score === undefined) throw new UsageError('review score needs <attempt-id> <question-id> <0-100>');
+    const value = Number(score);
+    if (!Number.isFinite(value) || value < 0 || value > 100) throw new UsageError('the score is a percentage from 0 to 100');
+    const data = await ok(ctx, ctx.client.POST('/admin/v1/instances/{instance}/reviews', { params: { path: { instance } }, body: { attemptId, questionId, score: value } }));
+    return { data, text: `Scored. The attempt is now ${data.scoreStatus} (total ${data.totalScore}).` };
+  },
+  async 'delivery list'(ctx, _args, options) {
+    const instance = required(options, 'instance');
+    const query = { status: deliveryStatus(text(options, 'status')), limit: positiveInteger(options, 'limit') ?? DELIVERY_PAGE };
+    const data = await ok(ctx, ctx.client.GET('/admin/v1/instances/{instance}/deliveries', { params: { path: { instance }, query } }));
+    return { data, text: table(data, ['id', 'attemptedAt', 'status', 'recipient', 'durationMs', 'response']) };
+  },
+  async 'delivery resend'(ctx, [deliveryId], options) {
+    const instance = required(options, 'instance');
+    const id = needArg(deliveryId, 'delivery resend needs the delivery id, as shown by delivery list');
+    const data = await ok(ctx, ctx.client.POST('/admin/v1/instances/{instance}/deliveries/{id}/resend', { params: { path: { instance, id } } }));
+    return { data, text: `Sent again as delivery ${data.id}: ${data.status} (${data.response})` };
+  },
+};
