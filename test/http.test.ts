@@ -1,5 +1,7 @@
 // Cross-cutting HTTP behaviour: the problem envelope, request ids, probes, the OpenAPI document.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { it } from 'node:test';
 import { describeEachStore } from './harness.js';
 
@@ -23,6 +25,17 @@ describeEachStore('HTTP envelope', (ctx) => {
   it('serves the probes', async () => {
     assert.deepEqual((await ctx().request({ method: 'GET', url: '/healthz' })).json(), { status: 'ok' });
     assert.deepEqual((await ctx().request({ method: 'GET', url: '/readyz' })).json(), { status: 'ok' });
+  });
+
+  it("pre-fills the interactive docs with the demo instance that a fresh start makes, so that Try it out works as shipped", async () => {
+    const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { parameters?: { name: string; schema?: { examples?: unknown[] }; example?: unknown }[] }>> };
+    const examples = Object.values(doc.paths).flatMap((path) =>
+      Object.values(path).flatMap((operation) => (operation.parameters ?? []).filter((p) => p.name === 'instance').flatMap((p) => [...(p.example === undefined ? [] : [p.example]), ...(p.schema?.examples ?? [])])),
+    );
+    assert.ok(examples.length > 10, 'the instance header and path parameters have examples');
+    assert.deepEqual([...new Set(examples)], ['demo']);
+    const seed = readFileSync(path.resolve(import.meta.dirname, '..', 'src', 'seed.ts'), 'utf8');
+    assert.match(seed, /createInstance\(db, \{ name: 'demo'/, 'a fresh start makes the instance demo');
   });
 
   it('publishes an OpenAPI 3.1 document covering the three operations, and the docs page', async () => {

@@ -19,12 +19,12 @@ export function problemResponses(...codes: ProblemCode[]) {
 export const instanceHeader = (required: boolean) =>
   Type.Object({
     instance: required
-      ? Type.String({ minLength: 1, description: 'Name of the tenant instance the request is about', examples: ['acme'] })
+      ? Type.String({ minLength: 1, description: 'Name of the tenant instance the request is about', examples: ['demo'] })
       : Type.Optional(
           Type.String({
             minLength: 1,
             description: 'Name of the tenant instance; absent: every instance the API key is granted',
-            examples: ['acme'],
+            examples: ['demo'],
           }),
         ),
   });

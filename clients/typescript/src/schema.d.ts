@@ -771,7 +771,7 @@ export interface components {
             description: string;
             /**
              * @description The tenant instance the assessment belongs to
-             * @example acme
+             * @example demo
              */
             instance: string;
             /**
@@ -1006,7 +1006,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Name of the tenant instance; absent: every instance the API key is granted
-                 * @example acme
+                 * @example demo
                  */
                 instance?: string;
             };
@@ -1095,7 +1095,7 @@ export interface operations {
             header: {
                 /**
                  * @description Name of the tenant instance the request is about
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /**
@@ -1325,7 +1325,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Name of the tenant instance; absent: every instance the API key is granted
-                 * @example acme
+                 * @example demo
                  */
                 instance?: string;
             };
@@ -1409,7 +1409,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Name of the tenant instance; absent: every instance the API key is granted
-                 * @example acme
+                 * @example demo
                  */
                 instance?: string;
             };
@@ -1564,7 +1564,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Name of the tenant instance; absent: every instance the API key is granted
-                 * @example acme
+                 * @example demo
                  */
                 instance?: string;
             };
@@ -1713,7 +1713,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Name of the tenant instance; absent: every instance the API key is granted
-                 * @example acme
+                 * @example demo
                  */
                 instance?: string;
             };
@@ -1874,7 +1874,7 @@ export interface operations {
             header?: {
                 /**
                  * @description Name of the tenant instance; absent: every instance the API key is granted
-                 * @example acme
+                 * @example demo
                  */
                 instance?: string;
             };
@@ -2124,7 +2124,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example acme */
+                        /** @example demo */
                         name: string;
                         /**
                          * @description Base URL of candidate links; null: the service PUBLIC_URL
@@ -2227,7 +2227,7 @@ export interface operations {
                 "application/json": {
                     /**
                      * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                     * @example acme
+                     * @example demo
                      */
                     name: string;
                     /**
@@ -2296,7 +2296,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example acme */
+                        /** @example demo */
                         name: string;
                         /**
                          * @description Base URL of candidate links; null: the service PUBLIC_URL
@@ -2412,7 +2412,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -2487,7 +2487,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example acme */
+                        /** @example demo */
                         name: string;
                         /**
                          * @description Base URL of candidate links; null: the service PUBLIC_URL
@@ -2603,7 +2603,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -2618,7 +2618,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example acme */
+                        /** @example demo */
                         name: string;
                         /**
                          * @description Base URL of candidate links; null: the service PUBLIC_URL
@@ -2752,7 +2752,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -2767,7 +2767,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @example acme */
+                        /** @example demo */
                         name: string;
                         /**
                          * @description Base URL of candidate links; null: the service PUBLIC_URL
@@ -2872,7 +2872,7 @@ export interface operations {
             query?: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance?: string;
             };
@@ -2903,7 +2903,7 @@ export interface operations {
                         label: string | null;
                         /**
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -2962,7 +2962,7 @@ export interface operations {
                     /**
                      * @description Instances the key is granted
                      * @example [
-                     *       "acme"
+                     *       "demo"
                      *     ]
                      */
                     instances: string[];
@@ -3004,7 +3004,7 @@ export interface operations {
                         label: string | null;
                         /**
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -3103,7 +3103,7 @@ export interface operations {
                         label: string | null;
                         /**
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -3194,7 +3194,7 @@ export interface operations {
                         label: string | null;
                         /**
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -3256,7 +3256,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -3309,7 +3309,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -3351,7 +3351,7 @@ export interface operations {
                     "application/json": {
                         /** @example customer-support */
                         id: string;
-                        /** @example acme */
+                        /** @example demo */
                         instance: string;
                         /** @example 2 */
                         version: number;
@@ -3372,7 +3372,7 @@ export interface operations {
                     "application/json": {
                         /** @example customer-support */
                         id: string;
-                        /** @example acme */
+                        /** @example demo */
                         instance: string;
                         /** @example 2 */
                         version: number;
@@ -3429,7 +3429,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /** @example 9d7e6c95-b46b-46da-979a-dca23f37f114 */
@@ -3538,7 +3538,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -3611,7 +3611,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -3700,7 +3700,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -3776,7 +3776,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /** @example 42 */
@@ -3854,7 +3854,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /**
@@ -3971,7 +3971,7 @@ export interface operations {
                         /**
                          * @description The instances of a manager or reviewer; empty for an owner, who has every instance
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -4018,7 +4018,7 @@ export interface operations {
                     role: "owner" | "manager" | "reviewer";
                     /**
                      * @example [
-                     *       "acme"
+                     *       "demo"
                      *     ]
                      */
                     instances?: string[];
@@ -4053,7 +4053,7 @@ export interface operations {
                         /**
                          * @description The instances of a manager or reviewer; empty for an owner, who has every instance
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -4135,7 +4135,7 @@ export interface operations {
                         /**
                          * @description The instances of a manager or reviewer; empty for an owner, who has every instance
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -4212,7 +4212,7 @@ export interface operations {
                         /**
                          * @description The instances of a manager or reviewer; empty for an owner, who has every instance
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -4299,7 +4299,7 @@ export interface operations {
                         /**
                          * @description The instances of a manager or reviewer; empty for an owner, who has every instance
                          * @example [
-                         *       "acme"
+                         *       "demo"
                          *     ]
                          */
                         instances: string[];
@@ -4354,7 +4354,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -4438,7 +4438,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -4547,7 +4547,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /** @example ep_3f2a9c0d5b7e1a46 */
@@ -4600,7 +4600,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /** @example ep_3f2a9c0d5b7e1a46 */
@@ -4708,7 +4708,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /** @example ep_3f2a9c0d5b7e1a46 */
@@ -4799,7 +4799,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /** @example ep_3f2a9c0d5b7e1a46 */
@@ -4880,7 +4880,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
                 /** @example ep_3f2a9c0d5b7e1a46 */
@@ -4962,7 +4962,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -5005,7 +5005,7 @@ export interface operations {
                          * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
                          */
                         id: string;
-                        /** @example acme */
+                        /** @example demo */
                         instance: string;
                         /**
                          * Format: date-time
@@ -5159,7 +5159,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };
@@ -5202,7 +5202,7 @@ export interface operations {
                          * @example 9d7e6c95-b46b-46da-979a-dca23f37f114
                          */
                         id: string;
-                        /** @example acme */
+                        /** @example demo */
                         instance: string;
                         /**
                          * @description false: the candidate had been erased already and nothing changed
@@ -5327,7 +5327,7 @@ export interface operations {
             path: {
                 /**
                  * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
-                 * @example acme
+                 * @example demo
                  */
                 instance: string;
             };

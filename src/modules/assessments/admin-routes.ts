@@ -14,7 +14,7 @@ const CONTENT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 't
 const ImportResult = Type.Object(
   {
     id: Type.String({ examples: ['customer-support'] }),
-    instance: Type.String({ examples: ['acme'] }),
+    instance: Type.String({ examples: ['demo'] }),
     version: Type.Integer({ examples: [2] }),
     outcome: Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('unchanged')], {
       examples: ['updated'],

@@ -9,7 +9,7 @@ export const Assessment = Type.Object(
     id: Type.String({ examples: ['customer-support'], description: 'Assessment identifier, used in invites (`assessments`) and score filters (`assessmentIds`); unique within its instance' }),
     name: Type.String({ examples: ['Customer Support Essentials'] }),
     description: Type.String({ examples: ['Measures the core skills of a customer support role: clear written communication, sound judgement when applying policies, and calm, empathetic handling of frustrated customers.'] }),
-    instance: Type.String({ examples: ['acme'], description: 'The tenant instance the assessment belongs to' }),
+    instance: Type.String({ examples: ['demo'], description: 'The tenant instance the assessment belongs to' }),
     durationMinutes: Type.Integer({ examples: [25], description: 'Time limit in minutes, enforced by the server' }),
     categories: Type.Array(Type.String(), { description: 'Category names, in the order of `categoryScores`', examples: [['Written communication', 'Policy & product reasoning', 'De-escalation & empathy']] }),
     typingTest: Type.Boolean({ examples: [false], description: 'Whether the assessment includes a typing test (and so reports `typingSpeed`)' }),

@@ -16,7 +16,7 @@ const KeySummary = Type.Object(
     id: KeyId,
     prefix: Type.String({ examples: ['ack_cEpATm'], description: 'The first characters of the key, to tell keys apart' }),
     label: Type.Union([Type.String(), Type.Null()], { examples: ['Greenhouse production'] }),
-    instances: Type.Array(Type.String(), { examples: [['acme']] }),
+    instances: Type.Array(Type.String(), { examples: [['demo']] }),
     rateLimit: Type.Union([Type.Integer(), Type.Null()], { examples: [1200], description: 'Requests per minute; null: the service default' }),
     expiresAt: Type.Union([DateTime(), Type.Null()], { examples: ['2027-11-23T00:00:00.000Z'] }),
     revokedAt: Type.Union([DateTime(), Type.Null()], { examples: [null] }),
@@ -43,7 +43,7 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
         security: adminSecurity,
         body: Type.Object(
           {
-            instances: Type.Array(InstanceName, { minItems: 1, maxItems: 100, description: 'Instances the key is granted', examples: [['acme']] }),
+            instances: Type.Array(InstanceName, { minItems: 1, maxItems: 100, description: 'Instances the key is granted', examples: [['demo']] }),
             label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ['Greenhouse production'] })),
             rateLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per minute for this key', examples: [1200] })),
             expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'After this time the key is refused', examples: ['2027-11-23T00:00:00Z'] })),

@@ -29,7 +29,7 @@ function selector(body: { email?: string; candidateId?: string }): Selector {
 const Erasure = Type.Object(
   {
     id: Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], description: "The candidate's id; their score records keep it, with the numbers and nothing personal" }),
-    instance: Type.String({ examples: ['acme'] }),
+    instance: Type.String({ examples: ['demo'] }),
     erased: Type.Boolean({ examples: [true], description: 'false: the candidate had been erased already and nothing changed' }),
     erasedAt: DateTime({ examples: ['2026-11-24T08:00:03.210Z'] }),
     mailFilesDeleted: Type.Integer({ examples: [2], description: 'E-mails to the person deleted from the local mailbox' }),
@@ -42,7 +42,7 @@ const Rows = (description: string, examples: Record<string, unknown>[][] = [[]])
 const Export = Type.Object(
   {
     id: Type.String({ description: "The candidate's id", examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
-    instance: Type.String({ examples: ['acme'] }),
+    instance: Type.String({ examples: ['demo'] }),
     exportedAt: DateTime({ examples: ['2026-11-24T08:00:01.854Z'] }),
     candidate: Type.Object(
       {

@@ -11,12 +11,12 @@ export const InstanceName = Type.String({
   pattern: INSTANCE_NAME_PATTERN,
   'x-pattern-message': 'must be 1-63 characters of a-z, 0-9 and -, starting with a letter',
   description: 'Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter',
-  examples: ['acme'],
+  examples: ['demo'],
 });
 
 const Instance = Type.Object(
   {
-    name: Type.String({ examples: ['acme'] }),
+    name: Type.String({ examples: ['demo'] }),
     portalUrl: Type.Union([Type.String(), Type.Null()], { examples: ['https://assessments.acme.example'], description: 'Base URL of candidate links; null: the service PUBLIC_URL' }),
     inviteTtlDays: Type.Integer({ examples: [14], description: 'How long invite links stay valid, in days' }),
     mailFromName: Type.Union([Type.String(), Type.Null()], { examples: ['Acme Hiring'], description: 'Sender name of invitation e-mail; null: that of MAIL_FROM' }),

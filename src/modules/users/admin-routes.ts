@@ -18,7 +18,7 @@ const UserView = Type.Object(
     id: Type.String({ format: 'uuid', examples: ['49201450-cf57-4604-b5fc-11df958d49c5'] }),
     email: Type.String({ examples: ['maria.lopez@example.com'] }),
     role: RoleSchema,
-    instances: Type.Array(Type.String(), { description: 'The instances of a manager or reviewer; empty for an owner, who has every instance', examples: [['acme']] }),
+    instances: Type.Array(Type.String(), { description: 'The instances of a manager or reviewer; empty for an owner, who has every instance', examples: [['demo']] }),
     disabled: Type.Boolean({ examples: [false] }),
     createdAt: DateTime({ examples: ['2026-11-20T16:02:41.830Z'] }),
   },
@@ -43,7 +43,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
           {
             email: Type.String({ format: 'email', maxLength: 254, examples: ['maria.lopez@example.com'] }),
             role: RoleSchema,
-            instances: Type.Optional(Type.Array(InstanceName, { maxItems: 100, uniqueItems: true, examples: [['acme']] })),
+            instances: Type.Optional(Type.Array(InstanceName, { maxItems: 100, uniqueItems: true, examples: [['demo']] })),
             password: Type.Optional(Password),
           },
           { additionalProperties: false },
