@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './http/admin-auth.js';
 import { OneLineRequestLog } from './http/logging.js';
@@ -53,6 +53,9 @@ import { retentionJob } from './modules/privacy/service.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
+    /** Reverse proxies whose X-Forwarded-For names the client (TRUST_PROXY). Default false: the
+     *  socket's peer is the client, for limits, lockouts, audit, logs and the portal alike. */
+    trustProxy?: TrustProxy;
     /** How often open attempts are checked against their deadline, in ms. Default 5000. */
     sweepEveryMs?: number;
     /** The sender of invitation e-mail for instances without their own. */
@@ -139,6 +142,9 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200 },
+    // request.ip is the client everywhere (limits, lockouts, audit, logs, the portal): the socket's
+    // peer, or with TRUST_PROXY the address X-Forwarded-For gives past the trusted proxies.
+    trustProxy: fastifyTrustProxy(config.trustProxy ?? false),
     // One line per request, when it is answered, instead of Fastify's two (src/http/logging.ts).
     logController: requestLog,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -317,6 +323,16 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   app.addHook('onClose', () => jobs.stop());
 
   return app;
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes a function trusting the first `hops`
+ * peers from the socket, whatever their address (Fastify 5 trusts nothing for a bare number), so
+ * it is only for a service that no client can reach except through its proxies.
+ */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return trust > 0 ? (_address: string, hop: number) => hop < trust : false;
+  return trust;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
