@@ -44,6 +44,7 @@ import { Settings } from '../modules/tenants/admin-routes.js';
 import { brandOf, checkBranding, checkLogo } from '../modules/tenants/branding.js';
 import { listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
 import { verifyPassword } from '../modules/users/password.js';
+import { normaliseIdentifier } from '../modules/users/identifier.js';
 import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
 import {
   assessmentsBody,
@@ -210,7 +211,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         return page(reply, signInPage({ csrf: token, email, error, next }), status);
       };
       const byAddress = await deps.counter.hit(`console-sign-in:address:${request.ip}`, SIGN_IN_WINDOW_MS);
-      const byAccount = await deps.counter.hit(`console-sign-in:account:${email.toLowerCase()}`, SIGN_IN_WINDOW_MS);
+      // Keyed by the same normal form as the account (NFKC, case-folded): no spelling of one address has attempts of its own.
+      const byAccount = await deps.counter.hit(`console-sign-in:account:${normaliseIdentifier(email)}`, SIGN_IN_WINDOW_MS);
       if (byAddress.count > SIGN_IN_PER_ADDRESS || byAccount.count > SIGN_IN_PER_ACCOUNT) {
         const wait = Math.ceil(Math.max(byAddress.count > SIGN_IN_PER_ADDRESS ? byAddress.resetMs : 0, byAccount.count > SIGN_IN_PER_ACCOUNT ? byAccount.resetMs : 0) / 1000);
         reply.header('retry-after', String(Math.max(1, wait)));
@@ -225,7 +227,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       const opened = await openSession(db, credentials.id, now(), times);
       reply.header('set-cookie', [cookie(SESSION_COOKIE, opened.value, Math.floor(times.absoluteMs / 1000)), cookie(SIGN_IN_COOKIE, '', 0)]);
-      await recordAudit(db, { actor: `user:${email.toLowerCase()}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action: 'user.sign-in', target: credentials.id, requestId: request.id, status: 303 });
+      await recordAudit(db, { actor: `user:${normaliseIdentifier(email)}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action: 'user.sign-in', target: credentials.id, requestId: request.id, status: 303 });
       return reply.redirect(next ?? '/console/', 303);
     });
 
