@@ -4,7 +4,18 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { describeEachStore } from './harness.js';
+import { Writable } from 'node:stream';
+import { postWebhook } from '../src/modules/webhooks/post.js';
+import { describeEachStore, freePort, sampleAssessment } from './harness.js';
+import { consoleAs, consoleUser } from './support/console.js';
+
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
 
 /** An answer without what differs on every request. */
 const shape = (r: LightMyRequestResponse) => {
@@ -21,4 +32,35 @@ describeEachStore('what tenants cannot learn', (ctx) => {
       assert.deepEqual(shape(await ctx().request({ method: 'GET', url: `/brand/${name}/theme.css` })), shape(known), name);
     }
   });
-});
+
+  it('shows a tenant a category of a failed webhook delivery, never the internal name or address; the operator log keeps it', async () => {
+    const instance = await ctx().instance('hooked');
+    await ctx().publish(instance, sampleAssessment('alpha'));
+    const key = await ctx().key([instance]);
+    // localhost resolves to a loopback address: refused after the lookup, as an internal name would be.
+    const made = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/webhooks`, payload: { url: 'http://localhost:9/hooks' } });
+    assert.equal(made.statusCode, 201, made.body);
+    const invited = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'hooked@example.com', firstName: 'Wen', lastName: 'Hook', assessments: ['alpha'] } });
+    assert.equal(invited.statusCode, 200, invited.body);
+    const from = logLines.length;
+    await ctx().app.jobs.runAndSettle('webhooks');
+    const { password } = await consoleUser(ctx(), `hooks-${instance}@example.com`, 'manager', [instance]);
+    const manager = await consoleAs(ctx(), `hooks-${instance}@example.com`, password);
+    const page = await manager.get(`/console/webhooks?instance=${instance}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<td>address not allowed<\/td>/);
+    for (const internal of ['127.0.0.1', '::1', 'resolves to', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS']) assert.ok(!page.body.includes(internal), `the page shows ${internal}`);
+    const log = logLines.slice(from).join('');
+    assert.match(log, /webhook delivery got no answer/);
+    assert.match(log, /"detail":"[A-Z]*: ?localhost resolves to (127\.0\.0\.1|::1)/, 'the operator log keeps the detail');
+  });
+
+  it('names what went wrong by category: connection refused, timeout, host not found, address not allowed', async () => {
+    const closed = await freePort();
+    const refused = await postWebhook(`http://127.0.0.1:${closed}/x`, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
+    assert.equal(refused.response, 'connection refused');
+    assert.match(refused.detail ?? '', /ECONNREFUSED/);
+    assert.equal((await postWebhook('http://10.0.0.1/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'address not allowed');
+    assert.equal((await postWebhook('http://no-such-host.invalid/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'host not found');
+  });
+}, { logStream });

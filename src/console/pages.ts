@@ -12,6 +12,7 @@ import type { Funnel } from '../modules/scores/insights.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import type { Instance } from '../modules/tenants/repository.js';
 import type { User } from '../modules/users/repository.js';
+import { FAILURE_CATEGORIES } from '../modules/webhooks/post.js';
 import { barChart } from './charts.js';
 
 export interface Frame {
@@ -791,6 +792,16 @@ export interface WebhookEndpointView {
   failingSince: Date | null;
 }
 
+/**
+ * What a tenant is shown of an attempt: `HTTP <status>`, or the category of a failure without an
+ * answer; never a system message (attempts recorded before categories were are shown as
+ * "connection failed"), which can name the service's internal hosts and addresses.
+ */
+function webhookAnswer(a: { statusCode: number | null; response: string }): string {
+  if (a.statusCode !== null) return `HTTP ${a.statusCode}`;
+  return (FAILURE_CATEGORIES as readonly string[]).includes(a.response) ? a.response : 'connection failed';
+}
+
 export function webhooksBody(
   instance: string,
   endpoints: WebhookEndpointView[],
@@ -836,7 +847,7 @@ ${endpoints.map(
 ${
   (attempts[e.id] ?? []).length > 0 &&
   html`<table class="data"><caption>Latest attempts</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Delivery</th></tr></thead>
-<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${a.statusCode ?? 'none'}: ${a.response.slice(0, 120)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table>`
+<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${webhookAnswer(a)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table>`
 }
 </section>`,
 )}`;
