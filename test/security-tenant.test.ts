@@ -63,4 +63,20 @@ describeEachStore('what tenants cannot learn', (ctx) => {
     assert.equal((await postWebhook('http://10.0.0.1/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'address not allowed');
     assert.equal((await postWebhook('http://no-such-host.invalid/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'host not found');
   });
+
+  it("the console's key list names no instance the user cannot see", async () => {
+    const mine = await ctx().instance('mine');
+    const theirs = await ctx().instance('secret-client');
+    await ctx().key([mine, theirs], { label: 'shared key' });
+    const { password } = await consoleUser(ctx(), `keys-${mine}@example.com`, 'manager', [mine]);
+    const manager = await consoleAs(ctx(), `keys-${mine}@example.com`, password);
+    const page = await manager.get(`/console/keys?instance=${mine}`);
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /shared key/);
+    assert.ok(!page.body.includes(theirs), "another instance's name is shown");
+    assert.match(page.body, new RegExp(`${mine}, 1 other instance`));
+    const { password: ownerPassword } = await consoleUser(ctx(), `keys-owner-${mine}@example.com`, 'owner');
+    const owner = await consoleAs(ctx(), `keys-owner-${mine}@example.com`, ownerPassword);
+    assert.ok((await owner.get(`/console/keys?instance=${mine}`)).body.includes(theirs), 'an owner sees every instance');
+  });
 }, { logStream });

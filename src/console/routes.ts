@@ -396,9 +396,22 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       return key;
     }
 
+    /**
+     * The keys of an instance as this user may see them: a key granted to instances the user cannot
+     * see names only those it can, and says how many others there are, never their names.
+     */
+    async function keysOf(request: FastifyRequest, instance: Instance) {
+      const visible = new Set(request.consoleUser!.visible.map((i) => i.name));
+      return (await listKeys(db, instance.name)).map((k) => {
+        const shown = k.instances.filter((name) => visible.has(name));
+        const hidden = k.instances.length - shown.length;
+        return { ...k, instances: hidden === 0 ? shown : [...shown, `${hidden} other instance${hidden === 1 ? '' : 's'}`] };
+      });
+    }
+
     scope.get<{ Querystring: { instance?: string } }>('/console/keys', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'manage');
-      const keys = await listKeys(db, instance.name);
+      const keys = await keysOf(request, instance);
       return page(reply, consolePage(frameOf(request, 'keys', instance), `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken)));
     });
 
@@ -415,7 +428,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         await insertKey(tx, { id: generated.id, hash: generated.hash, prefix: generated.prefix, label: label || undefined, rateLimit: rate ? Number(rate) : undefined, expiresAt: undefined, instanceIds: [instance.id] });
         await audit(request, tx, 'key.create', generated.id, 200);
       });
-      const keys = await listKeys(db, instance.name);
+      const keys = await keysOf(request, instance);
       return page(reply, consolePage(frameOf(request, 'keys', instance), `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken, { id: generated.id, key: generated.key })));
     });
 
