@@ -42,7 +42,7 @@ import type { Counter } from '../modules/limits/counter.js';
 import { funnel } from '../modules/scores/insights.js';
 import { Settings } from '../modules/tenants/admin-routes.js';
 import { brandOf, checkBranding, checkLogo } from '../modules/tenants/branding.js';
-import { listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
+import { INSTANCE_NAME_PATTERN, listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
 import { verifyPassword } from '../modules/users/password.js';
 import { normaliseIdentifier } from '../modules/users/identifier.js';
 import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
@@ -78,6 +78,14 @@ const PAGE_SIZE = 50;
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
 const SIGN_IN_PER_ADDRESS = 100;
 const SIGN_IN_PER_ACCOUNT = 10;
+
+// Control characters refused in query parameters (all of C0 and DEL) and in form fields (the same
+// but tab, line feed and carriage return, which a textarea sends).
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- as above
+const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const INSTANCE_NAME = new RegExp(INSTANCE_NAME_PATTERN);
 
 // The same strict page headers as the portal's (no inline script or style, no framing, no caching).
 export const CONSOLE_HEADERS = PORTAL_HEADERS;
@@ -154,6 +162,25 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const user = request.consoleUser;
       if (!user) return page(reply, bareMessagePage(title, message), problem.status);
       return page(reply, consolePage(frameOf(request, 'overview', undefined), title, messageBody(title, message)), problem.status);
+    });
+
+    // Every query parameter is given once, as text; no text field carries a control character
+    // (NUL, which PostgreSQL refuses in text, and the rest of C0 but tab and line breaks). Else a
+    // 400 page, before any route looks at them (a repeated ?q= or ?q=%00 was a 500).
+    scope.addHook('preValidation', async (request) => {
+      const errors: { name: string; in: 'query' | 'body'; detail: string }[] = [];
+      for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+        if (typeof value !== 'string') errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must be given once' });
+        else if (CONTROL.test(value)) errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must not contain control characters' });
+      }
+      const body = request.body;
+      if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
+        for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+          const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+          if (texts.some((t) => CONTROL_IN_TEXT.test(t))) errors.push({ name: name.slice(0, 64), in: 'body', detail: 'must not contain control characters' });
+        }
+      }
+      if (errors.length > 0) throw invalidInput(errors);
     });
 
     function readCookie(request: FastifyRequest, name: string): string | undefined {
@@ -262,7 +289,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const allowed = instancesFor(user.user, user.visible, permission);
       if (typeof name === 'string' && name !== '') {
         const found = allowed.find((i) => i.name === name);
-        if (!found) throw forbidden(user.visible.some((i) => i.name === name) ? `Your role may not do this in ${name}` : `You have no access to an instance named ${name}`);
+        // Only a well-formed name is repeated back (it is then plain [a-z0-9-]); anything else is not.
+        if (!found) throw forbidden(user.visible.some((i) => i.name === name) ? `Your role may not do this in ${name}` : INSTANCE_NAME.test(name) ? `You have no access to an instance named ${name}` : 'You have no access to an instance by that name');
         return found;
       }
       const first = allowed[0];
