@@ -4,8 +4,27 @@
 // names with bidirectional override characters are refused.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { postWebhook } from '../src/modules/webhooks/post.js';
+import { isForbiddenAddress } from '../src/modules/webhooks/ssrf.js';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+
+it("refuses webhook addresses in IANA's special-purpose ranges, and mapped IPv4 by the address it carries", async () => {
+  const refused = [
+    // IPv6: unspecified, loopback, IPv4-compatible, mapped private/loopback in both spellings, NAT64, 6to4, site-local, Teredo/ORCHID, documentation, discard, SRv6, multicast, link-local with a zone, ULA metadata, AS112
+    '::', '::1', '::127.0.0.1', '::8.8.8.8', '::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:10.0.0.1', '0:0:0:0:0:ffff:a9fe:a9fe',
+    '64:ff9b::808:808', '64:ff9b:1::1', '2002:808:808::1', '2002:7f00:1::', 'fec0::1', 'feff::1', '2001::1', '2001:10::1', '2001:db8::1', '3fff::1',
+    '100::1', '5f00::1', 'ff02::1', 'fe80::1%eth0', 'fd00:ec2::254', '2620:4f:8000::1',
+    // IPv4
+    '127.0.0.1', '10.1.2.3', '192.0.0.8', '255.255.255.255', '192.31.196.1', '192.52.193.1', '192.175.48.1', '198.18.0.1',
+    'not an address',
+  ];
+  for (const address of refused) assert.equal(isForbiddenAddress(address), true, address);
+  for (const address of ['8.8.8.8', '::ffff:8.8.8.8', '::ffff:808:808', '2606:4700:4700::1111', '2a00:1450:4001::1']) assert.equal(isForbiddenAddress(address), false, address);
+  for (const target of ['http://[::ffff:7f00:1]:9/x', 'http://[::ffff:127.0.0.1]:9/x', 'http://[64:ff9b::7f00:1]:9/x', 'http://[2002:7f00:1::]:9/x', 'http://[fec0::1]:9/x']) {
+    assert.equal((await postWebhook(target, {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'address not allowed', target);
+  }
+});
 
 describeEachStore('hardening', (ctx) => {
   let instance: string;
