@@ -104,6 +104,10 @@ const RETENTION_SWEEP_MS = 10 * 60_000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Swagger UI applies a style element of its own at run time: styles may be inline (scripts may
+// not; a hash would break with each Swagger UI release).
+export const DOCS_CSP =
+  "default-src 'none'; base-uri 'none'; connect-src 'self'; font-src 'self' data:; form-action 'none'; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
 // Paths whose every answer is `Cache-Control: no-store`.
 const PRIVATE_PREFIXES = ['/v1/', '/v1?', '/admin/', '/admin?', '/portal/api/'];
 
@@ -188,7 +192,10 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (documents) => documentLimitHeaders('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // /docs under a Content-Security-Policy of its own: Swagger UI's files and the document come from
+  // here, nothing inline runs, nothing frames it; its validator badge (an image from
+  // validator.swagger.io) is off, so no request leaves for another site.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, uiConfig: { validatorUrl: null } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const counter = createCounter(config.redisUrl, (details, message) => app.log.warn(details, message));

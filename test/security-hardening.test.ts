@@ -59,4 +59,15 @@ describeEachStore('hardening', (ctx) => {
     assert.ok(!answer.body.includes('&lt;script&gt;'), 'a malformed name is not repeated at all');
     assert.match(answer.body, /no access to an instance by that name/);
   });
+
+  it('serves /docs under a Content-Security-Policy that runs no inline script and allows no framing', async () => {
+    for (const url of ['/docs/', '/docs/static/swagger-initializer.js', '/docs/json']) {
+      const answer = await ctx().request({ method: 'GET', url });
+      assert.equal(answer.statusCode, 200, url);
+      const csp = String(answer.headers['content-security-policy']);
+      assert.match(csp, /default-src 'none'/, url);
+      assert.match(csp, /script-src 'self';/, url);
+      assert.match(csp, /frame-ancestors 'none'/, url);
+    }
+  });
 });
