@@ -70,4 +70,24 @@ describeEachStore('hardening', (ctx) => {
       assert.match(csp, /frame-ancestors 'none'/, url);
     }
   });
+
+  it('does not echo a large refused import back whole: at most 50 clipped errors, and no document over 64 K characters', async () => {
+    const documents = [
+      `id: a\nname: ${'x'.repeat(500_000)}\n`, // one huge line
+      `id: a\nname: "${'y'.repeat(1000)}\n`.repeat(500), // 500 errors, each quoting a long line
+      `id: a\n${'z'.repeat(5_000_000)}`, // 5 MB
+    ];
+    for (const source of documents) {
+      const viaConsole = await owner.post('/console/assessments', { instance, source });
+      assert.ok(viaConsole.statusCode === 400 || viaConsole.statusCode === 413, String(viaConsole.statusCode));
+      assert.ok(viaConsole.body.length < 30_000, `console: ${viaConsole.body.length} characters for a ${source.length}-character document`);
+      const viaApi = await ctx().publish(instance, source);
+      assert.ok(viaApi.statusCode === 400 || viaApi.statusCode === 413, String(viaApi.statusCode));
+      assert.ok(viaApi.body.length < 30_000, `admin API: ${viaApi.body.length} characters`);
+      if (viaApi.statusCode === 400) assert.ok(viaApi.json().errors.length <= 51);
+    }
+    const small = await owner.post('/console/assessments', { instance, source: 'id: [unclosed\n' });
+    assert.equal(small.statusCode, 400);
+    assert.match(small.body, /id: \[unclosed/, 'a small document is put back in the form');
+  });
 });

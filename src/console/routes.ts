@@ -86,6 +86,9 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 // eslint-disable-next-line no-control-regex -- as above
 const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 const INSTANCE_NAME = new RegExp(INSTANCE_NAME_PATTERN);
+// A refused import's document is put back in the form up to this size (a larger one would make the
+// error page as large as the upload).
+const ECHO_SOURCE_CHARACTERS = 64 * 1024;
 
 // The same strict page headers as the portal's (no inline script or style, no framing, no caching).
 export const CONSOLE_HEADERS = PORTAL_HEADERS;
@@ -492,6 +495,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const parsed = parseAssessment(source);
       if (!parsed.ok) {
         const errors = parsed.errors.map((e) => ({ line: e.line, column: e.column, name: e.path || '(document)', detail: e.message }));
+        // The document comes back in the form to be fixed, unless it is too large to repeat.
+        if (source.length > ECHO_SOURCE_CHARACTERS) {
+          errors.unshift({ line: undefined, column: undefined, name: '(document)', detail: `is not shown again (over ${ECHO_SOURCE_CHARACTERS / 1024} K characters): fix it where you edit it and import it again` });
+          return assessmentsPage(request, reply, instance, { source: '', errors }, 400);
+        }
         return assessmentsPage(request, reply, instance, { source, errors }, 400);
       }
       const result = await importAssessment(db, instance, parsed.content, parsed.hash);
