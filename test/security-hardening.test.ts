@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { postWebhook } from '../src/modules/webhooks/post.js';
 import { isForbiddenAddress } from '../src/modules/webhooks/ssrf.js';
-import { describeEachStore } from './harness.js';
+import { describeEachStore, sampleAssessment } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 
 it("refuses webhook addresses in IANA's special-purpose ranges, and mapped IPv4 by the address it carries", async () => {
@@ -89,5 +89,36 @@ describeEachStore('hardening', (ctx) => {
     const small = await owner.post('/console/assessments', { instance, source: 'id: [unclosed\n' });
     assert.equal(small.statusCode, 400);
     assert.match(small.body, /id: \[unclosed/, 'a small document is put back in the form');
+  });
+
+  it('refuses names with bidirectional control characters, with a 400 problem naming the field', async () => {
+    await ctx().publish(instance, sampleAssessment('alpha'));
+    const key = await ctx().key([instance]);
+    for (const bidi of ['\u202e', '\u202a', '\u2066', '\u2069']) {
+      const invite = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'bidi@example.com', firstName: `Eve${bidi}gnp.exe`, lastName: 'Doe', assessments: ['alpha'] } });
+      assert.equal(invite.statusCode, 400, invite.body);
+      assert.equal(invite.json().type, 'urn:assessment-connect:problem:validation-failed');
+      assert.deepEqual(invite.json().errors.map((e: { name: string }) => e.name), ['firstName']);
+      assert.match(invite.json().errors[0].detail, /bidirectional/);
+      const last = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'bidi@example.com', firstName: 'Eve', lastName: `${bidi}Doe`, assessments: ['alpha'] } });
+      assert.equal(last.statusCode, 400);
+    }
+    for (const payload of [{ displayName: 'Acme \u202eLtd' }, { mailFromName: 'Acme \u2067Hiring' }]) {
+      const patched = await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload });
+      assert.equal(patched.statusCode, 400, JSON.stringify(payload));
+      assert.match(patched.body, /bidirectional/);
+    }
+    const label = await ctx().request({ method: 'POST', url: '/admin/v1/keys', payload: { instances: [instance], label: 'prod\u202e' } });
+    assert.equal(label.statusCode, 400);
+    // The console's forms: the same rules.
+    const form = await owner.post('/console/invitations', { instance, email: 'bidi@example.com', firstName: 'Eve\u202e', lastName: 'Doe', assessments: 'alpha' });
+    assert.equal(form.statusCode, 400);
+    const settings = await owner.post('/console/settings', { instance, inviteTtlDays: '14', displayName: 'Acme \u202eLtd' });
+    assert.equal(settings.statusCode, 400);
+    assert.equal((await owner.post('/console/keys', { instance, label: 'prod\u2066' })).statusCode, 400);
+    assert.equal((await owner.post('/console/users', { email: 'ev\u202ee@example.com', role: 'owner' })).statusCode, 400);
+    // Right-to-left names themselves are fine.
+    const arabic = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'rtl@example.com', firstName: 'ليلى', lastName: 'כהן', assessments: ['alpha'] } });
+    assert.equal(arabic.statusCode, 200, arabic.body);
   });
 });

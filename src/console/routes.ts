@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
 import { fieldErrors, problemFor } from '../http/errors.js';
-import { validatorCompiler } from '../http/validation.js';
+import { BIDI_CONTROL, BIDI_MESSAGE, validatorCompiler } from '../http/validation.js';
 import { feedbackSummaries } from '../modules/attempts/feedback.js';
 import { layoutNotes } from '../modules/attempts/layout.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
@@ -451,6 +451,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const instance = instanceOf(request, body.instance, 'manage');
       const label = (body.label ?? '').trim();
       if (label.length > 200) throw invalidInput([{ name: 'label', detail: 'is longer than 200 characters' }]);
+      if (BIDI_CONTROL.test(label)) throw invalidInput([{ name: 'label', detail: BIDI_MESSAGE }]);
       const rate = (body.rateLimit ?? '').trim();
       if (rate !== '' && !/^[1-9]\d{0,6}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
       if (rate !== '' && Number(rate) > 1_000_000) throw invalidInput([{ name: 'rateLimit', detail: 'must be at most 1000000' }]);
@@ -588,7 +589,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const email = typeof body.email === 'string' ? body.email.trim() : '';
       const role = typeof body.role === 'string' ? body.role : '';
       const instances = body.instances === undefined ? [] : ([] as string[]).concat(body.instances);
-      if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email)) return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
+      if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email) || BIDI_CONTROL.test(email)) return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
       if (!(ROLES as readonly string[]).includes(role)) return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400);
       try {
         const made = await addUser(db, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }, (tx, user) => audit(request, tx, 'user.create', user.id, 200));
