@@ -311,7 +311,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     now: config.now,
   });
   await app.register(brandRoutes, { db });
-  await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions });
+  await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: config.now, sessions: config.consoleSessions, rateCeiling: config.rateLimitPerMinute ?? 600 });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 

@@ -103,6 +103,11 @@ export interface ConsoleDeps {
   /** The clock of session timeouts and of the overview's periods; tests move it. */
   now?: () => Date;
   sessions?: Partial<SessionTimes>;
+  /**
+   * The most requests per minute a manager may give a key (RATE_LIMIT_PER_MINUTE, the operator's
+   * default budget): more is for the operator (admin API, CLI) or an owner to grant. Default 600.
+   */
+  rateCeiling?: number;
 }
 
 type Permission = 'read' | 'review' | 'manage';
@@ -418,6 +423,16 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     // ---- keys --------------------------------------------------------------------------------
 
+    const isOwner = (request: FastifyRequest) => request.consoleUser!.user.role === 'owner';
+    const rateCeiling = deps.rateCeiling ?? 600;
+
+    /** Refuses a manager a key budget above the operator's ceiling (owners, like the operator, may set any). */
+    function checkRateCeiling(request: FastifyRequest, perMinute: number): void {
+      if (!isOwner(request) && perMinute > rateCeiling) {
+        throw invalidInput([{ name: 'rateLimit', detail: `must be at most ${rateCeiling} requests per minute, the ceiling the operator set; ask the operator for more` }]);
+      }
+    }
+
     /** A key of the instance that this user manages wholly: a manager may change only keys whose every instance it manages. */
     async function managedKey(request: FastifyRequest, instance: Instance, id: string) {
       const key = /^key_[0-9a-f]{16}$/.test(id) ? await getKeySummary(db, id) : undefined;
@@ -455,6 +470,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const rate = (body.rateLimit ?? '').trim();
       if (rate !== '' && !/^[1-9]\d{0,6}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
       if (rate !== '' && Number(rate) > 1_000_000) throw invalidInput([{ name: 'rateLimit', detail: 'must be at most 1000000' }]);
+      if (rate !== '') checkRateCeiling(request, Number(rate));
       const generated = generateApiKey();
       await db.transaction(async (tx) => {
         await insertKey(tx, { id: generated.id, hash: generated.hash, prefix: generated.prefix, label: label || undefined, rateLimit: rate ? Number(rate) : undefined, expiresAt: undefined, instanceIds: [instance.id] });
@@ -624,6 +640,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const rate = (request.body?.rateLimit ?? '').trim();
       if (rate !== '' && (!/^[1-9]\d{0,6}$/.test(rate) || Number(rate) > 1_000_000)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000, or empty for the default' }]);
       const key = await managedKey(request, instance, request.params.id);
+      // A manager may lower a key's budget or keep it, not raise it past the operator's ceiling.
+      if (rate !== '' && Number(rate) !== key.rateLimit) checkRateCeiling(request, Number(rate));
       await db.transaction(async (tx) => {
         await updateKey(tx, key.id, { rateLimit: rate === '' ? null : Number(rate) });
         await audit(request, tx, 'key.update', key.id);
@@ -696,7 +714,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/settings', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'manage');
-      return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1' })));
+      return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1', addressesLocked: !isOwner(request) })));
     });
 
     const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
@@ -717,6 +735,16 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         supportEmail: field('supportEmail'),
         privacyUrl: field('privacyUrl'),
       };
+      // Where candidates' links point and whose address the e-mail comes from are the operator's (and
+      // owners') to set: a manager's form shows them read-only, and a changed value is refused.
+      if (!isOwner(request)) {
+        const current = { portalUrl: instance.portalUrl ?? '', mailFromAddress: instance.mailFromAddress ?? '' };
+        const sent = { portalUrl: values.portalUrl.replace(/\/+$/, ''), mailFromAddress: values.mailFromAddress };
+        const changed = (['portalUrl', 'mailFromAddress'] as const).filter((name) => body[name] !== undefined && sent[name] !== current[name]);
+        if (changed.length > 0) throw forbidden(`Only the operator or an owner may change the ${changed.map((n) => (n === 'portalUrl' ? 'portal URL' : 'sender address')).join(' and the ')}`);
+        values.portalUrl = current.portalUrl;
+        values.mailFromAddress = current.mailFromAddress;
+      }
       // A number field that is not a whole number fails the schema's range with its message.
       const whole = (value: string) => (/^\d{1,4}$/.test(value) ? Number(value) : -1);
       // The admin API's schema checks what is given; an empty field clears that setting.
@@ -735,7 +763,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const branding = checkBranding(given);
       if (!checkSettings(given) || branding.errors.length > 0) {
         const errors = [...fieldErrors('body', (checkSettings.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail })), ...branding.errors];
-        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, values })), 400);
+        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) })), 400);
       }
       Object.assign(given, branding.values);
       await db.transaction(async (tx) => {
@@ -763,7 +791,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const checked = file && file.bytes.length > 0 ? checkLogo(file.type, file.bytes) : { status: 400 as const, detail: 'Choose a logo file to upload' };
       if ('detail' in checked) {
         const errors = [{ name: 'logo', detail: checked.detail }];
-        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors })), checked.status);
+        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, addressesLocked: !isOwner(request) })), checked.status);
       }
       await db.transaction(async (tx) => {
         await setLogo(tx, instance.name, checked.logo);
