@@ -6,7 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from './config.js';
+import type { Config, TrustProxy } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './modules/keys/admin-auth.js';
 import { OneLineRequestLog } from './http/logging.js';
@@ -55,6 +55,9 @@ import { retentionJob } from './modules/privacy/service.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
+    /** Reverse proxies whose X-Forwarded-For names the client (TRUST_PROXY). Default false: the
+     *  socket's peer is the client, for limits, lockouts, audit, logs and the portal alike. */
+    trustProxy?: TrustProxy;
     /** How often open attempts are checked against their deadline, in ms. Default 5000. */
     sweepEveryMs?: number;
     /** The sender of invitation e-mail for instances without their own. */
@@ -103,6 +106,10 @@ const RETENTION_SWEEP_MS = 10 * 60_000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+// Swagger UI applies a style element of its own at run time: styles may be inline (scripts may
+// not; a hash would break with each Swagger UI release).
+export const DOCS_CSP =
+  "default-src 'none'; base-uri 'none'; connect-src 'self'; font-src 'self' data:; form-action 'none'; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
 // Paths whose every answer is `Cache-Control: no-store`.
 const PRIVATE_PREFIXES = ['/v1/', '/v1?', '/admin/', '/admin?', '/portal/api/'];
 
@@ -141,6 +148,9 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     },
     routerOptions: { maxParamLength: 200 },
+    // request.ip is the client everywhere (limits, lockouts, audit, logs, the portal): the socket's
+    // peer, or with TRUST_PROXY the address X-Forwarded-For gives past the trusted proxies.
+    trustProxy: fastifyTrustProxy(config.trustProxy ?? false),
     // One line per request, when it is answered, instead of Fastify's two (src/http/logging.ts).
     logController: requestLog,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -184,7 +194,10 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
     transformObject: (documents) => documentLimitHeaders('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // /docs under a Content-Security-Policy of its own: Swagger UI's files and the document come from
+  // here, nothing inline runs, nothing frames it; its validator badge (an image from
+  // validator.swagger.io) is off, so no request leaves for another site.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, uiConfig: { validatorUrl: null } });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   const counter = createCounter(config.redisUrl, (details, message) => app.log.warn(details, message));
@@ -301,7 +314,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     now: config.now,
   });
   await app.register(brandRoutes, { db });
-  await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: clock, sessions: config.consoleSessions });
+  await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: clock, sessions: config.consoleSessions, rateCeiling: config.rateLimitPerMinute ?? 600 });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
@@ -320,6 +333,16 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   app.addHook('onClose', () => jobs.stop());
 
   return app;
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes a function trusting the first `hops`
+ * peers from the socket, whatever their address (Fastify 5 trusts nothing for a bare number), so
+ * it is only for a service that no client can reach except through its proxies.
+ */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return trust > 0 ? (_address: string, hop: number) => hop < trust : false;
+  return trust;
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -1,5 +1,6 @@
 // One place for the service's settings. Read once at boot from the environment;
 // a bad value stops the process with a message naming the variable, never a half-started server.
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 
@@ -22,6 +23,10 @@ export interface Config {
   rateLimitPerMinute: number;
   /** Refused credentials per minute per client address before it is turned away. Default 20. */
   authFailuresPerMinute: number;
+  /** Which peers are reverse proxies whose X-Forwarded-For names the client (Fastify's
+   *  `trustProxy`): false (the default: the socket's peer is the client, X-Forwarded-For is
+   *  ignored), a number of proxy hops, or a list of proxy addresses and CIDR ranges. */
+  trustProxy: TrustProxy;
   /** smtp:// or smtps:// relay for invitation e-mail. Unset: .eml files under $DATA_DIR/mail. */
   smtpUrl: string | undefined;
   /** Sender of invitation e-mail. */
@@ -64,7 +69,36 @@ export interface Config {
   webhookTimeoutMs: number;
 }
 
+/** Fastify's `trustProxy` as this service allows it: off, a hop count, or addresses and CIDRs. */
+export type TrustProxy = false | number | string[];
+
 export class ConfigError extends Error {}
+
+/**
+ * TRUST_PROXY: unset, empty, `false` or `0` (off); a hop count (1–10); or a comma list of
+ * addresses and CIDR ranges (`10.0.0.1,192.168.0.0/16,::1`). `true` (trust every peer) is refused:
+ * any client could then name itself in X-Forwarded-For.
+ */
+export function trustProxy(raw: string | undefined): TrustProxy {
+  const value = (raw ?? '').trim();
+  if (value === '' || value === '0' || value.toLowerCase() === 'false') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops > 10) throw new ConfigError(`TRUST_PROXY as a hop count must be between 0 and 10, got "${raw}"`);
+    return hops;
+  }
+  const entries = value.split(',').map((e) => e.trim());
+  for (const entry of entries) {
+    const [address, bits, ...rest] = entry.split('/');
+    const family = isIP(address ?? '');
+    const maxBits = family === 6 ? 128 : 32;
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= maxBits);
+    if (family === 0 || rest.length > 0 || !validBits) {
+      throw new ConfigError(`TRUST_PROXY must be a hop count or a comma list of proxy addresses and CIDR ranges, got "${entry}"`);
+    }
+  }
+  return entries;
+}
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -124,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 1_000_000),
     authFailuresPerMinute: integer(env, 'AUTH_FAILURES_PER_MINUTE', 20, 1, 100_000),
+    trustProxy: trustProxy(env.TRUST_PROXY),
     smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: env.MAIL_FROM || 'Assessment Connect <no-reply@localhost>',
     mailTimeoutMs: integer(env, 'MAIL_TIMEOUT_MS', 5000, 100, 60000),

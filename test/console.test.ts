@@ -288,20 +288,22 @@ describeEachStore(
       assert.match(String(limited.headers['ratelimit-policy']), /q=45;/);
 
       assert.equal((await reviewer.get(`/console/settings?instance=${a}`)).statusCode, 403);
-      const bad = await manager.post('/console/settings', { instance: a, portalUrl: 'javascript:alert(1)', inviteTtlDays: '500', mailFromName: 'HR', mailFromAddress: '' });
+      // The portal URL and the sender address are the operator's and owners' (test/security-roles.test.ts).
+      const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
+      const bad = await owner.post('/console/settings', { instance: a, portalUrl: 'javascript:alert(1)', inviteTtlDays: '500', mailFromName: 'HR', mailFromAddress: '' });
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /portalUrl/);
       assert.match(bad.body, /inviteTtlDays/);
-      const saved = await manager.post('/console/settings', { instance: a, portalUrl: 'https://jobs.example.com/', inviteTtlDays: '30', mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@example.com' });
+      const saved = await owner.post('/console/settings', { instance: a, portalUrl: 'https://jobs.example.com/', inviteTtlDays: '30', mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@example.com' });
       assert.equal(saved.statusCode, 303, saved.body);
       const instance = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
       assert.deepEqual([instance.portalUrl, instance.inviteTtlDays, instance.mailFromName, instance.mailFromAddress], ['https://jobs.example.com', 30, 'Acme Hiring', 'hiring@example.com']);
-      await manager.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '' });
-      const reminders = await manager.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '', reportLinkDays: '30' });
+      await owner.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '' });
+      const reminders = await owner.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '', reportLinkDays: '30' });
       assert.equal(reminders.statusCode, 303, reminders.body);
       const settings = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
       assert.deepEqual([settings.reminderDays, settings.reportLinkDays], [null, 30], 'reminders off, report links for 30 days');
-      const refused = await manager.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '99', reportLinkDays: '0' });
+      const refused = await owner.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '99', reportLinkDays: '0' });
       assert.equal(refused.statusCode, 400);
       assert.match(refused.body, /reminderDays/);
       assert.match(refused.body, /reportLinkDays/);

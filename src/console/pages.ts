@@ -12,6 +12,7 @@ import type { Funnel } from '../modules/scores/insights.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import type { Instance } from '../modules/tenants/repository.js';
 import type { User } from '../modules/users/repository.js';
+import { FAILURE_CATEGORIES } from '../modules/webhooks/post.js';
 import { barChart } from './charts.js';
 
 export interface Frame {
@@ -715,8 +716,10 @@ export function settingsBody(
     'name' | 'portalUrl' | 'inviteTtlDays' | 'mailFromName' | 'mailFromAddress' | 'reminderDays' | 'reportLinkDays' | 'displayName' | 'accentColor' | 'supportEmail' | 'privacyUrl' | 'logoSha256'
   >,
   csrf: string,
-  state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string> } = {},
+  state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string>; addressesLocked?: boolean } = {},
 ): SafeHtml {
+  // The portal URL and the sender address are the operator's (and owners') to set: read-only to managers.
+  const locked = state.addressesLocked === true;
   const v = state.values ?? {
     portalUrl: instance.portalUrl ?? '',
     inviteTtlDays: String(instance.inviteTtlDays),
@@ -736,14 +739,14 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 <form method="post" action="/console/settings" class="panel settings-form">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="instance" value="${instance.name}">
-<label for="set-portal">Portal URL (candidate links start with it; empty: the service's own address)</label>
-<input type="url" id="set-portal" name="portalUrl" maxlength="500" value="${v.portalUrl ?? ''}" placeholder="https://assessments.example.com">
+<label for="set-portal">Portal URL (candidate links start with it; empty: the service's own address)${locked && ' — set by the operator'}</label>
+<input type="url" id="set-portal" name="portalUrl" maxlength="500" value="${v.portalUrl ?? ''}" placeholder="https://assessments.example.com"${locked && html` readonly`}>
 <label for="set-ttl">Invitation links stay valid for (days, 1-365)</label>
 <input type="number" id="set-ttl" name="inviteTtlDays" min="1" max="365" step="1" required value="${v.inviteTtlDays ?? ''}">
 <label for="set-from-name">Sender name of invitation e-mail (empty: the display name below)</label>
 <input type="text" id="set-from-name" name="mailFromName" maxlength="100" value="${v.mailFromName ?? ''}">
-<label for="set-from-address">Sender address of invitation e-mail (empty: the service default)</label>
-<input type="email" id="set-from-address" name="mailFromAddress" maxlength="254" value="${v.mailFromAddress ?? ''}">
+<label for="set-from-address">Sender address of invitation e-mail (empty: the service default)${locked && ' — set by the operator'}</label>
+<input type="email" id="set-from-address" name="mailFromAddress" maxlength="254" value="${v.mailFromAddress ?? ''}"${locked && html` readonly`}>
 <label for="set-reminder">Remind candidates who have not started this many days before their invitation expires, once (1-60; empty: no reminders)</label>
 <input type="number" id="set-reminder" name="reminderDays" min="1" max="60" step="1" value="${v.reminderDays ?? ''}">
 <label for="set-report-days">Report links for recruiters stay valid for (days, 1-3650)</label>
@@ -791,6 +794,16 @@ export interface WebhookEndpointView {
   failingSince: Date | null;
 }
 
+/**
+ * What a tenant is shown of an attempt: `HTTP <status>`, or the category of a failure without an
+ * answer; never a system message (attempts recorded before categories were are shown as
+ * "connection failed"), which can name the service's internal hosts and addresses.
+ */
+function webhookAnswer(a: { statusCode: number | null; response: string }): string {
+  if (a.statusCode !== null) return `HTTP ${a.statusCode}`;
+  return (FAILURE_CATEGORIES as readonly string[]).includes(a.response) ? a.response : 'connection failed';
+}
+
 export function webhooksBody(
   instance: string,
   endpoints: WebhookEndpointView[],
@@ -836,7 +849,7 @@ ${endpoints.map(
 ${
   (attempts[e.id] ?? []).length > 0 &&
   html`<table class="data"><caption>Latest attempts</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Delivery</th></tr></thead>
-<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${a.statusCode ?? 'none'}: ${a.response.slice(0, 120)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table>`
+<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${webhookAnswer(a)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table>`
 }
 </section>`,
 )}`;

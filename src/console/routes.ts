@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
 import { fieldErrors, problemFor } from '../http/errors.js';
-import { validatorCompiler } from '../http/validation.js';
+import { BIDI_CONTROL, BIDI_MESSAGE, validatorCompiler } from '../http/validation.js';
 import { feedbackSummaries } from '../modules/attempts/feedback.js';
 import { layoutNotes } from '../modules/attempts/layout.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
@@ -44,8 +44,9 @@ import type { Counter } from '../modules/limits/counter.js';
 import { funnel } from '../modules/scores/insights.js';
 import { Settings } from '../modules/tenants/admin-routes.js';
 import { brandOf, checkBranding, checkLogo } from '../modules/tenants/branding.js';
-import { listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
+import { INSTANCE_NAME_PATTERN, listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
 import { verifyPassword } from '../modules/users/password.js';
+import { normaliseIdentifier } from '../modules/users/identifier.js';
 import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
 import {
   assessmentsBody,
@@ -80,6 +81,17 @@ const SIGN_IN_WINDOW_MS = 15 * 60_000;
 const SIGN_IN_PER_ADDRESS = 100;
 const SIGN_IN_PER_ACCOUNT = 10;
 
+// Control characters refused in query parameters (all of C0 and DEL) and in form fields (the same
+// but tab, line feed and carriage return, which a textarea sends).
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// eslint-disable-next-line no-control-regex -- as above
+const CONTROL_IN_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+const INSTANCE_NAME = new RegExp(INSTANCE_NAME_PATTERN);
+// A refused import's document is put back in the form up to this size (a larger one would make the
+// error page as large as the upload).
+const ECHO_SOURCE_CHARACTERS = 64 * 1024;
+
 // The same strict page headers as the portal's (no inline script or style, no framing, no caching).
 export const CONSOLE_HEADERS = PORTAL_HEADERS;
 
@@ -93,6 +105,11 @@ export interface ConsoleDeps {
   /** The app's clock: session timeouts, the overview's periods, every command's time; tests move it. */
   now: () => Date;
   sessions?: Partial<SessionTimes>;
+  /**
+   * The most requests per minute a manager may give a key (RATE_LIMIT_PER_MINUTE, the operator's
+   * default budget): more is for the operator (admin API, CLI) or an owner to grant. Default 600.
+   */
+  rateCeiling?: number;
 }
 
 type Permission = 'read' | 'review' | 'manage';
@@ -157,6 +174,25 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       return page(reply, consolePage(frameOf(request, 'overview', undefined), title, messageBody(title, message)), problem.status);
     });
 
+    // Every query parameter is given once, as text; no text field carries a control character
+    // (NUL, which PostgreSQL refuses in text, and the rest of C0 but tab and line breaks). Else a
+    // 400 page, before any route looks at them (a repeated ?q= or ?q=%00 was a 500).
+    scope.addHook('preValidation', async (request) => {
+      const errors: { name: string; in: 'query' | 'body'; detail: string }[] = [];
+      for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
+        if (typeof value !== 'string') errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must be given once' });
+        else if (CONTROL.test(value)) errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must not contain control characters' });
+      }
+      const body = request.body;
+      if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
+        for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+          const texts = typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+          if (texts.some((t) => CONTROL_IN_TEXT.test(t))) errors.push({ name: name.slice(0, 64), in: 'body', detail: 'must not contain control characters' });
+        }
+      }
+      if (errors.length > 0) throw invalidInput(errors);
+    });
+
     function readCookie(request: FastifyRequest, name: string): string | undefined {
       for (const part of (request.headers.cookie ?? '').split(';')) {
         const [key, ...rest] = part.trim().split('=');
@@ -212,7 +248,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         return page(reply, signInPage({ csrf: token, email, error, next }), status);
       };
       const byAddress = await deps.counter.hit(`console-sign-in:address:${request.ip}`, SIGN_IN_WINDOW_MS);
-      const byAccount = await deps.counter.hit(`console-sign-in:account:${email.toLowerCase()}`, SIGN_IN_WINDOW_MS);
+      // Keyed by the same normal form as the account (NFKC, case-folded): no spelling of one address has attempts of its own.
+      const byAccount = await deps.counter.hit(`console-sign-in:account:${normaliseIdentifier(email)}`, SIGN_IN_WINDOW_MS);
       if (byAddress.count > SIGN_IN_PER_ADDRESS || byAccount.count > SIGN_IN_PER_ACCOUNT) {
         const wait = Math.ceil(Math.max(byAddress.count > SIGN_IN_PER_ADDRESS ? byAddress.resetMs : 0, byAccount.count > SIGN_IN_PER_ACCOUNT ? byAccount.resetMs : 0) / 1000);
         reply.header('retry-after', String(Math.max(1, wait)));
@@ -227,7 +264,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       const opened = await openSession(db, credentials.id, now(), times);
       reply.header('set-cookie', [cookie(SESSION_COOKIE, opened.value, Math.floor(times.absoluteMs / 1000)), cookie(SIGN_IN_COOKIE, '', 0)]);
-      await recordAudit(db, { actor: `user:${email.toLowerCase()}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action: 'user.sign-in', target: credentials.id, requestId: request.id, status: 303 });
+      await recordAudit(db, { actor: `user:${normaliseIdentifier(email)}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action: 'user.sign-in', target: credentials.id, requestId: request.id, status: 303 });
       return reply.redirect(next ?? '/console/', 303);
     });
 
@@ -262,7 +299,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const allowed = instancesFor(user.user, user.visible, permission);
       if (typeof name === 'string' && name !== '') {
         const found = allowed.find((i) => i.name === name);
-        if (!found) throw forbidden(user.visible.some((i) => i.name === name) ? `Your role may not do this in ${name}` : `You have no access to an instance named ${name}`);
+        // Only a well-formed name is repeated back (it is then plain [a-z0-9-]); anything else is not.
+        if (!found) throw forbidden(user.visible.some((i) => i.name === name) ? `Your role may not do this in ${name}` : INSTANCE_NAME.test(name) ? `You have no access to an instance named ${name}` : 'You have no access to an instance by that name');
         return found;
       }
       const first = allowed[0];
@@ -386,6 +424,16 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     // ---- keys --------------------------------------------------------------------------------
 
+    const isOwner = (request: FastifyRequest) => request.consoleUser!.user.role === 'owner';
+    const rateCeiling = deps.rateCeiling ?? 600;
+
+    /** Refuses a manager a key budget above the operator's ceiling (owners, like the operator, may set any). */
+    function checkRateCeiling(request: FastifyRequest, perMinute: number): void {
+      if (!isOwner(request) && perMinute > rateCeiling) {
+        throw invalidInput([{ name: 'rateLimit', detail: `must be at most ${rateCeiling} requests per minute, the ceiling the operator set; ask the operator for more` }]);
+      }
+    }
+
     /** A key of the instance that this user manages wholly: a manager may change only keys whose every instance it manages. */
     async function managedKey(request: FastifyRequest, instance: Instance, id: string) {
       const key = /^key_[0-9a-f]{16}$/.test(id) ? await getKeySummary(db, id) : undefined;
@@ -395,9 +443,22 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       return key;
     }
 
+    /**
+     * The keys of an instance as this user may see them: a key granted to instances the user cannot
+     * see names only those it can, and says how many others there are, never their names.
+     */
+    async function keysOf(request: FastifyRequest, instance: Instance) {
+      const visible = new Set(request.consoleUser!.visible.map((i) => i.name));
+      return (await listKeys(db, instance.name)).map((k) => {
+        const shown = k.instances.filter((name) => visible.has(name));
+        const hidden = k.instances.length - shown.length;
+        return { ...k, instances: hidden === 0 ? shown : [...shown, `${hidden} other instance${hidden === 1 ? '' : 's'}`] };
+      });
+    }
+
     scope.get<{ Querystring: { instance?: string } }>('/console/keys', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'manage');
-      const keys = await listKeys(db, instance.name);
+      const keys = await keysOf(request, instance);
       return page(reply, consolePage(frameOf(request, 'keys', instance), `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken)));
     });
 
@@ -406,15 +467,17 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const instance = instanceOf(request, body.instance, 'manage');
       const label = (body.label ?? '').trim();
       if (label.length > 200) throw invalidInput([{ name: 'label', detail: 'is longer than 200 characters' }]);
+      if (BIDI_CONTROL.test(label)) throw invalidInput([{ name: 'label', detail: BIDI_MESSAGE }]);
       const rate = (body.rateLimit ?? '').trim();
       if (rate !== '' && !/^[1-9]\d{0,6}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
       if (rate !== '' && Number(rate) > 1_000_000) throw invalidInput([{ name: 'rateLimit', detail: 'must be at most 1000000' }]);
+      if (rate !== '') checkRateCeiling(request, Number(rate));
       const generated = generateApiKey();
       await db.transaction(async (tx) => {
         await insertKey(tx, { id: generated.id, hash: generated.hash, prefix: generated.prefix, label: label || undefined, rateLimit: rate ? Number(rate) : undefined, expiresAt: undefined, instanceIds: [instance.id] });
         await audit(request, tx, 'key.create', generated.id, 200);
       });
-      const keys = await listKeys(db, instance.name);
+      const keys = await keysOf(request, instance);
       return page(reply, consolePage(frameOf(request, 'keys', instance), `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken, { id: generated.id, key: generated.key })));
     });
 
@@ -450,6 +513,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const parsed = parseAssessment(source);
       if (!parsed.ok) {
         const errors = parsed.errors.map((e) => ({ line: e.line, column: e.column, name: e.path || '(document)', detail: e.message }));
+        // The document comes back in the form to be fixed, unless it is too large to repeat.
+        if (source.length > ECHO_SOURCE_CHARACTERS) {
+          errors.unshift({ line: undefined, column: undefined, name: '(document)', detail: `is not shown again (over ${ECHO_SOURCE_CHARACTERS / 1024} K characters): fix it where you edit it and import it again` });
+          return assessmentsPage(request, reply, instance, { source: '', errors }, 400);
+        }
         return assessmentsPage(request, reply, instance, { source, errors }, 400);
       }
       const result = await importAssessment(db, instance, parsed.content, parsed.hash);
@@ -537,7 +605,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const email = typeof body.email === 'string' ? body.email.trim() : '';
       const role = typeof body.role === 'string' ? body.role : '';
       const instances = body.instances === undefined ? [] : ([] as string[]).concat(body.instances);
-      if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email)) return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
+      if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email) || BIDI_CONTROL.test(email)) return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
       if (!(ROLES as readonly string[]).includes(role)) return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400);
       try {
         const made = await addUser(db, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }, (tx, user) => audit(request, tx, 'user.create', user.id, 200));
@@ -572,6 +640,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const rate = (request.body?.rateLimit ?? '').trim();
       if (rate !== '' && (!/^[1-9]\d{0,6}$/.test(rate) || Number(rate) > 1_000_000)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000, or empty for the default' }]);
       const key = await managedKey(request, instance, request.params.id);
+      // A manager may lower a key's budget or keep it, not raise it past the operator's ceiling.
+      if (rate !== '' && Number(rate) !== key.rateLimit) checkRateCeiling(request, Number(rate));
       await db.transaction(async (tx) => {
         await updateKey(tx, key.id, { rateLimit: rate === '' ? null : Number(rate) });
         await audit(request, tx, 'key.update', key.id);
@@ -644,7 +714,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/settings', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'manage');
-      return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1' })));
+      return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1', addressesLocked: !isOwner(request) })));
     });
 
     const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
@@ -665,6 +735,16 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         supportEmail: field('supportEmail'),
         privacyUrl: field('privacyUrl'),
       };
+      // Where candidates' links point and whose address the e-mail comes from are the operator's (and
+      // owners') to set: a manager's form shows them read-only, and a changed value is refused.
+      if (!isOwner(request)) {
+        const current = { portalUrl: instance.portalUrl ?? '', mailFromAddress: instance.mailFromAddress ?? '' };
+        const sent = { portalUrl: values.portalUrl.replace(/\/+$/, ''), mailFromAddress: values.mailFromAddress };
+        const changed = (['portalUrl', 'mailFromAddress'] as const).filter((name) => body[name] !== undefined && sent[name] !== current[name]);
+        if (changed.length > 0) throw forbidden(`Only the operator or an owner may change the ${changed.map((n) => (n === 'portalUrl' ? 'portal URL' : 'sender address')).join(' and the ')}`);
+        values.portalUrl = current.portalUrl;
+        values.mailFromAddress = current.mailFromAddress;
+      }
       // A number field that is not a whole number fails the schema's range with its message.
       const whole = (value: string) => (/^\d{1,4}$/.test(value) ? Number(value) : -1);
       // The admin API's schema checks what is given; an empty field clears that setting.
@@ -683,7 +763,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const branding = checkBranding(given);
       if (!checkSettings(given) || branding.errors.length > 0) {
         const errors = [...fieldErrors('body', (checkSettings.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail })), ...branding.errors];
-        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, values })), 400);
+        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) })), 400);
       }
       Object.assign(given, branding.values);
       await db.transaction(async (tx) => {
@@ -711,7 +791,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const checked = file && file.bytes.length > 0 ? checkLogo(file.type, file.bytes) : { status: 400 as const, detail: 'Choose a logo file to upload' };
       if ('detail' in checked) {
         const errors = [{ name: 'logo', detail: checked.detail }];
-        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors })), checked.status);
+        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, addressesLocked: !isOwner(request) })), checked.status);
       }
       await db.transaction(async (tx) => {
         await setLogo(tx, instance.name, checked.logo);

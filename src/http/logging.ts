@@ -1,16 +1,80 @@
 // What the service logs about a request, and what it never logs: API keys, the admin token,
-// session cookies and link tokens stay out of every line, including ones a client put where
-// they do not belong (a key in the query string).
+// session cookies, link tokens, report links' signatures, passwords, search terms and e-mail
+// addresses stay out of every line, including ones a client put where they do not belong (a key
+// in the query string).
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 
-const SECRET_IN_URL = /(ack_[A-Za-z0-9_-]+|sessionToken=[^&#\s]+|[?&](?:token|api_?key|key|access_token)=[^&#\s]+)/gi;
+/**
+ * The one list of what never reaches a log line from a URL: query parameters (by name, any case)
+ * whose values are secrets or personal data, replaced by [redacted] whatever they hold. Besides
+ * these, API keys (`ack_…`) and e-mail addresses are replaced wherever they appear in the URL,
+ * percent-encoded or not, and a URL carried in a parameter (the console's `next=`) is scrubbed by
+ * the same rules.
+ */
+export const REDACTED_PARAMS: ReadonlySet<string> = new Set([
+  // report links' signatures, sign-in link tokens, keys and passwords
+  'signature', 'sig', 'token', 'sessiontoken', 'access_token', 'key', 'api_key', 'apikey', 'x-api-key', 'password', 'secret',
+  // personal data: the console's candidate search, e-mail and actor filters
+  'q', 'email', 'actor',
+]);
 
-/** A URL with anything secret-looking replaced by [redacted]. */
+const API_KEY = /ack_[A-Za-z0-9_-]+/g;
+const EMAIL = /[^\s@/?&=#:;,<>"'()[\]]+@[^\s@/?&=#:;,<>"'()[\]]+/g;
+const NESTED_DEPTH = 3;
+const QUICK_CHECK = /[?#@%]|ack_/;
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
+
+/** Keys and e-mail addresses out of one piece of a URL; percent-encoded ones too. */
+function scrubText(text: string, depth: number): string {
+  const plain = decoded(text);
+  // A URL given as a parameter's value: scrubbed as a URL, so its own parameters are redacted.
+  if (depth < NESTED_DEPTH && plain !== text && /^\/[^?]*\?/.test(plain)) {
+    const nested = scrubUrlAt(plain, depth + 1);
+    return nested === plain ? text : encodeURIComponent(nested);
+  }
+  const scrubbed = plain.replace(API_KEY, 'ack_[redacted]').replace(EMAIL, '[email]');
+  if (scrubbed === plain) return text;
+  return plain === text ? scrubbed : encodeURIComponent(scrubbed).replace(/%2F/g, '/');
+}
+
+function scrubUrlAt(url: string, depth: number): string {
+  const hash = url.indexOf('#');
+  const fragment = hash < 0 ? '' : url.slice(hash + 1);
+  const rest = hash < 0 ? url : url.slice(0, hash);
+  const mark = rest.indexOf('?');
+  const path = mark < 0 ? rest : rest.slice(0, mark);
+  let out = path.split('/').map((segment) => scrubText(segment, depth)).join('/');
+  if (mark >= 0) out += `?${scrubQuery(rest.slice(mark + 1), depth)}`;
+  // The portal's sign-in link carries its token in the fragment (#?sessionToken=…).
+  if (hash >= 0) out += `#${fragment.startsWith('?') ? `?${scrubQuery(fragment.slice(1), depth)}` : scrubText(fragment, depth)}`;
+  return out;
+}
+
+function scrubQuery(query: string, depth: number): string {
+  return query
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return scrubText(pair, depth);
+      const name = pair.slice(0, eq);
+      if (REDACTED_PARAMS.has(decoded(name).trim().toLowerCase())) return `${scrubText(name, depth)}=[redacted]`;
+      return `${scrubText(name, depth)}=${scrubText(pair.slice(eq + 1), depth)}`;
+    })
+    .join('&');
+}
+
+/** A URL with every secret and personal datum of the list above replaced. */
 export function scrubUrl(url: string): string {
-  return url.replace(SECRET_IN_URL, (match) => {
-    const eq = match.indexOf('=');
-    return eq >= 0 ? `${match.slice(0, eq + 1)}[redacted]` : 'ack_[redacted]';
-  });
+  // Most request lines (a bare path) hold nothing to scrub: they are not taken apart.
+  if (!QUICK_CHECK.test(url)) return url;
+  return scrubUrlAt(url, 0);
 }
 
 export function loggerOptions(level: string, stream?: { write(line: string): unknown }): NonNullable<FastifyServerOptions['logger']> {

@@ -38,7 +38,27 @@ const checkQuestion = Object.fromEntries(
 
 const MAX_SOURCE_BYTES = 512 * 1024;
 
+// What a refused document's errors may repeat of it: a document full of errors (or with one huge
+// line quoted in each) must not make an error answer many times its own size.
+export const MAX_REPORTED_ERRORS = 50;
+const MAX_ERROR_TEXT = 300;
+
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/**
+ * Parses and checks an assessment document. A refused one has at most MAX_REPORTED_ERRORS errors
+ * (then one saying how many more), each message and path clipped to a few hundred characters.
+ */
 export function parseAssessment(source: string): ParsedContent {
+  const parsed = parseUncapped(source);
+  if (parsed.ok) return parsed;
+  const errors = parsed.errors.slice(0, MAX_REPORTED_ERRORS).map((e) => ({ ...e, path: clip(e.path, MAX_ERROR_TEXT), message: clip(e.message, MAX_ERROR_TEXT) }));
+  const more = parsed.errors.length - errors.length;
+  if (more > 0) errors.push({ path: '', message: `and ${more} more error${more === 1 ? '' : 's'}` });
+  return { ok: false, errors };
+}
+
+function parseUncapped(source: string): ParsedContent {
   if (Buffer.byteLength(source, 'utf8') > MAX_SOURCE_BYTES) {
     return { ok: false, errors: [{ path: '', message: `is larger than ${MAX_SOURCE_BYTES / 1024} KiB` }] };
   }

@@ -2,16 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { Problem, invalid } from '../../http/problem.js';
+import { BIDI_CONTROLS } from '../../http/validation.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { claim, complete, fingerprint, release, HEADER as IDEMPOTENCY_HEADER, TTL_HOURS, type Scope } from './idempotency.js';
 import { invite, now, type InviteDeps } from './service.js';
 import { commandRequest } from '../../http/command.js';
 
-// A name: no control characters, at least one visible character; trimmed before use. (The visible
-// character is not \S, which a lone control character such as NUL would satisfy.)
+// A name: no control characters (bidirectional ones included), at least one visible character;
+// trimmed before use. (The visible character is not \S, which a lone control character such as NUL
+// would satisfy.)
 const Name = (description: string, examples: string[]) =>
-  Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f][^\\u0000-\\u001f\\u007f]*$',
-    'x-pattern-message': 'must contain a visible character and no control characters',
+  Type.String({ minLength: 1, maxLength: 100, pattern: `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*[^\\s\\u0000-\\u001f\\u007f${BIDI_CONTROLS}][^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*$`,
+    'x-pattern-message': 'must contain a visible character and no control characters (bidirectional ones included: U+202A-U+202E, U+2066-U+2069)',
     description,
     examples,
   });

@@ -8,6 +8,10 @@ import { findInstancesByName } from '../tenants/repository.js';
 import { getKeySummary, insertKey, listKeys, revokeKey, updateKey } from './repository.js';
 import { generateApiKey } from './secret.js';
 import type { KeyVerifier } from './verifier.js';
+import { BIDI_CONTROLS, BIDI_MESSAGE } from '../../http/validation.js';
+
+// A key's label is a name shown in the console: no bidirectional controls.
+const LABEL = `^[^${BIDI_CONTROLS}]*$`;
 
 const KeyId = Type.String({ pattern: '^key_[0-9a-f]{16}$', description: 'Key identifier (not the secret)', examples: ['key_0735119b9fc76d06'] });
 
@@ -44,7 +48,7 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
         body: Type.Object(
           {
             instances: Type.Array(InstanceName, { minItems: 1, maxItems: 100, description: 'Instances the key is granted', examples: [['demo']] }),
-            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ['Greenhouse production'] })),
+            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: LABEL, 'x-pattern-message': BIDI_MESSAGE, examples: ['Greenhouse production'] })),
             rateLimit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Requests per minute for this key', examples: [1200] })),
             expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'After this time the key is refused', examples: ['2027-11-23T00:00:00Z'] })),
           },
@@ -109,7 +113,7 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
             rateLimit: Type.Optional(
               Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description: 'Requests per minute for this key; null: the service default', examples: [3000] }),
             ),
-            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, examples: ['Greenhouse staging'] })),
+            label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: LABEL, 'x-pattern-message': BIDI_MESSAGE, examples: ['Greenhouse staging'] })),
           },
           { additionalProperties: false, minProperties: 1 },
         ),

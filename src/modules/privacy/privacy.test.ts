@@ -290,6 +290,33 @@ describeEachStore(
       assert.equal(await email(t.instance, openId), open.email);
     });
 
+    it('also erases candidates whose invitations expired or were withdrawn, counted from when they closed', async () => {
+      const t = await tenant({ retentionDays: 30 });
+      const invite = async (p: Person) => {
+        const invited = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': t.key, instance: t.instance }, payload: { email: p.email, firstName: p.firstName, lastName: p.lastName, assessments: ['alpha'] } });
+        assert.equal(invited.statusCode, 200, invited.body);
+        return (invited.json() as { candidateId: string }[])[0]!.candidateId;
+      };
+      const lapsed = person('lapsed');
+      const withdrawn = person('withdrawn');
+      const lapsedId = await invite(lapsed);
+      const withdrawnId = await invite(withdrawn);
+      const cancelled = await ctx().request({ method: 'POST', url: `/v1/candidates/${withdrawnId}/invitations/alpha/cancel`, headers: { 'x-api-key': t.key } });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      const deps = { db: ctx().db, mailDir: ctx().mailDir };
+      const at = (days: number) => () => new Date(Date.now() + days * DAY);
+      const email = async (id: string) => (await admin('POST', `/instances/${t.instance}/candidates/export`, { candidateId: id })).json().candidate.email;
+      // Withdrawn today: due 30 days on. Expiring after the default 14 days: due 44 days on.
+      assert.equal(await sweepRetention({ ...deps, now: at(29) }), 0, 'within the period');
+      assert.equal(await sweepRetention({ ...deps, now: at(31) }), 1);
+      assert.equal(await email(withdrawnId), null, 'withdrawn and past the period: erased');
+      assert.equal(await email(lapsedId), lapsed.email, 'expires at day 14: kept until day 44');
+      assert.equal(await sweepRetention({ ...deps, now: at(43) }), 0);
+      assert.equal(await sweepRetention({ ...deps, now: at(45) }), 1);
+      assert.equal(await email(lapsedId), null, 'expired unstarted and past the period: erased');
+      assert.deepEqual(await foundInStore(ctx().db, [...needles(lapsed), ...needles(withdrawn)]), []);
+    });
+
     it('lets several sweeps run at once, each candidate erased once', async () => {
       const t = await tenant({ retentionDays: 1 });
       const ids: string[] = [];

@@ -51,16 +51,22 @@ export async function auditErasure(tx: Queryable, entry: { actor: string; instan
 
 /**
  * Claims one candidate due for erasure under its instance's retention period at `now`: every
- * invitation completed, the last finished more than retention_days ago, not erased yet. Skips
- * rows another node holds (FOR UPDATE SKIP LOCKED), so several nodes share the work.
+ * invitation closed (completed, withdrawn, or expired without being started), the last closed
+ * more than retention_days ago, not erased yet. An invitation closes when it was finished, else
+ * when it was withdrawn, else when it expired. Skips rows another node holds (FOR UPDATE SKIP
+ * LOCKED), so several nodes share the work.
  */
 export async function claimExpiredCandidate(tx: Queryable, now: Date): Promise<{ id: string; instanceId: string; instance: string } | undefined> {
   const { rows } = await tx.query<{ id: string; instanceId: string; instance: string }>(
     `SELECT c.id, c.instance_id AS "instanceId", s.name AS instance
        FROM candidates c JOIN instances s ON s.id = c.instance_id
       WHERE s.retention_days IS NOT NULL AND c.erased_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id AND i.assessment_status <> 'COMPLETED')
-        AND (SELECT max(i.finished_at) FROM invitations i WHERE i.candidate_id = c.id) < $1::timestamptz - make_interval(days => s.retention_days)
+        AND NOT EXISTS (
+          SELECT 1 FROM invitations i
+           WHERE i.candidate_id = c.id AND i.finished_at IS NULL AND i.cancelled_at IS NULL
+             AND NOT (i.assessment_status = 'INVITED' AND i.expires_at <= $1::timestamptz))
+        AND (SELECT max(COALESCE(i.finished_at, i.cancelled_at, i.expires_at)) FROM invitations i WHERE i.candidate_id = c.id)
+            < $1::timestamptz - make_interval(days => s.retention_days)
       ORDER BY c.id LIMIT 1 FOR UPDATE OF c SKIP LOCKED`,
     [now],
   );

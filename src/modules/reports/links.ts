@@ -7,13 +7,16 @@
 // The signature is HMAC-SHA256 (truncated to 128 bits) of the candidate, the assessment and the
 // expiry under the instance's own report key, so a link cannot be altered to open another report
 // or to live longer. The expiry is rounded up to the next midnight (UTC), so that a link read
-// twice on one day is the same link. Revoking: one link (its signature is kept until it would
-// have expired), or every link of an instance at once by rotating its key.
+// twice on one day is the same link; once that link is revoked, the link handed out is the one
+// expiring a second earlier. Revoking: one link (its signature is kept until it would have
+// expired), or every link of an instance at once by rotating its key.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 
 const DAY = 86_400_000;
+// How many revoked links of one report a day are stepped past (each a second earlier).
+const MAX_REVOKED_A_DAY = 100;
 const SIGNATURE = /^[A-Za-z0-9_-]{22}$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ASSESSMENT = /^[a-z][a-z0-9-]{0,63}$/;
@@ -56,9 +59,26 @@ export async function reportLinks(
   const key = await keyOf(db, input.instanceId);
   const expires = linkExpiry(now, input.days);
   const base = publicUrl.replace(/\/+$/, '');
-  for (const assessmentId of input.assessmentIds) {
-    const signature = sign(key, input.candidateId, assessmentId, expires);
-    links.set(assessmentId, `${base}/reports/${input.candidateId}/${assessmentId}?expires=${expires}&signature=${signature}`);
+  // Today's link of an assessment, unless it was revoked: then the one expiring a second earlier
+  // (and so on), so that a revoked link is never handed out again, the same day included.
+  const earlier = new Map(input.assessmentIds.map((id) => [id, 0]));
+  for (let round = 0; round < MAX_REVOKED_A_DAY; round++) {
+    const signed = [...earlier].map(([assessmentId, k]) => ({ assessmentId, expires: expires - k, signature: sign(key, input.candidateId, assessmentId, expires - k) }));
+    const { rows } = await db.query<{ signature: string }>('SELECT signature FROM revoked_report_links WHERE signature = ANY($1::text[])', [signed.map((l) => l.signature)]);
+    const revoked = new Set(rows.map((r) => r.signature));
+    for (const link of signed) {
+      if (revoked.has(link.signature)) {
+        earlier.set(link.assessmentId, earlier.get(link.assessmentId)! + 1);
+        continue;
+      }
+      links.set(link.assessmentId, `${base}/reports/${input.candidateId}/${link.assessmentId}?expires=${link.expires}&signature=${link.signature}`);
+      earlier.delete(link.assessmentId);
+    }
+    if (earlier.size === 0) break;
+  }
+  // Revoked this many times in one day: the next link is made anyway (and opens nothing).
+  for (const [assessmentId, k] of earlier) {
+    links.set(assessmentId, `${base}/reports/${input.candidateId}/${assessmentId}?expires=${expires - k}&signature=${sign(key, input.candidateId, assessmentId, expires - k)}`);
   }
   return links;
 }

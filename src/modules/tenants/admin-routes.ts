@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { Queryable } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { Problem, invalid } from '../../http/problem.js';
+import { BIDI_CONTROLS, BIDI_MESSAGE } from '../../http/validation.js';
 import { LANGUAGES } from '../../i18n/i18n.js';
 import { LOGO_MAX_BYTES, brandOf, checkBranding, checkLogo } from './branding.js';
 import { INSTANCE_NAME_PATTERN, createInstance, findInstanceByName, listInstances, removeLogo, setLogo, updateInstance, type Instance as InstanceRow } from './repository.js';
@@ -51,12 +52,14 @@ const DefaultLanguage = Type.String({
 });
 
 const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance', examples: ['https://assessments.acme.example'] });
-const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]+$';
+// Names shown to candidates: no control characters, bidirectional ones included.
+const NO_CONTROL = `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]+$`;
+const NO_CONTROL_MESSAGE = `must not contain control characters; ${BIDI_MESSAGE}`;
 export const Settings = Type.Object(
   {
     portalUrl: Type.Optional(PortalUrl),
     inviteTtlDays: Type.Optional(Type.Integer({ examples: [14], minimum: 1, maximum: 365, description: 'Days an invite link stays valid (default 14)' })),
-    mailFromName: Type.Optional(Type.String({ examples: ['Acme Hiring'], minLength: 1, maxLength: 100, pattern: '^[^\\r\\n]+$', description: 'Sender name of invitation e-mail' })),
+    mailFromName: Type.Optional(Type.String({ examples: ['Acme Hiring'], minLength: 1, maxLength: 100, pattern: `^[^\\r\\n${BIDI_CONTROLS}]+$`, 'x-pattern-message': `must be one line; ${BIDI_MESSAGE}`, description: 'Sender name of invitation e-mail' })),
     mailFromAddress: Type.Optional(Type.String({ examples: ['hiring@acme.example'], format: 'email', maxLength: 254, description: 'Sender address of invitation e-mail' })),
     retentionDays: Type.Optional(
       Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], {
@@ -75,7 +78,7 @@ export const Settings = Type.Object(
       }),
     ),
     displayName: Type.Optional(
-      Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL }), Type.Null()], {
+      Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL, 'x-pattern-message': NO_CONTROL_MESSAGE }), Type.Null()], {
         examples: ['Acme Ltd'],
         description: "The company's name as candidates see it in the portal, the e-mail and the report (1-100 characters, trimmed); null clears it (then the sender name, else the instance name, is shown)",
       }),

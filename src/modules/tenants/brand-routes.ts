@@ -33,13 +33,16 @@ export async function brandRoutes(app: FastifyInstance, { db }: { db: Queryable 
   /** The logo at a stable URL, for pages outside this service. */
   app.get<{ Params: { instance: string } }>('/brand/:instance/logo', { schema: { hide: true } }, async (request, reply) => sendLogo(reply, request.params.instance, undefined));
 
-  /** The instance's accent colour as a stylesheet (the portal's CSP forbids inline style). */
+  /**
+   * The instance's accent colour as a stylesheet (the portal's CSP forbids inline style). A name
+   * that is no instance gets exactly what an instance without a colour gets (same status, headers
+   * and body), so that this public URL does not tell which instances exist.
+   */
   app.get<{ Params: { instance: string } }>('/brand/:instance/theme.css', { schema: { hide: true } }, async (request, reply) => {
     const instance = NAME.test(request.params.instance) ? await findInstanceByName(db, request.params.instance) : undefined;
-    if (!instance) throw none(`No instance named "${request.params.instance}"`);
     return reply
       .type('text/css; charset=utf-8')
       .headers({ 'cache-control': SHORT, 'x-content-type-options': 'nosniff' })
-      .send(instance.accentColor ? themeCss(instance.accentColor) : '/* no accent colour set */\n');
+      .send(instance?.accentColor ? themeCss(instance.accentColor) : '/* no accent colour set */\n');
   });
 }

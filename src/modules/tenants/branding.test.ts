@@ -173,7 +173,7 @@ describeEachStore('instance branding', (ctx) => {
     assert.equal(theme.headers['content-type'], 'text/css; charset=utf-8');
     assert.equal(theme.headers['x-content-type-options'], 'nosniff');
     assert.equal(theme.body, ':root { --accent: #1D6B57; }\n');
-    assert.equal((await ctx().request({ method: 'GET', url: '/brand/no-such-instance/theme.css' })).statusCode, 404);
+    assert.equal((await ctx().request({ method: 'GET', url: '/brand/no-such-instance/theme.css' })).body, none.body, 'an unknown instance: the default stylesheet');
     assert.equal((await ctx().request({ method: 'GET', url: '/brand/no-such-instance/logo' })).statusCode, 404);
   });
 

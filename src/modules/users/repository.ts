@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../domain/errors.js';
 import { sha256 } from '../keys/secret.js';
+import { normaliseIdentifier } from './identifier.js';
 
 export const ROLES = ['owner', 'manager', 'reviewer'] as const;
 export type Role = (typeof ROLES)[number];
@@ -21,10 +22,11 @@ export interface User {
 const USER_COLUMNS = `u.id, u.email, u.role, u.disabled_at IS NOT NULL AS disabled, u.created_at AS "createdAt",
   COALESCE((SELECT array_agg(i.name ORDER BY i.name) FROM user_instances ui JOIN instances i ON i.id = ui.instance_id WHERE ui.user_id = u.id), '{}') AS instances`;
 
+/** Adds an account under its e-mail's normal form (normaliseIdentifier): one account per address however it is spelled. */
 export async function createUser(tx: Queryable, input: { email: string; role: Role; passwordHash: string; instanceIds: string[] }): Promise<User> {
   const { rows } = await tx.query<{ id: string }>(
     `INSERT INTO users (email, role, password_hash) VALUES ($1, $2, $3) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`,
-    [input.email, input.role, input.passwordHash],
+    [normaliseIdentifier(input.email), input.role, input.passwordHash],
   );
   if (rows.length === 0) throw conflict(`A user with the e-mail ${input.email} exists already`);
   const id = rows[0]!.id;
@@ -56,11 +58,15 @@ export async function countOwners(db: Queryable): Promise<number> {
   return rows[0]!.n;
 }
 
-/** What signing in needs: the hash, and whether the account may sign in at all. */
+/**
+ * What signing in needs: the hash, and whether the account may sign in at all. Found by the
+ * e-mail's normal form only (the database's lower() is not applied to it: it depends on the
+ * server's locale), so the account found and the sign-in lockout's key are always the same.
+ */
 export async function findCredentials(db: Queryable, email: string): Promise<{ id: string; passwordHash: string; disabled: boolean } | undefined> {
   const { rows } = await db.query<{ id: string; passwordHash: string; disabled: boolean }>(
-    `SELECT id, password_hash AS "passwordHash", disabled_at IS NOT NULL AS disabled FROM users WHERE lower(email) = lower($1)`,
-    [email],
+    `SELECT id, password_hash AS "passwordHash", disabled_at IS NOT NULL AS disabled FROM users WHERE lower(email) = $1`,
+    [normaliseIdentifier(email)],
   );
   return rows[0];
 }

@@ -9,9 +9,31 @@ import { ForbiddenAddress, guardedLookup, isForbiddenAddress } from './ssrf.js';
 export interface PostOutcome {
   /** The HTTP status, undefined when there was no answer. */
   status?: number;
-  /** The first 1 KB of the answer, or what went wrong. */
+  /**
+   * The first 1 KB of the answer, or, without one, what went wrong as a category the tenant may
+   * see (FAILURE_CATEGORIES): never a DNS name, an address or a system message.
+   */
   response: string;
+  /** Without an answer: the full reason (addresses, system errors), for the operator's log only. */
+  detail?: string;
   durationMs: number;
+}
+
+/** What a tenant is told of a delivery that got no answer. */
+export const FAILURE_CATEGORIES = ['invalid URL', 'address not allowed', 'timeout', 'connection refused', 'host not found', 'connection reset', 'host unreachable', 'TLS error', 'connection failed'] as const;
+export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
+
+/** The category of a failed request's error: the tenant's view of it. */
+export function failureCategory(error: NodeJS.ErrnoException | ForbiddenAddress): FailureCategory {
+  const code = String(error.code ?? '');
+  if (error instanceof ForbiddenAddress || code === 'EFORBIDDENADDRESS') return 'address not allowed';
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NODATA' || code === 'EAI_NONAME') return 'host not found';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED') return 'connection reset';
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'EHOSTDOWN' || code === 'ENETDOWN') return 'host unreachable';
+  if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
+  if (/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL)/.test(code) || /certificate|ssl|tls/i.test(error.message)) return 'TLS error';
+  return 'connection failed';
 }
 
 const KEEP_BYTES = 1024;
@@ -32,10 +54,10 @@ export function postWebhook(target: string, headers: Record<string, string>, bod
     try {
       url = new URL(target);
     } catch {
-      return done({ response: 'the endpoint URL is not valid' });
+      return done({ response: 'invalid URL', detail: 'the endpoint URL is not valid' });
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) && isForbiddenAddress(host) && !options.allowPrivate) return done({ response: new ForbiddenAddress(host, host).message });
+    if (isIP(host) && isForbiddenAddress(host) && !options.allowPrivate) return done({ response: 'address not allowed', detail: new ForbiddenAddress(host, host).message });
     const client = url.protocol === 'https:' ? https : http;
     const request = client.request(
       url,
@@ -63,7 +85,11 @@ export function postWebhook(target: string, headers: Record<string, string>, bod
       },
     );
     request.on('error', (error: NodeJS.ErrnoException) =>
-      done({ response: controller.signal.aborted ? `no answer within ${options.timeoutMs} ms` : error.message.slice(0, KEEP_BYTES) }),
+      done(
+        controller.signal.aborted
+          ? { response: 'timeout', detail: `no answer within ${options.timeoutMs} ms` }
+          : { response: failureCategory(error), detail: `${error.code ?? 'error'}: ${error.message}`.slice(0, KEEP_BYTES) },
+      ),
     );
     request.end(body);
   });
