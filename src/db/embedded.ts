@@ -115,6 +115,28 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
    * answer in SYNC_LIMIT_MS is taken for lost.
    */
   const flag = new Int32Array(signal);
+  /**
+   * The answer to sync statement `id`. The flag can be seen raised a moment before the answer is
+   * on the port (seen under heavy load: a statement then read "no answer", and the next one read
+   * that late answer and was refused, an invite answered 500), so the answer is waited for in
+   * steps of a millisecond; an answer of an earlier statement, which can only be one whose caller
+   * gave up, is dropped rather than taken for this one.
+   */
+  const syncReply = (id: number): Reply => {
+    const deadline = Date.now() + SYNC_LIMIT_MS;
+    for (;;) {
+      const reply = receiveMessageOnPort(syncReplies)?.message as Reply | undefined;
+      if (reply?.id === id) return reply;
+      if (reply && reply.id > id) throw new Error(`the embedded store answered statement ${reply.id} for ${id}`);
+      if (reply) continue;
+      if (Date.now() > deadline) {
+        stop(new Error(`${CLOSED}: the embedded store's thread did not answer a statement within ${SYNC_LIMIT_MS / 1000} s`));
+        void worker.terminate();
+        throw stopped!;
+      }
+      Atomics.wait(flag, 0, 1, 1);
+    }
+  };
   const callSync = <T>(request: Call & { op: 'query' }): T[] => {
     if (stopped) throw stopped;
     const id = nextId++;
@@ -125,8 +147,7 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
       void worker.terminate();
       throw stopped;
     }
-    const reply = receiveMessageOnPort(syncReplies)?.message as Reply | undefined;
-    if (!reply || reply.id !== id) throw new Error(`the embedded store answered statement ${reply?.id} for ${id}`);
+    const reply = syncReply(id);
     if (reply.error) throw fromWire(reply.error);
     return (reply.rows ?? []) as T[];
   };
