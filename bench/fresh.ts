@@ -15,6 +15,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { ADMIN_TOKEN, admin, cpuUs, freePort, type Node } from '../test/reliability/support/server.js';
+import { openDatabase } from '../src/db/database.js';
+import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { buildReadyTable, publish, sameRecords, seedPglite } from './seed.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -229,6 +231,10 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
         );
         return rows[0]!.analyzed ? `analyzed (reltuples ${rows[0]!.reltuples})` : 'never analyzed';
       };
+      // Both routes warmed (2 s each, not counted) before the first round: the first reads of a
+      // process include V8's compilation of the route, not the plan's cost.
+      await load({ url: service.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds: 2, connections: o.connections });
+      await load({ url: baseline.url, path: '/score?candidateIds=', idsFile, seconds: 2, connections: o.connections });
       for (const phase of ['no ANALYZE', 'after ANALYZE'] as const) {
         if (phase === 'after ANALYZE') await client.query('ANALYZE');
         const before = await stats();
@@ -293,6 +299,13 @@ export async function pgliteScale(sizes: number[], o: { rounds: number; seconds:
       // seedRows invites each candidate to three assessments, plus 100 to a fourth.
       const candidates = Math.max(1, Math.round((invitations - 100) / 3));
       await seedPglite(dir, candidates, false);
+      // The read model filled as the service's job would, so that reads start with every record ready.
+      const db = await openDatabase({ dataDir: dir });
+      try {
+        while ((await fillScoreRecords(db, 5000)) > 0);
+      } finally {
+        await db.close();
+      }
       const service = await startService({ DATA_DIR: dir, DATABASE_URL: '' });
       const key = ((await admin({ url: service.url } as Node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
       const auth = { 'x-api-key': key, instance: 'bench' };
@@ -306,8 +319,10 @@ export async function pgliteScale(sizes: number[], o: { rounds: number; seconds:
       nodes.push({ invitations: candidates * 3 + 100, service, dir, idsFile, auth });
       console.log(`# PGlite: ${(candidates * 3 + 100).toLocaleString('en')} invitations seeded, service on ${dir}`);
     }
-    // Give each service's statistics pass (a second after start) time to finish before measuring.
+    // Give each service's statistics pass (a second after start) time to finish, and warm each
+    // node's route (2 s of the same load, not counted) before measuring.
     await new Promise((r) => setTimeout(r, 3000));
+    for (const n of nodes) await load({ url: n.service.url, path: '/v1/score?candidateIds=', idsFile: n.idsFile, headers: n.auth, seconds: 2, connections: o.connections });
     const figures = nodes.map(() => [] as Figures[]);
     for (let round = 0; round < o.rounds; round++) {
       const order = nodes.map((_, i) => (i + round) % nodes.length);
