@@ -277,15 +277,16 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
   const lines = [
     `Fresh database, ${o.candidates.toLocaleString('en')} candidates × 2 invitations seeded through the API, score by candidate read at once (${o.rounds} alternating rounds of ${o.seconds} s, ${o.connections} connections; medians; CPU per request of the node process and of its PostgreSQL backends):`,
     '',
-    '| run | statistics | side | req/s | p99 ms | node CPU µs/req | PostgreSQL CPU µs/req | service/baseline (rounds) | p99 ratio |',
-    '|---:|---|---|---:|---:|---:|---:|---|---:|',
+    '| run | statistics | side | req/s | p99 ms | node CPU µs/req | PostgreSQL CPU µs/req | service/baseline (rounds) | p99 ratio | CPU ratio |',
+    '|---:|---|---|---:|---:|---:|---:|---|---:|---:|',
   ];
   for (const r of results) {
     lines.push(
-      `| ${r.run} | ${r.phase} | service | ${r.service.rps.toFixed(0)} | ${r.service.p99} | ${r.service.nodeUs.toFixed(0)} | ${r.service.pgUs.toFixed(0)} | **${r.ratio.toFixed(2)}×** (${r.ratios.map((x) => x.toFixed(2)).join(', ')}) | ${r.p99Ratio.toFixed(2)} |`,
-      `| ${r.run} | ${r.phase} | ready-JSON baseline | ${r.baseline.rps.toFixed(0)} | ${r.baseline.p99} | ${r.baseline.nodeUs.toFixed(0)} | ${r.baseline.pgUs.toFixed(0)} | | |`,
+      `| ${r.run} | ${r.phase} | service | ${r.service.rps.toFixed(0)} | ${r.service.p99} | ${r.service.nodeUs.toFixed(0)} | ${r.service.pgUs.toFixed(0)} | **${r.ratio.toFixed(2)}×** (${r.ratios.map((x) => x.toFixed(2)).join(', ')}) | ${r.p99Ratio.toFixed(2)} | ${((r.baseline.nodeUs + r.baseline.pgUs) / (r.service.nodeUs + r.service.pgUs)).toFixed(2)} |`,
+      `| ${r.run} | ${r.phase} | ready-JSON baseline | ${r.baseline.rps.toFixed(0)} | ${r.baseline.p99} | ${r.baseline.nodeUs.toFixed(0)} | ${r.baseline.pgUs.toFixed(0)} | | | |`,
     );
   }
+  lines.push('', 'CPU ratio: the baseline\'s CPU per request (node + PostgreSQL) over the service\'s, the throughput ratio the two would have on a machine whose cores they had to themselves.');
   lines.push('', `Invitations' statistics during each phase: ${results.map((r) => `run ${r.run} ${r.phase}: ${r.statistics}`).join('; ')}.`);
   return lines.join('\n');
 }
