@@ -20,6 +20,11 @@
 //   npm run bench -- --only sweep          that scenario alone, printed (nothing written)
 //   npm run bench -- --only costs          logging's and metrics' cost alone, printed
 //   npm run bench -- --cost-rounds 21 --cost-seconds 2   rounds of those costs (the defaults)
+//   npm run bench -- --fresh 3            only this: 3 runs on fresh databases, 2,000 candidates × 2
+//                                          invitations seeded through the API, score by candidate
+//                                          read at once without ANALYZE, then after (bench/fresh.ts)
+//   npm run bench -- --pglite-scale 1000,10000,100000   only this: score reads by candidate on
+//                                          PGlite at each number of invitations, no outside ANALYZE
 //   npm run bench -- --webhooks 10000      N attempts completed within a minute, delivered to a
 //                                          local receiver (--webhook-wait: seconds to wait after)
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
@@ -32,10 +37,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { admin, cpuUs, freePort, rssMb, serveFromBuild, startNode, type Node } from '../test/reliability/support/server.js';
-import { publish, readerOf, recordsReady, seed, seedPglite, type Seeded } from './seed.js';
+import { buildReadyTable, publish, readerOf, recordsReady, sameRecords, seed, seedPglite, type Seeded } from './seed.js';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
+import { freshScenario, pgliteScale } from './fresh.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // The service's nodes run the compiled build, as `npm start` does (`npm run bench` builds it first).
@@ -63,6 +69,9 @@ const { values: options } = parseArgs({
     only: { type: 'string' },
     'cost-rounds': { type: 'string' },
     'cost-seconds': { type: 'string' },
+    fresh: { type: 'string' },
+    'fresh-candidates': { type: 'string', default: '2000' },
+    'pglite-scale': { type: 'string' },
   },
 });
 const candidates = Number(options.candidates);
@@ -231,6 +240,13 @@ async function exportScenario(main: Seeded, mainNode: Node, mainKey: string): Pr
 const loadAtStart = loadavg()[0]!;
 
 async function main() {
+  if (options.fresh !== undefined || options['pglite-scale'] !== undefined) {
+    // Printed, not written: these runs are short and their tables go into docs/performance.md by hand.
+    const o = { rounds: Number(options.rounds ?? 3), seconds: Number(options.seconds ?? 5), connections };
+    if (options.fresh !== undefined) console.log(`\n${await freshScenario({ ...o, baseUrl, runs: Number(options.fresh), candidates: Number(options['fresh-candidates']) })}`);
+    if (options['pglite-scale'] !== undefined) console.log(`\n${await pgliteScale(options['pglite-scale'].split(',').map(Number), o)}`);
+    return;
+  }
   if (options.only === 'sweep') {
     console.log(`\n${await sweepScenario()}`);
     return;
@@ -245,6 +261,7 @@ async function main() {
   // default setting, on the same database, would claim half the deliveries and refuse them.)
   const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   await recordsReady(seeded.url);
+  await buildReadyTable(seeded.url);
   const baseline = await startBaseline(seeded.url);
   const readyBaseline = await startBaseline(seeded.url, 'ready-baseline.ts');
   const { key, ids, idsFile, auth } = await readerOf(service, seeded.url, path.join(tmpdir(), `bench-ids-${process.pid}.json`));
@@ -287,8 +304,8 @@ async function main() {
     ] as const) {
       const fromService = await (await fetch(`${service.url}/v1/score?${query}`, { headers: auth })).text();
       const fromReady = await (await fetch(`${readyBaseline.url}/score?${query}`)).text();
-      if (fromService !== fromReady) throw new Error(`the ready-JSON baseline's answer for ${spec} differs from the service's:\n${fromService.slice(0, 400)}\n${fromReady.slice(0, 400)}`);
-      console.log(`# ready-JSON baseline: ${spec}, ${fromReady.length} bytes, identical to the service's answer`);
+      if (!sameRecords(fromService, fromReady)) throw new Error(`the ready-JSON baseline's answer for ${spec} differs from the service's:\n${fromService.slice(0, 400)}\n${fromReady.slice(0, 400)}`);
+      console.log(`# ready-JSON baseline: ${spec}, ${fromReady.length} bytes (the service's: ${fromService.length}), the same records`);
     }
     // One request of each scenario first: a harness that measures error answers measures nothing.
     for (const scenario of scenarios) {
@@ -912,7 +929,7 @@ async function webhookScenario(url: string, node: Node, n: number): Promise<stri
 function roundTwo(rows: Row[], exp: ExportFigures, logging: Pair, metrics: { hello: Pair; score: Pair }, pgliteRatio?: number): string {
   const met = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const lines = [
-    'Against the ready-JSON baseline (bench/ready-baseline.ts: a bare Fastify + pg server answering from a table of the same records serialized in advance by the service’s own formatter, one indexed lookup, the array assembled by PostgreSQL; its answers were checked byte for byte against the service’s at the start of the run), measured in the same rounds as the table above:',
+    'Against the ready-JSON baseline (bench/ready-baseline.ts: Fastify with logger: false and a pg pool of 10 answering from its own table (candidate_id text, assessment_id text, record jsonb) of the service’s records, indexed and analyzed, with `JSON.stringify(rows.map(r => r.record))`; its answers were checked to hold the same records as the service’s at the start of the run), measured in the same rounds as the table above:',
     '',
     '| scenario | service req/s | ready-JSON req/s | ratio (by round) | service p50 / p99 ms | ready-JSON p50 / p99 ms | p99 ratio | CPU µs/request service / ready-JSON | target |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|',

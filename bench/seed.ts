@@ -5,12 +5,8 @@
 // same size is reused. The embedded store (PGlite) is seeded with the same SQL.
 import { writeFileSync } from 'node:fs';
 import pg from 'pg';
-import fastJson from 'fast-json-stringify';
 import { sampleAssessment } from '../test/harness.js';
 import { openDatabase } from '../src/db/database.js';
-import { toScoreRecord } from '../src/modules/scores/format.js';
-import { scorePage } from '../src/modules/scores/repository.js';
-import { ScoreRecord } from '../src/modules/scores/schema.js';
 import { ADMIN_TOKEN, admin, startNode, type Node } from '../test/reliability/support/server.js';
 
 export interface Seeded {
@@ -22,7 +18,7 @@ export interface Seeded {
 }
 
 /** The bulk rows, the same SQL on PostgreSQL and on PGlite. */
-export async function seedRows(db: { query(text: string, params?: unknown[]): Promise<unknown> }, candidates: number): Promise<void> {
+export async function seedRows(db: { query(text: string, params?: unknown[]): Promise<unknown> }, candidates: number, analyze = true): Promise<void> {
   await db.query(
     `INSERT INTO candidates (instance_id, email, first_name, last_name)
      SELECT i.id, 'candidate' || g || '@bench.example', 'First' || g, 'Last' || g FROM instances i, generate_series(1, $1::int) g WHERE i.name = 'bench'`,
@@ -48,7 +44,7 @@ export async function seedRows(db: { query(text: string, params?: unknown[]): Pr
   );
   await db.query('CREATE TABLE bench_meta (candidates integer NOT NULL)');
   await db.query('INSERT INTO bench_meta VALUES ($1)', [candidates]);
-  await db.query('ANALYZE');
+  if (analyze) await db.query('ANALYZE');
 }
 
 /** Creates the bench instance and publishes its four assessments through a running node's admin API. */
@@ -65,7 +61,7 @@ export async function publish(node: Node): Promise<void> {
 }
 
 /** An embedded store under dataDir seeded the same way (PGlite: one process at a time). */
-export async function seedPglite(dataDir: string, candidates: number): Promise<void> {
+export async function seedPglite(dataDir: string, candidates: number, analyze = true): Promise<void> {
   const node = await startNode('', { LOG_LEVEL: 'error', DATA_DIR: dataDir });
   try {
     await publish(node);
@@ -74,7 +70,7 @@ export async function seedPglite(dataDir: string, candidates: number): Promise<v
   }
   const db = await openDatabase({ dataDir });
   try {
-    await seedRows(db, candidates);
+    await seedRows(db, candidates, analyze);
   } finally {
     await db.close();
   }
@@ -101,7 +97,6 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
     await db.end();
     if (reusable) {
       await server.end();
-      await buildReadyTable(url.toString());
       return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: 0, reused: true };
     }
     await server.query(`DROP DATABASE ${name} WITH (FORCE)`);
@@ -124,7 +119,6 @@ export async function seed(baseUrl: string, candidates: number): Promise<Seeded>
   } finally {
     await db.end();
   }
-  await buildReadyTable(url.toString());
   return { url: url.toString(), candidates, invitations: candidates * 3 + 100, seconds: Math.round((Date.now() - began) / 1000), reused: false };
 }
 
@@ -165,47 +159,39 @@ export async function readerOf(node: Node, url: string, idsFile: string): Promis
 }
 
 /**
- * The ready-JSON baseline's table (bench/ready-baseline.ts): every seeded score record of the bench
- * instance, serialized once by the service's own code (the repository's query, toScoreRecord and
- * fast-json-stringify with the route's ScoreRecord schema, as GET /v1/score does), keyed by
- * candidate id and by assessment slug, in invitation order. Built once per seeded database; the
- * candidates the invite scenarios add are not in it (nor asked for). The baseline checks at start
- * that its answer for a candidate is byte for byte the service's.
+ * The ready-JSON baseline's table (bench/ready-baseline.ts): bench_ready_json (candidate_id text,
+ * assessment_id text, record jsonb), every score record of the bench instance as the service
+ * keeps it (its read model, filled by the service: call this once the records are ready), in
+ * invitation order, with an index for each lookup, then ANALYZE of this table only. Built once
+ * per database; the candidates the invite scenarios add are not in it (nor asked for). The
+ * baseline's answers are checked at start to hold the same records as the service's.
  */
-export async function buildReadyTable(url: string): Promise<{ built: boolean; records: number; seconds: number }> {
+export async function buildReadyTable(url: string): Promise<{ built: boolean; records: number }> {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
-    const exists = await db.query(`SELECT 1 FROM pg_tables WHERE tablename = 'bench_score_ready'`);
-    if (exists.rowCount === 1) return { built: false, records: 0, seconds: 0 };
-    const began = Date.now();
-    const stringify = fastJson(ScoreRecord as object);
-    const instance = (await db.query<{ id: string }>(`SELECT id FROM instances WHERE name = 'bench'`)).rows[0]!.id;
-    await db.query('BEGIN');
-    await db.query(`CREATE TABLE bench_score_ready (invitation_id bigint PRIMARY KEY, candidate_id uuid NOT NULL, assessment_slug text NOT NULL, record text NOT NULL)`);
-    let after = '0';
-    let records = 0;
-    for (;;) {
-      // The repository's own page query, 1,000 records at a time in invitation order.
-      const rows = await scorePage(db as never, { instanceIds: [instance] }, after, 1000);
-      if (rows.length === 0) break;
-      await db.query(
-        `INSERT INTO bench_score_ready (invitation_id, candidate_id, assessment_slug, record)
-         SELECT * FROM unnest($1::bigint[], $2::uuid[], $3::text[], $4::text[])`,
-        [rows.map((r) => r.id), rows.map((r) => r.candidateId), rows.map((r) => r.assessmentId), rows.map((r) => stringify(toScoreRecord(r)))],
-      );
-      records += rows.length;
-      after = rows[rows.length - 1]!.id;
-    }
-    await db.query('CREATE INDEX bench_score_ready_candidate ON bench_score_ready (candidate_id, invitation_id)');
-    await db.query('CREATE INDEX bench_score_ready_assessment ON bench_score_ready (assessment_slug, invitation_id)');
-    await db.query('COMMIT');
-    await db.query('ANALYZE bench_score_ready');
-    return { built: true, records, seconds: Math.round((Date.now() - began) / 1000) };
-  } catch (error) {
-    await db.query('ROLLBACK').catch(() => {});
-    throw error;
+    const exists = await db.query(`SELECT 1 FROM pg_tables WHERE tablename = 'bench_ready_json'`);
+    if (exists.rowCount === 1) return { built: false, records: 0 };
+    await db.query('CREATE TABLE bench_ready_json (candidate_id text NOT NULL, assessment_id text NOT NULL, record jsonb NOT NULL)');
+    const { rowCount } = await db.query(
+      `INSERT INTO bench_ready_json (candidate_id, assessment_id, record)
+       SELECT i.candidate_id::text, a.slug, i.record::jsonb FROM invitations i JOIN assessments a ON a.id = i.assessment_id JOIN instances n ON n.id = i.instance_id
+        WHERE n.name = 'bench' AND i.record IS NOT NULL ORDER BY i.id`,
+    );
+    await db.query('CREATE INDEX bench_ready_json_candidate ON bench_ready_json (candidate_id)');
+    await db.query('CREATE INDEX bench_ready_json_assessment ON bench_ready_json (assessment_id)');
+    await db.query('ANALYZE bench_ready_json');
+    return { built: true, records: rowCount ?? 0 };
   } finally {
     await db.end();
   }
+}
+
+/** Two score answers hold the same records (jsonb reorders keys, so compared as parsed values). */
+export function sameRecords(a: string, b: string): boolean {
+  const canonical = (text: string) =>
+    JSON.stringify(JSON.parse(text), (_key, value: unknown) =>
+      value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1))) : value,
+    );
+  return canonical(a) === canonical(b);
 }

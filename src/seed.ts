@@ -4,6 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './db/database.js';
+import { keepStatistics } from './jobs/statistics.js';
 import { parseAssessment } from './modules/assessments/content.js';
 import { importAssessment } from './modules/assessments/repository.js';
 import { countInstances, createInstance, findInstanceByName } from './modules/tenants/repository.js';
@@ -47,5 +48,7 @@ export async function seedDemo(db: Database): Promise<boolean> {
   if ((await countInstances(db)) > 0) return false;
   const instance = (await createInstance(db, { name: 'demo', ...DEMO_BRANDING })) ?? (await findInstanceByName(db, 'demo'))!;
   await importCatalogue(db, instance);
+  // A bulk load: the planner gets statistics now rather than at the job's next pass.
+  await keepStatistics(db);
   return true;
 }

@@ -9,6 +9,8 @@ export interface Job {
   name: string;
   /** How often the job runs, in ms. */
   everyMs: number;
+  /** How soon after start it first runs, in ms (default: everyMs). */
+  firstMs?: number;
   /** Does one round of work as of `now`; returns how much it did (for the log at debug level). */
   run(now: Date): Promise<number | void>;
   /** Waits for work a run started and did not await (deliveries in flight). */
@@ -35,7 +37,7 @@ export class JobRunner {
   }
 
   start(): void {
-    for (const entry of this.jobs.values()) this.schedule(entry);
+    for (const entry of this.jobs.values()) this.schedule(entry, entry.job.firstMs);
   }
 
   /** Runs one job now (tests, and the first run after start), unless a run of it is under way. */

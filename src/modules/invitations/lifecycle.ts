@@ -12,7 +12,7 @@ import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { LIMIT_MINUTES, resetForRetake } from './record.js';
 import { allow, lockInvitation, stateSql, type InvitationState, type LockedInvitation } from './machine.js';
-import { deliver, issueLink, type InviteDeps } from './service.js';
+import { deliver, issueLink, type InviteDeps, type LinkDeps } from './service.js';
 
 export type { InvitationState } from './machine.js';
 
@@ -122,7 +122,7 @@ export interface FreshLink {
 }
 
 /** E-mails a fresh link of one invitation (after commit); SENT or FAILED as the relay answered. */
-export function sendFreshLink(deps: InviteDeps, p: FreshLink) {
+export function sendFreshLink(deps: LinkDeps, p: FreshLink) {
   return deliver(deps, {
     instanceId: p.inv.instanceId,
     instance: p.issued.instance,
@@ -138,7 +138,7 @@ export function sendFreshLink(deps: InviteDeps, p: FreshLink) {
  * Issues the candidate a fresh link to this assessment, to be e-mailed after commit
  * (sendFreshLink): a reminder.
  */
-export async function remindInvitation(ctx: CommandContext, deps: InviteDeps, ref: InvitationRef): Promise<FreshLink> {
+export async function remindInvitation(ctx: CommandContext, deps: LinkDeps, ref: InvitationRef): Promise<FreshLink> {
   const inv = await locate(ctx, ref);
   allow(inv.state, 'remind', inv.facts);
   const who = await recipientOf(ctx.tx, inv);
@@ -174,7 +174,7 @@ export async function retakeInvitation(ctx: CommandContext, deps: InviteDeps, re
  * nodes share the work and none is reminded twice; a reminder never races the expiry, which
  * takes only invitations whose time has run out.
  */
-export function reminderJob(deps: InviteDeps, everyMs: number, clock: () => Date): Job {
+export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date): Job {
   return {
     name: 'invitation-reminders',
     everyMs,
