@@ -38,12 +38,26 @@ export default tseslint.config(
     files: ['src/domain/**/*.ts', 'src/html/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/modules/**', '**/http/**', '**/portal/**', '**/console/**', '**/db/**'], message: 'src/domain and src/html depend on nothing of the service.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/modules/**', '**/http/**', '**/portal/**', '**/console/**', '**/db/**'], message: 'src/domain and src/html depend on nothing of the service.' }],
+        },
+      ],
     },
   },
   {
     files: ['src/modules/**/*.ts'],
-    ignores: ['**/*.test.ts', '**/routes.ts', '**/*-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/keys/admin-auth.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
+    ignores: [
+      '**/*.test.ts',
+      '**/routes.ts',
+      '**/*-routes.ts',
+      'src/modules/keys/authenticate.ts',
+      'src/modules/keys/admin-auth.ts',
+      'src/modules/limits/rate-limit.ts',
+      'src/modules/invitations/idempotency.ts',
+      'src/modules/mail/dev-mailbox.ts',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -57,16 +71,30 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/modules/**/routes.ts', 'src/modules/**/*-routes.ts', 'src/modules/keys/authenticate.ts', 'src/modules/keys/admin-auth.ts', 'src/modules/limits/rate-limit.ts', 'src/modules/invitations/idempotency.ts', 'src/modules/mail/dev-mailbox.ts'],
+    files: [
+      'src/modules/**/routes.ts',
+      'src/modules/**/*-routes.ts',
+      'src/modules/keys/authenticate.ts',
+      'src/modules/keys/admin-auth.ts',
+      'src/modules/limits/rate-limit.ts',
+      'src/modules/invitations/idempotency.ts',
+      'src/modules/mail/dev-mailbox.ts',
+    ],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/portal/**', '**/console/**', '**/app.js', '**/server.js'], message: 'Modules serve the surfaces; they never import them.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/portal/**', '**/console/**', '**/app.js', '**/server.js'], message: 'Modules serve the surfaces; they never import them.' }] },
+      ],
     },
   },
   {
     files: ['src/portal/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/console/**', '**/app.js', '**/server.js'], message: 'The portal does not depend on the console or the app.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/console/**', '**/app.js', '**/server.js'], message: 'The portal does not depend on the console or the app.' }] },
+      ],
     },
   },
   // The portal's script runs in the candidate's browser, as a classic script.

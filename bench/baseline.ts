@@ -53,5 +53,8 @@ app.put<{ Params: { candidateId: string; slug: string; questionId: string }; Bod
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 process.stdout.write('baseline ready\n');
 process.on('SIGTERM', () => {
-  void app.close().then(() => db.close()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => db.close())
+    .then(() => process.exit(0));
 });

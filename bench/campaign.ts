@@ -55,7 +55,14 @@ function call(base: string, method: string, path: string, headers: Record<string
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const request = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, agent, headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        agent,
+        headers: body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
@@ -109,7 +116,13 @@ async function setUp(i: number): Promise<Candidate | undefined> {
     const intro = await call(job.url, 'GET', '/portal/a/alpha', { ...browser, cookie });
     const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(intro.body)?.[1];
     if (intro.status !== 200 || !csrf) return void fail('intro', intro);
-    const started = await call(job.url, 'POST', '/portal/a/alpha/start', { ...browser, cookie, 'content-type': 'application/x-www-form-urlencoded' }, `_csrf=${encodeURIComponent(csrf)}`);
+    const started = await call(
+      job.url,
+      'POST',
+      '/portal/a/alpha/start',
+      { ...browser, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      `_csrf=${encodeURIComponent(csrf)}`,
+    );
     if (started.status !== 303) return void fail('start', started);
     const first = await call(job.url, 'GET', '/portal/a/alpha', { ...browser, cookie });
     if (first.status !== 200) return void fail('first question', first);
@@ -230,19 +243,31 @@ async function finish(c: Candidate, typing: boolean): Promise<boolean> {
     const headers = { ...browser, cookie: c.cookie };
     if (typing) {
       const page = await call(job.url, 'GET', '/portal/a/alpha?q=5', headers);
-      if (page.status !== 200) return void fail('typing page', page), false;
+      if (page.status !== 200) return (void fail('typing page', page), false);
       const start = await call(job.url, 'POST', '/portal/api/a/alpha/typing/start', { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, '{}');
-      if (start.status !== 204) return void fail('typing start', start), false;
+      if (start.status !== 204) return (void fail('typing start', start), false);
       // About 20 s of typing at a human pace, as the page reports it.
       await new Promise((r) => setTimeout(r, 5000 + Math.random() * 2000));
       const intervals = Array.from({ length: PASSAGE.length - 1 }, () => Math.round(120 + Math.random() * 160));
-      const typed = await call(job.url, 'POST', '/portal/api/a/alpha/typing', { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, JSON.stringify({ typed: PASSAGE, intervals }));
-      if (typed.status !== 200) return void fail('typing', typed), false;
+      const typed = await call(
+        job.url,
+        'POST',
+        '/portal/api/a/alpha/typing',
+        { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' },
+        JSON.stringify({ typed: PASSAGE, intervals }),
+      );
+      if (typed.status !== 200) return (void fail('typing', typed), false);
     }
-    const submitted = await call(job.url, 'POST', '/portal/a/alpha/submit', { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, `_csrf=${encodeURIComponent(c.csrf)}`);
-    if (submitted.status !== 303) return void fail('submit', submitted), false;
+    const submitted = await call(
+      job.url,
+      'POST',
+      '/portal/a/alpha/submit',
+      { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      `_csrf=${encodeURIComponent(c.csrf)}`,
+    );
+    if (submitted.status !== 303) return (void fail('submit', submitted), false);
     const done = await call(job.url, 'GET', '/portal/a/alpha', headers);
-    if (done.status !== 200) return void fail('completed page', done), false;
+    if (done.status !== 200) return (void fail('completed page', done), false);
     return true;
   } catch (error) {
     fail('finish', error as Error);
@@ -258,7 +283,10 @@ const setup = { candidates: candidates.length, failed: job.n - candidates.length
 if (job.mode === 'campaign') {
   const service = candidates.length > 0 ? await savePhase(candidates, 'service') : undefined;
   // The baseline reads each attempt once and keeps it: that first read is not what is measured.
-  if (job.baselineUrl) await pool(candidates.length, 32, (i) => call(job.baselineUrl!, 'PUT', `/answer/${candidates[i]!.candidateId}/alpha/q1`, { 'content-type': 'application/json' }, '{"value":1}').catch(() => undefined));
+  if (job.baselineUrl)
+    await pool(candidates.length, 32, (i) =>
+      call(job.baselineUrl!, 'PUT', `/answer/${candidates[i]!.candidateId}/alpha/q1`, { 'content-type': 'application/json' }, '{"value":1}').catch(() => undefined),
+    );
   const baseline = job.baselineUrl && candidates.length > 0 ? await savePhase(candidates, 'baseline') : undefined;
   const finishBegan = performance.now();
   // Candidates finish at different moments, not all in the same instant: spread over
@@ -272,7 +300,8 @@ if (job.mode === 'campaign') {
   );
   const completed = finished.filter(Boolean).length;
   process.stdout.write(
-    JSON.stringify({ setup, service, baseline, finish: { completed, failed: candidates.length - completed, seconds: round((performance.now() - finishBegan) / 1000) }, failures }) + '\n',
+    JSON.stringify({ setup, service, baseline, finish: { completed, failed: candidates.length - completed, seconds: round((performance.now() - finishBegan) / 1000) }, failures }) +
+      '\n',
   );
 } else {
   // The submissions, spread evenly over job.seconds.
@@ -288,7 +317,17 @@ if (job.mode === 'campaign') {
   );
   const completed = results.filter(Boolean).length;
   process.stdout.write(
-    JSON.stringify({ setup, complete: { completed, failed: candidates.length - completed, seconds: round((performance.now() - began) / 1000), firstAt: Math.min(...submitted), lastAt: Math.max(...submitted) }, failures }) + '\n',
+    JSON.stringify({
+      setup,
+      complete: {
+        completed,
+        failed: candidates.length - completed,
+        seconds: round((performance.now() - began) / 1000),
+        firstAt: Math.min(...submitted),
+        lastAt: Math.max(...submitted),
+      },
+      failures,
+    }) + '\n',
   );
 }
 agent.destroy();

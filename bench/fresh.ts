@@ -227,7 +227,9 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
         const b = await (await fetch(`${baseline.url}/score?candidateIds=${id}`)).text();
         if (!sameRecords(a, b)) throw new Error(`the baseline's answer differs from the service's:\n${a.slice(0, 300)}\n${b.slice(0, 300)}`);
       }
-      console.log(`# fresh run ${run}: ${o.candidates} candidates × 2 invitations through the API in ${((seeded - began) / 1000).toFixed(1)} s (from start), reading at ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      console.log(
+        `# fresh run ${run}: ${o.candidates} candidates × 2 invitations through the API in ${((seeded - began) / 1000).toFixed(1)} s (from start), reading at ${((Date.now() - began) / 1000).toFixed(1)} s`,
+      );
       const stats = async () => {
         const { rows } = await client.query<{ reltuples: number; analyzed: boolean }>(
           `SELECT c.reltuples::float8 AS reltuples, (s.last_analyze IS NOT NULL OR s.last_autoanalyze IS NOT NULL) AS analyzed
@@ -246,8 +248,22 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
         const b: Figures[] = [];
         for (let round = 0; round < o.rounds; round++) {
           const sides = [
-            async () => s.push(await measured(service!, { client, database: name, application: 'assessment-connect' }, { url: service!.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds: o.seconds, connections: o.connections })),
-            async () => b.push(await measured(baseline!, { client, database: name, application: 'bench-ready-baseline' }, { url: baseline!.url, path: '/score?candidateIds=', idsFile, seconds: o.seconds, connections: o.connections })),
+            async () =>
+              s.push(
+                await measured(
+                  service!,
+                  { client, database: name, application: 'assessment-connect' },
+                  { url: service!.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds: o.seconds, connections: o.connections },
+                ),
+              ),
+            async () =>
+              b.push(
+                await measured(
+                  baseline!,
+                  { client, database: name, application: 'bench-ready-baseline' },
+                  { url: baseline!.url, path: '/score?candidateIds=', idsFile, seconds: o.seconds, connections: o.connections },
+                ),
+              ),
           ];
           for (const side of round % 2 ? sides.reverse() : sides) await side();
         }
@@ -290,7 +306,10 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
       `| ${r.run} | ${r.phase} | ready-JSON baseline | ${r.baseline.rps.toFixed(0)} | ${r.baseline.p99} | ${r.baseline.nodeUs.toFixed(0)} | ${r.baseline.pgUs.toFixed(0)} | | | |`,
     );
   }
-  lines.push('', 'CPU ratio: the baseline\'s CPU per request (node + PostgreSQL) over the service\'s, the throughput ratio the two would have on a machine whose cores they had to themselves.');
+  lines.push(
+    '',
+    "CPU ratio: the baseline's CPU per request (node + PostgreSQL) over the service's, the throughput ratio the two would have on a machine whose cores they had to themselves.",
+  );
   lines.push('', `Invitations' statistics during each phase: ${results.map((r) => `run ${r.run} ${r.phase}: ${r.statistics}`).join('; ')}.`);
   return lines.join('\n');
 }
@@ -316,7 +335,7 @@ export async function pgliteScale(sizes: number[], o: { rounds: number; seconds:
       const auth = { 'x-api-key': key, instance: 'bench' };
       // The candidates' ids, from the service's own export (the store belongs to its process).
       const ids: string[] = [];
-      const page = await (await fetch(`${service.url}/v1/score?limit=1000`, { headers: auth })).json() as { candidateId: string }[] | { records?: { candidateId: string }[] };
+      const page = (await (await fetch(`${service.url}/v1/score?limit=1000`, { headers: auth })).json()) as { candidateId: string }[] | { records?: { candidateId: string }[] };
       for (const r of Array.isArray(page) ? page : (page.records ?? [])) ids.push(r.candidateId);
       if (ids.length === 0) throw new Error(`no candidate ids from the export at ${invitations}`);
       const idsFile = path.join(dir, 'ids.json');
@@ -333,7 +352,16 @@ export async function pgliteScale(sizes: number[], o: { rounds: number; seconds:
       const order = nodes.map((_, i) => (i + round) % nodes.length);
       for (const i of order) {
         const n = nodes[i]!;
-        figures[i]!.push(await measured(n.service, undefined, { url: n.service.url, path: '/v1/score?candidateIds=', idsFile: n.idsFile, headers: n.auth, seconds: o.seconds, connections: o.connections }));
+        figures[i]!.push(
+          await measured(n.service, undefined, {
+            url: n.service.url,
+            path: '/v1/score?candidateIds=',
+            idsFile: n.idsFile,
+            headers: n.auth,
+            seconds: o.seconds,
+            connections: o.connections,
+          }),
+        );
       }
     }
     const base = summary(figures[0]!);

@@ -43,7 +43,10 @@ if (!(seconds >= 2 && seconds <= 600)) throw new Error('--seconds must be 2 to 6
 
 /** The groups whose share is reported, by the path of the frame's script. */
 const GROUPS: [string, RegExp][] = [
-  ['metrics (src/http/metrics.ts, fast-histogram.ts, src/db/timing.ts, prom-client)', /\/src\/http\/(metrics|fast-histogram)\.ts|\/src\/db\/timing\.ts|\/node_modules\/prom-client\//],
+  [
+    'metrics (src/http/metrics.ts, fast-histogram.ts, src/db/timing.ts, prom-client)',
+    /\/src\/http\/(metrics|fast-histogram)\.ts|\/src\/db\/timing\.ts|\/node_modules\/prom-client\//,
+  ],
   ['request logging (src/http/logging.ts, pino)', /\/src\/http\/logging\.ts|\/node_modules\/(pino|pino-std-serializers|sonic-boom|fast-redact)\//],
 ];
 
@@ -63,7 +66,11 @@ interface Profile {
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seeded = await seed(baseUrl, Number(options.candidates));
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-profile-'));
-const node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: options['log-level']!, METRICS: options.metrics === 'off' ? 'false' : 'true' }, { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+const node = await startNode(
+  seeded.url,
+  { NODE_ENV: 'production', LOG_LEVEL: options['log-level']!, METRICS: options.metrics === 'off' ? 'false' : 'true' },
+  { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] },
+);
 node.child.stdout!.removeAllListeners('data');
 node.child.stdout!.on('data', () => {});
 let loadEnded = 0;
@@ -80,7 +87,9 @@ try {
       ? { url: node.url, path: '/v1/score?assessmentIds=hundred', headers: auth, seconds, connections: 10 }
       : { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
   const cpuBefore = cpuUs(node.child.pid!);
-  figures = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify(spec)]).toString().trim();
+  figures = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify(spec)])
+    .toString()
+    .trim();
   cpuMs = (cpuUs(node.child.pid!) - cpuBefore) / 1000;
   loadEnded = performance.now();
 } finally {

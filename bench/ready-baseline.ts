@@ -21,5 +21,8 @@ app.get<{ Querystring: { candidateIds?: string; assessmentIds?: string } }>('/sc
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 process.stdout.write('baseline ready\n');
 process.on('SIGTERM', () => {
-  void app.close().then(() => pool.end()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => pool.end())
+    .then(() => process.exit(0));
 });

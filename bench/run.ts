@@ -95,7 +95,9 @@ interface Figures {
 
 function load(scenario: Record<string, unknown>): Promise<Figures> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify({ seconds, connections, ...scenario })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify({ seconds, connections, ...scenario })], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`load generator exited ${code}`))));
@@ -204,7 +206,9 @@ async function exportScenario(main: Seeded, mainNode: Node, mainKey: string): Pr
   let key = mainKey;
   if (exportCandidates !== main.candidates) {
     seeded = await seed(baseUrl, exportCandidates);
-    console.log(`# export: ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} records${seeded.reused ? '' : `, ${seeded.seconds} s`})`);
+    console.log(
+      `# export: ${seeded.reused ? 'reusing' : 'seeded'} ${seeded.url} (${seeded.invitations.toLocaleString('en')} records${seeded.reused ? '' : `, ${seeded.seconds} s`})`,
+    );
     node = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn' });
     await recordsReady(seeded.url);
     key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
@@ -292,7 +296,12 @@ async function main() {
       target: {},
       ready: { spec: { path: '/score?assessmentIds=hundred' }, target: { rps: 0.7 } },
     },
-    { name: 'POST /v1/invite (new candidate, 2 assessments)', service: { path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth }, baseline: { path: '/invite', method: 'POST', invite: ['alpha', 'beta'] }, target: { rps: 0.7 } },
+    {
+      name: 'POST /v1/invite (new candidate, 2 assessments)',
+      service: { path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth },
+      baseline: { path: '/invite', method: 'POST', invite: ['alpha', 'beta'] },
+      target: { rps: 0.7 },
+    },
   ];
 
   const rows: Row[] = [];
@@ -304,7 +313,8 @@ async function main() {
     ] as const) {
       const fromService = await (await fetch(`${service.url}/v1/score?${query}`, { headers: auth })).text();
       const fromReady = await (await fetch(`${readyBaseline.url}/score?${query}`)).text();
-      if (!sameRecords(fromService, fromReady)) throw new Error(`the ready-JSON baseline's answer for ${spec} differs from the service's:\n${fromService.slice(0, 400)}\n${fromReady.slice(0, 400)}`);
+      if (!sameRecords(fromService, fromReady))
+        throw new Error(`the ready-JSON baseline's answer for ${spec} differs from the service's:\n${fromService.slice(0, 400)}\n${fromReady.slice(0, 400)}`);
       console.log(`# ready-JSON baseline: ${spec}, ${fromReady.length} bytes (the service's: ${fromService.length}), the same records`);
     }
     // One request of each scenario first: a harness that measures error answers measures nothing.
@@ -318,7 +328,8 @@ async function main() {
         const response = await fetch(`${server}${withId}`, {
           method: 'method' in spec ? spec.method : 'GET',
           headers: { 'content-type': 'application/json', ...('headers' in spec ? spec.headers : {}) },
-          body: 'invite' in spec ? JSON.stringify({ email: `check-${Date.now()}-${Math.random()}@load.example`, firstName: 'C', lastName: 'K', assessments: spec.invite }) : undefined,
+          body:
+            'invite' in spec ? JSON.stringify({ email: `check-${Date.now()}-${Math.random()}@load.example`, firstName: 'C', lastName: 'K', assessments: spec.invite }) : undefined,
         });
         if (response.status !== 200) throw new Error(`${scenario.name} answered ${response.status} on ${server}: ${(await response.text()).slice(0, 300)}`);
         await response.arrayBuffer();
@@ -482,7 +493,9 @@ async function scale(sizes: number[]): Promise<string> {
       const { idsFile, auth } = await readerOf(node, seeded.url, path.join(tmpdir(), `bench-ids-scale-${size}.json`));
       const score = await measure({ url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth });
       const invite = await measure({ url: node.url, path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth });
-      console.log(`scale ${size}: score ${score.rps.toFixed(0)} req/s p50 ${score.p50} p99 ${score.p99}; invite ${invite.rps.toFixed(0)} req/s p50 ${invite.p50} p99 ${invite.p99}`);
+      console.log(
+        `scale ${size}: score ${score.rps.toFixed(0)} req/s p50 ${score.p50} p99 ${score.p99}; invite ${invite.rps.toFixed(0)} req/s p50 ${invite.p50} p99 ${invite.p99}`,
+      );
       results.push({ size, score, invite });
     } finally {
       await node.stop();
@@ -528,7 +541,10 @@ async function pairOf(a: { pid: number; url: string }, b: { pid: number; url: st
   const on: Figures[] = [];
   const off: Figures[] = [];
   for (let round = 0; round < COST_ROUNDS; round++) {
-    const runs = [async () => on.push(await loadOn(a.pid, { url: a.url, seconds: COST_SECONDS, ...spec })), async () => off.push(await loadOn(b.pid, { url: b.url, seconds: COST_SECONDS, ...spec }))];
+    const runs = [
+      async () => on.push(await loadOn(a.pid, { url: a.url, seconds: COST_SECONDS, ...spec })),
+      async () => off.push(await loadOn(b.pid, { url: b.url, seconds: COST_SECONDS, ...spec })),
+    ];
     if (round % 2) runs.reverse();
     for (const run of runs) await run();
   }
@@ -636,7 +652,8 @@ function drive(job: Record<string, unknown>): Promise<DriveResult> {
 const CAMPAIGN_ENV_NOTE =
   'The node runs with RATE_LIMIT_PER_MINUTE=1000000 (the load harness default of test/reliability/support/server.ts, as for every scenario here; the default 600 requests per minute per API key would refuse the invitations, which all come from one key). The portal itself limits only refused sign-in links and session cookies per address (AUTH_FAILURES_PER_MINUTE, default 20, unchanged): a valid session is not rate-limited, so the simulated candidates all coming from 127.0.0.1 needs no other change.';
 
-const saveLine = (f: SaveFigures) => `${f.saves} saves, ${f.perSecond}/s, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.cpuUsPerSave} µs server CPU per save`;
+const saveLine = (f: SaveFigures) =>
+  `${f.saves} saves, ${f.perSecond}/s, p50 ${f.p50} ms, p99 ${f.p99} ms, max ${f.max} ms, non-2xx ${f.non2xx}, errors ${f.errors}, ${f.cpuUsPerSave} µs server CPU per save`;
 
 /**
  * The campaign: N candidates online at once, each saving an answer every 5 s (N/5 saves a second),
@@ -646,7 +663,16 @@ const saveLine = (f: SaveFigures) => `${f.saves} saves, ${f.perSecond}/s, p50 ${
 async function campaign(service: Node, baseline: { url: string; child: ChildProcess }, key: string, n: number): Promise<string> {
   const campaignSeconds = Number(options['campaign-seconds'] ?? (options.quick ? 10 : 30));
   console.log(`# campaign: ${n} candidates, a save every 5 s each, ${campaignSeconds} s`);
-  const result = await drive({ mode: 'campaign', url: service.url, baselineUrl: baseline.url, key, n, seconds: campaignSeconds, servicePid: service.child.pid, baselinePid: baseline.child.pid });
+  const result = await drive({
+    mode: 'campaign',
+    url: service.url,
+    baselineUrl: baseline.url,
+    key,
+    n,
+    seconds: campaignSeconds,
+    servicePid: service.child.pid,
+    baselinePid: baseline.child.pid,
+  });
   const s = result.service;
   const b = result.baseline;
   console.log(`campaign setup: ${result.setup.candidates} candidates ready in ${result.setup.seconds} s (${result.setup.failed} failed)`);
@@ -663,7 +689,9 @@ async function campaign(service: Node, baseline: { url: string; child: ChildProc
     '| | saves | saves/s | p50 ms | p99 ms | max ms | non-2xx | errors | server CPU µs per save |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...(s ? [`| service | ${s.saves} | ${s.perSecond} | ${s.p50} | ${s.p99} | ${s.max} | ${s.non2xx} | ${s.errors} | ${s.cpuUsPerSave} |`] : []),
-    ...(b ? [`| bare baseline (the same rows through saveAnswer) | ${b.saves} | ${b.perSecond} | ${b.p50} | ${b.p99} | ${b.max} | ${b.non2xx} | ${b.errors} | ${b.cpuUsPerSave} |`] : []),
+    ...(b
+      ? [`| bare baseline (the same rows through saveAnswer) | ${b.saves} | ${b.perSecond} | ${b.p50} | ${b.p99} | ${b.max} | ${b.non2xx} | ${b.errors} | ${b.cpuUsPerSave} |`]
+      : []),
     '',
     `Setup: ${result.setup.candidates} of ${n} candidates ready in ${result.setup.seconds} s; finish: ${result.finish?.completed ?? 0} completed, ${result.finish?.failed ?? 0} failed.` +
       (s
@@ -694,7 +722,10 @@ async function campaign(service: Node, baseline: { url: string; child: ChildProc
       '',
       '| candidates online | saves/s | p50 ms | p99 ms | non-2xx + errors | server CPU µs per save |',
       '|---:|---:|---:|---:|---:|---:|',
-      ...all.map((x) => `| ${x.n.toLocaleString('en')} | ${x.s?.perSecond ?? '—'} | ${x.s?.p50 ?? '—'} | ${x.s?.p99 ?? '—'} | ${x.s ? x.s.non2xx + x.s.errors + x.setupFailed : '—'} | ${x.s?.cpuUsPerSave ?? '—'} |`),
+      ...all.map(
+        (x) =>
+          `| ${x.n.toLocaleString('en')} | ${x.s?.perSecond ?? '—'} | ${x.s?.p50 ?? '—'} | ${x.s?.p99 ?? '—'} | ${x.s ? x.s.non2xx + x.s.errors + x.setupFailed : '—'} | ${x.s?.cpuUsPerSave ?? '—'} |`,
+      ),
       '',
       `Largest N with p99 < 100 ms and no errors: ${largest ? largest.toLocaleString('en') : 'none'}${stopped.s && stopped.s.p99 < 100 && stopped.n * 2 > max ? ` (the search stopped at its limit, ${max.toLocaleString('en')}, before p99 reached 100 ms)` : ''}.`,
     );
@@ -800,7 +831,7 @@ async function sweepScenario(): Promise<string> {
     );
     const backlogOpen = async () =>
       (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempts a JOIN bench_sweep_backlog b ON b.attempt_id = a.id WHERE a.finished_at IS NULL')).rows[0]!.n;
-    for (const until = Date.now() + 180_000; Date.now() < until && (await backlogOpen()) > 0; ) await new Promise((r) => setTimeout(r, 250));
+    for (const until = Date.now() + 180_000; Date.now() < until && (await backlogOpen()) > 0;) await new Promise((r) => setTimeout(r, 250));
     const { rows: backlogRows } = await db.query<{ n: number; firstMs: number; lastMs: number }>(
       `SELECT count(*)::int AS n, extract(epoch FROM min(o.created_at) - $1::timestamptz)::float8 * 1000 AS "firstMs",
               extract(epoch FROM max(o.created_at) - $1::timestamptz)::float8 * 1000 AS "lastMs"
@@ -866,7 +897,9 @@ async function webhookScenario(url: string, node: Node, n: number): Promise<stri
       const id = String(request.headers['webhook-id']);
       arrivals++;
       received.set(id, (received.get(id) ?? 0) + 1);
-      const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${id}.${request.headers['webhook-timestamp']}.${body}`).digest('base64');
+      const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+        .update(`${id}.${request.headers['webhook-timestamp']}.${body}`)
+        .digest('base64');
       if (!String(request.headers['webhook-signature']).split(' ').includes(`v1,${expected}`)) badSignatures++;
       if (received.get(id) === 1) delays.push(at - Date.parse((JSON.parse(body) as { timestamp: string }).timestamp));
       response.writeHead(204).end();
@@ -890,14 +923,18 @@ async function webhookScenario(url: string, node: Node, n: number): Promise<stri
     const lastCompletion = result.complete?.lastAt ?? Date.now();
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status', [endpointId]);
+    const { rows } = await db.query<{ status: string; n: number }>('SELECT status, count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 GROUP BY status', [
+      endpointId,
+    ]);
     // What the attempts ended as: a delivery still pending after a failed attempt waits for its retry.
     const { rows: outcomes } = await db.query<{ outcome: string; n: number }>(
       `SELECT coalesce(a.status_code::text, left(a.response, 80)) AS outcome, count(*)::int AS n
          FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1 GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
       [endpointId],
     );
-    const { rows: untried } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND attempts = 0`, [endpointId]);
+    const { rows: untried } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending' AND attempts = 0`, [
+      endpointId,
+    ]);
     await db.end();
     console.log(`webhooks: attempts by outcome ${outcomes.map((o) => `${o.outcome} × ${o.n}`).join(', ') || 'none'}; pending never tried ${untried[0]?.n ?? 0}`);
     const byStatus = Object.fromEntries(rows.map((r) => [r.status, r.n])) as Record<string, number>;
@@ -937,13 +974,16 @@ function roundTwo(rows: Row[], exp: ExportFigures, logging: Pair, metrics: { hel
   for (const row of rows) {
     if (!row.ready) continue;
     const r = row.ready;
-    const target = [r.target.rps ? `${met(r.ratio >= r.target.rps)}: ≥ ${r.target.rps}×` : '', r.target.p99 ? `p99 ${met(r.p99Ratio <= r.target.p99)}: ≤ ${r.target.p99}×` : ''].filter(Boolean).join('; ');
+    const target = [r.target.rps ? `${met(r.ratio >= r.target.rps)}: ≥ ${r.target.rps}×` : '', r.target.p99 ? `p99 ${met(r.p99Ratio <= r.target.p99)}: ≤ ${r.target.p99}×` : '']
+      .filter(Boolean)
+      .join('; ');
     lines.push(
       `| ${row.name} | ${row.s.rps.toFixed(0)} | ${r.f.rps.toFixed(0)} | ${r.ratio.toFixed(2)} (${r.ratios.map((x) => x.toFixed(2)).join(', ')}) | ${row.s.p50} / ${row.s.p99} | ${r.f.p50} / ${r.f.p99} | ${r.p99Ratio.toFixed(2)} | ${row.s.cpuUs.toFixed(0)} / ${r.f.cpuUs.toFixed(0)} | ${target || '—'} |`,
     );
   }
   const exportRatio = exp.mbps / exp.psqlMbps;
-  const cpuDelta = (p: Pair) => `${p.on.cpuUs >= p.off.cpuUs ? '+' : '−'}${Math.abs(p.on.cpuUs - p.off.cpuUs).toFixed(0)} µs (${p.on.cpuUs.toFixed(0)} against ${p.off.cpuUs.toFixed(0)})`;
+  const cpuDelta = (p: Pair) =>
+    `${p.on.cpuUs >= p.off.cpuUs ? '+' : '−'}${Math.abs(p.on.cpuUs - p.off.cpuUs).toFixed(0)} µs (${p.on.cpuUs.toFixed(0)} against ${p.off.cpuUs.toFixed(0)})`;
   lines.push(
     '',
     `Against the bare baseline of the same SQL, each ratio is in the table above; p99 ratios use whole milliseconds (autocannon's), so at 2–6 ms one millisecond moves them by 15–50 %.`,
@@ -952,19 +992,15 @@ function roundTwo(rows: Row[], exp: ExportFigures, logging: Pair, metrics: { hel
     '',
     `Request logging: score by candidate with LOG_LEVEL=info (the default, one line per answered request written asynchronously, to a pipe read and dropped) gives ${spread(logging)} the throughput of LOG_LEVEL=warn (no request lines; the benchmark's setting) (${logging.on.rps.toFixed(0)} against ${logging.off.rps.toFixed(0)} req/s, p99 ${logging.on.p99} against ${logging.off.p99} ms); it costs ${cpuDelta(logging)} of server CPU per request (two nodes started for the comparison, alternating rounds).`,
     '',
-    `Metrics (target: < 5 % of throughput): the service with its metrics on (the default) against a node with METRICS=false, both started for the comparison, alternating rounds: /healthz ${spread(metrics.hello)} (${metrics.hello.on.rps.toFixed(0)} against ${metrics.hello.off.rps.toFixed(0)} req/s, CPU per request ${cpuDelta(metrics.hello)}), score by candidate ${spread(metrics.score)} (${metrics.score.on.rps.toFixed(0)} against ${metrics.score.off.rps.toFixed(0)} req/s, ${cpuDelta(metrics.score)}): ${metrics.score.ratio >= 0.95 ? 'met' : 'NOT met'}${metrics.score.ratio < 0.95 && middleHalf(metrics.score)[1] >= 0.95 ? ' by the median, inside the rounds\' middle half (`npm run bench:profile` counts what metrics take of the node\'s CPU)' : ''}.`,
+    `Metrics (target: < 5 % of throughput): the service with its metrics on (the default) against a node with METRICS=false, both started for the comparison, alternating rounds: /healthz ${spread(metrics.hello)} (${metrics.hello.on.rps.toFixed(0)} against ${metrics.hello.off.rps.toFixed(0)} req/s, CPU per request ${cpuDelta(metrics.hello)}), score by candidate ${spread(metrics.score)} (${metrics.score.on.rps.toFixed(0)} against ${metrics.score.off.rps.toFixed(0)} req/s, ${cpuDelta(metrics.score)}): ${metrics.score.ratio >= 0.95 ? 'met' : 'NOT met'}${metrics.score.ratio < 0.95 && middleHalf(metrics.score)[1] >= 0.95 ? " by the median, inside the rounds' middle half (`npm run bench:profile` counts what metrics take of the node's CPU)" : ''}.`,
   );
-  if (pgliteRatio !== undefined) lines.push('', `PGlite against PostgreSQL, score by candidate: ${pgliteRatio.toFixed(2)}× (target ≥ 0.5×: ${met(pgliteRatio >= 0.5)}; table below).`);
+  if (pgliteRatio !== undefined)
+    lines.push('', `PGlite against PostgreSQL, score by candidate: ${pgliteRatio.toFixed(2)}× (target ≥ 0.5×: ${met(pgliteRatio >= 0.5)}; table below).`);
   else lines.push('', 'PGlite against PostgreSQL (target ≥ 0.5× on score by candidate): not measured in this run (`--pglite`).');
   return lines.join('\n');
 }
 
-function render(
-  seeded: { candidates: number; invitations: number },
-  rows: Row[],
-  exp: ExportFigures,
-  workers?: { one: number; two: number },
-): string {
+function render(seeded: { candidates: number; invitations: number }, rows: Row[], exp: ExportFigures, workers?: { one: number; two: number }): string {
   const cpu = /model name\s*:\s*(.+)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
   const lines = [
     `Run of ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus().length} × ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, PostgreSQL on the same machine, load average ${loadAtStart.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end (the machine is shared: over 2 means others were using its cores); ${seeded.candidates.toLocaleString('en')} candidates, ${seeded.invitations.toLocaleString('en')} invitations; ${rounds} round(s) of ${seconds} s per server and scenario, ${connections} connections; medians, and the ratio is the median of the rounds' ratios (each round runs the two servers back to back).`,
@@ -975,7 +1011,10 @@ function render(
   for (const row of rows) {
     const ratio = row.ratio;
     const p99 = row.s.p99 / Math.max(1, row.b.p99);
-    const met = [row.target.rps ? `${ratio >= row.target.rps ? 'met' : 'NOT met'}: ≥ ${row.target.rps}×` : '', row.target.p99 ? `p99 ${p99 <= row.target.p99 ? 'met' : 'NOT met'}: ≤ ${row.target.p99}×` : '']
+    const met = [
+      row.target.rps ? `${ratio >= row.target.rps ? 'met' : 'NOT met'}: ≥ ${row.target.rps}×` : '',
+      row.target.p99 ? `p99 ${p99 <= row.target.p99 ? 'met' : 'NOT met'}: ≤ ${row.target.p99}×` : '',
+    ]
       .filter(Boolean)
       .join('; ');
     lines.push(
@@ -986,7 +1025,11 @@ function render(
     '',
     `Full export (no filter, ${exp.records.toLocaleString('en')} records${exp.records !== seeded.invitations ? ' in a database of their own' : ''}, ${exp.mb.toFixed(1)} MB of JSON): first byte after ${exp.ttfbMs.toFixed(0)} ms (target ≤ 300 ms: ${exp.ttfbMs <= 300 ? 'met' : 'NOT met'}), ${exp.mbps.toFixed(1)} MB/s; \`psql \\copy\` of the same rows as JSON: ${exp.psqlMbps.toFixed(1)} MB/s (${exp.psqlMb.toFixed(1)} MB), ratio ${(exp.mbps / exp.psqlMbps).toFixed(2)} (target ≥ 0.5: ${exp.mbps / exp.psqlMbps >= 0.5 ? 'met' : 'NOT met'}); server memory growth during the export ${exp.rssGrowthMb.toFixed(0)} MB (target < 100 MB: ${exp.rssGrowthMb < 100 ? 'met' : 'NOT met'}).`,
   );
-  if (workers) lines.push('', `WORKERS=${options.workers} on score-by-candidate: ${workers.two.toFixed(0)} req/s against ${workers.one.toFixed(0)} with one process (${(workers.two / workers.one).toFixed(2)}×).`);
+  if (workers)
+    lines.push(
+      '',
+      `WORKERS=${options.workers} on score-by-candidate: ${workers.two.toFixed(0)} req/s against ${workers.one.toFixed(0)} with one process (${(workers.two / workers.one).toFixed(2)}×).`,
+    );
   return lines.join('\n');
 }
 

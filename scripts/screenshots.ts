@@ -38,7 +38,10 @@ async function drawLogo(browser: Browser): Promise<void> {
 async function main(): Promise<void> {
   if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
   mkdirSync(OUT, { recursive: true });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
   try {
     if (process.argv.includes('--logo') || !existsSync(DEMO_LOGO)) await drawLogo(browser);
     const demo = await startBrandedDemo();

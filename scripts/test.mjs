@@ -49,11 +49,10 @@ console.log(`# Redis suites: ${redis}${process.env.REQUIRE_REDIS === '1' ? ' (RE
 const skipDir = mkdtempSync(path.join(tmpdir(), 'ac-skips-'));
 const skipLog = path.join(skipDir, 'skipped.txt');
 const concurrency = process.env.TEST_CONCURRENCY || '2';
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', TEST_SKIP_LOG: skipLog } },
-);
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
+  stdio: 'inherit',
+  env: { ...process.env, NODE_ENV: 'test', TEST_SKIP_LOG: skipLog },
+});
 child.on('exit', (code, signal) => {
   const skipped = existsSync(skipLog) ? [...new Set(readFileSync(skipLog, 'utf8').split('\n').filter(Boolean))] : [];
   rmSync(skipDir, { recursive: true, force: true });

@@ -159,7 +159,6 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     logController: requestLog,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-
   // Metrics first, so that every route and job below uses the database and the mailer they time.
   const metrics = config.metrics === false ? undefined : registerMetrics(store);
   if (metrics) requestLog.listen(metrics.observeRequest);
@@ -190,7 +189,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
         { name: 'assessments', description: 'The assessment catalogue' },
         { name: 'invitations', description: 'Inviting candidates' },
         { name: 'scores', description: 'Reading results' },
-        { name: 'candidates', description: "A candidate and the life of their invitations: cancel, extend, remind" },
+        { name: 'candidates', description: 'A candidate and the life of their invitations: cancel, extend, remind' },
         { name: 'admin', description: 'Operator API (Authorization: Bearer ADMIN_TOKEN)' },
         { name: 'health', description: 'Probes for load balancers and orchestrators' },
       ],
@@ -241,19 +240,15 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     response: { 200: { type: 'object', properties: { status: { type: 'string', examples: ['ok'] } } }, ...problemResponses('malformed-request'), ...extra },
   });
   app.get('/healthz', { schema: probe('health', 'The process is up') }, async () => ({ status: 'ok' }));
-  app.get(
-    '/readyz',
-    { schema: probe('ready', 'The database is reachable', problemResponses('unavailable')) },
-    async (request, reply) => {
-      if (drain.leaving) return sendProblem(request, reply, new Problem('unavailable', 'This server is shutting down', undefined, { 'retry-after': '5' }));
-      try {
-        await withTimeout(db.query('SELECT 1'), READY_TIMEOUT_MS);
-        return { status: 'ok' };
-      } catch {
-        return sendProblem(request, reply, new Problem('unavailable', 'The database is unreachable', undefined, { 'retry-after': '5' }));
-      }
-    },
-  );
+  app.get('/readyz', { schema: probe('ready', 'The database is reachable', problemResponses('unavailable')) }, async (request, reply) => {
+    if (drain.leaving) return sendProblem(request, reply, new Problem('unavailable', 'This server is shutting down', undefined, { 'retry-after': '5' }));
+    try {
+      await withTimeout(db.query('SELECT 1'), READY_TIMEOUT_MS);
+      return { status: 'ok' };
+    } catch {
+      return sendProblem(request, reply, new Problem('unavailable', 'The database is unreachable', undefined, { 'retry-after': '5' }));
+    }
+  });
 
   const inviteDeps = {
     db,
@@ -265,7 +260,12 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     now: clock,
     attempts: { closeWithdrawn, supersede: supersedeAttempt },
   };
-  const verifier = new KeyVerifier(db, config.keyCacheMs, (error) => app.log.warn({ err: error }, 'could not record key use'), () => clock().getTime());
+  const verifier = new KeyVerifier(
+    db,
+    config.keyCacheMs,
+    (error) => app.log.warn({ err: error }, 'could not record key use'),
+    () => clock().getTime(),
+  );
   const authFailuresPerMinute = config.authFailuresPerMinute ?? 20;
   const limits = {
     failures: new RefusalLimit(counter, authFailuresPerMinute, 'v1'),
@@ -303,13 +303,14 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   );
 
   // /metrics: Prometheus text, behind the admin token like the admin API (never public by accident).
-  if (metrics) await app.register(async (scope) => {
-    registerAdminAuth(scope, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
-    scope.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
-      reply.header('cache-control', 'no-store').type(metrics.registry.contentType);
-      return metrics.registry.metrics();
+  if (metrics)
+    await app.register(async (scope) => {
+      registerAdminAuth(scope, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
+      scope.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+        reply.header('cache-control', 'no-store').type(metrics.registry.contentType);
+        return metrics.registry.metrics();
+      });
     });
-  });
 
   await app.register(portalRoutes, {
     db,
@@ -318,13 +319,29 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     now: config.now,
   });
   await app.register(brandRoutes, { db });
-  await app.register(consoleRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, counter, verifier, now: clock, sessions: config.consoleSessions, rateCeiling: config.rateLimitPerMinute ?? 600 });
+  await app.register(consoleRoutes, {
+    db,
+    invite: inviteDeps,
+    publicUrl: config.publicUrl,
+    counter,
+    verifier,
+    now: clock,
+    sessions: config.consoleSessions,
+    rateCeiling: config.rateLimitPerMinute ?? 600,
+  });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
   // Background work of this node: every job claims shared rows, so several nodes share it.
   const jobs = new JobRunner(app.log, clock);
-  const webhooks = webhookJob({ db, log: app.log, clock, allowPrivate: config.webhookAllowPrivateNetworks ?? false, everyMs: config.webhookEveryMs, timeoutMs: config.webhookTimeoutMs });
+  const webhooks = webhookJob({
+    db,
+    log: app.log,
+    clock,
+    allowPrivate: config.webhookAllowPrivateNetworks ?? false,
+    everyMs: config.webhookEveryMs,
+    timeoutMs: config.webhookTimeoutMs,
+  });
   jobs.add(webhooks);
   jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));

@@ -15,7 +15,11 @@ describe('configuration', () => {
 
   it('refuses bad worker counts, and several workers on the embedded store', () => {
     for (const value of ['0', '65', 'two', '1.5']) {
-      assert.throws(() => loadConfig({ ...PG, WORKERS: value }), (error: Error) => error instanceof ConfigError && /WORKERS/.test(error.message), value);
+      assert.throws(
+        () => loadConfig({ ...PG, WORKERS: value }),
+        (error: Error) => error instanceof ConfigError && /WORKERS/.test(error.message),
+        value,
+      );
     }
     assert.throws(() => loadConfig({ WORKERS: '2' }), /WORKERS above 1 needs DATABASE_URL/);
     if (availableParallelism() > 1) assert.throws(() => loadConfig({ WORKERS: 'auto' }), /needs DATABASE_URL/);

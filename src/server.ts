@@ -102,11 +102,12 @@ async function main() {
     `  Mail:      ${mailer.description}${config.smtpUrl ? '' : ` (read them at ${config.publicUrl}/dev/mail, served only to requests from this machine that bear no proxy header: Forwarded, X-Forwarded-*, X-Real-IP, Via)`}`,
     `  Limits:    ${config.rateLimitPerMinute} requests per minute per API key unless the key says otherwise, counted ${config.redisUrl ? 'in Redis (in this process while it is unreachable)' : 'in this process (set REDIS_URL to share counts between nodes)'}`,
     retention.rows.length > 0
-      ? `  Retention: candidates are erased this long after completing: ${retention.rows.slice(0, 10).map((r) => `${r.name} ${r.days} days`).join(', ')}${retention.rows.length > 10 ? ` and ${retention.rows.length - 10} more instances` : ''}; elsewhere off`
+      ? `  Retention: candidates are erased this long after completing: ${retention.rows
+          .slice(0, 10)
+          .map((r) => `${r.name} ${r.days} days`)
+          .join(', ')}${retention.rows.length > 10 ? ` and ${retention.rows.length - 10} more instances` : ''}; elsewhere off`
       : '  Retention: off in every instance (instance update <name> --retention-days N)',
-    admin.token
-      ? `  Admin:     token from ${admin.source}`
-      : '  Admin:     off (set ADMIN_TOKEN to enable the admin API and the CLI)',
+    admin.token ? `  Admin:     token from ${admin.source}` : '  Admin:     off (set ADMIN_TOKEN to enable the admin API and the CLI)',
     seeded ? '  Seeded:    instance "demo" with the sample catalogue' : '',
     '',
     'Get an API key for the demo instance:',

@@ -32,11 +32,14 @@ describeEachStore('audit log of operator actions', (ctx) => {
     await ctx().request({ method: 'POST', url: `/admin/v1/keys/${id}/revoke` });
 
     const entries = (await audit()).filter((e) => e.target === id);
-    assert.deepEqual(entries.map((e) => [e.action, e.status]), [
-      ['key.revoke', 200],
-      ['key.update', 200],
-      ['key.create', 201],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.action, e.status]),
+      [
+        ['key.revoke', 200],
+        ['key.update', 200],
+        ['key.create', 201],
+      ],
+    );
     const creation = entries[2]!;
     assert.equal(creation.actor, 'admin-token');
     assert.equal(creation.clientIp, '192.0.2.7');
@@ -95,7 +98,11 @@ describeEachStore('audit log of operator actions', (ctx) => {
     ] as const) {
       const response = await ctx().request({ method: 'GET', url: `/admin/v1/audit${query}` });
       assert.equal(response.statusCode, 400, query);
-      assert.deepEqual(response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]), [['query', name]], query);
+      assert.deepEqual(
+        response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]),
+        [['query', name]],
+        query,
+      );
     }
   });
 });

@@ -25,7 +25,10 @@ describe('the branded portal in Chromium', { skip: !haveBrowser && `no Chromium 
 
   before(async () => {
     demo = await startBrandedDemo();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
   });
   after(async () => {
     await browser?.close();
@@ -36,7 +39,11 @@ describe('the branded portal in Chromium', { skip: !haveBrowser && `no Chromium 
     const result = (await page.evaluate(`${axe.source}; axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa', 'best-practice'] })`)) as {
       violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
     };
-    assert.deepEqual(result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${screen}`);
+    assert.deepEqual(
+      result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `axe on ${screen}`,
+    );
   }
 
   async function checkBrand(page: Page, width: number, screen: string) {
@@ -47,11 +54,20 @@ describe('the branded portal in Chromium', { skip: !haveBrowser && `no Chromium 
     const box = (await logo.boundingBox())!;
     assert.ok(box.height <= 40 && box.width <= width, `${screen}: the logo fits the header (${box.width}×${box.height})`);
     const footer = page.locator('footer.site-footer');
-    assert.match((await footer.innerText()).replace(/\s+/g, ' '), new RegExp(`Questions\\? Contact ${DEMO_BRANDING.supportEmail.replace(/\./g, '\\.')}\\. Privacy notice of Demo Company`));
+    assert.match(
+      (await footer.innerText()).replace(/\s+/g, ' '),
+      new RegExp(`Questions\\? Contact ${DEMO_BRANDING.supportEmail.replace(/\./g, '\\.')}\\. Privacy notice of Demo Company`),
+    );
     assert.equal(await footer.getByRole('link', { name: 'Privacy notice of Demo Company' }).getAttribute('href'), DEMO_BRANDING.privacyUrl);
     const accent = await page.evaluate(() => getComputedStyle(document.documentElement).getPropertyValue('--accent').trim());
     assert.equal(accent.toUpperCase(), DEMO_BRANDING.accentColor, `${screen}: the theme sets the accent colour`);
-    assert.equal(await page.locator('a').first().evaluate((a) => getComputedStyle(a).color), rgb(DEMO_BRANDING.accentColor));
+    assert.equal(
+      await page
+        .locator('a')
+        .first()
+        .evaluate((a) => getComputedStyle(a).color),
+      rgb(DEMO_BRANDING.accentColor),
+    );
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), `${screen}: no sideways scrolling at ${width} px`);
     await checkAccessibility(page, `${screen} at ${width} px`);
   }

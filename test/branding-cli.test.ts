@@ -29,11 +29,28 @@ describeEachStore('CLI: instance branding', (ctx) => {
   it('creates and updates an instance with branding and a logo, lists it, and clears it', async () => {
     const name = `clibrand-${process.pid}`;
     const logo = file('logo.png', TINY_PNG);
-    const made = await cli(['instance', 'create', name, '--display-name', 'Acme Ltd', '--accent-color', '#0B57D0', '--support-email', 'jobs@acme.example', '--privacy-url', 'https://acme.example/privacy', '--logo', logo]);
+    const made = await cli([
+      'instance',
+      'create',
+      name,
+      '--display-name',
+      'Acme Ltd',
+      '--accent-color',
+      '#0B57D0',
+      '--support-email',
+      'jobs@acme.example',
+      '--privacy-url',
+      'https://acme.example/privacy',
+      '--logo',
+      logo,
+    ]);
     assert.equal(made.code, 0, made.stderr);
     assert.match(made.stdout, new RegExp(`Created instance ${name} \\(shown to candidates as Acme Ltd\\)`));
     const created = await show(name);
-    assert.deepEqual([created.displayName, created.accentColor, created.supportEmail, created.privacyUrl], ['Acme Ltd', '#0B57D0', 'jobs@acme.example', 'https://acme.example/privacy']);
+    assert.deepEqual(
+      [created.displayName, created.accentColor, created.supportEmail, created.privacyUrl],
+      ['Acme Ltd', '#0B57D0', 'jobs@acme.example', 'https://acme.example/privacy'],
+    );
     assert.match(created.logoUrl, /^\/brand\//);
     const served = await ctx().request({ method: 'GET', url: created.logoUrl });
     assert.deepEqual(served.rawPayload, TINY_PNG);

@@ -56,7 +56,11 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
       violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
     };
     const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `accessibility of ${screen}`);
+    assert.deepEqual(
+      serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `accessibility of ${screen}`,
+    );
   }
 
   async function shot(page: Page, name: string) {
@@ -78,7 +82,11 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
     } else {
       await page.locator('#answer').fill(well ? 'I would thank them, apologise for the delay, explain the next step and when it will happen.' : 'ok');
     }
-    await page.locator('#save-status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 }).catch(() => {});
+    await page
+      .locator('#save-status')
+      .filter({ hasText: 'Saved' })
+      .waitFor({ timeout: 5000 })
+      .catch(() => {});
   }
 
   it('a candidate takes the typing assessment well, reloading midway, and is scored COMPLETED', async () => {
@@ -154,7 +162,11 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
       if (category.name !== typingCategory) assert.equal(category.score, '100', category.name);
     }
     assert.equal(record!.scoreStatus, 'PASS');
-    const attempts = await app.inject({ method: 'GET', url: `/admin/v1/instances/demo/candidates/${invited.candidateId}/attempts`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const attempts = await app.inject({
+      method: 'GET',
+      url: `/admin/v1/instances/demo/candidates/${invited.candidateId}/attempts`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     assert.equal(record!.redFlag, false, JSON.stringify(attempts.json()[0].signals));
     assert.ok(record!.started < record!.finished, 'started before finished');
   });
@@ -203,7 +215,11 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
     assert.equal(record!.assessmentStatus, 'COMPLETED');
     assert.equal(record!.redFlag, true);
     assert.equal(record!.scoreStatus, 'FAIL');
-    const attempts = await app.inject({ method: 'GET', url: `/admin/v1/instances/demo/candidates/${invited.candidateId}/attempts`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const attempts = await app.inject({
+      method: 'GET',
+      url: `/admin/v1/instances/demo/candidates/${invited.candidateId}/attempts`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     const kinds = attempts.json()[0].signals.map((s: { kind: string }) => s.kind);
     assert.ok(kinds.includes('paste'), `signals: ${kinds}`);
     assert.ok(kinds.includes('page-hidden') || kinds.includes('focus-lost'), `signals: ${kinds}`);

@@ -38,7 +38,16 @@ describe('the compiled build (dist/)', () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'ac-build-'));
     port = await freePort();
     // No NODE_OPTIONS (the test runner's tsx hooks must not help the build).
-    const env: Record<string, string | undefined> = { ...process.env, DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN, DATABASE_URL: '', LOG_LEVEL: 'warn', NODE_OPTIONS: undefined, NODE_ENV: 'production' };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      ADMIN_TOKEN,
+      DATABASE_URL: '',
+      LOG_LEVEL: 'warn',
+      NODE_OPTIONS: undefined,
+      NODE_ENV: 'production',
+    };
     child = spawn(process.execPath, [DIST_ENTRY], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));

@@ -11,7 +11,6 @@ import { cancelInvitation } from '../src/modules/invitations/lifecycle.js';
 import { decide, machineTable, STATES } from '../src/modules/invitations/machine.js';
 import { describeEachStore, QUICK_ASSESSMENT, sampleAssessment, type TestContext } from './harness.js';
 
-
 it('the table of docs/integration.md is the state machine', () => {
   const docs = readFileSync(path.resolve(import.meta.dirname, '..', 'docs', 'integration.md'), 'utf8');
   assert.ok(docs.includes(machineTable()), `docs/integration.md must hold the table made by machineTable():\n${machineTable()}`);
@@ -26,14 +25,24 @@ it('every state answers every transition', () => {
 });
 
 async function take(ctx: TestContext, instance: string, key: string, email: string, assessments: string[], query = '') {
-  const invited = await ctx.request({ method: 'POST', url: `/v1/invite${query}`, headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Com', lastName: 'Mand', assessments } });
+  const invited = await ctx.request({
+    method: 'POST',
+    url: `/v1/invite${query}`,
+    headers: { 'x-api-key': key, instance },
+    payload: { email, firstName: 'Com', lastName: 'Mand', assessments },
+  });
   assert.equal(invited.statusCode, 200, invited.body);
   const result = invited.json()[0] as { candidateId: string; link: string; invitationStatus?: string; skipped?: { assessmentId: string; status: string }[] };
   const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: result.link.split('sessionToken=')[1] } });
   const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
   const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: `/portal/a/${assessments[0]}`, headers: { cookie } })).body)?.[1] ?? '';
   const form = (url: string, fields: Record<string, string> = {}) =>
-    ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+    ctx.request({
+      method: 'POST',
+      url,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+    });
   return { ...result, form };
 }
 
@@ -76,10 +85,16 @@ describeEachStore('commands', (ctx) => {
     assert.equal(await audits(), auditsBefore + 1);
   });
 
-  it('audits a client\'s cancel with its key, inside the change', async () => {
+  it("audits a client's cancel with its key, inside the change", async () => {
     const c = await take(ctx(), instance, key, 'audited@commands.example', ['quick']);
-    assert.equal((await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/quick/cancel`, headers: { 'x-api-key': key, 'x-request-id': 'cancel-audit-1' } })).statusCode, 200);
-    const { rows } = await ctx().db.query<{ actor: string; action: string; target: string }>('SELECT actor, action, target FROM audit_log WHERE request_id = $1', ['cancel-audit-1']);
+    assert.equal(
+      (await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/quick/cancel`, headers: { 'x-api-key': key, 'x-request-id': 'cancel-audit-1' } }))
+        .statusCode,
+      200,
+    );
+    const { rows } = await ctx().db.query<{ actor: string; action: string; target: string }>('SELECT actor, action, target FROM audit_log WHERE request_id = $1', [
+      'cancel-audit-1',
+    ]);
     assert.equal(rows.length, 1);
     assert.match(rows[0]!.actor, /^key:/);
     assert.deepEqual([rows[0]!.action, rows[0]!.target], ['invitation.cancel', `${c.candidateId}/quick`]);
@@ -93,21 +108,46 @@ describeEachStore('commands', (ctx) => {
     const mails = () => readdirSync(ctx().mailDir).filter((f) => f.endsWith('.eml')).length;
     const events = () => count(`SELECT count(*)::int AS n FROM outbox_events WHERE body LIKE $1`, [`%${c.candidateId}%`]);
     const [mailsBefore, eventsBefore] = [mails(), await events()];
-    const again = await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email: 'done@commands.example', firstName: 'Com', lastName: 'Mand', assessments: ['quick'] } });
+    const again = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite?sendInvite=true',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: 'done@commands.example', firstName: 'Com', lastName: 'Mand', assessments: ['quick'] },
+    });
     assert.equal(again.statusCode, 200, again.body);
     const [result] = again.json();
     assert.equal(result.invitationStatus, undefined, 'nothing was e-mailed');
-    assert.deepEqual(result.skipped.map((s: { assessmentId: string; status: string }) => [s.assessmentId, s.status]), [['quick', 'COMPLETED']]);
+    assert.deepEqual(
+      result.skipped.map((s: { assessmentId: string; status: string }) => [s.assessmentId, s.status]),
+      [['quick', 'COMPLETED']],
+    );
     assert.equal(mails(), mailsBefore);
     assert.equal(await events(), eventsBefore);
 
     // With another assessment beside it, that one is invited and e-mailed, naming only it.
-    const both = await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email: 'done@commands.example', firstName: 'Com', lastName: 'Mand', assessments: ['quick', 'alpha'] } });
+    const both = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite?sendInvite=true',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: 'done@commands.example', firstName: 'Com', lastName: 'Mand', assessments: ['quick', 'alpha'] },
+    });
     const [mixed] = both.json();
     assert.equal(mixed.invitationStatus, 'SENT');
-    assert.deepEqual(mixed.skipped.map((s: { assessmentId: string }) => s.assessmentId), ['quick']);
+    assert.deepEqual(
+      mixed.skipped.map((s: { assessmentId: string }) => s.assessmentId),
+      ['quick'],
+    );
     assert.equal(mails(), mailsBefore + 1);
-    const eml = readFileSync(path.join(ctx().mailDir, readdirSync(ctx().mailDir).filter((f) => f.endsWith('.eml')).sort().at(-1)!), 'utf8');
+    const eml = readFileSync(
+      path.join(
+        ctx().mailDir,
+        readdirSync(ctx().mailDir)
+          .filter((f) => f.endsWith('.eml'))
+          .sort()
+          .at(-1)!,
+      ),
+      'utf8',
+    );
     assert.ok(eml.includes('Sample assessment') && !eml.includes('Quick check'), 'the e-mail names only what can be taken');
   });
 

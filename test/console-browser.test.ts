@@ -73,7 +73,12 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
       });
     }
     const [invite] = (
-      await app.inject({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance: 'demo' }, payload: { email: 'saoirse.obrien@example.com', firstName: 'Saoirse', lastName: "O'Brien", assessments: ['customer-support'] } })
+      await app.inject({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance: 'demo' },
+        payload: { email: 'saoirse.obrien@example.com', firstName: 'Saoirse', lastName: "O'Brien", assessments: ['customer-support'] },
+      })
     ).json();
     candidateId = invite.candidateId;
     const opened = await app.inject({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
@@ -112,7 +117,11 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     const result = (await page.evaluate(`${axe.source}; axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa', 'best-practice'] })`)) as {
       violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
     };
-    assert.deepEqual(result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${screen}`);
+    assert.deepEqual(
+      result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `axe on ${screen}`,
+    );
   }
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `console-${name}.png`), fullPage: true });
@@ -185,11 +194,20 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     await page.getByRole('button', { name: 'Check and publish' }).click();
     await page.getByText(/nothing was published/).waitFor();
     const problems = await page.locator('#import-errors li').allTextContents();
-    assert.ok(problems.some((p) => /^Line 4/.test(p) && p.includes('durationMinutes')), problems.join(' | '));
-    assert.ok(problems.some((p) => /^Line 5/.test(p) && p.includes('passScore')), problems.join(' | '));
+    assert.ok(
+      problems.some((p) => /^Line 4/.test(p) && p.includes('durationMinutes')),
+      problems.join(' | '),
+    );
+    assert.ok(
+      problems.some((p) => /^Line 5/.test(p) && p.includes('passScore')),
+      problems.join(' | '),
+    );
     await accessible(page, 'assessments');
     await shot(page, '4-import-errors');
-    await page.getByRole('link', { name: /Preview as a candidate/ }).first().click();
+    await page
+      .getByRole('link', { name: /Preview as a candidate/ })
+      .first()
+      .click();
     await accessible(page, 'preview');
 
     for (const section of ['Invitations', 'Webhooks', 'Settings', 'Users', 'Audit log']) {
@@ -203,8 +221,14 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     page.once('dialog', (dialog) => void dialog.accept());
     assert.equal((await fetch(`${base}/v1/assessment`, { headers: { 'x-api-key': key } })).status, 200);
     await accessible(page, 'keys');
-    await page.getByRole('button', { name: /^Revoke/ }).first().click();
-    await page.getByText(/^revoked/).first().waitFor();
+    await page
+      .getByRole('button', { name: /^Revoke/ })
+      .first()
+      .click();
+    await page
+      .getByText(/^revoked/)
+      .first()
+      .waitFor();
     assert.equal((await fetch(`${base}/v1/assessment`, { headers: { 'x-api-key': key } })).status, 401);
     await context.close();
     assert.deepEqual(errors, [], 'no script errors or CSP violations');

@@ -244,7 +244,10 @@ describeEachStore(
         assert.match(after.body, new RegExp(`${category.name}</th><td>${category.score} %`), category.name);
       }
       const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=50' })).json() as { actor: string; action: string }[];
-      assert.ok(audit.some((e) => e.actor === `user:reviewer-${a}@example.com` && e.action === 'review.score'), 'the review is audited with the acting user');
+      assert.ok(
+        audit.some((e) => e.actor === `user:reviewer-${a}@example.com` && e.action === 'review.score'),
+        'the review is audited with the acting user',
+      );
 
       // A retake: managers only; the report then lists the earlier attempt with its result.
       assert.doesNotMatch(after.body, /Let them retake/, 'a reviewer is not offered a retake');
@@ -259,7 +262,10 @@ describeEachStore(
       assert.equal((await score()).assessmentStatus, 'INVITED');
       assert.equal((await manager.post(`/console/candidates/${candidateId}/retake`, { instance: a, assessmentId: 'alpha' })).statusCode, 409, 'not twice');
       const entries = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=50' })).json() as { actor: string; action: string; target: string }[];
-      assert.ok(entries.some((e) => e.actor === `user:manager-${a}@example.com` && e.action === 'invitation.retake' && e.target === `${candidateId}/alpha`), 'audited');
+      assert.ok(
+        entries.some((e) => e.actor === `user:manager-${a}@example.com` && e.action === 'invitation.retake' && e.target === `${candidateId}/alpha`),
+        'audited',
+      );
     });
 
     it('creates a key shown once, and a revoked key is refused by the API at once', async () => {
@@ -294,16 +300,41 @@ describeEachStore(
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /portalUrl/);
       assert.match(bad.body, /inviteTtlDays/);
-      const saved = await owner.post('/console/settings', { instance: a, portalUrl: 'https://jobs.example.com/', inviteTtlDays: '30', mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@example.com' });
+      const saved = await owner.post('/console/settings', {
+        instance: a,
+        portalUrl: 'https://jobs.example.com/',
+        inviteTtlDays: '30',
+        mailFromName: 'Acme Hiring',
+        mailFromAddress: 'hiring@example.com',
+      });
       assert.equal(saved.statusCode, 303, saved.body);
       const instance = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
-      assert.deepEqual([instance.portalUrl, instance.inviteTtlDays, instance.mailFromName, instance.mailFromAddress], ['https://jobs.example.com', 30, 'Acme Hiring', 'hiring@example.com']);
+      assert.deepEqual(
+        [instance.portalUrl, instance.inviteTtlDays, instance.mailFromName, instance.mailFromAddress],
+        ['https://jobs.example.com', 30, 'Acme Hiring', 'hiring@example.com'],
+      );
       await owner.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '' });
-      const reminders = await owner.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '', reportLinkDays: '30' });
+      const reminders = await owner.post('/console/settings', {
+        instance: a,
+        portalUrl: '',
+        inviteTtlDays: '14',
+        mailFromName: '',
+        mailFromAddress: '',
+        reminderDays: '',
+        reportLinkDays: '30',
+      });
       assert.equal(reminders.statusCode, 303, reminders.body);
       const settings = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === a);
       assert.deepEqual([settings.reminderDays, settings.reportLinkDays], [null, 30], 'reminders off, report links for 30 days');
-      const refused = await owner.post('/console/settings', { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '99', reportLinkDays: '0' });
+      const refused = await owner.post('/console/settings', {
+        instance: a,
+        portalUrl: '',
+        inviteTtlDays: '14',
+        mailFromName: '',
+        mailFromAddress: '',
+        reminderDays: '99',
+        reportLinkDays: '0',
+      });
       assert.equal(refused.statusCode, 400);
       assert.match(refused.body, /reminderDays/);
       assert.match(refused.body, /reportLinkDays/);
@@ -311,7 +342,7 @@ describeEachStore(
       assert.deepEqual([cleared.portalUrl, cleared.inviteTtlDays, cleared.mailFromName], [null, 14, null]);
     });
 
-    it('sets the branding and the logo on the settings page, by the admin API\'s rules, and shows the company', async () => {
+    it("sets the branding and the logo on the settings page, by the admin API's rules, and shows the company", async () => {
       const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
       const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
       const base = { instance: a, portalUrl: '', inviteTtlDays: '14', mailFromName: '', mailFromAddress: '', reminderDays: '2', reportLinkDays: '90' };
@@ -321,7 +352,13 @@ describeEachStore(
       assert.match(form.body, /<form method="post" action="\/console\/settings\/logo" enctype="multipart\/form-data"/);
       assert.match(form.body, /<input type="file" id="set-logo" name="logo" accept="image\/png,image\/jpeg,image\/webp" required>/);
 
-      const saved = await manager.post('/console/settings', { ...base, displayName: '  Acme Console Ltd ', accentColor: '#1d6b57', supportEmail: 'jobs@acme.example', privacyUrl: 'https://acme.example/privacy' });
+      const saved = await manager.post('/console/settings', {
+        ...base,
+        displayName: '  Acme Console Ltd ',
+        accentColor: '#1d6b57',
+        supportEmail: 'jobs@acme.example',
+        privacyUrl: 'https://acme.example/privacy',
+      });
       assert.equal(saved.statusCode, 303, saved.body);
       const set = await show();
       assert.deepEqual([set.displayName, set.accentColor, set.supportEmail, set.privacyUrl], ['Acme Console Ltd', '#1D6B57', 'jobs@acme.example', 'https://acme.example/privacy']);
@@ -353,7 +390,12 @@ describeEachStore(
           part(`Content-Disposition: form-data; name="logo"; filename="${filename}"\r\nContent-Type: ${type}`, bytes),
           Buffer.from(`--${boundary}--\r\n`),
         ]);
-        return ctx().request({ method: 'POST', url: '/console/settings/logo', headers: { cookie: who.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+        return ctx().request({
+          method: 'POST',
+          url: '/console/settings/logo',
+          headers: { cookie: who.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` },
+          payload,
+        });
       };
       assert.equal((await upload(TINY_PNG, 'image/png', reviewer)).statusCode, 403, 'a reviewer may not');
       for (const [bytes, type, status, message] of [
@@ -371,7 +413,9 @@ describeEachStore(
       assert.equal(uploaded.statusCode, 303, uploaded.body);
       const withLogo = await show();
       assert.match(withLogo.logoUrl, /^\/brand\//);
-      assert.ok((await manager.get(`/console/settings?instance=${a}`)).body.includes(`<img class="logo-preview" src="${withLogo.logoUrl}" alt="The current logo of Acme Console Ltd">`));
+      assert.ok(
+        (await manager.get(`/console/settings?instance=${a}`)).body.includes(`<img class="logo-preview" src="${withLogo.logoUrl}" alt="The current logo of Acme Console Ltd">`),
+      );
       assert.equal((await manager.post('/console/settings/logo/remove', { instance: a })).statusCode, 303);
       assert.equal((await show()).logoUrl, null);
       const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=20' })).json() as { action: string }[];
@@ -531,7 +575,10 @@ describeEachStore('console: content, invitations and users', (ctx) => {
     assert.equal((await newcomer.get('/console/')).statusCode, 303, 'a reset ends the sessions');
     const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=50' })).json() as { actor: string; action: string }[];
     for (const action of ['user.create', 'user.reset-password', 'assessment.import', 'invitation.create', 'delivery.resend']) {
-      assert.ok(audit.some((e) => e.actor === `user:owner-${a}@example.com` && e.action === action), action);
+      assert.ok(
+        audit.some((e) => e.actor === `user:owner-${a}@example.com` && e.action === action),
+        action,
+      );
     }
   });
 });

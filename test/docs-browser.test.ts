@@ -27,9 +27,16 @@ describe('/docs in Chromium', { skip: !haveBrowser && `no Chromium at ${CHROMIUM
     await migrate(db);
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    app = await buildApp({ config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000 }, db, mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: '/tmp/ac-docs-mail' }) });
+    app = await buildApp({
+      config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000 },
+      db,
+      mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: '/tmp/ac-docs-mail' }),
+    });
     await app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
   });
 
   after(async () => {

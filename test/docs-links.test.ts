@@ -9,7 +9,12 @@ import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const DOCS = path.join(ROOT, 'docs');
-const FILES = [path.join(ROOT, 'README.md'), ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => path.join(DOCS, f))];
+const FILES = [
+  path.join(ROOT, 'README.md'),
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => path.join(DOCS, f)),
+];
 
 /** The anchor GitHub gives a heading's text. */
 export function slug(heading: string): string {
@@ -17,7 +22,11 @@ export function slug(heading: string): string {
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // a link or image: its text
     .replace(/<[^>]+>/g, '') // inline HTML
     .replace(/`/g, '');
-  return text.trim().toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+  return text
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
 }
 
 /** The markdown outside fenced code blocks, line by line. */
@@ -107,11 +116,14 @@ test('the check finds a missing file and a missing anchor, and ignores code and 
     '[in a fence](missing-too.md)',
     '```',
   ].join('\n');
-  assert.deepEqual(brokenLinks(file, markdown, (f) => (f === file ? markdown : read(f))), [
-    'docs/example.md: nowhere.md (no such file)',
-    'docs/example.md: #nowhere (no heading with that anchor)',
-    'docs/example.md: operations.md#nowhere (no heading with that anchor)',
-  ]);
+  assert.deepEqual(
+    brokenLinks(file, markdown, (f) => (f === file ? markdown : read(f))),
+    [
+      'docs/example.md: nowhere.md (no such file)',
+      'docs/example.md: #nowhere (no heading with that anchor)',
+      'docs/example.md: operations.md#nowhere (no heading with that anchor)',
+    ],
+  );
 });
 
 test('every relative link and anchor in README.md and docs/*.md resolves', () => {

@@ -173,7 +173,9 @@ for (const store of storeKinds()) {
     };
 
     it('runs on tables that were never analyzed', async () => {
-      const { rows } = await db.query<{ relname: string; reltuples: number }>(`SELECT relname, reltuples FROM pg_class WHERE relname = ANY($1::text[]) AND relkind = 'r'`, [[...BIG]]);
+      const { rows } = await db.query<{ relname: string; reltuples: number }>(`SELECT relname, reltuples FROM pg_class WHERE relname = ANY($1::text[]) AND relkind = 'r'`, [
+        [...BIG],
+      ]);
       assert.equal(rows.length, BIG.size);
       for (const row of rows) assert.equal(Number(row.reltuples), -1, `${row.relname} has statistics`);
     });

@@ -83,14 +83,16 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     const { rows } = await db.query<{ id: string }>(`INSERT INTO instances (name) VALUES ('scale') RETURNING id`);
     instanceId = rows[0]!.id;
     // Three assessments (content is irrelevant to the plans, but versions must exist).
-    await db.query(
-      `WITH a AS (INSERT INTO assessments (instance_id, slug, name, description, duration_minutes, categories, typing_test, current_version, question_count, pass_score, low_pass_score)
+    await db
+      .query(
+        `WITH a AS (INSERT INTO assessments (instance_id, slug, name, description, duration_minutes, categories, typing_test, current_version, question_count, pass_score, low_pass_score)
                   SELECT $1, s, 'Assessment ' || s, 'd', 20, ARRAY['Reasoning'], false, 1, 10, 70, 50 FROM unnest(ARRAY['alpha','beta','gamma','rare']) s RETURNING id)
        INSERT INTO assessment_versions (assessment_id, version, content, content_hash) SELECT id, 1, '{}'::jsonb, 'h' FROM a`,
-      [instanceId],
-    ).catch(async (error: Error) => {
-      throw new Error(`seeding assessments failed (schema changed?): ${error.message}`);
-    });
+        [instanceId],
+      )
+      .catch(async (error: Error) => {
+        throw new Error(`seeding assessments failed (schema changed?): ${error.message}`);
+      });
     await db.query(
       `INSERT INTO candidates (instance_id, email, first_name, last_name, search_name, search_last)
        SELECT $1, 'c' || g || '@scale.example', 'F', 'L' || g, 'f l' || g, 'l' || g FROM generate_series(1, 20000) g`,
@@ -224,7 +226,13 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     const mailer = createFileMailer({ mailDir: '/tmp', timeoutMs: 1000 });
     noSeqScans(
       await plans((d) =>
-        invite({ db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' }, instanceId, { email: 'C778@scale.example', firstName: 'F', lastName: 'L', assessments: ['alpha', 'gamma'] }, false, { actor: { kind: 'api-key', id: 'explain' }, requestId: 'explain', now: new Date() }),
+        invite(
+          { db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' },
+          instanceId,
+          { email: 'C778@scale.example', firstName: 'F', lastName: 'L', assessments: ['alpha', 'gamma'] },
+          false,
+          { actor: { kind: 'api-key', id: 'explain' }, requestId: 'explain', now: new Date() },
+        ),
       ),
     );
   });

@@ -41,7 +41,10 @@ describe('fairness and WCAG 2.2 in Chromium', { skip: !browserHere && 'no Chromi
     // Once in CI every invite from the fifth on answered a problem within milliseconds: the
     // status, the body, the embedded store's own state and the server's log say why next time.
     if (invite.status !== 200) {
-      const store = await db.query('SELECT 1').then(() => 'answers', (error: unknown) => String(error));
+      const store = await db.query('SELECT 1').then(
+        () => 'answers',
+        (error: unknown) => String(error),
+      );
       assert.fail(`invite ${people}: ${invite.status} ${answer}; the embedded store ${store}; the server's last warnings and errors:\n${demo.serverLog()}`);
     }
     const [invited] = JSON.parse(answer) as { link: string; candidateId: string }[];
@@ -66,7 +69,8 @@ describe('fairness and WCAG 2.2 in Chromium', { skip: !browserHere && 'no Chromi
         const parent = el.parentElement;
         const inline = el.tagName === 'A' && parent !== null && parent.textContent!.trim() !== el.textContent!.trim() && getComputedStyle(el).display === 'inline';
         if (inline) continue;
-        if (rect.width < 24 || rect.height < 24) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} "${(el.textContent ?? '').trim().slice(0, 30)}" ${rect.width.toFixed(1)}x${rect.height.toFixed(1)}`);
+        if (rect.width < 24 || rect.height < 24)
+          out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} "${(el.textContent ?? '').trim().slice(0, 30)}" ${rect.width.toFixed(1)}x${rect.height.toFixed(1)}`);
       }
       return out;
     });
@@ -121,7 +125,12 @@ describe('fairness and WCAG 2.2 in Chromium', { skip: !browserHere && 'no Chromi
         const el = document.activeElement as HTMLElement;
         const bar = document.querySelector('.attempt-bar')!.getBoundingClientRect();
         const r = el.getBoundingClientRect();
-        return { same: el.getAttribute('data-focus-check') === String(i), name: `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}"`, top: r.top, barBottom: bar.top <= 0.5 ? bar.bottom : 0 };
+        return {
+          same: el.getAttribute('data-focus-check') === String(i),
+          name: `${el.tagName.toLowerCase()} "${(el.textContent ?? '').trim().slice(0, 30)}"`,
+          top: r.top,
+          barBottom: bar.top <= 0.5 ? bar.bottom : 0,
+        };
       }, i);
       if (!state.same) continue; // a radio group's checked option, for instance
       checked++;
@@ -164,7 +173,12 @@ describe('fairness and WCAG 2.2 in Chromium', { skip: !browserHere && 'no Chromi
     await tabTo(page, 'button[type="submit"].primary');
     await page.keyboard.press('Enter');
     await page.locator('#answer-form').waitFor();
-    assert.equal((await db.query('SELECT 1 FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1', [candidateId])).rows.length, 0, 'the practice answer was not stored');
+    assert.equal(
+      (await db.query('SELECT 1 FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1', [candidateId])).rows
+        .length,
+      0,
+      'the practice answer was not stored',
+    );
     await context.close();
     assert.deepEqual(errors, [], 'no script errors or CSP violations');
   });

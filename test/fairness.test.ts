@@ -98,7 +98,12 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
   let instance: string;
   let key: string;
   const invite = async (email: string) => {
-    const response = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Fay', lastName: 'Ayre', assessments: ['fair'] } });
+    const response = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email, firstName: 'Fay', lastName: 'Ayre', assessments: ['fair'] },
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json()[0] as { candidateId: string; link: string };
   };
@@ -169,10 +174,16 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     // The report: the questions this candidate saw, in their order, options in their order, and how.
     const { rows } = await ctx().db.query<{ id: string }>('SELECT id FROM instances WHERE name = $1', [instance]);
     const [report] = await assessmentReports(ctx().db, [rows[0]!.id], c.candidateId);
-    assert.deepEqual(report!.questions.map((q) => q.id), layout.questions);
+    assert.deepEqual(
+      report!.questions.map((q) => q.id),
+      layout.questions,
+    );
     const first = report!.questions.find((q) => q.id === layout.questions.find((id) => id.startsWith('p')))!;
     const firstOrder = layout.options[first.id]!;
-    assert.deepEqual(first.options.map((o) => o.text), firstOrder.map((i) => (i === 0 ? `Right ${first.id.slice(1)}` : `Wrong ${first.id.slice(1)}${'abc'[i - 1]}`)));
+    assert.deepEqual(
+      first.options.map((o) => o.text),
+      firstOrder.map((i) => (i === 0 ? `Right ${first.id.slice(1)}` : `Wrong ${first.id.slice(1)}${'abc'[i - 1]}`)),
+    );
     assert.deepEqual(report!.layoutNotes, [
       '3 of the 6 questions of Picked were drawn at random for this attempt',
       'the questions were shown in an order shuffled for this attempt (as listed)',
@@ -190,7 +201,11 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
       if (n === 1) {
         await p.post('/portal/a/fair/submit');
         const first = await attemptRow(c.candidateId);
-        const granted = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${c.candidateId}/invitations/fair/retake`, payload: { email: false } });
+        const granted = await ctx().request({
+          method: 'POST',
+          url: `/admin/v1/instances/${instance}/candidates/${c.candidateId}/invitations/fair/retake`,
+          payload: { email: false },
+        });
         assert.equal(granted.statusCode, 200, granted.body);
         const again = await candidate(ctx(), granted.json().link);
         assert.equal((await again.post('/portal/a/fair/start')).statusCode, 303);
@@ -247,8 +262,18 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     assert.match(done.body, /How was this assessment\?/);
     assert.match(done.body, /name="rating" value="5"/);
 
-    const count = async () => (await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempt_feedback WHERE attempt_id = $1', [(await attemptRow(c.candidateId)).id])).rows[0]!.n;
-    for (const bad of [{} as Record<string, string | string[]>, { rating: '0' }, { rating: '6' }, { rating: 'x' }, { rating: '4.5' }, { rating: ['4', '5'] }, { rating: '3', comment: 'x'.repeat(1001) }, { rating: '3', comment: 'a\u0000b' }]) {
+    const count = async () =>
+      (await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempt_feedback WHERE attempt_id = $1', [(await attemptRow(c.candidateId)).id])).rows[0]!.n;
+    for (const bad of [
+      {} as Record<string, string | string[]>,
+      { rating: '0' },
+      { rating: '6' },
+      { rating: 'x' },
+      { rating: '4.5' },
+      { rating: ['4', '5'] },
+      { rating: '3', comment: 'x'.repeat(1001) },
+      { rating: '3', comment: 'a\u0000b' },
+    ]) {
       const refused = await p.post('/portal/a/fair/feedback', bad);
       assert.equal(refused.statusCode, 400, JSON.stringify(bad));
       assert.equal(await count(), 0, `nothing stored for ${JSON.stringify(bad)}`);
@@ -263,7 +288,9 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     const second = await p.post('/portal/a/fair/feedback', { rating: '1', comment: 'changed my mind' });
     assert.equal(second.statusCode, 409);
     assert.match(second.body, /already sent your feedback/);
-    const stored = await ctx().db.query<{ rating: number; comment: string }>('SELECT rating, comment FROM attempt_feedback WHERE attempt_id = $1', [(await attemptRow(c.candidateId)).id]);
+    const stored = await ctx().db.query<{ rating: number; comment: string }>('SELECT rating, comment FROM attempt_feedback WHERE attempt_id = $1', [
+      (await attemptRow(c.candidateId)).id,
+    ]);
     assert.deepEqual(stored.rows, [{ rating: 4, comment: 'Clear questions, <b>fair</b> time.' }], 'trimmed; the second changed nothing');
 
     // The console: per assessment, average, count, distribution and the latest comments.
@@ -272,7 +299,12 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     const signInForm = await ctx().request({ method: 'GET', url: '/console/sign-in' });
     const pre = String(([] as string[]).concat(signInForm.headers['set-cookie'] ?? []).find((x) => x.startsWith('ac_console_signin='))).split(';')[0]!;
     const formCsrf = /name="_csrf" value="([^"]+)"/.exec(signInForm.body)![1]!;
-    const signedIn = await ctx().request({ method: 'POST', url: '/console/sign-in', headers: { cookie: pre, 'content-type': FORM }, payload: formOf({ _csrf: formCsrf, email: `fb-${instance}@example.com`, password }) });
+    const signedIn = await ctx().request({
+      method: 'POST',
+      url: '/console/sign-in',
+      headers: { cookie: pre, 'content-type': FORM },
+      payload: formOf({ _csrf: formCsrf, email: `fb-${instance}@example.com`, password }),
+    });
     const consoleCookie = String(([] as string[]).concat(signedIn.headers['set-cookie'] ?? []).find((x) => x.startsWith('ac_console='))).split(';')[0]!;
     const assessments = await ctx().request({ method: 'GET', url: `/console/assessments?instance=${instance}`, headers: { cookie: consoleCookie } });
     assert.equal(assessments.statusCode, 200);

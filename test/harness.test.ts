@@ -16,7 +16,11 @@ describe('suites that need Redis', () => {
     delete process.env.REQUIRE_REDIS;
   });
   afterEach(() => {
-    for (const [name, value] of [['TEST_REDIS_URL', saved.url], ['REQUIRE_REDIS', saved.require], ['TEST_SKIP_LOG', saved.log]] as const) {
+    for (const [name, value] of [
+      ['TEST_REDIS_URL', saved.url],
+      ['REQUIRE_REDIS', saved.require],
+      ['TEST_SKIP_LOG', saved.log],
+    ] as const) {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }

@@ -301,11 +301,15 @@ ${overrides.typing ? '  - id: typing\n    name: Typing\n' : ''}questions:
     type: free-text
     category: writing
     prompt: Describe a time you helped a customer.
-${overrides.typing ? `typingTest:
+${
+  overrides.typing
+    ? `typingTest:
   category: typing
   targetWpm: 40
   passage: The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.
-` : ''}`;
+`
+    : ''
+}`;
 }
 
 /** One question, no free text: a submitted attempt is scored at once (score.finalized). */

@@ -27,10 +27,14 @@ describeEachStore('HTTP envelope', (ctx) => {
     assert.deepEqual((await ctx().request({ method: 'GET', url: '/readyz' })).json(), { status: 'ok' });
   });
 
-  it("pre-fills the interactive docs with the demo instance that a fresh start makes, so that Try it out works as shipped", async () => {
-    const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { parameters?: { name: string; schema?: { examples?: unknown[] }; example?: unknown }[] }>> };
+  it('pre-fills the interactive docs with the demo instance that a fresh start makes, so that Try it out works as shipped', async () => {
+    const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { parameters?: { name: string; schema?: { examples?: unknown[] }; example?: unknown }[] }>>;
+    };
     const examples = Object.values(doc.paths).flatMap((path) =>
-      Object.values(path).flatMap((operation) => (operation.parameters ?? []).filter((p) => p.name === 'instance').flatMap((p) => [...(p.example === undefined ? [] : [p.example]), ...(p.schema?.examples ?? [])])),
+      Object.values(path).flatMap((operation) =>
+        (operation.parameters ?? []).filter((p) => p.name === 'instance').flatMap((p) => [...(p.example === undefined ? [] : [p.example]), ...(p.schema?.examples ?? [])]),
+      ),
     );
     assert.ok(examples.length > 10, 'the instance header and path parameters have examples');
     assert.deepEqual([...new Set(examples)], ['demo']);
@@ -51,7 +55,13 @@ describeEachStore('HTTP envelope', (ctx) => {
       description: doc.components.securitySchemes.apiKey.description,
     });
     const score = doc.paths['/v1/score'].get;
-    assert.deepEqual(score.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort(), ['header:instance', 'query:assessmentIds', 'query:candidateIds', 'query:cursor', 'query:limit']);
+    assert.deepEqual(score.parameters.map((p: { in: string; name: string }) => `${p.in}:${p.name}`).sort(), [
+      'header:instance',
+      'query:assessmentIds',
+      'query:candidateIds',
+      'query:cursor',
+      'query:limit',
+    ]);
     const record = score.responses['200'].content['application/json'].schema.items;
     const resolved = record.$ref ? doc.components.schemas[record.$ref.split('/').pop()] : record;
     assert.equal(resolved.additionalProperties, false);

@@ -40,7 +40,11 @@ describe('the portal in German on a phone, in Chromium', { skip: !haveBrowser &&
       violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
     };
     const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    assert.deepEqual(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `accessibility of ${screen}`);
+    assert.deepEqual(
+      serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+      [],
+      `accessibility of ${screen}`,
+    );
   }
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `de-${name}.png`), fullPage: true });
@@ -124,7 +128,15 @@ describe('the portal in German on a phone, in Chromium', { skip: !haveBrowser &&
         const passage = document.getElementById('passage')!.getBoundingClientRect();
         const area = document.getElementById('typing-area')!.getBoundingClientRect();
         const bar = document.querySelector('.attempt-bar')!.getBoundingClientRect();
-        return { passageTop: passage.top, passageBottom: passage.bottom, areaTop: area.top, areaBottom: area.bottom, barBottom: bar.bottom, height: window.innerHeight, focused: document.activeElement?.id };
+        return {
+          passageTop: passage.top,
+          passageBottom: passage.bottom,
+          areaTop: area.top,
+          areaBottom: area.bottom,
+          barBottom: bar.bottom,
+          height: window.innerHeight,
+          focused: document.activeElement?.id,
+        };
       });
     const check = (r: Awaited<ReturnType<typeof inView>>, when: string) => {
       assert.equal(r.focused, 'typing-area', when);

@@ -38,7 +38,8 @@ async function candidate(ctx: TestContext, t: { instance: string; key: string },
   let csrf = '';
   const form = (url: string, fields: Record<string, string> = {}) =>
     ctx.request({ method: 'POST', url, headers: { cookie, ...headers, 'content-type': FORM }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
-  const put = (question: string, value: unknown) => ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
+  const put = (question: string, value: unknown) =>
+    ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
   const intro = await get('/portal/a/alpha');
   csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
   return { ...invite, cookie, get, form, put, intro, csrf: () => csrf };
@@ -93,7 +94,10 @@ describeEachStore(
 
     it('speaks Spanish from Accept-Language when the invite names no language (or one without a catalogue)', async () => {
       const t = await tenant();
-      for (const [email, extra] of [['ana@example.com', {}], ['joao@example.com', { language: 'pt-BR' }]] as const) {
+      for (const [email, extra] of [
+        ['ana@example.com', {}],
+        ['joao@example.com', { language: 'pt-BR' }],
+      ] as const) {
         const c = await candidate(ctx(), t, email, extra, { 'accept-language': 'fr-CH, fr;q=0.9, es;q=0.8, de;q=0.7' });
         assert.deepEqual(htmlLang((await c.get('/portal/')).body), ['es', 'ltr'], email);
         assert.match((await c.get('/portal/')).body, /<h1>Hola, Lena<\/h1>/);
@@ -146,7 +150,11 @@ describeEachStore(
       const created = await ctx().request({ method: 'POST', url: '/admin/v1/instances', payload: { name: `${instance}-x`, defaultLanguage: 'es' } });
       assert.equal(created.statusCode, 201, created.body);
       assert.equal(created.json().defaultLanguage, 'es');
-      assert.equal((await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === instance).defaultLanguage, 'en', 'English by default');
+      assert.equal(
+        (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === instance).defaultLanguage,
+        'en',
+        'English by default',
+      );
       for (const bad of ['fr', 'de-AT', 'DE', '', 7, null]) {
         const refused = await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { defaultLanguage: bad } });
         assert.equal(refused.statusCode, 400, String(bad));
@@ -156,7 +164,11 @@ describeEachStore(
       }
       const list = (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json() as { name: string; defaultLanguage: string }[];
       assert.equal(list.find((i) => i.name === instance)!.defaultLanguage, 'en', 'unchanged');
-      assert.equal(list.some((i) => i.name === `${instance}-bad`), false, 'not made');
+      assert.equal(
+        list.some((i) => i.name === `${instance}-bad`),
+        false,
+        'not made',
+      );
       const changed = await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { defaultLanguage: 'de' } });
       assert.equal(changed.json().defaultLanguage, 'de');
     });
@@ -212,7 +224,10 @@ describeEachStore('rough edges a new candidate met', (ctx) => {
     assert.equal(asked.statusCode, 200);
     assert.match(asked.body, /<h1>Submit with unanswered questions\?<\/h1>/);
     assert.match(asked.body, /You have 3 unanswered questions\. Submit anyway\?/);
-    assert.match(asked.body, /<a href="\/portal\/a\/alpha\?q=2">question 2<\/a>, <a href="\/portal\/a\/alpha\?q=4">question 4<\/a>, <a href="\/portal\/a\/alpha\?q=5">typing test<\/a>/);
+    assert.match(
+      asked.body,
+      /<a href="\/portal\/a\/alpha\?q=2">question 2<\/a>, <a href="\/portal\/a\/alpha\?q=4">question 4<\/a>, <a href="\/portal\/a\/alpha\?q=5">typing test<\/a>/,
+    );
     assert.match(asked.body, /<button type="submit" class="primary" id="submit">Submit anyway<\/button>/);
     assert.match(asked.body, /<a class="button" href="\/portal\/a\/alpha\?q=review">Go back to the review<\/a>/);
     const state = await ctx().db.query<{ finished: Date | null }>(
@@ -225,9 +240,20 @@ describeEachStore('rough edges a new candidate met', (ctx) => {
 
     const whole = await candidate(ctx(), t, 'nogaps@example.com');
     await whole.form('/portal/a/alpha/start');
-    for (const [q, v] of [['q1', 1], ['q2', [0, 2]], ['q3', '1250'], ['q4', 'I listened.']] as const) assert.equal((await whole.put(q, v)).statusCode, 204);
+    for (const [q, v] of [
+      ['q1', 1],
+      ['q2', [0, 2]],
+      ['q3', '1250'],
+      ['q4', 'I listened.'],
+    ] as const)
+      assert.equal((await whole.put(q, v)).statusCode, 204);
     await ctx().request({ method: 'POST', url: '/portal/api/a/alpha/typing/start', headers: { cookie: whole.cookie, 'x-csrf-token': whole.csrf() }, payload: {} });
-    await ctx().request({ method: 'POST', url: '/portal/api/a/alpha/typing', headers: { cookie: whole.cookie, 'x-csrf-token': whole.csrf() }, payload: { typed: 'x', intervals: [] } });
+    await ctx().request({
+      method: 'POST',
+      url: '/portal/api/a/alpha/typing',
+      headers: { cookie: whole.cookie, 'x-csrf-token': whole.csrf() },
+      payload: { typed: 'x', intervals: [] },
+    });
     assert.equal((await whole.form('/portal/a/alpha/submit', { from: 'review' })).statusCode, 303, 'nothing open: no question asked');
   });
 
@@ -244,11 +270,20 @@ describeEachStore('rough edges a new candidate met', (ctx) => {
 
     // One wrong character in the passage: 99.x %, not a rounded 100 %.
     const typing = await c.get('/portal/a/alpha?q=5');
-    const passage = /<blockquote class="passage"[^>]*>([\s\S]*?)<\/blockquote>/.exec(typing.body)![1]!.replace(/&#39;/g, "'").replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+    const passage = /<blockquote class="passage"[^>]*>([\s\S]*?)<\/blockquote>/
+      .exec(typing.body)![1]!
+      .replace(/&#39;/g, "'")
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, '&');
     const headers = { cookie: c.cookie, 'x-csrf-token': c.csrf() };
     await ctx().request({ method: 'POST', url: '/portal/api/a/alpha/typing/start', headers, payload: {} });
     const typed = `${passage.slice(0, 10)}${passage[10] === 'x' ? 'y' : 'x'}${passage.slice(11)}`;
-    const result = await ctx().request({ method: 'POST', url: '/portal/api/a/alpha/typing', headers, payload: { typed, intervals: Array.from({ length: typed.length - 1 }, () => 150) } });
+    const result = await ctx().request({
+      method: 'POST',
+      url: '/portal/api/a/alpha/typing',
+      headers,
+      payload: { typed, intervals: Array.from({ length: typed.length - 1 }, () => 150) },
+    });
     assert.equal(result.statusCode, 200, result.body);
     const accuracy = result.json().accuracy as number;
     assert.ok(accuracy < 100 && accuracy > 95, String(accuracy));

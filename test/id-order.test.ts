@@ -25,7 +25,10 @@ describeEachStore('lists ordered by id', (ctx) => {
     assert.ok(all.length >= 15 && all.some((id) => id.length >= 2), 'ids of different lengths');
 
     const newest = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=5' })).json() as { id: string }[];
-    assert.deepEqual(newest.map((e) => e.id), all.slice(0, 5));
+    assert.deepEqual(
+      newest.map((e) => e.id),
+      all.slice(0, 5),
+    );
 
     const seen: string[] = [];
     let before = '';
@@ -53,8 +56,14 @@ describeEachStore('lists ordered by id', (ctx) => {
     const all = rows.map((row) => row.id).sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1));
     assert.ok(all.length >= 12 && all.some((id) => id.length >= 2), 'ids of different lengths');
     const newest = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=3` })).json() as { id: string }[];
-    assert.deepEqual(newest.map((d) => d.id), all.slice(0, 3));
+    assert.deepEqual(
+      newest.map((d) => d.id),
+      all.slice(0, 3),
+    );
     const every = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=500` })).json() as { id: string }[];
-    assert.deepEqual(every.map((d) => d.id), all);
+    assert.deepEqual(
+      every.map((d) => d.id),
+      all,
+    );
   });
 });

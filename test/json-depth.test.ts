@@ -45,7 +45,10 @@ describeEachStore('JSON bodies nested too deep', (ctx) => {
       method: 'POST',
       url: '/v1/invite',
       headers: { 'x-api-key': key, instance, 'idempotency-key': `deep-${email}`, 'content-type': 'application/json' },
-      payload: JSON.stringify({ email, firstName: 'Dee', lastName: 'Pest', assessments: ['deep'], extra: 0 }).replace('"extra":0', `"extra":${typeof extra === 'string' ? extra : JSON.stringify(extra)}`),
+      payload: JSON.stringify({ email, firstName: 'Dee', lastName: 'Pest', assessments: ['deep'], extra: 0 }).replace(
+        '"extra":0',
+        `"extra":${typeof extra === 'string' ? extra : JSON.stringify(extra)}`,
+      ),
     });
   const candidates = async (email: string) => (await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM candidates WHERE email = $1', [email])).rows[0]!.n;
 
@@ -58,7 +61,10 @@ describeEachStore('JSON bodies nested too deep', (ctx) => {
     assert.equal(problem.type, 'urn:assessment-connect:problem:validation-failed');
     assert.equal(response.headers.connection, 'close', 'the unread rest of the body cannot be followed by another request');
     assert.match(problem.detail, new RegExp(`nested more than ${MAX_JSON_DEPTH} levels`));
-    assert.deepEqual(problem.errors.map((e: { in: string; name: string }) => [e.in, e.name]), [['body', '(body)']]);
+    assert.deepEqual(
+      problem.errors.map((e: { in: string; name: string }) => [e.in, e.name]),
+      [['body', '(body)']],
+    );
     assert.equal(await candidates(email), 0);
     const { rows } = await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM idempotency_keys WHERE idempotency_key = $1', [`deep-${email}`]);
     assert.equal(rows[0]!.n, 0, 'no idempotency record');
@@ -86,7 +92,9 @@ describeEachStore('JSON bodies nested too deep', (ctx) => {
 
   it('says so in the OpenAPI description of every operation with a body', async () => {
     const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { description?: string; requestBody?: unknown }>> };
-    const withBody = Object.values(doc.paths).flatMap((ops) => Object.values(ops)).filter((op) => op.requestBody !== undefined);
+    const withBody = Object.values(doc.paths)
+      .flatMap((ops) => Object.values(ops))
+      .filter((op) => op.requestBody !== undefined);
     assert.ok(withBody.length >= 3);
     for (const op of withBody) assert.match(op.description ?? '', new RegExp(`at most ${MAX_JSON_DEPTH} levels deep`));
   });

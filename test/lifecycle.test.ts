@@ -15,10 +15,15 @@ describeEachStore(
     let key: string;
     const api = (method: 'GET' | 'POST', url: string, payload?: object) => ctx().request({ method, url, headers: { 'x-api-key': key }, payload });
     const invite = async (email: string, assessments = ['alpha', 'beta']) =>
-      (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Li', lastName: 'Fe', assessments } })).json()[0] as { candidateId: string; link: string };
-    const state = async (candidateId: string, assessment: string) => ((await api('GET', `/v1/candidates/${candidateId}`)).json().invitations as { assessmentId: string; status: string; expiresAt: string; cancelledAt: string | null }[]).find((i) => i.assessmentId === assessment)!;
+      (
+        await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Li', lastName: 'Fe', assessments } })
+      ).json()[0] as { candidateId: string; link: string };
+    const state = async (candidateId: string, assessment: string) =>
+      ((await api('GET', `/v1/candidates/${candidateId}`)).json().invitations as { assessmentId: string; status: string; expiresAt: string; cancelledAt: string | null }[]).find(
+        (i) => i.assessmentId === assessment,
+      )!;
 
-    it('reads a candidate with each invitation, only within the key\'s instances', async () => {
+    it("reads a candidate with each invitation, only within the key's instances", async () => {
       instance = await ctx().instance('life');
       await ctx().publish(instance, sampleAssessment('alpha'));
       await ctx().publish(instance, sampleAssessment('beta'));
@@ -28,7 +33,13 @@ describeEachStore(
       assert.equal(read.statusCode, 200, read.body);
       const body = read.json();
       assert.deepEqual([body.email, body.firstName, body.lastName], ['li.fe@example.com', 'Li', 'Fe']);
-      assert.deepEqual(body.invitations.map((i: { assessmentId: string; status: string }) => [i.assessmentId, i.status]), [['alpha', 'INVITED'], ['beta', 'INVITED']]);
+      assert.deepEqual(
+        body.invitations.map((i: { assessmentId: string; status: string }) => [i.assessmentId, i.status]),
+        [
+          ['alpha', 'INVITED'],
+          ['beta', 'INVITED'],
+        ],
+      );
       const days = (new Date(body.invitations[0].expiresAt).getTime() - new Date(body.invitations[0].invitedAt).getTime()) / 86_400_000;
       assert.ok(days > 13.9 && days < 14.1, `14 days to start (${days})`);
       assert.match(body.invitations[0].reportUrl, new RegExp(`/reports/${c.candidateId}/alpha\\?expires=\\d+&signature=[A-Za-z0-9_-]{22}$`));

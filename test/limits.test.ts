@@ -40,8 +40,7 @@ function rateLimit(response: LightMyRequestResponse): { r: number; t: number } {
 /** A fresh client address per test, so that counts of one test never leak into another. */
 const address = () => `10.${randomBytes(1)[0]}.${randomBytes(1)[0]}.${randomBytes(1)[0]}`;
 
-const get = (ctx: TestContext, key: string, remoteAddress?: string) =>
-  ctx.request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key }, remoteAddress });
+const get = (ctx: TestContext, key: string, remoteAddress?: string) => ctx.request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key }, remoteAddress });
 
 /** n requests one after the other; their status codes. */
 async function burst(ctx: TestContext, key: string, n: number): Promise<LightMyRequestResponse[]> {
@@ -59,7 +58,10 @@ describe('limit settings', () => {
 
   it('refuses a rate limit that is not a positive integer', () => {
     for (const bad of ['0', '-1', '1.5', 'lots', '1000001']) {
-      assert.throws(() => loadConfig({ RATE_LIMIT_PER_MINUTE: bad }), (error: Error) => error instanceof ConfigError && /RATE_LIMIT_PER_MINUTE/.test(error.message));
+      assert.throws(
+        () => loadConfig({ RATE_LIMIT_PER_MINUTE: bad }),
+        (error: Error) => error instanceof ConfigError && /RATE_LIMIT_PER_MINUTE/.test(error.message),
+      );
     }
     assert.throws(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: '0' }), ConfigError);
     assert.throws(() => loadConfig({ REDIS_URL: 'http://cache:6379' }), /REDIS_URL/);
@@ -77,8 +79,14 @@ describeEachStore(
     it('allows exactly the budget, then answers 429 with Retry-After and the RateLimit fields', async () => {
       const key = await ctx().key([instance]);
       const responses = await burst(ctx(), key, 6);
-      assert.deepEqual(responses.map((r) => r.statusCode), [200, 200, 200, 200, 200, 429]);
-      assert.deepEqual(responses.slice(0, 5).map((r) => rateLimit(r).r), [4, 3, 2, 1, 0]);
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        [200, 200, 200, 200, 200, 429],
+      );
+      assert.deepEqual(
+        responses.slice(0, 5).map((r) => rateLimit(r).r),
+        [4, 3, 2, 1, 0],
+      );
       for (const response of responses) {
         assert.equal(response.headers['ratelimit-policy'], '"default";q=5;w=60');
         const { t } = rateLimit(response);
@@ -104,7 +112,10 @@ describeEachStore(
     it("uses the key's own rate limit over the service default", async () => {
       const key = await ctx().key([instance], { rateLimit: 2 });
       const responses = await burst(ctx(), key, 3);
-      assert.deepEqual(responses.map((r) => r.statusCode), [200, 200, 429]);
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        [200, 200, 429],
+      );
       assert.equal(responses[0]!.headers['ratelimit-policy'], '"default";q=2;w=60');
     });
 
@@ -123,7 +134,10 @@ describeEachStore(
       assert.equal(patched.statusCode, 200);
       assert.equal(patched.json().rateLimit, 1);
       const responses = await burst(ctx(), key, 2);
-      assert.deepEqual(responses.map((r) => r.statusCode), [200, 429]);
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        [200, 429],
+      );
       const reset = await ctx().request({ method: 'PATCH', url: `/admin/v1/keys/${id}`, payload: { rateLimit: null } });
       assert.equal(reset.json().rateLimit, null);
       assert.equal((await get(ctx(), key)).statusCode, 200, 'back to the default of 5, one of which is spent');
@@ -131,7 +145,11 @@ describeEachStore(
 
     it('declares the limits in the OpenAPI document', async () => {
       const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json();
-      for (const [route, method] of [['/v1/assessment', 'get'], ['/v1/invite', 'post'], ['/v1/score', 'get']] as const) {
+      for (const [route, method] of [
+        ['/v1/assessment', 'get'],
+        ['/v1/invite', 'post'],
+        ['/v1/score', 'get'],
+      ] as const) {
         const responses = doc.paths[route][method].responses;
         assert.ok(responses['429'], `${route} 429`);
         assert.deepEqual(responses['429'].headers['Retry-After'], { $ref: '#/components/headers/Retry-After' });
@@ -265,7 +283,9 @@ for (const kind of storeKinds()) {
     it('counts concurrent wrong admin tokens before answering: at most the limit get 401', async () => {
       const ip = address();
       const responses = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => ctx.request({ method: 'GET', url: '/admin/v1/instances', headers: { authorization: `Bearer wrong-token-${i}-wrong-token` }, remoteAddress: ip })),
+        Array.from({ length: 200 }, (_, i) =>
+          ctx.request({ method: 'GET', url: '/admin/v1/instances', headers: { authorization: `Bearer wrong-token-${i}-wrong-token` }, remoteAddress: ip }),
+        ),
       );
       const statuses = responses.map((r) => r.statusCode);
       assert.equal(statuses.filter((s) => s === 401).length, LIMIT);
@@ -372,14 +392,19 @@ describeEachStore('Idempotency-Key on POST /v1/invite', (ctx) => {
   it('forgets a key after 24 hours, and takes over a request left in flight for over a minute', async () => {
     const email = unique('expiry');
     const first = await post(person(email), `expiry-${email}`);
-    await ctx().db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [`expiry-${email}`]);
+    await ctx().db.query(`UPDATE idempotency_keys SET created_at = now() - interval '25 hours' WHERE idempotency_key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [
+      `expiry-${email}`,
+    ]);
     const after24h = await post(person(email), `expiry-${email}`);
     assert.equal(after24h.headers['idempotent-replayed'], undefined);
     assert.notEqual(after24h.json()[0].link, first.json()[0].link);
 
     const stale = unique('stale');
     await post(person(stale), `stale-${stale}`);
-    await ctx().db.query(`UPDATE idempotency_keys SET status = NULL, response = NULL, created_at = now() - interval '2 minutes' WHERE idempotency_key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`, [`stale-${stale}`]);
+    await ctx().db.query(
+      `UPDATE idempotency_keys SET status = NULL, response = NULL, created_at = now() - interval '2 minutes' WHERE idempotency_key = encode(sha256(convert_to($1, 'UTF8')), 'hex')`,
+      [`stale-${stale}`],
+    );
     const takenOver = await post(person(stale), `stale-${stale}`);
     assert.equal(takenOver.statusCode, 200);
     assert.equal(takenOver.headers['idempotent-replayed'], undefined);
@@ -518,7 +543,9 @@ describe(REDIS_SUITE, { skip: redis.skip }, () => {
     // memory by design (see the Redis fallback below).
     const statuses: number[] = [];
     for (let batch = 0; batch < 10; batch++) {
-      const responses = await Promise.all(Array.from({ length: 50 }, (_, i) => get(i % 2 ? one : two, `ack_${randomBytes(32).toString('base64url').slice(0, 40)}${String(i).padStart(3, '0')}`, ip)));
+      const responses = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => get(i % 2 ? one : two, `ack_${randomBytes(32).toString('base64url').slice(0, 40)}${String(i).padStart(3, '0')}`, ip)),
+      );
       statuses.push(...responses.map((r) => r.statusCode));
     }
     const evaluated = statuses.filter((s) => s === 401).length;
@@ -552,9 +579,15 @@ describe('request budget when Redis is unreachable', () => {
     const instance = await ctx.instance('noredis');
     const key = await ctx.key([instance]);
     const responses = await burst(ctx, key, 4);
-    assert.deepEqual(responses.map((r) => r.statusCode), [200, 200, 200, 429]);
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      [200, 200, 200, 429],
+    );
     assert.equal(responses[0]!.headers['ratelimit-policy'], '"default";q=3;w=60');
-    assert.deepEqual(responses.slice(0, 3).map((r) => rateLimit(r).r), [2, 1, 0]);
+    assert.deepEqual(
+      responses.slice(0, 3).map((r) => rateLimit(r).r),
+      [2, 1, 0],
+    );
     const wrong = await get(ctx, `ack_${'z'.repeat(43)}`, address());
     assert.equal(wrong.statusCode, 401);
   });
@@ -594,4 +627,3 @@ describe(RECONNECT_SUITE, { skip: reconnectSkip }, () => {
     }
   });
 });
-

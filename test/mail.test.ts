@@ -46,7 +46,11 @@ for (const kind of storeKinds()) {
       instance = await ctx.instance('mail');
       assert.equal((await ctx.publish(instance, sampleAssessment('sample', { name: 'Q&A <Basics>', durationMinutes: 25 }))).statusCode, 201);
       assert.equal((await ctx.publish(instance, sampleAssessment('typing', { name: 'Typing', durationMinutes: 1, typing: true }))).statusCode, 201);
-      const patched = await ctx.request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' } });
+      const patched = await ctx.request({
+        method: 'PATCH',
+        url: `/admin/v1/instances/${instance}`,
+        payload: { mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' },
+      });
       assert.equal(patched.statusCode, 200, patched.body);
       key = await ctx.key([instance]);
     });
@@ -58,7 +62,12 @@ for (const kind of storeKinds()) {
     });
 
     const invite = (body: Record<string, unknown>, send = true) =>
-      ctx.request({ method: 'POST', url: `/v1/invite?sendInvite=${send}`, headers: { 'x-api-key': key, instance }, payload: { firstName: 'Ada', lastName: 'Lovelace', assessments: ['sample', 'typing'], ...body } });
+      ctx.request({
+        method: 'POST',
+        url: `/v1/invite?sendInvite=${send}`,
+        headers: { 'x-api-key': key, instance },
+        payload: { firstName: 'Ada', lastName: 'Lovelace', assessments: ['sample', 'typing'], ...body },
+      });
     const email = (tag: string) => `${tag}-${kind.name}-${++n}@example.com`;
     const deliveries = async (status?: string) => {
       const response = await ctx.request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=500${status ? `&status=${status}` : ''}` });
@@ -132,7 +141,10 @@ for (const kind of storeKinds()) {
       assert.doesNotMatch(html, /<script/i);
       // Headers stay 7-bit: the Unicode name is encoded (RFC 2047), not sent raw.
       const headerBlock = raw.toString('latin1').split(/\r?\n\r?\n/)[0]!;
-      assert.ok([...headerBlock].every((c) => c.charCodeAt(0) < 0x80), 'headers are 7-bit');
+      assert.ok(
+        [...headerBlock].every((c) => c.charCodeAt(0) < 0x80),
+        'headers are 7-bit',
+      );
 
       const unicode = await invite({ email: email('unicode'), firstName: 'Ünïcødé', lastName: "O'Brien" });
       assert.equal(unicode.json()[0].invitationStatus, 'SENT');
@@ -154,7 +166,10 @@ for (const kind of storeKinds()) {
         relay.mode = 'accept';
       }
       assert.equal(result.invitationStatus, 'FAILED');
-      assert.deepEqual((await scores(result.candidateId)).map((r) => r.assessmentStatus), ['INVITED', 'INVITED']);
+      assert.deepEqual(
+        (await scores(result.candidateId)).map((r) => r.assessmentStatus),
+        ['INVITED', 'INVITED'],
+      );
       const failed = (await deliveries('FAILED')).find((d) => d.recipient === to);
       assert.ok(failed, 'the failed delivery is listed');
       assert.match(failed.response, /550/);

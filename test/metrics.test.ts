@@ -23,7 +23,14 @@ describeEachStore('metrics', (ctx) => {
     const text = response.body;
     assert.match(text, /http_request_duration_seconds_count\{method="GET",route="\/v1\/assessment",status_code="200"\} 3/);
     assert.match(text, /http_request_duration_seconds_count\{method="GET",route="\/v1\/assessment",status_code="401"\} 1/);
-    for (const name of ['webhook_queue_depth', 'webhook_delivery_lag_seconds', 'deadline_sweep_lag_seconds', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_p99_seconds', 'http_rate_limited_total']) {
+    for (const name of [
+      'webhook_queue_depth',
+      'webhook_delivery_lag_seconds',
+      'deadline_sweep_lag_seconds',
+      'process_resident_memory_bytes',
+      'nodejs_eventloop_lag_p99_seconds',
+      'http_rate_limited_total',
+    ]) {
       assert.match(text, new RegExp(`^# TYPE ${name} `, 'm'), name);
     }
     if (ctx().store === 'postgres') assert.match(text, /db_pool_connections\{state="idle"\} \d+/);
@@ -53,7 +60,12 @@ describeEachStore('metrics', (ctx) => {
     const key = await ctx().key([instance]);
     assert.equal((await ctx().publish(instance, sampleAssessment('hot'))).statusCode, 201);
     const headers = { 'x-api-key': key, instance };
-    const invited = await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers, payload: { email: 'hot@example.com', firstName: 'H', lastName: 'P', assessments: ['hot'] } });
+    const invited = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite?sendInvite=true',
+      headers,
+      payload: { email: 'hot@example.com', firstName: 'H', lastName: 'P', assessments: ['hot'] },
+    });
     assert.equal(invited.statusCode, 200, invited.body);
     assert.equal(invited.json()[0].invitationStatus, 'SENT');
     const candidateId = invited.json()[0].candidateId as string;
@@ -65,7 +77,13 @@ describeEachStore('metrics', (ctx) => {
     const text = (await ctx().request({ method: 'GET', url: '/metrics', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).body;
     const count = (name: string, labels: string) => Number(new RegExp(`^${name}_count\\{${labels}\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
     for (const query of ['invite', 'score_by_candidate', 'score_by_assessment']) {
-      assert.ok(count('db_query_duration_seconds', `query="${query}"`) >= 1, `${query} timed:\n${text.split('\n').filter((l) => l.startsWith('db_query')).join('\n')}`);
+      assert.ok(
+        count('db_query_duration_seconds', `query="${query}"`) >= 1,
+        `${query} timed:\n${text
+          .split('\n')
+          .filter((l) => l.startsWith('db_query'))
+          .join('\n')}`,
+      );
     }
     assert.equal(count('mail_send_duration_seconds', 'outcome="sent"'), 1, 'the invitation e-mail, written to the mail folder');
     assert.equal(count('mail_send_duration_seconds', 'outcome="failed"'), 0);

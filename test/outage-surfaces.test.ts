@@ -16,7 +16,12 @@ describe('a database outage, seen from every surface', () => {
     await ctx.publish(instance, sampleAssessment('alpha'));
     key = await ctx.key([instance]);
     const [invite] = (
-      await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'o@x.co', firstName: 'O', lastName: 'X', assessments: ['alpha'] } })
+      await ctx.request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email: 'o@x.co', firstName: 'O', lastName: 'X', assessments: ['alpha'] },
+      })
     ).json();
     const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
     cookie = String(opened.headers['set-cookie']).split(';')[0]!;

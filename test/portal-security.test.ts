@@ -46,10 +46,17 @@ describeEachStore(
         assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
         assert.equal(response.headers['set-cookie'], undefined, JSON.stringify(headers));
       }
-      const { rows } = await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_sessions s JOIN candidates c ON c.id = s.candidate_id WHERE c.email = $1', ['csrf-login@x.co']);
+      const { rows } = await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_sessions s JOIN candidates c ON c.id = s.candidate_id WHERE c.email = $1', [
+        'csrf-login@x.co',
+      ]);
       assert.equal(rows[0]!.n, 0, 'no session was opened');
       // The portal's own page, and a client that sends neither header, still sign in.
-      const own = await ctx().request({ method: 'POST', url: '/portal/api/session', headers: { origin: 'http://portal.test', 'sec-fetch-site': 'same-origin' }, payload: { token } });
+      const own = await ctx().request({
+        method: 'POST',
+        url: '/portal/api/session',
+        headers: { origin: 'http://portal.test', 'sec-fetch-site': 'same-origin' },
+        payload: { token },
+      });
       assert.equal(own.statusCode, 200, own.body);
       assert.match(String(own.headers['set-cookie']), /^ac_session=/);
       const tool = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token } });
@@ -116,7 +123,10 @@ describeEachStore('portal security: reviews', (ctx) => {
     assert.equal((await p.call('POST', '/portal/a/beta/submit', {})).statusCode, 303);
     assert.equal((await record(t, c.candidateId)).scoreStatus, 'PENDING');
     const pending = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/reviews` })).json();
-    assert.deepEqual(pending.map((r: { answer: string }) => r.answer), ['x']);
+    assert.deepEqual(
+      pending.map((r: { answer: string }) => r.answer),
+      ['x'],
+    );
     const scored = await review(t.instance, attemptId, 10);
     assert.equal(scored.statusCode, 200, scored.body);
     assert.notEqual(scored.json().scoreStatus, 'PENDING');
@@ -146,7 +156,10 @@ describeEachStore('portal security: reviews', (ctx) => {
       [attemptId],
     );
     const other = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/reviews` })).json();
-    assert.ok(other.some((r: { attemptId: string; answer: string }) => r.attemptId === attemptId && r.answer === 'x'), 'still listed as waiting for review');
+    assert.ok(
+      other.some((r: { attemptId: string; answer: string }) => r.attemptId === attemptId && r.answer === 'x'),
+      'still listed as waiting for review',
+    );
     assert.equal((await review(t.instance, attemptId, 0)).statusCode, 200);
     assert.deepEqual((await record(t, c.candidateId)).categoryScores[1], { name: 'Writing', score: '0' });
   });
@@ -203,49 +216,57 @@ describe('sealed idempotent answers', () => {
 let clockAt = Date.now();
 const movableNow = () => new Date(clockAt);
 
-describeEachStore('portal security: the typing test against the server clock', (ctx) => {
-  const PASSAGE = 'The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.';
+describeEachStore(
+  'portal security: the typing test against the server clock',
+  (ctx) => {
+    const PASSAGE = 'The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.';
 
-  async function takeTyping(email: string, intervals: number[], serverMs: number) {
-    const t = await tenant(ctx());
-    const c = await invite(ctx(), t, email, ['alpha']);
-    const p = await portal(ctx(), c.token, 'alpha');
-    assert.equal((await p.call('POST', '/portal/a/alpha/start', {})).statusCode, 303);
-    assert.equal((await p.call('POST', '/portal/api/a/alpha/typing/start', {})).statusCode, 204);
-    clockAt += serverMs;
-    const typing = await p.call('POST', '/portal/api/a/alpha/typing', { typed: PASSAGE, intervals });
-    assert.equal(typing.statusCode, 200, typing.body);
-    const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/candidates/${c.candidateId}/attempts` })).json();
-    const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}&assessmentIds=alpha`, headers: { 'x-api-key': t.key } })).json()[0];
-    return { result: typing.json(), attempt: attempts[0], record };
-  }
+    async function takeTyping(email: string, intervals: number[], serverMs: number) {
+      const t = await tenant(ctx());
+      const c = await invite(ctx(), t, email, ['alpha']);
+      const p = await portal(ctx(), c.token, 'alpha');
+      assert.equal((await p.call('POST', '/portal/a/alpha/start', {})).statusCode, 303);
+      assert.equal((await p.call('POST', '/portal/api/a/alpha/typing/start', {})).statusCode, 204);
+      clockAt += serverMs;
+      const typing = await p.call('POST', '/portal/api/a/alpha/typing', { typed: PASSAGE, intervals });
+      assert.equal(typing.statusCode, 200, typing.body);
+      const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${t.instance}/candidates/${c.candidateId}/attempts` })).json();
+      const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}&assessmentIds=alpha`, headers: { 'x-api-key': t.key } })).json()[0];
+      return { result: typing.json(), attempt: attempts[0], record };
+    }
 
-  it("red-flags the probe's script: the passage with invented 30 ms keystrokes, 6.5 s after the start", async () => {
-    // Mean 30 ms, deviation about 12, 2.8 s in all: what the probe posted.
-    const intervals = Array.from({ length: PASSAGE.length - 1 }, (_, i) => [18, 42, 30, 24, 36, 12, 48, 30, 33, 27][i % 10]!);
-    const scale = 2800 / intervals.reduce((a, b) => a + b, 0);
-    const { result, attempt, record } = await takeTyping('script@x.co', intervals.map((ms) => Math.round(ms * scale)), 6500);
-    assert.ok(result.netWpm > 165 && result.netWpm < 175, `scored by the server's 6.5 s: ${result.netWpm}`);
-    assert.equal(record.redFlag, true);
-    assert.ok(attempt.redFlagReasons.includes('typing faster than 200 wpm'), attempt.redFlagReasons.join('; '));
-    assert.ok(attempt.signals.some((s: { kind: string; detail: string }) => s.kind === 'typing-too-fast' && /median/.test(s.detail)));
-  });
+    it("red-flags the probe's script: the passage with invented 30 ms keystrokes, 6.5 s after the start", async () => {
+      // Mean 30 ms, deviation about 12, 2.8 s in all: what the probe posted.
+      const intervals = Array.from({ length: PASSAGE.length - 1 }, (_, i) => [18, 42, 30, 24, 36, 12, 48, 30, 33, 27][i % 10]!);
+      const scale = 2800 / intervals.reduce((a, b) => a + b, 0);
+      const { result, attempt, record } = await takeTyping(
+        'script@x.co',
+        intervals.map((ms) => Math.round(ms * scale)),
+        6500,
+      );
+      assert.ok(result.netWpm > 165 && result.netWpm < 175, `scored by the server's 6.5 s: ${result.netWpm}`);
+      assert.equal(record.redFlag, true);
+      assert.ok(attempt.redFlagReasons.includes('typing faster than 200 wpm'), attempt.redFlagReasons.join('; '));
+      assert.ok(attempt.signals.some((s: { kind: string; detail: string }) => s.kind === 'typing-too-fast' && /median/.test(s.detail)));
+    });
 
-  it('red-flags keystroke intervals that add up to more time than the server measured', async () => {
-    const intervals = Array.from({ length: PASSAGE.length - 1 }, (_, i) => 150 + ((i * 53) % 140));
-    const { attempt } = await takeTyping('offclock@x.co', intervals, 6500);
-    assert.deepEqual(attempt.redFlagReasons, ["keystroke times that do not fit the server's clock"]);
-  });
+    it('red-flags keystroke intervals that add up to more time than the server measured', async () => {
+      const intervals = Array.from({ length: PASSAGE.length - 1 }, (_, i) => 150 + ((i * 53) % 140));
+      const { attempt } = await takeTyping('offclock@x.co', intervals, 6500);
+      assert.deepEqual(attempt.redFlagReasons, ["keystroke times that do not fit the server's clock"]);
+    });
 
-  it('does not flag a person: uneven rhythm at about 60 wpm, a typo corrected, a pause', async () => {
-    const intervals = Array.from({ length: PASSAGE.length + 1 }, (_, i) => 110 + ((i * 97) % 230) + (i === 40 ? 900 : 0));
-    const sum = intervals.reduce((a, b) => a + b, 0);
-    const { result, attempt, record } = await takeTyping('person@x.co', intervals, sum + 2600);
-    assert.ok(result.netWpm >= 40 && result.netWpm <= 90, String(result.netWpm));
-    assert.equal(record.redFlag, false, attempt.redFlagReasons.join('; '));
-    assert.deepEqual(attempt.signals, []);
-  });
-}, { now: movableNow });
+    it('does not flag a person: uneven rhythm at about 60 wpm, a typo corrected, a pause', async () => {
+      const intervals = Array.from({ length: PASSAGE.length + 1 }, (_, i) => 110 + ((i * 97) % 230) + (i === 40 ? 900 : 0));
+      const sum = intervals.reduce((a, b) => a + b, 0);
+      const { result, attempt, record } = await takeTyping('person@x.co', intervals, sum + 2600);
+      assert.ok(result.netWpm >= 40 && result.netWpm <= 90, String(result.netWpm));
+      assert.equal(record.redFlag, false, attempt.redFlagReasons.join('; '));
+      assert.deepEqual(attempt.signals, []);
+    });
+  },
+  { now: movableNow },
+);
 
 describeEachStore(
   'portal security: links that have done their work, and guessing',
@@ -253,7 +274,10 @@ describeEachStore(
     const session = (token: unknown, remoteAddress = '127.0.0.1') => ctx().request({ method: 'POST', url: '/portal/api/session', remoteAddress, payload: { token } });
 
     it('stops a link once every assessment it opens is completed, with a clear message', async () => {
-      const t = await tenant(ctx(), [['beta', {}], ['gamma', {}]]);
+      const t = await tenant(ctx(), [
+        ['beta', {}],
+        ['gamma', {}],
+      ]);
       const both = await invite(ctx(), t, 'done@x.co', ['beta', 'gamma']);
       const p = await portal(ctx(), both.token, 'beta');
       await p.call('POST', '/portal/a/beta/start', {});
@@ -308,7 +332,13 @@ describeEachStore(
         });
         assert.equal(guess.statusCode, 401);
       }
-      const api = await ctx().request({ method: 'PUT', url: '/portal/api/a/beta/answers/q1', remoteAddress: guesser, headers: { cookie: p.cookie, 'x-csrf-token': p.csrf }, payload: { value: 1 } });
+      const api = await ctx().request({
+        method: 'PUT',
+        url: '/portal/api/a/beta/answers/q1',
+        remoteAddress: guesser,
+        headers: { cookie: p.cookie, 'x-csrf-token': p.csrf },
+        payload: { value: 1 },
+      });
       assert.equal(api.statusCode, 429, 'the real cookie too, from that address');
       assert.equal(api.headers['content-type'], 'application/problem+json; charset=utf-8');
       assert.match(String(api.headers['retry-after']), /^[1-9][0-9]*$/);

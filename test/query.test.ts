@@ -32,7 +32,10 @@ describeEachStore('unknown query parameters on /v1', (ctx) => {
     assert.equal(response.statusCode, 400, response.body);
     assert.equal(response.headers['content-type'], 'application/problem+json; charset=utf-8');
     const errors = response.json().errors as FieldError[];
-    assert.deepEqual(errors.map((e) => [e.in, e.name]), [['query', 'sendinvite']]);
+    assert.deepEqual(
+      errors.map((e) => [e.in, e.name]),
+      [['query', 'sendinvite']],
+    );
     assert.match(errors[0]!.detail, /did you mean `sendInvite`\?/);
     const { rows } = await ctx().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM candidates WHERE email = 'typo@example.com'`);
     assert.equal(rows[0]!.n, 0, 'nothing written');
@@ -43,7 +46,10 @@ describeEachStore('unknown query parameters on /v1', (ctx) => {
     const response = await ctx().request({ method: 'GET', url: '/v1/score?candidateIds[]=00000000-0000-0000-0000-000000000000', headers: { 'x-api-key': key } });
     assert.equal(response.statusCode, 400, response.body);
     const errors = response.json().errors as FieldError[];
-    assert.deepEqual(errors.map((e) => [e.in, e.name]), [['query', 'candidateIds[]']]);
+    assert.deepEqual(
+      errors.map((e) => [e.in, e.name]),
+      [['query', 'candidateIds[]']],
+    );
     assert.match(errors[0]!.detail, /did you mean `candidateIds`\?/);
   });
 
@@ -57,7 +63,11 @@ describeEachStore('unknown query parameters on /v1', (ctx) => {
     for (const [method, url, names] of cases) {
       const response = await ctx().request({ method: method as 'GET', url, headers: { 'x-api-key': key, instance }, payload: method === 'POST' ? {} : undefined });
       assert.equal(response.statusCode, 400, url);
-      assert.deepEqual((response.json().errors as FieldError[]).map((e) => e.name), names, url);
+      assert.deepEqual(
+        (response.json().errors as FieldError[]).map((e) => e.name),
+        names,
+        url,
+      );
     }
     const scores = await ctx().request({ method: 'GET', url: '/v1/score?limit=5&assessmentIds=strict', headers: { 'x-api-key': key } });
     assert.equal(scores.statusCode, 200);
@@ -74,7 +84,8 @@ describeEachStore('unknown query parameters on /v1', (ctx) => {
     const doc = (await ctx().request({ method: 'GET', url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { description?: string }>> };
     const v1 = Object.entries(doc.paths).filter(([path]) => path.startsWith('/v1/'));
     assert.ok(v1.length >= 3);
-    for (const [path, operations] of v1) for (const [method, op] of Object.entries(operations)) assert.match(op.description ?? '', /Query parameters are strict/, `${method} ${path}`);
+    for (const [path, operations] of v1)
+      for (const [method, op] of Object.entries(operations)) assert.match(op.description ?? '', /Query parameters are strict/, `${method} ${path}`);
   });
 });
 

@@ -68,7 +68,12 @@ describe('Likert and ranking questions in Chromium, by keyboard', { skip: !brows
     await page.keyboard.press('Enter');
     await page.locator('#answer-form[data-question="ws-07"]').waitFor();
     await accessible(page, 'ranking question');
-    assert.deepEqual(await order(page), ['Work through the unread messages', "Review your colleague's document", 'Call the customer back', 'Finish the weekly figures for your manager']);
+    assert.deepEqual(await order(page), [
+      'Work through the unread messages',
+      "Review your colleague's document",
+      'Call the customer back',
+      'Finish the weekly figures for your manager',
+    ]);
 
     // "Move up Call the customer back", twice: focus stays on the button, the live region says where it went.
     await tabTo(page, 'button.rank-move[value="2:up"]');
@@ -87,7 +92,12 @@ describe('Likert and ranking questions in Chromium, by keyboard', { skip: !brows
     await page.keyboard.press('Enter');
     await page.keyboard.press('Enter');
     await page.locator('#ranking-status').filter({ hasText: '“Finish the weekly figures for your manager” moved to position 2 of 4.' }).waitFor();
-    assert.deepEqual(await order(page), ['Call the customer back', 'Finish the weekly figures for your manager', 'Work through the unread messages', "Review your colleague's document"]);
+    assert.deepEqual(await order(page), [
+      'Call the customer back',
+      'Finish the weekly figures for your manager',
+      'Work through the unread messages',
+      "Review your colleague's document",
+    ]);
     assert.equal(await page.locator('button.rank-move[value="1:down"]').getAttribute('aria-disabled'), 'true', 'the last cannot move down');
     assert.equal(await page.locator('button.rank-move[value="2:up"]').getAttribute('aria-disabled'), 'true', 'the first cannot move up');
     assert.equal(await page.locator('button.rank-move[value="0:up"]').getAttribute('aria-disabled'), null);
@@ -98,7 +108,12 @@ describe('Likert and ranking questions in Chromium, by keyboard', { skip: !brows
     // A reload shows the saved order: saved through the same answer path as every other question.
     await page.reload();
     await page.locator('#answer-form[data-question="ws-07"]').waitFor();
-    assert.deepEqual(await order(page), ['Call the customer back', 'Finish the weekly figures for your manager', 'Work through the unread messages', "Review your colleague's document"]);
+    assert.deepEqual(await order(page), [
+      'Call the customer back',
+      'Finish the weekly figures for your manager',
+      'Work through the unread messages',
+      "Review your colleague's document",
+    ]);
 
     await page.goto(`${base}/portal/a/work-style?q=review`);
     await page.getByRole('button', { name: 'Submit the assessment' }).click();

@@ -14,7 +14,12 @@ const FORM = 'application/x-www-form-urlencoded';
 
 async function candidate(ctx: TestContext, instance: string, key: string, assessment: string) {
   const [invite] = (
-    await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: `${assessment}@x.co`, firstName: 'Kim', lastName: 'Lee', assessments: [assessment] } })
+    await ctx.request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: `${assessment}@x.co`, firstName: 'Kim', lastName: 'Lee', assessments: [assessment] },
+    })
   ).json();
   const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
   const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
@@ -40,16 +45,35 @@ describeEachStore('Likert and ranking questions', (ctx) => {
 
     // A Likert item is a radio group named by its prompt, its legend saying the scale's ends.
     const first = await c.get('/portal/a/work-style?q=1');
-    assert.match(first.body, /<fieldset class="likert" aria-labelledby="prompt how"><legend id="how" class="hint">Choose one point of the scale, from “Strongly disagree” to “Strongly agree”<\/legend>/);
+    assert.match(
+      first.body,
+      /<fieldset class="likert" aria-labelledby="prompt how"><legend id="how" class="hint">Choose one point of the scale, from “Strongly disagree” to “Strongly agree”<\/legend>/,
+    );
     assert.equal([...first.body.matchAll(/<input type="radio"[^>]* name="value"/g)].length, 5);
     assert.match(first.body, /<div class="prompt" id="prompt"><p>I plan my work for the day before I start on it.<\/p>/);
 
     // Plain form posts (no JavaScript) and portal.js's saves take the same values.
-    assert.equal((await c.form('/portal/a/work-style/q/1', [['value', '4'], ['go', 'next']])).headers.location, '/portal/a/work-style?q=2'); // Strongly agree: 5
+    assert.equal(
+      (
+        await c.form('/portal/a/work-style/q/1', [
+          ['value', '4'],
+          ['go', 'next'],
+        ])
+      ).headers.location,
+      '/portal/a/work-style?q=2',
+    ); // Strongly agree: 5
     assert.equal((await c.put('ws-02', 1)).statusCode, 204); // reverse-keyed Disagree: 6 − 2 = 4
     assert.equal((await c.put('ws-03', 2)).statusCode, 204); // Sometimes: 3
     assert.equal((await c.put('ws-04', 3)).statusCode, 204); // Agree: 4
-    assert.equal((await c.form('/portal/a/work-style/q/5', [['value', '0'], ['go', 'next']])).statusCode, 303); // reverse-keyed Strongly disagree: 5
+    assert.equal(
+      (
+        await c.form('/portal/a/work-style/q/5', [
+          ['value', '0'],
+          ['go', 'next'],
+        ])
+      ).statusCode,
+      303,
+    ); // reverse-keyed Strongly disagree: 5
     // ws-06 is left unanswered: it counts as the lowest keyed score, 1.
     assert.equal((await c.form('/portal/a/work-style/q/6', [['go', 'next']])).headers.location, '/portal/a/work-style?q=7');
     assert.match((await c.get('/portal/a/work-style?q=2')).body, /value="1" checked/, 'a saved point is shown again');
@@ -71,8 +95,16 @@ describeEachStore('Likert and ranking questions', (ctx) => {
     // A ranking: Markdown prompt, options in the written order, Move up / Move down named by option.
     let ranking = await c.get('/portal/a/work-style?q=7');
     assert.match(ranking.body, /<ul>\n<li>a customer has called twice about a <strong>wrong delivery<\/strong>/);
-    assert.deepEqual(shownOrder(ranking), ['Work through the unread messages', "Review your colleague&#39;s document", 'Call the customer back', 'Finish the weekly figures for your manager']);
-    assert.match(ranking.body, /<button type="submit" class="rank-move" name="move" value="2:up" data-direction="up">Move up<span class="visually-hidden"> Call the customer back<\/span><\/button>/);
+    assert.deepEqual(shownOrder(ranking), [
+      'Work through the unread messages',
+      'Review your colleague&#39;s document',
+      'Call the customer back',
+      'Finish the weekly figures for your manager',
+    ]);
+    assert.match(
+      ranking.body,
+      /<button type="submit" class="rank-move" name="move" value="2:up" data-direction="up">Move up<span class="visually-hidden"> Call the customer back<\/span><\/button>/,
+    );
     assert.match(ranking.body, /value="0:up" data-direction="up" aria-disabled="true">/, 'the first cannot move up');
     // Without JavaScript each button posts the form; the server moves the option and saves the order.
     const order = () => [...ranking.body.matchAll(/<input type="hidden" name="value" value="(\d)">/g)].map((m) => ['value', m[1]!] as [string, string]);
@@ -82,7 +114,12 @@ describeEachStore('Likert and ranking questions', (ctx) => {
       ranking = await c.get('/portal/a/work-style?q=7');
     }
     // Customer, figures, inbox, review against the key customer, figures, review, inbox: footrule 2 of 8.
-    assert.deepEqual(shownOrder(ranking), ['Call the customer back', 'Finish the weekly figures for your manager', 'Work through the unread messages', "Review your colleague&#39;s document"]);
+    assert.deepEqual(shownOrder(ranking), [
+      'Call the customer back',
+      'Finish the weekly figures for your manager',
+      'Work through the unread messages',
+      'Review your colleague&#39;s document',
+    ]);
     assert.equal((await c.form('/portal/a/work-style/q/7', [...order(), ['go', 'next']])).headers.location, '/portal/a/work-style?q=8');
     // The second ranking as portal.js saves it: the key's order, talk, plan, escalate, complain, ignore.
     assert.equal((await c.put('ws-08', [3, 4, 2, 1, 0])).statusCode, 204);
@@ -123,7 +160,10 @@ describeEachStore('Likert and ranking questions', (ctx) => {
     assert.match(body, /Reverse-keyed: “Strongly disagree” scores 5, “Strongly agree” scores 1 \(score = 6 − point\)\. Keyed score 4 of 5\./);
     assert.match(body, /Keyed: “Never” scores 1, “Always” scores 5\. Keyed score 3 of 5\./);
     assert.match(body, /<em>Not answered<\/em> \(scores as the lowest point of the key\)/);
-    assert.match(body, /<tr><th scope="row" class="num">3<\/th><td>Work through the unread messages<\/td><td>Review your colleague&#39;s document<\/td><td class="num">1<\/td><\/tr>/);
+    assert.match(
+      body,
+      /<tr><th scope="row" class="num">3<\/th><td>Work through the unread messages<\/td><td>Review your colleague&#39;s document<\/td><td class="num">1<\/td><\/tr>/,
+    );
     assert.match(body, /Footrule distance 2 of at most 8: credit = 1 − 2 \/ 8\./);
     assert.match(body, /75 % credit/);
     assert.match(body, /<div class="prompt"><p>It is 4 pm\./, 'the prompt is Markdown in the report too');

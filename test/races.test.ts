@@ -10,12 +10,16 @@ import { frozenClock } from './support/clock.js';
 
 const ROUNDS = 20;
 
-
 /** The app's clock: stands still until a test moves it. */
 const clock = frozenClock();
 
 async function candidate(ctx: TestContext, instance: string, key: string, email: string) {
-  const invited = await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Race', lastName: 'Er', assessments: ['quick'] } });
+  const invited = await ctx.request({
+    method: 'POST',
+    url: '/v1/invite',
+    headers: { 'x-api-key': key, instance },
+    payload: { email, firstName: 'Race', lastName: 'Er', assessments: ['quick'] },
+  });
   assert.equal(invited.statusCode, 200, invited.body);
   const { candidateId, link } = invited.json()[0] as { candidateId: string; link: string };
   const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
@@ -23,7 +27,12 @@ async function candidate(ctx: TestContext, instance: string, key: string, email:
   const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
   const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/quick', headers: { cookie } })).body)![1]!;
   const form = (url: string, fields: Record<string, string> = {}) =>
-    ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+    ctx.request({
+      method: 'POST',
+      url,
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+    });
   return { candidateId, form };
 }
 
@@ -90,7 +99,11 @@ describeEachStore(
         assert.equal(started.statusCode === 303, row.attemptEnd !== null, `round ${round}: the start was refused exactly when no attempt exists`);
         outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
       }
-      assert.equal([...outcomes.values()].reduce((a, b) => a + b, 0), ROUNDS, JSON.stringify([...outcomes]));
+      assert.equal(
+        [...outcomes.values()].reduce((a, b) => a + b, 0),
+        ROUNDS,
+        JSON.stringify([...outcomes]),
+      );
     });
 
     it(`cancel while the candidate submits, ${ROUNDS} times: either completed and scored (cancel 409), or withdrawn unscored`, async () => {
@@ -107,7 +120,11 @@ describeEachStore(
           assert.deepEqual([row.cancelled, row.assessmentStatus, row.scoreStatus, row.attemptEnd], [false, 'COMPLETED', 'PASS', 'submitted'], `round ${round}: completed first`);
           assert.ok(row.events.includes('score.finalized'));
         } else {
-          assert.deepEqual([row.cancelled, row.assessmentStatus, row.scoreStatus, row.attemptEnd], [true, 'IN_PROGRESS', 'PENDING', 'cancelled'], `round ${round}: withdrawn first`);
+          assert.deepEqual(
+            [row.cancelled, row.assessmentStatus, row.scoreStatus, row.attemptEnd],
+            [true, 'IN_PROGRESS', 'PENDING', 'cancelled'],
+            `round ${round}: withdrawn first`,
+          );
         }
       }
     });

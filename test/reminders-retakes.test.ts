@@ -17,7 +17,12 @@ describeEachStore(
     let instance: string;
     let key: string;
     const invite = async (email: string, extra: Record<string, unknown> = {}, assessments = ['alpha']) => {
-      const response = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Noa', lastName: 'Berg', assessments, ...extra } });
+      const response = await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email, firstName: 'Noa', lastName: 'Berg', assessments, ...extra },
+      });
       assert.equal(response.statusCode, 200, response.body);
       return response.json()[0] as { candidateId: string; link: string };
     };
@@ -31,19 +36,53 @@ describeEachStore(
       await ctx().publish(instance, sampleAssessment('alpha', { durationMinutes: 20 }));
       await ctx().publish(instance, sampleAssessment('beta', { durationMinutes: 45 }));
       key = await ctx().key([instance]);
-      for (const bad of [{ extraTimePercent: 201 }, { extraTimePercent: -1 }, { extraTimePercent: 12.5 }, { extraTimePercent: '50' }, { language: 'english!' }, { language: 'x' }, { language: 'de-' }]) {
-        const response = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'bad@example.com', firstName: 'B', lastName: 'D', assessments: ['alpha'], ...bad } });
+      for (const bad of [
+        { extraTimePercent: 201 },
+        { extraTimePercent: -1 },
+        { extraTimePercent: 12.5 },
+        { extraTimePercent: '50' },
+        { language: 'english!' },
+        { language: 'x' },
+        { language: 'de-' },
+      ]) {
+        const response = await ctx().request({
+          method: 'POST',
+          url: '/v1/invite',
+          headers: { 'x-api-key': key, instance },
+          payload: { email: 'bad@example.com', firstName: 'B', lastName: 'D', assessments: ['alpha'], ...bad },
+        });
         assert.equal(response.statusCode, 400, JSON.stringify(bad));
       }
       assert.equal((await ctx().db.query(`SELECT 1 FROM candidates WHERE email = 'bad@example.com'`)).rows.length, 0, 'nothing stored');
 
       const c = await invite('noa.berg@example.com', { extraTimePercent: 50, language: 'de' }, ['alpha', 'beta']);
-      const stored = await ctx().db.query<{ extra: number; language: string }>('SELECT extra_time_percent AS extra, language FROM invitations WHERE candidate_id = $1', [c.candidateId]);
-      assert.deepEqual(stored.rows.map((r) => [r.extra, r.language]), [[50, 'de'], [50, 'de']]);
+      const stored = await ctx().db.query<{ extra: number; language: string }>('SELECT extra_time_percent AS extra, language FROM invitations WHERE candidate_id = $1', [
+        c.candidateId,
+      ]);
+      assert.deepEqual(
+        stored.rows.map((r) => [r.extra, r.language]),
+        [
+          [50, 'de'],
+          [50, 'de'],
+        ],
+      );
       const read = (await ctx().request({ method: 'GET', url: `/v1/candidates/${c.candidateId}`, headers: { 'x-api-key': key } })).json();
       assert.doesNotMatch(JSON.stringify(read), /extra|accommodation/i, 'the client API does not show it');
       const score = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}`, headers: { 'x-api-key': key } })).json()[0];
-      assert.deepEqual(Object.keys(score).sort(), ['assessmentId', 'assessmentName', 'assessmentStatus', 'candidateId', 'categoryScores', 'completion', 'finished', 'redFlag', 'scoreStatus', 'started', 'totalScore', 'typingSpeed']);
+      assert.deepEqual(Object.keys(score).sort(), [
+        'assessmentId',
+        'assessmentName',
+        'assessmentStatus',
+        'candidateId',
+        'categoryScores',
+        'completion',
+        'finished',
+        'redFlag',
+        'scoreStatus',
+        'started',
+        'totalScore',
+        'typingSpeed',
+      ]);
 
       const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: c.link.split('sessionToken=')[1] } });
       const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
@@ -64,10 +103,28 @@ describeEachStore(
 
       // Inviting again without it keeps it; with another value it changes what is not started.
       await invite('noa.berg@example.com', {}, ['beta']);
-      assert.equal((await ctx().db.query<{ extra: number }>(`SELECT i.extra_time_percent AS extra FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 AND a.slug = 'beta'`, [c.candidateId])).rows[0]!.extra, 50);
+      assert.equal(
+        (
+          await ctx().db.query<{ extra: number }>(
+            `SELECT i.extra_time_percent AS extra FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 AND a.slug = 'beta'`,
+            [c.candidateId],
+          )
+        ).rows[0]!.extra,
+        50,
+      );
       await invite('noa.berg@example.com', { extraTimePercent: 0 }, ['alpha', 'beta']);
-      const after = await ctx().db.query<{ slug: string; extra: number }>(`SELECT a.slug, i.extra_time_percent AS extra FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 ORDER BY a.slug`, [c.candidateId]);
-      assert.deepEqual(after.rows.map((r) => [r.slug, r.extra]), [['alpha', 50], ['beta', 0]], 'a started assessment keeps the time it was started with');
+      const after = await ctx().db.query<{ slug: string; extra: number }>(
+        `SELECT a.slug, i.extra_time_percent AS extra FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 ORDER BY a.slug`,
+        [c.candidateId],
+      );
+      assert.deepEqual(
+        after.rows.map((r) => [r.slug, r.extra]),
+        [
+          ['alpha', 50],
+          ['beta', 0],
+        ],
+        'a started assessment keeps the time it was started with',
+      );
     });
 
     it('reminds once, the set number of days before expiry; not when turned off, not for a short invitation', async () => {
@@ -91,14 +148,28 @@ describeEachStore(
       assert.equal(changed.json().reminderDays, null);
       assert.equal((await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${off}`, payload: { reminderDays: 61 } })).statusCode, 400);
       const offKey = await ctx().key([off]);
-      const quiet = (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': offKey, instance: off }, payload: { email: 'quiet@example.com', firstName: 'Q', lastName: 'T', assessments: ['alpha'] } })).json()[0];
+      const quiet = (
+        await ctx().request({
+          method: 'POST',
+          url: '/v1/invite',
+          headers: { 'x-api-key': offKey, instance: off },
+          payload: { email: 'quiet@example.com', firstName: 'Q', lastName: 'T', assessments: ['alpha'] },
+        })
+      ).json()[0];
       time.offset = 13 * DAY;
       await ctx().app.jobs.runOnce('invitation-reminders');
       assert.equal(await deliveries(quiet.candidateId), 0, 'reminders off: none');
       time.offset = 0;
 
       await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${off}`, payload: { reminderDays: 2, inviteTtlDays: 1 } });
-      const short = (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': offKey, instance: off }, payload: { email: 'short@example.com', firstName: 'S', lastName: 'T', assessments: ['alpha'] } })).json()[0];
+      const short = (
+        await ctx().request({
+          method: 'POST',
+          url: '/v1/invite',
+          headers: { 'x-api-key': offKey, instance: off },
+          payload: { email: 'short@example.com', firstName: 'S', lastName: 'T', assessments: ['alpha'] },
+        })
+      ).json()[0];
       await ctx().app.jobs.runOnce('invitation-reminders');
       assert.equal(await deliveries(short.candidateId), 0, 'a one-day invitation gets no two-day reminder');
     });
@@ -120,7 +191,10 @@ describeEachStore(
       const first = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': key } })).json()[0];
       assert.equal(first.assessmentStatus, 'COMPLETED');
 
-      assert.equal((await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/nope/retake`, payload: {} })).statusCode, 404);
+      assert.equal(
+        (await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/nope/retake`, payload: {} })).statusCode,
+        404,
+      );
       assert.equal((await ctx().request({ method: 'POST', url, payload: { email: 'yes' } })).statusCode, 400);
       const granted = await ctx().request({ method: 'POST', url, payload: {} });
       assert.equal(granted.statusCode, 200, granted.body);
@@ -131,7 +205,10 @@ describeEachStore(
       assert.equal(await events(candidateId, 'score.updated'), 1);
       assert.equal((await ctx().request({ method: 'POST', url, payload: {} })).statusCode, 409, 'not completed now');
 
-      const audit = await ctx().db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE target LIKE '%' || $1 || '%retake%' OR (action LIKE '%retake%' AND target LIKE '%' || $1 || '%')`, [candidateId]);
+      const audit = await ctx().db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM audit_log WHERE target LIKE '%' || $1 || '%retake%' OR (action LIKE '%retake%' AND target LIKE '%' || $1 || '%')`,
+        [candidateId],
+      );
       assert.ok(audit.rows[0]!.n >= 1, 'in the audit log');
 
       // Taken again: two attempts, one of them history; the report shows the earlier one.
@@ -140,7 +217,10 @@ describeEachStore(
         `SELECT t.superseded_at IS NOT NULL AS superseded FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1 ORDER BY t.started_at`,
         [candidateId],
       );
-      assert.deepEqual(attempts.rows.map((r) => r.superseded), [true, false]);
+      assert.deepEqual(
+        attempts.rows.map((r) => r.superseded),
+        [true, false],
+      );
       const again = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': key } })).json()[0];
       assert.equal(again.assessmentStatus, 'COMPLETED');
       const link = (await ctx().request({ method: 'GET', url: `/v1/candidates/${candidateId}`, headers: { 'x-api-key': key } })).json().invitations[0].reportUrl as string;
@@ -155,16 +235,24 @@ describeEachStore(
         `SELECT t.id FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1 AND t.superseded_at IS NOT NULL`,
         [candidateId],
       );
-      const old = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/reviews`, payload: { attemptId: reviewOld.rows[0]!.id, questionId: 'q4', score: 80 } });
+      const old = await ctx().request({
+        method: 'POST',
+        url: `/admin/v1/instances/${instance}/reviews`,
+        payload: { attemptId: reviewOld.rows[0]!.id, questionId: 'q4', score: 80 },
+      });
       assert.ok([404, 409].includes(old.statusCode), `a replaced attempt cannot be scored (${old.statusCode})`);
 
       // Never started, or still invited: 409.
       const fresh = await invite('fresh@example.com');
-      assert.equal((await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${fresh.candidateId}/invitations/alpha/retake`, payload: {} })).statusCode, 409);
+      assert.equal(
+        (await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${fresh.candidateId}/invitations/alpha/retake`, payload: {} })).statusCode,
+        409,
+      );
     });
 
     it('retakes in every other state: 409 in progress, expired or withdrawn before starting; allowed after a withdrawn attempt', async () => {
-      const retake = (candidateId: string) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/alpha/retake`, payload: { email: false } });
+      const retake = (candidateId: string) =>
+        ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/alpha/retake`, payload: { email: false } });
       const c = await invite('states@example.com');
       const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: c.link.split('sessionToken=')[1] } });
       const cookie = String(opened.headers['set-cookie']).split(';')[0]!;

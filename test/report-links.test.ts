@@ -30,9 +30,9 @@ describeEachStore(
     let link: string;
     const get = (url: string) => ctx().request({ method: 'GET', url });
     const reportUrl = async (id = candidateId) =>
-      ((await ctx().request({ method: 'GET', url: `/v1/candidates/${id}`, headers: { 'x-api-key': key } })).json().invitations as { assessmentId: string; reportUrl: string }[]).find(
-        (i) => i.assessmentId === 'alpha',
-      )!.reportUrl;
+      (
+        (await ctx().request({ method: 'GET', url: `/v1/candidates/${id}`, headers: { 'x-api-key': key } })).json().invitations as { assessmentId: string; reportUrl: string }[]
+      ).find((i) => i.assessmentId === 'alpha')!.reportUrl;
 
     it('gives a signed link that opens the report read-only, the same all day', async () => {
       instance = await ctx().instance('rep');
@@ -84,11 +84,20 @@ describeEachStore(
         const text = execFileSync('pdftotext', ['-f', String(page), '-l', String(page), '-layout', file, '-'], { encoding: 'utf8' });
         assert.match(text, new RegExp(`page ${page} of ${pages}`), `page ${page} has its footer`);
         if (page === 1) {
-          for (const expected of ['Ana Lima', 'ana.lima@example.com', 'Alpha test', 'Total score', 'Thresholds', 'Red flag']) assert.ok(text.includes(expected), `${expected} on page 1`);
+          for (const expected of ['Ana Lima', 'ana.lima@example.com', 'Alpha test', 'Total score', 'Thresholds', 'Red flag'])
+            assert.ok(text.includes(expected), `${expected} on page 1`);
         }
       }
       const all = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
-      for (const expected of ['Candidate report · Report & Co', 'Answers', 'What is 2 + 2?', 'I listened, apologised & fixed the <order>.', 'awaiting review', 'Proctoring timeline']) assert.ok(all.includes(expected), `${expected} in the PDF`);
+      for (const expected of [
+        'Candidate report · Report & Co',
+        'Answers',
+        'What is 2 + 2?',
+        'I listened, apologised & fixed the <order>.',
+        'awaiting review',
+        'Proctoring timeline',
+      ])
+        assert.ok(all.includes(expected), `${expected} in the PDF`);
     });
 
     it('opens nothing for a link that was changed in any part', async () => {

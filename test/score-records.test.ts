@@ -14,14 +14,14 @@ describeEachStore('score records kept ready', (ctx) => {
   let key: string;
   let candidateId: string;
 
-  const stored = async () =>
-    (await ctx().db.query<{ record: string | null }>('SELECT record FROM invitations WHERE candidate_id = $1', [candidateId])).rows.map((r) => r.record);
+  const stored = async () => (await ctx().db.query<{ record: string | null }>('SELECT record FROM invitations WHERE candidate_id = $1', [candidateId])).rows.map((r) => r.record);
   const read = async () => (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': key } })).body;
   const formatted = async () =>
     (
-      await ctx().db.query<InvitationRow & { id: string }>(`SELECT ${RECORD_COLUMNS} FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 ORDER BY i.id`, [
-        candidateId,
-      ])
+      await ctx().db.query<InvitationRow & { id: string }>(
+        `SELECT ${RECORD_COLUMNS} FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 ORDER BY i.id`,
+        [candidateId],
+      )
     ).rows.map((row) => recordJson(row));
 
   /** After a change: the record was cleared, the read is the formatter's, and the refilled text is the same bytes. */
@@ -40,12 +40,22 @@ describeEachStore('score records kept ready', (ctx) => {
     instance = await ctx().instance('ready');
     await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
     key = await ctx().key([instance]);
-    const invited = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] } });
+    const invited = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] },
+    });
     candidateId = invited.json()[0].candidateId;
     await check('invited');
     await ctx().app.jobs.runOnce('score-records');
     const untouched = await stored();
-    await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] } });
+    await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] },
+    });
     assert.deepEqual(await stored(), untouched, 'a change to nothing in the record keeps it');
 
     await takeAssessment(ctx(), instance, key, { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready' });

@@ -12,11 +12,39 @@ import { consoleAs, consoleUser } from './support/console.js';
 it("refuses webhook addresses in IANA's special-purpose ranges, and mapped IPv4 by the address it carries", async () => {
   const refused = [
     // IPv6: unspecified, loopback, IPv4-compatible, mapped private/loopback in both spellings, NAT64, 6to4, site-local, Teredo/ORCHID, documentation, discard, SRv6, multicast, link-local with a zone, ULA metadata, AS112
-    '::', '::1', '::127.0.0.1', '::8.8.8.8', '::ffff:127.0.0.1', '::ffff:7f00:1', '::FFFF:10.0.0.1', '0:0:0:0:0:ffff:a9fe:a9fe',
-    '64:ff9b::808:808', '64:ff9b:1::1', '2002:808:808::1', '2002:7f00:1::', 'fec0::1', 'feff::1', '2001::1', '2001:10::1', '2001:db8::1', '3fff::1',
-    '100::1', '5f00::1', 'ff02::1', 'fe80::1%eth0', 'fd00:ec2::254', '2620:4f:8000::1',
+    '::',
+    '::1',
+    '::127.0.0.1',
+    '::8.8.8.8',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::FFFF:10.0.0.1',
+    '0:0:0:0:0:ffff:a9fe:a9fe',
+    '64:ff9b::808:808',
+    '64:ff9b:1::1',
+    '2002:808:808::1',
+    '2002:7f00:1::',
+    'fec0::1',
+    'feff::1',
+    '2001::1',
+    '2001:10::1',
+    '2001:db8::1',
+    '3fff::1',
+    '100::1',
+    '5f00::1',
+    'ff02::1',
+    'fe80::1%eth0',
+    'fd00:ec2::254',
+    '2620:4f:8000::1',
     // IPv4
-    '127.0.0.1', '10.1.2.3', '192.0.0.8', '255.255.255.255', '192.31.196.1', '192.52.193.1', '192.175.48.1', '198.18.0.1',
+    '127.0.0.1',
+    '10.1.2.3',
+    '192.0.0.8',
+    '255.255.255.255',
+    '192.31.196.1',
+    '192.52.193.1',
+    '192.175.48.1',
+    '198.18.0.1',
     'not an address',
   ];
   for (const address of refused) assert.equal(isForbiddenAddress(address), true, address);
@@ -95,12 +123,25 @@ describeEachStore('hardening', (ctx) => {
     await ctx().publish(instance, sampleAssessment('alpha'));
     const key = await ctx().key([instance]);
     for (const bidi of ['\u202e', '\u202a', '\u2066', '\u2069']) {
-      const invite = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'bidi@example.com', firstName: `Eve${bidi}gnp.exe`, lastName: 'Doe', assessments: ['alpha'] } });
+      const invite = await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email: 'bidi@example.com', firstName: `Eve${bidi}gnp.exe`, lastName: 'Doe', assessments: ['alpha'] },
+      });
       assert.equal(invite.statusCode, 400, invite.body);
       assert.equal(invite.json().type, 'urn:assessment-connect:problem:validation-failed');
-      assert.deepEqual(invite.json().errors.map((e: { name: string }) => e.name), ['firstName']);
+      assert.deepEqual(
+        invite.json().errors.map((e: { name: string }) => e.name),
+        ['firstName'],
+      );
       assert.match(invite.json().errors[0].detail, /bidirectional/);
-      const last = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'bidi@example.com', firstName: 'Eve', lastName: `${bidi}Doe`, assessments: ['alpha'] } });
+      const last = await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email: 'bidi@example.com', firstName: 'Eve', lastName: `${bidi}Doe`, assessments: ['alpha'] },
+      });
       assert.equal(last.statusCode, 400);
     }
     for (const payload of [{ displayName: 'Acme \u202eLtd' }, { mailFromName: 'Acme \u2067Hiring' }]) {
@@ -118,7 +159,12 @@ describeEachStore('hardening', (ctx) => {
     assert.equal((await owner.post('/console/keys', { instance, label: 'prod\u2066' })).statusCode, 400);
     assert.equal((await owner.post('/console/users', { email: 'ev\u202ee@example.com', role: 'owner' })).statusCode, 400);
     // Right-to-left names themselves are fine.
-    const arabic = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'rtl@example.com', firstName: 'ليلى', lastName: 'כהן', assessments: ['alpha'] } });
+    const arabic = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: 'rtl@example.com', firstName: 'ليلى', lastName: 'כהן', assessments: ['alpha'] },
+    });
     assert.equal(arabic.statusCode, 200, arabic.body);
   });
 });

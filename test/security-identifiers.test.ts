@@ -20,7 +20,12 @@ describeEachStore('console accounts keyed by the normalised e-mail', (ctx) => {
     const local = `lockme${process.pid}`;
     const email = `${local}@example.com`;
     const { password } = await consoleUser(ctx(), email, 'reviewer', [await ctx().instance('idn')]);
-    const spellings = [email, `${local.replace('i', 'İ')}@example.com`, `${local.toUpperCase()}@EXAMPLE.COM`, `${[...local].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('')}@example.com`];
+    const spellings = [
+      email,
+      `${local.replace('i', 'İ')}@example.com`,
+      `${local.toUpperCase()}@EXAMPLE.COM`,
+      `${[...local].map((c) => String.fromCharCode(c.charCodeAt(0) + 0xfee0)).join('')}@example.com`,
+    ];
     const form = await signInForm(ctx());
     const statuses: number[] = [];
     for (let i = 0; i < 10; i++) statuses.push((await signIn(ctx(), spellings[i % spellings.length]!, `wrong password ${i}`, {}, form)).statusCode);
@@ -33,8 +38,14 @@ describeEachStore('console accounts keyed by the normalised e-mail', (ctx) => {
     const { password } = await consoleUser(ctx(), email, 'owner');
     const signedIn = await signIn(ctx(), `SPELT${process.pid}@ＥＸＡＭＰＬＥ.com`, password);
     assert.equal(signedIn.statusCode, 303, signedIn.body);
-    const { rows } = await ctx().db.query<{ actor: string }>(`SELECT actor FROM audit_log WHERE action = 'user.sign-in' AND target = (SELECT id::text FROM users WHERE email = $1)`, [email]);
-    assert.deepEqual(rows.map((r) => r.actor), [`user:${email}`]);
+    const { rows } = await ctx().db.query<{ actor: string }>(
+      `SELECT actor FROM audit_log WHERE action = 'user.sign-in' AND target = (SELECT id::text FROM users WHERE email = $1)`,
+      [email],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.actor),
+      [`user:${email}`],
+    );
     const again = await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email: `Spelt${process.pid}@Example.com`, role: 'owner' } });
     assert.equal(again.statusCode, 409);
     const upper = await consoleUser(ctx(), `Mixed.Case${process.pid}@Example.com`, 'owner');

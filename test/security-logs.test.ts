@@ -91,7 +91,16 @@ describeEachStore(
         })
         .filter(([method, route]) => method !== 'HEAD' && method !== 'OPTIONS' && !route.includes('*'));
       assert.ok(routes.length >= 50, `found ${routes.length} routes`);
-      const secrets = { signature: 'SIGsecret1', token: 'TOKsecret2', sessionToken: 'SESSsecret3', key: 'KEYsecret4', api_key: 'APIsecret5', password: 'PWsecret6', q: 'SEARCHsecret7', email: 'mailsecret8@example.com' };
+      const secrets = {
+        signature: 'SIGsecret1',
+        token: 'TOKsecret2',
+        sessionToken: 'SESSsecret3',
+        key: 'KEYsecret4',
+        api_key: 'APIsecret5',
+        password: 'PWsecret6',
+        q: 'SEARCHsecret7',
+        email: 'mailsecret8@example.com',
+      };
       const query = new URLSearchParams(secrets).toString() + '&note=hidden9%40example.com';
       const from = lines.length;
       for (const [method, route] of routes) {

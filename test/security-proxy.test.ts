@@ -17,7 +17,11 @@ it('reads TRUST_PROXY: off by default, a hop count, or addresses and CIDR ranges
   assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
   assert.deepEqual(loadConfig({ TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8' }).trustProxy, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8']);
   for (const bad of ['true', 'proxy.example', '10.0.0.0/33', '::1/129', '11', '10.0.0.1/8/1']) {
-    assert.throws(() => loadConfig({ TRUST_PROXY: bad }), (error: Error) => error instanceof ConfigError && /TRUST_PROXY/.test(error.message), bad);
+    assert.throws(
+      () => loadConfig({ TRUST_PROXY: bad }),
+      (error: Error) => error instanceof ConfigError && /TRUST_PROXY/.test(error.message),
+      bad,
+    );
   }
 });
 
@@ -38,7 +42,10 @@ describeEachStore(
       const response = await signIn(ctx(), email, password, { remoteAddress: '192.0.2.7', headers: { 'x-forwarded-for': '198.51.100.1' } });
       assert.equal(response.statusCode, 303);
       const { rows } = await ctx().db.query<{ client_ip: string }>(`SELECT client_ip FROM audit_log WHERE action = 'user.sign-in' AND actor = $1`, [`user:${email}`]);
-      assert.deepEqual(rows.map((r) => r.client_ip), ['192.0.2.7']);
+      assert.deepEqual(
+        rows.map((r) => r.client_ip),
+        ['192.0.2.7'],
+      );
     });
   },
   { authFailuresPerMinute: 3 },
@@ -71,7 +78,10 @@ describeEachStore(
       const { password } = await consoleUser(ctx(), email, 'owner');
       assert.equal((await signIn(ctx(), email, password, from('203.0.113.11'), form)).statusCode, 303, 'another client signs in');
       const { rows } = await ctx().db.query<{ client_ip: string }>(`SELECT client_ip FROM audit_log WHERE action = 'user.sign-in' AND actor = $1`, [`user:${email}`]);
-      assert.deepEqual(rows.map((r) => r.client_ip), ['203.0.113.11']);
+      assert.deepEqual(
+        rows.map((r) => r.client_ip),
+        ['203.0.113.11'],
+      );
     });
   },
   { authFailuresPerMinute: 3, trustProxy: ['127.0.0.1'] },

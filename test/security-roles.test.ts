@@ -12,9 +12,27 @@ describeEachStore(
     let instance: string;
     let manager: Awaited<ReturnType<typeof consoleAs>>;
     let owner: Awaited<ReturnType<typeof consoleAs>>;
-    const settings = (fields: Record<string, string>) => ({ instance, inviteTtlDays: '14', reportLinkDays: '90', reminderDays: '', mailFromName: '', displayName: '', accentColor: '', supportEmail: '', privacyUrl: '', portalUrl: '', mailFromAddress: '', ...fields });
+    const settings = (fields: Record<string, string>) => ({
+      instance,
+      inviteTtlDays: '14',
+      reportLinkDays: '90',
+      reminderDays: '',
+      mailFromName: '',
+      displayName: '',
+      accentColor: '',
+      supportEmail: '',
+      privacyUrl: '',
+      portalUrl: '',
+      mailFromAddress: '',
+      ...fields,
+    });
     const stored = async () =>
-      (await ctx().db.query<{ portalUrl: string | null; mailFromAddress: string | null }>(`SELECT portal_url AS "portalUrl", mail_from_address AS "mailFromAddress" FROM instances WHERE name = $1`, [instance])).rows[0]!;
+      (
+        await ctx().db.query<{ portalUrl: string | null; mailFromAddress: string | null }>(
+          `SELECT portal_url AS "portalUrl", mail_from_address AS "mailFromAddress" FROM instances WHERE name = $1`,
+          [instance],
+        )
+      ).rows[0]!;
 
     it('a manager cannot set the portal URL or the sender address; the form shows them read-only', async () => {
       instance = await ctx().instance('powers');
@@ -39,7 +57,10 @@ describeEachStore(
     it('the operator and owners may set them, and a manager then keeps them when saving', async () => {
       assert.equal((await owner.post('/console/settings', settings({ portalUrl: 'https://assess.example', mailFromAddress: 'hiring@acme.example' }))).statusCode, 303);
       assert.deepEqual([(await stored()).portalUrl, (await stored()).mailFromAddress], ['https://assess.example', 'hiring@acme.example']);
-      assert.equal((await manager.post('/console/settings', settings({ portalUrl: 'https://assess.example/', mailFromAddress: 'hiring@acme.example', inviteTtlDays: '10' }))).statusCode, 303);
+      assert.equal(
+        (await manager.post('/console/settings', settings({ portalUrl: 'https://assess.example/', mailFromAddress: 'hiring@acme.example', inviteTtlDays: '10' }))).statusCode,
+        303,
+      );
       const { portalUrl: _p, mailFromAddress: _m, ...without } = settings({ inviteTtlDays: '11' });
       assert.equal((await manager.post('/console/settings', without)).statusCode, 303);
       assert.deepEqual([(await stored()).portalUrl, (await stored()).mailFromAddress], ['https://assess.example', 'hiring@acme.example'], 'kept');

@@ -23,60 +23,69 @@ const shape = (r: LightMyRequestResponse) => {
   return { status: r.statusCode, headers, body: r.body };
 };
 
-describeEachStore('what tenants cannot learn', (ctx) => {
-  it('/brand/{instance}/theme.css answers an unknown instance exactly like an existing one without a colour', async () => {
-    const instance = await ctx().instance('themed');
-    const known = await ctx().request({ method: 'GET', url: `/brand/${instance}/theme.css` });
-    assert.equal(known.statusCode, 200);
-    for (const name of ['no-such-instance', 'x'.repeat(150), 'bad%20name']) {
-      assert.deepEqual(shape(await ctx().request({ method: 'GET', url: `/brand/${name}/theme.css` })), shape(known), name);
-    }
-  });
+describeEachStore(
+  'what tenants cannot learn',
+  (ctx) => {
+    it('/brand/{instance}/theme.css answers an unknown instance exactly like an existing one without a colour', async () => {
+      const instance = await ctx().instance('themed');
+      const known = await ctx().request({ method: 'GET', url: `/brand/${instance}/theme.css` });
+      assert.equal(known.statusCode, 200);
+      for (const name of ['no-such-instance', 'x'.repeat(150), 'bad%20name']) {
+        assert.deepEqual(shape(await ctx().request({ method: 'GET', url: `/brand/${name}/theme.css` })), shape(known), name);
+      }
+    });
 
-  it('shows a tenant a category of a failed webhook delivery, never the internal name or address; the operator log keeps it', async () => {
-    const instance = await ctx().instance('hooked');
-    await ctx().publish(instance, sampleAssessment('alpha'));
-    const key = await ctx().key([instance]);
-    // localhost resolves to a loopback address: refused after the lookup, as an internal name would be.
-    const made = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/webhooks`, payload: { url: 'http://localhost:9/hooks' } });
-    assert.equal(made.statusCode, 201, made.body);
-    const invited = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'hooked@example.com', firstName: 'Wen', lastName: 'Hook', assessments: ['alpha'] } });
-    assert.equal(invited.statusCode, 200, invited.body);
-    const from = logLines.length;
-    await ctx().app.jobs.runAndSettle('webhooks');
-    const { password } = await consoleUser(ctx(), `hooks-${instance}@example.com`, 'manager', [instance]);
-    const manager = await consoleAs(ctx(), `hooks-${instance}@example.com`, password);
-    const page = await manager.get(`/console/webhooks?instance=${instance}`);
-    assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<td>address not allowed<\/td>/);
-    for (const internal of ['127.0.0.1', '::1', 'resolves to', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS']) assert.ok(!page.body.includes(internal), `the page shows ${internal}`);
-    const log = logLines.slice(from).join('');
-    assert.match(log, /webhook delivery got no answer/);
-    assert.match(log, /"detail":"[A-Z]*: ?localhost resolves to (127\.0\.0\.1|::1)/, 'the operator log keeps the detail');
-  });
+    it('shows a tenant a category of a failed webhook delivery, never the internal name or address; the operator log keeps it', async () => {
+      const instance = await ctx().instance('hooked');
+      await ctx().publish(instance, sampleAssessment('alpha'));
+      const key = await ctx().key([instance]);
+      // localhost resolves to a loopback address: refused after the lookup, as an internal name would be.
+      const made = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/webhooks`, payload: { url: 'http://localhost:9/hooks' } });
+      assert.equal(made.statusCode, 201, made.body);
+      const invited = await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email: 'hooked@example.com', firstName: 'Wen', lastName: 'Hook', assessments: ['alpha'] },
+      });
+      assert.equal(invited.statusCode, 200, invited.body);
+      const from = logLines.length;
+      await ctx().app.jobs.runAndSettle('webhooks');
+      const { password } = await consoleUser(ctx(), `hooks-${instance}@example.com`, 'manager', [instance]);
+      const manager = await consoleAs(ctx(), `hooks-${instance}@example.com`, password);
+      const page = await manager.get(`/console/webhooks?instance=${instance}`);
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /<td>address not allowed<\/td>/);
+      for (const internal of ['127.0.0.1', '::1', 'resolves to', 'WEBHOOK_ALLOW_PRIVATE_NETWORKS']) assert.ok(!page.body.includes(internal), `the page shows ${internal}`);
+      const log = logLines.slice(from).join('');
+      assert.match(log, /webhook delivery got no answer/);
+      assert.match(log, /"detail":"[A-Z]*: ?localhost resolves to (127\.0\.0\.1|::1)/, 'the operator log keeps the detail');
+    });
 
-  it('names what went wrong by category: connection refused, timeout, host not found, address not allowed', async () => {
-    const closed = await freePort();
-    const refused = await postWebhook(`http://127.0.0.1:${closed}/x`, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
-    assert.equal(refused.response, 'connection refused');
-    assert.match(refused.detail ?? '', /ECONNREFUSED/);
-    assert.equal((await postWebhook('http://10.0.0.1/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'address not allowed');
-    assert.equal((await postWebhook('http://no-such-host.invalid/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'host not found');
-  });
+    it('names what went wrong by category: connection refused, timeout, host not found, address not allowed', async () => {
+      const closed = await freePort();
+      const refused = await postWebhook(`http://127.0.0.1:${closed}/x`, {}, '{}', { timeoutMs: 2000, allowPrivate: true });
+      assert.equal(refused.response, 'connection refused');
+      assert.match(refused.detail ?? '', /ECONNREFUSED/);
+      assert.equal((await postWebhook('http://10.0.0.1/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'address not allowed');
+      assert.equal((await postWebhook('http://no-such-host.invalid/x', {}, '{}', { timeoutMs: 2000, allowPrivate: false })).response, 'host not found');
+    });
 
-  it("the console's key list names no instance the user cannot see", async () => {
-    const mine = await ctx().instance('mine');
-    const theirs = await ctx().instance('secret-client');
-    await ctx().key([mine, theirs], { label: 'shared key' });
-    const { password } = await consoleUser(ctx(), `keys-${mine}@example.com`, 'manager', [mine]);
-    const manager = await consoleAs(ctx(), `keys-${mine}@example.com`, password);
-    const page = await manager.get(`/console/keys?instance=${mine}`);
-    assert.equal(page.statusCode, 200);
-    assert.match(page.body, /shared key/);
-    assert.ok(!page.body.includes(theirs), "another instance's name is shown");
-    assert.match(page.body, new RegExp(`${mine}, 1 other instance`));
-    const { password: ownerPassword } = await consoleUser(ctx(), `keys-owner-${mine}@example.com`, 'owner');
-    const owner = await consoleAs(ctx(), `keys-owner-${mine}@example.com`, ownerPassword);
-    assert.ok((await owner.get(`/console/keys?instance=${mine}`)).body.includes(theirs), 'an owner sees every instance');
-  });
-}, { logStream });
+    it("the console's key list names no instance the user cannot see", async () => {
+      const mine = await ctx().instance('mine');
+      const theirs = await ctx().instance('secret-client');
+      await ctx().key([mine, theirs], { label: 'shared key' });
+      const { password } = await consoleUser(ctx(), `keys-${mine}@example.com`, 'manager', [mine]);
+      const manager = await consoleAs(ctx(), `keys-${mine}@example.com`, password);
+      const page = await manager.get(`/console/keys?instance=${mine}`);
+      assert.equal(page.statusCode, 200);
+      assert.match(page.body, /shared key/);
+      assert.ok(!page.body.includes(theirs), "another instance's name is shown");
+      assert.match(page.body, new RegExp(`${mine}, 1 other instance`));
+      const { password: ownerPassword } = await consoleUser(ctx(), `keys-owner-${mine}@example.com`, 'owner');
+      const owner = await consoleAs(ctx(), `keys-owner-${mine}@example.com`, ownerPassword);
+      assert.ok((await owner.get(`/console/keys?instance=${mine}`)).body.includes(theirs), 'an owner sees every instance');
+    });
+  },
+  { logStream },
+);

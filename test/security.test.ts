@@ -42,13 +42,21 @@ describeEachStore('OWASP API1: object-level authorisation across instances', (ct
   });
 
   it("never shows another instance's records, even by their exact ids", async () => {
-    for (const url of [`/v1/score?candidateIds=${candidateB}`, `/v1/score?assessmentIds=${assessmentB}`, `/v1/score?candidateIds=${candidateB}&assessmentIds=${assessmentB}`, '/v1/score']) {
+    for (const url of [
+      `/v1/score?candidateIds=${candidateB}`,
+      `/v1/score?assessmentIds=${assessmentB}`,
+      `/v1/score?candidateIds=${candidateB}&assessmentIds=${assessmentB}`,
+      '/v1/score',
+    ]) {
       const response = await ctx().request({ method: 'GET', url, headers: { 'x-api-key': keyA } });
       assert.equal(response.statusCode, 200, url);
       assert.deepEqual(response.json(), [], url);
     }
     const listed = (await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': keyA } })).json();
-    assert.deepEqual(listed.map((x: { instance: string }) => x.instance), [a]);
+    assert.deepEqual(
+      listed.map((x: { instance: string }) => x.instance),
+      [a],
+    );
   });
 
   it('refuses the other instance by header on every public endpoint, alike whether it exists', async () => {
@@ -65,7 +73,12 @@ describeEachStore('OWASP API1: object-level authorisation across instances', (ct
       }
     }
     // Inviting the other instance's candidate's e-mail through one's own instance makes a new person.
-    const mine = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': keyA, instance: a }, payload: { email: 'secret@b.example', firstName: 'A', lastName: 'Mine', assessments: ['shared-id'] } });
+    const mine = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': keyA, instance: a },
+      payload: { email: 'secret@b.example', firstName: 'A', lastName: 'Mine', assessments: ['shared-id'] },
+    });
     assert.notEqual(mine.json()[0].candidateId, candidateB);
   });
 
@@ -145,12 +158,28 @@ describeEachStore('OWASP API3: only the documented properties leave the service'
       return Object.keys(items.properties).sort();
     };
     // `skipped` is documented and present only when an assessment of the invite could not be reopened.
-    assert.deepEqual(Object.keys(invite.json()[0]).sort(), documented('/v1/invite', 'post').filter((name: string) => name !== 'skipped'));
+    assert.deepEqual(
+      Object.keys(invite.json()[0]).sort(),
+      documented('/v1/invite', 'post').filter((name: string) => name !== 'skipped'),
+    );
     assert.deepEqual(Object.keys(invite.json()[0]).sort(), ['candidateId', 'invitationStatus', 'link']);
     assert.notEqual(invite.json()[0].candidateId, 'forced', 'unknown body properties are not bound to anything');
     const score = (await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': key } })).json()[0];
     assert.deepEqual(Object.keys(score).sort(), documented('/v1/score', 'get'));
-    assert.deepEqual(Object.keys(score).sort(), ['assessmentId', 'assessmentName', 'assessmentStatus', 'candidateId', 'categoryScores', 'completion', 'finished', 'redFlag', 'scoreStatus', 'started', 'totalScore', 'typingSpeed']);
+    assert.deepEqual(Object.keys(score).sort(), [
+      'assessmentId',
+      'assessmentName',
+      'assessmentStatus',
+      'candidateId',
+      'categoryScores',
+      'completion',
+      'finished',
+      'redFlag',
+      'scoreStatus',
+      'started',
+      'totalScore',
+      'typingSpeed',
+    ]);
     const assessment = (await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).json()[0];
     assert.deepEqual(Object.keys(assessment).sort(), documented('/v1/assessment', 'get'));
     assert.ok(!Object.keys(assessment).some((k) => /instanceId|versionId|content|answer|correct/i.test(k)), 'no internal ids or answer keys');
@@ -162,40 +191,53 @@ describeEachStore('OWASP API3: only the documented properties leave the service'
   });
 });
 
-describeEachStore(
-  'OWASP API4: unrestricted resource consumption',
-  (ctx) => {
-    let instance: string;
-    let key: string;
-    before(async () => {
-      instance = await ctx().instance('limits');
-      await ctx().publish(instance, sampleAssessment());
-      key = await ctx().key([instance]);
-    });
-    const invite = (payload: unknown, headers: Record<string, string> = {}) =>
-      ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance, ...headers }, payload: payload as Record<string, unknown> });
+describeEachStore('OWASP API4: unrestricted resource consumption', (ctx) => {
+  let instance: string;
+  let key: string;
+  before(async () => {
+    instance = await ctx().instance('limits');
+    await ctx().publish(instance, sampleAssessment());
+    key = await ctx().key([instance]);
+  });
+  const invite = (payload: unknown, headers: Record<string, string> = {}) =>
+    ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance, ...headers }, payload: payload as Record<string, unknown> });
 
-    it('bounds bodies, lists, ids and strings, each with a problem answer and nothing written', async () => {
-      const cases: [string, Promise<{ statusCode: number; headers: Record<string, unknown> }>, number][] = [
-        ['body over 1 MB', invite(JSON.stringify({ email: 'a@b.co', firstName: 'x'.repeat(1024 * 1024), lastName: 'y', assessments: ['sample'] }), { 'content-type': 'application/json' }), 413],
-        ['51 assessments', invite({ email: 'a@b.co', firstName: 'x', lastName: 'y', assessments: Array.from({ length: 51 }, (_, i) => `a${i}`) }), 400],
-        ['e-mail over 254 characters', invite({ email: `${'a'.repeat(250)}@b.co`, firstName: 'x', lastName: 'y', assessments: ['sample'] }), 400],
-        ['first name over 100 characters', invite({ email: 'a@b.co', firstName: 'x'.repeat(5000), lastName: 'y', assessments: ['sample'] }), 400],
-        ['body nested 500 levels deep', invite('{"email":"a@b.co","firstName":"x","lastName":"y","assessments":["sample"],"z":' + '['.repeat(500) + ']'.repeat(500) + '}', { 'content-type': 'application/json' }), 400],
-        ['501 candidate ids', ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${Array.from({ length: 501 }, (_, i) => `c${i}`).join(',')}`, headers: { 'x-api-key': key } }), 400],
-        ['501 assessment ids', ctx().request({ method: 'GET', url: `/v1/score?assessmentIds=${Array.from({ length: 501 }, (_, i) => `a${i}`).join(',')}`, headers: { 'x-api-key': key } }), 400],
-        ['admin list over its limit', ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=100000` }), 400],
-      ];
-      for (const [name, pending, status] of cases) {
-        const response = await pending;
-        assert.equal(response.statusCode, status, name);
-        if (status >= 400) assert.equal(json(response), 'application/problem+json; charset=utf-8', name);
-      }
-      const scores = (await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': key } })).json();
-      assert.equal(scores.length, 0, 'nothing was written');
-    });
-  },
-);
+  it('bounds bodies, lists, ids and strings, each with a problem answer and nothing written', async () => {
+    const cases: [string, Promise<{ statusCode: number; headers: Record<string, unknown> }>, number][] = [
+      [
+        'body over 1 MB',
+        invite(JSON.stringify({ email: 'a@b.co', firstName: 'x'.repeat(1024 * 1024), lastName: 'y', assessments: ['sample'] }), { 'content-type': 'application/json' }),
+        413,
+      ],
+      ['51 assessments', invite({ email: 'a@b.co', firstName: 'x', lastName: 'y', assessments: Array.from({ length: 51 }, (_, i) => `a${i}`) }), 400],
+      ['e-mail over 254 characters', invite({ email: `${'a'.repeat(250)}@b.co`, firstName: 'x', lastName: 'y', assessments: ['sample'] }), 400],
+      ['first name over 100 characters', invite({ email: 'a@b.co', firstName: 'x'.repeat(5000), lastName: 'y', assessments: ['sample'] }), 400],
+      [
+        'body nested 500 levels deep',
+        invite('{"email":"a@b.co","firstName":"x","lastName":"y","assessments":["sample"],"z":' + '['.repeat(500) + ']'.repeat(500) + '}', { 'content-type': 'application/json' }),
+        400,
+      ],
+      [
+        '501 candidate ids',
+        ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${Array.from({ length: 501 }, (_, i) => `c${i}`).join(',')}`, headers: { 'x-api-key': key } }),
+        400,
+      ],
+      [
+        '501 assessment ids',
+        ctx().request({ method: 'GET', url: `/v1/score?assessmentIds=${Array.from({ length: 501 }, (_, i) => `a${i}`).join(',')}`, headers: { 'x-api-key': key } }),
+        400,
+      ],
+      ['admin list over its limit', ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=100000` }), 400],
+    ];
+    for (const [name, pending, status] of cases) {
+      const response = await pending;
+      assert.equal(response.statusCode, status, name);
+      if (status >= 400) assert.equal(json(response), 'application/problem+json; charset=utf-8', name);
+    }
+    const scores = (await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': key } })).json();
+    assert.equal(scores.length, 0, 'nothing was written');
+  });
+});
 
 describeEachStore('OWASP API4: probing for paths', (ctx) => {
   it('turns away an address that asks for many unknown paths, and only that address', async () => {
@@ -272,7 +314,10 @@ describe('OWASP API4: slow clients are cut off', () => {
     const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { type: string; detail: string; errors: { in: string; name: string }[] };
     assert.equal(body.type, 'urn:assessment-connect:problem:malformed-request');
     assert.match(body.detail, /Host/);
-    assert.deepEqual(body.errors.map((e) => [e.in, e.name]), [['header', 'host']]);
+    assert.deepEqual(
+      body.errors.map((e) => [e.in, e.name]),
+      [['header', 'host']],
+    );
   });
 });
 
@@ -281,7 +326,12 @@ describeEachStore('OWASP API5: function-level authorisation', (ctx) => {
     const instance = await ctx().instance('fla');
     await ctx().publish(instance, sampleAssessment());
     const key = await ctx().key([instance]);
-    const invite = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'f@l.a', firstName: 'F', lastName: 'L', assessments: ['sample'] } });
+    const invite = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: 'f@l.a', firstName: 'F', lastName: 'L', assessments: ['sample'] },
+    });
     const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.json()[0].link.split('sessionToken=')[1] } });
     const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
     for (const headers of [
@@ -291,7 +341,11 @@ describeEachStore('OWASP API5: function-level authorisation', (ctx) => {
       { authorization: `Bearer ${ADMIN_TOKEN.toUpperCase()}` },
       { authorization: '', cookie },
     ]) {
-      for (const [method, url] of [['GET', '/admin/v1/keys'], ['POST', '/admin/v1/instances'], ['GET', `/admin/v1/instances/${instance}/deliveries`]] as const) {
+      for (const [method, url] of [
+        ['GET', '/admin/v1/keys'],
+        ['POST', '/admin/v1/instances'],
+        ['GET', `/admin/v1/instances/${instance}/deliveries`],
+      ] as const) {
         const response = await ctx().request({ method, url, headers, payload: method === 'POST' ? { name: 'sneaky' } : undefined });
         assert.equal(response.statusCode, 401, `${method} ${url} with ${Object.keys(headers).join('+')}`);
       }
@@ -352,7 +406,10 @@ describeEachStore('OWASP API8: security misconfiguration', (ctx) => {
       await ctx().request({ method: 'GET', url: '/portal/api/nothing-here' }),
     ];
     for (const answer of answers) assert.equal(answer.headers['cache-control'], 'no-store', `${answer.statusCode} ${answer.body.slice(0, 80)}`);
-    assert.deepEqual(answers.map((a) => a.statusCode), [200, 200, 401, 400, 404, 400, 200, 401, 404, answers[9]!.statusCode, 404]);
+    assert.deepEqual(
+      answers.map((a) => a.statusCode),
+      [200, 200, 401, 400, 404, 400, 200, 401, 404, answers[9]!.statusCode, 404],
+    );
   });
 
   it('accepts integer query parameters only as plain decimal digits', async () => {
@@ -360,7 +417,11 @@ describeEachStore('OWASP API8: security misconfiguration', (ctx) => {
     for (const limit of ['1e3', '0x10', '0b1', '0o7', '1.0', ' 5', '+5', '5 ', 'Infinity']) {
       const response = await ctx().request({ method: 'GET', url: `/v1/score?limit=${encodeURIComponent(limit)}`, headers: { 'x-api-key': key } });
       assert.equal(response.statusCode, 400, `limit=${limit}`);
-      assert.deepEqual(response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]), [['query', 'limit']], limit);
+      assert.deepEqual(
+        response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]),
+        [['query', 'limit']],
+        limit,
+      );
       const audit = await ctx().request({ method: 'GET', url: `/admin/v1/audit?limit=${encodeURIComponent(limit)}` });
       assert.equal(audit.statusCode, 400, `audit limit=${limit}`);
     }

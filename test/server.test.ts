@@ -51,7 +51,11 @@ async function stop(running: Running): Promise<{ code: number | null; ms: number
 
 function cli(args: string[], env: Record<string, string>, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
@@ -157,7 +161,10 @@ for (const kind of kinds) {
       assert.equal(imported.code, 0, imported.stderr);
       assert.match(imported.stdout, /Published custom \(version 1\) in acme/);
       const listed = await cli(['assessment', 'list', '--instance', 'acme', '--json'], env);
-      assert.deepEqual(JSON.parse(listed.stdout).map((a: { id: string }) => a.id), ['custom']);
+      assert.deepEqual(
+        JSON.parse(listed.stdout).map((a: { id: string }) => a.id),
+        ['custom'],
+      );
 
       writeFileSync(file, sampleAssessment('custom').replace('passScore: 70', 'passScore: high'));
       const broken = await cli(['assessment', 'import', file, '--instance', 'acme'], env);
@@ -183,7 +190,10 @@ for (const kind of kinds) {
 
       const audit = await cli(['audit', 'list', '--limit', '3', '--json'], env);
       assert.equal(audit.code, 0, audit.stderr);
-      assert.deepEqual(JSON.parse(audit.stdout).map((e: { action: string }) => e.action), ['key.update', 'key.update', 'key.create']);
+      assert.deepEqual(
+        JSON.parse(audit.stdout).map((e: { action: string }) => e.action),
+        ['key.update', 'key.update', 'key.create'],
+      );
       assert.match((await cli(['audit', 'list'], env)).stdout, /instance\.create +acme +201/);
       const badBefore = await cli(['audit', 'list', '--before', 'yesterday'], env);
       assert.equal(badBefore.code, 1);
@@ -205,12 +215,19 @@ for (const kind of kinds) {
         body: new URLSearchParams({ _csrf: csrf, email: 'first.owner@example.com', password }),
       });
       assert.equal(signedIn.status, 303);
-      const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('ac_console='))!.split(';')[0]!;
+      const cookie = signedIn.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('ac_console='))!
+        .split(';')[0]!;
       const home = await fetch(url('/console/'), { headers: { cookie } });
       assert.equal(home.status, 200);
       assert.match(await home.text(), /Overview of [a-z]/);
 
-      const chosen = await cli(['user', 'create', '--email', 'rev@example.com', '--role', 'reviewer', '--instance', 'demo', '--password-stdin', '--json'], env, 'a long and unusual passphrase\n');
+      const chosen = await cli(
+        ['user', 'create', '--email', 'rev@example.com', '--role', 'reviewer', '--instance', 'demo', '--password-stdin', '--json'],
+        env,
+        'a long and unusual passphrase\n',
+      );
       assert.equal(chosen.code, 0, chosen.stderr);
       const reviewer = JSON.parse(chosen.stdout);
       assert.deepEqual([reviewer.role, reviewer.instances, reviewer.password], ['reviewer', ['demo'], undefined]);
@@ -223,7 +240,10 @@ for (const kind of kinds) {
     });
 
     it('manages webhook endpoints from the CLI (--endpoint is the receiver, --url the service, as everywhere)', async () => {
-      const made = await cli(['webhook', 'create', '--instance', 'demo', '--endpoint', 'https://ats.example.com/hooks', '--events', 'score.finalized,assessment.completed', '--url', url(''), '--json'], env);
+      const made = await cli(
+        ['webhook', 'create', '--instance', 'demo', '--endpoint', 'https://ats.example.com/hooks', '--events', 'score.finalized,assessment.completed', '--url', url(''), '--json'],
+        env,
+      );
       assert.equal(made.code, 0, made.stderr);
       assert.equal(made.stderr, '');
       const endpoint = JSON.parse(made.stdout);
@@ -329,10 +349,17 @@ describe('npm start with SMTP_URL [pglite]', () => {
     await relay.waitFor(1);
     const { mail } = relay.received[0]!;
     // The demo's display name is the sender's name, at the service's MAIL_FROM address.
-    assert.deepEqual(mail.from?.value.map((a) => [a.name, a.address]), [['Demo Company', 'hiring@acme.example']]);
+    assert.deepEqual(
+      mail.from?.value.map((a) => [a.name, a.address]),
+      [['Demo Company', 'hiring@acme.example']],
+    );
     const link = /(http:\/\/localhost:\d+\/portal\/#\?sessionToken=[A-Za-z0-9_-]+)/.exec(mail.text ?? '')![1]!;
     assert.equal(link, sent.link);
-    const opened = await fetch(url('/portal/api/session'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link.split('sessionToken=')[1] }) });
+    const opened = await fetch(url('/portal/api/session'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: link.split('sessionToken=')[1] }),
+    });
     assert.equal(opened.status, 200);
     const portal = await fetch(url('/portal/'), { headers: { cookie: opened.headers.get('set-cookie')!.split(';')[0]! } });
     assert.match(await portal.text(), /Hello|Your assessments/i);
@@ -347,7 +374,13 @@ describe('npm start with SMTP_URL [pglite]', () => {
     const listed = await cli(['delivery', 'list', '--instance', 'demo', '--json'], env);
     assert.equal(listed.code, 0, listed.stderr);
     const deliveries = JSON.parse(listed.stdout) as { id: string; recipient: string; status: string }[];
-    assert.deepEqual(deliveries.map((d) => [d.recipient, d.status]), [['me.again@example.com', 'FAILED'], ['me@example.com', 'SENT']]);
+    assert.deepEqual(
+      deliveries.map((d) => [d.recipient, d.status]),
+      [
+        ['me.again@example.com', 'FAILED'],
+        ['me@example.com', 'SENT'],
+      ],
+    );
     const table = await cli(['delivery', 'list', '--instance', 'demo', '--status', 'FAILED'], env);
     assert.match(table.stdout, /me\.again@example\.com/);
     assert.doesNotMatch(table.stdout, /me@example\.com/);

@@ -66,7 +66,11 @@ for (const store of storeKinds()) {
         `INSERT INTO candidates (instance_id, email, first_name, last_name) SELECT $1, 'c' || g || '@stats.example', 'F', 'L' FROM generate_series(1, $2::int) g`,
         [instanceId, CANDIDATES],
       );
-      await writeAndFlush(db, `INSERT INTO invitations (instance_id, candidate_id, assessment_id, record) SELECT c.instance_id, c.id, a.id, '{}' FROM candidates c, assessments a`, []);
+      await writeAndFlush(
+        db,
+        `INSERT INTO invitations (instance_id, candidate_id, assessment_id, record) SELECT c.instance_id, c.id, a.id, '{}' FROM candidates c, assessments a`,
+        [],
+      );
       runner.add(statisticsJob(db, 60_000));
     });
     after(async () => {
@@ -101,16 +105,25 @@ for (const store of storeKinds()) {
       const before = (await statsOf(db, 'invitations')).lastAnalyze!;
       // Below 50 + 10% of 15,000 rows: not yet.
       await writeAndFlush(db, `UPDATE invitations SET completion = 1 WHERE id IN (SELECT id FROM invitations ORDER BY id LIMIT 1000)`, []);
-      assert.deepEqual((await keepStatistics(db, { vacuum: false })).map((w) => w.table), []);
+      assert.deepEqual(
+        (await keepStatistics(db, { vacuum: false })).map((w) => w.table),
+        [],
+      );
       await writeAndFlush(db, `UPDATE invitations SET completion = 2 WHERE id IN (SELECT id FROM invitations ORDER BY id LIMIT 1000)`, []);
       const work = await keepStatistics(db, { vacuum: false });
-      assert.deepEqual(work.map((w) => w.table), ['invitations']);
+      assert.deepEqual(
+        work.map((w) => w.table),
+        ['invitations'],
+      );
       assert.ok((await statsOf(db, 'invitations')).lastAnalyze! > before);
     });
 
     it('analyzes the tables a bulk operation names, whatever the counters say', async () => {
       const work = await keepStatistics(db, { tables: ['candidates'], vacuum: false });
-      assert.deepEqual(work.map((w) => w.table), ['candidates']);
+      assert.deepEqual(
+        work.map((w) => w.table),
+        ['candidates'],
+      );
     });
 
     it('runs on one node at a time', { skip: store.name === 'pglite' ? 'one process owns the embedded store' : false }, async () => {
@@ -122,7 +135,10 @@ for (const store of storeKinds()) {
           await writeAndFlush(db, `UPDATE invitations SET completion = 3 WHERE id IN (SELECT id FROM invitations ORDER BY id LIMIT 3000)`, []);
           assert.deepEqual(await keepStatistics(other, { vacuum: false }), []);
           await conn.query('SELECT pg_advisory_unlock($1)', [0x61637374]);
-          assert.deepEqual((await keepStatistics(other, { vacuum: false })).map((w) => w.table), ['invitations']);
+          assert.deepEqual(
+            (await keepStatistics(other, { vacuum: false })).map((w) => w.table),
+            ['invitations'],
+          );
         } finally {
           await other.close();
         }

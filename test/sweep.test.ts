@@ -22,13 +22,17 @@ describeEachStore(
     const log = { info() {}, warn() {}, debug() {}, error: (details: { attemptId: string }) => errors.push(details.attemptId) } as unknown as FastifyBaseLogger;
 
     async function openAttempt(instance: string, key: string, email: string): Promise<{ attemptId: string; invitationId: string }> {
-      const invited = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Sam', lastName: 'Weep', assessments: ['timed'] } });
+      const invited = await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email, firstName: 'Sam', lastName: 'Weep', assessments: ['timed'] },
+      });
       assert.equal(invited.statusCode, 200, invited.body);
-      const { rows } = await ctx().db.query<{ id: string }>(
-        `SELECT i.id FROM invitations i JOIN candidates c ON c.id = i.candidate_id WHERE c.email = $1`,
-        [email],
+      const { rows } = await ctx().db.query<{ id: string }>(`SELECT i.id FROM invitations i JOIN candidates c ON c.id = i.candidate_id WHERE c.email = $1`, [email]);
+      const attempt = await runCommand(ctx().db, systemRequest('test', new Date()), (c) =>
+        startAttempt(c, { invitationId: rows[0]!.id, client: { address: '127.0.0.1', agent: 'test' } }),
       );
-      const attempt = await runCommand(ctx().db, systemRequest('test', new Date()), (c) => startAttempt(c, { invitationId: rows[0]!.id, client: { address: '127.0.0.1', agent: 'test' } }));
       return { attemptId: attempt.id, invitationId: rows[0]!.id };
     }
     const dueIn = (attemptId: string, interval: string) => ctx().db.query(`UPDATE attempts SET deadline_at = now() + $2::interval WHERE id = $1`, [attemptId, interval]);
@@ -141,14 +145,26 @@ describeEachStore(
         [batch.map((o) => o.attemptId)],
       );
       assert.equal(new Set(rows.rows.map((r) => r.tx)).size, 1, 'one transaction');
-      assert.deepEqual(rows.rows.map((r) => r.right), [true, true, true], 'each ended at its own deadline');
+      assert.deepEqual(
+        rows.rows.map((r) => r.right),
+        [true, true, true],
+        'each ended at its own deadline',
+      );
 
       for (const { invitationId } of [good, ...batch]) {
         const { record, events } = await completion(invitationId);
         assert.equal(record.assessmentStatus, 'COMPLETED');
         const expected = record.scoreStatus === 'PENDING' ? ['assessment.completed'] : ['assessment.completed', 'score.finalized'];
-        assert.deepEqual(events.map((e) => e.type), expected, `${record.scoreStatus}: each event once`);
-        assert.deepEqual(events.map((e) => e.deliveries), expected.map(() => 1), 'one delivery of each to the endpoint');
+        assert.deepEqual(
+          events.map((e) => e.type),
+          expected,
+          `${record.scoreStatus}: each event once`,
+        );
+        assert.deepEqual(
+          events.map((e) => e.deliveries),
+          expected.map(() => 1),
+          'one delivery of each to the endpoint',
+        );
         assert.deepEqual(JSON.parse(events.at(-1)!.body).data.score, record, 'the last event carries the record as GET /v1/score gives it');
       }
       const scored = (await completion(batch[0]!.invitationId)).record;

@@ -39,7 +39,11 @@ async function receiver() {
     url: `http://127.0.0.1:${port}/hooks`,
     received,
     answer: (next: number | 'hang') => (answer = next),
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -54,10 +58,22 @@ describeEachStore(
     let hook: Awaited<ReturnType<typeof receiver>>;
     let endpoint: { id: string; secret: string };
     const deliver = () => ctx().app.jobs.runAndSettle('webhooks');
-    const verified = (r: Received, secret = endpoint.secret) => new Webhook(secret).verify(r.body, r.headers) as { type: string; data: { instance: string; candidateId: string; assessmentId: string; score: Record<string, unknown> } };
+    const verified = (r: Received, secret = endpoint.secret) =>
+      new Webhook(secret).verify(r.body, r.headers) as { type: string; data: { instance: string; candidateId: string; assessmentId: string; score: Record<string, unknown> } };
     const invite = (email: string) =>
-      ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Wen', lastName: 'Hook', assessments: ['alpha'] } });
-    const attempts = async () => (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/webhooks/${endpoint.id}/attempts` })).json() as { messageId: string; statusCode: number | null; deliveryStatus: string; response: string }[];
+      ctx().request({
+        method: 'POST',
+        url: '/v1/invite?sendInvite=true',
+        headers: { 'x-api-key': key, instance },
+        payload: { email, firstName: 'Wen', lastName: 'Hook', assessments: ['alpha'] },
+      });
+    const attempts = async () =>
+      (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/webhooks/${endpoint.id}/attempts` })).json() as {
+        messageId: string;
+        statusCode: number | null;
+        deliveryStatus: string;
+        response: string;
+      }[];
 
     before(async () => {
       hook = await receiver();
@@ -119,11 +135,17 @@ describeEachStore(
       }
       assert.deepEqual(new Set(hook.received.map((r) => r.headers['webhook-id'])), ids, 'every retry of a message keeps its webhook-id');
       const kept = await attempts();
-      assert.ok(kept.some((a) => a.statusCode === 500 && a.response.length === 1024), 'the first 1 KB of the answer is kept');
+      assert.ok(
+        kept.some((a) => a.statusCode === 500 && a.response.length === 1024),
+        'the first 1 KB of the answer is kept',
+      );
       hook.answer(200);
       time.offset += RETRY_DELAYS_MS[3]! * 1.2;
       await deliver();
-      const lastTwo = hook.received.slice(-2).map((r) => verified(r).type).sort();
+      const lastTwo = hook.received
+        .slice(-2)
+        .map((r) => verified(r).type)
+        .sort();
       assert.deepEqual(lastTwo, ['invitation.created', 'invitation.email.sent']);
       assert.ok((await attempts()).slice(0, 2).every((a) => a.deliveryStatus === 'succeeded'));
     });
@@ -135,7 +157,10 @@ describeEachStore(
       await deliver();
       assert.equal(hook.received.length, 2);
       const kept = await attempts();
-      assert.ok(kept.slice(0, 2).every((a) => a.statusCode === null && a.response === 'timeout'), JSON.stringify(kept.slice(0, 2)));
+      assert.ok(
+        kept.slice(0, 2).every((a) => a.statusCode === null && a.response === 'timeout'),
+        JSON.stringify(kept.slice(0, 2)),
+      );
       hook.answer(200);
       time.offset += RETRY_DELAYS_MS[0]! * 1.2;
       await deliver();
@@ -174,7 +199,14 @@ describeEachStore(
 
     it('tells of an attempt: started, completed, score.finalized after the review, score.updated after a re-review', async () => {
       hook.received.length = 0;
-      const [invite] = (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'taker@example.com', firstName: 'Tae', lastName: 'Ker', assessments: ['alpha'] } })).json();
+      const [invite] = (
+        await ctx().request({
+          method: 'POST',
+          url: '/v1/invite',
+          headers: { 'x-api-key': key, instance },
+          payload: { email: 'taker@example.com', firstName: 'Tae', lastName: 'Ker', assessments: ['alpha'] },
+        })
+      ).json();
       const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
       const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
       const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
@@ -185,11 +217,19 @@ describeEachStore(
       await form('/portal/a/alpha/submit');
       await deliver();
       const seen = () => hook.received.map((r) => verified(r));
-      assert.deepEqual(seen().map((e) => e.type).sort(), ['assessment.completed', 'assessment.started', 'invitation.created'], 'PENDING until the free text is reviewed');
+      assert.deepEqual(
+        seen()
+          .map((e) => e.type)
+          .sort(),
+        ['assessment.completed', 'assessment.started', 'invitation.created'],
+        'PENDING until the free text is reviewed',
+      );
       const completed = seen().find((e) => e.type === 'assessment.completed')!;
       assert.equal(completed.data.score.assessmentStatus, 'COMPLETED');
       assert.equal(completed.data.score.scoreStatus, 'PENDING');
-      const attemptId = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/reviews` })).json().find((r: { candidateId: string }) => r.candidateId === invite.candidateId).attemptId;
+      const attemptId = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/reviews` }))
+        .json()
+        .find((r: { candidateId: string }) => r.candidateId === invite.candidateId).attemptId;
       const review = (score: number) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/reviews`, payload: { attemptId, questionId: 'q4', score } });
       assert.equal((await review(80)).statusCode, 200);
       await deliver();
@@ -212,7 +252,10 @@ describeEachStore(
       await invite('redirect@example.com');
       await deliver();
       assert.equal(hook.received.length, 2);
-      assert.ok((await attempts()).slice(0, 2).every((a) => a.statusCode === 302), 'a redirect is an answer, not followed');
+      assert.ok(
+        (await attempts()).slice(0, 2).every((a) => a.statusCode === 302),
+        'a redirect is an answer, not followed',
+      );
       hook.answer(410);
       time.offset += RETRY_DELAYS_MS[0]! * 1.2;
       await deliver();
@@ -230,7 +273,22 @@ describeEachStore(
 
 describe('webhook SSRF guard', () => {
   it('knows loopback, private, link-local, metadata and reserved addresses', () => {
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.16.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', '::', 'fe80::1', 'fd00:ec2::254', '::ffff:10.0.0.1', '::ffff:127.0.0.1', '224.0.0.1']) {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fd00:ec2::254',
+      '::ffff:10.0.0.1',
+      '::ffff:127.0.0.1',
+      '224.0.0.1',
+    ]) {
       assert.equal(isForbiddenAddress(address), true, address);
     }
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111']) assert.equal(isForbiddenAddress(address), false, address);

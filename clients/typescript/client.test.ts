@@ -29,7 +29,11 @@ describe('the TypeScript client', () => {
     db = await openDatabase({});
     await migrate(db);
     await createInstance(db, { name: 'acme' });
-    app = await buildApp({ config: { publicUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN, keyCacheMs: 2000 }, db, mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 1000, mailDir: scratch }) });
+    app = await buildApp({
+      config: { publicUrl: 'http://127.0.0.1', adminToken: ADMIN_TOKEN, keyCacheMs: 2000 },
+      db,
+      mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 1000, mailDir: scratch }),
+    });
     await app.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   });
@@ -43,7 +47,9 @@ describe('the TypeScript client', () => {
     const committed = JSON.parse(readFileSync(path.join(HERE, 'openapi.json'), 'utf8'));
     assert.deepEqual(committed, await openapiDocument(), 'clients/typescript/openapi.json is out of date');
     const regenerated = path.join(scratch, 'schema.d.ts');
-    execFileSync(process.execPath, [path.join(HERE, '..', '..', 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), path.join(HERE, 'openapi.json'), '-o', regenerated], { stdio: 'pipe' });
+    execFileSync(process.execPath, [path.join(HERE, '..', '..', 'node_modules', 'openapi-typescript', 'bin', 'cli.js'), path.join(HERE, 'openapi.json'), '-o', regenerated], {
+      stdio: 'pipe',
+    });
     assert.equal(readFileSync(path.join(HERE, 'src', 'schema.d.ts'), 'utf8'), readFileSync(regenerated, 'utf8'), 'clients/typescript/src/schema.d.ts is out of date');
   });
 
@@ -61,7 +67,10 @@ describe('the TypeScript client', () => {
 
     const client = createAssessmentConnectClient({ baseUrl, apiKey: made.data.key });
     const listed = await client.GET('/v1/assessment');
-    assert.deepEqual(listed.data?.map((a) => a.id), ['alpha']);
+    assert.deepEqual(
+      listed.data?.map((a) => a.id),
+      ['alpha'],
+    );
 
     const invited = await client.POST('/v1/invite', {
       params: { header: { instance: 'acme' }, query: { sendInvite: false } },

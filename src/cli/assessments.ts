@@ -27,7 +27,12 @@ export const assessmentCommands: Record<string, Command> = {
     const type = file.endsWith('.json') ? 'application/json' : 'application/yaml';
     const data = await ok(
       ctx,
-      ctx.client.POST('/admin/v1/instances/{instance}/assessments', { params: { path: { instance } }, body: raw, bodySerializer: (document) => document, headers: { 'content-type': type } }),
+      ctx.client.POST('/admin/v1/instances/{instance}/assessments', {
+        params: { path: { instance } },
+        body: raw,
+        bodySerializer: (document) => document,
+        headers: { 'content-type': type },
+      }),
     );
     return { data, text: `${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance}` };
   },

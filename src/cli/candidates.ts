@@ -22,7 +22,10 @@ export const candidateCommands: Record<string, Command> = {
     const path = { instance: required(options, 'instance'), candidateId: required(options, 'candidate'), assessmentId: required(options, 'assessment') };
     const data = await ok(
       ctx,
-      ctx.client.POST('/admin/v1/instances/{instance}/candidates/{candidateId}/invitations/{assessmentId}/retake', { params: { path }, body: { email: options['no-email'] !== true } }),
+      ctx.client.POST('/admin/v1/instances/{instance}/candidates/{candidateId}/invitations/{assessmentId}/retake', {
+        params: { path },
+        body: { email: options['no-email'] !== true },
+      }),
     );
     const mail = data.invitationStatus === undefined ? 'no e-mail sent' : `e-mail ${data.invitationStatus}`;
     return { data, text: `The candidate may take ${path.assessmentId} again (${mail}); the earlier attempt stays in the history.\nTheir link: ${data.link}` };

@@ -33,7 +33,12 @@ export function daysOrOff(options: Options, name: string, max: number): number |
 
 /** A comma-separated list option (`a,b`), or undefined when it is not given. */
 export const list = (value: string | boolean | undefined): string[] | undefined =>
-  typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined;
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 /** A positional argument the command needs. */
 export function needArg(value: string | undefined, message: string): string {
@@ -44,9 +49,14 @@ export function needArg(value: string | undefined, message: string): string {
 /** Rows as columns padded to their widest cell; `-` for a missing value, lists joined by commas. */
 export function table<T extends object>(rows: readonly T[], columns: (keyof T & string)[]): string {
   if (rows.length === 0) return '(none)';
-  const cell = (value: unknown) => (value === null || value === undefined ? '-' : Array.isArray(value) ? value.join(',') : value instanceof Object ? JSON.stringify(value) : String(value));
+  const cell = (value: unknown) =>
+    value === null || value === undefined ? '-' : Array.isArray(value) ? value.join(',') : value instanceof Object ? JSON.stringify(value) : String(value);
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(columns), ...rows.map((r) => line(columns.map((c) => cell(r[c]))))].join('\n');
 }
 

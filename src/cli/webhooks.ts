@@ -38,12 +38,18 @@ const endpointId = (id: string | undefined, command: string) => needArg(id, `web
 export const webhookCommands: Record<string, Command> = {
   async 'webhook create'(ctx, _args, options) {
     const url = endpointOption('webhook create', options);
-    if (!url) throw new UsageError('--endpoint is required (the receiver\'s URL)');
+    if (!url) throw new UsageError("--endpoint is required (the receiver's URL)");
     const body = { url, events: eventList(options), description: text(options, 'description') };
     const data = await ok(ctx, ctx.client.POST('/admin/v1/instances/{instance}/webhooks', { params: { path: path(options) }, body }));
     return {
       data,
-      text: [`Created webhook endpoint ${data.id} for ${data.url} (${data.events.join(', ') || 'every event'}).`, 'Its signing secret is shown this once; store it in the receiver now:', '', `  ${data.secret}`, ''].join('\n'),
+      text: [
+        `Created webhook endpoint ${data.id} for ${data.url} (${data.events.join(', ') || 'every event'}).`,
+        'Its signing secret is shown this once; store it in the receiver now:',
+        '',
+        `  ${data.secret}`,
+        '',
+      ].join('\n'),
     };
   },
   async 'webhook list'(ctx, _args, options) {
@@ -57,8 +63,12 @@ export const webhookCommands: Record<string, Command> = {
       description: text(options, 'description'),
       enabled: options.enable ? true : options.disable ? false : undefined,
     };
-    if (Object.values(change).every((v) => v === undefined)) throw new UsageError('webhook update needs --endpoint, --events, --description, --enable or --disable (--url names the service)');
-    const data = await ok(ctx, ctx.client.PATCH('/admin/v1/instances/{instance}/webhooks/{id}', { params: { path: { ...path(options), id: endpointId(id, 'update') } }, body: change }));
+    if (Object.values(change).every((v) => v === undefined))
+      throw new UsageError('webhook update needs --endpoint, --events, --description, --enable or --disable (--url names the service)');
+    const data = await ok(
+      ctx,
+      ctx.client.PATCH('/admin/v1/instances/{instance}/webhooks/{id}', { params: { path: { ...path(options), id: endpointId(id, 'update') } }, body: change }),
+    );
     return { data, text: `Updated ${data.id}: ${data.url}, ${data.disabled ? `disabled (${data.disabledReason})` : 'enabled'}` };
   },
   async 'webhook delete'(ctx, [id], options) {
@@ -67,7 +77,10 @@ export const webhookCommands: Record<string, Command> = {
     return { data: { id: params.path.id, deleted: true }, text: `Deleted ${params.path.id}` };
   },
   async 'webhook rotate-secret'(ctx, [id], options) {
-    const data = await ok(ctx, ctx.client.POST('/admin/v1/instances/{instance}/webhooks/{id}/rotate-secret', { params: { path: { ...path(options), id: endpointId(id, 'rotate-secret') } } }));
+    const data = await ok(
+      ctx,
+      ctx.client.POST('/admin/v1/instances/{instance}/webhooks/{id}/rotate-secret', { params: { path: { ...path(options), id: endpointId(id, 'rotate-secret') } } }),
+    );
     return { data, text: [`New secret for ${data.id}; the old one keeps signing too for 24 hours:`, '', `  ${data.secret}`, ''].join('\n') };
   },
   async 'webhook replay'(ctx, [id], options) {
@@ -75,12 +88,18 @@ export const webhookCommands: Record<string, Command> = {
     const since = text(options, 'since');
     const body = messageId !== undefined ? { messageId } : since !== undefined ? { since } : undefined;
     if (!body) throw new UsageError('webhook replay needs --message <msg_id> or --since ISO-8601');
-    const data = await ok(ctx, ctx.client.POST('/admin/v1/instances/{instance}/webhooks/{id}/replay', { params: { path: { ...path(options), id: endpointId(id, 'replay') } }, body }));
+    const data = await ok(
+      ctx,
+      ctx.client.POST('/admin/v1/instances/{instance}/webhooks/{id}/replay', { params: { path: { ...path(options), id: endpointId(id, 'replay') } }, body }),
+    );
     return { data, text: `Scheduled ${data.scheduled} message(s) for delivery now` };
   },
   async 'webhook attempts'(ctx, [id], options) {
     const query = { limit: positiveInteger(options, 'limit') ?? ATTEMPTS_PAGE };
-    const data = await ok(ctx, ctx.client.GET('/admin/v1/instances/{instance}/webhooks/{id}/attempts', { params: { path: { ...path(options), id: endpointId(id, 'attempts') }, query } }));
+    const data = await ok(
+      ctx,
+      ctx.client.GET('/admin/v1/instances/{instance}/webhooks/{id}/attempts', { params: { path: { ...path(options), id: endpointId(id, 'attempts') }, query } }),
+    );
     return { data, text: table(data, ['at', 'type', 'messageId', 'statusCode', 'durationMs', 'deliveryStatus', 'response']) };
   },
 };

@@ -76,7 +76,10 @@ export async function reportLinkRoutes(app: FastifyInstance, { db, now, refusals
       }
       const pdfHref = `/reports/${candidateId}/${assessmentId}.pdf?expires=${expires}&signature=${signature}`;
       const body = reportBody(candidate, [report], { csrf: '', instance: instance?.name ?? '', company, canReview: false, pdfHref });
-      return reply.headers(HEADERS).type('text/html; charset=utf-8').send(sharedReportPage(`${candidate.firstName} ${candidate.lastName}: ${report.assessmentName}`, company, body).toString());
+      return reply
+        .headers(HEADERS)
+        .type('text/html; charset=utf-8')
+        .send(sharedReportPage(`${candidate.firstName} ${candidate.lastName}: ${report.assessmentName}`, company, body).toString());
     },
   );
 }

@@ -46,7 +46,11 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
 
   const width = doc.page.width - 2 * MARGIN;
   const text = (value: string, options: { font?: 'body' | 'bold'; size?: number; color?: string; gap?: number } = {}) => {
-    doc.font(options.font ?? 'body').fontSize(options.size ?? 10).fillColor(options.color ?? INK).text(printable(value), { width });
+    doc
+      .font(options.font ?? 'body')
+      .fontSize(options.size ?? 10)
+      .fillColor(options.color ?? INK)
+      .text(printable(value), { width });
     if (options.gap) doc.moveDown(options.gap);
   };
   const heading = (value: string) => {
@@ -79,7 +83,11 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
   for (const [label, value] of figures) {
     const y = doc.y;
     doc.font('bold').fontSize(10).fillColor(MUTED).text(label, MARGIN, y, { width: 110 });
-    doc.font('body').fontSize(10).fillColor(INK).text(printable(value), MARGIN + 120, y, { width: width - 120 });
+    doc
+      .font('body')
+      .fontSize(10)
+      .fillColor(INK)
+      .text(printable(value), MARGIN + 120, y, { width: width - 120 });
     doc.x = MARGIN;
     doc.moveDown(0.15);
   }
@@ -93,15 +101,27 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
       if (doc.y > doc.page.height - MARGIN - 30) doc.addPage();
       const y = doc.y;
       const value = Math.max(0, Math.min(100, Number(category.score)));
-      doc.font('body').fontSize(10).fillColor(INK).text(printable(category.name), MARGIN, y, { width: labelWidth - 10, ellipsis: true, lineBreak: false });
+      doc
+        .font('body')
+        .fontSize(10)
+        .fillColor(INK)
+        .text(printable(category.name), MARGIN, y, { width: labelWidth - 10, ellipsis: true, lineBreak: false });
       doc.rect(MARGIN + labelWidth, y, barWidth, 11).fill('#e4e7eb');
       doc.rect(MARGIN + labelWidth, y, (barWidth * value) / 100, 11).fill(BAR);
       const average = report.categoryAverages[category.name];
       if (average !== undefined) {
         const x = MARGIN + labelWidth + (barWidth * Math.max(0, Math.min(100, average))) / 100;
-        doc.moveTo(x, y - 2).lineTo(x, y + 13).lineWidth(1.5).stroke(INK);
+        doc
+          .moveTo(x, y - 2)
+          .lineTo(x, y + 13)
+          .lineWidth(1.5)
+          .stroke(INK);
       }
-      doc.font('body').fontSize(10).fillColor(INK).text(`${value} %`, MARGIN + labelWidth + barWidth + 8, y, { width: 42, lineBreak: false });
+      doc
+        .font('body')
+        .fontSize(10)
+        .fillColor(INK)
+        .text(`${value} %`, MARGIN + labelWidth + barWidth + 8, y, { width: 42, lineBreak: false });
       doc.x = MARGIN;
       doc.y = y + 18;
     }
@@ -118,7 +138,9 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
       if (!q.answered) text('Not answered', { color: MUTED });
       else if (q.likert) {
         const { labels, chosen, reverse, score } = q.likert;
-        text(`Chose: ${chosen === null ? '-' : (labels[chosen] ?? String(chosen))}${score === null ? '' : ` (keyed score ${score} of ${labels.length}${reverse ? ', reverse-keyed' : ''})`}`);
+        text(
+          `Chose: ${chosen === null ? '-' : (labels[chosen] ?? String(chosen))}${score === null ? '' : ` (keyed score ${score} of ${labels.length}${reverse ? ', reverse-keyed' : ''})`}`,
+        );
       } else if (q.ranking) {
         text(`Order given: ${(q.ranking.given ?? []).map((o, i) => `${i + 1}. ${o}`).join('   ')}`);
         text(`Key: ${q.ranking.key.map((o, i) => `${i + 1}. ${o}`).join('   ')}`, { size: 9, color: MUTED });
@@ -146,7 +168,15 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     doc.switchToPage(i);
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font('body').fontSize(8).fillColor(MUTED).text(printable(`${name} · ${report.assessmentName} · generated ${when(generatedAt)} · page ${i + 1} of ${range.count}`), MARGIN, doc.page.height - 35, { width, align: 'center', lineBreak: false });
+    doc
+      .font('body')
+      .fontSize(8)
+      .fillColor(MUTED)
+      .text(printable(`${name} · ${report.assessmentName} · generated ${when(generatedAt)} · page ${i + 1} of ${range.count}`), MARGIN, doc.page.height - 35, {
+        width,
+        align: 'center',
+        lineBreak: false,
+      });
     doc.page.margins.bottom = bottom;
   }
   doc.end();

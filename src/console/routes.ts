@@ -168,7 +168,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
           ? ['Briefly unavailable', 'The database cannot be reached right now. Try again in a few seconds.']
           : problem.status >= 500
             ? ['Something went wrong', `Reload the page. If it happens again, quote this reference: ${request.id}`]
-            : [problem.status === 404 ? 'Not found' : problem.status === 403 ? 'Not allowed' : 'That did not work', ours ? problem.detail : 'The request was not valid. Go back and try again.'];
+            : [
+                problem.status === 404 ? 'Not found' : problem.status === 403 ? 'Not allowed' : 'That did not work',
+                ours ? problem.detail : 'The request was not valid. Go back and try again.',
+              ];
       const user = request.consoleUser;
       if (!user) return page(reply, bareMessagePage(title, message), problem.status);
       return page(reply, consolePage(frameOf(request, 'overview', undefined), title, messageBody(title, message)), problem.status);
@@ -238,7 +241,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     scope.post<{ Body: { email?: unknown; password?: unknown; _csrf?: unknown; next?: unknown } }>('/console/sign-in', async (request, reply) => {
       const given = typeof request.body?._csrf === 'string' ? request.body._csrf : '';
       const expected = readCookie(request, SIGN_IN_COOKIE) ?? '';
-      if (!sameOrigin(request) || !expected || !secretsEqual(given, expected)) throw forbidden('The sign-in form is out of date or came from another site: reload the page and try again');
+      if (!sameOrigin(request) || !expected || !secretsEqual(given, expected))
+        throw forbidden('The sign-in form is out of date or came from another site: reload the page and try again');
       const email = typeof request.body?.email === 'string' ? request.body.email.trim().slice(0, 254) : '';
       const password = typeof request.body?.password === 'string' ? request.body.password.slice(0, 1024) : '';
       const next = safeNext(typeof request.body?.next === 'string' ? request.body.next : undefined);
@@ -264,7 +268,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       const opened = await openSession(db, credentials.id, now(), times);
       reply.header('set-cookie', [cookie(SESSION_COOKIE, opened.value, Math.floor(times.absoluteMs / 1000)), cookie(SIGN_IN_COOKIE, '', 0)]);
-      await recordAudit(db, { actor: `user:${normaliseIdentifier(email)}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action: 'user.sign-in', target: credentials.id, requestId: request.id, status: 303 });
+      await recordAudit(db, {
+        actor: `user:${normaliseIdentifier(email)}`,
+        clientIp: request.ip,
+        userAgent: String(request.headers['user-agent'] ?? ''),
+        action: 'user.sign-in',
+        target: credentials.id,
+        requestId: request.id,
+        status: 303,
+      });
       return reply.redirect(next ?? '/console/', 303);
     });
 
@@ -300,7 +312,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (typeof name === 'string' && name !== '') {
         const found = allowed.find((i) => i.name === name);
         // Only a well-formed name is repeated back (it is then plain [a-z0-9-]); anything else is not.
-        if (!found) throw forbidden(user.visible.some((i) => i.name === name) ? `Your role may not do this in ${name}` : INSTANCE_NAME.test(name) ? `You have no access to an instance named ${name}` : 'You have no access to an instance by that name');
+        if (!found)
+          throw forbidden(
+            user.visible.some((i) => i.name === name)
+              ? `Your role may not do this in ${name}`
+              : INSTANCE_NAME.test(name)
+                ? `You have no access to an instance named ${name}`
+                : 'You have no access to an instance by that name',
+          );
         return found;
       }
       const first = allowed[0];
@@ -309,7 +328,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     }
 
     const audit = (request: FastifyRequest, tx: Queryable, action: string, target: string | null, status = 303) =>
-      recordAudit(tx, { actor: `user:${request.consoleUser!.user.email.toLowerCase()}`, clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? ''), action, target, requestId: request.id, status });
+      recordAudit(tx, {
+        actor: `user:${request.consoleUser!.user.email.toLowerCase()}`,
+        clientIp: request.ip,
+        userAgent: String(request.headers['user-agent'] ?? ''),
+        action,
+        target,
+        requestId: request.id,
+        status,
+      });
 
     // ---- overview ----------------------------------------------------------------------------
 
@@ -341,7 +368,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       };
       const flag = oneOf('flag', q.flag, ['yes', 'no'] as const);
       const days = oneOf('days', q.days, ['7', '30', '90'] as const);
-      if (q.after !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.after)) throw invalidInput([{ name: 'after', in: 'query', detail: 'is not a candidate id' }]);
+      if (q.after !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.after))
+        throw invalidInput([{ name: 'after', in: 'query', detail: 'is not a candidate id' }]);
       if (q.q !== undefined && q.q.length > 100) throw invalidInput([{ name: 'q', in: 'query', detail: 'is longer than 100 characters' }]);
       const items = await searchCandidates(db, {
         instanceId: instance.id,
@@ -364,7 +392,20 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         nextHref = `/console/candidates?${params}`;
       }
       const filters = { q: q.q, assessment: q.assessment, status: q.status, score: q.score, flag: q.flag, days: q.days };
-      return page(reply, consolePage(frameOf(request, 'candidates', instance), `Candidates of ${instance.name}`, candidatesBody(instance.name, filters, assessments.map((a) => ({ id: a.id, name: a.name })), shown, nextHref)));
+      return page(
+        reply,
+        consolePage(
+          frameOf(request, 'candidates', instance),
+          `Candidates of ${instance.name}`,
+          candidatesBody(
+            instance.name,
+            filters,
+            assessments.map((a) => ({ id: a.id, name: a.name })),
+            shown,
+            nextHref,
+          ),
+        ),
+      );
     });
 
     scope.get<{ Params: { id: string }; Querystring: { instance?: string; retake?: string } }>('/console/candidates/:id', async (request, reply) => {
@@ -376,9 +417,16 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const retake = request.query.retake;
       const notice =
         retake === 'SENT' || retake === 'FAILED' || retake === 'none'
-          ? `The candidate may take it again; the earlier attempt stays in the history. ${retake === 'SENT' ? 'The e-mail with a fresh link was sent.' : retake === 'FAILED' ? 'The e-mail could not be sent: see Invitations for the relay\'s answer, and resend it there.' : ''}`
+          ? `The candidate may take it again; the earlier attempt stays in the history. ${retake === 'SENT' ? 'The e-mail with a fresh link was sent.' : retake === 'FAILED' ? "The e-mail could not be sent: see Invitations for the relay's answer, and resend it there." : ''}`
           : undefined;
-      const body = reportBody(candidate, reports, { csrf: request.consoleUser!.csrfToken, instance: instance.name, company: brandOf(instance).company, canReview: may('review'), canRetake: may('manage'), notice });
+      const body = reportBody(candidate, reports, {
+        csrf: request.consoleUser!.csrfToken,
+        instance: instance.name,
+        company: brandOf(instance).company,
+        canReview: may('review'),
+        canRetake: may('manage'),
+        notice,
+      });
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
     });
 
@@ -398,7 +446,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const instance = instanceOf(request, request.query.instance, 'review');
       const pending = await pendingReviews(db, [instance.id]);
       const saved = request.query.saved === '1' ? 'Score saved.' : undefined;
-      return page(reply, consolePage(frameOf(request, 'reviews', instance), `Review queue of ${instance.name}`, reviewsBody(instance.name, pending, request.consoleUser!.csrfToken, saved)));
+      return page(
+        reply,
+        consolePage(frameOf(request, 'reviews', instance), `Review queue of ${instance.name}`, reviewsBody(instance.name, pending, request.consoleUser!.csrfToken, saved)),
+      );
     });
 
     scope.post<{ Body: Record<string, string | undefined> }>('/console/reviews', async (request, reply) => {
@@ -474,11 +525,26 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (rate !== '') checkRateCeiling(request, Number(rate));
       const generated = generateApiKey();
       await db.transaction(async (tx) => {
-        await insertKey(tx, { id: generated.id, hash: generated.hash, prefix: generated.prefix, label: label || undefined, rateLimit: rate ? Number(rate) : undefined, expiresAt: undefined, instanceIds: [instance.id] });
+        await insertKey(tx, {
+          id: generated.id,
+          hash: generated.hash,
+          prefix: generated.prefix,
+          label: label || undefined,
+          rateLimit: rate ? Number(rate) : undefined,
+          expiresAt: undefined,
+          instanceIds: [instance.id],
+        });
         await audit(request, tx, 'key.create', generated.id, 200);
       });
       const keys = await keysOf(request, instance);
-      return page(reply, consolePage(frameOf(request, 'keys', instance), `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken, { id: generated.id, key: generated.key })));
+      return page(
+        reply,
+        consolePage(
+          frameOf(request, 'keys', instance),
+          `API keys of ${instance.name}`,
+          keysBody(instance.name, keys, request.consoleUser!.csrfToken, { id: generated.id, key: generated.key }),
+        ),
+      );
     });
 
     scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/revoke', async (request, reply) => {
@@ -502,10 +568,20 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         items.push({ ...a, distribution: await scoreDistribution(db, uuid!), feedback: feedback.get(a.id) });
       }
       const canManage = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id);
-      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Assessments of ${instance.name}`, assessmentsBody(instance.name, items, { csrf: request.consoleUser!.csrfToken, canManage, importState })), status);
+      return page(
+        reply,
+        consolePage(
+          frameOf(request, 'assessments', instance),
+          `Assessments of ${instance.name}`,
+          assessmentsBody(instance.name, items, { csrf: request.consoleUser!.csrfToken, canManage, importState }),
+        ),
+        status,
+      );
     }
 
-    scope.get<{ Querystring: { instance?: string } }>('/console/assessments', async (request, reply) => assessmentsPage(request, reply, instanceOf(request, request.query.instance, 'read')));
+    scope.get<{ Querystring: { instance?: string } }>('/console/assessments', async (request, reply) =>
+      assessmentsPage(request, reply, instanceOf(request, request.query.instance, 'read')),
+    );
 
     scope.post<{ Body: Record<string, string | undefined> }>('/console/assessments', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
@@ -515,7 +591,12 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         const errors = parsed.errors.map((e) => ({ line: e.line, column: e.column, name: e.path || '(document)', detail: e.message }));
         // The document comes back in the form to be fixed, unless it is too large to repeat.
         if (source.length > ECHO_SOURCE_CHARACTERS) {
-          errors.unshift({ line: undefined, column: undefined, name: '(document)', detail: `is not shown again (over ${ECHO_SOURCE_CHARACTERS / 1024} K characters): fix it where you edit it and import it again` });
+          errors.unshift({
+            line: undefined,
+            column: undefined,
+            name: '(document)',
+            detail: `is not shown again (over ${ECHO_SOURCE_CHARACTERS / 1024} K characters): fix it where you edit it and import it again`,
+          });
           return assessmentsPage(request, reply, instance, { source: '', errors }, 400);
         }
         return assessmentsPage(request, reply, instance, { source, errors }, 400);
@@ -535,7 +616,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       // How each attempt is put together (pools, shuffling), and the practice question before Start.
       const practice = practiceOf(content);
       const fairness = { notes: layoutNotes(content), practice: practice && questionField(practice, undefined, 'practice-', true) };
-      return page(reply, consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage, fairness)));
+      return page(
+        reply,
+        consolePage(frameOf(request, 'assessments', instance), `Preview of ${content.name}`, previewBody(instance.name, content, questions, content.typingTest?.passage, fairness)),
+      );
     });
 
     // ---- invitations -------------------------------------------------------------------------
@@ -544,12 +628,24 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const assessments = (await listAssessments(db, [instance.id])).map((a) => ({ id: a.id, name: a.name }));
       const deliveries = await listDeliveries(db, instance.id, { limit: 50 });
       const canManage = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id);
-      return page(reply, consolePage(frameOf(request, 'invitations', instance), `Invitations of ${instance.name}`, invitationsBody(instance.name, assessments, deliveries, { csrf: request.consoleUser!.csrfToken, canManage, state })), status);
+      return page(
+        reply,
+        consolePage(
+          frameOf(request, 'invitations', instance),
+          `Invitations of ${instance.name}`,
+          invitationsBody(instance.name, assessments, deliveries, { csrf: request.consoleUser!.csrfToken, canManage, state }),
+        ),
+        status,
+      );
     }
 
-    scope.get<{ Querystring: { instance?: string } }>('/console/invitations', async (request, reply) => invitationsPage(request, reply, instanceOf(request, request.query.instance, 'read')));
+    scope.get<{ Querystring: { instance?: string } }>('/console/invitations', async (request, reply) =>
+      invitationsPage(request, reply, instanceOf(request, request.query.instance, 'read')),
+    );
 
-    const checkInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/console/invitations' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
+    const checkInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/console/invitations' }) as ((data: unknown) => boolean) & {
+      errors?: unknown[];
+    };
 
     scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/invitations', async (request, reply) => {
       const body = request.body ?? {};
@@ -564,7 +660,12 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         return invitationsPage(request, reply, instance, { values, errors }, 400);
       }
       try {
-        const input = { email: candidate.email, firstName: candidate.firstName.trim(), lastName: candidate.lastName.trim(), assessments: normaliseAssessments(candidate.assessments) };
+        const input = {
+          email: candidate.email,
+          firstName: candidate.firstName.trim(),
+          lastName: candidate.lastName.trim(),
+          assessments: normaliseAssessments(candidate.assessments),
+        };
         const result = await invite(deps.invite, instance.id, input, text('sendInvite') === 'true', commandRequest(request, now()));
         return invitationsPage(request, reply, instance, { result: { ...result, email: input.email } });
       } catch (error) {
@@ -580,7 +681,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const id = await resend(deps.invite, instance.id, request.params.id);
       await audit(request, db, 'delivery.resend', `${instance.name}/${request.params.id}`, 200);
       const sent = (await listDeliveries(db, instance.id, { limit: 50 })).find((d) => d.id === String(id));
-      return invitationsPage(request, reply, instance, { resent: sent ? `Sent again to ${sent.recipient}: ${sent.status === 'SENT' ? 'sent' : 'failed'} (${sent.response}).` : 'Sent again.' });
+      return invitationsPage(request, reply, instance, {
+        resent: sent ? `Sent again to ${sent.recipient}: ${sent.status === 'SENT' ? 'sent' : 'failed'} (${sent.response}).` : 'Sent again.',
+      });
     });
 
     // ---- users (owners) ----------------------------------------------------------------------
@@ -589,9 +692,29 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (request.consoleUser!.user.role !== 'owner') throw forbidden('Only owners manage users');
     }
 
-    async function usersPage(request: FastifyRequest, reply: FastifyReply, created?: { email: string; password: string }, errors?: { name: string; detail: string }[], status = 200) {
+    async function usersPage(
+      request: FastifyRequest,
+      reply: FastifyReply,
+      created?: { email: string; password: string },
+      errors?: { name: string; detail: string }[],
+      status = 200,
+    ) {
       const all = await listInstances(db);
-      return page(reply, consolePage(frameOf(request, 'users', undefined), 'Users', usersBody(await listUsers(db), all.map((i) => i.name), request.consoleUser!.csrfToken, created, errors)), status);
+      return page(
+        reply,
+        consolePage(
+          frameOf(request, 'users', undefined),
+          'Users',
+          usersBody(
+            await listUsers(db),
+            all.map((i) => i.name),
+            request.consoleUser!.csrfToken,
+            created,
+            errors,
+          ),
+        ),
+        status,
+      );
     }
 
     scope.get('/console/users', async (request, reply) => {
@@ -605,14 +728,23 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const email = typeof body.email === 'string' ? body.email.trim() : '';
       const role = typeof body.role === 'string' ? body.role : '';
       const instances = body.instances === undefined ? [] : ([] as string[]).concat(body.instances);
-      if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email) || BIDI_CONTROL.test(email)) return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
+      if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email) || BIDI_CONTROL.test(email))
+        return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
       if (!(ROLES as readonly string[]).includes(role)) return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400);
       try {
-        const made = await addUser(db, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }, (tx, user) => audit(request, tx, 'user.create', user.id, 200));
+        const made = await addUser(db, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }, (tx, user) =>
+          audit(request, tx, 'user.create', user.id, 200),
+        );
         return usersPage(request, reply, { email: made.user.email, password: made.password! });
       } catch (error) {
         if (!(error instanceof DomainError) || error.code === 'not-found') throw error;
-        return usersPage(request, reply, undefined, error.fields?.map((f) => ({ name: f.name, detail: f.detail })) ?? [{ name: 'email', detail: error.message }], error.code === 'conflict' ? 409 : 400);
+        return usersPage(
+          request,
+          reply,
+          undefined,
+          error.fields?.map((f) => ({ name: f.name, detail: f.detail })) ?? [{ name: 'email', detail: error.message }],
+          error.code === 'conflict' ? 409 : 400,
+        );
       }
     });
 
@@ -620,7 +752,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       requireOwner(request);
       const { id, action } = request.params;
       if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound('No such user');
-      if (id === request.consoleUser!.user.id && action !== 'enable') throw invalidInput([{ name: 'id', detail: 'you cannot disable or reset your own account here; ask another owner' }]);
+      if (id === request.consoleUser!.user.id && action !== 'enable')
+        throw invalidInput([{ name: 'id', detail: 'you cannot disable or reset your own account here; ask another owner' }]);
       if (action === 'disable' || action === 'enable') {
         await db.transaction(async (tx) => {
           await setDisabled(tx, id, action === 'disable');
@@ -638,7 +771,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/rate-limit', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
       const rate = (request.body?.rateLimit ?? '').trim();
-      if (rate !== '' && (!/^[1-9]\d{0,6}$/.test(rate) || Number(rate) > 1_000_000)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000, or empty for the default' }]);
+      if (rate !== '' && (!/^[1-9]\d{0,6}$/.test(rate) || Number(rate) > 1_000_000))
+        throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000, or empty for the default' }]);
       const key = await managedKey(request, instance, request.params.id);
       // A manager may lower a key's budget or keep it, not raise it past the operator's ceiling.
       if (rate !== '' && Number(rate) !== key.rateLimit) checkRateCeiling(request, Number(rate));
@@ -656,10 +790,20 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const endpoints = await listEndpoints(db, instance.id);
       const attempts: Record<string, Awaited<ReturnType<typeof listAttempts>>> = {};
       for (const e of endpoints) attempts[e.id] = await listAttempts(db, instance.id, e.id, 10);
-      return page(reply, consolePage(frameOf(request, 'webhooks', instance), `Webhooks of ${instance.name}`, webhooksBody(instance.name, endpoints, attempts, EVENT_TYPES, request.consoleUser!.csrfToken, state)), status);
+      return page(
+        reply,
+        consolePage(
+          frameOf(request, 'webhooks', instance),
+          `Webhooks of ${instance.name}`,
+          webhooksBody(instance.name, endpoints, attempts, EVENT_TYPES, request.consoleUser!.csrfToken, state),
+        ),
+        status,
+      );
     }
 
-    scope.get<{ Querystring: { instance?: string } }>('/console/webhooks', async (request, reply) => webhooksPage(request, reply, instanceOf(request, request.query.instance, 'manage')));
+    scope.get<{ Querystring: { instance?: string } }>('/console/webhooks', async (request, reply) =>
+      webhooksPage(request, reply, instanceOf(request, request.query.instance, 'manage')),
+    );
 
     scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/webhooks', async (request, reply) => {
       const body = request.body ?? {};
@@ -669,7 +813,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const problem = endpointUrlProblem(url);
       const unknownEvent = events.find((e) => !(EVENT_TYPES as readonly string[]).includes(e));
       if (problem || unknownEvent) {
-        const errors = [problem && { name: 'url', detail: problem }, unknownEvent && { name: 'events', detail: `${unknownEvent} is not an event type` }].filter((e): e is { name: string; detail: string } => !!e);
+        const errors = [problem && { name: 'url', detail: problem }, unknownEvent && { name: 'events', detail: `${unknownEvent} is not an event type` }].filter(
+          (e): e is { name: string; detail: string } => !!e,
+        );
         return webhooksPage(request, reply, instance, { errors }, 400);
       }
       const made = await db.transaction(async (tx) => {
@@ -714,10 +860,19 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/settings', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'manage');
-      return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1', addressesLocked: !isOwner(request) })));
+      return page(
+        reply,
+        consolePage(
+          frameOf(request, 'settings', instance),
+          `Settings of ${instance.name}`,
+          settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1', addressesLocked: !isOwner(request) }),
+        ),
+      );
     });
 
-    const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
+    const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings' }) as ((data: unknown) => boolean) & {
+      errors?: unknown[];
+    };
 
     scope.post<{ Body: Record<string, string | undefined> }>('/console/settings', async (request, reply) => {
       const body = request.body ?? {};
@@ -741,7 +896,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         const current = { portalUrl: instance.portalUrl ?? '', mailFromAddress: instance.mailFromAddress ?? '' };
         const sent = { portalUrl: values.portalUrl.replace(/\/+$/, ''), mailFromAddress: values.mailFromAddress };
         const changed = (['portalUrl', 'mailFromAddress'] as const).filter((name) => body[name] !== undefined && sent[name] !== current[name]);
-        if (changed.length > 0) throw forbidden(`Only the operator or an owner may change the ${changed.map((n) => (n === 'portalUrl' ? 'portal URL' : 'sender address')).join(' and the ')}`);
+        if (changed.length > 0)
+          throw forbidden(`Only the operator or an owner may change the ${changed.map((n) => (n === 'portalUrl' ? 'portal URL' : 'sender address')).join(' and the ')}`);
         values.portalUrl = current.portalUrl;
         values.mailFromAddress = current.mailFromAddress;
       }
@@ -763,7 +919,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const branding = checkBranding(given);
       if (!checkSettings(given) || branding.errors.length > 0) {
         const errors = [...fieldErrors('body', (checkSettings.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail })), ...branding.errors];
-        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) })), 400);
+        return page(
+          reply,
+          consolePage(
+            frameOf(request, 'settings', instance),
+            `Settings of ${instance.name}`,
+            settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) }),
+          ),
+          400,
+        );
       }
       Object.assign(given, branding.values);
       await db.transaction(async (tx) => {
@@ -791,7 +955,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const checked = file && file.bytes.length > 0 ? checkLogo(file.type, file.bytes) : { status: 400 as const, detail: 'Choose a logo file to upload' };
       if ('detail' in checked) {
         const errors = [{ name: 'logo', detail: checked.detail }];
-        return page(reply, consolePage(frameOf(request, 'settings', instance), `Settings of ${instance.name}`, settingsBody(instance, request.consoleUser!.csrfToken, { errors, addressesLocked: !isOwner(request) })), checked.status);
+        return page(
+          reply,
+          consolePage(
+            frameOf(request, 'settings', instance),
+            `Settings of ${instance.name}`,
+            settingsBody(instance, request.consoleUser!.csrfToken, { errors, addressesLocked: !isOwner(request) }),
+          ),
+          checked.status,
+        );
       }
       await db.transaction(async (tx) => {
         await setLogo(tx, instance.name, checked.logo);

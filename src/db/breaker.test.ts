@@ -56,7 +56,7 @@ async function shutdownRelay(target: URL) {
     upstream.on('data', (chunk: Buffer) => {
       pending = Buffer.concat([pending, chunk]);
       // Messages: a type byte and a length (which counts itself); the first 'Z' completes the connection.
-      for (let at = 0; at + 5 <= pending.length; ) {
+      for (let at = 0; at + 5 <= pending.length;) {
         const end = at + 1 + pending.readInt32BE(at + 1);
         if (end > pending.length) break;
         if (pending[at] === 0x5a) {

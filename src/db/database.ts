@@ -227,7 +227,12 @@ export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof DatabaseUnavailable) return true;
   const code = (error as { code?: string }).code;
-  if (code && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004'].includes(code)) {
+  if (
+    code &&
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', '57P01', '57P02', '57P03', '53300', '08000', '08003', '08006', '08001', '08004'].includes(
+      code,
+    )
+  ) {
     return true;
   }
   return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error|PGlite is closed/i.test(error.message);

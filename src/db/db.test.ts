@@ -9,14 +9,20 @@ describe('migrations', () => {
   it('are numbered files applied in order', () => {
     const migrations = loadMigrations();
     assert.ok(migrations.length >= 1);
-    assert.deepEqual(migrations.map((m) => m.version), [...migrations.map((m) => m.version)].sort((a, b) => a - b));
+    assert.deepEqual(
+      migrations.map((m) => m.version),
+      [...migrations.map((m) => m.version)].sort((a, b) => a - b),
+    );
     assert.equal(new Set(migrations.map((m) => m.version)).size, migrations.length);
   });
 
   it('apply once on PGlite, and again is a no-op', async () => {
     const db = await openDatabase({});
     try {
-      assert.deepEqual(await migrate(db), loadMigrations().map((m) => m.name));
+      assert.deepEqual(
+        await migrate(db),
+        loadMigrations().map((m) => m.name),
+      );
       assert.deepEqual(await migrate(db), []);
     } finally {
       await db.close();
@@ -26,10 +32,7 @@ describe('migrations', () => {
   it('a failing migration leaves nothing half-applied', async () => {
     const db = await openDatabase({});
     try {
-      await assert.rejects(
-        migrate(db, [{ version: 1, name: '0001-bad.sql', sql: 'CREATE TABLE half (id int); SELECT * FROM no_such_table;' }]),
-        /migration 0001-bad.sql failed/,
-      );
+      await assert.rejects(migrate(db, [{ version: 1, name: '0001-bad.sql', sql: 'CREATE TABLE half (id int); SELECT * FROM no_such_table;' }]), /migration 0001-bad.sql failed/);
       const { rows } = await db.query(`SELECT to_regclass('half') AS t, (SELECT count(*)::int FROM schema_migrations) AS n`);
       assert.deepEqual(rows, [{ t: null, n: 0 }]);
     } finally {
@@ -85,7 +88,8 @@ describe('prepared reads', () => {
       try {
         await db.query('CREATE TABLE prepared_probe (id bigint PRIMARY KEY, tags uuid[], note text)');
         await db.query(`INSERT INTO prepared_probe VALUES (1, ARRAY['9d7e6c95-b46b-46da-979a-dca23f37f114']::uuid[], 'one'), (2, '{}', NULL)`);
-        const read = (id: string | number) => db.prepared!<{ id: string; tags: string[]; note: string | null }>('probe', 'SELECT id, tags, note FROM prepared_probe WHERE id = $1::bigint', [id]);
+        const read = (id: string | number) =>
+          db.prepared!<{ id: string; tags: string[]; note: string | null }>('probe', 'SELECT id, tags, note FROM prepared_probe WHERE id = $1::bigint', [id]);
         assert.deepEqual((await read('1')).rows, [{ id: '1', tags: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], note: 'one' }]);
         assert.deepEqual((await read(2)).rows, [{ id: '2', tags: [], note: null }], 'the same statement, other values');
         // A list parameter (a read by several candidates): serialized as an array literal, quotes and commas escaped.

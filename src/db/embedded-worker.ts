@@ -41,7 +41,22 @@ const INT8 = 20;
 // int8 as text, as node-postgres returns it, so that both stores hand out the same values.
 export const PGLITE_PARSERS = { [INT8]: (value: string) => value };
 
-const PG_FIELDS = ['code', 'detail', 'hint', 'position', 'internalPosition', 'internalQuery', 'where', 'schema', 'table', 'column', 'dataType', 'constraint', 'severity', 'routine'] as const;
+const PG_FIELDS = [
+  'code',
+  'detail',
+  'hint',
+  'position',
+  'internalPosition',
+  'internalQuery',
+  'where',
+  'schema',
+  'table',
+  'column',
+  'dataType',
+  'constraint',
+  'severity',
+  'routine',
+] as const;
 
 export function toWire(error: unknown): WireError {
   if (!(error instanceof Error)) return { message: String(error) };
@@ -134,14 +149,21 @@ async function serve(options: WorkerOptions): Promise<void> {
           void reply(m.id, Promise.reject(new Error(`transaction ${m.tx} is not open`)), m.sync);
           return;
         }
-        void reply(m.id, target.query(m.text, m.params).then((r) => r.rows), m.sync);
+        void reply(
+          m.id,
+          target.query(m.text, m.params).then((r) => r.rows),
+          m.sync,
+        );
         return;
       }
       case 'prepared':
         void reply(m.id, prepared(m.name, m.text, m.params));
         return;
       case 'exec':
-        void reply(m.id, db.exec(m.sql).then(() => undefined));
+        void reply(
+          m.id,
+          db.exec(m.sql).then(() => undefined),
+        );
         return;
       case 'begin': {
         // Answered once PGlite has opened the transaction (it waits for any other to end);
@@ -196,7 +218,10 @@ async function serve(options: WorkerOptions): Promise<void> {
         return;
       }
       case 'close':
-        void reply(m.id, db.close().then(() => undefined));
+        void reply(
+          m.id,
+          db.close().then(() => undefined),
+        );
         return;
     }
   };

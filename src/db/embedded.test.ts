@@ -27,7 +27,10 @@ describe('embedded store in its own thread', () => {
       assert.deepEqual(row.list, ['x', 'y,z']);
       assert.equal(row.text, 'é ✓');
       // Values go in as they are, Dates and byte arrays included.
-      const echoed = await db.query<{ at: Date; bytes: Uint8Array }>('SELECT $1::timestamptz AS at, $2::bytea AS bytes', [new Date('2026-01-02T03:04:05Z'), new Uint8Array([1, 2])]);
+      const echoed = await db.query<{ at: Date; bytes: Uint8Array }>('SELECT $1::timestamptz AS at, $2::bytea AS bytes', [
+        new Date('2026-01-02T03:04:05Z'),
+        new Uint8Array([1, 2]),
+      ]);
       assert.equal(echoed.rows[0]!.at.toISOString(), '2026-01-02T03:04:05.000Z');
       assert.deepEqual([...echoed.rows[0]!.bytes], [1, 2]);
 

@@ -44,4 +44,3 @@ export interface AvailabilityListener {
   /** A probe got through: how long the outage lasted and how many queries failed fast meanwhile. */
   up(outage: { ms: number; failedFast: number }): void;
 }
-

@@ -12,7 +12,18 @@ describe('statementTag', () => {
     // A second reading answers from what the first found, a name or none.
     assert.equal(statementTag('/* score_by_candidate */ SELECT 1'), 'score_by_candidate');
     for (let pass = 0; pass < 2; pass++) {
-      for (const text of ['SELECT 1 /* late */', ' /* lead */ SELECT 1', '/*tight*/ SELECT 1', '/* Upper */ SELECT 1', '/* two words */ SELECT 1', '/* 1st */ SELECT 1', '/* */ SELECT 1', '/* open', `/* ${'x'.repeat(80)} */ SELECT 1`, '']) {
+      for (const text of [
+        'SELECT 1 /* late */',
+        ' /* lead */ SELECT 1',
+        '/*tight*/ SELECT 1',
+        '/* Upper */ SELECT 1',
+        '/* two words */ SELECT 1',
+        '/* 1st */ SELECT 1',
+        '/* */ SELECT 1',
+        '/* open',
+        `/* ${'x'.repeat(80)} */ SELECT 1`,
+        '',
+      ]) {
         assert.equal(statementTag(text), undefined, text);
       }
     }

@@ -39,5 +39,4 @@ export class DomainError extends Error {
 export const notFound = (message: string) => new DomainError('not-found', message);
 export const conflict = (message: string) => new DomainError('conflict', message);
 export const forbidden = (message: string) => new DomainError('forbidden', message);
-export const invalidInput = (fields: DomainFieldError[], message?: string) =>
-  new DomainError('invalid', message ?? fields.map((f) => `${f.name}: ${f.detail}`).join('; '), fields);
+export const invalidInput = (fields: DomainFieldError[], message?: string) => new DomainError('invalid', message ?? fields.map((f) => `${f.name}: ${f.detail}`).join('; '), fields);

@@ -11,7 +11,12 @@ describe('html templates', () => {
 
   it('keeps nested templates and arrays of them as markup, escaping their values', () => {
     const items = ['a<b', 'c&d'].map((t) => html`<li>${t}</li>`);
-    assert.equal(html`<ul>${items}</ul>`.toString(), '<ul><li>a&lt;b</li><li>c&amp;d</li></ul>');
+    assert.equal(
+      html`<ul>
+        ${items}
+      </ul>`.toString(),
+      '<ul><li>a&lt;b</li><li>c&amp;d</li></ul>',
+    );
   });
 
   it('renders nothing for null, undefined and booleans, so conditions read naturally', () => {
@@ -25,7 +30,11 @@ describe('html templates', () => {
       assert.equal(html`<a href="${bad}">x</a>`.toString(), '<a href="about:invalid">x</a>', bad);
     }
     for (const good of ['/portal/a/x?q=1', '?q=2', '#main', 'https://example.com/a?b=1&c=2', 'mailto:help@example.com', 'report.pdf']) {
-      assert.equal(html`<a href="${good}">x</a>`.toString(), `<a href="${good.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}">x</a>`, good);
+      assert.equal(
+        html`<a href="${good}">x</a>`.toString(),
+        `<a href="${good.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/'/g, '&#39;').replace(/</g, '&lt;').replace(/>/g, '&gt;')}">x</a>`,
+        good,
+      );
     }
     // Outside URL attributes the same text is ordinary (escaped) text.
     assert.equal(html`<p title="${'javascript:x'}">${'javascript:x'}</p>`.toString(), '<p title="javascript:x">javascript:x</p>');

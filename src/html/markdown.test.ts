@@ -32,13 +32,27 @@ describe('Markdown prompts', () => {
     assert.equal(render('Look <img src=x onerror="alert(1)"> here'), '<p>Look &lt;img src=x onerror=&quot;alert(1)&quot;&gt; here</p>\n');
     assert.equal(render('<div onclick="x()">\n\nblock\n</div>'), '<p>&lt;div onclick=&quot;x()&quot;&gt;</p>\n<p>block<br>\n&lt;/div&gt;</p>\n');
     assert.equal(render('`<script>`'), '<p><code>&lt;script&gt;</code></p>\n');
-    assert.equal(render('| a |\n| - |\n| <iframe src=x> |'), '<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>&lt;iframe src=x&gt;</td>\n</tr>\n</tbody>\n</table>\n');
+    assert.equal(
+      render('| a |\n| - |\n| <iframe src=x> |'),
+      '<table>\n<thead>\n<tr>\n<th>a</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>&lt;iframe src=x&gt;</td>\n</tr>\n</tbody>\n</table>\n',
+    );
   });
 
   it('links only to http(s) and mailto addresses, in a new tab; anything else stays text', () => {
     assert.equal(render('[help](https://example.com/a?b=1&c=2)'), '<p><a href="https://example.com/a?b=1&amp;c=2" target="_blank" rel="noopener noreferrer">help</a></p>\n');
     assert.match(render('[mail](mailto:help@example.com)'), /<a href="mailto:help@example.com"/);
-    for (const bad of ['javascript:alert(1)', 'JAVASCRIPT:alert(1)', 'java%0ascript:alert(1)', 'data:text/html,<script>x</script>', 'vbscript:x', '/relative', '//evil.example', '', '<>', ' ']) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'JAVASCRIPT:alert(1)',
+      'java%0ascript:alert(1)',
+      'data:text/html,<script>x</script>',
+      'vbscript:x',
+      '/relative',
+      '//evil.example',
+      '',
+      '<>',
+      ' ',
+    ]) {
       const out = render(`[click](${bad})`);
       assert.doesNotMatch(out, /<a /, `${bad}: ${out}`);
     }
@@ -52,7 +66,33 @@ describe('Markdown prompts', () => {
   });
 
   it('never lets generated text open a tag, an event handler or a script URL', () => {
-    const pieces = fc.constantFrom('<', '>', '"', "'", '&', '*', '_', '`', '|', '[', ']', '(', ')', '\n', ' ', '-', ':', 'script', 'img', 'onerror=', 'javascript', 'a', '!', '#', '\\');
+    const pieces = fc.constantFrom(
+      '<',
+      '>',
+      '"',
+      "'",
+      '&',
+      '*',
+      '_',
+      '`',
+      '|',
+      '[',
+      ']',
+      '(',
+      ')',
+      '\n',
+      ' ',
+      '-',
+      ':',
+      'script',
+      'img',
+      'onerror=',
+      'javascript',
+      'a',
+      '!',
+      '#',
+      '\\',
+    );
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 60 }), (parts) => {
         const out = render(parts.join(''));

@@ -39,7 +39,10 @@ export function fieldErrors(context: string, validation: AjvError[]): FieldError
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   for (const error of validation) {
-    const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     let detail = error.message ?? 'is invalid';
     if (error.keyword === 'required') {
       segments.push(String(error.params.missingProperty));
@@ -136,7 +139,11 @@ const DOMAIN_PROBLEMS: Record<DomainErrorCode, ProblemCode> = {
 function fromDomain(error: DomainError): Problem {
   const errors = error.fields?.map((f): FieldError => {
     const entry: FieldError = { in: f.in ?? 'body', name: f.name, detail: f.detail };
-    if (entry.in === 'body') entry.pointer = `#/${f.name.split('.').map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
+    if (entry.in === 'body')
+      entry.pointer = `#/${f.name
+        .split('.')
+        .map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1'))
+        .join('/')}`;
     if (f.line !== undefined) entry.line = f.line;
     if (f.column !== undefined) entry.column = f.column;
     return entry;
@@ -160,7 +167,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
   const { status, title } = PROBLEMS[code];
   const body = JSON.stringify({ type: problemType(code), title, status, detail, requestId: randomUUID() } satisfies ProblemDocument);
   if (socket.writable) {
-    socket.write(`HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    socket.write(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
   socket.destroy();
 }

@@ -11,7 +11,14 @@ describe('FastHistogram', () => {
   it('gives the same exposition text as prom-client for the same observations', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ route: fc.constantFrom('/v1/score', '/v1/invite', 'unmatched', 'a"b\\c\nd'), status: fc.constantFrom('200', '429'), value: fc.oneof(fc.constantFrom(...BOUNDS, 0, 5), fc.double({ min: 0, max: 3, noNaN: true })) }), { maxLength: 60 }),
+        fc.array(
+          fc.record({
+            route: fc.constantFrom('/v1/score', '/v1/invite', 'unmatched', 'a"b\\c\nd'),
+            status: fc.constantFrom('200', '429'),
+            value: fc.oneof(fc.constantFrom(...BOUNDS, 0, 5), fc.double({ min: 0, max: 3, noNaN: true })),
+          }),
+          { maxLength: 60 },
+        ),
         async (observations) => {
           const ours = new Registry();
           const theirs = new Registry();

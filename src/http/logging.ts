@@ -13,9 +13,21 @@ import { LogController, type FastifyReply, type FastifyRequest, type FastifyServ
  */
 export const REDACTED_PARAMS: ReadonlySet<string> = new Set([
   // report links' signatures, sign-in link tokens, keys and passwords
-  'signature', 'sig', 'token', 'sessiontoken', 'access_token', 'key', 'api_key', 'apikey', 'x-api-key', 'password', 'secret',
+  'signature',
+  'sig',
+  'token',
+  'sessiontoken',
+  'access_token',
+  'key',
+  'api_key',
+  'apikey',
+  'x-api-key',
+  'password',
+  'secret',
   // personal data: the console's candidate search, e-mail and actor filters
-  'q', 'email', 'actor',
+  'q',
+  'email',
+  'actor',
 ]);
 
 const API_KEY = /ack_[A-Za-z0-9_-]+/g;
@@ -50,7 +62,10 @@ function scrubUrlAt(url: string, depth: number): string {
   const rest = hash < 0 ? url : url.slice(0, hash);
   const mark = rest.indexOf('?');
   const path = mark < 0 ? rest : rest.slice(0, mark);
-  let out = path.split('/').map((segment) => scrubText(segment, depth)).join('/');
+  let out = path
+    .split('/')
+    .map((segment) => scrubText(segment, depth))
+    .join('/');
   if (mark >= 0) out += `?${scrubQuery(rest.slice(mark + 1), depth)}`;
   // The portal's sign-in link carries its token in the fragment (#?sessionToken=…).
   if (hash >= 0) out += `#${fragment.startsWith('?') ? `?${scrubQuery(fragment.slice(1), depth)}` : scrubText(fragment, depth)}`;

@@ -25,7 +25,8 @@ export type ProblemCode = keyof typeof PROBLEMS;
 
 export const FieldError = Type.Object(
   {
-    in: Type.Union([Type.Literal('body'), Type.Literal('query'), Type.Literal('header'), Type.Literal('path'), Type.Literal('content')], { examples: ['body'],
+    in: Type.Union([Type.Literal('body'), Type.Literal('query'), Type.Literal('header'), Type.Literal('path'), Type.Literal('content')], {
+      examples: ['body'],
       description: 'Where the offending value was: the JSON body, a query parameter, a header, a path segment, or imported content',
     }),
     name: Type.String({ examples: ['email'], description: 'The field, parameter or header; for nested body fields a dotted path such as `assessments.2`' }),
@@ -44,7 +45,10 @@ export const ProblemDocument = Type.Object(
     title: Type.String({ examples: ['Validation failed'], description: 'Short summary of the kind of problem' }),
     status: Type.Integer({ examples: [400], description: 'The HTTP status code' }),
     detail: Type.String({ description: 'What went wrong with this request, for a human', examples: ['email must match format "email"'] }),
-    requestId: Type.String({ examples: ['06ca2b52-a784-4d99-b611-50afcf7995ed'], description: 'Identifier of this request, also sent as the X-Request-Id header; quote it when reporting a problem' }),
+    requestId: Type.String({
+      examples: ['06ca2b52-a784-4d99-b611-50afcf7995ed'],
+      description: 'Identifier of this request, also sent as the X-Request-Id header; quote it when reporting a problem',
+    }),
     errors: Type.Optional(Type.Array(FieldError, { description: 'For validation problems: each offending field or parameter and why' })),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details', additionalProperties: false },
@@ -66,5 +70,4 @@ export class Problem extends Error {
   }
 }
 
-export const invalid = (errors: FieldError[], detail?: string) =>
-  new Problem('validation-failed', detail ?? errors.map((e) => `${e.name}: ${e.detail}`).join('; '), errors);
+export const invalid = (errors: FieldError[], detail?: string) => new Problem('validation-failed', detail ?? errors.map((e) => `${e.name}: ${e.detail}`).join('; '), errors);

@@ -54,7 +54,13 @@ function decimalIntegers(validate: ValidateFunction, names: string[]): ReturnTyp
       for (const name of names) {
         const value = (data as Record<string, unknown>)[name];
         if (typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
-          wrong.push({ instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: 'integer' }, message: 'must be an integer written in decimal digits' });
+          wrong.push({
+            instancePath: `/${name}`,
+            schemaPath: `#/properties/${name}/type`,
+            keyword: 'type',
+            params: { type: 'integer' },
+            message: 'must be an integer written in decimal digits',
+          });
         }
       }
     }

@@ -44,7 +44,11 @@ describe('message catalogues', () => {
     delete broken['dashboard.hello'];
     broken['dashboard.bye'] = 'Tschüss';
     broken['attempt.progress'] = '{answered} von {all} beantwortet';
-    assert.deepEqual(catalogueProblems(english, broken).sort(), ['attempt.progress: placeholders {all,answered} instead of {answered,total}', 'extra dashboard.bye', 'missing dashboard.hello']);
+    assert.deepEqual(catalogueProblems(english, broken).sort(), [
+      'attempt.progress: placeholders {all,answered} instead of {answered,total}',
+      'extra dashboard.bye',
+      'missing dashboard.hello',
+    ]);
   });
 
   it('every message of every catalogue parses', () => {

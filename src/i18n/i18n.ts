@@ -95,7 +95,11 @@ export function tHtml(lang: Lang, key: MessageKey, params: Record<string, string
 /** The messages portal.js shows, for its language (it reads them from the page, not from a request). */
 export function scriptMessages(lang: Lang): Record<string, string> {
   const catalogue = CATALOGUES[lang];
-  return Object.fromEntries(Object.entries(catalogue).filter(([key]) => key.startsWith('script.')).map(([key, value]) => [key.slice('script.'.length), value]));
+  return Object.fromEntries(
+    Object.entries(catalogue)
+      .filter(([key]) => key.startsWith('script.'))
+      .map(([key, value]) => [key.slice('script.'.length), value]),
+  );
 }
 
 /** A number for the language: `digits` decimals, never rounded up (99.96 % shows as 99.9 %, not 100.0 %). */

@@ -285,24 +285,20 @@ export async function portalRoutes(
     return reply.redirect(back, 303);
   });
 
-  app.post<{ Body: { token?: unknown } }>(
-    '/portal/api/session',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      // Login CSRF: another site must not sign a visitor into a session of its choosing.
-      checkSameOrigin(request, origin);
-      const token = typeof request.body?.token === 'string' ? request.body.token : '';
-      const opened = await openSession(db, token);
-      const lang = requestLanguage(request);
-      if (opened.kind === 'used') throw new Problem('conflict', t(lang, 'linkUsed.message'));
-      if (opened.kind === 'invalid') {
-        await refusals.failed(request);
-        throw new Problem('unauthorized', t(lang, 'linkInvalid.why'));
-      }
-      setSessionCookie(reply, opened.value, opened.session.expiresAt, secure);
-      return { ok: true };
-    },
-  );
+  app.post<{ Body: { token?: unknown } }>('/portal/api/session', { schema: { hide: true } }, async (request, reply) => {
+    // Login CSRF: another site must not sign a visitor into a session of its choosing.
+    checkSameOrigin(request, origin);
+    const token = typeof request.body?.token === 'string' ? request.body.token : '';
+    const opened = await openSession(db, token);
+    const lang = requestLanguage(request);
+    if (opened.kind === 'used') throw new Problem('conflict', t(lang, 'linkUsed.message'));
+    if (opened.kind === 'invalid') {
+      await refusals.failed(request);
+      throw new Problem('unauthorized', t(lang, 'linkInvalid.why'));
+    }
+    setSessionCookie(reply, opened.value, opened.session.expiresAt, secure);
+    return { ok: true };
+  });
 
   app.get<{ Params: { slug: string }; Querystring: { q?: string } }>('/portal/a/:slug', async (request, reply) => {
     const s = await requireSession(request, reply);
@@ -517,7 +513,10 @@ export async function portalRoutes(
         body: {
           type: 'object',
           required: ['typed', 'intervals'],
-          properties: { typed: { type: 'string', maxLength: 10000, pattern: NO_NUL }, intervals: { type: 'array', maxItems: 20000, items: { type: 'number', minimum: 0, maximum: 3600000 } } },
+          properties: {
+            typed: { type: 'string', maxLength: 10000, pattern: NO_NUL },
+            intervals: { type: 'array', maxItems: 20000, items: { type: 'number', minimum: 0, maximum: 3600000 } },
+          },
         },
       },
     },

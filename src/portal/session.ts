@@ -109,4 +109,3 @@ export function checkCsrf(request: FastifyRequest, session: PortalSession, publi
   const given = typeof header === 'string' ? header : typeof field === 'string' ? field : '';
   if (!given || !secretsEqual(given, session.csrfToken)) throw new Problem('forbidden', 'The form is out of date: reload the page and try again');
 }
-

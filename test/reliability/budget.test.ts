@@ -46,11 +46,19 @@ describe('a request budget shared by two nodes through Redis', () => {
     );
     const ok = results.filter((r) => r.status === 200);
     const limited = results.filter((r) => r.status === 429);
-    figure(`budget ${BUDGET}/min over 2 nodes: ${REQUESTS} requests -> ${ok.length} x 200 (node 1: ${ok.filter((r) => r.node === 0).length}, node 2: ${ok.filter((r) => r.node === 1).length}), ${limited.length} x 429`);
+    figure(
+      `budget ${BUDGET}/min over 2 nodes: ${REQUESTS} requests -> ${ok.length} x 200 (node 1: ${ok.filter((r) => r.node === 0).length}, node 2: ${ok.filter((r) => r.node === 1).length}), ${limited.length} x 429`,
+    );
     assert.equal(ok.length + limited.length, REQUESTS, 'only 200 and 429');
     assert.equal(ok.length, BUDGET, 'exactly the budget succeeded, counted across both nodes');
     assert.ok(ok.some((r) => r.node === 0) && ok.some((r) => r.node === 1), 'both nodes served');
-    assert.ok(limited.every((r) => r.retryAfter !== null && /^\d+$/.test(r.retryAfter)), 'every 429 says when to retry');
-    assert.ok(results.every((r) => r.remaining !== null && /^"default";r=\d+;t=\d+$/.test(r.remaining)), 'every answer carries the RateLimit field');
+    assert.ok(
+      limited.every((r) => r.retryAfter !== null && /^\d+$/.test(r.retryAfter)),
+      'every 429 says when to retry',
+    );
+    assert.ok(
+      results.every((r) => r.remaining !== null && /^"default";r=\d+;t=\d+$/.test(r.remaining)),
+      'every answer carries the RateLimit field',
+    );
   });
 });

@@ -50,7 +50,10 @@ describe('SIGKILL during a burst of invites', () => {
       target.kill('SIGKILL');
       const statuses = await Promise.all(sent);
       failed += statuses.filter((s) => s === 0).length;
-      assert.ok(statuses.every((s) => s === 200 || s === 0), `only 200 or no answer: ${[...new Set(statuses)]}`);
+      assert.ok(
+        statuses.every((s) => s === 200 || s === 0),
+        `only 200 or no answer: ${[...new Set(statuses)]}`,
+      );
       await target.exited;
       node = await startNode(database.url);
     }
@@ -61,7 +64,9 @@ describe('SIGKILL during a burst of invites', () => {
               count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM invite_links l WHERE l.candidate_id = c.id)) AS without_link
          FROM candidates c`,
     );
-    figure(`crash: ${ROUNDS} rounds of SIGKILL during 200 concurrent invites: ${answeredEmails.length} answered 200, ${failed} cut by the kill; ${rows[0]!.candidates} candidates in the database, ${rows[0]!.partial} partial, ${rows[0]!.without_link} without a link`);
+    figure(
+      `crash: ${ROUNDS} rounds of SIGKILL during 200 concurrent invites: ${answeredEmails.length} answered 200, ${failed} cut by the kill; ${rows[0]!.candidates} candidates in the database, ${rows[0]!.partial} partial, ${rows[0]!.without_link} without a link`,
+    );
     assert.equal(rows[0]!.partial, '0', 'no candidate with only some of its invitations');
     assert.equal(rows[0]!.without_link, '0', 'no candidate without its link');
     const { rows: found } = await client.query<{ n: string }>('SELECT count(*) AS n FROM candidates WHERE email = ANY($1::text[])', [answeredEmails]);

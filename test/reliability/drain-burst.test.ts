@@ -115,11 +115,30 @@ for (const [title, env, runs] of [
           `10 more connections 100 ms after the signal: ${summary(during)}; /readyz then: ${[...new Set(rounds.map((r) => r.readyz.status || r.readyz.error))].join('/')}; exit ${[...new Set(rounds.map((r) => r.code))].join('/')}`,
       );
       assert.deepEqual(resets, Array(runs).fill(0), 'no connection of the burst was reset');
-      assert.deepEqual(before.filter((o) => o.status !== 200), [], 'every request of the burst was answered 200');
-      assert.deepEqual(during.filter((o) => o.status !== 200), [], 'connections made during SHUTDOWN_DELAY_MS were answered 200');
-      assert.ok(during.every((o) => o.connection === 'close'), 'answers while leaving say Connection: close');
-      assert.deepEqual(rounds.map((r) => r.readyz.status), Array(runs).fill(503), '/readyz says 503 once the signal came');
-      assert.deepEqual(rounds.map((r) => r.code), Array(runs).fill(0), 'npm start exits 0');
+      assert.deepEqual(
+        before.filter((o) => o.status !== 200),
+        [],
+        'every request of the burst was answered 200',
+      );
+      assert.deepEqual(
+        during.filter((o) => o.status !== 200),
+        [],
+        'connections made during SHUTDOWN_DELAY_MS were answered 200',
+      );
+      assert.ok(
+        during.every((o) => o.connection === 'close'),
+        'answers while leaving say Connection: close',
+      );
+      assert.deepEqual(
+        rounds.map((r) => r.readyz.status),
+        Array(runs).fill(503),
+        '/readyz says 503 once the signal came',
+      );
+      assert.deepEqual(
+        rounds.map((r) => r.code),
+        Array(runs).fill(0),
+        'npm start exits 0',
+      );
     });
   });
 }

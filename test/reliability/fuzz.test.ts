@@ -56,7 +56,31 @@ const utf8 = (text: string) => new Uint8Array(Buffer.from(text, 'utf8'));
 
 /** Strings with everything JSON can carry: Unicode, lone surrogates, control characters. */
 const nastyChar = fc.oneof(
-  fc.constantFrom('\u0000', '\u0001', '\u001f', '\u007f', '\n', '\r', '\t', '\u2028', '\u202e', '\ufeff', '\ufffd', '\ud800', '\udfff', '"', '\\', '<', '>', '&', "'", ',', '%', '@', ' '),
+  fc.constantFrom(
+    '\u0000',
+    '\u0001',
+    '\u001f',
+    '\u007f',
+    '\n',
+    '\r',
+    '\t',
+    '\u2028',
+    '\u202e',
+    '\ufeff',
+    '\ufffd',
+    '\ud800',
+    '\udfff',
+    '"',
+    '\\',
+    '<',
+    '>',
+    '&',
+    "'",
+    ',',
+    '%',
+    '@',
+    ' ',
+  ),
   fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
   fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
 );
@@ -66,12 +90,34 @@ const nastyString = fc.oneof(
   { weight: 1, arbitrary: fc.string({ maxLength: 300 }) },
   // Long strings: around the field limits and just past the 1 MB body limit.
   // n is the size of the string once in JSON, so that a body stays around 1.1 MB at most.
-  { weight: 1, arbitrary: fc.constantFrom(64, 255, 256, 1000, 10_000, 1_048_000, 1_100_000).chain((n) => fc.constantFrom('a', 'é', '\u0000', '😀').map((c) => c.repeat(Math.ceil(n / Buffer.byteLength(JSON.stringify(c).slice(1, -1)))))) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom(64, 255, 256, 1000, 10_000, 1_048_000, 1_100_000)
+      .chain((n) => fc.constantFrom('a', 'é', '\u0000', '😀').map((c) => c.repeat(Math.ceil(n / Buffer.byteLength(JSON.stringify(c).slice(1, -1)))))),
+  },
 );
 
 const email = fc.oneof(
   { weight: 5, arbitrary: fc.emailAddress() },
-  { weight: 2, arbitrary: fc.constantFrom('Fuzz@Example.com', 'fuzz@example.com', 'FUZZ@EXAMPLE.COM', 'a@b', '@', 'a@', '@b.c', 'a b@c.d', 'a@b@c.d', 'x'.repeat(300) + '@e.com', 'ü@é.com', 'a@b.c\n', ' a@b.c ') },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      'Fuzz@Example.com',
+      'fuzz@example.com',
+      'FUZZ@EXAMPLE.COM',
+      'a@b',
+      '@',
+      'a@',
+      '@b.c',
+      'a b@c.d',
+      'a@b@c.d',
+      'x'.repeat(300) + '@e.com',
+      'ü@é.com',
+      'a@b.c\n',
+      ' a@b.c ',
+    ),
+  },
   { weight: 2, arbitrary: nastyString.map((s) => `${s}@example.com`) },
   { weight: 1, arbitrary: nastyString },
 );
@@ -107,14 +153,35 @@ const nestedText = (levels: number, objects: boolean) => {
 const deepInvite = fc
   .tuple(fc.constantFrom(MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH - 1, MAX_JSON_DEPTH, 100, 1000, 5000, 20_000), fc.boolean(), fc.constantFrom('extra', 'firstName', 'assessments'))
   .map(([levels, objects, field]) => {
-    const body = JSON.stringify({ email: 'deep@example.com', firstName: 'Dee', lastName: 'Pest', assessments: ['alpha'], [field]: 0 }).replace(`"${field}":0`, `"${field}":${nestedText(levels, objects)}`);
+    const body = JSON.stringify({ email: 'deep@example.com', firstName: 'Dee', lastName: 'Pest', assessments: ['alpha'], [field]: 0 }).replace(
+      `"${field}":0`,
+      `"${field}":${nestedText(levels, objects)}`,
+    );
     // The body object is level 1.
     return { bytes: utf8(body), note: `deep nesting ${levels + 1}`, tooDeep: levels + 1 > MAX_JSON_DEPTH };
   });
 
 /** Query parameters no /v1 route declares: typos, other cases, array syntax. */
 const unknownParam = fc.oneof(
-  fc.constantFrom('sendinvite', 'SendInvite', 'send_invite', 'candidateIds[]', 'assessmentIds[0]', 'candidateid', 'assessmentID', 'limt', 'Limit', 'curser', 'page', 'offset', 'x', 'instance', 'api_key', '__proto__', 'constructor'),
+  fc.constantFrom(
+    'sendinvite',
+    'SendInvite',
+    'send_invite',
+    'candidateIds[]',
+    'assessmentIds[0]',
+    'candidateid',
+    'assessmentID',
+    'limt',
+    'Limit',
+    'curser',
+    'page',
+    'offset',
+    'x',
+    'instance',
+    'api_key',
+    '__proto__',
+    'constructor',
+  ),
   fc.string({ unit: fc.constantFrom('a', 'b', 'Z', '_', '-', '[', ']', '.'), minLength: 1, maxLength: 12 }),
 );
 
@@ -153,14 +220,12 @@ function inviteBody(slugs: string[], emails: fc.Arbitrary<string>) {
     { weight: 14, arbitrary: valid },
     {
       weight: 3,
-      arbitrary: fc
-        .tuple(valid, fc.constantFrom('email', 'firstName', 'lastName', 'assessments'), anyJson, fc.boolean())
-        .map(([body, field, value, drop]) => {
-          const copy: Record<string, unknown> = { ...body };
-          if (drop) delete copy[field];
-          else copy[field] = value;
-          return copy;
-        }),
+      arbitrary: fc.tuple(valid, fc.constantFrom('email', 'firstName', 'lastName', 'assessments'), anyJson, fc.boolean()).map(([body, field, value, drop]) => {
+        const copy: Record<string, unknown> = { ...body };
+        if (drop) delete copy[field];
+        else copy[field] = value;
+        return copy;
+      }),
     },
     { weight: 1, arbitrary: fc.tuple(valid, nastyString, anyJson).map(([body, k, v]) => ({ ...body, [k]: v })) },
     { weight: 1, arbitrary: anyJson },
@@ -175,7 +240,23 @@ function bodyBytes(json: fc.Arbitrary<unknown>): fc.Arbitrary<{ bytes: Uint8Arra
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }).map((b) => ({ bytes: b, note: 'random bytes' })) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('{"email":"\xff\xfe@x.com"}', '{"email": "a@b.c", "firstName": "\xc3\x28"}', '{', '{"a":}', 'null', '', ' ', '"x"', '[]', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}', '{"email":"a@b.c","email":"c@d.e"}', 'email=a@b.c&firstName=x').map((s) => ({ bytes: new Uint8Array(Buffer.from(s, 'latin1')), note: 'raw' })),
+      arbitrary: fc
+        .constantFrom(
+          '{"email":"\xff\xfe@x.com"}',
+          '{"email": "a@b.c", "firstName": "\xc3\x28"}',
+          '{',
+          '{"a":}',
+          'null',
+          '',
+          ' ',
+          '"x"',
+          '[]',
+          '{"__proto__":{"x":1}}',
+          '{"constructor":{"prototype":{}}}',
+          '{"email":"a@b.c","email":"c@d.e"}',
+          'email=a@b.c&firstName=x',
+        )
+        .map((s) => ({ bytes: new Uint8Array(Buffer.from(s, 'latin1')), note: 'raw' })),
     },
   );
 }
@@ -224,11 +305,41 @@ function encode(bytes: Uint8Array, encoding: string | undefined, honest: boolean
 function credentialHeaders(ctx: Context) {
   const apiKey = fc.oneof(
     { weight: 20, arbitrary: fc.constant<string | undefined>(ctx.key) },
-    { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, '', ctx.revokedKey, ctx.otherKey, ctx.key + 'x', ctx.key.slice(0, -1), ctx.key.toUpperCase(), ' ' + ctx.key, 'ak_live_' + 'z'.repeat(40), 'x'.repeat(5000), 'key\u00e9') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<string | undefined>(
+        undefined,
+        '',
+        ctx.revokedKey,
+        ctx.otherKey,
+        ctx.key + 'x',
+        ctx.key.slice(0, -1),
+        ctx.key.toUpperCase(),
+        ' ' + ctx.key,
+        'ak_live_' + 'z'.repeat(40),
+        'x'.repeat(5000),
+        'key\u00e9',
+      ),
+    },
   );
   const instance = fc.oneof(
     { weight: 20, arbitrary: fc.constant<string | undefined>(ctx.instance) },
-    { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, '', ctx.otherInstance, ctx.instance.toUpperCase(), ` ${ctx.instance}`, `${ctx.instance},${ctx.instance}`, 'nope', '..', 'a'.repeat(300), '%00', 'ünï') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<string | undefined>(
+        undefined,
+        '',
+        ctx.otherInstance,
+        ctx.instance.toUpperCase(),
+        ` ${ctx.instance}`,
+        `${ctx.instance},${ctx.instance}`,
+        'nope',
+        '..',
+        'a'.repeat(300),
+        '%00',
+        'ünï',
+      ),
+    },
   );
   return fc.record({ apiKey, instance }).map(({ apiKey, instance }) => {
     const headers: Record<string, string> = {};
@@ -259,7 +370,10 @@ const idList = (ctx: Context) =>
   fc.oneof(
     { weight: 4, arbitrary: fc.subarray(ctx.candidateIds).map((ids) => ids.join(',')) },
     { weight: 2, arbitrary: fc.array(fc.uuid(), { maxLength: 10 }).map((ids) => ids.join(',')) },
-    { weight: 1, arbitrary: fc.constantFrom('', ',', ',,,', 'not-a-uuid', '00000000-0000-0000-0000-000000000000', 'alpha,beta', 'alpha,,beta', '%', '%zz', '%00', '%E9', '%C3%A9', '%2C', '+') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('', ',', ',,,', 'not-a-uuid', '00000000-0000-0000-0000-000000000000', 'alpha,beta', 'alpha,,beta', '%', '%zz', '%00', '%E9', '%C3%A9', '%2C', '+'),
+    },
     // Short ids around the 500 limit (500 UUIDs would pass Node's 16 KB header limit: 431).
     { weight: 1, arbitrary: fc.constantFrom(499, 500, 501, 600).map((n) => Array.from({ length: n }, (_, i) => `c${i}`).join(',')) },
     { weight: 1, arbitrary: fc.array(fc.uuid(), { minLength: 200, maxLength: 300 }).map((ids) => ids.join(',')) },
@@ -269,25 +383,50 @@ const idList = (ctx: Context) =>
 
 function scoreRequest(ctx: Context): fc.Arbitrary<Spec> {
   const param = fc.record({ name: fc.constantFrom('candidateIds', 'assessmentIds', 'candidateIds[]', 'other', ''), value: idList(ctx), raw: fc.boolean() });
-  return fc.tuple(fc.array(param, { maxLength: 4 }), credentialHeaders(ctx), fc.oneof({ weight: 20, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: fc.constant('HEAD') }, { weight: 1, arbitrary: method('GET', ['POST', 'DELETE']) })).map(([params, headers, method]) => {
-    const query = params.map((p) => (p.raw ? `${p.name}=${p.value}` : `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`)).join('&');
-    return { method, path: `/v1/score${query ? '?' + query : ''}`, headers, note: 'score' };
-  });
+  return fc
+    .tuple(
+      fc.array(param, { maxLength: 4 }),
+      credentialHeaders(ctx),
+      fc.oneof({ weight: 20, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: fc.constant('HEAD') }, { weight: 1, arbitrary: method('GET', ['POST', 'DELETE']) }),
+    )
+    .map(([params, headers, method]) => {
+      const query = params.map((p) => (p.raw ? `${p.name}=${p.value}` : `${encodeURIComponent(p.name)}=${encodeURIComponent(p.value)}`)).join('&');
+      return { method, path: `/v1/score${query ? '?' + query : ''}`, headers, note: 'score' };
+    });
 }
 
 function assessmentRequest(ctx: Context): fc.Arbitrary<Spec> {
   return fc
-    .tuple(credentialHeaders(ctx), fc.constantFrom('', '?', '?x=1', '?limit=-1', '?instance=other', '?%zz', '?a=%00'), fc.oneof({ weight: 20, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: fc.constant('HEAD') }, { weight: 1, arbitrary: method('GET', ['PUT', 'OPTIONS']) }))
+    .tuple(
+      credentialHeaders(ctx),
+      fc.constantFrom('', '?', '?x=1', '?limit=-1', '?instance=other', '?%zz', '?a=%00'),
+      fc.oneof({ weight: 20, arbitrary: fc.constant('GET') }, { weight: 1, arbitrary: fc.constant('HEAD') }, { weight: 1, arbitrary: method('GET', ['PUT', 'OPTIONS']) }),
+    )
     .map(([headers, query, method]) => ({ method, path: `/v1/assessment${query}`, headers, note: 'assessment list' }));
 }
 
 function inviteRequest(ctx: Context): fc.Arbitrary<Spec> {
   const slugs = ['alpha', 'beta'];
   // A pool of e-mails so that re-invites and case variants of the same person happen often.
-  const emails = fc.oneof({ weight: 2, arbitrary: fc.integer({ min: 0, max: 40 }).chain((i) => fc.constantFrom(`pool${i}@example.com`, `POOL${i}@Example.COM`)) }, { weight: 3, arbitrary: email });
+  const emails = fc.oneof(
+    { weight: 2, arbitrary: fc.integer({ min: 0, max: 40 }).chain((i) => fc.constantFrom(`pool${i}@example.com`, `POOL${i}@Example.COM`)) },
+    { weight: 3, arbitrary: email },
+  );
   const sendInvite = fc.oneof(
     { weight: 8, arbitrary: fc.constantFrom('?sendInvite=false', '', '?sendInvite=true') },
-    { weight: 2, arbitrary: fc.constantFrom('?sendInvite=', '?sendInvite=yes', '?sendInvite=1', '?sendInvite=false&sendInvite=true', '?sendInvite=%00', '?sendInvite=FALSE', '?sendinvite=false', '?sendInvite=false&x=%zz') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '?sendInvite=',
+        '?sendInvite=yes',
+        '?sendInvite=1',
+        '?sendInvite=false&sendInvite=true',
+        '?sendInvite=%00',
+        '?sendInvite=FALSE',
+        '?sendinvite=false',
+        '?sendInvite=false&x=%zz',
+      ),
+    },
   );
   return fc
     .tuple(
@@ -322,20 +461,36 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
     if (mode === 'other-csrf') headers['x-csrf-token'] = ctx.sessions.find((o) => o.csrf !== s.csrf)?.csrf ?? 'x';
     return { s, headers };
   });
-  const slug = (s: Session) => fc.oneof({ weight: 6, arbitrary: fc.constant(s.slug) }, { weight: 1, arbitrary: fc.constantFrom('alpha', 'beta', 'nope', 'ALPHA', '%00', '%E9', 'a'.repeat(200), '..%2F..') });
-  const questionId = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('q1', 'q2', 'q3', 'q4', 'q5') }, { weight: 1, arbitrary: fc.constantFrom('q0', 'Q1', '%00', '%E9%80', 'a'.repeat(300), '__proto__', 'constructor') });
+  const slug = (s: Session) =>
+    fc.oneof({ weight: 6, arbitrary: fc.constant(s.slug) }, { weight: 1, arbitrary: fc.constantFrom('alpha', 'beta', 'nope', 'ALPHA', '%00', '%E9', 'a'.repeat(200), '..%2F..') });
+  const questionId = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('q1', 'q2', 'q3', 'q4', 'q5') },
+    { weight: 1, arbitrary: fc.constantFrom('q0', 'Q1', '%00', '%E9%80', 'a'.repeat(300), '__proto__', 'constructor') },
+  );
   const answerValue = fc.oneof(
     { weight: 5, arbitrary: fc.constantFrom<unknown>(0, 1, [0, 2], [1], '1250', 'an answer', '0', ['0', '2'], '', 99, -1, [0, 0]) },
     { weight: 2, arbitrary: anyJson },
   );
   const answer = fc.oneof({ weight: 4, arbitrary: answerValue.map((value) => ({ value })) }, { weight: 1, arbitrary: anyJson });
   const signal = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ kind: fc.oneof(fc.constantFrom('focus-lost', 'paste', 'copy', 'visibility', 'fullscreen-exit'), nastyString), detail: fc.oneof(fc.constant(''), nastyString) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.oneof(fc.constantFrom('focus-lost', 'paste', 'copy', 'visibility', 'fullscreen-exit'), nastyString),
+        detail: fc.oneof(fc.constant(''), nastyString),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ kind: anyJson, detail: anyJson }, { requiredKeys: [] }) },
     { weight: 1, arbitrary: anyJson },
   );
   const typing = fc.oneof(
-    { weight: 4, arbitrary: fc.record({ typed: fc.oneof(fc.constant('The quick brown fox'), nastyString), intervals: fc.array(fc.oneof(fc.integer({ min: 0, max: 2000 }), fc.double()), { maxLength: 50 }) }) },
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        typed: fc.oneof(fc.constant('The quick brown fox'), nastyString),
+        intervals: fc.array(fc.oneof(fc.integer({ min: 0, max: 2000 }), fc.double()), { maxLength: 50 }),
+      }),
+    },
     { weight: 1, arbitrary: fc.record({ typed: fc.string(), intervals: fc.array(fc.integer({ min: -10, max: 1_000_000 }), { minLength: 1000, maxLength: 20_000 }) }) },
     { weight: 1, arbitrary: fc.record({ typed: anyJson, intervals: anyJson }, { requiredKeys: [] }) },
     { weight: 1, arbitrary: anyJson },
@@ -346,14 +501,36 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
       {
         weight: 6,
         arbitrary: fc
-          .record({ value: fc.oneof(fc.constantFrom('0', '1', '2', '1250', 'an answer', ''), nastyString), go: fc.constantFrom('next', 'back', 'review', 'x', '') }, { requiredKeys: [] })
+          .record(
+            { value: fc.oneof(fc.constantFrom('0', '1', '2', '1250', 'an answer', ''), nastyString), go: fc.constantFrom('next', 'back', 'review', 'x', '') },
+            { requiredKeys: [] },
+          )
           .map((fields) => utf8(new URLSearchParams({ ...fields, _csrf: s.csrf }).toString())),
       },
       { weight: 1, arbitrary: nastyString.map((raw) => utf8(raw)) },
       { weight: 1, arbitrary: fc.uint8Array({ maxLength: 200 }) },
     );
-  const questionNumber = fc.oneof({ weight: 6, arbitrary: fc.constantFrom('1', '2', '3', '4', '5') }, { weight: 1, arbitrary: fc.constantFrom('0', '99', '-1', 'abc', '%00', '1e3', '9'.repeat(30)) });
-  const endpoint = fc.constantFrom('answer', 'answer', 'answer', 'signal', 'signal', 'typing-start', 'typing', 'typing', 'session', 'dashboard', 'page', 'form-answer', 'form-answer', 'start', 'submit');
+  const questionNumber = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('1', '2', '3', '4', '5') },
+    { weight: 1, arbitrary: fc.constantFrom('0', '99', '-1', 'abc', '%00', '1e3', '9'.repeat(30)) },
+  );
+  const endpoint = fc.constantFrom(
+    'answer',
+    'answer',
+    'answer',
+    'signal',
+    'signal',
+    'typing-start',
+    'typing',
+    'typing',
+    'session',
+    'dashboard',
+    'page',
+    'form-answer',
+    'form-answer',
+    'start',
+    'submit',
+  );
   return fc
     .tuple(auth, endpoint, contentType, contentEncoding, fc.boolean(), fc.oneof({ weight: 150, arbitrary: fc.constant('std') }, { weight: 1, arbitrary: fc.constant('odd') }))
     .chain(([{ s, headers }, which, type, encoding, honest, methodMode]) => {
@@ -368,14 +545,32 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
           }),
         );
       const form = (path: string) =>
-        fc.tuple(formFields(s), fc.constantFrom<string | undefined>('application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', 'application/x-www-form-urlencoded', 'text/plain', undefined, 'multipart/form-data')).map(
-          ([bytes, type]): Spec => ({ method: methodMode === 'odd' ? 'PUT' : 'POST', path, headers: { ...headers, ...(type ? { 'content-type': type } : {}) }, body: bytes, note: `portal ${which} form` }),
-        );
+        fc
+          .tuple(
+            formFields(s),
+            fc.constantFrom<string | undefined>(
+              'application/x-www-form-urlencoded',
+              'application/x-www-form-urlencoded',
+              'application/x-www-form-urlencoded',
+              'text/plain',
+              undefined,
+              'multipart/form-data',
+            ),
+          )
+          .map(([bytes, type]): Spec => ({
+            method: methodMode === 'odd' ? 'PUT' : 'POST',
+            path,
+            headers: { ...headers, ...(type ? { 'content-type': type } : {}) },
+            body: bytes,
+            note: `portal ${which} form`,
+          }));
       switch (which) {
         case 'dashboard':
           return fc.constant<Spec>({ method: 'GET', path: '/portal/', headers, note: 'portal dashboard' });
         case 'page':
-          return fc.tuple(slug(s), fc.constantFrom('', '?q=1', '?q=99', '?q=abc', '?q=%00')).map(([sl, q]): Spec => ({ method: 'GET', path: `/portal/a/${sl}${q}`, headers, note: 'portal page' }));
+          return fc
+            .tuple(slug(s), fc.constantFrom('', '?q=1', '?q=99', '?q=abc', '?q=%00'))
+            .map(([sl, q]): Spec => ({ method: 'GET', path: `/portal/a/${sl}${q}`, headers, note: 'portal page' }));
         case 'form-answer':
           return fc.tuple(slug(s), questionNumber).chain(([sl, n]) => form(`/portal/a/${sl}/q/${n}`));
         case 'start':
@@ -391,7 +586,11 @@ function portalRequest(ctx: Context): fc.Arbitrary<Spec> {
         case 'typing':
           return slug(s).chain((sl) => base('POST', `/portal/api/a/${sl}/typing`, typing));
         default:
-          return base('POST', '/portal/api/session', fc.oneof(fc.record({ token: fc.oneof(fc.constantFrom(...ctx.tokens), fc.base64String({ maxLength: 60 }), nastyString) }), anyJson));
+          return base(
+            'POST',
+            '/portal/api/session',
+            fc.oneof(fc.record({ token: fc.oneof(fc.constantFrom(...ctx.tokens), fc.base64String({ maxLength: 60 }), nastyString) }), anyJson),
+          );
       }
     });
 }
@@ -440,7 +639,8 @@ function verdict(spec: Spec, outcome: Outcome): string | undefined {
       return `${outcome.status} problem that is not JSON`;
     }
     if (problem.status !== outcome.status) return `${outcome.status} problem says status ${String(problem.status)}`;
-    if (typeof problem.type !== 'string' || typeof problem.title !== 'string' || typeof problem.requestId !== 'string') return `${outcome.status} problem without type/title/requestId`;
+    if (typeof problem.type !== 'string' || typeof problem.title !== 'string' || typeof problem.requestId !== 'string')
+      return `${outcome.status} problem without type/title/requestId`;
   }
   return undefined;
 }
@@ -474,7 +674,10 @@ export const INVARIANTS: { name: string; sql: string }[] = [
           WHERE c.instance_id <> i.instance_id OR a.instance_id <> i.instance_id`,
   },
   { name: 'no candidate without an invitation', sql: `SELECT count(*)::int AS n FROM candidates c WHERE NOT EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id)` },
-  { name: 'e-mails unique per instance whatever their case', sql: `SELECT count(*)::int AS n FROM (SELECT 1 FROM candidates GROUP BY instance_id, lower(email) HAVING count(*) > 1) d` },
+  {
+    name: 'e-mails unique per instance whatever their case',
+    sql: `SELECT count(*)::int AS n FROM (SELECT 1 FROM candidates GROUP BY instance_id, lower(email) HAVING count(*) > 1) d`,
+  },
   {
     name: 'no attempt or invitation finished before it started',
     sql: `SELECT (SELECT count(*) FROM attempts WHERE finished_at < started_at) + (SELECT count(*) FROM invitations WHERE finished_at < started_at)::int AS n`,
@@ -490,7 +693,7 @@ export const INVARIANTS: { name: string; sql: string }[] = [
     sql: `SELECT count(*)::int AS n FROM invite_links l LEFT JOIN candidates c ON c.id = l.candidate_id WHERE c.id IS NULL OR c.instance_id <> l.instance_id`,
   },
   {
-    name: "every link opens only invitations of its candidate",
+    name: 'every link opens only invitations of its candidate',
     sql: `SELECT count(*)::int AS n FROM invite_links l, unnest(l.assessment_ids) AS a(id)
           WHERE NOT EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = l.candidate_id AND i.assessment_id = a.id)`,
   },
@@ -536,7 +739,16 @@ describe('fuzzing the public and portal APIs of a real node', () => {
       const started = await fetch(`${node.url}/portal/a/${s.slug}/start`, { method: 'POST', redirect: 'manual', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
       assert.ok(started.status < 400, `start: ${started.status}`);
     }
-    ctx = { instance: main.instance, otherInstance: other.instance, key: main.key, otherKey: other.key, revokedKey, sessions, candidateIds: sessions.map((s) => s.candidateId), tokens: sessions.map((s) => s.token) };
+    ctx = {
+      instance: main.instance,
+      otherInstance: other.instance,
+      key: main.key,
+      otherKey: other.key,
+      revokedKey,
+      sessions,
+      candidateIds: sessions.map((s) => s.candidateId),
+      tokens: sessions.map((s) => s.token),
+    };
   });
   after(async () => {
     await node?.stop();
@@ -560,7 +772,10 @@ describe('fuzzing the public and portal APIs of a real node', () => {
           try {
             const outcome = await send(node, spec);
             histogram.set(outcome.status, (histogram.get(outcome.status) ?? 0) + 1);
-            const endpoint = spec.note.split(' ').slice(0, spec.note.startsWith('portal') ? 2 : 1).join(' ');
+            const endpoint = spec.note
+              .split(' ')
+              .slice(0, spec.note.startsWith('portal') ? 2 : 1)
+              .join(' ');
             const counts = reached.get(endpoint) ?? { sent: 0, ok: 0 };
             counts.sent++;
             if (outcome.status < 300) counts.ok++;
@@ -583,11 +798,19 @@ describe('fuzzing the public and portal APIs of a real node', () => {
       }),
     );
     const seconds = (Date.now() - began) / 1000;
-    const statuses = [...histogram.entries()].sort(([a], [b]) => a - b).map(([s, n]) => `${s === CLOSED ? 'closed-over-1MB' : s}:${n}`).join(' ');
+    const statuses = [...histogram.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([s, n]) => `${s === CLOSED ? 'closed-over-1MB' : s}:${n}`)
+      .join(' ');
     const fivexx = [...histogram.entries()].filter(([s]) => s >= 500).reduce((sum, [, n]) => sum + n, 0);
     figure(`fuzz: ${sent} requests (seed ${SEED}) in ${seconds.toFixed(0)} s, ${(sent / seconds).toFixed(0)} req/s, concurrency ${CONCURRENCY}`);
     figure(`fuzz: statuses ${statuses}`);
-    figure(`fuzz: per endpoint (2xx/sent) ${[...reached.entries()].sort().map(([e, c]) => `${e} ${c.ok}/${c.sent}`).join(', ')}`);
+    figure(
+      `fuzz: per endpoint (2xx/sent) ${[...reached.entries()]
+        .sort()
+        .map(([e, c]) => `${e} ${c.ok}/${c.sent}`)
+        .join(', ')}`,
+    );
     figure(`fuzz: ${fivexx} x 5xx, ${failures.length} failed checks`);
 
     const health = await fetch(`${node.url}/healthz`);

@@ -27,11 +27,16 @@ describe('two nodes on one PostgreSQL', () => {
   it('apply each migration once when they start together on an empty database', async () => {
     const began = Date.now();
     // Info logs: the sweep test below reads how many attempts each node completed.
-    nodes.push(...(await Promise.all([startNode(database.url, { SWEEP_EVERY_MS: '200', LOG_LEVEL: 'info' }), startNode(database.url, { SWEEP_EVERY_MS: '200', LOG_LEVEL: 'info' })])));
+    nodes.push(
+      ...(await Promise.all([startNode(database.url, { SWEEP_EVERY_MS: '200', LOG_LEVEL: 'info' }), startNode(database.url, { SWEEP_EVERY_MS: '200', LOG_LEVEL: 'info' })])),
+    );
     figure(`two nodes started together on an empty database, both ready in ${Date.now() - began} ms`);
     const { rows } = await client.query<{ version: number; n: string }>('SELECT version, count(*) AS n FROM schema_migrations GROUP BY version ORDER BY version');
     assert.ok(rows.length >= 3);
-    assert.ok(rows.every((r) => r.n === '1'), JSON.stringify(rows));
+    assert.ok(
+      rows.every((r) => r.n === '1'),
+      JSON.stringify(rows),
+    );
     figure(`migrations applied once each across two nodes: ${rows.length} versions, ${rows.length} rows`);
   });
 
@@ -74,7 +79,9 @@ describe('two nodes on one PostgreSQL', () => {
          LEFT JOIN invitations i ON i.candidate_id = c.id WHERE n.name = $1`,
       [instance],
     );
-    figure(`50 concurrent invites of one e-mail over 2 nodes: ${responses.filter((r) => r.status === 200).length} x 200, ${rows[0]!.candidates} candidate, ${rows[0]!.invitations} invitations, ${ids.size} distinct candidateId`);
+    figure(
+      `50 concurrent invites of one e-mail over 2 nodes: ${responses.filter((r) => r.status === 200).length} x 200, ${rows[0]!.candidates} candidate, ${rows[0]!.invitations} invitations, ${ids.size} distinct candidateId`,
+    );
     assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
     assert.equal(ids.size, 1);
     assert.deepEqual(rows[0], { candidates: '1', invitations: '2' });

@@ -48,23 +48,41 @@ describe('PostgreSQL stopped under load', () => {
     const unavailable = outcomes.filter((o) => o.status === 503);
     const failed = outcomes.filter((o) => o.status !== 200 && o.status !== 503);
     const max = Math.max(...outcomes.map((o) => o.ms));
-    figure(`outage: ${outcomes.length} requests (${during.length} while PostgreSQL was down): ${outcomes.length - unavailable.length - failed.length} x 200, ${unavailable.length} x 503, ${failed.length} other`);
-    figure(`outage: latency p50 ${percentile(outcomes.map((o) => o.ms), 50)} ms, p99 ${percentile(outcomes.map((o) => o.ms), 99)} ms, max ${max} ms; during the outage max ${Math.max(0, ...during.map((o) => o.ms))} ms`);
+    figure(
+      `outage: ${outcomes.length} requests (${during.length} while PostgreSQL was down): ${outcomes.length - unavailable.length - failed.length} x 200, ${unavailable.length} x 503, ${failed.length} other`,
+    );
+    figure(
+      `outage: latency p50 ${percentile(
+        outcomes.map((o) => o.ms),
+        50,
+      )} ms, p99 ${percentile(
+        outcomes.map((o) => o.ms),
+        99,
+      )} ms, max ${max} ms; during the outage max ${Math.max(0, ...during.map((o) => o.ms))} ms`,
+    );
     figure(`outage: first 200 after restart ${recoveredAt ? recoveredAt - restartedAt : 'never'} ms after PostgreSQL was started again (no node restart)`);
 
     assert.deepEqual(failed.slice(0, 5), [], 'only 200 and 503');
     assert.ok(during.length > 0 && unavailable.length > 0, 'requests were made and refused during the outage');
-    assert.ok(unavailable.every((o) => o.problem && o.retryAfter && /^\d+$/.test(o.retryAfter)), '503s are problems with Retry-After');
+    assert.ok(
+      unavailable.every((o) => o.problem && o.retryAfter && /^\d+$/.test(o.retryAfter)),
+      '503s are problems with Retry-After',
+    );
     assert.ok(max <= 2000, `every request answered within 2 s (max ${max} ms)`);
     assert.ok(recoveredAt > 0, 'the node served again after PostgreSQL came back');
 
     // The outage is in the log as its beginning and its end, not as a line per refused request.
-    const lines = node.output().split('\n').filter((line) => line.startsWith('{'));
+    const lines = node
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'));
     const said = (msg: string) => lines.filter((line) => (JSON.parse(line) as { msg?: string }).msg === msg).length;
     const downs = said('database unreachable: requests are answered 503 until it is back');
     const ups = said('database reachable again');
     const perRequest = said('database unavailable');
-    figure(`outage: the log says ${downs} x "database unreachable", ${ups} x "database reachable again", ${perRequest} x "database unavailable" for ${unavailable.length} requests answered 503 (LOG_LEVEL=warn)`);
+    figure(
+      `outage: the log says ${downs} x "database unreachable", ${ups} x "database reachable again", ${perRequest} x "database unavailable" for ${unavailable.length} requests answered 503 (LOG_LEVEL=warn)`,
+    );
     assert.ok(downs >= 1 && ups === downs, 'each outage logged begins and ends');
     assert.ok(perRequest < unavailable.length / 10, 'no line per request that failed fast');
 
@@ -82,7 +100,10 @@ describe('PostgreSQL stopped under load', () => {
       const missing = answered.filter((o) => !byEmail.has(o.email!));
       const partial = rows.filter((r) => r.invitations !== '2' || r.links !== '1');
       figure(`outage: ${answered.length} invites answered 200, ${missing.length} missing, ${partial.length} partial in the database`);
-      assert.deepEqual(missing.map((o) => o.email), []);
+      assert.deepEqual(
+        missing.map((o) => o.email),
+        [],
+      );
       assert.deepEqual(partial, []);
       const { rows: orphans } = await client.query(`SELECT c.id FROM candidates c WHERE NOT EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id)`);
       assert.deepEqual(orphans, [], 'no candidate without invitations (no half-written invite)');

@@ -39,7 +39,9 @@ describe('SIGTERM under keep-alive load', () => {
     const refused = outcomes.filter((o) => o.status === 0 && /ECONNREFUSED/.test(o.error ?? ''));
     const cut = outcomes.filter((o) => o.status === 0 && !/ECONNREFUSED/.test(o.error ?? ''));
     const late503 = after.filter((o) => o.status === 503);
-    figure(`SIGTERM: exit code ${code} after ${exitMs} ms; ${outcomes.length} requests: ${whole.length} whole answers (${late503.length} x 503 while draining), ${refused.length} refused to connect, ${cut.length} cut off`);
+    figure(
+      `SIGTERM: exit code ${code} after ${exitMs} ms; ${outcomes.length} requests: ${whole.length} whole answers (${late503.length} x 503 while draining), ${refused.length} refused to connect, ${cut.length} cut off`,
+    );
     assert.equal(code, 0);
     assert.ok(exitMs < 10_000, `exited in ${exitMs} ms`);
     assert.deepEqual(

@@ -134,7 +134,12 @@ describe('a soak of mixed load on a real node', () => {
         const json = { ...headers, 'content-type': 'application/json' };
         const started = await call('portal start', '/portal/a/alpha/start', { method: 'POST', headers });
         expect('portal start', started.status, 303, started.text);
-        for (const [q, value] of [['q1', 1], ['q2', [0, 2]], ['q3', '1250'], ['q4', 'I listened and fixed it.']] as const) {
+        for (const [q, value] of [
+          ['q1', 1],
+          ['q2', [0, 2]],
+          ['q3', '1250'],
+          ['q4', 'I listened and fixed it.'],
+        ] as const) {
           const saved = await call('portal answer', `/portal/api/a/alpha/answers/${q}`, { method: 'PUT', headers: json, body: JSON.stringify({ value }) });
           expect('portal answer', saved.status, 204, saved.text);
         }
@@ -174,8 +179,12 @@ describe('a soak of mixed load on a real node', () => {
     const p = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
     const third = Math.max(1, Math.floor(rss.length / 3));
     const growth = mean(rss.slice(-third)) - mean(rss.slice(0, third));
-    figure(`soak: ${latencies.length} requests in ${seconds.toFixed(0)} s, ${(latencies.length / seconds).toFixed(0)} req/s, p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms, ${flows} portal flows, ${failures.length} failures`);
-    figure(`soak: RSS start ${rss[0]!.toFixed(0)} MB, end ${rss[rss.length - 1]!.toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB, growth first->last third ${growth.toFixed(1)} MB (${rss.length} samples, limit ${RSS_LIMIT_MB} MB)`);
+    figure(
+      `soak: ${latencies.length} requests in ${seconds.toFixed(0)} s, ${(latencies.length / seconds).toFixed(0)} req/s, p50 ${p(0.5).toFixed(1)} ms, p99 ${p(0.99).toFixed(1)} ms, ${flows} portal flows, ${failures.length} failures`,
+    );
+    figure(
+      `soak: RSS start ${rss[0]!.toFixed(0)} MB, end ${rss[rss.length - 1]!.toFixed(0)} MB, max ${Math.max(...rss).toFixed(0)} MB, growth first->last third ${growth.toFixed(1)} MB (${rss.length} samples, limit ${RSS_LIMIT_MB} MB)`,
+    );
 
     // Every invite of a new e-mail answered 200 left its candidate and one invitation per assessment.
     const client = new pg.Client({ connectionString: database.url });
@@ -196,7 +205,8 @@ describe('a soak of mixed load on a real node', () => {
         const row = byId.get(invited.candidateId);
         if (!row) missing.push(`${invited.email}: no candidate ${invited.candidateId}`);
         else if (row.email !== invited.email.toLowerCase()) missing.push(`${invited.email}: candidate has ${row.email}`);
-        else if (!invited.assessments.every((a) => row.slugs.includes(a))) missing.push(`${invited.email}: invitations ${row.slugs.join(',')}, expected ${invited.assessments.join(',')}`);
+        else if (!invited.assessments.every((a) => row.slugs.includes(a)))
+          missing.push(`${invited.email}: invitations ${row.slugs.join(',')}, expected ${invited.assessments.join(',')}`);
       }
       const { rows: counted } = await client.query<{ n: string }>('SELECT count(*) AS n FROM candidates c JOIN instances n ON n.id = c.instance_id AND n.name = $1', [t.instance]);
       if (Number(counted[0]!.n) !== newInvites.length) missing.push(`${counted[0]!.n} candidates in the database, ${newInvites.length} new e-mails invited`);

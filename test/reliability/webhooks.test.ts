@@ -36,7 +36,11 @@ async function receiver(mode: { hang: boolean }) {
   return {
     url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hooks`,
     arrivals,
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -89,7 +93,8 @@ describe('webhooks on several nodes', () => {
       await until('node B to deliver them', () => held.every((id) => hook.arrivals.some((r) => r.id === id && r.end !== undefined)), 30_000);
       figure(`webhooks: node killed holding 5 deliveries; another node delivered all 5 within ${Date.now() - killedAt} ms (hold: 2 x WEBHOOK_TIMEOUT_MS = 4000 ms)`);
       const webhook = new Webhook(secret);
-      for (const arrival of hook.arrivals.filter((r) => r.end !== undefined)) assert.equal((webhook.verify(arrival.body, arrival.headers) as { type: string }).type, 'invitation.created');
+      for (const arrival of hook.arrivals.filter((r) => r.end !== undefined))
+        assert.equal((webhook.verify(arrival.body, arrival.headers) as { type: string }).type, 'invitation.created');
       await b.stop('SIGTERM');
       nodes.splice(0);
     } finally {

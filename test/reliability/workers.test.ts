@@ -43,7 +43,12 @@ describe('WORKERS=2 on one port', () => {
   it('serves from two worker processes, replaces one that dies, and drains all on SIGTERM', async () => {
     const pid = node.child.pid!;
     const first = await until('two workers', () => (workersOf(pid).length === 2 ? workersOf(pid) : undefined)).catch((error: Error) => {
-      throw new Error(`${error.message}; ps: ${execFileSync('ps', ['-ef', '--forest'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes('server.ts')).join('\n')}\noutput:\n${node.output()}`);
+      throw new Error(
+        `${error.message}; ps: ${execFileSync('ps', ['-ef', '--forest'], { encoding: 'utf8' })
+          .split('\n')
+          .filter((l) => l.includes('server.ts'))
+          .join('\n')}\noutput:\n${node.output()}`,
+      );
     });
     assert.match(node.output(), /2 workers on port/);
     // Ready means one worker answers; the first worker prints the banner once it listens, which

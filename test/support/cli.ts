@@ -9,7 +9,11 @@ const ROOT = path.resolve(import.meta.dirname, '..', '..');
 /** `assessment-connect <args> --url <url>` with the tests' admin token: its exit code and output. */
 export function runCli(url: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args, '--url', url], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args, '--url', url], {
+      cwd: ROOT,
+      env: { ...process.env, ADMIN_TOKEN },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

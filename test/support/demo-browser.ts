@@ -106,7 +106,11 @@ export async function accessible(page: Page, screen: string): Promise<void> {
   const result = (await page.evaluate(`${axe.source}; axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa', 'best-practice'] })`)) as {
     violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
   };
-  assert.deepEqual(result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`), [], `axe on ${screen}`);
+  assert.deepEqual(
+    result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
+    [],
+    `axe on ${screen}`,
+  );
 }
 
 /** Presses Tab until the focused element matches, as a keyboard user would move through the page. */

@@ -13,13 +13,17 @@ export async function takeAssessment(ctx: TestContext, instance: string, key: st
   const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
   const intro = await ctx.request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } });
   const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-  const form = (url: string, fields: Record<string, string> = {}) => ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM }, payload: formOf({ _csrf: csrf, ...fields }) });
+  const form = (url: string, fields: Record<string, string> = {}) =>
+    ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM }, payload: formOf({ _csrf: csrf, ...fields }) });
   assert.equal((await form('/portal/a/alpha/start')).statusCode, 303);
-  for (const [question, value] of [['q1', 1], ['q3', '1250'], ['q4', 'I listened, apologised & fixed the <order>.']] as const) {
+  for (const [question, value] of [
+    ['q1', 1],
+    ['q3', '1250'],
+    ['q4', 'I listened, apologised & fixed the <order>.'],
+  ] as const) {
     const saved = await ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
     assert.equal(saved.statusCode, 204, saved.body);
   }
   assert.equal((await form('/portal/a/alpha/submit')).statusCode, 303);
   return invite.candidateId as string;
 }
-

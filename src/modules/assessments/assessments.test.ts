@@ -5,8 +5,7 @@ import { catalogueFiles } from '../../seed.js';
 import { readFileSync } from 'node:fs';
 
 describeEachStore('assessments', (ctx) => {
-  const list = async (key: string, headers: Record<string, string> = {}) =>
-    ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key, ...headers } });
+  const list = async (key: string, headers: Record<string, string> = {}) => ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key, ...headers } });
 
   it('publishes content and lists it with the documented fields', async () => {
     const instance = await ctx().instance();
@@ -72,7 +71,12 @@ describeEachStore('assessments', (ctx) => {
       categories: [{ id: 'c', name: 'C' }],
       questions: [{ id: 'q', type: 'short-answer', category: 'c', prompt: '1+1?', accept: ['2'] }],
     };
-    const response = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/assessments`, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(content, null, 2) });
+    const response = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${instance}/assessments`,
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify(content, null, 2),
+    });
     assert.equal(response.statusCode, 201, response.body);
   });
 
@@ -85,7 +89,10 @@ describeEachStore('assessments', (ctx) => {
     const response = await ctx().publish(instance, bad);
     assert.equal(response.statusCode, 400);
     const problem = response.json();
-    assert.deepEqual(problem.errors.map((e: { name: string; line: number }) => [e.name, e.line]), [['passScore', 5]]);
+    assert.deepEqual(
+      problem.errors.map((e: { name: string; line: number }) => [e.name, e.line]),
+      [['passScore', 5]],
+    );
     const fixedScore = bad.replace('passScore: 170', 'passScore: 70');
     const second = (await ctx().publish(instance, fixedScore)).json();
     const found = second.errors.map((e: { name: string; line: number; in: string; detail: string }) => `${e.in}:${e.name}@${e.line}: ${e.detail}`);
@@ -97,20 +104,31 @@ describeEachStore('assessments', (ctx) => {
     const yamlError = (await ctx().publish(instance, 'id: x\nname: [unclosed\n')).json();
     assert.equal(typeof yamlError.errors[0].line, 'number', 'a YAML syntax error names its line');
     const unknownField = (await ctx().publish(instance, `${sampleAssessment('alpha')}colour: blue\n`)).json();
-    assert.deepEqual(unknownField.errors.map((e: { name: string }) => e.name), ['colour']);
+    assert.deepEqual(
+      unknownField.errors.map((e: { name: string }) => e.name),
+      ['colour'],
+    );
     const key = await ctx().key([instance]);
     assert.deepEqual((await list(key)).json(), []);
   });
 
   it('refuses content that is not YAML or JSON, and unknown instances', async () => {
     const instance = await ctx().instance();
-    const wrongType = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/assessments`, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: sampleAssessment() });
+    const wrongType = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${instance}/assessments`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: sampleAssessment(),
+    });
     assert.equal(wrongType.statusCode, 415);
     const nowhere = await ctx().publish('no-such-instance', sampleAssessment());
     assert.equal(nowhere.statusCode, 404);
     const empty = await ctx().publish(instance, '');
     assert.equal(empty.statusCode, 400);
-    const aliasBomb = await ctx().publish(instance, `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n`);
+    const aliasBomb = await ctx().publish(
+      instance,
+      `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n`,
+    );
     assert.equal(aliasBomb.statusCode, 400, 'an alias bomb is refused, not expanded');
   });
 
@@ -120,9 +138,15 @@ describeEachStore('assessments', (ctx) => {
     await ctx().publish(a, sampleAssessment('shared', { name: 'In A' }));
     await ctx().publish(b, sampleAssessment('shared', { name: 'In B' }));
     const keyA = await ctx().key([a]);
-    assert.deepEqual((await list(keyA)).json().map((x: { name: string }) => x.name), ['In A']);
+    assert.deepEqual(
+      (await list(keyA)).json().map((x: { name: string }) => x.name),
+      ['In A'],
+    );
     const adminList = await ctx().request({ method: 'GET', url: `/admin/v1/instances/${b}/assessments` });
-    assert.deepEqual(adminList.json().map((x: { name: string }) => x.name), ['In B']);
+    assert.deepEqual(
+      adminList.json().map((x: { name: string }) => x.name),
+      ['In B'],
+    );
   });
 
   it('publishes the sample catalogue: four assessments, each with 2-4 categories and 8+ questions', async () => {
@@ -135,8 +159,14 @@ describeEachStore('assessments', (ctx) => {
     }
     const key = await ctx().key([instance]);
     const listed = (await list(key)).json();
-    assert.deepEqual(listed.map((a: { id: string }) => a.id), ['customer-support', 'data-entry', 'numerical-reasoning', 'work-style']);
-    assert.ok(listed.some((a: { typingTest: boolean }) => a.typingTest), 'one has a typing test');
+    assert.deepEqual(
+      listed.map((a: { id: string }) => a.id),
+      ['customer-support', 'data-entry', 'numerical-reasoning', 'work-style'],
+    );
+    assert.ok(
+      listed.some((a: { typingTest: boolean }) => a.typingTest),
+      'one has a typing test',
+    );
     const types = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^ {4}type: ([a-z-]+)$/gm)].map((m) => m[1]);
     assert.deepEqual(
       [...new Set(files.flatMap(types))].sort(),

@@ -3,19 +3,15 @@
 // between categories and questions, exactly one correct option, ...) live in content.ts.
 import { Type, type Static } from 'typebox';
 
-const Slug = (description: string) =>
-  Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description });
+const Slug = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description });
 
-const Text = (maxLength: number, description: string) =>
-  Type.String({ minLength: 1, maxLength, description });
+const Text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description });
 
 export const Category = Type.Object(
   {
     id: Slug('Identifier of the category within the assessment, referenced by questions'),
     name: Text(100, 'Name shown in categoryScores'),
-    weight: Type.Optional(
-      Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 1, description: 'Relative weight in the total score (default 1)' }),
-    ),
+    weight: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, default: 1, description: 'Relative weight in the total score (default 1)' })),
   },
   { additionalProperties: false },
 );

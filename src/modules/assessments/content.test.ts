@@ -107,9 +107,7 @@ describe('Likert and ranking content', () => {
       'questions.0.key.2@22: "reprot" is not an option id of this question',
       'questions.0.key@22: must list every option once; missing "report"',
     ]);
-    assert.deepEqual(problems(RANKING.replace('[email, call, report]', '[email, call, report, lunch]')), [
-      'questions.0.key.3@22: "lunch" is not an option id of this question',
-    ]);
+    assert.deepEqual(problems(RANKING.replace('[email, call, report]', '[email, call, report, lunch]')), ['questions.0.key.3@22: "lunch" is not an option id of this question']);
     assert.deepEqual(problems(RANKING.replace('[email, call, report]', '[call, email, report]')), [
       'questions.0.options@15: are listed in the order of the key, so the candidate would start from the answer: list them in another order',
     ]);

@@ -24,17 +24,15 @@ const checkDocument = ajv.compile(
   Type.Object(
     {
       ...AssessmentContent.properties,
-      questions: Type.Array(
-        Type.Object({ type: Type.Union(Object.keys(QUESTION_TYPES).map((t) => Type.Literal(t))) }, { additionalProperties: true }),
-        { minItems: 1, maxItems: 500 },
-      ),
+      questions: Type.Array(Type.Object({ type: Type.Union(Object.keys(QUESTION_TYPES).map((t) => Type.Literal(t))) }, { additionalProperties: true }), {
+        minItems: 1,
+        maxItems: 500,
+      }),
     },
     { additionalProperties: false },
   ),
 );
-const checkQuestion = Object.fromEntries(
-  Object.entries(QUESTION_TYPES).map(([type, schema]) => [type, ajv.compile(schema)]),
-) as Record<string, ValidateFunction>;
+const checkQuestion = Object.fromEntries(Object.entries(QUESTION_TYPES).map(([type, schema]) => [type, ajv.compile(schema)])) as Record<string, ValidateFunction>;
 
 const MAX_SOURCE_BYTES = 512 * 1024;
 
@@ -103,7 +101,13 @@ function describe(errors: ErrorObject[], prefix: (string | number)[], locate: Lo
   const unions = errors.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath);
   for (const error of errors) {
     if (error.keyword !== 'anyOf' && unions.some((p) => error.instancePath === p || error.instancePath.startsWith(`${p}/`))) continue;
-    const segments = [...prefix, ...error.instancePath.split('/').slice(1).map((s) => (/^\d+$/.test(s) ? Number(s) : s))];
+    const segments = [
+      ...prefix,
+      ...error.instancePath
+        .split('/')
+        .slice(1)
+        .map((s) => (/^\d+$/.test(s) ? Number(s) : s)),
+    ];
     let message = error.message ?? 'is invalid';
     let where = segments;
     const count = Array.isArray(error.data) ? `, has ${error.data.length}` : '';

@@ -108,7 +108,9 @@ describe('shuffling, pools and the practice question in content', () => {
     assert.deepEqual(problems(PRACTICE.replace('  prompt:', '  points: 2\n  prompt:')), [
       'practice.points@37: a practice question is never scored, so it takes no "points": remove it',
     ]);
-    assert.deepEqual(problems(PRACTICE.replace('    - text: "8"\n', '    - text: "8"\n      correct: true\n')), ['practice.options@38: must have exactly one correct option, has 2']);
+    assert.deepEqual(problems(PRACTICE.replace('    - text: "8"\n', '    - text: "8"\n      correct: true\n')), [
+      'practice.options@38: must have exactly one correct option, has 2',
+    ]);
     assert.deepEqual(problems(PRACTICE.replace('  prompt: 2 + 5?\n', '')), ['practice@35: is missing "prompt"']);
     assert.deepEqual(problems(PRACTICE.replace('  explanation: Two and five make seven.\n', '  hint: x\n')), ['practice.hint@42: "hint" is not a known field']);
     assert.deepEqual(problems('practice:\n  type: likert\n  prompt: I like sums.\n  scale: agree\n'), [

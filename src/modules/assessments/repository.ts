@@ -41,12 +41,7 @@ function summaryValues(content: AssessmentContent) {
  * Publishes content as the current version of its assessment. A version once published is never
  * changed: attempts pin the version they started on, so re-publishing cannot alter them.
  */
-export async function importAssessment(
-  db: Database,
-  instance: { id: string; name: string },
-  content: AssessmentContent,
-  hash: string,
-): Promise<ImportResult> {
+export async function importAssessment(db: Database, instance: { id: string; name: string }, content: AssessmentContent, hash: string): Promise<ImportResult> {
   return db.transaction(async (tx) => {
     const created = await tx.query<{ id: string }>(
       `INSERT INTO assessments (instance_id, slug, current_version, name, description, duration_minutes, categories,
@@ -81,12 +76,7 @@ export async function importAssessment(
 }
 
 async function insertVersion(tx: Queryable, assessmentId: string, version: number, content: AssessmentContent, hash: string) {
-  await tx.query(`INSERT INTO assessment_versions (assessment_id, version, content, content_hash) VALUES ($1, $2, $3, $4)`, [
-    assessmentId,
-    version,
-    JSON.stringify(content),
-    hash,
-  ]);
+  await tx.query(`INSERT INTO assessment_versions (assessment_id, version, content, content_hash) VALUES ($1, $2, $3, $4)`, [assessmentId, version, JSON.stringify(content), hash]);
 }
 
 export async function listAssessments(db: Queryable, instanceIds: string[]): Promise<AssessmentSummary[]> {
@@ -104,11 +94,7 @@ export async function listAssessments(db: Queryable, instanceIds: string[]): Pro
 }
 
 /** The published assessments of an instance among the given slugs, for resolving invites. */
-export async function findAssessmentsBySlug(
-  db: Queryable,
-  instanceId: string,
-  slugs: string[],
-): Promise<{ id: string; slug: string; name: string; durationMinutes: number }[]> {
+export async function findAssessmentsBySlug(db: Queryable, instanceId: string, slugs: string[]): Promise<{ id: string; slug: string; name: string; durationMinutes: number }[]> {
   const { rows } = await db.query<{ id: string; slug: string; name: string; durationMinutes: number }>(
     `SELECT id, slug, name, duration_minutes AS "durationMinutes" FROM assessments WHERE instance_id = $1 AND slug = ANY($2::text[])`,
     [instanceId, slugs],

@@ -80,7 +80,16 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
     },
     async (request) => {
       const pending = await pendingReviews(db, [(await instanceOf(request.params.instance)).id], 1000);
-      return pending.map(({ attemptId, candidateId, assessmentId, questionId, prompt, guidance, answer, answeredAt }) => ({ attemptId, candidateId, assessmentId, questionId, prompt, guidance, answer, answeredAt }));
+      return pending.map(({ attemptId, candidateId, assessmentId, questionId, prompt, guidance, answer, answeredAt }) => ({
+        attemptId,
+        candidateId,
+        assessmentId,
+        questionId,
+        prompt,
+        guidance,
+        answer,
+        answeredAt,
+      }));
     },
   );
 
@@ -103,7 +112,10 @@ export const attemptAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = a
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.Object({ scoreStatus: Type.String({ examples: ['PASS'] }), totalScore: Type.Number({ examples: [86.25] }) }), ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'conflict') },
+        response: {
+          200: Type.Object({ scoreStatus: Type.String({ examples: ['PASS'] }), totalScore: Type.Number({ examples: [86.25] }) }),
+          ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'conflict'),
+        },
       },
     },
     async (request) => {

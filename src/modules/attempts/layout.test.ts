@@ -31,9 +31,7 @@ const isPermutationOf = (a: readonly unknown[], b: readonly unknown[]) => a.leng
 
 /** Answers by id: each question of the content answered with a value its type accepts. */
 const answersArb = (content: AssessmentContent) =>
-  fc.tuple(...content.questions.map((q) => fc.option(answerArb(q), { nil: undefined }))).map((values) =>
-    Object.fromEntries(content.questions.map((q, i) => [q.id, values[i]])),
-  );
+  fc.tuple(...content.questions.map((q) => fc.option(answerArb(q), { nil: undefined }))).map((values) => Object.fromEntries(content.questions.map((q, i) => [q.id, values[i]])));
 function answerArb(q: AssessmentContent['questions'][number]): fc.Arbitrary<AnswerValue> {
   switch (q.type) {
     case 'single-choice':
@@ -59,7 +57,13 @@ describe('attempt layout', () => {
         assert.deepEqual(attemptLayout(content, seed), layout, 'the same seed, the same layout');
         assert.equal(new Set(layout.questions).size, layout.questions.length, 'no question twice');
         assert.equal(layout.questions.length, questionCount(content));
-        if (!content.pools) assert.ok(isPermutationOf(layout.questions, content.questions.map((q) => q.id)));
+        if (!content.pools)
+          assert.ok(
+            isPermutationOf(
+              layout.questions,
+              content.questions.map((q) => q.id),
+            ),
+          );
         if (!content.shuffleQuestions) {
           const authored = content.questions.map((q) => q.id).filter((id) => layout.questions.includes(id));
           assert.deepEqual(layout.questions, authored, 'unshuffled: the authored order');
@@ -157,7 +161,10 @@ describe('attempt layout', () => {
     const a = mulberry32(7);
     const b = mulberry32(7);
     const values = Array.from({ length: 1000 }, () => a());
-    assert.deepEqual(values, Array.from({ length: 1000 }, () => b()));
+    assert.deepEqual(
+      values,
+      Array.from({ length: 1000 }, () => b()),
+    );
     assert.ok(values.every((v) => v >= 0 && v < 1));
     // Each of the 6 orders of 3 items about 1/6 of 6000 shuffles.
     const counts = new Map<string, number>();

@@ -59,7 +59,11 @@ export function attemptLayout(content: AssessmentContent, seed: number): Attempt
   const options: Record<string, number[]> = {};
   if (content.shuffleOptions) {
     for (const q of ordered) {
-      if (q.type === 'single-choice' || q.type === 'multiple-choice') options[q.id] = shuffled(q.options.map((_, i) => i), random);
+      if (q.type === 'single-choice' || q.type === 'multiple-choice')
+        options[q.id] = shuffled(
+          q.options.map((_, i) => i),
+          random,
+        );
     }
   }
   return { questions: ordered.map((q) => q.id), options };

@@ -65,7 +65,13 @@ export interface AssessmentReport {
   /** Extra time of the invite (an accommodation), percent of the time limit; for the operator only. */
   extraTimePercent: number;
   /** Earlier attempts that a retake replaced, oldest first, with the record as it stood then. */
-  earlier: { startedAt: Date; finishedAt: Date | null; endReason: string | null; supersededAt: Date; record: { assessmentStatus: string; scoreStatus: string; totalScore: number } | null }[];
+  earlier: {
+    startedAt: Date;
+    finishedAt: Date | null;
+    endReason: string | null;
+    supersededAt: Date;
+    record: { assessmentStatus: string; scoreStatus: string; totalScore: number } | null;
+  }[];
 }
 
 interface AttemptRow {
@@ -113,7 +119,20 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         `SELECT s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore" FROM invitations i JOIN assessments s ON s.id = i.assessment_id WHERE i.id = $1`,
         [row.id],
       );
-      reports.push({ record, assessmentName: row.assessmentName, ...thresholds[0]!, attempt: null, questions: [], layoutNotes: [], signals: [], redFlagReasons: [], percentile: null, cohort: 0, categoryAverages: {}, ...extra });
+      reports.push({
+        record,
+        assessmentName: row.assessmentName,
+        ...thresholds[0]!,
+        attempt: null,
+        questions: [],
+        layoutNotes: [],
+        signals: [],
+        redFlagReasons: [],
+        percentile: null,
+        cohort: 0,
+        categoryAverages: {},
+        ...extra,
+      });
       continue;
     }
     const content = await versionContent(db, attempt.assessmentUuid, attempt.version);

@@ -47,10 +47,7 @@ export async function versionContent(db: Queryable, assessmentId: string, versio
   const key = `${assessmentId}/${version}`;
   const cached = contentCache.get(key);
   if (cached) return cached;
-  const { rows } = await db.query<{ content: AssessmentContent }>('SELECT content FROM assessment_versions WHERE assessment_id = $1 AND version = $2', [
-    assessmentId,
-    version,
-  ]);
+  const { rows } = await db.query<{ content: AssessmentContent }>('SELECT content FROM assessment_versions WHERE assessment_id = $1 AND version = $2', [assessmentId, version]);
   const content = rows[0]!.content;
   if (contentCache.size > 1000) contentCache.clear();
   contentCache.set(key, content);
@@ -283,7 +280,11 @@ async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 's
   );
   const at = new Map(finished.rows.map((row) => [row.id, row.at]));
   const now = new Date();
-  await markCompleted(tx, open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: at.get(attempt.id)! })), now);
+  await markCompleted(
+    tx,
+    open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: at.get(attempt.id)! })),
+    now,
+  );
   await writeScores(tx, open, now);
 }
 
@@ -317,7 +318,14 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
     const flagged = redFlagReasons(kinds.map((kind) => ({ kind }) as Signal)).length > 0;
     scores.push({
       invitationId: attempt.invitationId,
-      score: { scoreStatus: score.scoreStatus, completion: score.completion, totalScore: score.totalScore, categoryScores: score.categoryScores, redFlag: flagged, typingWpm: Number(wpm ?? 0) },
+      score: {
+        scoreStatus: score.scoreStatus,
+        completion: score.completion,
+        totalScore: score.totalScore,
+        categoryScores: score.categoryScores,
+        redFlag: flagged,
+        typingWpm: Number(wpm ?? 0),
+      },
     });
   }
   await setScores(tx, scores, now);
@@ -462,7 +470,10 @@ export async function typingResult(db: Queryable, attemptId: string): Promise<{ 
 
 /** Closes the open attempt of a withdrawn invitation, unscored; nothing when none is open. */
 export async function closeWithdrawn(tx: Queryable, invitationId: string, now: Date): Promise<void> {
-  await tx.query(`UPDATE attempts SET finished_at = least($2, deadline_at), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL AND superseded_at IS NULL`, [invitationId, now]);
+  await tx.query(`UPDATE attempts SET finished_at = least($2, deadline_at), end_reason = 'cancelled' WHERE invitation_id = $1 AND finished_at IS NULL AND superseded_at IS NULL`, [
+    invitationId,
+    now,
+  ]);
 }
 
 /** Erasure: a candidate's answers, signals, typed text and client addresses go; the scores stay. */

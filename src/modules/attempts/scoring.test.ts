@@ -74,22 +74,28 @@ const keyOrder = (q: Ranking) => q.key.map((id) => q.options.findIndex((o) => o.
 
 /** A ranking of 3-8 options, listed in a random order, with a random key. */
 const rankingArb: fc.Arbitrary<Ranking> = fc.integer({ min: 3, max: 8 }).chain((n) =>
-  fc.tuple(fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n })).map(
-    ([listed, key]): Ranking => ({
+  fc
+    .tuple(fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))
+    .map(([listed, key]): Ranking => ({
       id: 'r',
       category: 'a',
       type: 'ranking',
       prompt: 'p',
       options: listed.map((i) => ({ id: `o${i}`, text: `Option ${i}` })),
       key: key.map((i) => `o${i}`),
-    }),
-  ),
+    })),
 );
 /** A ranking with an order of its options (a permutation of their indexes). */
 const rankedArb = rankingArb.chain((q) => fc.tuple(fc.constant(q), fc.shuffledSubarray([...q.options.keys()], { minLength: q.options.length, maxLength: q.options.length })));
 
 const likertArb: fc.Arbitrary<Likert> = fc
-  .record({ scale: fc.oneof(fc.constantFrom('agreement-5', 'agreement-7', 'frequency-5'), fc.constantFrom(5, 7).map((k) => Array.from({ length: k }, (_, i) => `L${i}`))), reverse: fc.boolean() })
+  .record({
+    scale: fc.oneof(
+      fc.constantFrom('agreement-5', 'agreement-7', 'frequency-5'),
+      fc.constantFrom(5, 7).map((k) => Array.from({ length: k }, (_, i) => `L${i}`)),
+    ),
+    reverse: fc.boolean(),
+  })
   .map(({ scale, reverse }): Likert => ({ id: 'l', category: 'a', type: 'likert', prompt: 'p', scale, reverse }));
 const likertAnsweredArb = likertArb.chain((q) => fc.tuple(fc.constant(q), fc.nat(scaleLabels(q.scale).length - 1)));
 
@@ -97,9 +103,18 @@ describe('Likert items', () => {
   const item = (over: Partial<Likert> = {}): Likert => ({ id: 'l', category: 'a', type: 'likert', prompt: 'p', scale: 'agreement-5', ...over });
 
   it('scores point x of k as (x − 1) / (k − 1), reverse-keyed as (k − x) / (k − 1)', () => {
-    assert.deepEqual([0, 1, 2, 3, 4].map((x) => questionCredit(item(), x, undefined)), [0, 0.25, 0.5, 0.75, 1]);
-    assert.deepEqual([0, 1, 2, 3, 4].map((x) => questionCredit(item({ reverse: true }), x, undefined)), [1, 0.75, 0.5, 0.25, 0]);
-    assert.deepEqual([0, 3, 6].map((x) => questionCredit(item({ scale: 'agreement-7' }), x, undefined)), [0, 0.5, 1]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4].map((x) => questionCredit(item(), x, undefined)),
+      [0, 0.25, 0.5, 0.75, 1],
+    );
+    assert.deepEqual(
+      [0, 1, 2, 3, 4].map((x) => questionCredit(item({ reverse: true }), x, undefined)),
+      [1, 0.75, 0.5, 0.25, 0],
+    );
+    assert.deepEqual(
+      [0, 3, 6].map((x) => questionCredit(item({ scale: 'agreement-7' }), x, undefined)),
+      [0, 0.5, 1],
+    );
     assert.equal(questionCredit(item({ scale: ['a', 'b', 'c', 'd', 'e', 'f', 'g'], reverse: true }), 1, undefined), 5 / 6);
   });
 
@@ -152,7 +167,15 @@ describe('Likert items', () => {
     });
     fc.assert(
       fc.property(scaleArb, ({ k, items, points }) => {
-        const questions = items.map(({ reverse }, i): Likert => ({ id: `l${i}`, category: 'a', type: 'likert', prompt: 'p', scale: k === 5 ? 'agreement-5' : 'agreement-7', reverse, points }));
+        const questions = items.map(({ reverse }, i): Likert => ({
+          id: `l${i}`,
+          category: 'a',
+          type: 'likert',
+          prompt: 'p',
+          scale: k === 5 ? 'agreement-5' : 'agreement-7',
+          reverse,
+          points,
+        }));
         const answers = Object.fromEntries(items.map(({ x }, i) => [`l${i}`, x === undefined ? undefined : x % k]));
         const c = content({ categories: [{ id: 'a', name: 'A' }], questions });
         const result = scoreAttempt({ content: c, answers, reviews: {} });
@@ -216,7 +239,9 @@ describe('ranking questions', () => {
   it('property: the score does not depend on the order the options are listed (presented) in', () => {
     fc.assert(
       fc.property(
-        rankedArb.chain(([q, order]) => fc.tuple(fc.constant(q), fc.constant(order), fc.shuffledSubarray([...q.options.keys()], { minLength: q.options.length, maxLength: q.options.length }))),
+        rankedArb.chain(([q, order]) =>
+          fc.tuple(fc.constant(q), fc.constant(order), fc.shuffledSubarray([...q.options.keys()], { minLength: q.options.length, maxLength: q.options.length })),
+        ),
         ([q, order, relisting]) => {
           // The same options listed in another order; the same ranking, by option, in its indexes.
           const relisted: Ranking = { ...q, options: relisting.map((i) => q.options[i]!) };
@@ -247,14 +272,17 @@ describe('ranking questions', () => {
 
   it('property: moving one option a place towards its place in the key never lowers the credit', () => {
     fc.assert(
-      fc.property(rankedArb.chain(([q, order]) => fc.tuple(fc.constant(q), fc.constant(order), fc.nat(q.options.length - 2))), ([q, order, at]) => {
-        const keyPlace = q.options.map((o) => q.key.indexOf(o.id));
-        // Swap the neighbours at `at` and `at + 1` when that puts them in the key's relative order.
-        if (keyPlace[order[at]!]! < keyPlace[order[at + 1]!]!) return;
-        const swapped = [...order];
-        [swapped[at], swapped[at + 1]] = [swapped[at + 1]!, swapped[at]!];
-        assert.ok(questionCredit(q, swapped, undefined)! >= questionCredit(q, order, undefined)!);
-      }),
+      fc.property(
+        rankedArb.chain(([q, order]) => fc.tuple(fc.constant(q), fc.constant(order), fc.nat(q.options.length - 2))),
+        ([q, order, at]) => {
+          const keyPlace = q.options.map((o) => q.key.indexOf(o.id));
+          // Swap the neighbours at `at` and `at + 1` when that puts them in the key's relative order.
+          if (keyPlace[order[at]!]! < keyPlace[order[at + 1]!]!) return;
+          const swapped = [...order];
+          [swapped[at], swapped[at + 1]] = [swapped[at + 1]!, swapped[at]!];
+          assert.ok(questionCredit(q, swapped, undefined)! >= questionCredit(q, order, undefined)!);
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -329,27 +357,32 @@ describe('scoreAttempt', () => {
 
   // Property-based: random assessments and answers.
   const questionArb: fc.Arbitrary<QuestionContent> = fc.oneof(
-    fc.record({ n: fc.integer({ min: 2, max: 6 }), right: fc.nat(5), points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') }).map(
-      ({ n, right, points, cat }): QuestionContent => ({
+    fc
+      .record({ n: fc.integer({ min: 2, max: 6 }), right: fc.nat(5), points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') })
+      .map(({ n, right, points, cat }): QuestionContent => ({
         id: '',
         category: cat,
         type: 'single-choice',
         prompt: 'p',
         points,
         options: Array.from({ length: n }, (_, i) => ({ text: `o${i}`, correct: i === right % n })),
-      }),
-    ),
-    fc.record({ flags: fc.array(fc.boolean(), { minLength: 2, maxLength: 6 }), points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') }).map(
-      ({ flags, points, cat }): QuestionContent => {
+      })),
+    fc
+      .record({ flags: fc.array(fc.boolean(), { minLength: 2, maxLength: 6 }), points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') })
+      .map(({ flags, points, cat }): QuestionContent => {
         const correct = flags.map((f, i) => (i === 0 ? true : i === 1 ? false : f));
         return { id: '', category: cat, type: 'multiple-choice', prompt: 'p', points, options: correct.map((c, i) => ({ text: `o${i}`, correct: c })) };
-      },
-    ),
-    fc.record({ points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') }).map(
-      ({ points, cat }): QuestionContent => ({ id: '', category: cat, type: 'short-answer', prompt: 'p', points, accept: ['42'] }),
-    ),
+      }),
     fc
-      .record({ scale: fc.constantFrom('agreement-5', 'agreement-7', 'frequency-5'), reverse: fc.boolean(), points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') })
+      .record({ points: fc.integer({ min: 1, max: 5 }), cat: fc.constantFrom('a', 'b') })
+      .map(({ points, cat }): QuestionContent => ({ id: '', category: cat, type: 'short-answer', prompt: 'p', points, accept: ['42'] })),
+    fc
+      .record({
+        scale: fc.constantFrom('agreement-5', 'agreement-7', 'frequency-5'),
+        reverse: fc.boolean(),
+        points: fc.integer({ min: 1, max: 5 }),
+        cat: fc.constantFrom('a', 'b'),
+      })
       .map(({ scale, reverse, points, cat }): QuestionContent => ({ id: '', category: cat, type: 'likert', prompt: 'p', points, scale, reverse })),
     rankingArb.map((q) => ({ ...q, points: 2 })),
   );
@@ -390,16 +423,19 @@ describe('scoreAttempt', () => {
             ? keyOrder(q).reverse()
             : 'nope';
   const answersArb = (c: AssessmentContent) =>
-    fc.array(fc.constantFrom('right', 'wrong', 'none'), { minLength: c.questions.length, maxLength: c.questions.length }).map((kinds) =>
-      Object.fromEntries(c.questions.map((q, i) => [q.id, kinds[i] === 'right' ? correctAnswer(q) : kinds[i] === 'wrong' ? wrongAnswer(q) : undefined])),
-    );
+    fc
+      .array(fc.constantFrom('right', 'wrong', 'none'), { minLength: c.questions.length, maxLength: c.questions.length })
+      .map((kinds) => Object.fromEntries(c.questions.map((q, i) => [q.id, kinds[i] === 'right' ? correctAnswer(q) : kinds[i] === 'wrong' ? wrongAnswer(q) : undefined])));
 
   it('property: every score and completion lies within 0-100', () => {
     fc.assert(
-      fc.property(assessmentArb.chain((c) => fc.tuple(fc.constant(c), answersArb(c))), ([c, answers]) => {
-        const r = scoreAttempt({ content: c, answers, reviews: {} });
-        for (const n of [r.totalScore, r.completion, ...r.categoryScores.map((s) => s.score)]) assert.ok(n >= 0 && n <= 100, String(n));
-      }),
+      fc.property(
+        assessmentArb.chain((c) => fc.tuple(fc.constant(c), answersArb(c))),
+        ([c, answers]) => {
+          const r = scoreAttempt({ content: c, answers, reviews: {} });
+          for (const n of [r.totalScore, r.completion, ...r.categoryScores.map((s) => s.score)]) assert.ok(n >= 0 && n <= 100, String(n));
+        },
+      ),
       { numRuns: 500 },
     );
   });
@@ -437,17 +473,20 @@ describe('scoreAttempt', () => {
 
   it('property: the total is the weight-average of the category scores', () => {
     fc.assert(
-      fc.property(assessmentArb.chain((c) => fc.tuple(fc.constant(c), answersArb(c))), ([c, answers]) => {
-        const r = scoreAttempt({ content: c, answers, reviews: {} });
-        const [wa, wb] = c.categories.map((x) => x.weight ?? 1) as [number, number];
-        const expected = (wa * r.categoryScores[0]!.score + wb * r.categoryScores[1]!.score) / (wa + wb);
-        assert.ok(Math.abs(r.totalScore - expected) <= 0.01 + 1e-9, `${r.totalScore} vs ${expected}`);
-        // Heavier weight on a category pulls the total towards it.
-        const heavier = scoreAttempt({ content: { ...c, categories: [{ ...c.categories[0]!, weight: wa * 10 }, c.categories[1]!] }, answers, reviews: {} });
-        const [a, b] = r.categoryScores.map((s) => s.score) as [number, number];
-        if (a > b) assert.ok(heavier.totalScore >= r.totalScore - 0.01);
-        if (a < b) assert.ok(heavier.totalScore <= r.totalScore + 0.01);
-      }),
+      fc.property(
+        assessmentArb.chain((c) => fc.tuple(fc.constant(c), answersArb(c))),
+        ([c, answers]) => {
+          const r = scoreAttempt({ content: c, answers, reviews: {} });
+          const [wa, wb] = c.categories.map((x) => x.weight ?? 1) as [number, number];
+          const expected = (wa * r.categoryScores[0]!.score + wb * r.categoryScores[1]!.score) / (wa + wb);
+          assert.ok(Math.abs(r.totalScore - expected) <= 0.01 + 1e-9, `${r.totalScore} vs ${expected}`);
+          // Heavier weight on a category pulls the total towards it.
+          const heavier = scoreAttempt({ content: { ...c, categories: [{ ...c.categories[0]!, weight: wa * 10 }, c.categories[1]!] }, answers, reviews: {} });
+          const [a, b] = r.categoryScores.map((s) => s.score) as [number, number];
+          if (a > b) assert.ok(heavier.totalScore >= r.totalScore - 0.01);
+          if (a < b) assert.ok(heavier.totalScore <= r.totalScore + 0.01);
+        },
+      ),
       { numRuns: 500 },
     );
   });

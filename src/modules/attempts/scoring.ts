@@ -43,7 +43,12 @@ export function normaliseText(value: string): string {
 
 /** The number a short answer means, if it is one: "1,250", "$1,250.00", "12.5 %" all count. */
 export function numericValue(value: string): number | undefined {
-  const compact = value.normalize('NFKC').trim().replace(/\s+/g, '').replace(/^[$£€]/, '').replace(/%$/, '');
+  const compact = value
+    .normalize('NFKC')
+    .trim()
+    .replace(/\s+/g, '')
+    .replace(/^[$£€]/, '')
+    .replace(/%$/, '');
   if (!/^[-+]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?$|^[-+]?\.\d+$/.test(compact)) return undefined;
   return Number(compact.replace(/,/g, ''));
 }
@@ -187,8 +192,7 @@ export function scoreAttempt(input: ScoreInput): ScoreResult {
   const totalWeight = content.categories.reduce((total, c) => total + (c.weight ?? 1), 0);
   const totalScore = content.categories.reduce((total, c, i) => total + (c.weight ?? 1) * categoryScores[i]!.score, 0) / totalWeight;
   const rounded = round2(totalScore);
-  const scoreStatus =
-    awaitingReview.length > 0 ? 'PENDING' : rounded >= content.passScore ? 'PASS' : rounded >= content.lowPassScore ? 'LOW_PASS' : 'FAIL';
+  const scoreStatus = awaitingReview.length > 0 ? 'PENDING' : rounded >= content.passScore ? 'PASS' : rounded >= content.lowPassScore ? 'LOW_PASS' : 'FAIL';
   return {
     completion: round2((100 * answered) / items),
     totalScore: rounded,

@@ -87,8 +87,7 @@ describe('proctoring rules', () => {
   });
 
   it('flags any paste', () => assert.deepEqual(redFlagReasons(signals('paste')), ['pasted 1 time']));
-  it(`flags leaving the page ${RULES.awayTimes} times`, () =>
-    assert.deepEqual(redFlagReasons(signals('page-hidden', 'focus-lost', 'page-hidden')), ['left the page 3 times']));
+  it(`flags leaving the page ${RULES.awayTimes} times`, () => assert.deepEqual(redFlagReasons(signals('page-hidden', 'focus-lost', 'page-hidden')), ['left the page 3 times']));
   it('flags repeated copying', () => assert.deepEqual(redFlagReasons(signals('copy', 'copy')), ['copied from the page 2 times']));
   it('flags leaving full screen repeatedly', () =>
     assert.deepEqual(redFlagReasons(signals('fullscreen-exit', 'fullscreen-exit', 'fullscreen-exit')), ['left full screen 3 times']));
@@ -98,10 +97,38 @@ describe('proctoring rules', () => {
   });
   it('flags implausible typing', () => {
     const minute = 60_000;
-    assert.deepEqual(typingSignals(250, 100, Array(100).fill(50).map((x, i) => x + (i % 7) * 10), minute).map((s) => s.kind), ['typing-too-fast']);
-    assert.deepEqual(typingSignals(60, 100, [], minute).map((s) => s.kind), ['typing-no-rhythm']);
-    assert.deepEqual(typingSignals(60, 100, Array(100).fill(90), minute).map((s) => s.kind), ['typing-no-rhythm'], 'machine-regular intervals');
-    assert.deepEqual(typingSignals(60, 100, Array(100).fill(0).map((_, i) => 120 + ((i * 37) % 90)), minute), [], 'a human rhythm');
+    assert.deepEqual(
+      typingSignals(
+        250,
+        100,
+        Array(100)
+          .fill(50)
+          .map((x, i) => x + (i % 7) * 10),
+        minute,
+      ).map((s) => s.kind),
+      ['typing-too-fast'],
+    );
+    assert.deepEqual(
+      typingSignals(60, 100, [], minute).map((s) => s.kind),
+      ['typing-no-rhythm'],
+    );
+    assert.deepEqual(
+      typingSignals(60, 100, Array(100).fill(90), minute).map((s) => s.kind),
+      ['typing-no-rhythm'],
+      'machine-regular intervals',
+    );
+    assert.deepEqual(
+      typingSignals(
+        60,
+        100,
+        Array(100)
+          .fill(0)
+          .map((_, i) => 120 + ((i * 37) % 90)),
+        minute,
+      ),
+      [],
+      'a human rhythm',
+    );
     assert.deepEqual(redFlagReasons(signals('typing-too-fast')), ['typing faster than 200 wpm']);
     assert.deepEqual(redFlagReasons(signals('typing-clock-mismatch')), ["keystroke times that do not fit the server's clock"]);
   });
@@ -116,7 +143,10 @@ describe('proctoring rules', () => {
     const m = measureTyping(passage, passage, 6500);
     assert.ok(m.netWpm > 165 && m.netWpm < 175, String(m.netWpm));
     const found = typingSignals(m.netWpm, m.typed, scripted, 6500);
-    assert.deepEqual(found.map((s) => s.kind), ['typing-too-fast']);
+    assert.deepEqual(
+      found.map((s) => s.kind),
+      ['typing-too-fast'],
+    );
     assert.match(found[0]!.detail, /median/);
   });
 
@@ -124,8 +154,14 @@ describe('proctoring rules', () => {
     const intervals = Array.from({ length: 91 }, (_, i) => 130 + ((i * 53) % 120));
     const sum = intervals.reduce((a, b) => a + b, 0);
     assert.deepEqual(typingSignals(40, 92, intervals, sum + 1500), [], 'the server saw more time than the keystrokes: start and finish clicks');
-    assert.deepEqual(typingSignals(40, 92, intervals, sum).map((s) => s.kind), []);
-    assert.deepEqual(typingSignals(40, 92, intervals, sum / 2).map((s) => s.kind), ['typing-clock-mismatch']);
+    assert.deepEqual(
+      typingSignals(40, 92, intervals, sum).map((s) => s.kind),
+      [],
+    );
+    assert.deepEqual(
+      typingSignals(40, 92, intervals, sum / 2).map((s) => s.kind),
+      ['typing-clock-mismatch'],
+    );
   });
 
   it('property: human typing (40-90 wpm, uneven rhythm, a typo or two, pauses) is never flagged', () => {
@@ -150,18 +186,22 @@ describe('proctoring rules', () => {
       // The script waits as long as it likes before submitting: any server time at least the keystrokes'.
       return { intervals, serverMs: intervals.reduce((a, b) => a + b, 0) + Math.floor(random() * 10_000) };
     });
-    const regular = fc.record({ mean: fc.integer({ min: 60, max: 400 }), jitter: fc.double({ min: 0, max: 0.2, noNaN: true }), seed: fc.integer() }).map(({ mean, jitter, seed }) => {
-      const random = prng(seed);
-      // Uniform jitter of ±jitter: a coefficient of variation of jitter / √3, under 0.12.
-      const intervals = Array.from({ length: passage.length - 1 }, () => Math.round(mean * (1 + jitter * (2 * random() - 1))));
-      return { intervals, serverMs: intervals.reduce((a, b) => a + b, 0) + 2000 };
-    });
-    const offClock = fc.record({ seed: fc.integer(), wpm: fc.integer({ min: 40, max: 90 }), share: fc.double({ min: 0.05, max: 0.85, noNaN: true }) }).map(({ seed, wpm, share }) => {
-      const sample = humanSample(seed, wpm, 0.5, 0);
-      const sum = sample.intervals.reduce((a, b) => a + b, 0);
-      // Human-looking intervals, posted sooner than they could have been typed.
-      return { intervals: sample.intervals, serverMs: Math.max(0, Math.floor(sum * share) - 1000) };
-    });
+    const regular = fc
+      .record({ mean: fc.integer({ min: 60, max: 400 }), jitter: fc.double({ min: 0, max: 0.2, noNaN: true }), seed: fc.integer() })
+      .map(({ mean, jitter, seed }) => {
+        const random = prng(seed);
+        // Uniform jitter of ±jitter: a coefficient of variation of jitter / √3, under 0.12.
+        const intervals = Array.from({ length: passage.length - 1 }, () => Math.round(mean * (1 + jitter * (2 * random() - 1))));
+        return { intervals, serverMs: intervals.reduce((a, b) => a + b, 0) + 2000 };
+      });
+    const offClock = fc
+      .record({ seed: fc.integer(), wpm: fc.integer({ min: 40, max: 90 }), share: fc.double({ min: 0.05, max: 0.85, noNaN: true }) })
+      .map(({ seed, wpm, share }) => {
+        const sample = humanSample(seed, wpm, 0.5, 0);
+        const sum = sample.intervals.reduce((a, b) => a + b, 0);
+        // Human-looking intervals, posted sooner than they could have been typed.
+        return { intervals: sample.intervals, serverMs: Math.max(0, Math.floor(sum * share) - 1000) };
+      });
     fc.assert(
       fc.property(fc.oneof(fast, regular, offClock), ({ intervals, serverMs }) => {
         const m = measureTyping(passage, passage, serverMs);

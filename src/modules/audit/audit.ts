@@ -88,10 +88,15 @@ export function registerAudit(app: FastifyInstance, db: Queryable, prefix: strin
     const action = ACTIONS[`${request.method} ${path}`] ?? `${request.method} ${path}`;
     const userAgent = request.headers['user-agent'];
     try {
-      await db.query(
-        `INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [ACTOR, request.ip, typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null, action, target(request, reply.statusCode, payload), request.id, reply.statusCode],
-      );
+      await db.query(`INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+        ACTOR,
+        request.ip,
+        typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null,
+        action,
+        target(request, reply.statusCode, payload),
+        request.id,
+        reply.statusCode,
+      ]);
     } catch (error) {
       request.log.error({ err: error, action, status: reply.statusCode }, 'could not write the audit log');
     }
@@ -126,10 +131,15 @@ export interface AuditRecord {
 
 /** Writes one audit entry; given the transaction of the change, the two commit together. */
 export async function recordAudit(tx: Queryable, entry: AuditRecord): Promise<void> {
-  await tx.query(
-    `INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-    [entry.actor, entry.clientIp, entry.userAgent?.slice(0, MAX_USER_AGENT) ?? null, entry.action, entry.target?.slice(0, 500) ?? null, entry.requestId, entry.status],
-  );
+  await tx.query(`INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+    entry.actor,
+    entry.clientIp,
+    entry.userAgent?.slice(0, MAX_USER_AGENT) ?? null,
+    entry.action,
+    entry.target?.slice(0, 500) ?? null,
+    entry.requestId,
+    entry.status,
+  ]);
 }
 
 /** Audit entries newest first, optionally of one actor and actions starting with a prefix. */

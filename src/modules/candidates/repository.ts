@@ -10,11 +10,7 @@ export function foldForSearch(text: string): string {
  * on the unique index on (instance_id, lower(email)), so simultaneous invites of one new e-mail
  * make one candidate: the later insert waits for the earlier and becomes an update.
  */
-export async function upsertCandidate(
-  db: Queryable,
-  instanceId: string,
-  person: { email: string; firstName: string; lastName: string },
-): Promise<string> {
+export async function upsertCandidate(db: Queryable, instanceId: string, person: { email: string; firstName: string; lastName: string }): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
     `INSERT INTO candidates (instance_id, email, first_name, last_name, search_name, search_last) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (instance_id, lower(email))

@@ -83,13 +83,20 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
           candidateId: Type.String({ minLength: 1, maxLength: 100, description: 'Candidate identifier', examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'] }),
           assessmentId: Type.String({ minLength: 1, maxLength: 64, description: 'Assessment identifier', examples: ['customer-support'] }),
         }),
-        body: Type.Optional(Type.Object({ email: Type.Optional(Type.Boolean({ default: true, description: 'E-mail the fresh link to the candidate (default true)' })) }, { additionalProperties: false })),
+        body: Type.Optional(
+          Type.Object(
+            { email: Type.Optional(Type.Boolean({ default: true, description: 'E-mail the fresh link to the candidate (default true)' })) },
+            { additionalProperties: false },
+          ),
+        ),
         response: {
           200: Type.Object(
             {
               link: Type.String({ description: "The candidate's fresh sign-in link (also in the e-mail)" }),
               expiresAt: DateTime({ description: 'Until when the link may be used' }),
-              invitationStatus: Type.Optional(Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], { description: "The relay's answer to the e-mail; absent when none was sent" })),
+              invitationStatus: Type.Optional(
+                Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], { description: "The relay's answer to the e-mail; absent when none was sent" }),
+              ),
             },
             { additionalProperties: false },
           ),

@@ -16,7 +16,10 @@ const STATES = 'INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED
 const Invitation = Type.Object({
   assessmentId: Type.String({ examples: ['customer-support'] }),
   assessmentName: Type.String({ examples: ['Customer Support Essentials'] }),
-  status: Type.Union([Type.Literal('INVITED'), Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('CANCELLED'), Type.Literal('EXPIRED')], { examples: ['INVITED'], description: STATES }),
+  status: Type.Union([Type.Literal('INVITED'), Type.Literal('IN_PROGRESS'), Type.Literal('COMPLETED'), Type.Literal('CANCELLED'), Type.Literal('EXPIRED')], {
+    examples: ['INVITED'],
+    description: STATES,
+  }),
   invitedAt: DateTime({ description: 'When the candidate was first invited to this assessment', examples: ['2026-11-23T09:15:40.324Z'] }),
   expiresAt: DateTime({ description: 'Until when it may be started; inviting again, extend and remind move it', examples: ['2026-12-07T09:15:40.324Z'] }),
   cancelledAt: Type.Union([DateTime(), Type.Null()], { description: 'When it was withdrawn; null unless it was', examples: [null] }),
@@ -78,7 +81,11 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
 
   app.post(
     '/candidates/:candidateId/invitations/:assessmentId/cancel',
-    action('cancel', 'Withdraw an invitation', 'Its link no longer opens this assessment (the candidate is told it was withdrawn); an attempt in progress is closed unscored. Cancelling again changes nothing (200). A completed assessment cannot be withdrawn (409). Emits invitation.cancelled.'),
+    action(
+      'cancel',
+      'Withdraw an invitation',
+      'Its link no longer opens this assessment (the candidate is told it was withdrawn); an attempt in progress is closed unscored. Cancelling again changes nothing (200). A completed assessment cannot be withdrawn (409). Emits invitation.cancelled.',
+    ),
     async (request) => {
       const instances = scope(request);
       const ref = { instanceIds: instances, candidateId: request.params.candidateId, assessmentId: request.params.assessmentId };
@@ -91,9 +98,16 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
     '/candidates/:candidateId/invitations/:assessmentId/extend',
     {
       schema: {
-        ...action('extend', 'Give a candidate longer to start', 'Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate\'s links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn.').schema,
+        ...action(
+          'extend',
+          'Give a candidate longer to start',
+          "Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate's links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn.",
+        ).schema,
         body: Type.Object(
-          { expiresAt: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-12-14T17:00:00Z'] })), days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, examples: [7] })) },
+          {
+            expiresAt: Type.Optional(Type.String({ format: 'date-time', examples: ['2026-12-14T17:00:00Z'] })),
+            days: Type.Optional(Type.Integer({ minimum: 1, maximum: 365, examples: [7] })),
+          },
           { additionalProperties: false, minProperties: 1, maxProperties: 1 },
         ),
       },
@@ -114,7 +128,11 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
     '/candidates/:candidateId/invitations/:assessmentId/remind',
     {
       schema: {
-        ...action('remind', 'Send the invitation again', 'E-mails the candidate a fresh link to this assessment (older links keep working until they expire). Answers the invitation with `invitationStatus`: SENT when the relay accepted the e-mail, FAILED when it did not. 409 when completed, withdrawn or expired (extend it first).').schema,
+        ...action(
+          'remind',
+          'Send the invitation again',
+          'E-mails the candidate a fresh link to this assessment (older links keep working until they expire). Answers the invitation with `invitationStatus`: SENT when the relay accepted the e-mail, FAILED when it did not. 409 when completed, withdrawn or expired (extend it first).',
+        ).schema,
         response: {
           200: Type.Object({ ...Invitation.properties, invitationStatus: Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], { examples: ['SENT'] }) }),
           ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'not-found', 'conflict', 'rate-limited', 'unavailable'),

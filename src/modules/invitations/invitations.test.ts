@@ -38,10 +38,16 @@ describeEachStore('POST /v1/invite', (ctx) => {
     assert.deepEqual(rows, [{ expires: true, n: 2 }], 'the token is stored hashed, valid 14 days, for both assessments');
     assert.equal(await count('invitations', t.instance), 2);
     const score = await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': t.key } });
-    assert.deepEqual(score.json().map((r: { assessmentId: string; assessmentStatus: string }) => [r.assessmentId, r.assessmentStatus]).sort(), [
-      ['alpha', 'INVITED'],
-      ['beta', 'INVITED'],
-    ]);
+    assert.deepEqual(
+      score
+        .json()
+        .map((r: { assessmentId: string; assessmentStatus: string }) => [r.assessmentId, r.assessmentStatus])
+        .sort(),
+      [
+        ['alpha', 'INVITED'],
+        ['beta', 'INVITED'],
+      ],
+    );
   });
 
   it('identifies the candidate by e-mail, case-insensitively, and keeps the latest names', async () => {
@@ -89,7 +95,10 @@ describeEachStore('POST /v1/invite', (ctx) => {
     const response = await invite(t, { ...person, assessments: ['alpha', 'gamma', 'nope'] });
     assert.equal(response.statusCode, 400);
     const problem = response.json();
-    assert.deepEqual(problem.errors.map((e: { name: string }) => e.name), ['assessments.1', 'assessments.2']);
+    assert.deepEqual(
+      problem.errors.map((e: { name: string }) => e.name),
+      ['assessments.1', 'assessments.2'],
+    );
     assert.match(problem.detail, /gamma, nope/);
     assert.equal(await count('candidates', t.instance), 0);
     assert.equal(await count('invitations', t.instance), 0);
@@ -130,7 +139,10 @@ describeEachStore('POST /v1/invite', (ctx) => {
       assert.equal(problem.type, 'urn:assessment-connect:problem:validation-failed');
       assert.ok(problem.requestId);
       for (const field of fields) {
-        assert.ok(problem.errors.some((e: { name: string }) => e.name.startsWith(field)), `${JSON.stringify(payload).slice(0, 80)} names ${field}: ${response.body}`);
+        assert.ok(
+          problem.errors.some((e: { name: string }) => e.name.startsWith(field)),
+          `${JSON.stringify(payload).slice(0, 80)} names ${field}: ${response.body}`,
+        );
       }
     }
     assert.equal(await count('candidates', t.instance), 0, 'nothing written by a refused invite');
@@ -186,10 +198,20 @@ describeEachStore('POST /v1/invite', (ctx) => {
     }
     const noType = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': t.key, instance: t.instance }, payload: undefined });
     assert.equal(noType.statusCode, 415);
-    const malformed = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': t.key, instance: t.instance, 'content-type': 'application/json' }, payload: '{"email":' });
+    const malformed = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': t.key, instance: t.instance, 'content-type': 'application/json' },
+      payload: '{"email":',
+    });
     assert.equal(malformed.statusCode, 400);
     assert.equal(malformed.json().detail, 'The request body is not valid JSON');
-    const charset = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': t.key, instance: t.instance, 'content-type': 'application/json; charset=utf-8' }, payload: JSON.stringify({ ...person, assessments: ['alpha'] }) });
+    const charset = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': t.key, instance: t.instance, 'content-type': 'application/json; charset=utf-8' },
+      payload: JSON.stringify({ ...person, assessments: ['alpha'] }),
+    });
     assert.equal(charset.statusCode, 200);
   });
 
@@ -241,7 +263,12 @@ describeEachStore('POST /v1/invite', (ctx) => {
       mailer: createFileMailer({ from: 'x@y.z', timeoutMs: 1000, mailDir: '/dev/null/mail' }),
     });
     try {
-      const response = await app.inject({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': t.key, instance: t.instance }, payload: { ...person, assessments: ['alpha'] } });
+      const response = await app.inject({
+        method: 'POST',
+        url: '/v1/invite?sendInvite=true',
+        headers: { 'x-api-key': t.key, instance: t.instance },
+        payload: { ...person, assessments: ['alpha'] },
+      });
       assert.equal(response.statusCode, 200);
       assert.equal(response.json()[0].invitationStatus, 'FAILED');
       assert.equal(await count('invitations', t.instance), 1, 'the invitation is stored anyway');
@@ -258,7 +285,10 @@ describeEachStore('POST /v1/invite', (ctx) => {
         invite(t, { email: i % 2 ? 'SAME@example.com' : 'same@EXAMPLE.com', firstName: `F${i}`, lastName: 'L', assessments: i % 3 ? ['alpha', 'beta'] : ['beta', 'alpha'] }),
       ),
     );
-    assert.deepEqual(responses.map((r) => r.statusCode), Array(12).fill(200));
+    assert.deepEqual(
+      responses.map((r) => r.statusCode),
+      Array(12).fill(200),
+    );
     assert.equal(new Set(responses.map((r) => r.json()[0].candidateId)).size, 1);
     assert.equal(await count('candidates', t.instance), 1);
     assert.equal(await count('invitations', t.instance), 2);

@@ -39,7 +39,14 @@ const STATE = stateSql('$3');
 /** A candidate of the given instances with each invitation's state; undefined for anyone else. */
 export async function candidateView(db: Queryable, instanceIds: string[], candidateId: string, now: Date, publicUrl: string): Promise<CandidateView | undefined> {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId)) return undefined;
-  const { rows } = await db.query<{ email: string | null; firstName: string | null; lastName: string | null; instanceId: string; reportDays: number; invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[] }>(
+  const { rows } = await db.query<{
+    email: string | null;
+    firstName: string | null;
+    lastName: string | null;
+    instanceId: string;
+    reportDays: number;
+    invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[];
+  }>(
     `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", n.id AS "instanceId", n.report_link_days AS "reportDays",
             COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'status', ${STATE},
                                                           'invitedAt', i.created_at, 'expiresAt', i.expires_at, 'cancelledAt', i.cancelled_at) ORDER BY i.created_at, a.slug)
@@ -97,10 +104,11 @@ export async function extendInvitation(ctx: CommandContext, ref: InvitationRef &
   const inv = await locate(ctx, ref);
   allow(inv.state, 'extend', inv.facts);
   await ctx.tx.query('UPDATE invitations SET expires_at = greatest(expires_at, $2), expired_at = NULL WHERE id = $1', [inv.id, ref.until]);
-  await ctx.tx.query(
-    `UPDATE invite_links SET expires_at = greatest(expires_at, $3) WHERE candidate_id = $1 AND $2 = ANY(assessment_ids) AND revoked_at IS NULL`,
-    [inv.candidateId, inv.assessmentUuid, ref.until],
-  );
+  await ctx.tx.query(`UPDATE invite_links SET expires_at = greatest(expires_at, $3) WHERE candidate_id = $1 AND $2 = ANY(assessment_ids) AND revoked_at IS NULL`, [
+    inv.candidateId,
+    inv.assessmentUuid,
+    ref.until,
+  ]);
   await audit(ctx, 'invitation.extend', targetOf(ref));
 }
 
@@ -181,7 +189,18 @@ export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date):
     async run() {
       const now = clock();
       const due = await deps.db.transaction(async (tx) => {
-        const { rows } = await tx.query<{ id: string; instanceId: string; candidateId: string; assessmentUuid: string; email: string | null; firstName: string; lastName: string; name: string; durationMinutes: number; expiresAt: Date }>(
+        const { rows } = await tx.query<{
+          id: string;
+          instanceId: string;
+          candidateId: string;
+          assessmentUuid: string;
+          email: string | null;
+          firstName: string;
+          lastName: string;
+          name: string;
+          durationMinutes: number;
+          expiresAt: Date;
+        }>(
           `SELECT i.id, i.instance_id AS "instanceId", i.expires_at AS "expiresAt", i.candidate_id AS "candidateId", i.assessment_id AS "assessmentUuid",
                   c.email, c.first_name AS "firstName", c.last_name AS "lastName", s.name, ${LIMIT_MINUTES} AS "durationMinutes"
              FROM invitations i JOIN instances n ON n.id = i.instance_id JOIN candidates c ON c.id = i.candidate_id JOIN assessments s ON s.id = i.assessment_id
@@ -198,7 +217,14 @@ export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date):
         const deliveries = [];
         for (const group of byCandidate.values()) {
           const first = group[0]!;
-          const issued = await issueLink(tx, deps, first.instanceId, first.candidateId, group.map((r) => r.assessmentUuid), now);
+          const issued = await issueLink(
+            tx,
+            deps,
+            first.instanceId,
+            first.candidateId,
+            group.map((r) => r.assessmentUuid),
+            now,
+          );
           deliveries.push({
             instanceId: first.instanceId,
             instance: issued.instance,

@@ -92,7 +92,8 @@ const MACHINE: Record<InvitationState, Record<Transition, Cell>> = {
     cancel: same('nothing changes (`200`)'),
     extend: refuse('An invitation that is cancelled cannot be extended'),
     remind: refuse('An invitation that is cancelled gets no reminder'),
-    retake: (f) => (f.started ? to('INVITED', '`INVITED` again, as for `COMPLETED`') : refuse('This assessment was withdrawn before it was started: invite the candidate again to reopen it')),
+    retake: (f) =>
+      f.started ? to('INVITED', '`INVITED` again, as for `COMPLETED`') : refuse('This assessment was withdrawn before it was started: invite the candidate again to reopen it'),
   },
 };
 

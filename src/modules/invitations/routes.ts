@@ -12,7 +12,10 @@ import { commandRequest } from '../../http/command.js';
 // trimmed before use. (The visible character is not \S, which a lone control character such as NUL
 // would satisfy.)
 const Name = (description: string, examples: string[]) =>
-  Type.String({ minLength: 1, maxLength: 100, pattern: `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*[^\\s\\u0000-\\u001f\\u007f${BIDI_CONTROLS}][^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*$`,
+  Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*[^\\s\\u0000-\\u001f\\u007f${BIDI_CONTROLS}][^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*$`,
     'x-pattern-message': 'must contain a visible character and no control characters (bidirectional ones included: U+202A-U+202E, U+2066-U+2069)',
     description,
     examples,
@@ -22,12 +25,22 @@ const MAX_ASSESSMENTS = 50;
 
 export const InviteBody = Type.Object(
   {
-    email: Type.String({ examples: ['jane.doe@example.com'], minLength: 1, maxLength: 254, format: 'email', description: "Candidate's e-mail address; identifies the candidate within the instance, case-insensitively" }),
+    email: Type.String({
+      examples: ['jane.doe@example.com'],
+      minLength: 1,
+      maxLength: 254,
+      format: 'email',
+      description: "Candidate's e-mail address; identifies the candidate within the instance, case-insensitively",
+    }),
     firstName: Name("Candidate's first name (trimmed; updated on every invite)", ['Jane']),
     lastName: Name("Candidate's last name (trimmed; updated on every invite)", ['Doe']),
     assessments: Type.Union(
       [
-        Type.Array(Type.String({ minLength: 1, maxLength: 64, examples: ['customer-support'] }), { minItems: 1, maxItems: MAX_ASSESSMENTS, examples: [['customer-support', 'data-entry']] }),
+        Type.Array(Type.String({ minLength: 1, maxLength: 64, examples: ['customer-support'] }), {
+          minItems: 1,
+          maxItems: MAX_ASSESSMENTS,
+          examples: [['customer-support', 'data-entry']],
+        }),
         Type.String({ minLength: 1, maxLength: 4000, examples: ['customer-support,data-entry'], description: 'Comma-separated ids, accepted too' }),
       ],
       {
@@ -62,12 +75,17 @@ export const InviteBody = Type.Object(
 
 export const InviteResult = Type.Object(
   {
-    link: Type.String({ examples: ['https://assessments.example.org/portal/#?sessionToken=T0gzwse1Cbu9EiGnmAfEFoIPvnfbZctp_gHgYQoK0Yc'],
+    link: Type.String({
+      examples: ['https://assessments.example.org/portal/#?sessionToken=T0gzwse1Cbu9EiGnmAfEFoIPvnfbZctp_gHgYQoK0Yc'],
       minLength: 1,
       description:
         "The candidate's single-sign-on link, `<portal_url>/portal/#?sessionToken=<token>`: always present. The token is fresh on every call, valid for the instance's invite lifetime (default 14 days) and opens every assessment of this invite.",
     }),
-    candidateId: Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], minLength: 1, description: 'Candidate identifier: the same for the same e-mail (case-insensitive) within the instance' }),
+    candidateId: Type.String({
+      examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'],
+      minLength: 1,
+      description: 'Candidate identifier: the same for the same e-mail (case-insensitive) within the instance',
+    }),
     invitationStatus: Type.Optional(
       Type.Union([Type.Literal('SENT'), Type.Literal('FAILED')], {
         examples: ['SENT'],
@@ -138,13 +156,27 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
         }),
         querystring: Type.Object({
           sendInvite: Type.Optional(
-            Type.Boolean({ examples: [true], default: false, description: 'true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted.' }),
+            Type.Boolean({
+              examples: [true],
+              default: false,
+              description: 'true: the service e-mails the link to the candidate and reports invitationStatus. Only `true` and `false` are accepted.',
+            }),
           ),
         }),
         body: InviteBody,
         response: {
           200: Type.Array(InviteResult),
-          ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'conflict', 'payload-too-large', 'unsupported-media-type', 'idempotency-key-reused', 'rate-limited', 'unavailable'),
+          ...problemResponses(
+            'validation-failed',
+            'unauthorized',
+            'forbidden',
+            'conflict',
+            'payload-too-large',
+            'unsupported-media-type',
+            'idempotency-key-reused',
+            'rate-limited',
+            'unavailable',
+          ),
         },
       },
       preValidation: async (request) => {

@@ -124,11 +124,19 @@ export async function inviteCandidate(ctx: CommandContext, deps: LinkDeps, input
   const { instanceId, request } = input;
   // Only well-formed slugs are looked up: anything else (a NUL, which PostgreSQL refuses in
   // text, included) cannot name an assessment and is reported as unknown below.
-  const found = await findAssessmentsBySlug(tx, instanceId, request.assessments.filter((slug) => SLUG.test(slug)));
+  const found = await findAssessmentsBySlug(
+    tx,
+    instanceId,
+    request.assessments.filter((slug) => SLUG.test(slug)),
+  );
   const unknown = request.assessments.filter((slug) => !found.some((a) => a.slug === slug));
   if (unknown.length > 0) {
     throw invalidInput(
-      unknown.map((slug) => ({ in: 'body' as const, name: `assessments.${request.assessments.indexOf(slug)}`, detail: `"${slug}" is not a published assessment of this instance` })),
+      unknown.map((slug) => ({
+        in: 'body' as const,
+        name: `assessments.${request.assessments.indexOf(slug)}`,
+        detail: `"${slug}" is not a published assessment of this instance`,
+      })),
       `Unknown assessment${unknown.length === 1 ? '' : 's'} for this instance: ${unknown.join(', ')}`,
     );
   }
@@ -155,10 +163,19 @@ export async function inviteCandidate(ctx: CommandContext, deps: LinkDeps, input
     if (open.includes(a) || skipped.some((s) => s.assessmentId === a.slug)) continue;
     const { outcome, state } = states.get(a.id)!;
     if ('same' in outcome && (state === 'COMPLETED' || state === 'CANCELLED')) {
-      skipped.push({ assessmentId: a.slug, status: state, detail: state === 'COMPLETED' ? 'completed: its result stands (an operator may allow a retake)' : 'withdrawn after it was started: it stays closed' });
+      skipped.push({
+        assessmentId: a.slug,
+        status: state,
+        detail: state === 'COMPLETED' ? 'completed: its result stands (an operator may allow a retake)' : 'withdrawn after it was started: it stays closed',
+      });
     } else open.push(a);
   }
-  await emitInvitationEvents(tx, 'invitation.created', created.map((r) => String(r.id)), ctx.now);
+  await emitInvitationEvents(
+    tx,
+    'invitation.created',
+    created.map((r) => String(r.id)),
+    ctx.now,
+  );
   const linked = open.length > 0 ? open.map((a) => a.id).sort() : assessmentIds;
   const issued = await issueLink(tx, deps, instanceId, candidateId, linked, ctx.now);
   // Inviting again renews what is not yet started: it may be started until the new link
@@ -261,7 +278,12 @@ export async function deliver(deps: LinkDeps, d: Delivery): Promise<'SENT' | 'FA
         `SELECT i.id FROM invitations i JOIN invite_links l ON l.candidate_id = i.candidate_id AND i.assessment_id = ANY(l.assessment_ids) WHERE l.id = $1`,
         [d.linkId],
       );
-      await emitInvitationEvents(tx, outcome.status === 'SENT' ? 'invitation.email.sent' : 'invitation.email.failed', rows.map((r) => String(r.id)), now(deps));
+      await emitInvitationEvents(
+        tx,
+        outcome.status === 'SENT' ? 'invitation.email.sent' : 'invitation.email.failed',
+        rows.map((r) => String(r.id)),
+        now(deps),
+      );
     });
   } catch (error) {
     deps.log?.error({ err: error, status: outcome.status }, 'could not record an e-mail delivery');

@@ -31,7 +31,10 @@ const KeySummary = Type.Object(
 );
 
 const CreatedKey = Type.Object(
-  { ...KeySummary.properties, key: Type.String({ examples: ['ack_cEpATmCn_1m6KRxk9NWg5S60I0LoZ-nXttxuBAssrP4'], description: 'The API key itself. Shown this once: only its hash is stored.' }) },
+  {
+    ...KeySummary.properties,
+    key: Type.String({ examples: ['ack_cEpATmCn_1m6KRxk9NWg5S60I0LoZ-nXttxuBAssrP4'], description: 'The API key itself. Shown this once: only its hash is stored.' }),
+  },
   { additionalProperties: false },
 );
 
@@ -111,7 +114,10 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
         body: Type.Object(
           {
             rateLimit: Type.Optional(
-              Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], { description: 'Requests per minute for this key; null: the service default', examples: [3000] }),
+              Type.Union([Type.Integer({ minimum: 1, maximum: 1_000_000 }), Type.Null()], {
+                description: 'Requests per minute for this key; null: the service default',
+                examples: [3000],
+              }),
             ),
             label: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: LABEL, 'x-pattern-message': BIDI_MESSAGE, examples: ['Greenhouse staging'] })),
           },

@@ -81,9 +81,7 @@ export function instanceScope(request: FastifyRequest, options: { required: bool
   const header = request.headers.instance;
   if (header === undefined) {
     if (options.required) {
-      throw new Problem('validation-failed', 'The instance header is required', [
-        { in: 'header', name: 'instance', detail: 'is required: name the tenant instance' },
-      ]);
+      throw new Problem('validation-failed', 'The instance header is required', [{ in: 'header', name: 'instance', detail: 'is required: name the tenant instance' }]);
     }
     return key.instances;
   }

@@ -30,14 +30,15 @@ export async function insertKey(
   db: Queryable,
   key: { id: string; hash: Buffer; prefix: string; label?: string; rateLimit?: number; expiresAt?: Date; instanceIds: string[] },
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO api_keys (id, hash, prefix, label, rate_limit, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [key.id, key.hash, key.prefix, key.label ?? null, key.rateLimit ?? null, key.expiresAt ?? null],
-  );
-  await db.query(
-    `INSERT INTO api_key_instances (key_id, instance_id) SELECT $1, unnest($2::uuid[])`,
-    [key.id, key.instanceIds],
-  );
+  await db.query(`INSERT INTO api_keys (id, hash, prefix, label, rate_limit, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`, [
+    key.id,
+    key.hash,
+    key.prefix,
+    key.label ?? null,
+    key.rateLimit ?? null,
+    key.expiresAt ?? null,
+  ]);
+  await db.query(`INSERT INTO api_key_instances (key_id, instance_id) SELECT $1, unnest($2::uuid[])`, [key.id, key.instanceIds]);
 }
 
 export async function findKeyByHash(db: Queryable, hash: Buffer): Promise<KeyRecord | undefined> {
@@ -63,9 +64,7 @@ const SUMMARY = `SELECT k.id, k.prefix, k.label, k.rate_limit AS "rateLimit", k.
   LEFT JOIN instances i ON i.id = ki.instance_id`;
 
 export async function listKeys(db: Queryable, instanceName?: string): Promise<KeySummary[]> {
-  const filter = instanceName
-    ? `WHERE k.id IN (SELECT ki2.key_id FROM api_key_instances ki2 JOIN instances i2 ON i2.id = ki2.instance_id WHERE i2.name = $1)`
-    : '';
+  const filter = instanceName ? `WHERE k.id IN (SELECT ki2.key_id FROM api_key_instances ki2 JOIN instances i2 ON i2.id = ki2.instance_id WHERE i2.name = $1)` : '';
   const { rows } = await db.query<KeySummary>(`${SUMMARY} ${filter} GROUP BY k.id ORDER BY k.created_at, k.id`, instanceName ? [instanceName] : []);
   return rows;
 }
@@ -83,16 +82,15 @@ export async function revokeKey(db: Queryable, id: string): Promise<boolean> {
 
 /** Changes a key's rate limit (null: the service default). Returns false when there is no such key. */
 export async function updateKey(db: Queryable, id: string, changes: { rateLimit?: number | null; label?: string }): Promise<boolean> {
-  const { rows } = await db.query(
-    `UPDATE api_keys SET rate_limit = CASE WHEN $2 THEN $3::integer ELSE rate_limit END, label = coalesce($4, label) WHERE id = $1 RETURNING id`,
-    [id, changes.rateLimit !== undefined, changes.rateLimit ?? null, changes.label ?? null],
-  );
+  const { rows } = await db.query(`UPDATE api_keys SET rate_limit = CASE WHEN $2 THEN $3::integer ELSE rate_limit END, label = coalesce($4, label) WHERE id = $1 RETURNING id`, [
+    id,
+    changes.rateLimit !== undefined,
+    changes.rateLimit ?? null,
+    changes.label ?? null,
+  ]);
   return rows.length > 0;
 }
 
 export async function touchKey(db: Queryable, id: string): Promise<void> {
-  await db.query(
-    `UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-    [id],
-  );
+  await db.query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [id]);
 }

@@ -6,9 +6,7 @@ import type { Queryable } from '../../db/database.js';
 import { findKeyByHash, touchKey, type KeyRecord } from './repository.js';
 import { looksLikeApiKey, sha256Hex } from './secret.js';
 
-export type Verification =
-  | { valid: true; key: KeyRecord }
-  | { valid: false; reason: 'MISSING' | 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' };
+export type Verification = { valid: true; key: KeyRecord } | { valid: false; reason: 'MISSING' | 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' };
 
 const MAX_CACHED = 10_000;
 // last_used_at is written at most this often per key and node: a write per request would make

@@ -135,7 +135,7 @@ export class RedisCounter implements Counter {
 
   async hit(key: string, windowMs: number): Promise<WindowState> {
     try {
-      const [count, ttl] = (await (this.redis as unknown as { acHit(key: string, windowMs: number): Promise<[number, number]> }).acHit(KEY_PREFIX + key, windowMs));
+      const [count, ttl] = await (this.redis as unknown as { acHit(key: string, windowMs: number): Promise<[number, number]> }).acHit(KEY_PREFIX + key, windowMs);
       return { count: Number(count), resetMs: Math.max(0, Number(ttl)) };
     } catch (error) {
       this.fellBack(error as Error);
@@ -145,7 +145,11 @@ export class RedisCounter implements Counter {
 
   async peek(key: string): Promise<WindowState> {
     try {
-      const [[, count], [, ttl]] = (await this.redis.multi().get(KEY_PREFIX + key).pttl(KEY_PREFIX + key).exec()) as [[null, string | null], [null, number]];
+      const [[, count], [, ttl]] = (await this.redis
+        .multi()
+        .get(KEY_PREFIX + key)
+        .pttl(KEY_PREFIX + key)
+        .exec()) as [[null, string | null], [null, number]];
       if (count === null || ttl < 0) return { count: 0, resetMs: 0 };
       return { count: Number(count), resetMs: ttl };
     } catch (error) {

@@ -9,7 +9,16 @@ import { describe, it } from 'node:test';
 import { brandOf } from '../tenants/branding.js';
 import { fill, loadTemplates, renderInvitationWith, type InvitationMessage } from './invitation-message.js';
 
-const ACME = { name: 'acme', displayName: 'Acme Ltd', mailFromName: null, mailFromAddress: null, accentColor: null, supportEmail: 'jobs@acme.example', privacyUrl: null, logoSha256: null };
+const ACME = {
+  name: 'acme',
+  displayName: 'Acme Ltd',
+  mailFromName: null,
+  mailFromAddress: null,
+  accentColor: null,
+  supportEmail: 'jobs@acme.example',
+  privacyUrl: null,
+  logoSha256: null,
+};
 
 /** The brand of a company of this name (its display name). */
 const company = (displayName: string) => brandOf({ ...ACME, displayName });
@@ -60,7 +69,10 @@ describe('invitation e-mail rendering', () => {
     assert.match(branded.html, /<p>Acme Ltd invites you to take/);
     assert.match(branded.html, /ask Acme Ltd for a new one/);
     // Nothing set: the sender name, else the instance name; the contact is the sender address, else the company.
-    const bySender = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: null, supportEmail: null, mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' }) }));
+    const bySender = renderInvitationWith(
+      templates,
+      message({ brand: brandOf({ ...ACME, displayName: null, supportEmail: null, mailFromName: 'Acme Hiring', mailFromAddress: 'hiring@acme.example' }) }),
+    );
     assert.equal(bySender.subject, 'Your invitation from Acme Hiring: Numerical reasoning, Typing');
     assert.match(bySender.text, /Questions\? Contact hiring@acme\.example\./);
     const bare = renderInvitationWith(templates, message({ brand: brandOf({ ...ACME, displayName: null, supportEmail: null }) }));
@@ -120,7 +132,10 @@ describe('invitation e-mail in the candidate language', () => {
     assert.match(de.text.replace(/\u202f|\u00a0/g, ' '), /gültig bis zum 7\. Dezember 2026 um 10:00 \(UTC\)\. Falls er abgelaufen ist, bitten Sie Beispiel GmbH um einen neuen\./);
     assert.match(de.html, /<html lang="de">/);
     assert.match(de.html, /<a href="https:\/\/assess\.example\/portal\/#\?sessionToken=abc_DEF-123">Tests beginnen<\/a>/);
-    const es = renderInvitationWith(await loadTemplates(undefined, 'es'), message({ lang: 'es', brand: company('Ejemplo S.A.'), assessments: [{ name: 'Typing', durationMinutes: 1 }] }));
+    const es = renderInvitationWith(
+      await loadTemplates(undefined, 'es'),
+      message({ lang: 'es', brand: company('Ejemplo S.A.'), assessments: [{ name: 'Typing', durationMinutes: 1 }] }),
+    );
     assert.equal(es.subject, 'Su invitación de Ejemplo S.A.: Typing');
     assert.match(es.text, /^Hola, Ada:$/m);
     assert.match(es.text, /Ejemplo S\.A\. le invita a realizar la siguiente evaluación:/);

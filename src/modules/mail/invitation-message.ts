@@ -37,7 +37,6 @@ export interface RenderedMessage {
 export const DEFAULT_TEMPLATES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'templates');
 const PARTS = { subject: 'invitation.subject.txt', text: 'invitation.txt', html: 'invitation.html' } as const;
 
-
 /** Fills {{name}} placeholders; unknown names are left as they are, so a typo is visible. */
 export function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{\s*([A-Za-z]+)\s*\}\}/g, (whole, name: string) => (name in values ? values[name]! : whole));
@@ -81,7 +80,10 @@ export function renderInvitationWith(templates: Record<keyof typeof PARTS, strin
     text: fill(templates.text, { ...plain, assessmentList: message.assessments.map((a) => `  - ${item(a)}`).join('\n') }),
     html: fill(templates.html, {
       ...escaped,
-      assessmentList: join(message.assessments.map((a) => html`<li>${item(a)}</li>`), '\n').toString(),
+      assessmentList: join(
+        message.assessments.map((a) => html`<li>${item(a)}</li>`),
+        '\n',
+      ).toString(),
     }),
   };
 }

@@ -131,10 +131,13 @@ class Slots {
           resolve(once(release));
         },
       };
-      const timer = setTimeout(() => {
-        this.waiting.splice(this.waiting.indexOf(waiter), 1);
-        resolve(undefined);
-      }, Math.max(0, deadline - Date.now()));
+      const timer = setTimeout(
+        () => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          resolve(undefined);
+        },
+        Math.max(0, deadline - Date.now()),
+      );
       this.waiting.push(waiter);
     });
   }

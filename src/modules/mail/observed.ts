@@ -12,7 +12,7 @@ export function observedMailer(mailer: Mailer, registry: Registry): Mailer {
   });
   const sent = new Histogram({
     name: 'mail_send_duration_seconds',
-    help: 'From handing an e-mail over to the relay\'s answer, the wait for a connection included, by outcome (sent, failed)',
+    help: "From handing an e-mail over to the relay's answer, the wait for a connection included, by outcome (sent, failed)",
     labelNames: ['outcome'],
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],

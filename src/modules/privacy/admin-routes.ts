@@ -14,7 +14,9 @@ import { eraseCandidate, exportCandidate } from './service.js';
 const SelectorBody = Type.Object(
   {
     email: Type.Optional(Type.String({ examples: ['jane.doe@example.com'], format: 'email', maxLength: 254, description: "The candidate's e-mail address (case-insensitive)" })),
-    candidateId: Type.Optional(Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], format: 'uuid', description: 'The candidate id, as in invite answers and score records' })),
+    candidateId: Type.Optional(
+      Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114'], format: 'uuid', description: 'The candidate id, as in invite answers and score records' }),
+    ),
   },
   { additionalProperties: false, description: 'Exactly one of `email` and `candidateId`', examples: [{ email: 'jane.doe@example.com' }] },
 );

@@ -108,7 +108,13 @@ describeEachStore(
       const csrf = /name="csrf-token" content="([^"]+)"/.exec(page.body)![1]!;
       const headers = { cookie, 'x-csrf-token': csrf, 'user-agent': p.agent };
       const form = (url: string, fields: Record<string, string> = {}) =>
-        c.request({ method: 'POST', url, remoteAddress: p.address, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
+        c.request({
+          method: 'POST',
+          url,
+          remoteAddress: p.address,
+          headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+        });
       const json = (method: 'POST' | 'PUT', url: string, payload?: object) => c.request({ method, url, remoteAddress: p.address, headers, payload });
       assert.equal((await form('/portal/a/alpha/start')).statusCode, 303);
       assert.equal((await json('PUT', '/portal/api/a/alpha/answers/q3', { value: '1250' })).statusCode, 204);
@@ -123,7 +129,8 @@ describeEachStore(
     }
 
     const admin = (method: 'POST' | 'GET', url: string, payload?: object) => ctx().request({ method, url: `/admin/v1${url}`, payload });
-    const score = async (key: string, id: string) => (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${id}`, headers: { 'x-api-key': key } })).json() as Record<string, unknown>[];
+    const score = async (key: string, id: string) =>
+      (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${id}`, headers: { 'x-api-key': key } })).json() as Record<string, unknown>[];
 
     it('exports everything stored about a candidate, by e-mail (any case) or id', async () => {
       const t = await tenant();
@@ -133,8 +140,14 @@ describeEachStore(
       assert.equal(byEmail.statusCode, 200, byEmail.body);
       const doc = byEmail.json();
       assert.equal(doc.id, id);
-      assert.deepEqual({ ...doc.candidate, createdAt: undefined, updatedAt: undefined }, { id, email: p.email, firstName: p.firstName, lastName: p.lastName, createdAt: undefined, updatedAt: undefined, erasedAt: null });
-      assert.deepEqual(doc.invitations.map((i: { assessmentId: string }) => i.assessmentId), ['alpha', 'beta']);
+      assert.deepEqual(
+        { ...doc.candidate, createdAt: undefined, updatedAt: undefined },
+        { id, email: p.email, firstName: p.firstName, lastName: p.lastName, createdAt: undefined, updatedAt: undefined, erasedAt: null },
+      );
+      assert.deepEqual(
+        doc.invitations.map((i: { assessmentId: string }) => i.assessmentId),
+        ['alpha', 'beta'],
+      );
       assert.equal(doc.inviteLinks.length, 1);
       assert.equal(doc.portalSessions.length, 1);
       assert.equal(doc.attempts.length, 1);
@@ -142,10 +155,16 @@ describeEachStore(
       assert.equal(attempt.firstAddress, p.address);
       assert.equal(attempt.firstAgent, p.agent);
       assert.equal(attempt.typingText, `${p.firstName} The quick brown fox`);
-      assert.deepEqual(attempt.answers.map((a: { questionId: string }) => a.questionId), ['q3', 'q4']);
+      assert.deepEqual(
+        attempt.answers.map((a: { questionId: string }) => a.questionId),
+        ['q3', 'q4'],
+      );
       assert.match(attempt.answers[1].value, new RegExp(p.lastName));
       assert.ok(attempt.proctoringSignals.some((s: { kind: string; detail: string }) => s.kind === 'paste' && s.detail === `pasted ${p.lastName}`));
-      assert.deepEqual(doc.deliveries.map((d: { recipient: string; status: string }) => [d.recipient, d.status]), [[p.email, 'SENT']]);
+      assert.deepEqual(
+        doc.deliveries.map((d: { recipient: string; status: string }) => [d.recipient, d.status]),
+        [[p.email, 'SENT']],
+      );
       const byId = (await admin('POST', `/instances/${t.instance}/candidates/export`, { candidateId: id })).json();
       assert.ok(
         byId.audit.some((a: { action: string; target: string }) => /^candidate\.export$/.test(a.action) && a.target === `${t.instance}/${id}`),
@@ -166,7 +185,10 @@ describeEachStore(
         assert.ok((await foundInStore(ctx().db, [value])).length > 0, `found ${value} before`);
       }
       assert.ok((await foundInMail(ctx().mailDir, [gone.email.toLowerCase(), gone.firstName.toLowerCase()])).length >= 2, 'the mailbox holds their e-mail');
-      assert.ok((await ctx().db.query('SELECT 1 FROM idempotency_keys WHERE instance_id = (SELECT instance_id FROM candidates WHERE id = $1)', [id])).rows.length >= 1, 'an invite answer is stored for retries');
+      assert.ok(
+        (await ctx().db.query('SELECT 1 FROM idempotency_keys WHERE instance_id = (SELECT instance_id FROM candidates WHERE id = $1)', [id])).rows.length >= 1,
+        'an invite answer is stored for retries',
+      );
 
       const erased = await admin('POST', `/instances/${t.instance}/candidates/erase`, { email: gone.email });
       assert.equal(erased.statusCode, 200, erased.body);
@@ -285,7 +307,10 @@ describeEachStore(
       assert.equal((await admin('POST', '/instances', { name: `off-${randomBytes(3).toString('hex')}`, retentionDays: null })).statusCode, 201);
       const off = await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${t.instance}`, payload: { retentionDays: null } });
       assert.equal(off.json().retentionDays, null);
-      await ctx().db.query(`UPDATE invitations SET assessment_status = 'COMPLETED', finished_at = coalesce(finished_at, now()), started_at = coalesce(started_at, now()) WHERE candidate_id = $1`, [openId]);
+      await ctx().db.query(
+        `UPDATE invitations SET assessment_status = 'COMPLETED', finished_at = coalesce(finished_at, now()), started_at = coalesce(started_at, now()) WHERE candidate_id = $1`,
+        [openId],
+      );
       assert.equal(await sweepRetention({ ...deps, now: at(400) }), 0);
       assert.equal(await email(t.instance, openId), open.email);
     });
@@ -293,7 +318,12 @@ describeEachStore(
     it('also erases candidates whose invitations expired or were withdrawn, counted from when they closed', async () => {
       const t = await tenant({ retentionDays: 30 });
       const invite = async (p: Person) => {
-        const invited = await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': t.key, instance: t.instance }, payload: { email: p.email, firstName: p.firstName, lastName: p.lastName, assessments: ['alpha'] } });
+        const invited = await ctx().request({
+          method: 'POST',
+          url: '/v1/invite',
+          headers: { 'x-api-key': t.key, instance: t.instance },
+          payload: { email: p.email, firstName: p.firstName, lastName: p.lastName, assessments: ['alpha'] },
+        });
         assert.equal(invited.statusCode, 200, invited.body);
         return (invited.json() as { candidateId: string }[])[0]!.candidateId;
       };
@@ -323,9 +353,18 @@ describeEachStore(
       for (let i = 0; i < 4; i++) ids.push(await takes(ctx(), t, person(`many${i}`), { submit: true }));
       const deps = { db: ctx().db, mailDir: ctx().mailDir, now: () => new Date(Date.now() + 2 * DAY) };
       const counts = await Promise.all([sweepRetention(deps), sweepRetention(deps), sweepRetention(deps)]);
-      const { rows } = await ctx().db.query<{ target: string }>(`SELECT target FROM audit_log WHERE action = 'candidate.erase' AND target LIKE $1 ORDER BY target`, [`${t.instance}/%`]);
-      assert.deepEqual(rows.map((r) => r.target), ids.map((id) => `${t.instance}/${id}`).sort(), 'one audit entry per candidate');
-      assert.equal(counts.reduce((a, b) => a + b, 0), 4);
+      const { rows } = await ctx().db.query<{ target: string }>(`SELECT target FROM audit_log WHERE action = 'candidate.erase' AND target LIKE $1 ORDER BY target`, [
+        `${t.instance}/%`,
+      ]);
+      assert.deepEqual(
+        rows.map((r) => r.target),
+        ids.map((id) => `${t.instance}/${id}`).sort(),
+        'one audit entry per candidate',
+      );
+      assert.equal(
+        counts.reduce((a, b) => a + b, 0),
+        4,
+      );
     });
   },
   { devMail: true },

@@ -46,7 +46,14 @@ export async function eraseCandidateRows(tx: Queryable, candidate: { id: string;
 
 /** An audit entry for an erasure the service made by itself (the retention sweep). */
 export async function auditErasure(tx: Queryable, entry: { actor: string; instance: string; candidateId: string; requestId: string }): Promise<void> {
-  await recordAudit(tx, { actor: entry.actor, clientIp: '-', action: 'candidate.erase', target: `${entry.instance}/${entry.candidateId}`, requestId: entry.requestId, status: 200 });
+  await recordAudit(tx, {
+    actor: entry.actor,
+    clientIp: '-',
+    action: 'candidate.erase',
+    target: `${entry.instance}/${entry.candidateId}`,
+    requestId: entry.requestId,
+    status: 200,
+  });
 }
 
 /**

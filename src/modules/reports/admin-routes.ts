@@ -30,7 +30,12 @@ export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: 
         ),
         response: {
           200: Type.Object(
-            { candidateId: Type.String({ format: 'uuid' }), assessmentId: Type.String(), expiresAt: DateTime({ description: 'When the link would have expired' }), revoked: Type.Literal(true) },
+            {
+              candidateId: Type.String({ format: 'uuid' }),
+              assessmentId: Type.String(),
+              expiresAt: DateTime({ description: 'When the link would have expired' }),
+              revoked: Type.Literal(true),
+            },
             { additionalProperties: false },
           ),
           ...problemResponses('validation-failed', 'unauthorized', 'not-found'),
@@ -46,8 +51,9 @@ export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: 
       schema: {
         operationId: 'rotateReportKey',
         tags: ['admin'],
-        summary: "Withdraw every report link of an instance",
-        description: "Signs later links with a new key: every link made before opens nothing (410 is not possible for them: they answer 404, like any link with a wrong signature). GET /v1/candidates/{candidateId} gives new links at once.",
+        summary: 'Withdraw every report link of an instance',
+        description:
+          'Signs later links with a new key: every link made before opens nothing (410 is not possible for them: they answer 404, like any link with a wrong signature). GET /v1/candidates/{candidateId} gives new links at once.',
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         response: {

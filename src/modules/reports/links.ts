@@ -124,11 +124,17 @@ export function parseReportLink(url: string): ReportLinkParts | undefined {
 }
 
 /** Revokes one link of one of the given instances; revoking it again changes nothing. */
-export async function revokeReportLink(db: Queryable, instanceIds: string[] | 'all', url: string, now: Date): Promise<{ candidateId: string; assessmentId: string; expiresAt: Date }> {
+export async function revokeReportLink(
+  db: Queryable,
+  instanceIds: string[] | 'all',
+  url: string,
+  now: Date,
+): Promise<{ candidateId: string; assessmentId: string; expiresAt: Date }> {
   const parts = parseReportLink(url);
   if (!parts) throw invalidInput([{ in: 'body', name: 'url', detail: 'is not a report link (/reports/<candidateId>/<assessmentId>?expires=…&signature=…)' }]);
   const check = await checkReportLink(db, parts, now);
-  if (check.state === 'invalid' || (instanceIds !== 'all' && !instanceIds.includes(check.instanceId))) throw notFound('No such report link: its signature does not match any of your instances');
+  if (check.state === 'invalid' || (instanceIds !== 'all' && !instanceIds.includes(check.instanceId)))
+    throw notFound('No such report link: its signature does not match any of your instances');
   const expiresAt = new Date(parts.expires * 1000);
   if (check.state === 'valid') {
     await db.query('INSERT INTO revoked_report_links (signature, instance_id, expires_at, revoked_at) VALUES ($1, $2, $3, $4) ON CONFLICT (signature) DO NOTHING', [

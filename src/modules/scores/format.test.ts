@@ -70,7 +70,20 @@ describe('toScoreRecord', () => {
     startedMicros: null,
     finishedMicros: null,
   };
-  const keys = ['candidateId', 'assessmentId', 'assessmentName', 'assessmentStatus', 'scoreStatus', 'completion', 'totalScore', 'typingSpeed', 'categoryScores', 'redFlag', 'started', 'finished'];
+  const keys = [
+    'candidateId',
+    'assessmentId',
+    'assessmentName',
+    'assessmentStatus',
+    'scoreStatus',
+    'completion',
+    'totalScore',
+    'typingSpeed',
+    'categoryScores',
+    'redFlag',
+    'started',
+    'finished',
+  ];
 
   it('INVITED/PENDING: placeholders, zeros, no categories', () => {
     const record = toScoreRecord(base);

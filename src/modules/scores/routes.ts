@@ -112,11 +112,29 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
         security: publicSecurity,
         headers: instanceHeader(false),
         querystring: Type.Object({
-          candidateIds: Type.Optional(Type.String({ examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114,0b6f3c52-8e1d-4a7b-9c2e-5f4d3a2b1c0e'], description: `Candidate identifiers separated by commas (at most ${MAX_IDS})` })),
+          candidateIds: Type.Optional(
+            Type.String({
+              examples: ['9d7e6c95-b46b-46da-979a-dca23f37f114,0b6f3c52-8e1d-4a7b-9c2e-5f4d3a2b1c0e'],
+              description: `Candidate identifiers separated by commas (at most ${MAX_IDS})`,
+            }),
+          ),
           assessmentIds: Type.Optional(Type.String({ examples: ['customer-support,data-entry'], description: `Assessment identifiers separated by commas (at most ${MAX_IDS})` })),
-          limit: Type.Optional(Type.Integer({ examples: [100], minimum: 1, maximum: MAX_LIMIT, description: `Opt-in pagination: at most this many records (1–${MAX_LIMIT}); a \`Link\` header with rel="next" points to the next page` })),
+          limit: Type.Optional(
+            Type.Integer({
+              examples: [100],
+              minimum: 1,
+              maximum: MAX_LIMIT,
+              description: `Opt-in pagination: at most this many records (1–${MAX_LIMIT}); a \`Link\` header with rel="next" points to the next page`,
+            }),
+          ),
           cursor: Type.Optional(
-            Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', examples: ['AWmO0t3Yq2v8TzQ1yR4lXc9KbE7nHf0sU2pLgVwAjD6oMhZe5B'], description: 'Where the next page starts: copy it from the `Link` header of the previous page; only with `limit`' }),
+            Type.String({
+              minLength: 1,
+              maxLength: 64,
+              pattern: '^[A-Za-z0-9_-]+$',
+              examples: ['AWmO0t3Yq2v8TzQ1yR4lXc9KbE7nHf0sU2pLgVwAjD6oMhZe5B'],
+              description: 'Where the next page starts: copy it from the `Link` header of the previous page; only with `limit`',
+            }),
           ),
         }),
         response: { 200: Type.Array(ScoreRecord), ...problemResponses('validation-failed', 'unauthorized', 'forbidden', 'rate-limited', 'unavailable') },
@@ -127,7 +145,11 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       const assessmentIds = idList('assessmentIds', request.query.assessmentIds);
       const scope = instanceScope(request, { required: false });
       // Candidate ids are UUIDs and assessment ids slugs: any other id is unknown, and unknown ids match nothing.
-      const filter: ScoreFilter = { instanceIds: scope.map((i) => i.id), candidateIds: candidateIds?.filter((id) => UUID.test(id)), assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)) };
+      const filter: ScoreFilter = {
+        instanceIds: scope.map((i) => i.id),
+        candidateIds: candidateIds?.filter((id) => UUID.test(id)),
+        assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)),
+      };
       if (request.query.limit !== undefined) return page(reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
       if (matchesNothing(filter)) return json(reply, []);

@@ -7,7 +7,12 @@ import { toScoreRecord, type InvitationRow } from './format.js';
 
 const NonEmpty = (description: string, examples: string[]) => Type.String({ minLength: 1, description, examples });
 const Percent = (description: string, examples: string[]) =>
-  Type.String({ minLength: 1, pattern: '^(100|[0-9]{1,2})(\\.[0-9]{1,2})?$', description: `${description}: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0"`, examples });
+  Type.String({
+    minLength: 1,
+    pattern: '^(100|[0-9]{1,2})(\\.[0-9]{1,2})?$',
+    description: `${description}: a percentage as a decimal string with at most two decimals and no trailing zeros, e.g. "87.5", "100", "0"`,
+    examples,
+  });
 const Timestamp = (description: string, examples: string[]) =>
   Type.String({
     minLength: 1,
@@ -33,14 +38,26 @@ export const ScoreRecord = Type.Object(
     }),
     scoreStatus: Type.Union([Type.Literal('PENDING'), Type.Literal('LOW_PASS'), Type.Literal('PASS'), Type.Literal('FAIL')], {
       examples: ['PASS'],
-      description: "PENDING until completed and fully scored (answers awaiting manual review keep it PENDING); then PASS at or above the assessment's pass score, LOW_PASS at or above its low-pass score, else FAIL",
+      description:
+        "PENDING until completed and fully scored (answers awaiting manual review keep it PENDING); then PASS at or above the assessment's pass score, LOW_PASS at or above its low-pass score, else FAIL",
     }),
     completion: Percent('Share of questions answered', ['100']),
     totalScore: Percent('Weighted total score, "0" while pending', ['86.25']),
-    typingSpeed: Type.String({ examples: ['0'], minLength: 1, pattern: '^[0-9]+(\\.[0-9]{1,2})?$', description: 'Net words per minute of the typing test, computed by the server; "0" when there is none or it was not taken' }),
+    typingSpeed: Type.String({
+      examples: ['0'],
+      minLength: 1,
+      pattern: '^[0-9]+(\\.[0-9]{1,2})?$',
+      description: 'Net words per minute of the typing test, computed by the server; "0" when there is none or it was not taken',
+    }),
     categoryScores: Type.Array(CategoryScore, {
       description: "One per category in the assessment's order once scored; empty before",
-      examples: [[{ name: 'Written communication', score: '90' }, { name: 'Policy & product reasoning', score: '80' }, { name: 'De-escalation & empathy', score: '87.5' }]],
+      examples: [
+        [
+          { name: 'Written communication', score: '90' },
+          { name: 'Policy & product reasoning', score: '80' },
+          { name: 'De-escalation & empathy', score: '87.5' },
+        ],
+      ],
     }),
     redFlag: Type.Boolean({ description: 'true when the proctoring rules (see docs/content.md, "Proctoring and the red flag") flagged the attempt', examples: [false] }),
     started: Timestamp('When the candidate started', ['2026-11-23T10:21:02.5310000+00:00']),

@@ -11,7 +11,20 @@ const str = { type: 'string', minLength: 1 };
 const specRecord = {
   type: 'object',
   additionalProperties: false,
-  required: ['candidateId', 'assessmentId', 'assessmentName', 'assessmentStatus', 'scoreStatus', 'completion', 'totalScore', 'typingSpeed', 'categoryScores', 'redFlag', 'started', 'finished'],
+  required: [
+    'candidateId',
+    'assessmentId',
+    'assessmentName',
+    'assessmentStatus',
+    'scoreStatus',
+    'completion',
+    'totalScore',
+    'typingSpeed',
+    'categoryScores',
+    'redFlag',
+    'started',
+    'finished',
+  ],
   properties: {
     candidateId: str,
     assessmentId: str,
@@ -41,8 +54,9 @@ describeEachStore('GET /v1/score', (ctx) => {
     await ctx().publish(instance, sampleAssessment('beta', { name: 'Beta' }));
     const key = await ctx().key([instance]);
     const invite = async (email: string, assessments: string[]) =>
-      (await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'F', lastName: 'L', assessments } })).json()[0]
-        .candidateId as string;
+      (
+        await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'F', lastName: 'L', assessments } })
+      ).json()[0].candidateId as string;
     return { instance, key, invite };
   }
   const scores = async (key: string, query = '', headers: Record<string, string> = {}) => {
@@ -77,13 +91,27 @@ describeEachStore('GET /v1/score', (ctx) => {
     assert.deepEqual(pairs((await scores(t.key, '?assessmentIds=beta')).json()).sort(), [`${a}/beta`, `${c}/beta`].sort());
     assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${a},${b}&assessmentIds=alpha`)).json()).sort(), [`${a}/alpha`, `${b}/alpha`].sort());
     assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${c}&assessmentIds=alpha`)).json()), []);
-    assert.deepEqual(pairs((await scores(t.key, `?candidateIds=${a}, ${a} ,${b}&assessmentIds=alpha`)).json()).sort(), [`${a}/alpha`, `${b}/alpha`].sort(), 'spaces and repeats are harmless');
+    assert.deepEqual(
+      pairs((await scores(t.key, `?candidateIds=${a}, ${a} ,${b}&assessmentIds=alpha`)).json()).sort(),
+      [`${a}/alpha`, `${b}/alpha`].sort(),
+      'spaces and repeats are harmless',
+    );
   });
 
   it('unknown ids match nothing', async () => {
     const t = await tenant();
     await t.invite('a@x.co', ['alpha']);
-    for (const query of ['?candidateIds=nope', '?candidateIds=00000000-0000-4000-8000-000000000000', '?assessmentIds=nope', '?assessmentIds=ALPHA', "?candidateIds=' OR 1=1 --", '?assessmentIds=%00', '?assessmentIds=alpha%00', '?candidateIds=%00&assessmentIds=%00', '?assessmentIds=%C3%A9,%EF%BF%BD']) {
+    for (const query of [
+      '?candidateIds=nope',
+      '?candidateIds=00000000-0000-4000-8000-000000000000',
+      '?assessmentIds=nope',
+      '?assessmentIds=ALPHA',
+      "?candidateIds=' OR 1=1 --",
+      '?assessmentIds=%00',
+      '?assessmentIds=alpha%00',
+      '?candidateIds=%00&assessmentIds=%00',
+      '?assessmentIds=%C3%A9,%EF%BF%BD',
+    ]) {
       const response = await scores(t.key, query);
       assert.equal(response.statusCode, 200, query);
       assert.deepEqual(response.json(), [], query);
@@ -221,7 +249,10 @@ describeEachStore('GET /v1/score', (ctx) => {
       const tampered = cursor.slice(0, i) + changed + cursor.slice(i + 1);
       const response = await scores(t.key, `?limit=1&cursor=${tampered}`);
       assert.equal(response.statusCode, 400, `changed at ${i}: ${response.body}`);
-      assert.deepEqual(response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]), [['query', 'cursor']]);
+      assert.deepEqual(
+        response.json().errors.map((e: { in: string; name: string }) => [e.in, e.name]),
+        [['query', 'cursor']],
+      );
     }
     const other = await ctx().key([t.instance]);
     const foreign = await scores(other, `?limit=1&cursor=${cursor}`);
@@ -234,7 +265,10 @@ describeEachStore('GET /v1/score', (ctx) => {
     for (let i = 0; i < 2; i++) await t.invite(`nodes${i}@x.co`, ['alpha']);
     const first = await scores(t.key, '?limit=1');
     const next = /^<([^>]+)>/.exec(String(first.headers.link))![1]!;
-    const second = await createTestContext(storeKinds().find((k) => k.name === ctx().store)!, { db: ctx().db });
+    const second = await createTestContext(
+      storeKinds().find((k) => k.name === ctx().store)!,
+      { db: ctx().db },
+    );
     try {
       const response = await second.request({ method: 'GET', url: next, headers: { 'x-api-key': t.key } });
       assert.equal(response.statusCode, 200, response.body);

@@ -18,7 +18,10 @@ export const InstanceName = Type.String({
 const Instance = Type.Object(
   {
     name: Type.String({ examples: ['demo'] }),
-    portalUrl: Type.Union([Type.String(), Type.Null()], { examples: ['https://assessments.acme.example'], description: 'Base URL of candidate links; null: the service PUBLIC_URL' }),
+    portalUrl: Type.Union([Type.String(), Type.Null()], {
+      examples: ['https://assessments.acme.example'],
+      description: 'Base URL of candidate links; null: the service PUBLIC_URL',
+    }),
     inviteTtlDays: Type.Integer({ examples: [14], description: 'How long invite links stay valid, in days' }),
     mailFromName: Type.Union([Type.String(), Type.Null()], { examples: ['Acme Hiring'], description: 'Sender name of invitation e-mail; null: that of MAIL_FROM' }),
     mailFromAddress: Type.Union([Type.String(), Type.Null()], { examples: ['hiring@acme.example'], description: 'Sender address of invitation e-mail; null: MAIL_FROM' }),
@@ -27,17 +30,32 @@ const Instance = Type.Object(
       description: 'Days after the last of their assessments was completed when a candidate is erased automatically; null: off',
     }),
     reportLinkDays: Type.Integer({ description: 'Days a report link (reportUrl) stays valid', examples: [90] }),
-    reminderDays: Type.Union([Type.Integer(), Type.Null()], { description: 'Days before an invitation expires when the candidate is reminded by e-mail, once; null: off', examples: [2] }),
-    displayName: Type.Union([Type.String(), Type.Null()], { examples: ['Acme Ltd'], description: 'The company as candidates see it; null: the sender name, else the instance name' }),
+    reminderDays: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Days before an invitation expires when the candidate is reminded by e-mail, once; null: off',
+      examples: [2],
+    }),
+    displayName: Type.Union([Type.String(), Type.Null()], {
+      examples: ['Acme Ltd'],
+      description: 'The company as candidates see it; null: the sender name, else the instance name',
+    }),
     company: Type.String({ examples: ['Acme Ltd'], description: 'What candidates are shown as the company: displayName, else mailFromName, else name' }),
     accentColor: Type.Union([Type.String(), Type.Null()], { examples: ['#0B57D0'], description: "The portal's accent colour; null: the default" }),
-    supportEmail: Type.Union([Type.String(), Type.Null()], { examples: ['recruiting@acme.example'], description: 'Where candidates write with questions; null: the sender address, else "the company that invited you"' }),
-    privacyUrl: Type.Union([Type.String(), Type.Null()], { examples: ['https://acme.example/privacy'], description: "The company's privacy notice, linked in the portal's footer; null: none" }),
+    supportEmail: Type.Union([Type.String(), Type.Null()], {
+      examples: ['recruiting@acme.example'],
+      description: 'Where candidates write with questions; null: the sender address, else "the company that invited you"',
+    }),
+    privacyUrl: Type.Union([Type.String(), Type.Null()], {
+      examples: ['https://acme.example/privacy'],
+      description: "The company's privacy notice, linked in the portal's footer; null: none",
+    }),
     logoUrl: Type.Union([Type.String(), Type.Null()], {
       examples: ['/brand/acme/logo/3f79bb7b435b0532'],
       description: 'Path of the logo on this service (its hash in it: a new logo gets a new path); null: no logo',
     }),
-    defaultLanguage: Type.String({ examples: ['en'], description: "The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue" }),
+    defaultLanguage: Type.String({
+      examples: ['en'],
+      description: "The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue",
+    }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
@@ -51,7 +69,12 @@ const DefaultLanguage = Type.String({
   examples: ['de'],
 });
 
-const PortalUrl = Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 500, description: 'Base URL of the portal for this instance', examples: ['https://assessments.acme.example'] });
+const PortalUrl = Type.String({
+  pattern: '^https?://[^\\s]+$',
+  maxLength: 500,
+  description: 'Base URL of the portal for this instance',
+  examples: ['https://assessments.acme.example'],
+});
 // Names shown to candidates: no control characters, bidirectional ones included.
 const NO_CONTROL = `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]+$`;
 const NO_CONTROL_MESSAGE = `must not contain control characters; ${BIDI_MESSAGE}`;
@@ -59,7 +82,16 @@ export const Settings = Type.Object(
   {
     portalUrl: Type.Optional(PortalUrl),
     inviteTtlDays: Type.Optional(Type.Integer({ examples: [14], minimum: 1, maximum: 365, description: 'Days an invite link stays valid (default 14)' })),
-    mailFromName: Type.Optional(Type.String({ examples: ['Acme Hiring'], minLength: 1, maxLength: 100, pattern: `^[^\\r\\n${BIDI_CONTROLS}]+$`, 'x-pattern-message': `must be one line; ${BIDI_MESSAGE}`, description: 'Sender name of invitation e-mail' })),
+    mailFromName: Type.Optional(
+      Type.String({
+        examples: ['Acme Hiring'],
+        minLength: 1,
+        maxLength: 100,
+        pattern: `^[^\\r\\n${BIDI_CONTROLS}]+$`,
+        'x-pattern-message': `must be one line; ${BIDI_MESSAGE}`,
+        description: 'Sender name of invitation e-mail',
+      }),
+    ),
     mailFromAddress: Type.Optional(Type.String({ examples: ['hiring@acme.example'], format: 'email', maxLength: 254, description: 'Sender address of invitation e-mail' })),
     retentionDays: Type.Optional(
       Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()], {
@@ -80,13 +112,15 @@ export const Settings = Type.Object(
     displayName: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 100, pattern: NO_CONTROL, 'x-pattern-message': NO_CONTROL_MESSAGE }), Type.Null()], {
         examples: ['Acme Ltd'],
-        description: "The company's name as candidates see it in the portal, the e-mail and the report (1-100 characters, trimmed); null clears it (then the sender name, else the instance name, is shown)",
+        description:
+          "The company's name as candidates see it in the portal, the e-mail and the report (1-100 characters, trimmed); null clears it (then the sender name, else the instance name, is shown)",
       }),
     ),
     accentColor: Type.Optional(
       Type.Union([Type.String({ pattern: '^#[0-9A-Fa-f]{6}$' }), Type.Null()], {
         examples: ['#0B57D0'],
-        description: "The portal's accent colour, #RRGGBB. It must reach the WCAG AA contrast of 4.5:1 against white (links and buttons are that colour on white): a lighter colour is refused with its ratio. null: the default",
+        description:
+          "The portal's accent colour, #RRGGBB. It must reach the WCAG AA contrast of 4.5:1 against white (links and buttons are that colour on white): a lighter colour is refused with its ratio. null: the default",
       }),
     ),
     supportEmail: Type.Optional(
@@ -181,7 +215,8 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
     async (request) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const result = checkLogo(request.headers['content-type'], body);
-      if ('detail' in result) throw new Problem(result.status === 413 ? 'payload-too-large' : result.status === 415 ? 'unsupported-media-type' : 'validation-failed', result.detail);
+      if ('detail' in result)
+        throw new Problem(result.status === 413 ? 'payload-too-large' : result.status === 415 ? 'unsupported-media-type' : 'validation-failed', result.detail);
       if (!(await setLogo(db, request.params.instance, result.logo))) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
       return view((await findInstanceByName(db, request.params.instance))!);
     },

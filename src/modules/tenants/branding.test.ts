@@ -33,7 +33,9 @@ describe('brandOf and the checks', () => {
     assert.equal(Math.round(contrastAgainstWhite('#000000') * 100) / 100, 21);
     assert.equal(Math.round(contrastAgainstWhite('#FFFFFF') * 100) / 100, 1);
     assert.ok(contrastAgainstWhite('#767676') >= 4.5 && contrastAgainstWhite('#777777') < 4.5, 'the well-known AA boundary grey');
-    assert.deepEqual(checkBranding({ accentColor: '#777777' }).errors, [{ name: 'accentColor', detail: '#777777 has a contrast ratio of 4.4:1 against white; AA needs 4.5:1 (choose a darker colour)' }]);
+    assert.deepEqual(checkBranding({ accentColor: '#777777' }).errors, [
+      { name: 'accentColor', detail: '#777777 has a contrast ratio of 4.4:1 against white; AA needs 4.5:1 (choose a darker colour)' },
+    ]);
   });
 
   it('reads the image type from the bytes', () => {
@@ -50,7 +52,8 @@ describe('brandOf and the checks', () => {
 describeEachStore('instance branding', (ctx) => {
   const patch = (instance: string, payload: object) => ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload });
   const get = async (instance: string) => (await ctx().request({ method: 'GET', url: '/admin/v1/instances' })).json().find((i: { name: string }) => i.name === instance);
-  const putLogo = (instance: string, type: string, body: Buffer) => ctx().request({ method: 'PUT', url: `/admin/v1/instances/${instance}/logo`, headers: { 'content-type': type }, payload: body });
+  const putLogo = (instance: string, type: string, body: Buffer) =>
+    ctx().request({ method: 'PUT', url: `/admin/v1/instances/${instance}/logo`, headers: { 'content-type': type }, payload: body });
 
   it('sets, shows and clears each branding setting', async () => {
     const instance = await ctx().instance('brand');
@@ -58,11 +61,17 @@ describeEachStore('instance branding', (ctx) => {
     assert.deepEqual([fresh.displayName, fresh.accentColor, fresh.supportEmail, fresh.privacyUrl, fresh.logoUrl, fresh.company], [null, null, null, null, null, instance]);
     const set = await patch(instance, { displayName: '  Acme Ltd  ', accentColor: '#0b57d0', supportEmail: 'jobs@acme.example', privacyUrl: 'https://acme.example/privacy' });
     assert.equal(set.statusCode, 200, set.body);
-    assert.deepEqual([set.json().displayName, set.json().accentColor, set.json().supportEmail, set.json().privacyUrl, set.json().company], ['Acme Ltd', '#0B57D0', 'jobs@acme.example', 'https://acme.example/privacy', 'Acme Ltd']);
+    assert.deepEqual(
+      [set.json().displayName, set.json().accentColor, set.json().supportEmail, set.json().privacyUrl, set.json().company],
+      ['Acme Ltd', '#0B57D0', 'jobs@acme.example', 'https://acme.example/privacy', 'Acme Ltd'],
+    );
     const local = await patch(instance, { privacyUrl: 'http://localhost:8080/privacy' });
     assert.equal(local.json().privacyUrl, 'http://localhost:8080/privacy', 'http is allowed for localhost');
     const cleared = await patch(instance, { displayName: null, accentColor: null, supportEmail: null, privacyUrl: null });
-    assert.deepEqual([cleared.json().displayName, cleared.json().accentColor, cleared.json().supportEmail, cleared.json().privacyUrl, cleared.json().company], [null, null, null, null, instance]);
+    assert.deepEqual(
+      [cleared.json().displayName, cleared.json().accentColor, cleared.json().supportEmail, cleared.json().privacyUrl, cleared.json().company],
+      [null, null, null, null, instance],
+    );
     const created = await ctx().request({ method: 'POST', url: '/admin/v1/instances', payload: { name: `${instance}-b`, displayName: 'Beta GmbH', accentColor: '#1D6B57' } });
     assert.equal(created.statusCode, 201, created.body);
     assert.equal(created.json().company, 'Beta GmbH');
@@ -70,7 +79,9 @@ describeEachStore('instance branding', (ctx) => {
 
   it('refuses bad values with a clear message, and changes nothing', async () => {
     const instance = await ctx().instance('brandbad');
-    const before = (await patch(instance, { displayName: 'Acme Ltd', accentColor: '#0B57D0', supportEmail: 'jobs@acme.example', privacyUrl: 'https://acme.example/privacy' })).json();
+    const before = (
+      await patch(instance, { displayName: 'Acme Ltd', accentColor: '#0B57D0', supportEmail: 'jobs@acme.example', privacyUrl: 'https://acme.example/privacy' })
+    ).json();
     const cases: [object, RegExp][] = [
       [{ displayName: '' }, /displayName/],
       [{ displayName: '   ' }, /displayName must not be blank/],
@@ -96,7 +107,9 @@ describeEachStore('instance branding', (ctx) => {
       assert.match(response.json().detail, message, JSON.stringify(payload));
     }
     const contrast = await patch(instance, { accentColor: '#FFD700' });
-    assert.deepEqual(contrast.json().errors, [{ in: 'body', name: 'accentColor', pointer: '#/accentColor', detail: '#FFD700 has a contrast ratio of 1.4:1 against white; AA needs 4.5:1 (choose a darker colour)' }]);
+    assert.deepEqual(contrast.json().errors, [
+      { in: 'body', name: 'accentColor', pointer: '#/accentColor', detail: '#FFD700 has a contrast ratio of 1.4:1 against white; AA needs 4.5:1 (choose a darker colour)' },
+    ]);
     assert.deepEqual(await get(instance), before);
     const refusedCreate = await ctx().request({ method: 'POST', url: '/admin/v1/instances', payload: { name: `${instance}-c`, accentColor: '#FFD700' } });
     assert.equal(refusedCreate.statusCode, 400);
@@ -128,7 +141,10 @@ describeEachStore('instance branding', (ctx) => {
     assert.equal((await ctx().request({ method: 'GET', url: other.json().logoUrl })).headers['content-type'], 'image/jpeg');
     assert.equal((await putLogo(instance, 'image/webp', WEBP)).statusCode, 200);
     const audit = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=10' })).json() as { action: string; target: string }[];
-    assert.ok(audit.some((e) => e.action === 'instance.logo.set' && e.target === instance), 'setting a logo is audited');
+    assert.ok(
+      audit.some((e) => e.action === 'instance.logo.set' && e.target === instance),
+      'setting a logo is audited',
+    );
 
     const removed = await ctx().request({ method: 'DELETE', url: `/admin/v1/instances/${instance}/logo` });
     assert.equal(removed.statusCode, 200);
@@ -181,7 +197,14 @@ describeEachStore('instance branding', (ctx) => {
     async function candidatePages(c: TestContext, instance: string, paths: string[]) {
       await c.publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
       const key = await c.key([instance]);
-      const [invite] = (await c.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email: 'cand@x.co', firstName: 'Cand', lastName: 'Idate', assessments: ['alpha'] } })).json();
+      const [invite] = (
+        await c.request({
+          method: 'POST',
+          url: '/v1/invite',
+          headers: { 'x-api-key': key, instance },
+          payload: { email: 'cand@x.co', firstName: 'Cand', lastName: 'Idate', assessments: ['alpha'] },
+        })
+      ).json();
       const opened = await c.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
       const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
       return Promise.all(paths.map(async (path) => (await c.request({ method: 'GET', url: path, headers: { cookie } })).body));
@@ -222,14 +245,23 @@ describeEachStore('instance branding', (ctx) => {
   describe('the e-mail', () => {
     /** The .eml files the file mailer wrote for this recipient, oldest first, parsed. */
     async function mailsTo(address: string) {
-      const files = readdirSync(ctx().mailDir).filter((f) => f.endsWith('.eml')).sort();
+      const files = readdirSync(ctx().mailDir)
+        .filter((f) => f.endsWith('.eml'))
+        .sort();
       const parsed = await Promise.all(files.map((f) => simpleParser(readFileSync(path.join(ctx().mailDir, f)))));
       return parsed.filter((m) => (m.to as { value: { address: string }[] }).value[0]!.address === address);
     }
     async function inviteAndRemind(instance: string, email: string) {
       await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
       const key = await ctx().key([instance]);
-      const [invited] = (await ctx().request({ method: 'POST', url: '/v1/invite?sendInvite=true', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Ada', lastName: 'Lovelace', assessments: ['alpha'] } })).json();
+      const [invited] = (
+        await ctx().request({
+          method: 'POST',
+          url: '/v1/invite?sendInvite=true',
+          headers: { 'x-api-key': key, instance },
+          payload: { email, firstName: 'Ada', lastName: 'Lovelace', assessments: ['alpha'] },
+        })
+      ).json();
       assert.equal(invited.invitationStatus, 'SENT');
       const reminded = await ctx().request({ method: 'POST', url: `/v1/candidates/${invited.candidateId}/invitations/alpha/remind`, headers: { 'x-api-key': key } });
       assert.equal(reminded.statusCode, 200, reminded.body);
@@ -242,7 +274,11 @@ describeEachStore('instance branding', (ctx) => {
       const mails = await inviteAndRemind(instance, `branded-${ctx().store}@example.com`);
       assert.equal(mails.length, 2, 'the invitation and the reminder');
       for (const mail of mails) {
-        assert.deepEqual(mail.from?.value.map((a) => [a.name, a.address]), [['Acme Ltd', 'no-reply@localhost']], 'the display name sends, from the service address');
+        assert.deepEqual(
+          mail.from?.value.map((a) => [a.name, a.address]),
+          [['Acme Ltd', 'no-reply@localhost']],
+          'the display name sends, from the service address',
+        );
         assert.match(mail.subject ?? '', /^(Your invitation|Reminder) from Acme Ltd: Alpha$/);
         assert.match(mail.text ?? '', /^(Acme Ltd invites you to take|This is a reminder from Acme Ltd: you have not started) the following assessment( yet)?:$/m);
         assert.match(mail.text ?? '', /^Questions\? Contact jobs@acme\.example\.$/m);
@@ -252,14 +288,21 @@ describeEachStore('instance branding', (ctx) => {
       // An explicit sender name stays the sender; the body still names the company.
       await patch(instance, { mailFromName: 'Acme Recruiting', mailFromAddress: 'recruiting@acme.example' });
       const [, , again] = await inviteAndRemind(instance, `branded-${ctx().store}@example.com`);
-      assert.deepEqual(again!.from?.value.map((a) => [a.name, a.address]), [['Acme Recruiting', 'recruiting@acme.example']]);
+      assert.deepEqual(
+        again!.from?.value.map((a) => [a.name, a.address]),
+        [['Acme Recruiting', 'recruiting@acme.example']],
+      );
       assert.equal(again!.subject, 'Your invitation from Acme Ltd: Alpha');
     });
 
     it('without branding the e-mail names the instance and the company that invited', async () => {
       const instance = await ctx().instance('mailplain');
       const [mail] = await inviteAndRemind(instance, `plain-${ctx().store}@example.com`);
-      assert.deepEqual(mail!.from?.value.map((a) => [a.name, a.address]), [[instance, 'no-reply@localhost']], 'not "Assessment Connect"');
+      assert.deepEqual(
+        mail!.from?.value.map((a) => [a.name, a.address]),
+        [[instance, 'no-reply@localhost']],
+        'not "Assessment Connect"',
+      );
       assert.equal(mail!.subject, `Your invitation from ${instance}: Alpha`);
       assert.match(mail!.text ?? '', new RegExp(`Questions\\? Contact ${instance}, who invited you\\.`));
     });

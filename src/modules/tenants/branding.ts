@@ -98,7 +98,11 @@ export function checkBranding<T extends BrandingInput>(input: T): { values: T; e
     else {
       const ratio = contrastAgainstWhite(colour);
       // Rounded down, so that a refused colour never reads as 4.5:1.
-      if (ratio < AA_CONTRAST) errors.push({ name: 'accentColor', detail: `${colour} has a contrast ratio of ${(Math.floor(ratio * 10) / 10).toFixed(1)}:1 against white; AA needs ${AA_CONTRAST}:1 (choose a darker colour)` });
+      if (ratio < AA_CONTRAST)
+        errors.push({
+          name: 'accentColor',
+          detail: `${colour} has a contrast ratio of ${(Math.floor(ratio * 10) / 10).toFixed(1)}:1 against white; AA needs ${AA_CONTRAST}:1 (choose a darker colour)`,
+        });
       values.accentColor = colour;
     }
   }
@@ -137,10 +141,14 @@ export function sniffImage(bytes: Buffer): LogoType | 'image/svg+xml' | 'image/g
 const SVG_REFUSED = 'SVG logos are refused: an SVG is a document that can carry scripts and links, and this service does not sanitise them. Upload a PNG, JPEG or WebP instead';
 
 /** Checks an uploaded logo: its size, its declared type, and that its bytes are that type. */
-export function checkLogo(declared: string | undefined, bytes: Buffer): { logo: { contentType: LogoType; bytes: Buffer; sha256: string } } | { status: 400 | 413 | 415; detail: string } {
+export function checkLogo(
+  declared: string | undefined,
+  bytes: Buffer,
+): { logo: { contentType: LogoType; bytes: Buffer; sha256: string } } | { status: 400 | 413 | 415; detail: string } {
   const type = (declared ?? '').split(';')[0]!.trim().toLowerCase();
   if (type === 'image/svg+xml') return { status: 415, detail: SVG_REFUSED };
-  if (!(LOGO_TYPES as readonly string[]).includes(type)) return { status: 415, detail: `A logo is sent as image/png, image/jpeg or image/webp, not ${type || 'without a Content-Type'}` };
+  if (!(LOGO_TYPES as readonly string[]).includes(type))
+    return { status: 415, detail: `A logo is sent as image/png, image/jpeg or image/webp, not ${type || 'without a Content-Type'}` };
   if (bytes.length === 0) return { status: 400, detail: 'The logo is empty' };
   if (bytes.length > LOGO_MAX_BYTES) return { status: 413, detail: `The logo is ${Math.ceil(bytes.length / 1024)} KB; the limit is ${LOGO_MAX_BYTES / 1024} KB` };
   const actual = sniffImage(bytes);

@@ -80,8 +80,20 @@ export async function createInstance(db: Queryable, input: { name: string } & In
 export async function updateInstance(db: Queryable, name: string, settings: InstanceSettings): Promise<Instance | undefined> {
   const sets: string[] = [];
   const params: unknown[] = [name];
-  const columns = { portalUrl: 'portal_url', inviteTtlDays: 'invite_ttl_days', mailFromName: 'mail_from_name', mailFromAddress: 'mail_from_address', retentionDays: 'retention_days', reportLinkDays: 'report_link_days', reminderDays: 'reminder_days',
-    displayName: 'display_name', accentColor: 'accent_color', supportEmail: 'support_email', privacyUrl: 'privacy_url', defaultLanguage: 'default_language' } as const;
+  const columns = {
+    portalUrl: 'portal_url',
+    inviteTtlDays: 'invite_ttl_days',
+    mailFromName: 'mail_from_name',
+    mailFromAddress: 'mail_from_address',
+    retentionDays: 'retention_days',
+    reportLinkDays: 'report_link_days',
+    reminderDays: 'reminder_days',
+    displayName: 'display_name',
+    accentColor: 'accent_color',
+    supportEmail: 'support_email',
+    privacyUrl: 'privacy_url',
+    defaultLanguage: 'default_language',
+  } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];
     if (value === undefined) continue;

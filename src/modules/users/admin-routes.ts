@@ -25,8 +25,16 @@ const UserView = Type.Object(
   { additionalProperties: false },
 );
 
-const Password = Type.String({ minLength: 1, maxLength: 1024, description: 'At least 12 characters, not a common or breached password', examples: ['correct-horse-battery-staple-42'] });
-const WithPassword = Type.Object({ ...UserView.properties, password: Type.Optional(Type.String({ description: 'The generated one-time password, present only when none was given; shown this once', examples: ['V3hcSk2y3EAEqCBxrRVr'] })) });
+const Password = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: 'At least 12 characters, not a common or breached password',
+  examples: ['correct-horse-battery-staple-42'],
+});
+const WithPassword = Type.Object({
+  ...UserView.properties,
+  password: Type.Optional(Type.String({ description: 'The generated one-time password, present only when none was given; shown this once', examples: ['V3hcSk2y3EAEqCBxrRVr'] })),
+});
 const UserId = Type.Object({ id: Type.String({ format: 'uuid', examples: ['49201450-cf57-4604-b5fc-11df958d49c5'] }) });
 
 export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
@@ -60,7 +68,13 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.get(
     '/users',
     {
-      schema: { operationId: 'listUsers', tags: ['admin'], summary: 'List console users', security: adminSecurity, response: { 200: Type.Array(UserView), ...problemResponses('unauthorized') } },
+      schema: {
+        operationId: 'listUsers',
+        tags: ['admin'],
+        summary: 'List console users',
+        security: adminSecurity,
+        response: { 200: Type.Array(UserView), ...problemResponses('unauthorized') },
+      },
     },
     async () => listUsers(db),
   );

@@ -11,5 +11,11 @@
  * lower() makes it. Then NFKC again, as lowercasing can leave a decomposed form.
  */
 export function normaliseIdentifier(value: string): string {
-  return value.trim().normalize('NFKC').toLowerCase().replace(/i\u0307/g, 'i').replace(/ς/g, 'σ').normalize('NFKC');
+  return value
+    .trim()
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/i\u0307/g, 'i')
+    .replace(/ς/g, 'σ')
+    .normalize('NFKC');
 }

@@ -24,10 +24,11 @@ const USER_COLUMNS = `u.id, u.email, u.role, u.disabled_at IS NOT NULL AS disabl
 
 /** Adds an account under its e-mail's normal form (normaliseIdentifier): one account per address however it is spelled. */
 export async function createUser(tx: Queryable, input: { email: string; role: Role; passwordHash: string; instanceIds: string[] }): Promise<User> {
-  const { rows } = await tx.query<{ id: string }>(
-    `INSERT INTO users (email, role, password_hash) VALUES ($1, $2, $3) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`,
-    [normaliseIdentifier(input.email), input.role, input.passwordHash],
-  );
+  const { rows } = await tx.query<{ id: string }>(`INSERT INTO users (email, role, password_hash) VALUES ($1, $2, $3) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`, [
+    normaliseIdentifier(input.email),
+    input.role,
+    input.passwordHash,
+  ]);
   if (rows.length === 0) throw conflict(`A user with the e-mail ${input.email} exists already`);
   const id = rows[0]!.id;
   if (input.role !== 'owner' && input.instanceIds.length > 0) {
@@ -103,10 +104,13 @@ export interface SignedIn {
 export async function openSession(db: Queryable, userId: string, now: Date, times: SessionTimes): Promise<{ value: string; csrfToken: string }> {
   const value = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
-  await db.query(
-    `INSERT INTO console_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)`,
-    [sha256(value), userId, csrfToken, now, new Date(now.getTime() + times.absoluteMs)],
-  );
+  await db.query(`INSERT INTO console_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)`, [
+    sha256(value),
+    userId,
+    csrfToken,
+    now,
+    new Date(now.getTime() + times.absoluteMs),
+  ]);
   // Expired sessions of anyone are cleared now and then, by the sign-ins that make new ones.
   await db.query('DELETE FROM console_sessions WHERE expires_at < $1 OR last_seen_at < $2', [now, new Date(now.getTime() - times.idleMs)]);
   return { value, csrfToken };

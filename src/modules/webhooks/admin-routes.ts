@@ -31,10 +31,18 @@ const EndpointView = Type.Object(
 );
 const WithSecret = Type.Object({
   ...EndpointView.properties,
-  secret: Type.String({ description: 'The signing secret (whsec_…), shown only here: when the endpoint is made or its secret rotated', examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }),
+  secret: Type.String({
+    description: 'The signing secret (whsec_…), shown only here: when the endpoint is made or its secret rotated',
+    examples: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+  }),
 });
 const Params = Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^ep_[0-9a-f]{16}$', examples: ['ep_3f2a9c0d5b7e1a46'] }) });
-const Url = Type.String({ minLength: 1, maxLength: 2000, examples: ['https://ats.example.com/hooks/assessment-connect'], description: 'Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  examples: ['https://ats.example.com/hooks/assessment-connect'],
+  description: 'Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true',
+});
 
 function checkUrl(url: string | undefined): void {
   const problem = url === undefined ? undefined : endpointUrlProblem(url);
@@ -53,14 +61,19 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         description: 'Events are signed by the Standard Webhooks scheme with the returned secret, which is shown only here.',
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
-        body: Type.Object({ url: Url, events: Type.Optional(Events), description: Type.Optional(Type.String({ maxLength: 200, examples: ['Greenhouse: final scores'] })) }, { additionalProperties: false }),
+        body: Type.Object(
+          { url: Url, events: Type.Optional(Events), description: Type.Optional(Type.String({ maxLength: 200, examples: ['Greenhouse: final scores'] })) },
+          { additionalProperties: false },
+        ),
         response: { 201: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
       checkUrl(request.body.url);
-      const made = await db.transaction((tx) => createEndpoint(tx, { instanceId: instance.id, url: request.body.url, events: request.body.events ?? [], description: request.body.description }));
+      const made = await db.transaction((tx) =>
+        createEndpoint(tx, { instanceId: instance.id, url: request.body.url, events: request.body.events ?? [], description: request.body.description }),
+      );
       return reply.code(201).send(made);
     },
   );
@@ -90,7 +103,12 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         security: adminSecurity,
         params: Params,
         body: Type.Object(
-          { url: Type.Optional(Url), events: Type.Optional(Events), description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { examples: ['Greenhouse: final scores'] })), enabled: Type.Optional(Type.Boolean({ examples: [true] })) },
+          {
+            url: Type.Optional(Url),
+            events: Type.Optional(Events),
+            description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()], { examples: ['Greenhouse: final scores'] })),
+            enabled: Type.Optional(Type.Boolean({ examples: [true] })),
+          },
           { additionalProperties: false, minProperties: 1 },
         ),
         response: { 200: EndpointView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
@@ -155,7 +173,10 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
           },
           { additionalProperties: false, minProperties: 1, maxProperties: 1, examples: [{ since: '2026-11-23T08:00:00Z' }] },
         ),
-        response: { 200: Type.Object({ scheduled: Type.Integer({ description: 'Messages scheduled for delivery now', examples: [12] }) }), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+        response: {
+          200: Type.Object({ scheduled: Type.Integer({ description: 'Messages scheduled for delivery now', examples: [12] }) }),
+          ...problemResponses('validation-failed', 'unauthorized', 'not-found'),
+        },
       },
     },
     async (request) => {

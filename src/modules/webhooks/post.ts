@@ -20,7 +20,17 @@ export interface PostOutcome {
 }
 
 /** What a tenant is told of a delivery that got no answer. */
-export const FAILURE_CATEGORIES = ['invalid URL', 'address not allowed', 'timeout', 'connection refused', 'host not found', 'connection reset', 'host unreachable', 'TLS error', 'connection failed'] as const;
+export const FAILURE_CATEGORIES = [
+  'invalid URL',
+  'address not allowed',
+  'timeout',
+  'connection refused',
+  'host not found',
+  'connection reset',
+  'host unreachable',
+  'TLS error',
+  'connection failed',
+] as const;
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
 /** The category of a failed request's error: the tenant's view of it. */

@@ -40,10 +40,7 @@ export interface Endpoint {
 const ENDPOINT = `e.id, e.url, e.events, e.description, e.disabled_at IS NOT NULL AS disabled, e.disabled_reason AS "disabledReason",
   e.failing_since AS "failingSince", e.created_at AS "createdAt"`;
 
-export async function createEndpoint(
-  tx: Queryable,
-  input: { instanceId: string; url: string; events: string[]; description?: string },
-): Promise<Endpoint & { secret: string }> {
+export async function createEndpoint(tx: Queryable, input: { instanceId: string; url: string; events: string[]; description?: string }): Promise<Endpoint & { secret: string }> {
   const id = `ep_${randomBytes(8).toString('hex')}`;
   const secret = generateSecret();
   await tx.query(`INSERT INTO webhook_endpoints (id, instance_id, url, events, secret, description) VALUES ($1, $2, $3, $4, $5, $6)`, [
@@ -69,7 +66,12 @@ export async function requireEndpoint(db: Queryable, instanceId: string, id: str
 }
 
 /** Changes what is given; enabling clears the failure record. */
-export async function updateEndpoint(db: Queryable, instanceId: string, id: string, change: { url?: string; events?: string[]; description?: string | null; enabled?: boolean }): Promise<Endpoint> {
+export async function updateEndpoint(
+  db: Queryable,
+  instanceId: string,
+  id: string,
+  change: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
+): Promise<Endpoint> {
   await requireEndpoint(db, instanceId, id);
   await db.query(
     `UPDATE webhook_endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
@@ -204,7 +206,10 @@ export async function recordAttempt(db: Queryable, delivery: DueDelivery, outcom
     return 'failed';
   }
   const jittered = Math.round(delay * (0.9 + random() * 0.2));
-  await db.query(`UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL, next_attempt_at = $2 WHERE id = $1`, [delivery.id, new Date(now.getTime() + jittered)]);
+  await db.query(`UPDATE webhook_deliveries SET attempts = attempts + 1, locked_until = NULL, next_attempt_at = $2 WHERE id = $1`, [
+    delivery.id,
+    new Date(now.getTime() + jittered),
+  ]);
   return 'retry';
 }
 

@@ -49,7 +49,8 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
     }
     // The tenant sees the category (outcome.response, recorded); the detail, which may name
     // internal hosts and addresses, goes only to the operator's log.
-    if (outcome.detail !== undefined) options.log.warn({ endpoint: delivery.endpointId, messageId: delivery.messageId, failure: outcome.response, detail: outcome.detail }, 'webhook delivery got no answer');
+    if (outcome.detail !== undefined)
+      options.log.warn({ endpoint: delivery.endpointId, messageId: delivery.messageId, failure: outcome.response, detail: outcome.detail }, 'webhook delivery got no answer');
     const result = await recordAttempt(options.db, delivery, outcome, clock());
     if (result === 'failed') options.log.warn({ endpoint: delivery.endpointId, messageId: delivery.messageId, status: outcome.status }, 'webhook delivery given up');
   }

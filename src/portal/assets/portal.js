@@ -22,18 +22,20 @@
   var plurals = new Intl.PluralRules(lang);
   var numbers = new Intl.NumberFormat(lang);
   function fill(text, params) {
-    return text.replace(/\{(\w+), plural,((?:[^{}]|\{[^{}]*\})*)\}/g, function (whole, name, body) {
-      var n = Number(params[name]);
-      var branches = {};
-      body.replace(/(=\d+|\w+)\s*\{([^{}]*)\}/g, function (b, selector, branch) {
-        branches[selector] = branch;
+    return text
+      .replace(/\{(\w+), plural,((?:[^{}]|\{[^{}]*\})*)\}/g, function (whole, name, body) {
+        var n = Number(params[name]);
+        var branches = {};
+        body.replace(/(=\d+|\w+)\s*\{([^{}]*)\}/g, function (b, selector, branch) {
+          branches[selector] = branch;
+        });
+        var chosen = branches['=' + n] || branches[plurals.select(n)] || branches.other || '';
+        return chosen.replace(/#/g, numbers.format(n));
+      })
+      .replace(/\{(\w+)\}/g, function (whole, name) {
+        var v = params[name];
+        return v === undefined ? whole : typeof v === 'number' ? numbers.format(v) : String(v);
       });
-      var chosen = branches['=' + n] || branches[plurals.select(n)] || branches.other || '';
-      return chosen.replace(/#/g, numbers.format(n));
-    }).replace(/\{(\w+)\}/g, function (whole, name) {
-      var v = params[name];
-      return v === undefined ? whole : typeof v === 'number' ? numbers.format(v) : String(v);
-    });
   }
   function say(key, params) {
     return fill(messages[key] || key, params || {});
