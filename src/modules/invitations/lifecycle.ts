@@ -182,12 +182,20 @@ export async function retakeInvitation(ctx: CommandContext, deps: InviteDeps, re
  * nodes share the work and none is reminded twice; a reminder never races the expiry, which
  * takes only invitations whose time has run out.
  */
+/** Invitations a reminder run claims at most; a full batch has the next run come at once. */
+const REMINDER_BATCH = 100;
+const EXPIRY_BATCH = 200;
+
 export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date): Job {
+  let backlog = false;
   return {
     name: 'invitation-reminders',
     everyMs,
+    // A full batch leaves more due: the next run comes at once rather than a minute later.
+    soonerMs: () => (backlog ? 0 : undefined),
     async run() {
       const now = clock();
+      backlog = false;
       const due = await deps.db.transaction(async (tx) => {
         const { rows } = await tx.query<{
           id: string;
@@ -207,9 +215,10 @@ export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date):
             WHERE i.assessment_status = 'INVITED' AND i.cancelled_at IS NULL AND i.expired_at IS NULL AND i.reminded_at IS NULL
               AND i.expires_at > $1 AND i.expires_at <= $1 + make_interval(days => n.reminder_days)
               AND i.created_at <= i.expires_at - make_interval(days => n.reminder_days)
-            ORDER BY i.expires_at LIMIT 100 FOR UPDATE OF i SKIP LOCKED`,
+            ORDER BY i.expires_at LIMIT ${REMINDER_BATCH} FOR UPDATE OF i SKIP LOCKED`,
           [now],
         );
+        backlog = rows.length === REMINDER_BATCH;
         if (rows.length === 0) return [];
         await tx.query('UPDATE invitations SET reminded_at = $2 WHERE id = ANY($1::bigint[])', [rows.map((r) => String(r.id)), now]);
         const byCandidate = new Map<string, typeof rows>();
@@ -252,7 +261,7 @@ export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date):
  * command holding one (an extend) is not waited for: it is decided after that command, by the
  * state it leaves.
  */
-export async function expireDue(ctx: CommandContext, limit = 200): Promise<number> {
+export async function expireDue(ctx: CommandContext, limit = EXPIRY_BATCH): Promise<number> {
   const { rows } = await ctx.tx.query<{ id: string }>(
     `SELECT id FROM invitations WHERE assessment_status = 'INVITED' AND cancelled_at IS NULL AND expired_at IS NULL AND expires_at <= $1
       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
@@ -265,11 +274,17 @@ export async function expireDue(ctx: CommandContext, limit = 200): Promise<numbe
   return ids.length;
 }
 
-/** Runs expireDue every `everyMs`. */
+/** Runs expireDue every `everyMs`, and again at once after a full batch (a backlog). */
 export function expiryJob(db: Database, everyMs: number, clock: () => Date): Job {
+  let backlog = false;
   return {
     name: 'invitation-expiry',
     everyMs,
-    run: () => runCommand(db, systemRequest('invitation-expiry', clock()), (ctx) => expireDue(ctx)),
+    soonerMs: () => (backlog ? 0 : undefined),
+    async run() {
+      const expired = await runCommand(db, systemRequest('invitation-expiry', clock()), (ctx) => expireDue(ctx, EXPIRY_BATCH));
+      backlog = expired === EXPIRY_BATCH;
+      return expired;
+    },
   };
 }
