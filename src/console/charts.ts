@@ -23,39 +23,22 @@ export function barChart(title: string, bars: Bar[], options: { max?: number; un
   const summary = bars.map((b) => `${b.label}: ${b.value}${unit}${b.marker !== undefined ? ` (${options.markerLabel ?? 'marker'} ${b.marker}${unit})` : ''}`).join('; ');
   const rows = bars.map((bar, i) => {
     const y = 4 + i * rowHeight;
-    const marker = bar.marker !== undefined && html`<line x1="${x(bar.marker)}" x2="${x(bar.marker)}" y1="${y}" y2="${y + rowHeight - 8}" class="chart-marker" />`;
+    const marker = bar.marker !== undefined && html`<line x1="${x(bar.marker)}" x2="${x(bar.marker)}" y1="${y}" y2="${y + rowHeight - 8}" class="chart-marker"/>`;
     return html`<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end" class="chart-label">${truncate(bar.label, 26)}</text>
-      <rect x="${labelWidth}" y="${y + 2}" width="${Math.max(1, x(bar.value) - labelWidth)}" height="${rowHeight - 12}" class="chart-bar" />
-      ${marker}<text x="${x(bar.value) + 6}" y="${y + 15}" class="chart-value">${bar.value}${unit}</text> `;
+<rect x="${labelWidth}" y="${y + 2}" width="${Math.max(1, x(bar.value) - labelWidth)}" height="${rowHeight - 12}" class="chart-bar"/>
+${marker}<text x="${x(bar.value) + 6}" y="${y + 15}" class="chart-value">${bar.value}${unit}</text>
+`;
   });
   return html`<figure class="chart">
-    <figcaption>${title}</figcaption>
-    <svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="${`${title}: ${summary}`}" preserveAspectRatio="xMinYMin meet">${rows}</svg>
-    <div class="visually-hidden-table">
-      <table class="chart-data">
-        <caption>
-          ${title}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Item</th>
-            <th scope="col">Value</th>
-            ${options.markerLabel && html`<th scope="col">${options.markerLabel}</th>`}
-          </tr>
-        </thead>
-        <tbody>
-          ${bars.map(
-            (b) =>
-              html`<tr>
-                <th scope="row">${b.label}</th>
-                <td>${b.value}${unit}</td>
-                ${options.markerLabel && html`<td>${b.marker ?? '-'}${unit}</td>`}
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-    </div>
-  </figure>`;
+<figcaption>${title}</figcaption>
+<svg viewBox="0 0 ${width} ${height}" width="100%" role="img" aria-label="${`${title}: ${summary}`}" preserveAspectRatio="xMinYMin meet">
+${rows}</svg>
+<div class="visually-hidden-table"><table class="chart-data">
+<caption>${title}</caption>
+<thead><tr><th scope="col">Item</th><th scope="col">Value</th>${options.markerLabel && html`<th scope="col">${options.markerLabel}</th>`}</tr></thead>
+<tbody>${bars.map((b) => html`<tr><th scope="row">${b.label}</th><td>${b.value}${unit}</td>${options.markerLabel && html`<td>${b.marker ?? '-'}${unit}</td>`}</tr>`)}</tbody>
+</table></div>
+</figure>`;
 }
 
 function truncate(text: string, length: number): string {

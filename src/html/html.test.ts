@@ -11,12 +11,7 @@ describe('html templates', () => {
 
   it('keeps nested templates and arrays of them as markup, escaping their values', () => {
     const items = ['a<b', 'c&d'].map((t) => html`<li>${t}</li>`);
-    assert.equal(
-      html`<ul>
-        ${items}
-      </ul>`.toString(),
-      '<ul><li>a&lt;b</li><li>c&amp;d</li></ul>',
-    );
+    assert.equal(html`<ul>${items}</ul>`.toString(), '<ul><li>a&lt;b</li><li>c&amp;d</li></ul>');
   });
 
   it('renders nothing for null, undefined and booleans, so conditions read naturally', () => {

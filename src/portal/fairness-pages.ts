@@ -13,10 +13,10 @@ const quotedList = (lang: Lang, items: string[]) => new Intl.ListFormat(lang, { 
 /** The intro page's invitation to the practice question. */
 export function practiceInvite(lang: Lang, slug: string): SafeHtml {
   return html`<section class="practice-invite" aria-labelledby="practice-heading">
-    <h2 id="practice-heading">${t(lang, 'practice.heading')}</h2>
-    <p>${t(lang, 'practice.intro')}</p>
-    <p><a class="button" href="/portal/a/${slug}/practice">${t(lang, 'practice.link')}</a></p>
-  </section>`;
+<h2 id="practice-heading">${t(lang, 'practice.heading')}</h2>
+<p>${t(lang, 'practice.intro')}</p>
+<p><a class="button" href="/portal/a/${slug}/practice">${t(lang, 'practice.link')}</a></p>
+</section>`;
 }
 
 /** What the candidate is told of their practice answer; `correct` null when no answer is right or wrong. */
@@ -60,26 +60,26 @@ export function practicePage(
     csrf,
     title: t(lang, 'practice.title', { name: content.name }),
     body: html`<p><a href="/portal/a/${slug}">${t(lang, 'practice.back')}</a></p>
-      <h1>${t(lang, 'practice.pageHeading')}</h1>
-      <p class="info">${t(lang, 'practice.explain', { start: t(lang, 'intro.start') })}</p>
-      <form method="post" action="/portal/a/${slug}/practice" id="answer-form" data-practice="true" data-question="${question.id}" data-type="${question.type}">
-        <input type="hidden" name="_csrf" value="${csrf}" />
-        ${questionField(question, answer, '', false, undefined, lang)}
-        <div class="actions"><button type="submit" name="go" value="check">${t(lang, 'practice.check')}</button></div>
-      </form>
-      ${
-        said &&
-        html`<div class="practice-feedback${said.correct === true ? ' correct' : said.correct === false ? ' expected' : ''}" id="practice-feedback" role="status" tabindex="-1">
-          <p>${said.message}</p>
-          ${feedback && question.explanation && html`<p>${question.explanation}</p>`}
-        </div>`
-      }
-      <h2>${t(lang, 'intro.start')}</h2>
-      <p>${t(lang, 'practice.ready')}</p>
-      <form method="post" action="/portal/a/${slug}/start">
-        <input type="hidden" name="_csrf" value="${csrf}" />
-        <button type="submit" class="primary">${t(lang, 'intro.start')}</button>
-      </form>`,
+<h1>${t(lang, 'practice.pageHeading')}</h1>
+<p class="info">${t(lang, 'practice.explain', { start: t(lang, 'intro.start') })}</p>
+<form method="post" action="/portal/a/${slug}/practice" id="answer-form" data-practice="true" data-question="${question.id}" data-type="${question.type}">
+<input type="hidden" name="_csrf" value="${csrf}">
+${questionField(question, answer, '', false, undefined, lang)}
+<div class="actions"><button type="submit" name="go" value="check">${t(lang, 'practice.check')}</button></div>
+</form>
+${
+  said &&
+  html`<div class="practice-feedback${said.correct === true ? ' correct' : said.correct === false ? ' expected' : ''}" id="practice-feedback" role="status" tabindex="-1">
+<p>${said.message}</p>
+${feedback && question.explanation && html`<p>${question.explanation}</p>`}
+</div>`
+}
+<h2>${t(lang, 'intro.start')}</h2>
+<p>${t(lang, 'practice.ready')}</p>
+<form method="post" action="/portal/a/${slug}/start">
+<input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit" class="primary">${t(lang, 'intro.start')}</button>
+</form>`,
   });
 }
 
@@ -88,22 +88,18 @@ export function feedbackSection(lang: Lang, slug: string, csrf: string, given: b
   if (given) return html`<p class="info" role="status">${t(lang, 'feedback.thanks')}</p>`;
   const labels = [t(lang, 'feedback.poor'), formatNumber(lang, 2), formatNumber(lang, 3), formatNumber(lang, 4), t(lang, 'feedback.good')];
   return html`<section class="feedback" aria-labelledby="feedback-heading">
-    <h2 id="feedback-heading">${t(lang, 'feedback.heading')}</h2>
-    <p>${t(lang, 'feedback.intro')}</p>
-    <form method="post" action="/portal/a/${slug}/feedback">
-      <input type="hidden" name="_csrf" value="${csrf}" />
-      <fieldset class="rating">
-        <legend>${t(lang, 'feedback.legend')}</legend>
-        <div class="rating-points">
-          ${labels.map(
-            (label, i) =>
-              html`<div class="point"><input type="radio" id="rating-${i + 1}" name="rating" value="${i + 1}" required /><label for="rating-${i + 1}">${label}</label></div>`,
-          )}
-        </div>
-      </fieldset>
-      <label for="feedback-comment">${t(lang, 'feedback.comment', { max: FEEDBACK_COMMENT_MAX })}</label>
-      <textarea id="feedback-comment" name="comment" rows="4" maxlength="${FEEDBACK_COMMENT_MAX}"></textarea>
-      <div class="actions"><button type="submit">${t(lang, 'feedback.send')}</button></div>
-    </form>
-  </section>`;
+<h2 id="feedback-heading">${t(lang, 'feedback.heading')}</h2>
+<p>${t(lang, 'feedback.intro')}</p>
+<form method="post" action="/portal/a/${slug}/feedback">
+<input type="hidden" name="_csrf" value="${csrf}">
+<fieldset class="rating"><legend>${t(lang, 'feedback.legend')}</legend>
+<div class="rating-points">${labels.map(
+    (label, i) => html`<div class="point"><input type="radio" id="rating-${i + 1}" name="rating" value="${i + 1}" required><label for="rating-${i + 1}">${label}</label></div>`,
+  )}</div>
+</fieldset>
+<label for="feedback-comment">${t(lang, 'feedback.comment', { max: FEEDBACK_COMMENT_MAX })}</label>
+<textarea id="feedback-comment" name="comment" rows="4" maxlength="${FEEDBACK_COMMENT_MAX}"></textarea>
+<div class="actions"><button type="submit">${t(lang, 'feedback.send')}</button></div>
+</form>
+</section>`;
 }

@@ -27,19 +27,11 @@ interface Layout {
 function languageSwitcher(lang: Lang, here: string): SafeHtml {
   const choices = (Object.entries(LANGUAGES) as [Lang, string][]).map(([code, name]) =>
     code === lang
-      ? html`<li>
-          <span class="lang-current" lang="${code}" aria-current="true">${name}<span class="visually-hidden"> ${t(lang, 'layout.languageCurrent')}</span></span>
-        </li>`
+      ? html`<li><span class="lang-current" lang="${code}" aria-current="true">${name}<span class="visually-hidden"> ${t(lang, 'layout.languageCurrent')}</span></span></li>`
       : html`<li><button type="submit" class="lang-choice" name="lang" value="${code}" lang="${code}">${name}</button></li>`,
   );
-  return html`<form method="post" action="/portal/language">
-    <input type="hidden" name="back" value="${here}" />
-    <nav aria-label="${t(lang, 'layout.language')}">
-      <ul class="languages">
-        ${choices}
-      </ul>
-    </nav>
-  </form>`;
+  return html`<form method="post" action="/portal/language"><input type="hidden" name="back" value="${here}">
+<nav aria-label="${t(lang, 'layout.language')}"><ul class="languages">${choices}</ul></nav></form>`;
 }
 
 export function layout({ lang, title, body, csrf, page, here }: Layout): SafeHtml {
@@ -47,24 +39,26 @@ export function layout({ lang, title, body, csrf, page, here }: Layout): SafeHtm
   const brand = portalBrand();
   const company = brand?.company ?? t(lang, 'layout.brand');
   return html`<!doctype html>
-    <html lang="${lang}" dir="${direction(lang)}">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1, interactive-widget=resizes-content" />
-        ${csrf && html`<meta name="csrf-token" content="${csrf}" />`}
-        <title>${title} · ${company}</title>
-        <link rel="icon" href="data:," />
-        <link rel="stylesheet" href="/portal/assets/portal.css" />
-        ${brand?.themePath && html`<link rel="stylesheet" href="${brand.themePath}" />`}
-        <script src="/portal/assets/portal.js" defer></script>
-      </head>
-      <body data-page="${page}" data-lang="${lang}" data-messages="${JSON.stringify(scriptMessages(lang))}">
-        <a class="skip" href="#main">${t(lang, 'layout.skip')}</a>
-        <header class="top"><p class="brand">${brand?.logoPath ? html`<img class="brand-logo" src="${brand.logoPath}" alt="${company}" />` : company}</p></header>
-        <main id="main" tabindex="-1">${body}</main>
-        ${(brand || here !== undefined) && html`<footer class="site-footer foot">${brand && brandFooter(lang, brand)}${here !== undefined && languageSwitcher(lang, here)}</footer>`}
-      </body>
-    </html>`;
+<html lang="${lang}" dir="${direction(lang)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1, interactive-widget=resizes-content">
+${csrf && html`<meta name="csrf-token" content="${csrf}">`}
+<title>${title} · ${company}</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/portal/assets/portal.css">
+${brand?.themePath && html`<link rel="stylesheet" href="${brand.themePath}">`}
+<script src="/portal/assets/portal.js" defer></script>
+</head>
+<body data-page="${page}" data-lang="${lang}" data-messages="${JSON.stringify(scriptMessages(lang))}">
+<a class="skip" href="#main">${t(lang, 'layout.skip')}</a>
+<header class="top"><p class="brand">${brand?.logoPath ? html`<img class="brand-logo" src="${brand.logoPath}" alt="${company}">` : company}</p></header>
+<main id="main" tabindex="-1">
+${body}
+</main>
+${(brand || here !== undefined) && html`<footer class="site-footer foot">${brand && brandFooter(lang, brand)}${here !== undefined && languageSwitcher(lang, here)}</footer>`}
+</body>
+</html>`;
 }
 
 /** Whom to ask, on every page a candidate sees once their invitation is known; the privacy notice. */
@@ -81,8 +75,8 @@ export function landingPage(lang: Lang): SafeHtml {
     page: 'landing',
     title: t(lang, 'landing.title'),
     body: html`<h1>${t(lang, 'landing.heading')}</h1>
-      <p id="landing-status" role="status">${t(lang, 'landing.status')}</p>
-      <noscript><p>${t(lang, 'landing.noscript')}</p></noscript>`,
+<p id="landing-status" role="status">${t(lang, 'landing.status')}</p>
+<noscript><p>${t(lang, 'landing.noscript')}</p></noscript>`,
   });
 }
 
@@ -95,10 +89,10 @@ export function messagePage(lang: Lang, title: string, message: string | string[
     title,
     here,
     body: html`<h1>${title}</h1>
-      ${paragraphs.map(
-        (p, i) => html`<p${i === 0 && html` class="${status}"`}>${p}</p>
+${paragraphs.map(
+  (p, i) => html`<p${i === 0 && html` class="${status}"`}>${p}</p>
 `,
-      )}`,
+)}`,
   });
 }
 
@@ -119,18 +113,14 @@ export function dashboardPage(lang: Lang, firstName: string, items: DashboardIte
   const rows = items.map((item) => {
     const action =
       (item.status === 'INVITED' || item.status === 'IN_PROGRESS') &&
-      html`<a class="button" href="/portal/a/${item.slug}"
-        >${t(lang, item.status === 'INVITED' ? 'dashboard.open' : 'dashboard.continue')}<span class="visually-hidden"> ${item.name}</span></a
-      >`;
+      html`<a class="button" href="/portal/a/${item.slug}">${t(lang, item.status === 'INVITED' ? 'dashboard.open' : 'dashboard.continue')}<span class="visually-hidden"> ${item.name}</span></a>`;
     const left = item.status === 'IN_PROGRESS' && item.minutesLeft !== undefined ? ` · ${t(lang, 'dashboard.minutesLeft', { minutes: Math.max(0, item.minutesLeft) })}` : '';
     return html`<li class="card">
-      <h2>${item.name}</h2>
-      <p>
-        ${t(lang, 'dashboard.minutes', { minutes: item.durationMinutes })} ·
-        <span class="status status-${item.status.toLowerCase()}">${t(lang, `status.${item.status}`)}</span>${left}
-      </p>
-      ${action}
-    </li> `;
+<h2>${item.name}</h2>
+<p>${t(lang, 'dashboard.minutes', { minutes: item.durationMinutes })} · <span class="status status-${item.status.toLowerCase()}">${t(lang, `status.${item.status}`)}</span>${left}</p>
+${action}
+</li>
+`;
   });
   const done = items.every((i) => i.status === 'COMPLETED');
   // Closed ones (withdrawn, expired) are not "completed": nothing is left to do, but say it as it is.
@@ -140,10 +130,9 @@ export function dashboardPage(lang: Lang, firstName: string, items: DashboardIte
     here: '/portal/',
     title: t(lang, 'dashboard.title'),
     body: html`<h1>${t(lang, 'dashboard.hello', { name: firstName })}</h1>
-      <p>${t(lang, done ? 'dashboard.allDone' : 'dashboard.intro')}</p>
-      <ul class="cards">
-        ${rows}
-      </ul>`,
+<p>${t(lang, done ? 'dashboard.allDone' : 'dashboard.intro')}</p>
+<ul class="cards">
+${rows}</ul>`,
   });
 }
 
@@ -158,23 +147,19 @@ export function introPage(lang: Lang, content: AssessmentContent, csrf: string, 
     here: `/portal/a/${slug}`,
     title: content.name,
     body: html`<p><a href="/portal/">${t(lang, 'intro.back')}</a></p>
-      <h1>${content.name}</h1>
-      <p>${content.description}</p>
-      <ul>
-        <li>${tHtml(lang, 'intro.timeLimit', { duration: html`<strong>${t(lang, 'intro.duration', { minutes })}</strong>` })}</li>
-        <li>${t(lang, content.typingTest ? 'intro.questionsTyping' : 'intro.questions', { count: items })}</li>
-        <li>${t(lang, 'intro.conduct')}</li>
-      </ul>
-      ${
-        content.instructions &&
-        html`<h2>${t(lang, 'intro.instructions')}</h2>
-          <p class="pre">${content.instructions}</p>`
-      }
-      ${practice}
-      <form method="post" action="/portal/a/${slug}/start">
-        <input type="hidden" name="_csrf" value="${csrf}" />
-        <button type="submit" class="primary">${t(lang, 'intro.start')}</button>
-      </form>`,
+<h1>${content.name}</h1>
+<p>${content.description}</p>
+<ul>
+<li>${tHtml(lang, 'intro.timeLimit', { duration: html`<strong>${t(lang, 'intro.duration', { minutes })}</strong>` })}</li>
+<li>${t(lang, content.typingTest ? 'intro.questionsTyping' : 'intro.questions', { count: items })}</li>
+<li>${t(lang, 'intro.conduct')}</li>
+</ul>
+${content.instructions && html`<h2>${t(lang, 'intro.instructions')}</h2><p class="pre">${content.instructions}</p>`}
+${practice}
+<form method="post" action="/portal/a/${slug}/start">
+<input type="hidden" name="_csrf" value="${csrf}">
+<button type="submit" class="primary">${t(lang, 'intro.start')}</button>
+</form>`,
   });
 }
 
@@ -200,21 +185,13 @@ const currentStep = (current: boolean) => current && html` aria-current="step"`;
  */
 function step(view: AttemptView, n: number, answered: boolean, label: string): SafeHtml {
   const { lang } = view;
-  return html`<li>
-    <a class="step ${answered ? 'answered' : 'open'}" href="/portal/a/${view.slug}?q=${n}" ${currentStep(n === view.position)}
-      >${answered && html`<span class="mark" aria-hidden="true">✓</span>`}${label}<span class="visually-hidden"> ${t(lang, answered ? 'nav.answered' : 'nav.notAnswered')}</span></a
-    >
-  </li>`;
+  return html`<li><a class="step ${answered ? 'answered' : 'open'}" href="/portal/a/${view.slug}?q=${n}"${currentStep(n === view.position)}>${answered && html`<span class="mark" aria-hidden="true">✓</span>`}${label}<span class="visually-hidden"> ${t(lang, answered ? 'nav.answered' : 'nav.notAnswered')}</span></a></li>`;
 }
 
 function progressNav(view: AttemptView): SafeHtml {
   const links = view.questionIds.map((id, index) => step(view, index + 1, view.answered.has(id), String(index + 1)));
   const typing = view.hasTyping && step(view, view.questionIds.length + 1, view.answered.has('typing'), t(view.lang, 'nav.typing'));
-  return html`<nav aria-label="${t(view.lang, 'nav.label')}">
-    <ol class="steps">
-      ${links}${typing}
-    </ol>
-  </nav>`;
+  return html`<nav aria-label="${t(view.lang, 'nav.label')}"><ol class="steps">${links}${typing}</ol></nav>`;
 }
 
 function header(view: AttemptView): SafeHtml {
@@ -222,14 +199,12 @@ function header(view: AttemptView): SafeHtml {
   const answered = view.answered.size;
   const minutes = Math.max(0, Math.ceil((view.deadline.getTime() - Date.now()) / 60000));
   return html`<div class="attempt-bar">
-    <p class="assessment-name">${view.name}</p>
-    <p class="timer" id="timer" data-deadline="${view.deadline.toISOString()}" data-now="${new Date().toISOString()}">
-      ${tHtml(lang, 'attempt.timeLeft', { time: html`<span id="timer-value">${t(lang, 'attempt.minutes', { minutes })}</span>` })}
-    </p>
-    <p class="visually-hidden" id="time-notice" aria-live="assertive" aria-atomic="true"></p>
-    <p class="progress-text" id="progress-text">${t(lang, 'attempt.progress', { answered, total: view.total })}</p>
-    <progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>
-  </div>`;
+<p class="assessment-name">${view.name}</p>
+<p class="timer" id="timer" data-deadline="${view.deadline.toISOString()}" data-now="${new Date().toISOString()}">${tHtml(lang, 'attempt.timeLeft', { time: html`<span id="timer-value">${t(lang, 'attempt.minutes', { minutes })}</span>` })}</p>
+<p class="visually-hidden" id="time-notice" aria-live="assertive" aria-atomic="true"></p>
+<p class="progress-text" id="progress-text">${t(lang, 'attempt.progress', { answered, total: view.total })}</p>
+<progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>
+</div>`;
 }
 
 const checked = (on: boolean) => on && html` checked`;
@@ -264,13 +239,11 @@ function shown<T>(options: readonly T[], order: readonly number[] | undefined): 
 
 export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = '', preview = false, order?: readonly number[], lang: Lang = 'en'): SafeHtml {
   const id = (name: string) => `${idPrefix}${name}`;
-  const prompt = html`<div class="prompt" id="${id('prompt')}">${markdown(question.prompt)}</div> `;
+  const prompt = html`<div class="prompt" id="${id('prompt')}">${markdown(question.prompt)}</div>
+`;
   const group = (hint: string, body: SafeHtml[]) =>
-    html`${prompt}
-      <fieldset class="${question.type}" aria-labelledby="${id('prompt')} ${id('how')}">
-        <legend id="${id('how')}" class="hint">${hint}</legend>
-        ${body}
-      </fieldset>`;
+    html`${prompt}<fieldset class="${question.type}" aria-labelledby="${id('prompt')} ${id('how')}"><legend id="${id('how')}" class="hint">${hint}</legend>
+${body}</fieldset>`;
   switch (question.type) {
     // Options show in this attempt's order; each keeps its own index as its value, so an answer
     // means the same option whatever order it was shown in.
@@ -278,10 +251,11 @@ export function questionField(question: QuestionContent, answer: AnswerValue | u
       return group(
         t(lang, 'question.single'),
         shown(question.options, order).map(
-          ([o, i]) =>
-            html`<div class="option">
-              <input type="radio" id="${id(`o${i}`)}" name="value" value="${i}" ${checked(answer === i)} /><label for="${id(`o${i}`)}">${o.text}</label>
-            </div> `,
+          ([
+            o,
+            i,
+          ]) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
+`,
         ),
       );
     case 'multiple-choice': {
@@ -289,10 +263,11 @@ export function questionField(question: QuestionContent, answer: AnswerValue | u
       return group(
         t(lang, 'question.multiple'),
         shown(question.options, order).map(
-          ([o, i]) =>
-            html`<div class="option">
-              <input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}" ${checked(chosen.has(i))} /><label for="${id(`o${i}`)}">${o.text}</label>
-            </div> `,
+          ([
+            o,
+            i,
+          ]) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
+`,
         ),
       );
     }
@@ -301,13 +276,11 @@ export function questionField(question: QuestionContent, answer: AnswerValue | u
       const labels = scaleLabelsIn(lang, question.scale);
       return group(likertHint(lang, labels), [
         html`<div class="scale" data-points="${labels.length}">
-          ${labels.map(
-            (label, i) =>
-              html`<div class="point">
-                <input type="radio" id="${id(`o${i}`)}" name="value" value="${i}" ${checked(answer === i)} /><label for="${id(`o${i}`)}">${label}</label>
-              </div> `,
-          )}
-        </div> `,
+${labels.map(
+  (label, i) => html`<div class="point"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${label}</label></div>
+`,
+)}</div>
+`,
       ]);
     }
     case 'ranking': {
@@ -317,41 +290,23 @@ export function questionField(question: QuestionContent, answer: AnswerValue | u
       const n = question.options.length;
       const order = isPermutation(answer, n) ? answer : question.options.map((_, i) => i);
       const kind = preview ? 'button' : 'submit';
-      return html`${prompt}
-        <div class="ranking" role="group" aria-labelledby="${id('prompt')} ${id('how')}">
-          <p class="hint" id="${id('how')}">${t(lang, 'question.ranking')}</p>
-          <ol class="ranking-list" data-count="${n}">
-            ${order.map((option, place) => {
-              const text = question.options[option]!.text;
-              return html`<li class="rank-item" data-option="${option}">
-                <span class="rank-text">${text}</span><input type="hidden" name="value" value="${option}" />
-                <span class="rank-moves"
-                  ><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up" ${place === 0 && html` aria-disabled="true"`}>
-                    ${t(lang, 'question.moveUp')}<span class="visually-hidden"> ${text}</span>
-                  </button>
-                  <button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down" ${place === n - 1 && html` aria-disabled="true"`}>
-                    ${t(lang, 'question.moveDown')}<span class="visually-hidden"> ${text}</span>
-                  </button></span
-                >
-              </li> `;
-            })}
-          </ol>
-          <p class="ranking-status" id="${id('ranking-status')}" role="status" aria-live="polite"></p>
-        </div>`;
+      return html`${prompt}<div class="ranking" role="group" aria-labelledby="${id('prompt')} ${id('how')}">
+<p class="hint" id="${id('how')}">${t(lang, 'question.ranking')}</p>
+<ol class="ranking-list" data-count="${n}">
+${order.map((option, place) => {
+  const text = question.options[option]!.text;
+  return html`<li class="rank-item" data-option="${option}"><span class="rank-text">${text}</span><input type="hidden" name="value" value="${option}">
+<span class="rank-moves"><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up"${place === 0 && html` aria-disabled="true"`}>${t(lang, 'question.moveUp')}<span class="visually-hidden"> ${text}</span></button>
+<button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down"${place === n - 1 && html` aria-disabled="true"`}>${t(lang, 'question.moveDown')}<span class="visually-hidden"> ${text}</span></button></span></li>
+`;
+})}</ol>
+<p class="ranking-status" id="${id('ranking-status')}" role="status" aria-live="polite"></p>
+</div>`;
     }
     case 'short-answer':
-      return html`${prompt}<input
-          type="text"
-          id="${id('answer')}"
-          name="value"
-          maxlength="200"
-          autocomplete="off"
-          aria-labelledby="${id('prompt')}"
-          value="${typeof answer === 'string' ? answer : ''}"
-        />`;
+      return html`${prompt}<input type="text" id="${id('answer')}" name="value" maxlength="200" autocomplete="off" aria-labelledby="${id('prompt')}" value="${typeof answer === 'string' ? answer : ''}">`;
     case 'free-text':
-      return html`${prompt}<textarea id="${id('answer')}" name="value" rows="8" maxlength="${question.maxLength ?? 4000}" aria-labelledby="${id('prompt')}">
-${typeof answer === 'string' ? answer : ''}</textarea>`;
+      return html`${prompt}<textarea id="${id('answer')}" name="value" rows="8" maxlength="${question.maxLength ?? 4000}" aria-labelledby="${id('prompt')}">${typeof answer === 'string' ? answer : ''}</textarea>`;
   }
 }
 
@@ -367,17 +322,17 @@ export function questionPage(view: AttemptView, question: QuestionContent, answe
     here: `/portal/a/${view.slug}?q=${n}`,
     title: `${title} · ${view.name}`,
     body: html`${header(view)}
-      <h1 class="question-number">${title}</h1>
-      <form method="post" action="/portal/a/${view.slug}/q/${n}" id="answer-form" data-question="${question.id}" data-type="${question.type}">
-        <input type="hidden" name="_csrf" value="${view.csrf}" />
-        ${questionField(question, answer, '', false, order, lang)}
-        <p class="save-status" id="save-status" role="status" aria-live="polite"></p>
-        <div class="actions">
-          ${n > 1 && html`<button type="submit" name="go" value="previous">${t(lang, 'question.previous')}</button>`}
-          <button type="submit" name="go" value="${last ? 'review' : 'next'}" class="primary">${t(lang, last ? 'question.review' : 'question.next')}</button>
-        </div>
-      </form>
-      ${progressNav(view)}`,
+<h1 class="question-number">${title}</h1>
+<form method="post" action="/portal/a/${view.slug}/q/${n}" id="answer-form" data-question="${question.id}" data-type="${question.type}">
+<input type="hidden" name="_csrf" value="${view.csrf}">
+${questionField(question, answer, '', false, order, lang)}
+<p class="save-status" id="save-status" role="status" aria-live="polite"></p>
+<div class="actions">
+${n > 1 && html`<button type="submit" name="go" value="previous">${t(lang, 'question.previous')}</button>`}
+<button type="submit" name="go" value="${last ? 'review' : 'next'}" class="primary">${t(lang, last ? 'question.review' : 'question.next')}</button>
+</div>
+</form>
+${progressNav(view)}`,
   });
 }
 
@@ -390,17 +345,17 @@ export function typingPage(view: AttemptView, passage: string, done: { netWpm: n
   const { lang } = view;
   const body = done
     ? html`<p class="info">${typingResultText(lang, done)}</p>
-        <p><a class="button primary" href="/portal/a/${view.slug}?q=review">${t(lang, 'review.heading')}</a></p>`
+<p><a class="button primary" href="/portal/a/${view.slug}?q=review">${t(lang, 'review.heading')}</a></p>`
     : html`<p>${tHtml(lang, 'typing.instructions', { start: html`<strong>${t(lang, 'typing.start')}</strong>` })}</p>
-        <blockquote class="passage" id="passage" lang="en" tabindex="0">${passage}</blockquote>
-        <noscript><p class="error">${t(lang, 'typing.noscript')}</p></noscript>
-        <div id="typing" data-slug="${view.slug}" data-running="${String(running)}">
-          <button type="button" id="typing-start" class="primary">${t(lang, 'typing.start')}</button>
-          <label for="typing-area">${t(lang, 'typing.label')}</label>
-          <textarea id="typing-area" rows="6" autocomplete="off" autocorrect="off" autocapitalize="off" spellcheck="false" disabled></textarea>
-          <button type="button" id="typing-finish" disabled>${t(lang, 'typing.finish')}</button>
-          <p id="typing-status" role="status" aria-live="polite"></p>
-        </div>`;
+<blockquote class="passage" id="passage" lang="en" tabindex="0">${passage}</blockquote>
+<noscript><p class="error">${t(lang, 'typing.noscript')}</p></noscript>
+<div id="typing" data-slug="${view.slug}" data-running="${String(running)}">
+<button type="button" id="typing-start" class="primary">${t(lang, 'typing.start')}</button>
+<label for="typing-area">${t(lang, 'typing.label')}</label>
+<textarea id="typing-area" rows="6" autocomplete="off" autocorrect="off" autocapitalize="off" spellcheck="false" disabled></textarea>
+<button type="button" id="typing-finish" disabled>${t(lang, 'typing.finish')}</button>
+<p id="typing-status" role="status" aria-live="polite"></p>
+</div>`;
   return layout({
     lang,
     page: 'typing',
@@ -408,8 +363,9 @@ export function typingPage(view: AttemptView, passage: string, done: { netWpm: n
     here: `/portal/a/${view.slug}?q=${view.position}`,
     title: `${t(lang, 'typing.title')} · ${view.name}`,
     body: html`${header(view)}
-      <h1>${t(lang, 'typing.title')}</h1>
-      ${body} ${progressNav(view)}`,
+<h1>${t(lang, 'typing.title')}</h1>
+${body}
+${progressNav(view)}`,
   });
 }
 
@@ -426,9 +382,7 @@ function openLinks(view: AttemptView, open: number[]): SafeHtml {
   return join(
     open.map(
       (n) =>
-        html`<a href="/portal/a/${view.slug}?q=${n}"
-          >${n === view.questionIds.length + 1 && view.hasTyping ? t(lang, 'review.typingLink') : t(lang, 'review.questionLink', { n })}</a
-        >`,
+        html`<a href="/portal/a/${view.slug}?q=${n}">${n === view.questionIds.length + 1 && view.hasTyping ? t(lang, 'review.typingLink') : t(lang, 'review.questionLink', { n })}</a>`,
     ),
     t(lang, 'review.listSeparator'),
   );
@@ -444,17 +398,15 @@ export function reviewPage(view: AttemptView): SafeHtml {
     here: `/portal/a/${view.slug}?q=review`,
     title: `${t(lang, 'review.title')} · ${view.name}`,
     body: html`${header(view)}
-      <h1>${t(lang, 'review.heading')}</h1>
-      <p>
-        ${t(lang, 'review.answered', { answered: view.answered.size, total: view.total })}${open.length > 0 && html` ${tHtml(lang, 'review.open', { links: openLinks(view, open) })}`}
-      </p>
-      <p>${t(lang, 'review.final')}</p>
-      <form method="post" action="/portal/a/${view.slug}/submit">
-        <input type="hidden" name="_csrf" value="${view.csrf}" />
-        <input type="hidden" name="from" value="review" />
-        <button type="submit" class="primary" id="submit">${t(lang, 'review.submit')}</button>
-      </form>
-      ${progressNav(view)}`,
+<h1>${t(lang, 'review.heading')}</h1>
+<p>${t(lang, 'review.answered', { answered: view.answered.size, total: view.total })}${open.length > 0 && html` ${tHtml(lang, 'review.open', { links: openLinks(view, open) })}`}</p>
+<p>${t(lang, 'review.final')}</p>
+<form method="post" action="/portal/a/${view.slug}/submit">
+<input type="hidden" name="_csrf" value="${view.csrf}">
+<input type="hidden" name="from" value="review">
+<button type="submit" class="primary" id="submit">${t(lang, 'review.submit')}</button>
+</form>
+${progressNav(view)}`,
   });
 }
 
@@ -471,18 +423,18 @@ export function confirmSubmitPage(view: AttemptView): SafeHtml {
     csrf: view.csrf,
     title: `${t(lang, 'confirm.title')} · ${view.name}`,
     body: html`${header(view)}
-      <h1>${t(lang, 'confirm.title')}</h1>
-      <p id="confirm-message">${t(lang, 'confirm.message', { count: open.length })}</p>
-      <p>${tHtml(lang, 'confirm.open', { links: openLinks(view, open) })}</p>
-      <p>${t(lang, 'review.final')}</p>
-      <form method="post" action="/portal/a/${view.slug}/submit" aria-describedby="confirm-message">
-        <input type="hidden" name="_csrf" value="${view.csrf}" />
-        <div class="actions">
-          <button type="submit" class="primary" id="submit">${t(lang, 'confirm.submit')}</button>
-          <a class="button" href="/portal/a/${view.slug}?q=review">${t(lang, 'confirm.back')}</a>
-        </div>
-      </form>
-      ${progressNav(view)}`,
+<h1>${t(lang, 'confirm.title')}</h1>
+<p id="confirm-message">${t(lang, 'confirm.message', { count: open.length })}</p>
+<p>${tHtml(lang, 'confirm.open', { links: openLinks(view, open) })}</p>
+<p>${t(lang, 'review.final')}</p>
+<form method="post" action="/portal/a/${view.slug}/submit" aria-describedby="confirm-message">
+<input type="hidden" name="_csrf" value="${view.csrf}">
+<div class="actions">
+<button type="submit" class="primary" id="submit">${t(lang, 'confirm.submit')}</button>
+<a class="button" href="/portal/a/${view.slug}?q=review">${t(lang, 'confirm.back')}</a>
+</div>
+</form>
+${progressNav(view)}`,
   });
 }
 
@@ -494,8 +446,8 @@ export function completedPage(lang: Lang, name: string, feedback?: SafeHtml): Sa
     here: '/portal/',
     title: t(lang, 'completed.title', { name }),
     body: html`<h1>${t(lang, 'completed.heading', { name })}</h1>
-      <p>${t(lang, 'completed.thanks')}</p>
-      ${feedback}
-      <p><a class="button" href="/portal/">${t(lang, 'intro.back')}</a></p>`,
+<p>${t(lang, 'completed.thanks')}</p>
+${feedback}
+<p><a class="button" href="/portal/">${t(lang, 'intro.back')}</a></p>`,
   });
 }

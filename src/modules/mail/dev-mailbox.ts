@@ -21,19 +21,8 @@ export function isDirectLocalRequest(request: FastifyRequest): boolean {
 
 const page = (title: string, body: SafeHtml) =>
   html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>${title}</title>
-      </head>
-      <body>
-        <main>
-          <h1>${title}</h1>
-          ${body}
-        </main>
-      </body>
-    </html>`.toString();
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>
+<body><main><h1>${title}</h1>${body}</main></body></html>`.toString();
 
 const recipients = (mail: ParsedMail) => (mail.to ? (Array.isArray(mail.to) ? mail.to.map((t) => t.text).join(', ') : mail.to.text) : '');
 
@@ -69,27 +58,11 @@ export async function devMailbox(app: FastifyInstance, { mailDir }: { mailDir: s
     for (const file of (await files()).slice(0, 200)) {
       const mail = await simpleParser(await readFile(path.join(mailDir, file)));
       rows.push(
-        html`<tr>
-          <td>${mail.date?.toISOString() ?? ''}</td>
-          <td>${recipients(mail)}</td>
-          <td><a href="/dev/mail/${encodeURIComponent(file)}">${mail.subject ?? '(no subject)'}</a></td>
-        </tr>`,
+        html`<tr><td>${mail.date?.toISOString() ?? ''}</td><td>${recipients(mail)}</td><td><a href="/dev/mail/${encodeURIComponent(file)}">${mail.subject ?? '(no subject)'}</a></td></tr>`,
       );
     }
     const body = rows.length
-      ? html`<p>E-mails written to ${mailDir}, newest first.</p>
-          <table>
-            <thead>
-              <tr>
-                <th>Date</th>
-                <th>To</th>
-                <th>Subject</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows}
-            </tbody>
-          </table>`
+      ? html`<p>E-mails written to ${mailDir}, newest first.</p><table><thead><tr><th>Date</th><th>To</th><th>Subject</th></tr></thead><tbody>${rows}</tbody></table>`
       : html`<p>No e-mails yet. Invite someone with <code>sendInvite=true</code>.</p>`;
     return reply.type('text/html; charset=utf-8').send(page('Development mailbox', body));
   });
@@ -100,23 +73,9 @@ export async function devMailbox(app: FastifyInstance, { mailDir }: { mailDir: s
     const mail = await simpleParser(await readFile(path.join(mailDir, file)));
     if (request.query.part === 'html') return reply.type('text/html; charset=utf-8').send(mail.html || '<p>(no HTML part)</p>');
     const body = html`<p><a href="/dev/mail">All e-mails</a></p>
-      <dl>
-        <dt>From</dt>
-        <dd>${mail.from?.text ?? ''}</dd>
-        <dt>To</dt>
-        <dd>${recipients(mail)}</dd>
-        <dt>Subject</dt>
-        <dd>${mail.subject ?? ''}</dd>
-      </dl>
-      <h2>Plain text</h2>
-      <pre>${linked(mail.text ?? '')}</pre>
-      <h2>HTML</h2>
-      <iframe
-        title="HTML part"
-        sandbox="allow-popups allow-popups-to-escape-sandbox"
-        src="/dev/mail/${encodeURIComponent(file)}?part=html"
-        style="width:100%;height:32rem;border:1px solid #ccc"
-      ></iframe>`;
+<dl><dt>From</dt><dd>${mail.from?.text ?? ''}</dd><dt>To</dt><dd>${recipients(mail)}</dd><dt>Subject</dt><dd>${mail.subject ?? ''}</dd></dl>
+<h2>Plain text</h2><pre>${linked(mail.text ?? '')}</pre>
+<h2>HTML</h2><iframe title="HTML part" sandbox="allow-popups allow-popups-to-escape-sandbox" src="/dev/mail/${encodeURIComponent(file)}?part=html" style="width:100%;height:32rem;border:1px solid #ccc"></iframe>`;
     return reply.type('text/html; charset=utf-8').send(page(mail.subject ?? 'E-mail', body));
   });
 }
