@@ -250,6 +250,8 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     }
   });
 
+  /** The most requests a minute a manager may give a key: the service's default budget. */
+  const rateCeiling = config.rateLimitPerMinute ?? 600;
   const inviteDeps = {
     db,
     mailer,
@@ -290,7 +292,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       registerAudit(admin, db, '/admin/v1');
       await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db });
-      await admin.register(keyAdminRoutes, { db, verifier, now: clock });
+      await admin.register(keyAdminRoutes, { db, verifier, rateCeiling, now: clock });
       await admin.register(assessmentAdminRoutes, { db });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
 import { fieldErrors, problemFor } from '../http/errors.js';
-import { BIDI_CONTROL, BIDI_MESSAGE, validatorCompiler } from '../http/validation.js';
+import { BIDI_CONTROL, validatorCompiler } from '../http/validation.js';
 import { feedbackSummaries } from '../modules/attempts/feedback.js';
 import { layoutNotes } from '../modules/attempts/layout.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
@@ -37,8 +37,9 @@ import { recordAudit, searchAudit } from '../modules/audit/audit.js';
 import { listAssessments } from '../modules/assessments/repository.js';
 import { findCandidate, searchCandidates } from '../modules/candidates/repository.js';
 import { failedDeliveries } from '../modules/invitations/insights.js';
-import { insertKey, getKeySummary, listKeys, revokeKey, updateKey } from '../modules/keys/repository.js';
-import { generateApiKey, secretsEqual } from '../modules/keys/secret.js';
+import { changeKey, createKey, managedKey, revokeKey } from '../modules/keys/commands.js';
+import { listKeys } from '../modules/keys/repository.js';
+import { secretsEqual } from '../modules/keys/secret.js';
 import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { funnel } from '../modules/scores/insights.js';
@@ -476,23 +477,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     // ---- keys --------------------------------------------------------------------------------
 
     const isOwner = (request: FastifyRequest) => request.consoleUser!.user.role === 'owner';
-    const rateCeiling = deps.rateCeiling ?? 600;
-
-    /** Refuses a manager a key budget above the operator's ceiling (owners, like the operator, may set any). */
-    function checkRateCeiling(request: FastifyRequest, perMinute: number): void {
-      if (!isOwner(request) && perMinute > rateCeiling) {
-        throw invalidInput([{ name: 'rateLimit', detail: `must be at most ${rateCeiling} requests per minute, the ceiling the operator set; ask the operator for more` }]);
-      }
-    }
-
-    /** A key of the instance that this user manages wholly: a manager may change only keys whose every instance it manages. */
-    async function managedKey(request: FastifyRequest, instance: Instance, id: string) {
-      const key = /^key_[0-9a-f]{16}$/.test(id) ? await getKeySummary(db, id) : undefined;
-      if (!key || !key.instances.includes(instance.name)) throw notFound('No such key in this instance');
-      const managed = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').map((i) => i.name);
-      if (!key.instances.every((name) => managed.includes(name))) throw forbidden('This key is also granted to an instance you do not manage; ask an owner');
-      return key;
-    }
+    const keyDeps = { verifier: deps.verifier, rateCeiling: deps.rateCeiling ?? 600 };
+    const managedNames = (request: FastifyRequest) => instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').map((i) => i.name);
+    /** A form's rate budget: empty is none (the default), else a number the command judges. */
+    const rateOf = (text: string | undefined) => {
+      const rate = (text ?? '').trim();
+      if (rate !== '' && !/^[0-9]{1,9}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
+      return rate === '' ? undefined : Number(rate);
+    };
 
     /**
      * The keys of an instance as this user may see them: a key granted to instances the user cannot
@@ -516,26 +508,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     scope.post<{ Body: Record<string, string | undefined> }>('/console/keys', async (request, reply) => {
       const body = request.body ?? {};
       const instance = instanceOf(request, body.instance, 'manage');
-      const label = (body.label ?? '').trim();
-      if (label.length > 200) throw invalidInput([{ name: 'label', detail: 'is longer than 200 characters' }]);
-      if (BIDI_CONTROL.test(label)) throw invalidInput([{ name: 'label', detail: BIDI_MESSAGE }]);
-      const rate = (body.rateLimit ?? '').trim();
-      if (rate !== '' && !/^[1-9]\d{0,6}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
-      if (rate !== '' && Number(rate) > 1_000_000) throw invalidInput([{ name: 'rateLimit', detail: 'must be at most 1000000' }]);
-      if (rate !== '') checkRateCeiling(request, Number(rate));
-      const generated = generateApiKey();
-      await db.transaction(async (tx) => {
-        await insertKey(tx, {
-          id: generated.id,
-          hash: generated.hash,
-          prefix: generated.prefix,
-          label: label || undefined,
-          rateLimit: rate ? Number(rate) : undefined,
-          expiresAt: undefined,
-          instanceIds: [instance.id],
-        });
-        await audit(request, tx, 'key.create', generated.id, 200);
-      });
+      const input = { instances: [instance.name], label: body.label, rateLimit: rateOf(body.rateLimit) };
+      const made = await runCommand(db, commandRequest(request, now()), (ctx) => createKey(ctx, keyDeps, input), 'key_create');
+      const generated = { id: made.summary.id, key: made.key };
       const keys = await keysOf(request, instance);
       return page(
         reply,
@@ -549,12 +524,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/revoke', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
-      const key = await managedKey(request, instance, request.params.id);
-      await db.transaction(async (tx) => {
-        await revokeKey(tx, key.id);
-        await audit(request, tx, 'key.revoke', key.id);
-      });
-      deps.verifier.forget();
+      const ref = { id: request.params.id, instance: instance.name, managed: managedNames(request) };
+      await runCommand(db, commandRequest(request, now()), async (ctx) => revokeKey(ctx, keyDeps, { id: (await managedKey(ctx, ref)).id }), 'key_revoke');
       return reply.redirect(`/console/keys?instance=${encodeURIComponent(instance.name)}`, 303);
     });
 
@@ -770,17 +741,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/rate-limit', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
-      const rate = (request.body?.rateLimit ?? '').trim();
-      if (rate !== '' && (!/^[1-9]\d{0,6}$/.test(rate) || Number(rate) > 1_000_000))
-        throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000, or empty for the default' }]);
-      const key = await managedKey(request, instance, request.params.id);
-      // A manager may lower a key's budget or keep it, not raise it past the operator's ceiling.
-      if (rate !== '' && Number(rate) !== key.rateLimit) checkRateCeiling(request, Number(rate));
-      await db.transaction(async (tx) => {
-        await updateKey(tx, key.id, { rateLimit: rate === '' ? null : Number(rate) });
-        await audit(request, tx, 'key.update', key.id);
-      });
-      deps.verifier.forget();
+      const ref = { id: request.params.id, instance: instance.name, managed: managedNames(request) };
+      const rateLimit = rateOf(request.body?.rateLimit) ?? null;
+      await runCommand(db, commandRequest(request, now()), async (ctx) => changeKey(ctx, keyDeps, { id: (await managedKey(ctx, ref)).id, rateLimit }), 'key_update');
       return reply.redirect(`/console/keys?instance=${encodeURIComponent(instance.name)}`, 303);
     });
 

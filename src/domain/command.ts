@@ -21,8 +21,8 @@ export type Actor =
   | { kind: 'api-key'; id: string; clientIp?: string; userAgent?: string }
   /** The operator, through the admin API (the CLI). */
   | { kind: 'admin-token'; clientIp?: string; userAgent?: string }
-  /** A console user, by e-mail. */
-  | { kind: 'user'; id: string; email: string; clientIp?: string; userAgent?: string }
+  /** A console user, by e-mail, with their role. */
+  | { kind: 'user'; id: string; email: string; role: 'owner' | 'manager' | 'reviewer'; clientIp?: string; userAgent?: string }
   /** A candidate in the portal. */
   | { kind: 'candidate'; id: string; clientIp?: string; userAgent?: string }
   /** The service itself: a job, a deadline. */
@@ -36,17 +36,22 @@ export interface CommandContext {
   requestId: string;
   /** The one clock of the command: every time it writes or decides by. */
   now: Date;
+  /** Work for after the commit (forgetting a cache, say), run only if the command commits. */
+  afterCommit(work: () => void): void;
 }
 
 /** A command's context without its transaction: what a surface knows before it runs one. */
-export type CommandRequest = Omit<CommandContext, 'tx'>;
+export type CommandRequest = Omit<CommandContext, 'tx' | 'afterCommit'>;
 
 /**
  * Runs a command in a transaction of its own: committed when it returns, rolled back (with its
  * audit entry and events) when it throws. `name` names the transaction in metrics.
  */
-export function runCommand<T>(db: Transactional, request: CommandRequest, command: (ctx: CommandContext) => Promise<T>, name?: string): Promise<T> {
-  return db.transaction((tx) => command({ ...request, tx }), name);
+export async function runCommand<T>(db: Transactional, request: CommandRequest, command: (ctx: CommandContext) => Promise<T>, name?: string): Promise<T> {
+  const after: (() => void)[] = [];
+  const result = await db.transaction((tx) => command({ ...request, tx, afterCommit: (work) => after.push(work) }), name);
+  for (const work of after) work();
+  return result;
 }
 
 /** The system actor of a job run, with its clock reading. */

@@ -6,7 +6,7 @@ import type { Actor, CommandRequest } from '../domain/command.js';
 export function actorOf(request: FastifyRequest): Actor {
   const seen = { clientIp: request.ip, userAgent: String(request.headers['user-agent'] ?? '').slice(0, 500) };
   const user = request.consoleUser;
-  if (user) return { kind: 'user', id: user.user.id, email: user.user.email, ...seen };
+  if (user) return { kind: 'user', id: user.user.id, email: user.user.email, role: user.user.role, ...seen };
   if (request.adminAuthenticated) return { kind: 'admin-token', ...seen };
   if (request.apiKey) return { kind: 'api-key', id: request.apiKey.id, ...seen };
   return { kind: 'candidate', id: '-', ...seen };

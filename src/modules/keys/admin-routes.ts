@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Queryable } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
-import { Problem, invalid } from '../../http/problem.js';
 import { InstanceName } from '../tenants/admin-routes.js';
-import { findInstancesByName } from '../tenants/repository.js';
-import { getKeySummary, insertKey, listKeys, revokeKey, updateKey } from './repository.js';
-import { generateApiKey } from './secret.js';
-import type { KeyVerifier } from './verifier.js';
+import { changeKey, createKey, revokeKey, type KeyDeps } from './commands.js';
+import { listKeys } from './repository.js';
 import { BIDI_CONTROLS, BIDI_MESSAGE } from '../../http/validation.js';
 
 // A key's label is a name shown in the console: no bidirectional controls.
@@ -38,10 +37,12 @@ const CreatedKey = Type.Object(
   { additionalProperties: false },
 );
 
-export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier: KeyVerifier; now: () => Date }> = async (app, { db, verifier, now }) => {
+export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date } & KeyDeps> = async (app, { db, verifier, rateCeiling, now }) => {
+  const deps: KeyDeps = { verifier, rateCeiling };
   app.post(
     '/keys',
     {
+      config: { auditedByCommand: true },
       schema: {
         operationId: 'createKey',
         tags: ['admin'],
@@ -61,28 +62,9 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
       },
     },
     async (request, reply) => {
-      const names = [...new Set(request.body.instances)];
-      const instances = await findInstancesByName(db, names);
-      const unknown = names.filter((name) => !instances.some((i) => i.name === name));
-      if (unknown.length > 0) {
-        throw invalid(unknown.map((name) => ({ in: 'body' as const, name: 'instances', detail: `no instance is named "${name}"` })));
-      }
-      const expiresAt = request.body.expiresAt ? new Date(request.body.expiresAt) : undefined;
-      if (expiresAt && expiresAt.getTime() <= now().getTime()) {
-        throw invalid([{ in: 'body', name: 'expiresAt', pointer: '#/expiresAt', detail: 'must be in the future' }]);
-      }
-      const generated = generateApiKey();
-      await insertKey(db, {
-        id: generated.id,
-        hash: generated.hash,
-        prefix: generated.prefix,
-        label: request.body.label,
-        rateLimit: request.body.rateLimit,
-        expiresAt,
-        instanceIds: instances.map((i) => i.id),
-      });
-      const summary = (await getKeySummary(db, generated.id))!;
-      return reply.code(201).send({ ...summary, key: generated.key });
+      const input = { ...request.body, expiresAt: request.body.expiresAt ? new Date(request.body.expiresAt) : undefined };
+      const made = await runCommand(db, commandRequest(request, now()), (ctx) => createKey(ctx, deps, input), 'key_create');
+      return reply.code(201).send({ ...made.summary, key: made.key });
     },
   );
 
@@ -104,6 +86,7 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
   app.patch(
     '/keys/:id',
     {
+      config: { auditedByCommand: true },
       schema: {
         operationId: 'updateKey',
         tags: ['admin'],
@@ -127,15 +110,14 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
       },
     },
     async (request) => {
-      if (!(await updateKey(db, request.params.id, request.body))) throw new Problem('not-found', `No key ${request.params.id}`);
-      verifier.forget();
-      return (await getKeySummary(db, request.params.id))!;
+      return runCommand(db, commandRequest(request, now()), (ctx) => changeKey(ctx, deps, { id: request.params.id, ...request.body }), 'key_update');
     },
   );
 
   app.post(
     '/keys/:id/revoke',
     {
+      config: { auditedByCommand: true },
       schema: {
         operationId: 'revokeKey',
         tags: ['admin'],
@@ -147,9 +129,7 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; verifier
       },
     },
     async (request) => {
-      if (!(await revokeKey(db, request.params.id))) throw new Problem('not-found', `No key ${request.params.id}`);
-      verifier.forget();
-      return (await getKeySummary(db, request.params.id))!;
+      return runCommand(db, commandRequest(request, now()), (ctx) => revokeKey(ctx, deps, { id: request.params.id }), 'key_revoke');
     },
   );
 };
