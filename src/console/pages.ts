@@ -416,6 +416,7 @@ ${
 <thead><tr><th scope="col">Time</th><th scope="col">Signal</th><th scope="col">Detail</th><th scope="col">Source</th></tr></thead>
 <tbody>${r.signals.map((s) => html`<tr><td>${when(s.at)}</td><td>${s.kind}</td><td>${s.detail}</td><td>${s.source}</td></tr>`)}</tbody></table>`
 }
+${r.notStored.length > 0 && html`<p>Only the first ${r.signals.length} signals are kept one by one; after them the page reported ${r.notStored.map((k) => `${k.count.toLocaleString('en')} × ${k.kind}`).join(', ')} more, counted toward the red flag.</p>`}
 ${r.redFlagReasons.length > 0 && html`<p>Rules that raised the red flag: ${r.redFlagReasons.join('; ')}.</p>`}`
 }
 </section>`;

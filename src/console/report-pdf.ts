@@ -160,6 +160,12 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     text(`First seen from ${report.attempt.firstAddress ?? 'unknown address'} with ${report.attempt.firstAgent ?? 'an unknown browser'}.`, { gap: 0.3 });
     if (report.signals.length === 0) text('No signals were recorded.');
     for (const s of report.signals) text(`${when(s.at)}  ${s.kind}  ${s.detail}  (${s.source})`, { size: 9 });
+    if (report.notStored.length > 0) {
+      text(
+        `Only the first ${report.signals.length} signals are kept one by one; after them: ${report.notStored.map((k) => `${k.count} × ${k.kind}`).join(', ')}, counted toward the red flag.`,
+        { size: 9 },
+      );
+    }
     if (report.redFlagReasons.length > 0) text(`Rules that raised the red flag: ${report.redFlagReasons.join('; ')}.`, { gap: 0.3 });
   }
 

@@ -49,8 +49,15 @@ export const RULES = {
 } as const;
 
 /** The reasons an attempt is red-flagged, empty when it is not. */
-export function redFlagReasons(signals: Signal[]): string[] {
-  const count = (...kinds: SignalKind[]) => signals.filter((s) => kinds.includes(s.kind)).length;
+export function redFlagReasons(signals: Pick<Signal, 'kind'>[]): string[] {
+  const counts: Partial<Record<SignalKind, number>> = {};
+  for (const s of signals) counts[s.kind] = (counts[s.kind] ?? 0) + 1;
+  return redFlagReasonsOf(counts);
+}
+
+/** The same rules over the count of each kind (what an attempt keeps of every signal, stored or not). */
+export function redFlagReasonsOf(counts: Partial<Record<SignalKind, number>>): string[] {
+  const count = (...kinds: SignalKind[]) => kinds.reduce((sum, kind) => sum + (counts[kind] ?? 0), 0);
   const reasons: string[] = [];
   const pastes = count('paste');
   if (pastes >= RULES.pasteAny) reasons.push(`pasted ${pastes} time${pastes === 1 ? '' : 's'}`);

@@ -6,8 +6,8 @@ import type { Queryable } from '../../db/database.js';
 import { scaleLabels, type QuestionContent } from '../assessments/content-schema.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
-import { redFlagReasons, type SignalKind } from './proctoring.js';
-import { REVIEW_CURRENT, layoutOf, signalsOf, versionContent } from './repository.js';
+import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
+import { REVIEW_CURRENT, layoutOf, signalCountsOf, signalsOf, versionContent } from './repository.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
 import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 
@@ -55,6 +55,8 @@ export interface AssessmentReport {
   /** How the attempt was put together: questions drawn from pools, shuffled orders; empty when neither. */
   layoutNotes: string[];
   signals: { at: Date; kind: string; detail: string; source: string }[];
+  /** Signals counted but not stored as rows (beyond MAX_STORED_SIGNALS), by kind; empty when none. */
+  notStored: { kind: string; count: number }[];
   redFlagReasons: string[];
   /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or when nobody else completed it. */
   percentile: number | null;
@@ -127,6 +129,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         questions: [],
         layoutNotes: [],
         signals: [],
+        notStored: [],
         redFlagReasons: [],
         percentile: null,
         cohort: 0,
@@ -178,6 +181,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       };
     });
     const signals = await signalsOf(db, attempt.id);
+    const counts = await signalCountsOf(db, attempt.id);
     const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
     const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version, scored ? Number(record.totalScore) : null);
     const { assessmentUuid: _uuid, passScore, lowPassScore, layout, ...kept } = attempt;
@@ -190,7 +194,8 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       questions,
       layoutNotes: layout ? layoutNotes(content) : [],
       signals,
-      redFlagReasons: redFlagReasons(signals),
+      notStored: notStoredOf(counts, signals),
+      redFlagReasons: redFlagReasonsOf(counts),
       ...cohort,
       ...extra,
     });
@@ -279,8 +284,8 @@ export interface AttemptSummary {
 
 /** A candidate's attempts in an instance, with every signal (one query for all of them) and the rules they tripped. */
 export async function attemptsOfCandidate(db: Queryable, instanceId: string, candidateId: string): Promise<AttemptSummary[]> {
-  const { rows } = await db.query<Omit<AttemptSummary, 'redFlagReasons' | 'signals'>>(
-    `SELECT t.id AS "attemptId", s.slug AS "assessmentId", t.version, t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
+  const { rows } = await db.query<Omit<AttemptSummary, 'redFlagReasons' | 'signals'> & { counts: Partial<Record<SignalKind, number>> }>(
+    `SELECT t.id AS "attemptId", t.signal_counts AS counts, s.slug AS "assessmentId", t.version, t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
             t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingNetWpm",
             t.typing_accuracy::float8 AS "typingAccuracy", i.red_flag AS "redFlag"
        FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
@@ -293,7 +298,8 @@ export async function attemptsOfCandidate(db: Queryable, instanceId: string, can
   );
   return rows.map((row) => {
     const own = signals.filter((s) => s.attemptId === row.attemptId).map(({ attemptId: _a, ...signal }) => signal);
-    return { ...row, redFlagReasons: redFlagReasons(own), signals: own };
+    const { counts, ...summary } = row;
+    return { ...summary, redFlagReasons: redFlagReasonsOf(counts), signals: own };
   });
 }
 
@@ -315,4 +321,12 @@ export async function attemptResult(db: Queryable, attemptId: string): Promise<{
     [attemptId],
   );
   return rows[0]!;
+}
+
+/** What the counts hold beyond the stored signals, by kind (the signals a report can list). */
+export function notStoredOf(counts: Partial<Record<SignalKind, number>>, stored: { kind: string }[]): { kind: string; count: number }[] {
+  return Object.entries(counts)
+    .map(([kind, count]) => ({ kind, count: (count ?? 0) - stored.filter((s) => s.kind === kind).length }))
+    .filter((k) => k.count > 0)
+    .sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
 }

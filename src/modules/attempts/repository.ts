@@ -6,7 +6,7 @@ import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { CommandContext } from '../../domain/command.js';
 import { allow, lockInvitationById, lockInvitationOfAttempt } from '../invitations/machine.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
-import { redFlagReasons, typingSignals, type Signal, type SignalKind } from './proctoring.js';
+import { redFlagReasonsOf, typingSignals, type Signal, type SignalKind } from './proctoring.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { measureTyping } from './typing.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
@@ -170,17 +170,37 @@ export async function signalsOf(db: Queryable, attemptId: string): Promise<(Sign
   return rows;
 }
 
-/** Records a proctoring signal on an open attempt and refreshes the invitation's red flag. */
+/** How many signals of each kind an attempt had, stored or not. */
+export async function signalCountsOf(db: Queryable, attemptId: string): Promise<Partial<Record<SignalKind, number>>> {
+  const { rows } = await db.query<{ counts: Partial<Record<SignalKind, number>> }>('SELECT signal_counts AS counts FROM attempts WHERE id = $1', [attemptId]);
+  return rows[0]?.counts ?? {};
+}
+
+/** Signals stored as rows per attempt (the reviewer's timeline); beyond it only their counts grow. */
+export const MAX_STORED_SIGNALS = 200;
+
+/**
+ * Records a proctoring signal on an open attempt and refreshes the invitation's red flag. The
+ * count of its kind always grows (attempts.signal_counts, which the red flag is judged from); the
+ * signal itself is stored only while the attempt has fewer than MAX_STORED_SIGNALS, so neither the
+ * work of a signal nor the size of a report grows with how many a page sends.
+ */
 export async function recordSignal(db: Database, attempt: Attempt, kind: SignalKind, detail: string, source: 'browser' | 'server'): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query(
-      `INSERT INTO proctor_signals (attempt_id, kind, detail, source)
-       SELECT id, $2, $3, $4 FROM attempts WHERE id = $1 AND finished_at IS NULL RETURNING id`,
-      [attempt.id, kind, detail.slice(0, 500), source],
+    // The invitation first, then the attempt: the lock order of every transaction that changes both.
+    await lockInvitationOfAttempt(tx, attempt.id);
+    const { rows } = await tx.query<{ counts: Record<SignalKind, number> }>(
+      `UPDATE attempts SET signal_counts = jsonb_set(signal_counts, ARRAY[$2::text], to_jsonb(coalesce((signal_counts ->> $2)::int, 0) + 1))
+        WHERE id = $1 AND finished_at IS NULL RETURNING signal_counts AS counts`,
+      [attempt.id, kind],
     );
     if (rows.length === 0) return false;
-    const flagged = redFlagReasons(await signalsOf(tx, attempt.id)).length > 0;
-    await setRedFlag(tx, attempt.invitationId, flagged);
+    await tx.query(
+      `INSERT INTO proctor_signals (attempt_id, kind, detail, source)
+       SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM proctor_signals WHERE attempt_id = $1) < $5`,
+      [attempt.id, kind, detail.slice(0, 500), source, MAX_STORED_SIGNALS],
+    );
+    await setRedFlag(tx, attempt.invitationId, redFlagReasonsOf(rows[0]!.counts).length > 0);
     return true;
   });
 }
@@ -294,11 +314,11 @@ async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 's
  * proctoring signals are read in one statement.
  */
 async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promise<void> {
-  const { rows } = await tx.query<{ id: string; answers: { questionId: string; value: AnswerValue; review: number | null }[]; kinds: SignalKind[] }>(
+  const { rows } = await tx.query<{ id: string; answers: { questionId: string; value: AnswerValue; review: number | null }[]; counts: Partial<Record<SignalKind, number>> }>(
     `SELECT t.id,
             coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
                         FROM answers WHERE attempt_id = t.id), '[]') AS answers,
-            array(SELECT kind FROM proctor_signals WHERE attempt_id = t.id ORDER BY id) AS kinds
+            (SELECT signal_counts FROM attempts WHERE id = t.id) AS counts
        FROM unnest($1::uuid[]) AS t(id)`,
     [attempts.map((attempt) => attempt.id)],
   );
@@ -306,7 +326,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
   const scores = [];
   for (const attempt of attempts) {
     const content = await versionContent(tx, attempt.assessmentId, attempt.version);
-    const { answers, kinds } = stored.get(attempt.id)!;
+    const { answers, counts } = stored.get(attempt.id)!;
     const wpm = attempt.typingWpm;
     const score = scoreAttempt({
       content,
@@ -315,7 +335,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
       reviews: Object.fromEntries(answers.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
       typingWpm: wpm === null ? undefined : Number(wpm),
     });
-    const flagged = redFlagReasons(kinds.map((kind) => ({ kind }) as Signal)).length > 0;
+    const flagged = redFlagReasonsOf(counts).length > 0;
     scores.push({
       invitationId: attempt.invitationId,
       score: {
