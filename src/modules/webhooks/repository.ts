@@ -131,6 +131,8 @@ export async function emitEvents(tx: Queryable, events: { instanceId: string; ty
 export interface DueDelivery {
   id: string;
   endpointId: string;
+  /** The instance whose endpoint it is (for each instance's fair share of a node's slots). */
+  instanceId: string;
   url: string;
   secrets: string[];
   messageId: string;
@@ -153,7 +155,7 @@ export async function claimDue(db: Queryable & { transaction?: unknown }, now: D
         FOR UPDATE SKIP LOCKED)
      UPDATE webhook_deliveries d SET locked_until = $3 FROM due, webhook_endpoints w, outbox_events o
       WHERE d.id = due.id AND w.id = d.endpoint_id AND o.id = d.event_id
-      RETURNING d.id::text AS id, d.endpoint_id AS "endpointId", w.url, w.secret, w.previous_secret AS previous, w.previous_until AS "previousUntil",
+      RETURNING d.id::text AS id, d.endpoint_id AS "endpointId", w.instance_id AS "instanceId", w.url, w.secret, w.previous_secret AS previous, w.previous_until AS "previousUntil",
                 o.message_id AS "messageId", o.body, d.attempts`,
     [now, limit, new Date(now.getTime() + holdMs), skipEndpoints],
   );

@@ -1,6 +1,7 @@
 // Delivering the outbox: every node claims due deliveries and sends them, at most a few at once
-// per endpoint, so a slow or dead receiver holds only its own deliveries and never the API (which
-// only writes rows). Each attempt is recorded; the schedule of retries is in repository.ts.
+// per endpoint and a fair share of the node's slots per instance, so a slow or dead receiver holds
+// only its own deliveries, one tenant's hanging endpoints never hold another tenant's, and neither
+// holds the API (which only writes rows). Each attempt is recorded; the schedule of retries is in repository.ts.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.js';
 import type { Job } from '../../jobs/runner.js';
@@ -18,9 +19,10 @@ export interface WebhookWorkerOptions {
   everyMs?: number;
   /** Longest wait for a receiver's answer (default 15 s). */
   timeoutMs?: number;
-  /** Deliveries in flight on this node at once (default 64) and per endpoint (default 8). */
+  /** Deliveries in flight on this node at once (default 64), per endpoint (default 8) and per instance (default a quarter of the node's, at least perEndpoint). */
   maxInFlight?: number;
   perEndpoint?: number;
+  perInstance?: number;
   /** The sender, replaceable in tests that count calls; default an HTTP POST. */
   post?: typeof postWebhook;
 }
@@ -32,6 +34,10 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxInFlight = options.maxInFlight ?? 64;
   const perEndpoint = options.perEndpoint ?? 8;
+  const perInstance = options.perInstance ?? Math.max(perEndpoint, Math.floor(maxInFlight / 4));
+  /** In flight per instance, and the endpoints each instance was seen with (to leave them out of the claim while it is at its share). */
+  const byInstance = new Map<string, number>();
+  const endpointsOf = new Map<string, Set<string>>();
   const post = options.post ?? postWebhook;
   const inFlight = new Map<string, Set<Promise<void>>>();
   const all = new Set<Promise<void>>();
@@ -61,24 +67,32 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
     async run(now) {
       const room = maxInFlight - all.size;
       if (room <= 0) return 0;
-      const busy = [...inFlight.entries()].filter(([, set]) => set.size >= perEndpoint).map(([id]) => id);
+      const busy = new Set([...inFlight.entries()].filter(([, set]) => set.size >= perEndpoint).map(([id]) => id));
+      for (const [instance, count] of byInstance) if (count >= perInstance) for (const endpoint of endpointsOf.get(instance) ?? []) busy.add(endpoint);
       // A node holds what it claimed for twice the timeout; after that another node may retry it.
-      const claimed = await claimDue(options.db, now, room, 2 * timeoutMs, busy);
+      const claimed = await claimDue(options.db, now, room, 2 * timeoutMs, [...busy]);
       const extra: string[] = [];
       let started = 0;
       for (const delivery of claimed) {
         const set = inFlight.get(delivery.endpointId) ?? new Set();
-        if (set.size >= perEndpoint) {
+        const seen = endpointsOf.get(delivery.instanceId) ?? new Set();
+        endpointsOf.set(delivery.instanceId, seen.add(delivery.endpointId));
+        const ofInstance = byInstance.get(delivery.instanceId) ?? 0;
+        if (set.size >= perEndpoint || ofInstance >= perInstance) {
           extra.push(delivery.id);
           continue;
         }
         started++;
+        byInstance.set(delivery.instanceId, ofInstance + 1);
         inFlight.set(delivery.endpointId, set);
         const work = deliver(delivery)
           .catch((error: unknown) => options.log.error({ err: error, endpoint: delivery.endpointId }, 'could not record a webhook attempt'))
           .finally(() => {
             set.delete(work);
             all.delete(work);
+            const left = (byInstance.get(delivery.instanceId) ?? 1) - 1;
+            if (left > 0) byInstance.set(delivery.instanceId, left);
+            else byInstance.delete(delivery.instanceId);
             if (set.size === 0) inFlight.delete(delivery.endpointId);
           });
         set.add(work);
