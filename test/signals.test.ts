@@ -3,7 +3,7 @@
 // and listed, so the report stays small and a signal's work does not grow with how many came before.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { MAX_STORED_SIGNALS } from '../src/modules/attempts/repository.js';
+import { MAX_STORED_SIGNALS } from '../src/modules/attempts/signals.js';
 import { describeEachStore, QUICK_ASSESSMENT } from './harness.js';
 
 describeEachStore('proctoring signals, bounded', (ctx) => {

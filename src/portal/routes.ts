@@ -21,17 +21,14 @@ import {
   completeAttempt,
   findAttempt,
   movePosition,
-  observeClient,
-  recordSignal,
   saveAnswer,
   startAttempt,
-  startTyping,
-  submitTyping,
-  typingResult,
   layoutOf,
   versionContent,
   type Attempt,
 } from '../modules/attempts/repository.js';
+import { observeClient, recordSignal } from '../modules/attempts/signals.js';
+import { startTyping, submitTyping, typingResult } from '../modules/attempts/typing-test.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import { setPortalBrand, withBrandSlot } from './brand.js';

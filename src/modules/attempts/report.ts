@@ -7,7 +7,8 @@ import { scaleLabels, type QuestionContent } from '../assessments/content-schema
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
-import { REVIEW_CURRENT, layoutOf, signalCountsOf, signalsOf, versionContent } from './repository.js';
+import { REVIEW_CURRENT, layoutOf, versionContent } from './repository.js';
+import { signalCountsOf, signalsOf } from './signals.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
 import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 

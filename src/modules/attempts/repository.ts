@@ -1,16 +1,16 @@
 // Attempts as stored: starting one (pinned to the current version), saving answers while the
-// time lasts, recording proctoring signals, and completing it, by submission or by the clock.
+// time lasts, and completing it, by submission or by the clock (signals.ts keeps its proctoring
+// signals, typing-test.ts its typing test).
 // Completion scores the attempt and writes the result onto the invitation, in one transaction.
 import { isUnavailable, type Database, type Queryable } from '../../db/database.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { CommandContext } from '../../domain/command.js';
 import { allow, lockInvitationById, lockInvitationOfAttempt } from '../invitations/machine.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
-import { redFlagReasonsOf, typingSignals, type Signal, type SignalKind } from './proctoring.js';
+import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
-import { measureTyping } from './typing.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
-import { startingPoint, markCompleted, markStarted, setCompletion, setRedFlag, setScores, setTypingSpeed } from '../invitations/record.js';
+import { startingPoint, markCompleted, markStarted, setCompletion, setScores } from '../invitations/record.js';
 
 export interface Attempt {
   id: string;
@@ -156,121 +156,14 @@ export async function movePosition(db: Queryable, attempt: Attempt, position: nu
   await db.query('UPDATE attempts SET position = $2 WHERE id = $1 AND finished_at IS NULL', [attempt.id, position]);
 }
 
-async function updateCompletion(tx: Queryable, attempt: Attempt, content: AssessmentContent) {
+/** The invitation's completion from the attempt's answers and typing test (in the caller's transaction). */
+export async function updateCompletion(tx: Queryable, attempt: Attempt, content: AssessmentContent) {
   const items = layoutOf(attempt, content).questions.length + (content.typingTest ? 1 : 0);
   const { rows } = await tx.query<{ done: number }>(
     `SELECT ((SELECT count(*) FROM answers WHERE attempt_id = $1) + (SELECT count(*) FROM attempts WHERE id = $1 AND typing_wpm IS NOT NULL))::int AS done`,
     [attempt.id],
   );
   await setCompletion(tx, attempt.invitationId, Math.round((10000 * rows[0]!.done) / items) / 100);
-}
-
-export async function signalsOf(db: Queryable, attemptId: string): Promise<(Signal & { source: string })[]> {
-  const { rows } = await db.query<Signal & { source: string }>('SELECT kind, at, detail, source FROM proctor_signals WHERE attempt_id = $1 ORDER BY id', [attemptId]);
-  return rows;
-}
-
-/** How many signals of each kind an attempt had, stored or not. */
-export async function signalCountsOf(db: Queryable, attemptId: string): Promise<Partial<Record<SignalKind, number>>> {
-  const { rows } = await db.query<{ counts: Partial<Record<SignalKind, number>> }>('SELECT signal_counts AS counts FROM attempts WHERE id = $1', [attemptId]);
-  return rows[0]?.counts ?? {};
-}
-
-/** Signals stored as rows per attempt (the reviewer's timeline); beyond it only their counts grow. */
-export const MAX_STORED_SIGNALS = 200;
-
-/**
- * Records a proctoring signal on an open attempt and refreshes the invitation's red flag. The
- * count of its kind always grows (attempts.signal_counts, which the red flag is judged from); the
- * signal itself is stored only while the attempt has fewer than MAX_STORED_SIGNALS, so neither the
- * work of a signal nor the size of a report grows with how many a page sends.
- */
-export async function recordSignal(db: Database, attempt: Attempt, kind: SignalKind, detail: string, source: 'browser' | 'server'): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    // The invitation first, then the attempt: the lock order of every transaction that changes both.
-    await lockInvitationOfAttempt(tx, attempt.id);
-    const { rows } = await tx.query<{ counts: Record<SignalKind, number> }>(
-      `UPDATE attempts SET signal_counts = jsonb_set(signal_counts, ARRAY[$2::text], to_jsonb(coalesce((signal_counts ->> $2)::int, 0) + 1))
-        WHERE id = $1 AND finished_at IS NULL RETURNING signal_counts AS counts`,
-      [attempt.id, kind],
-    );
-    if (rows.length === 0) return false;
-    await tx.query(
-      `INSERT INTO proctor_signals (attempt_id, kind, detail, source)
-       SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM proctor_signals WHERE attempt_id = $1) < $5`,
-      [attempt.id, kind, detail.slice(0, 500), source, MAX_STORED_SIGNALS],
-    );
-    await setRedFlag(tx, attempt.invitationId, redFlagReasonsOf(rows[0]!.counts).length > 0);
-    return true;
-  });
-}
-
-/** Notes a second address or browser on the same attempt, once per distinct value. */
-export async function observeClient(db: Database, attempt: Attempt, client: { address: string; agent: string }): Promise<void> {
-  if (attempt.finishedAt) return;
-  const changes: [SignalKind, string | null, string][] = [
-    ['address-changed', attempt.firstAddress, client.address],
-    ['agent-changed', attempt.firstAgent, client.agent],
-  ];
-  for (const [kind, first, now] of changes) {
-    if (first === null || first === now) continue;
-    const seen = await db.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2 AND detail = $3', [attempt.id, kind, now.slice(0, 500)]);
-    if (seen.rows.length === 0) await recordSignal(db, attempt, kind, now, 'server');
-  }
-}
-
-/**
- * Starts the typing clock. `at` is the time by the app's injected clock (tests move theirs);
- * null, the default, takes the database's now(): one clock for every node, so that a test started
- * on one node and submitted on another is timed right.
- */
-export async function startTyping(db: Queryable, attempt: Attempt, at: Date | null = null): Promise<void> {
-  const { rows } = await db.query(
-    `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, $2::timestamptz, now())
-      WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_wpm IS NULL RETURNING id`,
-    [attempt.id, at],
-  );
-  if (rows.length === 0) throw conflict('The typing test cannot be started now');
-}
-
-/**
- * Scores the typing test from the text and the server's own clock (from its start to now: the
- * database's, or the app's injected one); the keystroke intervals the page reports are never trusted for the score, only
- * cross-checked against that clock and against the shape of human typing (typingSignals).
- */
-export async function submitTyping(
-  db: Database,
-  attempt: Attempt,
-  typed: string,
-  intervalsMs: number[],
-  /** The time by the app's injected clock; null: the database's now(), as startTyping. */
-  at: Date | null = null,
-): Promise<{ netWpm: number; accuracy: number }> {
-  const content = await versionContent(db, attempt.assessmentId, attempt.version);
-  if (!content.typingTest) throw notFound('This assessment has no typing test');
-  const result = await db.transaction(async (tx) => {
-    await lockInvitationOfAttempt(tx, attempt.id);
-    const { rows } = await tx.query<{ ms: number }>(
-      `SELECT greatest(0, (extract(epoch FROM coalesce($2::timestamptz, now()) - typing_started_at) * 1000))::int AS ms FROM attempts
-        WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
-      [attempt.id, at],
-    );
-    if (rows.length === 0) throw conflict('The typing test is not running');
-    const ms = rows[0]!.ms;
-    const measure = measureTyping(content.typingTest!.passage, typed, ms);
-    await tx.query(`UPDATE attempts SET typing_text = $2, typing_ms = $3, typing_wpm = $4, typing_accuracy = $5 WHERE id = $1`, [
-      attempt.id,
-      typed.slice(0, 10_000),
-      ms,
-      Math.min(9999, Math.round(measure.netWpm * 100) / 100),
-      Math.round(measure.accuracy * 100) / 100,
-    ]);
-    await setTypingSpeed(tx, attempt.invitationId, Math.min(9999, Math.round(measure.netWpm * 100) / 100));
-    await updateCompletion(tx, attempt, content);
-    return { measure, signals: typingSignals(measure.netWpm, measure.typed, intervalsMs, ms) };
-  });
-  for (const signal of result.signals) await recordSignal(db, attempt, signal.kind, signal.detail, 'server');
-  return { netWpm: result.measure.netWpm, accuracy: result.measure.accuracy };
 }
 
 /**
@@ -477,15 +370,6 @@ export async function reviewAnswer(
     await writeScores(tx, [attempt], new Date());
     await by.inTransaction?.(tx);
   });
-}
-
-/** The typing test's result of an attempt, once it was taken. */
-export async function typingResult(db: Queryable, attemptId: string): Promise<{ netWpm: number; accuracy: number } | undefined> {
-  const { rows } = await db.query<{ netWpm: number; accuracy: number }>(
-    'SELECT typing_wpm::float8 AS "netWpm", typing_accuracy::float8 AS accuracy FROM attempts WHERE id = $1 AND typing_wpm IS NOT NULL',
-    [attemptId],
-  );
-  return rows[0];
 }
 
 /** Closes the open attempt of a withdrawn invitation, unscored; nothing when none is open. */
