@@ -14,6 +14,8 @@ describeEachStore(
       const [noisy, quiet] = [await ctx().instance('noisy'), await ctx().instance('quiet')];
       for (const instance of [noisy, quiet]) assert.equal((await ctx().publish(instance, QUICK_ASSESSMENT)).statusCode, 201);
       const endpoint = (instance: string, url: string) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/webhooks`, payload: { url } });
+      // The operator allows the noisy instance 20 endpoints (the default is 10).
+      assert.equal((await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${noisy}`, payload: { maxWebhookEndpoints: 20 } })).statusCode, 200);
       for (let i = 0; i < 20; i++) assert.equal((await endpoint(noisy, `http://127.0.0.1:9/hang-${i}`)).statusCode, 201);
       assert.equal((await endpoint(quiet, 'http://127.0.0.1:9/quick')).statusCode, 201);
       const invite = async (instance: string, key: string, email: string) =>
@@ -46,6 +48,20 @@ describeEachStore(
       assert.ok(hanging.length <= 16, `the noisy instance holds at most its share of the node's 64 slots (${hanging.length})`);
       for (const release of hanging) release();
       await job.settle();
+    });
+
+    it('refuses an endpoint beyond the number the operator allows the instance (409), and counts one after the other', async () => {
+      const instance = await ctx().instance('bounded');
+      const patched = await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { maxWebhookEndpoints: 2 } });
+      assert.equal(patched.statusCode, 200, patched.body);
+      assert.equal(patched.json().maxWebhookEndpoints, 2);
+      const register = (i: number) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/webhooks`, payload: { url: `http://127.0.0.1:9/bounded-${i}` } });
+      const statuses = (await Promise.all([0, 1, 2, 3].map(register))).map((r) => r.statusCode).sort();
+      assert.deepEqual(statuses, [201, 201, 409, 409]);
+      const refused = await register(4);
+      assert.equal(refused.statusCode, 409);
+      assert.match(refused.json().detail, /2 webhook endpoints, the most the operator allows/);
+      assert.equal((await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { maxWebhookEndpoints: 0 } })).statusCode, 400);
     });
   },
   { webhookAllowPrivateNetworks: true },

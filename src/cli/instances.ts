@@ -36,6 +36,7 @@ function instanceSettings(options: Options) {
     reportLinkDays: positiveInteger(options, 'report-link-days'),
     reminderDays: daysOrOff(options, 'reminder-days', 60),
     defaultLanguage: defaultLanguage(options),
+    maxWebhookEndpoints: positiveInteger(options, 'max-webhook-endpoints'),
   };
 }
 

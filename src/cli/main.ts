@@ -18,6 +18,7 @@ const USAGE = `Usage: assessment-connect <command> [options]
 Commands:
   instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
                          [--default-language en|de|es] [--display-name N] [--logo FILE] [--accent-color '#RRGGBB'] [--support-email E] [--privacy-url URL]
+                         [--max-webhook-endpoints N (1-1000, default 10)]
   instance update <name> (the same options) [--logo none | --no-logo]
                   Branding, what candidates see of the company: --display-name (1-100 characters), --logo
                   (a PNG, JPEG or WebP file of at most 200 KB; none removes it), --accent-color (must have
@@ -122,6 +123,7 @@ export async function run(argv: string[]): Promise<number> {
         message: { type: 'string' },
         since: { type: 'string' },
         'report-link-days': { type: 'string' },
+        'max-webhook-endpoints': { type: 'string' },
         'reminder-days': { type: 'string' },
         'default-language': { type: 'string' },
         assessment: { type: 'string' },

@@ -2197,6 +2197,11 @@ export interface operations {
                          */
                         defaultLanguage: string;
                         /**
+                         * @description How many webhook endpoints the instance may register (default 10)
+                         * @example 10
+                         */
+                        maxWebhookEndpoints: number;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2285,6 +2290,11 @@ export interface operations {
                      * @example de
                      */
                     defaultLanguage?: string;
+                    /**
+                     * @description How many webhook endpoints the instance may register, 1-1000 (default 10): a registration beyond it is refused (409). Endpoints already there stay. Only the operator sets it.
+                     * @example 10
+                     */
+                    maxWebhookEndpoints?: number;
                 };
             };
         };
@@ -2368,6 +2378,11 @@ export interface operations {
                          * @example en
                          */
                         defaultLanguage: string;
+                        /**
+                         * @description How many webhook endpoints the instance may register (default 10)
+                         * @example 10
+                         */
+                        maxWebhookEndpoints: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2476,6 +2491,11 @@ export interface operations {
                      * @example de
                      */
                     defaultLanguage?: string;
+                    /**
+                     * @description How many webhook endpoints the instance may register, 1-1000 (default 10): a registration beyond it is refused (409). Endpoints already there stay. Only the operator sets it.
+                     * @example 10
+                     */
+                    maxWebhookEndpoints?: number;
                 };
             };
         };
@@ -2559,6 +2579,11 @@ export interface operations {
                          * @example en
                          */
                         defaultLanguage: string;
+                        /**
+                         * @description How many webhook endpoints the instance may register (default 10)
+                         * @example 10
+                         */
+                        maxWebhookEndpoints: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2690,6 +2715,11 @@ export interface operations {
                          * @example en
                          */
                         defaultLanguage: string;
+                        /**
+                         * @description How many webhook endpoints the instance may register (default 10)
+                         * @example 10
+                         */
+                        maxWebhookEndpoints: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2839,6 +2869,11 @@ export interface operations {
                          * @example en
                          */
                         defaultLanguage: string;
+                        /**
+                         * @description How many webhook endpoints the instance may register (default 10)
+                         * @example 10
+                         */
+                        maxWebhookEndpoints: number;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z

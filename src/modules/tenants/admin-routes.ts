@@ -56,6 +56,7 @@ const Instance = Type.Object(
       examples: ['en'],
       description: "The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue",
     }),
+    maxWebhookEndpoints: Type.Integer({ examples: [10], description: 'How many webhook endpoints the instance may register (default 10)' }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
@@ -136,6 +137,15 @@ export const Settings = Type.Object(
       }),
     ),
     defaultLanguage: Type.Optional(DefaultLanguage),
+    maxWebhookEndpoints: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        examples: [10],
+        description:
+          'How many webhook endpoints the instance may register, 1-1000 (default 10): a registration beyond it is refused (409). Endpoints already there stay. Only the operator sets it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -24,6 +24,8 @@ export interface Instance {
   logoSha256: string | null;
   /** The portal's and e-mails' language when neither the invitation nor the browser names one (default en). */
   defaultLanguage: string;
+  /** How many webhook endpoints the instance may register (the operator's setting, default 10). */
+  maxWebhookEndpoints: number;
   createdAt: Date;
 }
 
@@ -31,7 +33,7 @@ const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "invite
   mail_from_address AS "mailFromAddress", retention_days AS "retentionDays",
   report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", display_name AS "displayName", accent_color AS "accentColor",
   support_email AS "supportEmail", privacy_url AS "privacyUrl", (SELECT l.sha256 FROM instance_logos l WHERE l.instance_id = instances.id) AS "logoSha256",
-  default_language AS "defaultLanguage", created_at AS "createdAt"`;
+  default_language AS "defaultLanguage", max_webhook_endpoints AS "maxWebhookEndpoints", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -46,6 +48,7 @@ export interface InstanceSettings {
   supportEmail?: string | null;
   privacyUrl?: string | null;
   defaultLanguage?: string;
+  maxWebhookEndpoints?: number;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
@@ -53,8 +56,9 @@ export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
     `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days,
-                            display_name, accent_color, support_email, privacy_url, default_language)
-     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, $10, $11, $12, $13, coalesce($14, 'en'))
+                            display_name, accent_color, support_email, privacy_url, default_language, max_webhook_endpoints)
+     VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, $10, $11, $12, $13, coalesce($14, 'en'),
+             coalesce($15::integer, 10))
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
     [
       input.name,
@@ -71,6 +75,7 @@ export async function createInstance(db: Queryable, input: { name: string } & In
       input.supportEmail ?? null,
       input.privacyUrl ?? null,
       input.defaultLanguage ?? null,
+      input.maxWebhookEndpoints ?? null,
     ],
   );
   return rows[0];
@@ -93,6 +98,7 @@ export async function updateInstance(db: Queryable, name: string, settings: Inst
     supportEmail: 'support_email',
     privacyUrl: 'privacy_url',
     defaultLanguage: 'default_language',
+    maxWebhookEndpoints: 'max_webhook_endpoints',
   } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];

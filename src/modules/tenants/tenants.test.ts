@@ -24,6 +24,7 @@ describeEachStore('instances and the admin API', (ctx) => {
         privacyUrl: null,
         logoUrl: null,
         defaultLanguage: 'en',
+        maxWebhookEndpoints: 10,
         createdAt: undefined,
       },
     );

@@ -3,7 +3,7 @@
 // call emitEvents inside the transaction of the change the event describes.
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
-import { notFound } from '../../domain/errors.js';
+import { conflict, notFound } from '../../domain/errors.js';
 import { generateSecret, messageId } from './signing.js';
 
 export const EVENT_TYPES = [
@@ -41,6 +41,17 @@ const ENDPOINT = `e.id, e.url, e.events, e.description, e.disabled_at IS NOT NUL
   e.failing_since AS "failingSince", e.created_at AS "createdAt"`;
 
 export async function createEndpoint(tx: Queryable, input: { instanceId: string; url: string; events: string[]; description?: string }): Promise<Endpoint & { secret: string }> {
+  // Two registrations at once are counted one after the other: a lock per instance for this
+  // transaction, taken before the count (a statement's snapshot is taken when it starts, so the
+  // count must be a statement of its own, after the lock).
+  await tx.query(`SELECT pg_advisory_xact_lock(hashtext('webhook_endpoints:' || $1::uuid::text))`, [input.instanceId]);
+  const { rows: room } = await tx.query<{ count: number; max: number }>(
+    `SELECT (SELECT count(*)::int FROM webhook_endpoints WHERE instance_id = $1::uuid) AS count, (SELECT max_webhook_endpoints FROM instances WHERE id = $1::uuid) AS max`,
+    [input.instanceId],
+  );
+  if (room[0] && room[0].count >= room[0].max) {
+    throw conflict(`This instance has ${room[0].count} webhook endpoints, the most the operator allows it (maxWebhookEndpoints): delete one first, or ask the operator`);
+  }
   const id = `ep_${randomBytes(8).toString('hex')}`;
   const secret = generateSecret();
   await tx.query(`INSERT INTO webhook_endpoints (id, instance_id, url, events, secret, description) VALUES ($1, $2, $3, $4, $5, $6)`, [
