@@ -189,9 +189,22 @@ export async function buildReadyTable(url: string): Promise<{ built: boolean; re
 
 /** Two score answers hold the same records (jsonb reorders keys, so compared as parsed values). */
 export function sameRecords(a: string, b: string): boolean {
-  const canonical = (text: string) =>
-    JSON.stringify(JSON.parse(text), (_key, value: unknown) =>
-      value && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1))) : value,
-    );
+  // The same records, whatever the order of their keys (jsonb keeps its own) and of the records (the
+  // baseline's table is read in whatever order its index gives them, as a bare server would).
+  const canonical = (text: string) => {
+    const parsed = JSON.parse(text) as unknown;
+    const sortKeys = (value: unknown): unknown =>
+      value && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([x], [y]) => (x < y ? -1 : 1))
+              .map(([k, v]) => [k, sortKeys(v)]),
+          )
+        : Array.isArray(value)
+          ? value.map(sortKeys)
+          : value;
+    const records = Array.isArray(parsed) ? parsed.map((r) => JSON.stringify(sortKeys(r))).sort() : [JSON.stringify(sortKeys(parsed))];
+    return records.join('\n');
+  };
   return canonical(a) === canonical(b);
 }
