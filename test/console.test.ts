@@ -5,10 +5,11 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
+import { describeEachStore, sampleAssessment } from './harness.js';
 import { TINY_PNG } from './support/images.js';
 import { takeAssessment } from './support/take.js';
 import { movingClock } from './support/clock.js';
+import { consoleAs as as, consoleUser as user, cookieOf, FORM, formOf, signIn } from './support/console.js';
 
 const time = movingClock();
 const clock = time.now;
@@ -20,48 +21,7 @@ const logStream = new Writable({
   },
 });
 
-const cookieOf = (response: LightMyRequestResponse, name: string) => {
-  const all = ([] as string[]).concat(response.headers['set-cookie'] ?? []);
-  const found = all.find((c) => c.startsWith(`${name}=`));
-  return found?.split(';')[0];
-};
 const SCORE_WORDS: Record<string, string> = { PASS: 'Pass', LOW_PASS: 'Low pass', FAIL: 'Fail' };
-const formOf = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-const FORM = 'application/x-www-form-urlencoded';
-
-async function signIn(ctx: TestContext, email: string, password: string, extra: Record<string, string> = {}) {
-  const form = await ctx.request({ method: 'GET', url: '/console/sign-in' });
-  const pre = cookieOf(form, 'ac_console_signin')!;
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(form.body)![1]!;
-  return ctx.request({
-    method: 'POST',
-    url: '/console/sign-in',
-    headers: { cookie: pre, 'content-type': FORM, ...extra },
-    payload: formOf({ _csrf: csrf, email, password }),
-  });
-}
-
-/** A signed-in user: GET and form POST with the session's cookie and CSRF token. */
-async function as(ctx: TestContext, email: string, password: string) {
-  const response = await signIn(ctx, email, password);
-  assert.equal(response.statusCode, 303, response.body);
-  const cookie = cookieOf(response, 'ac_console')!;
-  const home = await ctx.request({ method: 'GET', url: '/console/', headers: { cookie } });
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(home.body)?.[1] ?? '';
-  return {
-    cookie,
-    csrf,
-    get: (url: string) => ctx.request({ method: 'GET', url, headers: { cookie } }),
-    post: (url: string, fields: Record<string, string> = {}, headers: Record<string, string> = {}) =>
-      ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM, ...headers }, payload: formOf({ _csrf: csrf, ...fields }) }),
-  };
-}
-
-async function user(ctx: TestContext, email: string, role: string, instances?: string[]) {
-  const response = await ctx.request({ method: 'POST', url: '/admin/v1/users', payload: { email, role, instances } });
-  assert.equal(response.statusCode, 201, response.body);
-  return response.json() as { id: string; password: string };
-}
 
 describeEachStore(
   'console',
@@ -169,7 +129,7 @@ describeEachStore(
       assert.equal(foreign.statusCode, 403);
       const crossSite = await owner.post('/console/keys', { instance: a }, { 'sec-fetch-site': 'cross-site' });
       assert.equal(crossSite.statusCode, 403);
-      const loginCsrf = await signIn(ctx(), `owner-${a}@example.com`, people.owner!.password, { origin: 'https://evil.example' });
+      const loginCsrf = await signIn(ctx(), `owner-${a}@example.com`, people.owner!.password, { headers: { origin: 'https://evil.example' } });
       assert.equal(loginCsrf.statusCode, 403);
       assert.equal(cookieOf(loginCsrf, 'ac_console'), undefined);
       const keys = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json() as unknown[];
