@@ -33,7 +33,10 @@ import { scoreRecordJob } from './modules/invitations/score-records.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
-import { registerApiKeyAuth } from './modules/keys/authenticate.js';
+import { keyAuthenticator, registerApiKeyAuth } from './modules/keys/authenticate.js';
+import { partnerCallbackJob } from './modules/integrations/worker.js';
+import { integrationAdminRoutes } from './modules/integrations/admin-routes.js';
+import { callbackFormats, registerPartners } from './partners/index.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
 import { createCounter } from './modules/limits/counter.js';
@@ -87,6 +90,8 @@ export interface AppDeps {
     webhookEveryMs?: number;
     /** Longest wait for a webhook receiver's answer, in ms. Default 15000. */
     webhookTimeoutMs?: number;
+    /** Ashby's API for assessment.update callbacks (ASHBY_API_URL). Default https://api.ashbyhq.com. */
+    ashbyApiUrl?: string;
     /** Console session timeouts in ms: idle (default 30 min) and absolute (default 12 h). */
     consoleSessions?: { idleMs?: number; absoluteMs?: number };
   };
@@ -286,6 +291,16 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     { prefix: '/v1' },
   );
 
+  // The native adapters of applicant-tracking systems (Greenhouse, Ashby), each in its own shapes.
+  await app.register(async (scope) =>
+    registerPartners(scope, {
+      invite: inviteDeps,
+      authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
+      now: clock,
+      publicUrl: config.publicUrl,
+    }),
+  );
+
   await app.register(
     async (admin) => {
       registerAdminAuth(admin, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
@@ -298,6 +313,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db });
       await admin.register(webhookAdminRoutes, { db, now: clock });
+      await admin.register(integrationAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
       await admin.register(reportAdminRoutes, { db, now: clock });
     },
@@ -345,6 +361,18 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     timeoutMs: config.webhookTimeoutMs,
   });
   jobs.add(webhooks);
+  jobs.add(
+    partnerCallbackJob({
+      db,
+      log: app.log,
+      clock,
+      publicUrl: config.publicUrl,
+      formats: callbackFormats(config.ashbyApiUrl ?? 'https://api.ashbyhq.com'),
+      allowPrivate: config.webhookAllowPrivateNetworks ?? false,
+      everyMs: config.webhookEveryMs,
+      timeoutMs: config.webhookTimeoutMs,
+    }),
+  );
   jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));

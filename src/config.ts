@@ -67,6 +67,9 @@ export interface Config {
    *  node sending it for this long and as long again; a node that dies mid-delivery leaves it to
    *  another after that. */
   webhookTimeoutMs: number;
+  /** Ashby's API, where assessment.update callbacks go (ASHBY_API_URL). Default
+   *  https://api.ashbyhq.com; tests and proxies point it elsewhere. */
+  ashbyApiUrl: string;
 }
 
 /** Fastify's `trustProxy` as this service allows it: off, a hop count, or addresses and CIDRs. */
@@ -173,5 +176,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowPrivateNetworks: flag(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     metrics: flag(env, 'METRICS', true),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1000, 60_000),
+    ashbyApiUrl: url(env, 'ASHBY_API_URL', ['https:', 'http:']) ?? 'https://api.ashbyhq.com',
   };
 }

@@ -41,7 +41,10 @@ const OWNERS: Record<string, string> = {
   webhook_deliveries: 'modules/webhooks',
   webhook_attempts: 'modules/webhooks',
   schema_migrations: 'db',
-  server_secrets: 'modules/scores',
+  server_secrets: 'db',
+  partner_links: 'modules/integrations',
+  partner_callbacks: 'modules/integrations',
+  partner_settings: 'modules/integrations',
   report_link_keys: 'modules/reports',
   revoked_report_links: 'modules/reports',
 };

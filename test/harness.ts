@@ -169,6 +169,8 @@ export interface ContextOptions {
   /** Webhooks: allow loopback receivers, and the receiver's time limit in ms. */
   webhookAllowPrivateNetworks?: boolean;
   webhookTimeoutMs?: number;
+  /** ASHBY_API_URL: where Ashby callbacks go (a local stand-in in tests). */
+  ashbyApiUrl?: string;
   /** TRUST_PROXY: which peers' X-Forwarded-For names the client. */
   trustProxy?: false | number | string[];
 }
@@ -193,6 +195,7 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       now: options.now,
       webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks,
       webhookTimeoutMs: options.webhookTimeoutMs,
+      ashbyApiUrl: options.ashbyApiUrl,
       trustProxy: options.trustProxy,
       // Tests run the webhook job themselves (app.jobs.runOnce), after moving their clock.
       webhookEveryMs: 3_600_000,

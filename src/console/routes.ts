@@ -637,7 +637,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
           lastName: candidate.lastName.trim(),
           assessments: normaliseAssessments(candidate.assessments),
         };
-        const result = await invite(deps.invite, instance.id, input, text('sendInvite') === 'true', commandRequest(request, now()));
+        const result = await invite(deps.invite, instance.id, input, text('sendInvite') === 'true', commandRequest(request, now()), 'console');
         return invitationsPage(request, reply, instance, { result: { ...result, email: input.email } });
       } catch (error) {
         const problem = problemFor(error, request);

@@ -614,6 +614,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/integrations/{partner}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the instance's key at an applicant-tracking system, or whether candidates it sends are e-mailed
+         * @description `apiKey` is the instance's API key at the ATS (Ashby: for assessment.update callbacks), stored encrypted and never shown again (only its last four characters); `null` removes it. `sendEmail: false` leaves reaching the candidate to the ATS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        put: operations["configureIntegration"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/integrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance's settings per applicant-tracking system and its newest callbacks to them */
+        get: operations["listIntegrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/integrations/callbacks/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a callback to an applicant-tracking system again */
+        post: operations["retryIntegrationCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/instances/{instance}/candidates/export": {
         parameters: {
             query?: never;
@@ -1156,6 +1210,11 @@ export interface operations {
                      * @example de
                      */
                     language?: string;
+                    /**
+                     * @description Your own reference for the invitations this invite opens (an application or requisition id in your system), 1-200 characters. It is returned by `GET /v1/candidates/{candidateId}` and carried by every webhook event of these invitations as `data.externalReference`; the score record itself does not change. Absent: unchanged.
+                     * @example application-48213
+                     */
+                    externalReference?: string;
                 };
             };
         };
@@ -1486,6 +1545,16 @@ export interface operations {
                              * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                              */
                             reportUrl: string;
+                            /**
+                             * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                             * @example api
+                             */
+                            source: "api" | "console" | "greenhouse" | "ashby";
+                            /**
+                             * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
+                             * @example application-48213
+                             */
+                            externalReference?: string;
                         }[];
                     };
                 };
@@ -1625,6 +1694,16 @@ export interface operations {
                          * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                          */
                         reportUrl: string;
+                        /**
+                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                         * @example api
+                         */
+                        source: "api" | "console" | "greenhouse" | "ashby";
+                        /**
+                         * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
+                         * @example application-48213
+                         */
+                        externalReference?: string;
                     };
                 };
             };
@@ -1786,6 +1865,16 @@ export interface operations {
                          * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                          */
                         reportUrl: string;
+                        /**
+                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                         * @example api
+                         */
+                        source: "api" | "console" | "greenhouse" | "ashby";
+                        /**
+                         * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
+                         * @example application-48213
+                         */
+                        externalReference?: string;
                     };
                 };
             };
@@ -1935,6 +2024,16 @@ export interface operations {
                          * @example https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA
                          */
                         reportUrl: string;
+                        /**
+                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                         * @example api
+                         */
+                        source: "api" | "console" | "greenhouse" | "ashby";
+                        /**
+                         * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
+                         * @example application-48213
+                         */
+                        externalReference?: string;
                         /** @example SENT */
                         invitationStatus: "SENT" | "FAILED";
                     };
@@ -4960,6 +5059,226 @@ export interface operations {
                         response: string;
                     }[];
                 };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    configureIntegration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                /**
+                 * @description The applicant-tracking system
+                 * @example ashby
+                 */
+                partner: "greenhouse" | "ashby";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    apiKey?: string | null;
+                    sendEmail?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The applicant-tracking system
+                         * @example ashby
+                         */
+                        partner: "greenhouse" | "ashby";
+                        /**
+                         * @description The last four characters of the instance's API key at the ATS; null when none is set
+                         * @example 9f3c
+                         */
+                        keyHint: string | null;
+                        /**
+                         * @description Whether the service e-mails the link to candidates this ATS sends (false: the ATS reaches them)
+                         * @example true
+                         */
+                        sendEmail: boolean;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listIntegrations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        settings: {
+                            /**
+                             * @description The applicant-tracking system
+                             * @example ashby
+                             */
+                            partner: "greenhouse" | "ashby";
+                            /**
+                             * @description The last four characters of the instance's API key at the ATS; null when none is set
+                             * @example 9f3c
+                             */
+                            keyHint: string | null;
+                            /**
+                             * @description Whether the service e-mails the link to candidates this ATS sends (false: the ATS reaches them)
+                             * @example true
+                             */
+                            sendEmail: boolean;
+                        }[];
+                        callbacks: {
+                            /** @example 42 */
+                            id: string;
+                            /**
+                             * @description The applicant-tracking system
+                             * @example ashby
+                             */
+                            partner: "greenhouse" | "ashby";
+                            /** @description The ATS's id of the assessment (Greenhouse's partner_interview_id, Ashby's assessment_id) */
+                            publicId: string;
+                            /** @example score.finalized */
+                            event: string;
+                            status: "pending" | "succeeded" | "failed";
+                            attempts: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-23T10:21:02.531Z
+                             */
+                            createdAt: string;
+                            nextAttemptAt: string | null;
+                            lastAttemptAt: string | null;
+                            lastStatus: number | null;
+                            /** @description The first 1 KB of the ATS's answer, or what went wrong without one */
+                            lastResponse: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    retryIntegrationCallback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Validation failed */
             400: {

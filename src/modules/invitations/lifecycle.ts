@@ -12,7 +12,7 @@ import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { LIMIT_MINUTES, resetForRetake } from './record.js';
 import { allow, lockInvitation, stateSql, type InvitationState, type LockedInvitation } from './machine.js';
-import { deliver, issueLink, type InviteDeps, type LinkDeps } from './service.js';
+import { deliver, issueLink, type InvitationSource, type InviteDeps, type LinkDeps } from './service.js';
 
 export type { InvitationState } from './machine.js';
 
@@ -24,6 +24,10 @@ export interface InvitationView {
   expiresAt: Date;
   cancelledAt: Date | null;
   reportUrl: string;
+  /** Where it was first made. */
+  source: InvitationSource;
+  /** The client's own reference, when it gave one. */
+  externalReference?: string;
 }
 
 export interface CandidateView {
@@ -45,11 +49,17 @@ export async function candidateView(db: Queryable, instanceIds: string[], candid
     lastName: string | null;
     instanceId: string;
     reportDays: number;
-    invitations: (Omit<InvitationView, 'reportUrl'> & { invitedAt: string; expiresAt: string; cancelledAt: string | null })[];
+    invitations: (Omit<InvitationView, 'reportUrl' | 'externalReference'> & {
+      invitedAt: string;
+      expiresAt: string;
+      cancelledAt: string | null;
+      externalReference: string | null;
+    })[];
   }>(
     `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", n.id AS "instanceId", n.report_link_days AS "reportDays",
             COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'status', ${STATE},
-                                                          'invitedAt', i.created_at, 'expiresAt', i.expires_at, 'cancelledAt', i.cancelled_at) ORDER BY i.created_at, a.slug)
+                                                          'invitedAt', i.created_at, 'expiresAt', i.expires_at, 'cancelledAt', i.cancelled_at,
+                                                          'source', i.source, 'externalReference', i.external_reference) ORDER BY i.created_at, a.slug)
                         FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = c.id), '[]'::jsonb) AS invitations
        FROM candidates c JOIN instances n ON n.id = c.instance_id
       WHERE c.id = $1 AND c.instance_id = ANY($2::uuid[])`,
@@ -63,8 +73,9 @@ export async function candidateView(db: Queryable, instanceIds: string[], candid
     email: row.email,
     firstName: row.firstName,
     lastName: row.lastName,
-    invitations: row.invitations.map((i) => ({
+    invitations: row.invitations.map(({ externalReference, ...i }) => ({
       ...i,
+      ...(externalReference === null ? {} : { externalReference }),
       invitedAt: new Date(i.invitedAt),
       expiresAt: new Date(i.expiresAt),
       cancelledAt: i.cancelledAt ? new Date(i.cancelledAt) : null,

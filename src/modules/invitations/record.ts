@@ -4,11 +4,7 @@
 // emits its webhook event in the same transaction.
 import type { Queryable } from '../../db/database.js';
 import { emitInvitationEvents, emitRecordEvents } from '../webhooks/events.js';
-import { recordsFrom, toInstanceRecord } from '../scores/repository.js';
-import type { InvitationRow } from '../scores/format.js';
-
-/** A row of `recordsFrom`: a record's columns and its instance. */
-type RecordRow = InvitationRow & { instance: string; instanceId: string };
+import { recordsFrom, toInstanceRecord, type RecordSource as RecordRow } from '../scores/repository.js';
 
 export interface RecordScore {
   scoreStatus: 'PENDING' | 'LOW_PASS' | 'PASS' | 'FAIL';

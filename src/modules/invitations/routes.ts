@@ -66,6 +66,17 @@ export const InviteBody = Type.Object(
         examples: ['de'],
       }),
     ),
+    externalReference: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        pattern: `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]+$`,
+        'x-pattern-message': 'must be 1-200 characters without control characters',
+        description:
+          'Your own reference for the invitations this invite opens (an application or requisition id in your system), 1-200 characters. It is returned by `GET /v1/candidates/{candidateId}` and carried by every webhook event of these invitations as `data.externalReference`; the score record itself does not change. Absent: unchanged.',
+        examples: ['application-48213'],
+      }),
+    ),
   },
   {
     description: 'Fields other than these are ignored.',
@@ -196,6 +207,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
         assessments: normaliseAssessments(body.assessments),
         extraTimePercent: body.extraTimePercent,
         language: body.language,
+        externalReference: body.externalReference,
       };
       const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
       const req = commandRequest(request, now(deps));

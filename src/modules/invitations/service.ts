@@ -27,7 +27,12 @@ export interface InviteRequest {
   extraTimePercent?: number;
   /** The candidate's language (BCP 47); absent: unchanged. */
   language?: string;
+  /** The client's own reference for these invitations (an application id), 1-200 characters; absent: unchanged. */
+  externalReference?: string;
 }
+
+/** Where an invitation was first made: the v1 API, the console, or an applicant-tracking system's adapter. */
+export type InvitationSource = 'api' | 'console' | 'greenhouse' | 'ashby';
 
 /** An assessment of an invite that was left as it was, and why (inviting again cannot reopen it). */
 export interface SkippedAssessment {
@@ -119,7 +124,11 @@ export interface PreparedInvite extends IssuedLink {
  * link opens what is open (all of them when nothing is, so that the candidate can still see
  * their results page).
  */
-export async function inviteCandidate(ctx: CommandContext, deps: LinkDeps, input: { instanceId: string; request: InviteRequest }): Promise<PreparedInvite> {
+export async function inviteCandidate(
+  ctx: CommandContext,
+  deps: LinkDeps,
+  input: { instanceId: string; request: InviteRequest; source?: InvitationSource },
+): Promise<PreparedInvite> {
   const { tx } = ctx;
   const { instanceId, request } = input;
   // Only well-formed slugs are looked up: anything else (a NUL, which PostgreSQL refuses in
@@ -144,11 +153,11 @@ export async function inviteCandidate(ctx: CommandContext, deps: LinkDeps, input
   // A fixed order of inserts and locks keeps two invites of one candidate from deadlocking each other.
   const assessmentIds = found.map((a) => a.id).sort();
   const { rows: created } = await tx.query<{ id: string }>(
-    `INSERT INTO invitations (instance_id, candidate_id, assessment_id, expires_at)
-     SELECT $1, $2, id, $4::timestamptz + make_interval(days => (SELECT invite_ttl_days FROM instances WHERE id = $1)) FROM unnest($3::uuid[]) AS t(id) ORDER BY id
+    `INSERT INTO invitations (instance_id, candidate_id, assessment_id, expires_at, source)
+     SELECT $1, $2, id, $4::timestamptz + make_interval(days => (SELECT invite_ttl_days FROM instances WHERE id = $1)), $5 FROM unnest($3::uuid[]) AS t(id) ORDER BY id
      ON CONFLICT (candidate_id, assessment_id) DO NOTHING
      RETURNING id`,
-    [instanceId, candidateId, assessmentIds, ctx.now],
+    [instanceId, candidateId, assessmentIds, ctx.now, input.source ?? 'api'],
   );
   // Every invitation of the invite, locked (in the same order) and decided by the state machine.
   const states = new Map<string, { id: string; outcome: ReturnType<typeof decide>; state: string }>();
@@ -169,6 +178,10 @@ export async function inviteCandidate(ctx: CommandContext, deps: LinkDeps, input
         detail: state === 'COMPLETED' ? 'completed: its result stands (an operator may allow a retake)' : 'withdrawn after it was started: it stays closed',
       });
     } else open.push(a);
+  }
+  // The client's reference goes on what this invite opens, before the events, which carry it.
+  if (request.externalReference !== undefined) {
+    await tx.query('UPDATE invitations SET external_reference = $2 WHERE id = ANY($1::bigint[])', [open.map((a) => states.get(a.id)!.id), request.externalReference]);
   }
   await emitInvitationEvents(
     tx,
@@ -193,23 +206,33 @@ export async function inviteCandidate(ctx: CommandContext, deps: LinkDeps, input
 }
 
 /** The invite of /v1/invite and the console: the command (retried on a deadlock), then the e-mail after commit when asked. */
-export async function invite(deps: LinkDeps, instanceId: string, request: InviteRequest, sendInvite: boolean, req: CommandRequest): Promise<InviteResult> {
-  const created = await retryOnConflict(() => runCommand(deps.db, req, (ctx) => inviteCandidate(ctx, deps, { instanceId, request }), 'invite'));
+export async function invite(
+  deps: LinkDeps,
+  instanceId: string,
+  request: InviteRequest,
+  sendInvite: boolean,
+  req: CommandRequest,
+  source: InvitationSource = 'api',
+): Promise<InviteResult> {
+  const created = await retryOnConflict(() => runCommand(deps.db, req, (ctx) => inviteCandidate(ctx, deps, { instanceId, request, source }), 'invite'));
   const result: InviteResult = { link: created.link, candidateId: created.candidateId };
-  if (sendInvite && created.open.length > 0) {
-    result.invitationStatus = await deliver(deps, {
-      instanceId,
-      instance: created.instance,
-      candidate: { id: created.candidateId, email: request.email, firstName: request.firstName, lastName: request.lastName },
-      linkId: created.linkId,
-      link: created.link,
-      expiresAt: created.expiresAt,
-      // The e-mail states the candidate's own time limit (with any extra time, never why).
-      assessments: created.open.map((a) => ({ ...a, durationMinutes: Math.ceil((a.durationMinutes * (100 + (request.extraTimePercent ?? 0))) / 100) })),
-    });
-  }
+  if (sendInvite && created.open.length > 0) result.invitationStatus = await emailInvite(deps, instanceId, created, request);
   if (created.skipped.length > 0) result.skipped = created.skipped;
   return result;
+}
+
+/** E-mails what an invite command opened (after it committed); never throws. */
+export function emailInvite(deps: LinkDeps, instanceId: string, created: PreparedInvite, request: InviteRequest): Promise<'SENT' | 'FAILED'> {
+  return deliver(deps, {
+    instanceId,
+    instance: created.instance,
+    candidate: { id: created.candidateId, email: request.email, firstName: request.firstName, lastName: request.lastName },
+    linkId: created.linkId,
+    link: created.link,
+    expiresAt: created.expiresAt,
+    // The e-mail states the candidate's own time limit (with any extra time, never why).
+    assessments: created.open.map((a) => ({ ...a, durationMinutes: Math.ceil((a.durationMinutes * (100 + (request.extraTimePercent ?? 0))) / 100) })),
+  });
 }
 
 export interface Delivery {
@@ -333,7 +356,7 @@ export async function resend(deps: LinkDeps, instanceId: string, deliveryId: str
 const RETRYABLE = new Set(['40P01', '40001']);
 
 /** Retries a transaction that lost a deadlock or serialisation race; each try is all-or-nothing. */
-async function retryOnConflict<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+export async function retryOnConflict<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await work();

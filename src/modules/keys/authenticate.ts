@@ -1,6 +1,6 @@
 // Authentication of the public API: one onRequest hook for the whole /v1 prefix, and
 // the resolution of the `instance` header into the instances a request may see.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
 import type { RefusalLimit, RequestBudget } from '../limits/rate-limit.js';
 import type { KeyGrant, KeyRecord } from './repository.js';
@@ -30,6 +30,22 @@ const FORBIDDEN = 'This API key is not granted the requested instance';
  */
 export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, limits: { failures: RefusalLimit; budget: RequestBudget }): void {
   app.decorateRequest('apiKey', null);
+  const authenticate = keyAuthenticator(verifier, limits);
+  app.addHook('onRequest', async (request, reply) => {
+    const header = request.headers['x-api-key'];
+    const key = await authenticate(request, reply, typeof header === 'string' ? header : '');
+    if (!key) throw new Problem('unauthorized', UNAUTHORIZED);
+    request.apiKey = key;
+  });
+}
+
+/**
+ * The check of a presented API key shared by every surface that takes one (the v1 API in
+ * X-API-Key, the ATS adapters in HTTP Basic): the refused-key limit of the client's address, the
+ * lookup (shared by concurrent requests with the same key), and one request spent of the key's
+ * budget. The key when it is valid; undefined (a refusal counted) when it is not.
+ */
+export function keyAuthenticator(verifier: KeyVerifier, limits: { failures: RefusalLimit; budget: RequestBudget }) {
   /** Lookups in flight on this node, by client address and presented key. */
   const inFlight = new Map<string, Promise<Verification>>();
 
@@ -49,9 +65,7 @@ export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, 
     return result;
   }
 
-  app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers['x-api-key'];
-    const presented = typeof header === 'string' ? header : '';
+  return async (request: FastifyRequest, reply: FastifyReply, presented: string): Promise<KeyRecord | undefined> => {
     let key = presented === '' ? undefined : verifier.cachedValid(presented);
     if (presented === '' || key) {
       await limits.failures.check(request);
@@ -65,10 +79,9 @@ export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, 
       const result = await pending;
       if (result.valid) key = result.key;
     }
-    if (!key) throw new Problem('unauthorized', UNAUTHORIZED);
-    request.apiKey = key;
-    await limits.budget.spend(key.id, key.rateLimit, reply);
-  });
+    if (key) await limits.budget.spend(key.id, key.rateLimit, reply);
+    return key;
+  };
 }
 
 /**

@@ -8,7 +8,8 @@
 //
 // Layout, base64url without padding (50 characters): version (1 byte, 1) | nonce (12) |
 // ciphertext of the id (8, big-endian) | tag (16).
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { serverKey } from '../../db/secrets.js';
 import type { Queryable } from '../../db/database.js';
 
 const VERSION = 1;
@@ -18,13 +19,8 @@ const ID = 8;
 export const CURSOR_LENGTH = Math.ceil(((1 + NONCE + ID + TAG) * 4) / 3);
 const SECRET_NAME = 'score-cursor';
 
-/** Reads (or makes, once for the whole cluster) the stored secret; returns the derived key. */
-async function loadKey(db: Queryable): Promise<Buffer> {
-  await db.query('INSERT INTO server_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [SECRET_NAME, randomBytes(32)]);
-  const { rows } = await db.query<{ secret: Buffer | Uint8Array }>('SELECT secret FROM server_secrets WHERE name = $1', [SECRET_NAME]);
-  const secret = Buffer.from(rows[0]!.secret);
-  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'assessment-connect score cursor v1', 32));
-}
+/** The derived key of the stored secret (made once for the whole cluster). */
+const loadKey = (db: Queryable): Promise<Buffer> => serverKey(db, SECRET_NAME, 'assessment-connect score cursor v1');
 
 export class CursorCodec {
   private key: Promise<Buffer> | undefined;

@@ -43,27 +43,36 @@ const textOf = (row: TextRow): string => row.record ?? recordJson(row.raw!);
 
 export { RECORD_COLUMNS };
 
-export type InstanceRecord = ScoreRecord & { instance: string; instanceId: string };
+/** A score record with what events need beside it: its instance, its invitation, and the client's reference of it. */
+export type InstanceRecord = ScoreRecord & { instance: string; instanceId: string; invitationId: string; externalReference: string | null };
 
 /**
  * The SQL reading the score records, with their instance, of the invitation rows `rows` (a table
  * or a CTE, aliased i): `invitations` itself, or the rows an update returned, so that a change and
  * the record it leaves are one statement. `extraColumns` (", i.x, …") adds columns of those rows.
  */
-export const recordsFrom = (rows: string, extraColumns = '') => `SELECT ${RECORD_COLUMNS}, n.name AS instance, n.id AS "instanceId"${extraColumns}
+export const recordsFrom = (
+  rows: string,
+  extraColumns = '',
+) => `SELECT ${RECORD_COLUMNS}, n.name AS instance, n.id AS "instanceId", i.external_reference AS "externalReference"${extraColumns}
        FROM ${rows} i JOIN assessments a ON a.id = i.assessment_id JOIN instances n ON n.id = i.instance_id`;
 
 /** A row read by `recordsFrom` as the record clients see, with its instance. */
-export const toInstanceRecord = (row: InvitationRow & { instance: string; instanceId: string }): InstanceRecord => ({
+export const toInstanceRecord = (row: RecordSource): InstanceRecord => ({
   ...toScoreRecord(row),
   instance: row.instance,
   instanceId: row.instanceId,
+  invitationId: String(row.id),
+  externalReference: row.externalReference ?? null,
 });
+
+/** A row read by `recordsFrom`. */
+export type RecordSource = InvitationRow & { id: string; instance: string; instanceId: string; externalReference?: string | null };
 
 /** The score records of some invitations as they stand in this transaction, with their instance's name. */
 export async function recordsOf(db: Queryable, invitationIds: string[]): Promise<InstanceRecord[]> {
   if (invitationIds.length === 0) return [];
-  const { rows } = await db.query<Row & { instance: string; instanceId: string }>(`${recordsFrom('invitations')} WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`, [invitationIds]);
+  const { rows } = await db.query<RecordSource>(`${recordsFrom('invitations')} WHERE i.id = ANY($1::bigint[]) ORDER BY i.id`, [invitationIds]);
   return rows.map(toInstanceRecord);
 }
 

@@ -1,6 +1,7 @@
 // The events of invitations and attempts, as other modules emit them inside their transactions:
 // the body is the type, the time, and the score record exactly as GET /v1/score gives it. Never a
-// sign-in link or other secret.
+// sign-in link or other secret. The client's own reference of the invitation (externalReference)
+// rides beside the record when it has one.
 import type { Queryable } from '../../db/database.js';
 import { recordsOf, type InstanceRecord } from '../scores/repository.js';
 import { emitEvents, type EventType } from './repository.js';
@@ -14,6 +15,12 @@ export async function emitInvitationEvents(tx: Queryable, type: EventType, invit
 export async function emitRecordEvents(tx: Queryable, type: EventType, records: InstanceRecord[], now: Date): Promise<void> {
   await emitEvents(
     tx,
-    records.map(({ instance, instanceId, ...score }) => ({ instanceId, type, now, data: { instance, candidateId: score.candidateId, assessmentId: score.assessmentId, score } })),
+    records.map(({ instance, instanceId, invitationId, externalReference, ...score }) => ({
+      instanceId,
+      type,
+      now,
+      invitationId,
+      data: { instance, candidateId: score.candidateId, assessmentId: score.assessmentId, ...(externalReference ? { externalReference } : {}), score },
+    })),
   );
 }

@@ -1,4 +1,4 @@
-// One HTTP POST of a webhook: to the address the guarded lookup checked, at most `timeoutMs`
+// One HTTP request of a webhook (or of an ATS's callback): to the address the guarded lookup checked, at most `timeoutMs`
 // for the whole exchange, no redirect followed (a 3xx is an answer, and a failure), and only the
 // first 1 KB of the answer read and kept.
 import http from 'node:http';
@@ -48,7 +48,16 @@ export function failureCategory(error: NodeJS.ErrnoException | ForbiddenAddress)
 
 const KEEP_BYTES = 1024;
 
-export function postWebhook(target: string, headers: Record<string, string>, body: string, options: { timeoutMs: number; allowPrivate: boolean }): Promise<PostOutcome> {
+/**
+ * One request to a receiver outside (a webhook endpoint, an ATS's callback): POST unless `method`
+ * says otherwise; an empty body is sent as none (Content-Length: 0, no Content-Type).
+ */
+export function postWebhook(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  options: { timeoutMs: number; allowPrivate: boolean; method?: 'POST' | 'PATCH' },
+): Promise<PostOutcome> {
   const started = Date.now();
   return new Promise((resolve) => {
     let settled = false;
@@ -72,8 +81,13 @@ export function postWebhook(target: string, headers: Record<string, string>, bod
     const request = client.request(
       url,
       {
-        method: 'POST',
-        headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'AssessmentConnect-Webhooks/1' },
+        method: options.method ?? 'POST',
+        headers: {
+          ...(body === '' ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'AssessmentConnect-Webhooks/1',
+        },
         lookup: guardedLookup(options.allowPrivate),
         agent: false,
         signal: controller.signal,

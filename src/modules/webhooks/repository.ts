@@ -114,13 +114,33 @@ export async function rotateSecret(db: Queryable, instanceId: string, id: string
   return { ...(await requireEndpoint(db, instanceId, id)), secret };
 }
 
+/** An event as emitted: for an instance, of a type, about an invitation (when it is about one). */
+export interface EmittedEvent {
+  instanceId: string;
+  type: EventType;
+  data: Record<string, unknown>;
+  now: Date;
+  invitationId?: string;
+}
+
+/**
+ * Who else is told of events, inside the same transaction (integrations with applicant-tracking
+ * systems queue their callbacks): modules that cannot be imported here without an import cycle
+ * register themselves. A listener must be safe to call from any transaction that emits events.
+ */
+export type EventListener = (tx: Queryable, events: EmittedEvent[]) => Promise<void>;
+const listeners = new Set<EventListener>();
+export function listenToEvents(listener: EventListener): void {
+  listeners.add(listener);
+}
+
 /**
  * Writes events into the outbox, each with one delivery per enabled endpoint that wants it, in one
  * statement (the deadline sweep writes two for every attempt of a batch). Call it inside the
  * transaction of the change: both commit, or neither. Events take their ids, and so their order,
  * in the order given.
  */
-export async function emitEvents(tx: Queryable, events: { instanceId: string; type: EventType; data: Record<string, unknown>; now: Date }[]): Promise<void> {
+export async function emitEvents(tx: Queryable, events: EmittedEvent[]): Promise<void> {
   if (events.length === 0) return;
   await tx.query(
     `WITH e AS (INSERT INTO outbox_events (message_id, instance_id, type, body, created_at)
@@ -137,6 +157,7 @@ export async function emitEvents(tx: Queryable, events: { instanceId: string; ty
       events.map((event) => event.now),
     ],
   );
+  for (const listener of listeners) await listener(tx, events);
 }
 
 export interface DueDelivery {
