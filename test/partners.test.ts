@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { describeEachStore } from './harness.js';
+import { runCli } from './support/cli.js';
 import { takeWithLink } from './support/take.js';
 
 interface Received {
@@ -327,6 +328,30 @@ describeEachStore(
       assert.ok(unknown.json().message);
     });
 
+    it('the operator sets the Ashby key with the CLI (never shown again) and lists the callbacks; bad options are usage errors', async () => {
+      const url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+      const set = await runCli(url, ['ats', 'ashby', '--instance', instance, '--api-key', 'ashby-cli-key-9f3c']);
+      assert.equal(set.code, 0, set.stderr);
+      assert.match(set.stdout, /API key set \(…9f3c\)/);
+      assert.doesNotMatch(set.stdout, /ashby-cli-key/);
+      const listed = await runCli(url, ['ats', 'list', '--instance', instance, '--json']);
+      assert.equal(listed.code, 0, listed.stderr);
+      const data = JSON.parse(listed.stdout);
+      assert.deepEqual(
+        data.settings.find((s: { partner: string }) => s.partner === 'ashby'),
+        { partner: 'ashby', keyHint: '9f3c', sendEmail: true },
+      );
+      assert.ok(data.callbacks.length > 0);
+      assert.doesNotMatch(listed.stdout, /ashby-cli-key/);
+      const nothing = await runCli(url, ['ats', 'ashby', '--instance', instance]);
+      assert.equal(nothing.code, 2);
+      const badFlag = await runCli(url, ['ats', 'greenhouse', '--instance', instance, '--send-email', 'maybe']);
+      assert.equal(badFlag.code, 2);
+      // The key is stored sealed: not as text anywhere in the row.
+      const { rows } = await ctx().db.query<{ sealed: Buffer }>(`SELECT sealed_key AS sealed FROM partner_settings WHERE partner = 'ashby'`);
+      for (const row of rows) assert.equal(Buffer.from(row.sealed).includes('ashby-cli-key'), false);
+    });
+
     it('externalReference: set on /v1/invite, returned by GET /v1/candidates/{id}; the score record is unchanged', async () => {
       const [made] = (
         await ctx().request({
@@ -339,6 +364,11 @@ describeEachStore(
       const candidate = (await ctx().request({ method: 'GET', url: `/v1/candidates/${made.candidateId}`, headers: { 'x-api-key': key } })).json();
       assert.equal(candidate.invitations[0].externalReference, 'application-48213');
       assert.equal(candidate.invitations[0].source, 'api');
+      // Webhook events carry it beside the record (the body every endpoint receives).
+      const { rows } = await ctx().db.query<{ body: string }>(`SELECT body FROM outbox_events WHERE type = 'invitation.created' ORDER BY id DESC LIMIT 1`);
+      const event = JSON.parse(rows[0]!.body);
+      assert.equal(event.data.externalReference, 'application-48213');
+      assert.equal('externalReference' in event.data.score, false);
       const score = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${made.candidateId}`, headers: { 'x-api-key': key, instance } })).json();
       assert.equal('externalReference' in score[0], false);
       const bad = await ctx().request({

@@ -1,7 +1,7 @@
 // The operator CLI: a thin client of the admin API, through the typed client (client.ts). It
 // never opens the database, so it works the same against a local embedded server and a remote
 // cluster. The commands are in one file per group: instances, keys, assessments, candidates,
-// users, webhooks.
+// users, webhooks, integrations (ats).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,6 +9,7 @@ import { assessmentCommands } from './assessments.js';
 import { candidateCommands } from './candidates.js';
 import { type Command, type Context, type Options, ApiError, UsageError, adminClient } from './client.js';
 import { instanceCommands } from './instances.js';
+import { integrationCommands } from './integrations.js';
 import { keyCommands } from './keys.js';
 import { userCommands } from './users.js';
 import { webhookCommands } from './webhooks.js';
@@ -47,6 +48,12 @@ Commands:
   webhook rotate-secret <id> --instance <name>
   webhook replay <id> --instance <name> (--message <msg_id> | --since ISO-8601)
   webhook attempts <id> --instance <name> [--limit N]
+  ats ashby --instance <name> (--api-key KEY | --remove-key) [--send-email true|false]
+                                                   the instance's Ashby API key, for Ashby's assessment.update callbacks
+  ats greenhouse --instance <name> --send-email true|false
+                                                   whether this service e-mails candidates Greenhouse sends (default true)
+  ats list --instance <name>                       settings per ATS and the newest callbacks with their state
+  ats retry <callback-id> --instance <name>        send a callback to the ATS again
   candidate retake --instance <name> --candidate ID --assessment A [--no-email]
                                                    let the candidate take a completed assessment again
   report-link revoke <report-url>                  withdraw one report link (a reportUrl)
@@ -63,7 +70,15 @@ Options for every command:
   -h, --help     this text
 `;
 
-const COMMANDS: Record<string, Command> = { ...instanceCommands, ...keyCommands, ...assessmentCommands, ...candidateCommands, ...userCommands, ...webhookCommands };
+const COMMANDS: Record<string, Command> = {
+  ...instanceCommands,
+  ...keyCommands,
+  ...assessmentCommands,
+  ...candidateCommands,
+  ...userCommands,
+  ...webhookCommands,
+  ...integrationCommands,
+};
 
 function resolveToken(given: string | undefined): string {
   if (given) return given;
@@ -134,6 +149,9 @@ export async function run(argv: string[]): Promise<number> {
         'accent-color': { type: 'string' },
         'support-email': { type: 'string' },
         'privacy-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        'remove-key': { type: 'boolean' },
+        'send-email': { type: 'string' },
       },
     });
   } catch (error) {
