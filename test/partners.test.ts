@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { runCli } from './support/cli.js';
+import { consoleAs, consoleUser } from './support/console.js';
 import { takeWithLink } from './support/take.js';
 
 interface Received {
@@ -350,6 +351,41 @@ describeEachStore(
       // The key is stored sealed: not as text anywhere in the row.
       const { rows } = await ctx().db.query<{ sealed: Buffer }>(`SELECT sealed_key AS sealed FROM partner_settings WHERE partner = 'ashby'`);
       for (const row of rows) assert.equal(Buffer.from(row.sealed).includes('ashby-cli-key'), false);
+    });
+
+    it('console: the Integrations page gives the addresses and a key for each ATS, lets an owner (not a manager) set the Ashby key, retries, and sends a test', async () => {
+      const owner = await consoleUser(ctx(), `owner-${ctx().store}@ats.example`, 'owner');
+      const manager = await consoleUser(ctx(), `manager-${ctx().store}@ats.example`, 'manager', [instance]);
+      const asOwner = await consoleAs(ctx(), `owner-${ctx().store}@ats.example`, owner.password);
+      const shown = await asOwner.get(`/console/integrations?instance=${instance}`);
+      assert.equal(shown.statusCode, 200, shown.body);
+      assert.match(shown.body, /http:\/\/portal\.test\/partners\/greenhouse\/send_test/);
+      assert.match(shown.body, /http:\/\/portal\.test\/partners\/ashby/);
+      assert.match(shown.body, /Latest callbacks/);
+
+      const made = await asOwner.post('/console/integrations/key', { instance, partner: 'greenhouse' });
+      assert.equal(made.statusCode, 200, made.body);
+      const ghKey = /<code class="secret">([^<]+)<\/code>/.exec(made.body)![1]!;
+      assert.equal(ghKey.length < 171, true, 'Greenhouse needs keys shorter than 171 characters');
+      assert.equal((await gh('GET', 'list_tests', undefined, basic(ghKey))).statusCode, 200);
+
+      const saved = await asOwner.post('/console/integrations/settings', { instance, partner: 'ashby', apiKey: 'console-ashby-key-abcd' });
+      assert.equal(saved.statusCode, 200, saved.body);
+      assert.match(saved.body, /ending in <code>abcd<\/code>/);
+      assert.doesNotMatch(saved.body, /console-ashby-key/);
+
+      const asManager = await consoleAs(ctx(), `manager-${ctx().store}@ats.example`, manager.password);
+      const refused = await asManager.post('/console/integrations/settings', { instance, partner: 'ashby', apiKey: 'other-key-0000' });
+      assert.equal(refused.statusCode, 403);
+      assert.equal((await asManager.post('/console/integrations/settings', { instance, partner: 'greenhouse', sendEmail: 'false' })).statusCode, 200);
+      assert.equal((await asManager.post('/console/integrations/settings', { instance, partner: 'nope', sendEmail: 'false' })).statusCode, 400);
+
+      const tested = await asOwner.post('/console/integrations/test', { instance, partner: 'ashby', assessment: 'alpha' });
+      assert.equal(tested.statusCode, 200, tested.body);
+      assert.match(tested.body, /Test sent as Ashby would send it/);
+      const retried = await asOwner.post(`/console/integrations/callbacks/999999999/retry`, { instance });
+      assert.equal(retried.statusCode, 404);
+      await ctx().request({ method: 'PUT', url: `/admin/v1/instances/${instance}/integrations/greenhouse`, payload: { sendEmail: true } });
     });
 
     it('externalReference: set on /v1/invite, returned by GET /v1/candidates/{id}; the score record is unchanged', async () => {

@@ -23,7 +23,7 @@ export interface Frame {
   instance?: string;
   /** Instance name to the company its candidates see (display name, sender name or the name itself). */
   companies?: Record<string, string>;
-  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'settings' | 'users' | 'audit';
+  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'integrations' | 'settings' | 'users' | 'audit';
   canManage: boolean;
 }
 
@@ -35,6 +35,7 @@ const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?:
   { id: 'invitations', label: 'Invitations' },
   { id: 'keys', label: 'API keys', manage: true },
   { id: 'webhooks', label: 'Webhooks', manage: true },
+  { id: 'integrations', label: 'Integrations', manage: true },
   { id: 'settings', label: 'Settings', manage: true },
   { id: 'users', label: 'Users', owner: true },
   { id: 'audit', label: 'Audit log', owner: true },

@@ -31,6 +31,7 @@ import { addUser, resetPassword } from '../modules/users/service.js';
 import { questionField } from '../portal/pages.js';
 import { PORTAL_HEADERS } from '../portal/routes.js';
 import type { SafeHtml } from '../html/html.js';
+import { integrationsRoutes } from './integrations.js';
 import { assessmentReports, attemptOwner, pendingReviews } from '../modules/attempts/report.js';
 import { reviewAnswer } from '../modules/attempts/repository.js';
 import { recordAudit, searchAudit } from '../modules/audit/audit.js';
@@ -818,6 +819,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       throw notFound('No such action');
     });
+
+    // ---- integrations with applicant-tracking systems (integrations.ts) ------------------------
+
+    integrationsRoutes(scope, { db, invite: deps.invite, publicUrl: deps.publicUrl, now, keyDeps, page, consolePage, frameOf, instanceOf });
 
     // ---- instance settings -------------------------------------------------------------------
 
