@@ -380,6 +380,12 @@ describeEachStore(
       assert.equal((await asManager.post('/console/integrations/settings', { instance, partner: 'greenhouse', sendEmail: 'false' })).statusCode, 200);
       assert.equal((await asManager.post('/console/integrations/settings', { instance, partner: 'nope', sendEmail: 'false' })).statusCode, 400);
 
+      // The candidate page says where an invitation came from, with the ATS's ids of it.
+      const { rows: found } = await ctx().db.query<{ id: string }>(`SELECT id FROM candidates WHERE email = 'ada.ashby@example.com'`);
+      const candidatePage = await asOwner.get(`/console/candidates/${found[0]!.id}?instance=${instance}`);
+      assert.equal(candidatePage.statusCode, 200);
+      assert.match(candidatePage.body, /Invited through<\/dt><dd>Ashby · Ashby <code>[0-9a-f-]{36}<\/code> \(application app-1, candidate c-1, job Analyst\)/);
+
       const tested = await asOwner.post('/console/integrations/test', { instance, partner: 'ashby', assessment: 'alpha' });
       assert.equal(tested.statusCode, 200, tested.body);
       assert.match(tested.body, /Test sent as Ashby would send it/);

@@ -340,6 +340,20 @@ ${q.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${q.guidance
 }
 
 /** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
+const ATS_NAMES: Record<string, string> = { greenhouse: 'Greenhouse', ashby: 'Ashby', console: 'the console' };
+const EXTERNAL_LABELS: Record<string, string> = { applicationId: 'application', candidateId: 'candidate', jobName: 'job', sentBy: 'sent by' };
+
+/** Where an invitation came from, with the ATS's identifiers of it. */
+function originText(origin: AssessmentReport['origin']): SafeHtml {
+  const requests = origin.ats.map((a) => {
+    const ids = Object.entries(EXTERNAL_LABELS)
+      .filter(([key]) => typeof a.external[key] === 'string')
+      .map(([key, label]) => `${label} ${String(a.external[key])}`);
+    return html` · ${ATS_NAMES[a.partner] ?? a.partner} <code>${a.id}</code>${ids.length > 0 && ` (${ids.join(', ')})`}`;
+  });
+  return html`${ATS_NAMES[origin.source] ?? origin.source}${requests}`;
+}
+
 export function reportBody(
   candidate: CandidateSummary,
   reports: AssessmentReport[],
@@ -371,6 +385,8 @@ export function reportBody(
 <div><dt>Started</dt><dd>${r.attempt ? when(r.attempt.startedAt) : '-'}</dd></div>
 <div><dt>Finished</dt><dd>${r.attempt?.finishedAt ? html`${when(r.attempt.finishedAt)} (${r.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'}</dd></div>
 <div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>
+${operator && r.origin.source !== 'api' && html`<div><dt>Invited through</dt><dd>${originText(r.origin)}</dd></div>`}
+${operator && r.origin.externalReference && html`<div><dt>Client's reference</dt><dd><code>${r.origin.externalReference}</code></dd></div>`}
 ${operator && r.extraTimePercent > 0 && html`<div><dt>Accommodation</dt><dd>${r.extraTimePercent} % extra time (the candidate saw only their time limit)</dd></div>`}
 </dl>
 ${

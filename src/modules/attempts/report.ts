@@ -67,6 +67,8 @@ export interface AssessmentReport {
   categoryAverages: Record<string, number>;
   /** Extra time of the invite (an accommodation), percent of the time limit; for the operator only. */
   extraTimePercent: number;
+  /** Where the invitation came from (api, console, greenhouse, ashby), the client's reference, and the ATS requests behind it; for the operator only. */
+  origin: { source: string; externalReference: string | null; ats: { partner: string; id: string; external: Record<string, unknown> }[] };
   /** Earlier attempts that a retake replaced, oldest first, with the record as it stood then. */
   earlier: {
     startedAt: Date;
@@ -100,15 +102,18 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
   const reports: AssessmentReport[] = [];
   for (const row of rows) {
     const record = toScoreRecord(row);
-    const { rows: history } = await db.query<{ extraTimePercent: number; earlier: AssessmentReport['earlier'] }>(
-      `SELECT i.extra_time_percent AS "extraTimePercent",
+    const { rows: history } = await db.query<{ extraTimePercent: number; earlier: AssessmentReport['earlier'] } & AssessmentReport['origin']>(
+      `SELECT i.extra_time_percent AS "extraTimePercent", i.source, i.external_reference AS "externalReference",
+              COALESCE((SELECT jsonb_agg(jsonb_build_object('partner', l.partner, 'id', l.public_id, 'external', l.external) ORDER BY l.id)
+                          FROM partner_links l WHERE l.invitation_id = i.id), '[]'::jsonb) AS ats,
               COALESCE((SELECT jsonb_agg(jsonb_build_object('startedAt', t.started_at, 'finishedAt', t.finished_at, 'endReason', t.end_reason,
                                                             'supersededAt', t.superseded_at, 'record', t.result) ORDER BY t.started_at)
                           FROM attempts t WHERE t.invitation_id = i.id AND t.superseded_at IS NOT NULL), '[]'::jsonb) AS earlier
          FROM invitations i WHERE i.id = $1`,
       [row.id],
     );
-    const extra = { extraTimePercent: history[0]!.extraTimePercent, earlier: history[0]!.earlier };
+    const { source, externalReference, ats } = history[0]!;
+    const extra = { extraTimePercent: history[0]!.extraTimePercent, earlier: history[0]!.earlier, origin: { source, externalReference, ats } };
     const { rows: attempts } = await db.query<AttemptRow>(
       `SELECT t.id, t.version, t.assessment_id AS "assessmentUuid", t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
               t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingWpm", t.typing_accuracy::float8 AS "typingAccuracy",
