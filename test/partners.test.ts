@@ -209,6 +209,8 @@ describeEachStore(
       }
       const none = await ctx().db.query(`SELECT 1 FROM candidates WHERE email = 'a@example.com'`);
       assert.equal(none.rows.length, 0);
+      const reported = await gh('POST', 'response_error', { partner_interview_id: 'x', errors: ['partner_score must be a number'] });
+      assert.equal(reported.statusCode, 200);
       const unknown = await gh('GET', 'test_status?partner_interview_id=00000000-0000-4000-8000-000000000000');
       assert.equal(unknown.statusCode, 404);
       assert.ok(unknown.json().error);

@@ -176,6 +176,7 @@ ${
 <dt>list_tests</dt><dd><code>${view.base}/partners/greenhouse/list_tests</code></dd>
 <dt>send_test</dt><dd><code>${view.base}/partners/greenhouse/send_test</code></dd>
 <dt>test_status</dt><dd><code>${view.base}/partners/greenhouse/test_status</code></dd>
+<dt>response_error</dt><dd><code>${view.base}/partners/greenhouse/response_error</code></dd>
 </dl>
 <p>${keyButton('greenhouse')}</p>
 <p>${emailSetting('greenhouse')}</p>

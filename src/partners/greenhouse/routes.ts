@@ -74,6 +74,13 @@ export const greenhouseRoutes: FastifyPluginAsyncTypebox<PartnerDeps> = async (a
     return { partner_interview_id: started.link.publicId };
   });
 
+  // Greenhouse reports what it could not accept of our answers here: kept in the operator's log
+  // (with the instance), as nothing else can be done about it by the service on its own.
+  app.post('/response_error', { schema: { ...hidden, body: Type.Object({}, { additionalProperties: true }) } }, async (request) => {
+    request.log.warn({ instance: instanceOf(request).name, report: JSON.stringify(request.body).slice(0, 4096) }, 'Greenhouse reported an error with our answer');
+    return {};
+  });
+
   app.get('/test_status', { schema: { ...hidden, querystring: Type.Object({ partner_interview_id: Type.String({ minLength: 1, maxLength: 100 }) }) } }, async (request, reply) => {
     const instance = instanceOf(request);
     const now = deps.now();
