@@ -380,6 +380,10 @@ describeEachStore(
       const refused = await asManager.post('/console/integrations/settings', { instance, partner: 'ashby', apiKey: 'other-key-0000' });
       assert.equal(refused.statusCode, 403);
       assert.equal((await asManager.post('/console/integrations/settings', { instance, partner: 'greenhouse', sendEmail: 'false' })).statusCode, 200);
+      // Link-only: Greenhouse reaches the candidate; the service e-mails nothing.
+      const quiet = await gh('POST', 'send_test', { partner_test_id: 'alpha', candidate: { first_name: 'Q', last_name: 'Uiet', email: 'quiet.gh@example.com' } });
+      assert.equal(quiet.statusCode, 200);
+      assert.throws(() => mailedLink(ctx().mailDir, 'quiet.gh@example.com'), /no e-mail/);
       assert.equal((await asManager.post('/console/integrations/settings', { instance, partner: 'nope', sendEmail: 'false' })).statusCode, 400);
 
       // The candidate page says where an invitation came from, with the ATS's ids of it.
