@@ -3,7 +3,7 @@
 import { html, type Renderable, type SafeHtml } from '../html/html.js';
 import { markdown } from '../html/markdown.js';
 import { likertItemScore, maxFootrule } from '../modules/attempts/scoring.js';
-import type { AssessmentReport, PendingReview, QuestionReport } from '../modules/attempts/report.js';
+import { MIN_COHORT, type AssessmentReport, type PendingReview, type QuestionReport } from '../modules/attempts/report.js';
 import type { AuditEntry } from '../modules/audit/audit.js';
 import type { FeedbackSummary } from '../modules/attempts/feedback.js';
 import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
@@ -168,15 +168,15 @@ export function overviewBody(
   webhooks: { disabled: number; failing: number } = { disabled: 0, failing: 0 },
 ): SafeHtml {
   const sections = periods.map(({ days, funnel, failedMail }) => {
-    const passedAny = funnel.passed + funnel.lowPassed;
     return html`<section class="panel" aria-labelledby="period-${days}">
 <h2 id="period-${days}">Invited in the last ${days} days</h2>
 ${barChart(`Candidates invited in the last ${days} days, by how far they got`, [
   { label: 'Invited', value: funnel.invited },
   { label: 'Started', value: funnel.started },
   { label: 'Completed', value: funnel.completed },
-  { label: 'Passed (incl. low pass)', value: passedAny },
+  { label: 'Passed one (incl. low pass)', value: funnel.passedCandidates },
 ])}
+<p class="hint">Each candidate counts once, however many assessments they were invited to: ${funnel.invited} candidate${funnel.invited === 1 ? '' : 's'}, ${funnel.invitations} invitation${funnel.invitations === 1 ? '' : 's'}. The results below count assessments.</p>
 <dl class="figures">
 <div><dt>Passed</dt><dd>${funnel.passed}</dd></div>
 <div><dt>Low pass</dt><dd>${funnel.lowPassed}</dd></div>
@@ -321,8 +321,30 @@ function answerCell(q: QuestionReport): Renderable {
   return html`<p class="pre answer-text">${q.text ?? ''}</p>${q.accepted.length > 0 && html`<p class="hint">Accepted: ${q.accepted.join(' | ')}</p>`}`;
 }
 
+/** The kinds of an attempt's signals not yet dismissed as a whole. */
+const kindsToDismiss = (r: AssessmentReport) =>
+  [...new Set([...r.signals.map((s) => s.kind as string), ...r.notStored.map((k) => k.kind)])].filter((k) => !(k in r.dismissedKinds));
+
+/** A reviewer's form to dismiss one signal, or every signal of a kind, with a reason. */
+function dismissForm(attemptId: string, options: { csrf: string; instance: string }, what: { signalId?: string; kind?: string; label: string }): SafeHtml {
+  const id = `dismiss-${attemptId}-${what.signalId ?? what.kind}`;
+  return html`<form method="post" action="/console/signals/dismiss" class="dismiss-form">
+<input type="hidden" name="_csrf" value="${options.csrf}"><input type="hidden" name="instance" value="${options.instance}"><input type="hidden" name="attemptId" value="${attemptId}">
+${what.signalId ? html`<input type="hidden" name="signalId" value="${what.signalId}">` : html`<input type="hidden" name="kind" value="${what.kind ?? ''}">`}
+<label for="${id}" class="visually-hidden">Why dismiss ${what.label}</label><input type="text" id="${id}" name="reason" required maxlength="500" placeholder="Why (e.g. closed the laptop lid)">
+<button type="submit">Dismiss<span class="visually-hidden"> ${what.label}</span></button>
+</form>`;
+}
+
+/** Who reviewed, as stored (`user:<e-mail>` or the operator's token), in words. */
+export const reviewerName = (stored: string) => (stored.startsWith('user:') ? stored.slice(5) : stored === 'admin-token' ? 'the operator' : stored);
+
 function reviewForm(report: AssessmentReport, q: QuestionReport, csrf: string, instance: string, canReview: boolean, next?: string): Renderable {
-  const reviewed = q.review && html`<p class="reviewed">Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}</p>`;
+  const reviewed =
+    q.review &&
+    html`<p class="reviewed">Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}${q.review.reviewer && ` by ${reviewerName(q.review.reviewer)}`}</p>${
+      q.review.comment && html`<blockquote class="review-comment"><p class="pre">${q.review.comment}</p></blockquote>`
+    }`;
   if (q.type !== 'free-text' || !q.answered || !canReview || !report.attempt?.finishedAt) return reviewed;
   return html`${reviewed}<form method="post" action="/console/reviews" class="review-form">
 <input type="hidden" name="_csrf" value="${csrf}">
@@ -330,7 +352,7 @@ function reviewForm(report: AssessmentReport, q: QuestionReport, csrf: string, i
 <input type="hidden" name="attemptId" value="${report.attempt.id}">
 <input type="hidden" name="questionId" value="${q.id}">
 ${next && html`<input type="hidden" name="next" value="${next}">`}
-${q.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${q.guidance}</p>`}
+${q.guidance && html`<div class="guidance"><p><strong>Guidance:</strong></p>${markdown(q.guidance)}</div>`}
 <label for="score-${report.attempt.id}-${q.id}">Score (0–100)${q.review && html` — now ${q.review.score}`}</label>
 <input type="number" id="score-${report.attempt.id}-${q.id}" name="score" min="0" max="100" step="1" required value="${q.review?.score ?? ''}">
 <label for="comment-${report.attempt.id}-${q.id}">Comment (optional)</label>
@@ -340,6 +362,14 @@ ${q.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${q.guidance
 }
 
 /** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
+/** A percentile with its group, or why there is none yet (the group is too small to compare with). */
+export function percentileText(r: Pick<AssessmentReport, 'percentile' | 'cohort' | 'record'>): string {
+  if (r.percentile !== null) return `${r.percentile} (among ${r.cohort} who completed this version)`;
+  if (r.record.assessmentStatus !== 'COMPLETED' || r.record.scoreStatus === 'PENDING') return '-';
+  const more = MIN_COHORT - r.cohort;
+  return more > 0 ? `not yet: ${r.cohort} completed this version, ${more} more needed (a percentile needs ${MIN_COHORT})` : '-';
+}
+
 const ATS_NAMES: Record<string, string> = { greenhouse: 'Greenhouse', ashby: 'Ashby', console: 'the console' };
 const EXTERNAL_LABELS: Record<string, string> = { applicationId: 'application', candidateId: 'candidate', jobName: 'job', sentBy: 'sent by' };
 
@@ -378,7 +408,7 @@ export function reportBody(
 <div><dt>Result</dt><dd>${rec.assessmentStatus === 'COMPLETED' ? scoreBadge(rec.scoreStatus) : '-'}</dd></div>
 <div><dt>Total score</dt><dd>${scored ? `${rec.totalScore} %` : '-'}</dd></div>
 <div><dt>Thresholds</dt><dd>pass ${r.passScore} %, low pass ${r.lowPassScore} %</dd></div>
-<div><dt>Percentile</dt><dd>${r.percentile === null ? '-' : html`${r.percentile}<span class="hint"> (among ${r.cohort} who completed this version)</span>`}</dd></div>
+<div><dt>Percentile</dt><dd>${percentileText(r)}</dd></div>
 <div><dt>Completion</dt><dd>${rec.completion} %</dd></div>
 <div><dt>Typing</dt><dd>${r.attempt?.typingWpm !== null && r.attempt?.typingWpm !== undefined ? `${rec.typingSpeed} wpm, ${r.attempt.typingAccuracy ?? 0} % accurate` : '-'}</dd></div>
 <div><dt>Time taken</dt><dd>${duration(r)}</dd></div>
@@ -430,11 +460,25 @@ ${
   r.signals.length === 0
     ? html`<p>No signals were recorded.</p>`
     : html`<table class="data"><caption class="visually-hidden">Proctoring signals of ${r.assessmentName}</caption>
-<thead><tr><th scope="col">Time</th><th scope="col">Signal</th><th scope="col">Detail</th><th scope="col">Source</th></tr></thead>
-<tbody>${r.signals.map((s) => html`<tr><td>${when(s.at)}</td><td>${s.kind}</td><td>${s.detail}</td><td>${s.source}</td></tr>`)}</tbody></table>`
+<thead><tr><th scope="col">Time</th><th scope="col">Signal</th><th scope="col">Detail</th><th scope="col">Source</th><th scope="col">Dismissed</th></tr></thead>
+<tbody>${r.signals.map(
+        (s) =>
+          html`<tr${s.dismissed && html` class="dismissed"`}><td>${when(s.at)}</td><td>${s.kind}</td><td>${s.detail}</td><td>${s.source}</td><td>${
+            s.dismissed
+              ? html`by ${reviewerName(s.dismissed.by)} on ${when(s.dismissed.at)}: ${s.dismissed.reason}`
+              : operator && options.canReview && dismissForm(r.attempt!.id, options, { signalId: s.id, label: `${s.kind} at ${when(s.at)}` })
+          }</td></tr>`,
+      )}</tbody></table>`
 }
 ${r.notStored.length > 0 && html`<p>Only the first ${r.signals.length} signals are kept one by one; after them the page reported ${r.notStored.map((k) => `${k.count.toLocaleString('en')} × ${k.kind}`).join(', ')} more, counted toward the red flag.</p>`}
-${r.redFlagReasons.length > 0 && html`<p>Rules that raised the red flag: ${r.redFlagReasons.join('; ')}.</p>`}`
+${Object.entries(r.dismissedKinds).map(([kind, d]) => html`<p class="hint">Every ${kind} signal was dismissed by ${reviewerName(d!.by)} on ${when(d!.at)}: ${d!.reason}</p>`)}
+${
+  operator &&
+  options.canReview &&
+  kindsToDismiss(r).length > 0 &&
+  html`<details class="no-print"><summary>Dismiss every signal of a kind</summary>${kindsToDismiss(r).map((kind) => dismissForm(r.attempt!.id, options, { kind, label: `every ${kind} signal` }))}</details>`
+}
+${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redFlagReasons.join('; ')}.</p>` : r.signals.some((s) => s.dismissed) && html`<p>No rule raises the red flag once the dismissed signals are left out.</p>`}`
 }
 </section>`;
   });
@@ -461,7 +505,7 @@ ${
 <h2 id="review-current">${first.candidateName} · ${first.assessmentName}</h2>
 <p class="hint">Completed ${when(first.finishedAt)} · <a href="/console/candidates/${first.candidateId}?instance=${instance}">full report</a></p>
 <div class="prompt">${markdown(first.prompt)}</div>
-${first.guidance && html`<p class="guidance"><strong>Guidance:</strong> ${first.guidance}</p>`}
+${first.guidance && html`<div class="guidance"><p><strong>Guidance:</strong></p>${markdown(first.guidance)}</div>`}
 <blockquote class="pre answer-text">${first.answer}</blockquote>
 <form method="post" action="/console/reviews" class="review-form">
 <input type="hidden" name="_csrf" value="${csrf}">

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import PDFDocument from 'pdfkit';
 import type { AssessmentReport } from '../modules/attempts/report.js';
 import type { CandidateSummary } from '../modules/candidates/repository.js';
-import { SCORE_TEXT, duration, statusText, when } from './pages.js';
+import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from './pages.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 const DEJAVU_BOLD = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
@@ -72,7 +72,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     ['Result', record.assessmentStatus === 'COMPLETED' ? (SCORE_TEXT[record.scoreStatus] ?? record.scoreStatus) : '-'],
     ['Total score', scored ? `${record.totalScore} %` : '-'],
     ['Thresholds', `pass ${report.passScore} %, low pass ${report.lowPassScore} %`],
-    ['Percentile', report.percentile === null ? '-' : `${report.percentile} (among ${report.cohort} who completed this version)`],
+    ['Percentile', percentileText(report)],
     ['Completion', `${record.completion} %`],
     ['Typing', report.attempt?.typingWpm != null ? `${record.typingSpeed} wpm, ${report.attempt.typingAccuracy ?? 0} % accurate` : '-'],
     ['Time taken', duration(report)],
@@ -150,7 +150,10 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
         text(q.text ?? '');
         if (q.accepted.length > 0) text(`Accepted: ${q.accepted.join(' | ')}`, { size: 9, color: MUTED });
       }
-      if (q.review) text(`Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}`, { size: 9, color: MUTED });
+      if (q.review) {
+        text(`Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}${q.review.reviewer ? ` by ${reviewerName(q.review.reviewer)}` : ''}`, { size: 9, color: MUTED });
+        if (q.review.comment) text(`Reviewer's comment: ${q.review.comment}`, { size: 9 });
+      }
       doc.moveDown(0.5);
     });
   }

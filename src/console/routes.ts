@@ -34,6 +34,7 @@ import type { SafeHtml } from '../html/html.js';
 import { integrationsRoutes } from './integrations.js';
 import { assessmentReports, attemptOwner, pendingReviews } from '../modules/attempts/report.js';
 import { reviewAnswer } from '../modules/attempts/repository.js';
+import { dismissSignalsNow } from '../modules/attempts/signals.js';
 import { recordAudit, searchAudit } from '../modules/audit/audit.js';
 import { listAssessments } from '../modules/assessments/repository.js';
 import { findCandidate, searchCandidates } from '../modules/candidates/repository.js';
@@ -452,6 +453,23 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         reply,
         consolePage(frameOf(request, 'reviews', instance), `Review queue of ${instance.name}`, reviewsBody(instance.name, pending, request.consoleUser!.csrfToken, saved)),
       );
+    });
+
+    // A reviewer dismisses a proctoring signal (or every signal of a kind) with a reason.
+    scope.post<{ Body: Record<string, string | undefined> }>('/console/signals/dismiss', async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = instanceOf(request, body.instance, 'review');
+      const attemptId = body.attemptId ?? '';
+      await dismissSignalsNow(db, commandRequest(request, now()), {
+        instanceIds: [instance.id],
+        attemptId,
+        signalId: body.signalId || undefined,
+        kind: body.signalId ? undefined : body.kind,
+        reason: body.reason ?? '',
+        by: `user:${request.consoleUser!.user.email.toLowerCase()}`,
+      });
+      const owner = await attemptOwner(db, instance.id, attemptId);
+      return reply.redirect(`/console/candidates/${owner!.candidateId}?instance=${encodeURIComponent(instance.name)}#a-${owner!.assessmentId}`, 303);
     });
 
     scope.post<{ Body: Record<string, string | undefined> }>('/console/reviews', async (request, reply) => {

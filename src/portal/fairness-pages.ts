@@ -1,5 +1,6 @@
 // The portal's practice question (before the clock starts) and the feedback after submitting, in
 // the candidate's language (keys practice.* and feedback.* of the catalogues).
+import { markdown } from '../html/markdown.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { formatNumber, t, type Lang } from '../i18n/i18n.js';
 import type { AssessmentContent, PracticeContent } from '../modules/assessments/content-schema.js';
@@ -71,7 +72,7 @@ ${
   said &&
   html`<div class="practice-feedback${said.correct === true ? ' correct' : said.correct === false ? ' expected' : ''}" id="practice-feedback" role="status" tabindex="-1">
 <p>${said.message}</p>
-${feedback && question.explanation && html`<p>${question.explanation}</p>`}
+${feedback && question.explanation && markdown(question.explanation)}
 </div>`
 }
 <h2>${t(lang, 'intro.start')}</h2>

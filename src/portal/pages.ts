@@ -136,6 +136,12 @@ ${rows}</ul>`,
   });
 }
 
+/**
+ * Candidate-facing text with `{minutes}` replaced by this candidate's own time limit (with any
+ * extra time), so that "You have {minutes} minutes" never contradicts the timer.
+ */
+export const withMinutes = (text: string, minutes: number) => text.replace(/\{minutes\}/g, String(minutes));
+
 /** `minutes`: this candidate's time limit (with any extra time of their invite, never said why). */
 /** `practice`: the practice question's invitation (src/portal/fairness-pages.ts), shown before Start. */
 export function introPage(lang: Lang, content: AssessmentContent, csrf: string, slug: string, minutes: number, practice?: SafeHtml): SafeHtml {
@@ -148,13 +154,13 @@ export function introPage(lang: Lang, content: AssessmentContent, csrf: string, 
     title: content.name,
     body: html`<p><a href="/portal/">${t(lang, 'intro.back')}</a></p>
 <h1>${content.name}</h1>
-<p>${content.description}</p>
+${markdown(withMinutes(content.description, minutes))}
 <ul>
 <li>${tHtml(lang, 'intro.timeLimit', { duration: html`<strong>${t(lang, 'intro.duration', { minutes })}</strong>` })}</li>
 <li>${t(lang, content.typingTest ? 'intro.questionsTyping' : 'intro.questions', { count: items })}</li>
 <li>${t(lang, 'intro.conduct')}</li>
 </ul>
-${content.instructions && html`<h2>${t(lang, 'intro.instructions')}</h2><p class="pre">${content.instructions}</p>`}
+${content.instructions && html`<h2>${t(lang, 'intro.instructions')}</h2>${markdown(withMinutes(content.instructions, minutes))}`}
 ${practice}
 <form method="post" action="/portal/a/${slug}/start">
 <input type="hidden" name="_csrf" value="${csrf}">

@@ -13,6 +13,20 @@ export type SignalKind =
   | 'typing-no-rhythm' // the typing test came with no or uniform keystroke intervals
   | 'typing-clock-mismatch'; // the keystroke intervals add up to more time than the server measured
 
+/** Every kind, for checking a kind named from outside. */
+export const SIGNAL_KINDS: readonly SignalKind[] = [
+  'focus-lost',
+  'page-hidden',
+  'paste',
+  'copy',
+  'fullscreen-exit',
+  'address-changed',
+  'agent-changed',
+  'typing-too-fast',
+  'typing-no-rhythm',
+  'typing-clock-mismatch',
+];
+
 export const BROWSER_SIGNALS: SignalKind[] = ['focus-lost', 'page-hidden', 'paste', 'copy', 'fullscreen-exit'];
 
 export interface Signal {
@@ -53,6 +67,22 @@ export function redFlagReasons(signals: Pick<Signal, 'kind'>[]): string[] {
   const counts: Partial<Record<SignalKind, number>> = {};
   for (const s of signals) counts[s.kind] = (counts[s.kind] ?? 0) + 1;
   return redFlagReasonsOf(counts);
+}
+
+/**
+ * The counts the red flag is judged on: every signal counted, less those a reviewer dismissed
+ * (one by one, or every signal of a kind).
+ */
+export function effectiveCounts(
+  counts: Partial<Record<SignalKind, number>>,
+  dismissed: Partial<Record<SignalKind, number>> = {},
+  dismissedKinds: Partial<Record<SignalKind, unknown>> = {},
+): Partial<Record<SignalKind, number>> {
+  const out: Partial<Record<SignalKind, number>> = {};
+  for (const [kind, count] of Object.entries(counts) as [SignalKind, number][]) {
+    out[kind] = kind in dismissedKinds ? 0 : Math.max(0, count - (dismissed[kind] ?? 0));
+  }
+  return out;
 }
 
 /** The same rules over the count of each kind (what an attempt keeps of every signal, stored or not). */

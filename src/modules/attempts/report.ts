@@ -8,7 +8,7 @@ import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
 import { REVIEW_CURRENT, layoutOf, versionContent } from './repository.js';
-import { signalCountsOf, signalsOf } from './signals.js';
+import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type SignalTally, type StoredSignal } from './signals.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
 import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 
@@ -31,7 +31,7 @@ export interface QuestionReport {
   /** 0-1, null while a free-text answer awaits its review. */
   credit: number | null;
   guidance: string | null;
-  review: { score: number; reviewedAt: Date } | null;
+  review: { score: number; reviewedAt: Date; reviewer: string | null; comment: string | null } | null;
 }
 
 export interface AssessmentReport {
@@ -55,11 +55,13 @@ export interface AssessmentReport {
   questions: QuestionReport[];
   /** How the attempt was put together: questions drawn from pools, shuffled orders; empty when neither. */
   layoutNotes: string[];
-  signals: { at: Date; kind: string; detail: string; source: string }[];
+  signals: StoredSignal[];
   /** Signals counted but not stored as rows (beyond MAX_STORED_SIGNALS), by kind; empty when none. */
   notStored: { kind: string; count: number }[];
   redFlagReasons: string[];
-  /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or when nobody else completed it. */
+  /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
+  dismissedKinds: DismissedKinds;
+  /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or while fewer than MIN_COHORT completed it. */
   percentile: number | null;
   /** How many completed and scored attempts of the same version the percentile and averages come from. */
   cohort: number;
@@ -137,6 +139,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         signals: [],
         notStored: [],
         redFlagReasons: [],
+        dismissedKinds: {},
         percentile: null,
         cohort: 0,
         categoryAverages: {},
@@ -145,9 +148,17 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       continue;
     }
     const content = await versionContent(db, attempt.assessmentUuid, attempt.version);
-    const { rows: answerRows } = await db.query<{ questionId: string; value: AnswerValue; reviewScore: number | null; reviewedAt: Date | null }>(
+    const { rows: answerRows } = await db.query<{
+      questionId: string;
+      value: AnswerValue;
+      reviewScore: number | null;
+      reviewedAt: Date | null;
+      reviewer: string | null;
+      reviewComment: string | null;
+    }>(
       `SELECT question_id AS "questionId", value, CASE WHEN ${REVIEW_CURRENT} THEN review_score::float8 END AS "reviewScore",
-              CASE WHEN ${REVIEW_CURRENT} THEN reviewed_at END AS "reviewedAt" FROM answers WHERE attempt_id = $1`,
+              CASE WHEN ${REVIEW_CURRENT} THEN reviewed_at END AS "reviewedAt", CASE WHEN ${REVIEW_CURRENT} THEN reviewed_by END AS reviewer,
+              CASE WHEN ${REVIEW_CURRENT} THEN review_comment END AS "reviewComment" FROM answers WHERE attempt_id = $1`,
       [attempt.id],
     );
     const answers = new Map(answerRows.map((a) => [a.questionId, a]));
@@ -183,11 +194,15 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
             : null,
         credit: questionCredit(question, value, review),
         guidance: question.type === 'free-text' ? (question.guidance ?? null) : null,
-        review: given?.reviewScore !== null && given?.reviewScore !== undefined ? { score: given.reviewScore, reviewedAt: given.reviewedAt! } : null,
+        review:
+          given?.reviewScore !== null && given?.reviewScore !== undefined
+            ? { score: given.reviewScore, reviewedAt: given.reviewedAt!, reviewer: given.reviewer, comment: given.reviewComment }
+            : null,
       };
     });
     const signals = await signalsOf(db, attempt.id);
-    const counts = await signalCountsOf(db, attempt.id);
+    const tally = await signalTallyOf(db, attempt.id);
+    const counts = tally.counts;
     const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
     const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version, scored ? Number(record.totalScore) : null);
     const { assessmentUuid: _uuid, passScore, lowPassScore, layout, ...kept } = attempt;
@@ -201,7 +216,8 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       layoutNotes: layout ? layoutNotes(content) : [],
       signals,
       notStored: notStoredOf(counts, signals),
-      redFlagReasons: redFlagReasonsOf(counts),
+      redFlagReasons: redFlagReasonsOf(countsOfTally(tally)),
+      dismissedKinds: tally.dismissedKinds,
       ...cohort,
       ...extra,
     });
@@ -217,6 +233,9 @@ function likertView(question: Extract<QuestionContent, { type: 'likert' }>, valu
 }
 
 /** Percentile and category averages over the completed, scored attempts of one version. */
+/** The fewest completed and scored attempts of one version a percentile is given among: fewer is noise ("100th among 2"). */
+export const MIN_COHORT = 20;
+
 async function cohortOf(db: Queryable, assessmentId: string, version: number, total: number | null) {
   const { rows } = await db.query<{ cohort: number; below: number; equal: number; averages: Record<string, number> | null }>(
     `WITH done AS (
@@ -232,7 +251,7 @@ async function cohortOf(db: Queryable, assessmentId: string, version: number, to
   const { cohort, below, equal, averages } = rows[0]!;
   // The candidate is in the cohort; the percentile compares them with the others.
   const others = cohort - 1;
-  const percentile = total === null || others < 1 ? null : Math.round(((below + (equal - 1) / 2) / others) * 1000) / 10;
+  const percentile = total === null || cohort < MIN_COHORT || others < 1 ? null : Math.round(((below + (equal - 1) / 2) / others) * 1000) / 10;
   return { percentile, cohort, categoryAverages: averages ?? {} };
 }
 
@@ -285,27 +304,28 @@ export interface AttemptSummary {
   typingAccuracy: number | null;
   redFlag: boolean;
   redFlagReasons: string[];
-  signals: { at: Date; kind: string; detail: string; source: string }[];
+  /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
+  dismissedKinds: DismissedKinds;
+  signals: StoredSignal[];
 }
 
 /** A candidate's attempts in an instance, with every signal (one query for all of them) and the rules they tripped. */
 export async function attemptsOfCandidate(db: Queryable, instanceId: string, candidateId: string): Promise<AttemptSummary[]> {
-  const { rows } = await db.query<Omit<AttemptSummary, 'redFlagReasons' | 'signals'> & { counts: Partial<Record<SignalKind, number>> }>(
-    `SELECT t.id AS "attemptId", t.signal_counts AS counts, s.slug AS "assessmentId", t.version, t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
+  const { rows } = await db.query<Omit<AttemptSummary, 'redFlagReasons' | 'signals'> & SignalTally>(
+    `SELECT t.id AS "attemptId", t.signal_counts AS counts, t.dismissed_kinds AS "dismissedKinds", s.slug AS "assessmentId", t.version, t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
             t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingNetWpm",
             t.typing_accuracy::float8 AS "typingAccuracy", i.red_flag AS "redFlag"
        FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
       WHERE i.instance_id = $1 AND i.candidate_id = $2 ORDER BY t.started_at`,
     [instanceId, candidateId],
   );
-  const { rows: signals } = await db.query<{ attemptId: string; at: Date; kind: SignalKind; detail: string; source: string }>(
-    `SELECT attempt_id AS "attemptId", at, kind, detail, source FROM proctor_signals WHERE attempt_id = ANY($1::uuid[]) ORDER BY attempt_id, id`,
-    [rows.map((r) => r.attemptId)],
-  );
-  return rows.map((row) => {
-    const own = signals.filter((s) => s.attemptId === row.attemptId).map(({ attemptId: _a, ...signal }) => signal);
-    const { counts, ...summary } = row;
-    return { ...summary, redFlagReasons: redFlagReasonsOf(counts), signals: own };
+  const signals = await Promise.all(rows.map((r) => signalsOf(db, r.attemptId)));
+  return rows.map((row, n) => {
+    const own = signals[n]!;
+    const dismissed: Partial<Record<SignalKind, number>> = {};
+    for (const s of own) if (s.dismissed) dismissed[s.kind] = (dismissed[s.kind] ?? 0) + 1;
+    const { counts, dismissed: _d, ...summary } = { ...row, dismissed };
+    return { ...summary, redFlagReasons: redFlagReasonsOf(countsOfTally({ counts, dismissed, dismissedKinds: row.dismissedKinds })), signals: own };
   });
 }
 

@@ -7,7 +7,8 @@ import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { CommandContext } from '../../domain/command.js';
 import { allow, lockInvitationById, lockInvitationOfAttempt } from '../invitations/machine.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
-import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
+import { redFlagReasonsOf } from './proctoring.js';
+import { countsOfTally, DISMISSED_SQL, type SignalTally } from './signals.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
 import { startingPoint, markCompleted, markStarted, setCompletion, setScores } from '../invitations/record.js';
@@ -207,19 +208,19 @@ async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 's
  * proctoring signals are read in one statement.
  */
 async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promise<void> {
-  const { rows } = await tx.query<{ id: string; answers: { questionId: string; value: AnswerValue; review: number | null }[]; counts: Partial<Record<SignalKind, number>> }>(
+  const { rows } = await tx.query<{ id: string; answers: { questionId: string; value: AnswerValue; review: number | null }[] } & SignalTally>(
     `SELECT t.id,
             coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
                         FROM answers WHERE attempt_id = t.id), '[]') AS answers,
-            (SELECT signal_counts FROM attempts WHERE id = t.id) AS counts
-       FROM unnest($1::uuid[]) AS t(id)`,
+            a.signal_counts AS counts, a.dismissed_kinds AS "dismissedKinds", ${DISMISSED_SQL('t.id')} AS dismissed
+       FROM unnest($1::uuid[]) AS t(id) JOIN attempts a ON a.id = t.id`,
     [attempts.map((attempt) => attempt.id)],
   );
   const stored = new Map(rows.map((row) => [row.id, row]));
   const scores = [];
   for (const attempt of attempts) {
     const content = await versionContent(tx, attempt.assessmentId, attempt.version);
-    const { answers, counts } = stored.get(attempt.id)!;
+    const { answers, ...tally } = stored.get(attempt.id)!;
     const wpm = attempt.typingWpm;
     const score = scoreAttempt({
       content,
@@ -228,7 +229,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
       reviews: Object.fromEntries(answers.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
       typingWpm: wpm === null ? undefined : Number(wpm),
     });
-    const flagged = redFlagReasonsOf(counts).length > 0;
+    const flagged = redFlagReasonsOf(countsOfTally(tally)).length > 0;
     scores.push({
       invitationId: attempt.invitationId,
       score: {

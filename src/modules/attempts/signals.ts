@@ -2,20 +2,62 @@
 // counts), the first MAX_STORED_SIGNALS kept as rows (the reviewer's timeline).
 import type { Database, Queryable } from '../../db/database.js';
 import { lockInvitationOfAttempt } from '../invitations/machine.js';
-import { setRedFlag } from '../invitations/record.js';
-import { redFlagReasonsOf, type Signal, type SignalKind } from './proctoring.js';
-import type { Attempt } from './repository.js';
+import { runCommand, type CommandContext } from '../../domain/command.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
+import { audit } from '../audit/audit.js';
+import { changeRedFlag, setRedFlag } from '../invitations/record.js';
+import { effectiveCounts, redFlagReasonsOf, SIGNAL_KINDS, type Signal, type SignalKind } from './proctoring.js';
 
-export async function signalsOf(db: Queryable, attemptId: string): Promise<(Signal & { source: string })[]> {
-  const { rows } = await db.query<Signal & { source: string }>('SELECT kind, at, detail, source FROM proctor_signals WHERE attempt_id = $1 ORDER BY id', [attemptId]);
-  return rows;
+/** What signals need of an attempt (repository.ts's Attempt has it). */
+interface Attempt {
+  id: string;
+  invitationId: string;
+  finishedAt: Date | null;
+  firstAddress: string | null;
+  firstAgent: string | null;
 }
 
-/** How many signals of each kind an attempt had, stored or not. */
-export async function signalCountsOf(db: Queryable, attemptId: string): Promise<Partial<Record<SignalKind, number>>> {
-  const { rows } = await db.query<{ counts: Partial<Record<SignalKind, number>> }>('SELECT signal_counts AS counts FROM attempts WHERE id = $1', [attemptId]);
-  return rows[0]?.counts ?? {};
+/** A stored signal, with its dismissal when a reviewer dismissed it. */
+export type StoredSignal = Signal & { id: string; source: string; dismissed: { by: string; at: Date; reason: string } | null };
+
+export async function signalsOf(db: Queryable, attemptId: string): Promise<StoredSignal[]> {
+  const { rows } = await db.query<Signal & { id: string; source: string; dismissedBy: string | null; dismissedAt: Date | null; dismissedReason: string | null }>(
+    `SELECT id::text AS id, kind, at, detail, source, dismissed_by AS "dismissedBy", dismissed_at AS "dismissedAt", dismissed_reason AS "dismissedReason"
+       FROM proctor_signals WHERE attempt_id = $1 ORDER BY id`,
+    [attemptId],
+  );
+  return rows.map(({ dismissedBy, dismissedAt, dismissedReason, ...s }) => ({
+    ...s,
+    dismissed: dismissedAt ? { by: dismissedBy ?? '-', at: dismissedAt, reason: dismissedReason ?? '' } : null,
+  }));
 }
+
+/** Kinds a reviewer dismissed as a whole, with who, when and why. */
+export type DismissedKinds = Partial<Record<SignalKind, { by: string; at: string; reason: string }>>;
+
+/** What the red flag of an attempt is judged on: every signal counted (stored or not), and what reviewers dismissed. */
+export interface SignalTally {
+  counts: Partial<Record<SignalKind, number>>;
+  /** Stored signals dismissed one by one, per kind. */
+  dismissed: Partial<Record<SignalKind, number>>;
+  dismissedKinds: DismissedKinds;
+}
+
+/** SQL (with the attempt's id as `attemptId`) of the dismissed stored signals per kind, as a JSON object. */
+export const DISMISSED_SQL = (attemptId: string) =>
+  `(SELECT coalesce(jsonb_object_agg(kind, n), '{}'::jsonb) FROM (SELECT kind, count(*)::int AS n FROM proctor_signals
+     WHERE attempt_id = ${attemptId} AND dismissed_at IS NOT NULL GROUP BY kind) d)`;
+
+export async function signalTallyOf(db: Queryable, attemptId: string): Promise<SignalTally> {
+  const { rows } = await db.query<SignalTally>(
+    `SELECT signal_counts AS counts, dismissed_kinds AS "dismissedKinds", ${DISMISSED_SQL('a.id')} AS dismissed FROM attempts a WHERE a.id = $1`,
+    [attemptId],
+  );
+  return rows[0] ?? { counts: {}, dismissed: {}, dismissedKinds: {} };
+}
+
+/** The counts the red flag is judged on (effectiveCounts of a tally). */
+export const countsOfTally = (t: SignalTally) => effectiveCounts(t.counts, t.dismissed, t.dismissedKinds);
 
 /** Signals stored as rows per attempt (the reviewer's timeline); beyond it only their counts grow. */
 export const MAX_STORED_SIGNALS = 200;
@@ -30,9 +72,9 @@ export async function recordSignal(db: Database, attempt: Attempt, kind: SignalK
   return db.transaction(async (tx) => {
     // The invitation first, then the attempt: the lock order of every transaction that changes both.
     await lockInvitationOfAttempt(tx, attempt.id);
-    const { rows } = await tx.query<{ counts: Record<SignalKind, number> }>(
-      `UPDATE attempts SET signal_counts = jsonb_set(signal_counts, ARRAY[$2::text], to_jsonb(coalesce((signal_counts ->> $2)::int, 0) + 1))
-        WHERE id = $1 AND finished_at IS NULL RETURNING signal_counts AS counts`,
+    const { rows } = await tx.query<SignalTally>(
+      `UPDATE attempts a SET signal_counts = jsonb_set(signal_counts, ARRAY[$2::text], to_jsonb(coalesce((signal_counts ->> $2)::int, 0) + 1))
+        WHERE id = $1 AND finished_at IS NULL RETURNING signal_counts AS counts, dismissed_kinds AS "dismissedKinds", ${DISMISSED_SQL('a.id')} AS dismissed`,
       [attempt.id, kind],
     );
     if (rows.length === 0) return false;
@@ -41,7 +83,7 @@ export async function recordSignal(db: Database, attempt: Attempt, kind: SignalK
        SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM proctor_signals WHERE attempt_id = $1) < $5`,
       [attempt.id, kind, detail.slice(0, 500), source, MAX_STORED_SIGNALS],
     );
-    await setRedFlag(tx, attempt.invitationId, redFlagReasonsOf(rows[0]!.counts).length > 0);
+    await setRedFlag(tx, attempt.invitationId, redFlagReasonsOf(countsOfTally(rows[0]!)).length > 0);
     return true;
   });
 }
@@ -59,3 +101,59 @@ export async function observeClient(db: Database, attempt: Attempt, client: { ad
     if (seen.rows.length === 0) await recordSignal(db, attempt, kind, now, 'server');
   }
 }
+
+const MAX_REASON = 500;
+
+/**
+ * A reviewer dismisses one stored signal, or every signal of a kind, of an attempt of the given
+ * instances, with a reason (a closed laptop lid is not leaving the test). The signal stays, with
+ * who dismissed it, when and why, and the audit log keeps the dismissal; the red flag is judged
+ * again on what is not dismissed, and a finalized record that changes is announced (score.updated).
+ */
+export async function dismissSignals(
+  ctx: CommandContext,
+  input: { instanceIds: string[]; attemptId: string; signalId?: string; kind?: string; reason: string; by: string },
+): Promise<{ redFlag: boolean }> {
+  const reason = input.reason.trim();
+  if (reason.length === 0 || reason.length > MAX_REASON) throw invalidInput([{ in: 'body', name: 'reason', detail: `must say why, in 1-${MAX_REASON} characters` }]);
+  if ((input.signalId === undefined) === (input.kind === undefined)) throw invalidInput([{ in: 'body', name: 'signal', detail: 'name one signal, or one kind of signal' }]);
+  const kind = input.kind === undefined ? undefined : SIGNAL_KINDS.find((k) => k === input.kind);
+  if (input.kind !== undefined && !kind) throw invalidInput([{ in: 'body', name: 'kind', detail: `must be one of ${SIGNAL_KINDS.join(', ')}` }]);
+  if (input.signalId !== undefined && !/^\d{1,18}$/.test(input.signalId)) throw notFound('No such signal');
+  if (!/^[0-9a-f-]{36}$/i.test(input.attemptId)) throw notFound('No such attempt');
+  // The invitation first, then the attempt: the lock order of every transaction that changes both.
+  const invitationId = await lockInvitationOfAttempt(ctx.tx, input.attemptId);
+  const { rows: owned } = await ctx.tx.query<{ id: string }>(
+    'SELECT a.id FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.id = $1 AND i.instance_id = ANY($2::uuid[]) FOR UPDATE OF a',
+    [input.attemptId, input.instanceIds],
+  );
+  if (!invitationId || owned.length === 0) throw notFound('No such attempt in this instance');
+  if (input.signalId !== undefined) {
+    const { rows } = await ctx.tx.query(
+      `UPDATE proctor_signals SET dismissed_at = $3, dismissed_by = $4, dismissed_reason = $5 WHERE id = $1 AND attempt_id = $2 AND dismissed_at IS NULL RETURNING id`,
+      [input.signalId, input.attemptId, ctx.now, input.by, reason],
+    );
+    if (rows.length === 0) throw notFound('No such signal on this attempt, or it was dismissed already');
+  } else {
+    await ctx.tx.query(
+      `UPDATE attempts SET dismissed_kinds = dismissed_kinds || jsonb_build_object($2::text, jsonb_build_object('by', $3::text, 'at', $4::timestamptz, 'reason', $5::text)) WHERE id = $1`,
+      [input.attemptId, kind, input.by, ctx.now, reason],
+    );
+    await ctx.tx.query(`UPDATE proctor_signals SET dismissed_at = $3, dismissed_by = $4, dismissed_reason = $5 WHERE attempt_id = $1 AND kind = $2 AND dismissed_at IS NULL`, [
+      input.attemptId,
+      kind,
+      ctx.now,
+      input.by,
+      reason,
+    ]);
+  }
+  const tally = await signalTallyOf(ctx.tx, input.attemptId);
+  const redFlag = redFlagReasonsOf(countsOfTally(tally)).length > 0;
+  await changeRedFlag(ctx.tx, invitationId, redFlag, ctx.now);
+  await audit(ctx, 'signal.dismiss', `${input.attemptId} ${input.signalId !== undefined ? `signal ${input.signalId}` : `every ${kind}`}: ${reason}`);
+  return { redFlag };
+}
+
+/** dismissSignals in a transaction of its own. */
+export const dismissSignalsNow = (db: Database, request: Parameters<typeof runCommand>[1], input: Parameters<typeof dismissSignals>[1]) =>
+  runCommand(db, request, (ctx) => dismissSignals(ctx, input), 'signal_dismiss');

@@ -41,6 +41,19 @@ export async function setRedFlag(tx: Queryable, invitationId: string, flagged: b
   await tx.query('UPDATE invitations SET red_flag = $2 WHERE id = $1', [invitationId, flagged]);
 }
 
+/**
+ * A reviewer's change of the red flag (a dismissed signal): the record changes, and a finalized
+ * record's change is announced as score.updated, so that clients see the flag they should.
+ */
+export async function changeRedFlag(tx: Queryable, invitationId: string, flagged: boolean, now: Date): Promise<boolean> {
+  const { rows } = await tx.query<{ finalized: boolean }>(
+    `UPDATE invitations SET red_flag = $2 WHERE id = $1 AND red_flag IS DISTINCT FROM $2 RETURNING score_status <> 'PENDING' AS finalized`,
+    [invitationId, flagged],
+  );
+  if (rows[0]?.finalized) await emitInvitationEvents(tx, 'score.updated', [invitationId], now);
+  return rows.length > 0;
+}
+
 export async function setTypingSpeed(tx: Queryable, invitationId: string, wpm: number): Promise<void> {
   await tx.query('UPDATE invitations SET typing_wpm = $2 WHERE id = $1', [invitationId, wpm]);
 }

@@ -114,7 +114,8 @@ export async function candidateData(db: Queryable, candidateId: string): Promise
             a.typing_started_at AS "typingStartedAt", a.typing_text AS "typingText", a.typing_ms AS "typingMs",
             a.typing_wpm::float8 AS "typingWpm", a.typing_accuracy::float8 AS "typingAccuracy",
             coalesce((SELECT json_agg(json_build_object('questionId', w.question_id, 'value', w.value, 'answeredAt', w.answered_at,
-                        'reviewScore', w.review_score::float8, 'reviewedAt', w.reviewed_at) ORDER BY w.question_id) FROM answers w WHERE w.attempt_id = a.id), '[]') AS answers,
+                        'reviewScore', w.review_score::float8, 'reviewedAt', w.reviewed_at,
+                        'reviewedBy', w.reviewed_by, 'reviewComment', w.review_comment) ORDER BY w.question_id) FROM answers w WHERE w.attempt_id = a.id), '[]') AS answers,
             coalesce((SELECT json_agg(json_build_object('at', p.at, 'kind', p.kind, 'detail', p.detail, 'source', p.source) ORDER BY p.id)
                         FROM proctor_signals p WHERE p.attempt_id = a.id), '[]') AS "proctoringSignals",
             (SELECT json_build_object('rating', f.rating, 'comment', f.comment, 'createdAt', f.created_at) FROM attempt_feedback f WHERE f.attempt_id = a.id) AS feedback

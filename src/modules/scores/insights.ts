@@ -2,9 +2,14 @@
 import type { Queryable } from '../../db/database.js';
 
 export interface Funnel {
+  /** Candidates invited in the period (each once, however many assessments). */
   invited: number;
+  /** Of them, candidates who started, completed, and passed (or low-passed) at least one assessment. */
   started: number;
   completed: number;
+  passedCandidates: number;
+  /** Invitations (a candidate and an assessment) made in the period; the counts below are of these. */
+  invitations: number;
   passed: number;
   lowPassed: number;
   failed: number;
@@ -12,12 +17,14 @@ export interface Funnel {
   redFlags: number;
 }
 
-/** Invitations made since `since` in the instance, by how far they got. */
+/** Candidates (and invitations) invited since `since` in the instance, by how far they got. */
 export async function funnel(db: Queryable, instanceId: string, since: Date): Promise<Funnel> {
   const { rows } = await db.query<Funnel>(
-    `SELECT count(*)::int AS invited,
-            count(*) FILTER (WHERE started_at IS NOT NULL)::int AS started,
-            count(*) FILTER (WHERE assessment_status = 'COMPLETED')::int AS completed,
+    `SELECT count(DISTINCT candidate_id)::int AS invited,
+            count(DISTINCT candidate_id) FILTER (WHERE started_at IS NOT NULL)::int AS started,
+            count(DISTINCT candidate_id) FILTER (WHERE assessment_status = 'COMPLETED')::int AS completed,
+            count(DISTINCT candidate_id) FILTER (WHERE score_status IN ('PASS', 'LOW_PASS'))::int AS "passedCandidates",
+            count(*)::int AS invitations,
             count(*) FILTER (WHERE score_status = 'PASS')::int AS passed,
             count(*) FILTER (WHERE score_status = 'LOW_PASS')::int AS "lowPassed",
             count(*) FILTER (WHERE score_status = 'FAIL')::int AS failed,
