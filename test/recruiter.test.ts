@@ -3,6 +3,10 @@
 // in the data export, a percentile only among enough people, the overview counting candidates, and
 // candidate-facing text that states the candidate's own time limit and renders Markdown.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { before, it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
@@ -36,6 +40,37 @@ questions:
     category: writing
     prompt: Describe your week.
     guidance: "Look for **specific** examples."
+`;
+
+const LONG_CATEGORY = 'Numerical reasoning with tables, charts and currency conversion';
+
+/** A prompt with a Markdown table, in a category whose name is 60 characters and more. */
+const TABLED = `id: tabled
+name: Tabled check
+description: One question on a table.
+durationMinutes: 10
+passScore: 50
+lowPassScore: 30
+categories:
+  - id: numbers
+    name: ${LONG_CATEGORY}
+questions:
+  - id: q1
+    type: single-choice
+    category: numbers
+    prompt: |
+      Sales per team:
+
+      | Team  |  Jan |  Feb |
+      | :---- | ---: | ---: |
+      | North |  420 |  380 |
+      | South |  515 |  610 |
+
+      Which team sold more in February?
+    options:
+      - text: North
+      - text: South
+        correct: true
 `;
 
 describeEachStore('the recruiter reads the report', (ctx) => {
@@ -184,6 +219,53 @@ describeEachStore('the recruiter reads the report', (ctx) => {
     });
     const overview = await owner.get(`/console/?instance=${other}`);
     assert.match(overview.body, /1 candidate, 2 invitations/);
+  });
+
+  it("the PDF draws a Markdown table as a grid and a 60-character category name whole (read from the PDF's text); the page's chart does not cut it", async () => {
+    assert.ok(LONG_CATEGORY.length >= 60);
+    assert.equal((await ctx().publish(instance, TABLED)).statusCode, 201);
+    const made = (
+      await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email: 'tables@recruit.example', firstName: 'Ta', lastName: 'Ble', assessments: ['tabled'] },
+      })
+    ).json()[0] as { candidateId: string; link: string };
+    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: made.link.split('sessionToken=')[1] } });
+    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/tabled', headers: { cookie } })).body)![1]!;
+    const form = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
+    await ctx().request({ method: 'POST', url: '/portal/a/tabled/start', headers: form, payload: `_csrf=${csrf}` });
+    await ctx().request({ method: 'PUT', url: '/portal/api/a/tabled/answers/q1', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 1 } });
+    await ctx().request({ method: 'POST', url: '/portal/a/tabled/submit', headers: form, payload: `_csrf=${csrf}` });
+
+    const candidate = (await ctx().request({ method: 'GET', url: `/v1/candidates/${made.candidateId}`, headers: { 'x-api-key': key } })).json();
+    const url = new URL(candidate.invitations[0].reportUrl);
+    const pdf = await ctx().request({ method: 'GET', url: `${url.pathname}.pdf${url.search}` });
+    assert.equal(pdf.statusCode, 200);
+    const dir = mkdtempSync(path.join(tmpdir(), 'ac-pdf-'));
+    try {
+      const file = path.join(dir, 'report.pdf');
+      writeFileSync(file, pdf.rawPayload);
+      const text = execFileSync('pdftotext', ['-layout', file, '-'], { encoding: 'utf8' });
+      assert.doesNotMatch(text, /\|\s*Team|---:/, 'no raw Markdown table');
+      assert.match(text, /Team\s+Jan\s+Feb/);
+      assert.match(text, /North\s+420\s+380/);
+      assert.match(text, /South\s+515\s+610/);
+      // The name whole, in order (it may wrap in its column), and the bar's value beside it.
+      const words = text.replace(/\s+/g, ' ');
+      assert.ok(
+        LONG_CATEGORY.split(' ').every((w) => words.includes(w)),
+        words,
+      );
+      assert.match(words, /Numerical reasoning with tables, charts and currency conversion|Numerical reasoning with tables, charts and .*currency conversion/);
+      assert.match(text, /100 %/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const page = await ctx().request({ method: 'GET', url: `${url.pathname}${url.search}` });
+    assert.match(page.body, new RegExp(`class="chart-label">${LONG_CATEGORY}<title>`));
   });
 
   it("candidate-facing text states the candidate's own time limit and renders Markdown", async () => {

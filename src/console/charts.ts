@@ -10,23 +10,26 @@ export interface Bar {
   marker?: number;
 }
 
-/** Horizontal bars on a 0..max scale. */
+/**
+ * Horizontal bars on a 0..max scale, each under its label: a label has the chart's whole width
+ * (a long category name is not cut to fit a column beside the bar), and one longer than that ends
+ * in "…" with the full text in its tooltip and in the table below.
+ */
 export function barChart(title: string, bars: Bar[], options: { max?: number; unit?: string; markerLabel?: string } = {}): SafeHtml {
   const max = options.max ?? Math.max(1, ...bars.map((b) => Math.max(b.value, b.marker ?? 0)));
   const unit = options.unit ?? '';
-  const rowHeight = 28;
-  const labelWidth = 180;
+  const rowHeight = 44;
   const width = 560;
-  const plot = width - labelWidth - 60;
-  const height = bars.length * rowHeight + 8;
-  const x = (v: number) => labelWidth + Math.round((Math.max(0, v) / max) * plot);
+  const plot = width - 70;
+  const height = bars.length * rowHeight + 4;
+  const x = (v: number) => Math.round((Math.max(0, v) / max) * plot);
   const summary = bars.map((b) => `${b.label}: ${b.value}${unit}${b.marker !== undefined ? ` (${options.markerLabel ?? 'marker'} ${b.marker}${unit})` : ''}`).join('; ');
   const rows = bars.map((bar, i) => {
     const y = 4 + i * rowHeight;
-    const marker = bar.marker !== undefined && html`<line x1="${x(bar.marker)}" x2="${x(bar.marker)}" y1="${y}" y2="${y + rowHeight - 8}" class="chart-marker"/>`;
-    return html`<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end" class="chart-label">${truncate(bar.label, 26)}</text>
-<rect x="${labelWidth}" y="${y + 2}" width="${Math.max(1, x(bar.value) - labelWidth)}" height="${rowHeight - 12}" class="chart-bar"/>
-${marker}<text x="${x(bar.value) + 6}" y="${y + 15}" class="chart-value">${bar.value}${unit}</text>
+    const marker = bar.marker !== undefined && html`<line x1="${x(bar.marker)}" x2="${x(bar.marker)}" y1="${y + 18}" y2="${y + rowHeight - 4}" class="chart-marker"/>`;
+    return html`<text x="0" y="${y + 13}" class="chart-label">${truncate(bar.label, 70)}<title>${bar.label}</title></text>
+<rect x="0" y="${y + 20}" width="${Math.max(1, x(bar.value))}" height="${rowHeight - 28}" class="chart-bar"/>
+${marker}<text x="${x(bar.value) + 6}" y="${y + 32}" class="chart-value">${bar.value}${unit}</text>
 `;
   });
   return html`<figure class="chart">

@@ -13,7 +13,7 @@ import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById } from '../modules/tenants/repository.js';
 import { PORTAL_HEADERS } from '../portal/routes.js';
 import { reportBody, sharedReportMessage, sharedReportPage } from './pages.js';
-import { reportPdf } from './report-pdf.js';
+import { renderReportPdf } from './report-pdf-pool.js';
 
 // The link's signature is in its query string: no Referer may carry it anywhere, no cache or
 // search engine may keep the report.
@@ -70,7 +70,7 @@ export async function reportLinkRoutes(app: FastifyInstance, { db, now, refusals
       const instance = await findInstanceById(db, check.instanceId);
       const company = instance ? brandOf(instance).company : candidate.instance;
       if (pdf) {
-        const bytes = await reportPdf(candidate, report, at, company);
+        const bytes = await renderReportPdf(candidate, report, at, company);
         const filename = `${candidate.lastName ?? 'candidate'}-${assessmentId}.pdf`.replace(/[^A-Za-z0-9._-]+/g, '_');
         return reply.headers(HEADERS).header('content-disposition', `inline; filename="${filename}"`).type('application/pdf').send(bytes);
       }

@@ -4,6 +4,7 @@
 // characters Helvetica cannot show replaced by "?".
 import { existsSync } from 'node:fs';
 import PDFDocument from 'pdfkit';
+import { markdownBlocks } from '../html/markdown.js';
 import type { AssessmentReport } from '../modules/attempts/report.js';
 import type { CandidateSummary } from '../modules/candidates/repository.js';
 import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from './pages.js';
@@ -53,6 +54,51 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
       .text(printable(value), { width });
     if (options.gap) doc.moveDown(options.gap);
   };
+  /** Markdown (a prompt) as the page would show it: paragraphs, lists, code, and tables as grids. */
+  const markdownText = (source: string) => {
+    for (const block of markdownBlocks(source)) {
+      if (block.kind === 'paragraph') text(block.text, { gap: 0.2 });
+      else if (block.kind === 'quote') text(`“${block.text}”`, { color: MUTED, gap: 0.2 });
+      else if (block.kind === 'list') block.items.forEach((item, n) => text(`${block.ordered ? `${n + 1}.` : '•'} ${item}`));
+      else if (block.kind === 'code') {
+        doc.font('Courier').fontSize(9).fillColor(INK).text(printable(block.text), { width });
+        doc.moveDown(0.2);
+      } else table(block.header, block.rows, block.align);
+    }
+  };
+  /** A Markdown table as a grid: columns share the width, cells wrap, a row moves whole to the next page. */
+  const table = (header: string[], rows: string[][], align: ('left' | 'center' | 'right' | null)[]) => {
+    const columns = Math.max(1, header.length);
+    const column = width / columns;
+    const pad = 4;
+    const row = (cells: string[], bold: boolean) => {
+      doc.font(bold ? 'bold' : 'body').fontSize(9);
+      const height = Math.max(...cells.map((c) => doc.heightOfString(printable(c), { width: column - 2 * pad })), 10) + 2 * pad;
+      if (doc.y + height > doc.page.height - MARGIN) doc.addPage();
+      const y = doc.y;
+      cells.forEach((cell, c) => {
+        doc
+          .font(bold ? 'bold' : 'body')
+          .fontSize(9)
+          .fillColor(INK)
+          .text(printable(cell), MARGIN + c * column + pad, y + pad, { width: column - 2 * pad, align: align[c] ?? 'left' });
+      });
+      doc
+        .moveTo(MARGIN, y + height)
+        .lineTo(MARGIN + width, y + height)
+        .lineWidth(bold ? 1 : 0.5)
+        .stroke(bold ? INK : '#c3c9d1');
+      doc.x = MARGIN;
+      doc.y = y + height;
+    };
+    row(header, true);
+    for (const cells of rows)
+      row(
+        Array.from({ length: columns }, (_, c) => cells[c] ?? ''),
+        false,
+      );
+    doc.moveDown(0.4);
+  };
   const heading = (value: string) => {
     if (doc.y > doc.page.height - MARGIN - 80) doc.addPage();
     doc.moveDown(0.8);
@@ -101,11 +147,10 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
       if (doc.y > doc.page.height - MARGIN - 30) doc.addPage();
       const y = doc.y;
       const value = Math.max(0, Math.min(100, Number(category.score)));
-      doc
-        .font('body')
-        .fontSize(10)
-        .fillColor(INK)
-        .text(printable(category.name), MARGIN, y, { width: labelWidth - 10, ellipsis: true, lineBreak: false });
+      // A long name wraps in its column (never over the bar); the row is as tall as the name.
+      doc.font('body').fontSize(10);
+      const labelHeight = doc.heightOfString(printable(category.name), { width: labelWidth - 10 });
+      doc.fillColor(INK).text(printable(category.name), MARGIN, y, { width: labelWidth - 10 });
       doc.rect(MARGIN + labelWidth, y, barWidth, 11).fill('#e4e7eb');
       doc.rect(MARGIN + labelWidth, y, (barWidth * value) / 100, 11).fill(BAR);
       const average = report.categoryAverages[category.name];
@@ -123,7 +168,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
         .fillColor(INK)
         .text(`${value} %`, MARGIN + labelWidth + barWidth + 8, y, { width: 42, lineBreak: false });
       doc.x = MARGIN;
-      doc.y = y + 18;
+      doc.y = y + Math.max(18, labelHeight + 6);
     }
   }
 
@@ -133,7 +178,8 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     if (report.layoutNotes.length > 0) text(`As this candidate saw them: ${report.layoutNotes.join('; ')}.`, { size: 9, color: MUTED, gap: 0.5 });
     report.questions.forEach((q, index) => {
       if (doc.y > doc.page.height - MARGIN - 60) doc.addPage();
-      text(`${index + 1}. ${q.prompt}`, { font: 'bold' });
+      text(`Question ${index + 1}`, { font: 'bold' });
+      markdownText(q.prompt);
       text(`${q.category} · ${q.type} · ${q.credit === null ? 'awaiting review' : `${Math.round(q.credit * 1000) / 10} % credit`}`, { size: 9, color: MUTED });
       if (!q.answered) text('Not answered', { color: MUTED });
       else if (q.likert) {
@@ -162,7 +208,10 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     heading('Proctoring timeline');
     text(`First seen from ${report.attempt.firstAddress ?? 'unknown address'} with ${report.attempt.firstAgent ?? 'an unknown browser'}.`, { gap: 0.3 });
     if (report.signals.length === 0) text('No signals were recorded.');
-    for (const s of report.signals) text(`${when(s.at)}  ${s.kind}  ${s.detail}  (${s.source})`, { size: 9 });
+    for (const s of report.signals) {
+      const dismissed = s.dismissed ? `  dismissed by ${reviewerName(s.dismissed.by)}: ${s.dismissed.reason}` : '';
+      text(`${when(s.at)}  ${s.kind}  ${s.detail}  (${s.source})${dismissed}`, { size: 9, color: s.dismissed ? MUTED : INK });
+    }
     if (report.notStored.length > 0) {
       text(
         `Only the first ${report.signals.length} signals are kept one by one; after them: ${report.notStored.map((k) => `${k.count} × ${k.kind}`).join(', ')}, counted toward the red flag.`,

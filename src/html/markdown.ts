@@ -62,3 +62,81 @@ md.renderer.rules.link_open = (tokens, index, options, _env, self) => {
 export function markdown(text: string): SafeHtml {
   return trustedHtml(md.render(text));
 }
+
+/** A block of Markdown as plain text, for what draws text itself (the report PDF). */
+export type MarkdownBlock =
+  | { kind: 'paragraph'; text: string }
+  | { kind: 'list'; ordered: boolean; items: string[] }
+  | { kind: 'table'; header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[] }
+  | { kind: 'code'; text: string }
+  | { kind: 'quote'; text: string };
+
+/** The same subset, parsed the same way, as blocks of plain text (emphasis dropped, links as their text). */
+export function markdownBlocks(text: string): MarkdownBlock[] {
+  const tokens = md.parse(text, {});
+  const inline = (i: number) =>
+    (tokens[i]?.children ?? []).map((c) => (c.type === 'softbreak' || c.type === 'hardbreak' ? '\n' : c.type === 'text' || c.type === 'code_inline' ? c.content : '')).join('');
+  const blocks: MarkdownBlock[] = [];
+  let list: { ordered: boolean; items: string[] } | undefined;
+  let table: { header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[]; row?: string[]; inHead: boolean } | undefined;
+  let quoteDepth = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    switch (t.type) {
+      case 'bullet_list_open':
+      case 'ordered_list_open':
+        if (!list) list = { ordered: t.type === 'ordered_list_open', items: [] };
+        break;
+      case 'bullet_list_close':
+      case 'ordered_list_close':
+        if (list && t.level === 0) {
+          blocks.push({ kind: 'list', ...list });
+          list = undefined;
+        }
+        break;
+      case 'table_open':
+        table = { header: [], rows: [], align: [], inHead: false };
+        break;
+      case 'thead_open':
+        table!.inHead = true;
+        break;
+      case 'thead_close':
+        table!.inHead = false;
+        break;
+      case 'tr_open':
+        table!.row = [];
+        break;
+      case 'tr_close':
+        if (table!.inHead) table!.header = table!.row!;
+        else table!.rows.push(table!.row!);
+        break;
+      case 'th_open':
+      case 'td_open': {
+        const style = String(t.attrGet('style') ?? '');
+        if (t.type === 'th_open') table!.align.push((/text-align:(left|center|right)/.exec(style)?.[1] as 'left' | 'center' | 'right' | undefined) ?? null);
+        table!.row!.push(inline(i + 1));
+        break;
+      }
+      case 'table_close':
+        blocks.push({ kind: 'table', header: table!.header, rows: table!.rows, align: table!.align });
+        table = undefined;
+        break;
+      case 'blockquote_open':
+        quoteDepth++;
+        break;
+      case 'blockquote_close':
+        quoteDepth--;
+        break;
+      case 'fence':
+      case 'code_block':
+        blocks.push({ kind: 'code', text: t.content.replace(/\n$/, '') });
+        break;
+      case 'inline':
+        if (table) break;
+        if (list) list.items.push(inline(i));
+        else blocks.push(quoteDepth > 0 ? { kind: 'quote', text: inline(i) } : { kind: 'paragraph', text: inline(i) });
+        break;
+    }
+  }
+  return blocks;
+}

@@ -1,0 +1,12 @@
+// The report PDF's worker thread starts here. In the compiled build (dist/) the worker's
+// JavaScript is beside this file; in src/ it loads tsx's hooks in this thread (a worker does not
+// inherit hooks registered by its parent), then the TypeScript of the worker itself.
+import { existsSync } from 'node:fs';
+
+if (existsSync(new URL('./report-pdf-worker.js', import.meta.url))) {
+  await import('./report-pdf-worker.js');
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./report-pdf-worker.ts');
+}
