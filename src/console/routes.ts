@@ -25,8 +25,8 @@ import { commandRequest } from '../http/command.js';
 import { invite, resend, type InviteDeps } from '../modules/invitations/service.js';
 import { scoreDistribution } from '../modules/scores/insights.js';
 import { ROLES, listUsers, setDisabled, type Role } from '../modules/users/repository.js';
-import { EVENT_TYPES, createEndpoint, listAttempts, listEndpoints, replay, rotateSecret, updateEndpoint } from '../modules/webhooks/repository.js';
-import { endpointUrlProblem } from '../modules/webhooks/ssrf.js';
+import { EVENT_TYPES, listAttempts, listEndpoints } from '../modules/webhooks/repository.js';
+import { changeEndpoint, registerEndpoint, replayToEndpoint, rotateEndpointSecret } from '../modules/webhooks/commands.js';
 import { addUser, resetPassword } from '../modules/users/service.js';
 import { questionField } from '../portal/pages.js';
 import { PORTAL_HEADERS } from '../portal/routes.js';
@@ -792,47 +792,31 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const instance = instanceOf(request, body.instance, 'manage');
       const url = typeof body.url === 'string' ? body.url.trim() : '';
       const events = body.events === undefined ? [] : ([] as string[]).concat(body.events);
-      const problem = endpointUrlProblem(url);
-      const unknownEvent = events.find((e) => !(EVENT_TYPES as readonly string[]).includes(e));
-      if (problem || unknownEvent) {
-        const errors = [problem && { name: 'url', detail: problem }, unknownEvent && { name: 'events', detail: `${unknownEvent} is not an event type` }].filter(
-          (e): e is { name: string; detail: string } => !!e,
-        );
-        return webhooksPage(request, reply, instance, { errors }, 400);
+      try {
+        const made = await runCommand(db, commandRequest(request, now()), (ctx) => registerEndpoint(ctx, { instance, url, events }), 'webhook_create');
+        return webhooksPage(request, reply, instance, { created: { id: made.id, secret: made.secret } });
+      } catch (error) {
+        // The form comes back with what was wrong, in the command's words.
+        if (error instanceof DomainError && error.code === 'invalid') return webhooksPage(request, reply, instance, { errors: error.fields ?? [] }, 400);
+        throw error;
       }
-      const made = await db.transaction(async (tx) => {
-        const endpoint = await createEndpoint(tx, { instanceId: instance.id, url, events: [...new Set(events)] });
-        await audit(request, tx, 'webhook.create', endpoint.id, 200);
-        return endpoint;
-      });
-      return webhooksPage(request, reply, instance, { created: { id: made.id, secret: made.secret } });
     });
 
     scope.post<{ Params: { id: string; action: string }; Body: Record<string, string | undefined> }>('/console/webhooks/:id/:action', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
       const { id, action } = request.params;
       if (!/^ep_[0-9a-f]{16}$/.test(id)) throw notFound('No such webhook endpoint in this instance');
+      const run = <T>(command: Parameters<typeof runCommand<T>>[2]) => runCommand(db, commandRequest(request, now()), command, `webhook_${action}`);
       if (action === 'enable' || action === 'disable') {
-        await db.transaction(async (tx) => {
-          await updateEndpoint(tx, instance.id, id, { enabled: action === 'enable' });
-          await audit(request, tx, `webhook.${action}`, id);
-        });
+        await run((ctx) => changeEndpoint(ctx, { instance, id, change: { enabled: action === 'enable' } }));
         return reply.redirect(`/console/webhooks?instance=${encodeURIComponent(instance.name)}`, 303);
       }
       if (action === 'rotate-secret') {
-        const rotated = await db.transaction(async (tx) => {
-          const r = await rotateSecret(tx, instance.id, id, now());
-          await audit(request, tx, 'webhook.rotate-secret', id, 200);
-          return r;
-        });
+        const rotated = await run((ctx) => rotateEndpointSecret(ctx, { instance, id }));
         return webhooksPage(request, reply, instance, { created: { id: rotated.id, secret: rotated.secret }, notice: 'New secret made; the old one keeps signing for 24 hours.' });
       }
       if (action === 'replay') {
-        const scheduled = await db.transaction(async (tx) => {
-          const n = await replay(tx, instance.id, id, { since: new Date(now().getTime() - 24 * 3600_000) }, now());
-          await audit(request, tx, 'webhook.replay', id, 200);
-          return n;
-        });
+        const scheduled = await run((ctx) => replayToEndpoint(ctx, { instance, id, since: new Date(now().getTime() - 24 * 3600_000) }));
         return webhooksPage(request, reply, instance, { notice: `${scheduled} message${scheduled === 1 ? '' : 's'} of the last 24 hours scheduled again.` });
       }
       throw notFound('No such action');

@@ -2,12 +2,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
-import { invalidInput } from '../../domain/errors.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { EVENT_TYPES, createEndpoint, deleteEndpoint, listAttempts, listEndpoints, replay, rotateSecret, updateEndpoint } from './repository.js';
-import { endpointUrlProblem } from './ssrf.js';
+import { EVENT_TYPES, listAttempts, listEndpoints } from './repository.js';
+import { changeEndpoint, registerEndpoint, removeEndpoint, replayToEndpoint, rotateEndpointSecret } from './commands.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 
 const Events = Type.Array(Type.String({ enum: [...EVENT_TYPES] } as never), {
   uniqueItems: true,
@@ -44,11 +45,6 @@ const Url = Type.String({
   description: 'Where events are POSTed: http(s); it may not resolve to a loopback, private or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS=true',
 });
 
-function checkUrl(url: string | undefined): void {
-  const problem = url === undefined ? undefined : endpointUrlProblem(url);
-  if (problem) throw invalidInput([{ in: 'body', name: 'url', detail: problem }]);
-}
-
 export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
   const tags = ['admin'];
   app.post(
@@ -67,12 +63,12 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         ),
         response: { 201: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
-      checkUrl(request.body.url);
-      const made = await db.transaction((tx) =>
-        createEndpoint(tx, { instanceId: instance.id, url: request.body.url, events: request.body.events ?? [], description: request.body.description }),
+      const made = await runCommand(db, commandRequest(request, now()), (ctx) =>
+        registerEndpoint(ctx, { instance, url: request.body.url, events: request.body.events, description: request.body.description }),
       );
       return reply.code(201).send(made);
     },
@@ -113,11 +109,11 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         ),
         response: { 200: EndpointView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
-      checkUrl(request.body.url);
-      return updateEndpoint(db, instance.id, request.params.id, request.body);
+      return runCommand(db, commandRequest(request, now()), (ctx) => changeEndpoint(ctx, { instance, id: request.params.id, change: request.body }));
     },
   );
 
@@ -132,10 +128,11 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         params: Params,
         response: { 204: { type: 'null', description: 'Deleted' }, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
-      await deleteEndpoint(db, instance.id, request.params.id);
+      await runCommand(db, commandRequest(request, now()), (ctx) => removeEndpoint(ctx, { instance, id: request.params.id }));
       return reply.code(204).send(null);
     },
   );
@@ -152,8 +149,12 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         params: Params,
         response: { 200: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
-    async (request) => rotateSecret(db, (await requireInstance(db, request.params.instance)).id, request.params.id, now()),
+    async (request) => {
+      const instance = await requireInstance(db, request.params.instance);
+      return runCommand(db, commandRequest(request, now()), (ctx) => rotateEndpointSecret(ctx, { instance, id: request.params.id }));
+    },
   );
 
   app.post(
@@ -178,11 +179,15 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
           ...problemResponses('validation-failed', 'unauthorized', 'not-found'),
         },
       },
+      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
       const since = request.body.since ? new Date(request.body.since) : undefined;
-      return { scheduled: await replay(db, instance.id, request.params.id, { messageId: request.body.messageId, since }, now()) };
+      const scheduled = await runCommand(db, commandRequest(request, now()), (ctx) =>
+        replayToEndpoint(ctx, { instance, id: request.params.id, messageId: request.body.messageId, since }),
+      );
+      return { scheduled };
     },
   );
 
