@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { runCli } from './support/cli.js';
-import { TINY_PNG } from './support/images.js';
+import { TINY_PNG, samePixels } from './support/images.js';
 
 describeEachStore('CLI: instance branding', (ctx) => {
   let url: string;
@@ -53,7 +53,7 @@ describeEachStore('CLI: instance branding', (ctx) => {
     );
     assert.match(created.logoUrl, /^\/brand\//);
     const served = await ctx().request({ method: 'GET', url: created.logoUrl });
-    assert.deepEqual(served.rawPayload, TINY_PNG);
+    assert.ok(await samePixels(served.rawPayload, TINY_PNG));
 
     const listed = await cli(['instance', 'list']);
     assert.match(listed.stdout, /^name\s+displayName\s/m);

@@ -46,7 +46,7 @@ import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { funnel } from '../modules/scores/insights.js';
 import { Settings } from '../modules/tenants/admin-routes.js';
-import { brandOf, checkBranding, checkLogo } from '../modules/tenants/branding.js';
+import { acceptLogo, brandOf, checkBranding } from '../modules/tenants/branding.js';
 import { INSTANCE_NAME_PATTERN, listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
 import { verifyPassword } from '../modules/users/password.js';
 import { normaliseIdentifier } from '../modules/users/identifier.js';
@@ -922,7 +922,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const body = request.body ?? {};
       const instance = instanceOf(request, body.instance, 'manage');
       const file = typeof body.logo === 'object' && body.logo !== null ? body.logo : undefined;
-      const checked = file && file.bytes.length > 0 ? checkLogo(file.type, file.bytes) : { status: 400 as const, detail: 'Choose a logo file to upload' };
+      const checked = file && file.bytes.length > 0 ? await acceptLogo(file.type, file.bytes) : { status: 400 as const, detail: 'Choose a logo file to upload' };
       if ('detail' in checked) {
         const errors = [{ name: 'logo', detail: checked.detail }];
         return page(

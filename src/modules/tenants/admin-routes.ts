@@ -5,7 +5,7 @@ import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js
 import { Problem, invalid } from '../../http/problem.js';
 import { BIDI_CONTROLS, BIDI_MESSAGE } from '../../http/validation.js';
 import { LANGUAGES } from '../../i18n/i18n.js';
-import { LOGO_MAX_BYTES, brandOf, checkBranding, checkLogo } from './branding.js';
+import { LOGO_MAX_BYTES, acceptLogo, brandOf, checkBranding } from './branding.js';
 import { INSTANCE_NAME_PATTERN, createInstance, findInstanceByName, listInstances, removeLogo, setLogo, updateInstance, type Instance as InstanceRow } from './repository.js';
 
 export const InstanceName = Type.String({
@@ -216,7 +216,7 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
         operationId: 'setInstanceLogo',
         tags: ['admin'],
         summary: "Set an instance's logo",
-        description: `The body is the image itself, with Content-Type image/png, image/jpeg or image/webp, at most ${LOGO_MAX_BYTES / 1024} KB. Its bytes must be of the declared type. SVG is refused (it can carry scripts; it is not sanitised here). The logo is shown in the portal's header with the display name as its text alternative, and served at \`logoUrl\` (public, cached for a year: a new logo gets a new URL) and at /brand/{instance}/logo.`,
+        description: `The body is the image itself, with Content-Type image/png, image/jpeg or image/webp, at most ${LOGO_MAX_BYTES / 1024} KB. Its bytes must be of the declared type and decode to at most 4096 × 4096 pixels; it is decoded and encoded again (metadata dropped, at most 1024 pixels a side). SVG is refused (it can carry scripts; it is not sanitised here). The logo is shown in the portal's header with the display name as its text alternative, and served at \`logoUrl\` (public, cached for a year: a new logo gets a new URL) and at /brand/{instance}/logo.`,
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         response: { 200: Instance, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'payload-too-large', 'unsupported-media-type') },
@@ -224,7 +224,7 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
     },
     async (request) => {
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const result = checkLogo(request.headers['content-type'], body);
+      const result = await acceptLogo(request.headers['content-type'], body);
       if ('detail' in result)
         throw new Problem(result.status === 413 ? 'payload-too-large' : result.status === 415 ? 'unsupported-media-type' : 'validation-failed', result.detail);
       if (!(await setLogo(db, request.params.instance, result.logo))) throw new Problem('not-found', `No instance named "${request.params.instance}"`);

@@ -7,11 +7,17 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { simpleParser } from 'mailparser';
 import { describeEachStore, sampleAssessment, type TestContext } from '../../../test/harness.js';
-import { TINY_PNG } from '../../../test/support/images.js';
+import sharp from 'sharp';
+import { TINY_PNG, samePixels } from '../../../test/support/images.js';
 import { brandOf, checkBranding, contrastAgainstWhite, sniffImage } from './branding.js';
 
-const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]);
-const WEBP = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x1a, 0, 0, 0]), Buffer.from('WEBPVP8L'), Buffer.alloc(14)]);
+// Real images (a logo is decoded and encoded again, so a header alone is refused).
+const JPEG = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#336699' } })
+  .jpeg()
+  .toBuffer();
+const WEBP = await sharp({ create: { width: 4, height: 4, channels: 3, background: '#336699' } })
+  .webp()
+  .toBuffer();
 const SVG = Buffer.from('<?xml version="1.0"?><svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
 
 describe('brandOf and the checks', () => {
@@ -124,7 +130,7 @@ describeEachStore('instance branding', (ctx) => {
     assert.match(logoUrl, new RegExp(`^/brand/${instance}/logo/[0-9a-f]{16}$`));
     const served = await ctx().request({ method: 'GET', url: logoUrl });
     assert.equal(served.statusCode, 200);
-    assert.deepEqual(served.rawPayload, TINY_PNG);
+    assert.ok(await samePixels(served.rawPayload, TINY_PNG), 'the stored logo is the same image, encoded again');
     assert.equal(served.headers['content-type'], 'image/png');
     assert.equal(served.headers['cache-control'], 'public, max-age=31536000, immutable');
     assert.equal(served.headers['x-content-type-options'], 'nosniff');
@@ -132,7 +138,7 @@ describeEachStore('instance branding', (ctx) => {
     const stable = await ctx().request({ method: 'GET', url: `/brand/${instance}/logo` });
     assert.equal(stable.statusCode, 200);
     assert.equal(stable.headers['cache-control'], 'public, max-age=300');
-    assert.deepEqual(stable.rawPayload, TINY_PNG);
+    assert.ok(await samePixels(stable.rawPayload, TINY_PNG));
     // Another logo: another URL; the old one no longer answers.
     const other = await putLogo(instance, 'image/jpeg', JPEG);
     assert.equal(other.statusCode, 200, other.body);
@@ -153,6 +159,43 @@ describeEachStore('instance branding', (ctx) => {
     assert.equal((await ctx().request({ method: 'DELETE', url: `/admin/v1/instances/${instance}/logo` })).statusCode, 200, 'removing twice is harmless');
     assert.equal((await ctx().request({ method: 'DELETE', url: '/admin/v1/instances/no-such-instance/logo' })).statusCode, 404);
     assert.equal((await putLogo('no-such-instance', 'image/png', TINY_PNG)).statusCode, 404);
+  });
+
+  it('encodes a logo again: a PNG with a script after it is stored without it, metadata is dropped, a decompression bomb is refused before it is decoded', async () => {
+    const instance = await ctx().instance('logore');
+    const polyglot = Buffer.concat([TINY_PNG, Buffer.from('<script>alert(document.domain)</script>')]);
+    const set = await putLogo(instance, 'image/png', polyglot);
+    assert.equal(set.statusCode, 200, set.body);
+    const served = (await ctx().request({ method: 'GET', url: set.json().logoUrl })).rawPayload;
+    assert.equal(served.includes('alert'), false, 'the script after the image is not stored');
+    assert.ok(await samePixels(served, TINY_PNG));
+
+    const tagged = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#0055aa' } })
+      .jpeg()
+      .withExif({ IFD0: { Copyright: 'GPS 52.5200 13.4050 secret-place' } })
+      .toBuffer();
+    assert.ok(tagged.includes('secret-place'), 'the fixture carries metadata');
+    const withExif = await putLogo(instance, 'image/jpeg', tagged);
+    assert.equal(withExif.statusCode, 200, withExif.body);
+    const stored = (await ctx().request({ method: 'GET', url: withExif.json().logoUrl })).rawPayload;
+    assert.equal(stored.includes('secret-place'), false, 'metadata is dropped');
+
+    const bomb = await sharp({ create: { width: 5000, height: 5000, channels: 3, background: '#ffffff' } })
+      .png({ compressionLevel: 9 })
+      .toBuffer();
+    assert.ok(bomb.length < 200 * 1024, `the bomb is small (${bomb.length} bytes)`);
+    const refused = await putLogo(instance, 'image/png', bomb);
+    assert.equal(refused.statusCode, 413, refused.body);
+    assert.match(refused.json().detail, /pixels/);
+    assert.equal((await ctx().request({ method: 'GET', url: withExif.json().logoUrl })).statusCode, 200, 'the logo before stays');
+
+    const big = await sharp({ create: { width: 2000, height: 500, channels: 3, background: '#112233' } })
+      .png()
+      .toBuffer();
+    const scaled = await putLogo(instance, 'image/png', big);
+    assert.equal(scaled.statusCode, 200, scaled.body);
+    const meta = await sharp((await ctx().request({ method: 'GET', url: scaled.json().logoUrl })).rawPayload).metadata();
+    assert.deepEqual([meta.width, meta.height], [1024, 256], 'scaled down to 1024 pixels a side');
   });
 
   it('refuses a logo that is SVG, too big, of another type than declared, or not an image; nothing changes', async () => {

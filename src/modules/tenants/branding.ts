@@ -3,6 +3,7 @@
 // decides what a candidate is shown when some or all of it is not set. The portal, the e-mail,
 // the console and the reports all take the company's name and contact from brandOf().
 import { createHash } from 'node:crypto';
+import sharp from 'sharp';
 import { t, type Lang } from '../../i18n/i18n.js';
 import type { Instance } from './repository.js';
 
@@ -155,4 +156,40 @@ export function checkLogo(
   if (actual === 'image/svg+xml') return { status: 415, detail: SVG_REFUSED };
   if (actual !== type) return { status: 400, detail: `The logo was declared ${type} but its bytes ${actual ? `are ${actual}` : 'are not a PNG, JPEG or WebP image'}` };
   return { logo: { contentType: type as LogoType, bytes, sha256: createHash('sha256').update(bytes).digest('hex') } };
+}
+
+/** The most pixels a logo may decode to (a 4096 × 4096 image): a small file may expand to gigabytes. */
+export const LOGO_MAX_PIXELS = 4096 * 4096;
+/** A logo is stored at most this wide or high (it shows at a few hundred pixels at most). */
+const LOGO_MAX_SIDE = 1024;
+
+type Checked = Exclude<ReturnType<typeof checkLogo>, { status: number }>;
+type Refused = Exclude<ReturnType<typeof checkLogo>, { logo: unknown }>;
+
+/**
+ * A logo as it is stored: checked (checkLogo), then decoded and encoded again by libvips (sharp)
+ * in its own format. Only pixels survive: metadata (EXIF, GPS, comments) is dropped, and bytes
+ * after or around the image (a PNG that is also a script, a polyglot) are not carried over. An
+ * image that would decode to more than LOGO_MAX_PIXELS is refused before it is decoded (413), one
+ * libvips cannot decode is refused (400), and one larger than LOGO_MAX_SIDE is scaled down.
+ */
+export async function acceptLogo(declared: string | undefined, bytes: Buffer): Promise<Checked | Refused> {
+  const checked = checkLogo(declared, bytes);
+  if ('detail' in checked) return checked;
+  const type = checked.logo.contentType;
+  let out: Buffer;
+  try {
+    const image = sharp(bytes, { limitInputPixels: LOGO_MAX_PIXELS, failOn: 'error', sequentialRead: true });
+    const meta = await image.metadata();
+    if ((meta.width ?? 0) * (meta.height ?? 0) > LOGO_MAX_PIXELS) {
+      return { status: 413, detail: `The logo is ${meta.width} × ${meta.height} pixels; the limit is ${LOGO_MAX_PIXELS.toLocaleString('en')} pixels` };
+    }
+    const resized = image.rotate().resize({ width: LOGO_MAX_SIDE, height: LOGO_MAX_SIDE, fit: 'inside', withoutEnlargement: true });
+    out = await (type === 'image/png' ? resized.png() : type === 'image/jpeg' ? resized.jpeg({ quality: 90 }) : resized.webp({ quality: 90 })).toBuffer();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (/pixel limit/i.test(message)) return { status: 413, detail: `The logo decodes to more than ${LOGO_MAX_PIXELS.toLocaleString('en')} pixels` };
+    return { status: 400, detail: `The logo could not be read as an image (${type})` };
+  }
+  return { logo: { contentType: type, bytes: out, sha256: createHash('sha256').update(out).digest('hex') } };
 }
