@@ -50,9 +50,10 @@ ${errorList(options.errors, 'The password was not changed:')}
 </form>`;
 }
 
-export function accountBody(user: User, csrf: string, options: { notice?: string; twoFactorRequired: boolean }): SafeHtml {
+export function accountBody(user: User, csrf: string, options: { notice?: string; twoFactorRequired: boolean; errors?: FieldError[] }): SafeHtml {
   return html`<h1>Your account</h1>
 ${options.notice && html`<p class="info" role="status">${options.notice}</p>`}
+${errorList(options.errors, 'Nothing was changed:')}
 <dl class="facts"><dt>E-mail</dt><dd>${user.email}</dd><dt>Role</dt><dd>${user.role}</dd></dl>
 <section class="panel" aria-labelledby="password-heading">
 <h2 id="password-heading">Password</h2>
@@ -101,12 +102,12 @@ export function recoveryCodesBody(codes: string[]): SafeHtml {
 <p><a href="/console/">Go on to the console</a></p>`;
 }
 
-export function codeForm(csrf: string, options: { errors?: FieldError[]; error?: string }): SafeHtml {
+export function codeForm(csrf: string, options: { error?: string; next?: string }): SafeHtml {
   return html`<h1>Enter your code</h1>
 ${options.error && html`<p class="error" role="alert" id="code-error">${options.error}</p>`}
-${errorList(options.errors, 'Not signed in:')}
 <form method="post" action="/console/two-factor">
 <input type="hidden" name="_csrf" value="${csrf}">
+${options.next && html`<input type="hidden" name="next" value="${options.next}">`}
 <label for="code">The 6-digit code of your authenticator app, or a recovery code</label>
 <input type="text" id="code" name="code" autocomplete="one-time-code" required maxlength="20">
 <button type="submit" class="primary">Sign in</button>

@@ -231,6 +231,18 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     // ---- signing in and out ------------------------------------------------------------------
 
+    /**
+     * Counts an attempt to sign in (a password, or the code after it) per client address and per
+     * account; past either limit, the seconds to wait.
+     */
+    const signInLimit = async (request: FastifyRequest, email: string): Promise<number | undefined> => {
+      const byAddress = await deps.counter.hit(`console-sign-in:address:${request.ip}`, SIGN_IN_WINDOW_MS);
+      // Keyed by the same normal form as the account (NFKC, case-folded): no spelling of one address has attempts of its own.
+      const byAccount = await deps.counter.hit(`console-sign-in:account:${normaliseIdentifier(email)}`, SIGN_IN_WINDOW_MS);
+      if (byAddress.count <= SIGN_IN_PER_ADDRESS && byAccount.count <= SIGN_IN_PER_ACCOUNT) return undefined;
+      return Math.ceil(Math.max(byAddress.count > SIGN_IN_PER_ADDRESS ? byAddress.resetMs : 0, byAccount.count > SIGN_IN_PER_ACCOUNT ? byAccount.resetMs : 0) / 1000);
+    };
+
     scope.get('/console', async (_request, reply) => reply.redirect('/console/', 301));
 
     scope.get<{ Querystring: { next?: string; signedOut?: string } }>('/console/sign-in', async (request, reply) => {
@@ -253,11 +265,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         reply.header('set-cookie', cookie(SIGN_IN_COOKIE, token, 3600));
         return page(reply, signInPage({ csrf: token, email, error, next }), status);
       };
-      const byAddress = await deps.counter.hit(`console-sign-in:address:${request.ip}`, SIGN_IN_WINDOW_MS);
-      // Keyed by the same normal form as the account (NFKC, case-folded): no spelling of one address has attempts of its own.
-      const byAccount = await deps.counter.hit(`console-sign-in:account:${normaliseIdentifier(email)}`, SIGN_IN_WINDOW_MS);
-      if (byAddress.count > SIGN_IN_PER_ADDRESS || byAccount.count > SIGN_IN_PER_ACCOUNT) {
-        const wait = Math.ceil(Math.max(byAddress.count > SIGN_IN_PER_ADDRESS ? byAddress.resetMs : 0, byAccount.count > SIGN_IN_PER_ACCOUNT ? byAccount.resetMs : 0) / 1000);
+      const wait = await signInLimit(request, email);
+      if (wait !== undefined) {
         reply.header('retry-after', String(Math.max(1, wait)));
         request.log.warn({ ip: request.ip }, 'too many console sign-in attempts');
         const client = { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '') };
@@ -293,14 +302,17 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
           throw forbidden('The form is out of date or came from another site: reload the page and try again');
         }
       }
-      // A password to change or a code to give comes before anything else (account-routes.ts).
-      return enforceStep(request, reply, signedIn);
+      // A code to give, a password to change or a second factor to set up comes before anything else (account-routes.ts).
+      return enforceStep(request, reply);
     });
 
     accountRoutes(scope, {
       db,
       now,
+      times,
       page,
+      signInLimit,
+      safeNext,
       consolePage: (request, title, body) => consolePage(frameOf(request, 'account', undefined), title, body),
     });
 

@@ -515,6 +515,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/users/{id}/reset-2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn off a console user's second factor (ends their sessions)
+         * @description For a user who lost their authenticator app and recovery codes: they sign in with the password alone and can set up a new app (or must, where an instance requires it).
+         */
+        post: operations["resetUserTwoFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/instances/{instance}/webhooks": {
         parameters: {
             query?: never;
@@ -2202,6 +2222,11 @@ export interface operations {
                          */
                         maxWebhookEndpoints: number;
                         /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2295,6 +2320,11 @@ export interface operations {
                      * @example 10
                      */
                     maxWebhookEndpoints?: number;
+                    /**
+                     * @description Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.
+                     * @example true
+                     */
+                    requireTwoFactor?: boolean;
                 };
             };
         };
@@ -2383,6 +2413,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2496,6 +2531,11 @@ export interface operations {
                      * @example 10
                      */
                     maxWebhookEndpoints?: number;
+                    /**
+                     * @description Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.
+                     * @example true
+                     */
+                    requireTwoFactor?: boolean;
                 };
             };
         };
@@ -2584,6 +2624,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2720,6 +2765,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2874,6 +2924,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -4013,6 +4068,16 @@ export interface operations {
                         /** @example false */
                         disabled: boolean;
                         /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
                          */
@@ -4094,6 +4159,16 @@ export interface operations {
                         instances: string[];
                         /** @example false */
                         disabled: boolean;
+                        /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
@@ -4177,6 +4252,16 @@ export interface operations {
                         /** @example false */
                         disabled: boolean;
                         /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
                          */
@@ -4253,6 +4338,16 @@ export interface operations {
                         instances: string[];
                         /** @example false */
                         disabled: boolean;
+                        /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
@@ -4341,6 +4436,16 @@ export interface operations {
                         /** @example false */
                         disabled: boolean;
                         /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
                          */
@@ -4350,6 +4455,93 @@ export interface operations {
                          * @example V3hcSk2y3EAEqCBxrRVr
                          */
                         password?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resetUserTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 49201450-cf57-4604-b5fc-11df958d49c5 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 49201450-cf57-4604-b5fc-11df958d49c5
+                         */
+                        id: string;
+                        /** @example maria.lopez@example.com */
+                        email: string;
+                        /**
+                         * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                         * @example manager
+                         */
+                        role: "owner" | "manager" | "reviewer";
+                        /**
+                         * @description The instances of a manager or reviewer; empty for an owner, who has every instance
+                         * @example [
+                         *       "demo"
+                         *     ]
+                         */
+                        instances: string[];
+                        /** @example false */
+                        disabled: boolean;
+                        /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-20T16:02:41.830Z
+                         */
+                        createdAt: string;
                     };
                 };
             };
