@@ -165,6 +165,14 @@ describeEachStore(
       const ghostly = await auditActions(ctx(), ghost);
       assert.equal(ghostly.filter((e) => e.status === 401).length, 10);
       assert.equal(ghostly.filter((e) => e.status === 429).length, 1);
+      // Something typed that is not an address (a password in the wrong field) is not recorded as typed.
+      assert.equal((await signIn(ctx(), 'Tr0ub4dor&3-but-longer', 'whatever password')).statusCode, 401);
+      const entries = (await ctx().request({ method: 'GET', url: '/admin/v1/audit?limit=5' })).json() as { actor: string; action: string }[];
+      assert.deepEqual(entries.map((e) => [e.actor, e.action]).filter(([, action]) => action === 'user.sign-in-failed')[0], [
+        'user:(not an e-mail address)',
+        'user.sign-in-failed',
+      ]);
+      assert.ok(!JSON.stringify(entries).includes('Tr0ub4dor'));
     });
   },
   { now: time.now },

@@ -16,9 +16,14 @@ export interface Client {
   userAgent: string;
 }
 
+// What was typed as the e-mail is recorded only when it has the shape of an address: a password
+// typed into the wrong field stays out of the audit log.
+const ADDRESS = /^[^@\s]{1,64}@[^@\s]{1,253}$/;
+
 async function signInAudit(ctx: CommandContext, client: Client, email: string, action: string, target: string | null, status: number): Promise<void> {
+  const identifier = normaliseIdentifier(email);
   await recordAudit(ctx.tx, {
-    actor: `user:${normaliseIdentifier(email)}`,
+    actor: ADDRESS.test(identifier) ? `user:${identifier}` : 'user:(not an e-mail address)',
     clientIp: client.ip,
     userAgent: client.userAgent,
     action,
