@@ -311,7 +311,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(assessmentAdminRoutes, { db });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);
-      await admin.register(userAdminRoutes, { db });
+      await admin.register(userAdminRoutes, { db, now: clock });
       await admin.register(webhookAdminRoutes, { db, now: clock });
       await admin.register(integrationAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });

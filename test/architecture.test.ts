@@ -36,6 +36,8 @@ const OWNERS: Record<string, string> = {
   users: 'modules/users',
   user_instances: 'modules/users',
   console_sessions: 'modules/users',
+  user_recovery_codes: 'modules/users',
+  console_secrets: 'modules/users',
   webhook_endpoints: 'modules/webhooks',
   outbox_events: 'modules/webhooks',
   webhook_deliveries: 'modules/webhooks',

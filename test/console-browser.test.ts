@@ -20,6 +20,7 @@ import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { CATALOGUE_DIR, importCatalogue } from '../src/seed.js';
 import { createInstance } from '../src/modules/tenants/repository.js';
 import { ADMIN_TOKEN } from './harness.js';
+import { passwordChosen } from './support/console.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -60,6 +61,7 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     await app.listen({ port, host: '127.0.0.1' });
     key = (await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: admin, payload: { instances: ['demo'], label: 'Greenhouse' } })).json().key;
     ownerPassword = (await app.inject({ method: 'POST', url: '/admin/v1/users', headers: admin, payload: { email: 'olivia.owner@example.com', role: 'owner' } })).json().password;
+    await passwordChosen({ db }, 'olivia.owner@example.com');
 
     // Many candidates, and one who took the customer-support assessment with a free-text answer.
     const first = ['Amira', 'Ben', 'Chloé', 'Dario', 'Elif', 'Farid', 'Greta', 'Hugo', 'Ines', 'Jonas'];

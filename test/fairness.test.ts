@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, type TestContext } from './harness.js';
+import { passwordChosen } from './support/console.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -296,6 +297,7 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     // The console: per assessment, average, count, distribution and the latest comments.
     const created = await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email: `fb-${instance}@example.com`, role: 'manager', instances: [instance] } });
     const { password } = created.json();
+    await passwordChosen(ctx(), `fb-${instance}@example.com`);
     const signInForm = await ctx().request({ method: 'GET', url: '/console/sign-in' });
     const pre = String(([] as string[]).concat(signInForm.headers['set-cookie'] ?? []).find((x) => x.startsWith('ac_console_signin='))).split(';')[0]!;
     const formCsrf = /name="_csrf" value="([^"]+)"/.exec(signInForm.body)![1]!;

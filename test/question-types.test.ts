@@ -8,6 +8,7 @@ import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { CATALOGUE_DIR } from '../src/seed.js';
 import { describeEachStore, type TestContext } from './harness.js';
+import { passwordChosen } from './support/console.js';
 
 const WORK_STYLE = readFileSync(path.join(CATALOGUE_DIR, 'work-style.yaml'), 'utf8');
 const FORM = 'application/x-www-form-urlencoded';
@@ -143,6 +144,7 @@ describeEachStore('Likert and ranking questions', (ctx) => {
     // The console report: each answer beside its key.
     const email = `owner.${instance}@example.com`;
     const owner = (await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email, role: 'owner' } })).json();
+    await passwordChosen(ctx(), email);
     const signInForm = await ctx().request({ method: 'GET', url: '/console/sign-in' });
     const pre = String(([] as string[]).concat(signInForm.headers['set-cookie'] ?? []).find((v) => v.startsWith('ac_console_signin='))).split(';')[0]!;
     const csrf = /name="_csrf" value="([^"]+)"/.exec(signInForm.body)![1]!;

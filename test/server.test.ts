@@ -219,6 +219,19 @@ for (const kind of kinds) {
         .getSetCookie()
         .find((c) => c.startsWith('ac_console='))!
         .split(';')[0]!;
+      // The one-time password is the operator's: the owner chooses their own before anything else.
+      const forced = await fetch(url('/console/'), { headers: { cookie }, redirect: 'manual' });
+      assert.equal(forced.status, 303);
+      assert.equal(forced.headers.get('location'), '/console/account/password');
+      const change = await fetch(url('/console/account/password'), { headers: { cookie } });
+      const token = /name="csrf-token" content="([^"]+)"/.exec(await change.text())![1]!;
+      const changed = await fetch(url('/console/account/password'), {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: token, current: password, password: 'my own long passphrase 7', confirm: 'my own long passphrase 7' }),
+      });
+      assert.equal(changed.status, 303);
       const home = await fetch(url('/console/'), { headers: { cookie } });
       assert.equal(home.status, 200);
       assert.match(await home.text(), /Overview of [a-z]/);

@@ -22,6 +22,14 @@ function defaultLanguage(options: Options): string | undefined {
   return value;
 }
 
+/** --require-two-factor on|off: whether every console user of the instance needs a second factor. */
+function onOff(options: Options, name: string): boolean | undefined {
+  const value = options[name];
+  if (value === undefined) return undefined;
+  if (value === 'on' || value === 'off') return value === 'on';
+  throw new UsageError(`--${name} must be on or off`);
+}
+
 function instanceSettings(options: Options) {
   return {
     displayName: textOrClear(options, 'display-name'),
@@ -37,6 +45,7 @@ function instanceSettings(options: Options) {
     reminderDays: daysOrOff(options, 'reminder-days', 60),
     defaultLanguage: defaultLanguage(options),
     maxWebhookEndpoints: positiveInteger(options, 'max-webhook-endpoints'),
+    requireTwoFactor: onOff(options, 'require-two-factor'),
   };
 }
 

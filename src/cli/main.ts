@@ -19,7 +19,7 @@ const USAGE = `Usage: assessment-connect <command> [options]
 Commands:
   instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
                          [--default-language en|de|es] [--display-name N] [--logo FILE] [--accent-color '#RRGGBB'] [--support-email E] [--privacy-url URL]
-                         [--max-webhook-endpoints N (1-1000, default 10)]
+                         [--max-webhook-endpoints N (1-1000, default 10)] [--require-two-factor on|off]
   instance update <name> (the same options) [--logo none | --no-logo]
                   Branding, what candidates see of the company: --display-name (1-100 characters), --logo
                   (a PNG, JPEG or WebP file of at most 200 KB; none removes it), --accent-color (must have
@@ -41,6 +41,8 @@ Commands:
   user list
   user disable <id> | user enable <id>
   user reset-password <id> [--password-stdin]
+                  (a password the operator gives, generated or chosen, is changed by its user at first sign-in)
+  user reset-2fa <id>   turn off a user's second factor (a lost phone) and end their sessions
   webhook create --instance <name> --endpoint <url> [--events a,b] [--description D]
   webhook list --instance <name>
   webhook update <id> --instance <name> [--endpoint URL] [--events a,b|all] [--description D] [--enable|--disable]
@@ -139,6 +141,7 @@ export async function run(argv: string[]): Promise<number> {
         since: { type: 'string' },
         'report-link-days': { type: 'string' },
         'max-webhook-endpoints': { type: 'string' },
+        'require-two-factor': { type: 'string' },
         'reminder-days': { type: 'string' },
         'default-language': { type: 'string' },
         assessment: { type: 'string' },

@@ -1,10 +1,11 @@
-// user create / list / disable / enable / reset-password: the console's users.
+// user create / list / disable / enable / reset-password / reset-2fa: the console's users.
 import { type Command, UsageError, ok } from './client.js';
 import { list, needArg, passwordFromStdin, required, table } from './options.js';
 
 function userCreated(data: { id: string; email: string; role: string; instances: string[]; password?: string }, verb: string): string {
   const lines = [`${verb} ${data.email} (${data.role}${data.instances.length ? ` of ${data.instances.join(', ')}` : ''}), id ${data.id}.`];
-  if (typeof data.password === 'string') lines.push('One-time password, shown this once (sign in at /console/ and keep it safe):', '', `  ${data.password}`, '');
+  if (typeof data.password === 'string')
+    lines.push('One-time password, shown this once (sign in at /console/ and keep it safe; it must be changed at first sign-in):', '', `  ${data.password}`, '');
   return lines.join('\n');
 }
 
@@ -42,5 +43,9 @@ export const userCommands: Record<string, Command> = {
     const password = options['password-stdin'] ? await passwordFromStdin() : undefined;
     const data = await ok(ctx, ctx.client.POST('/admin/v1/users/{id}/reset-password', { params: { path }, body: password === undefined ? {} : { password } }));
     return { data, text: userCreated(data, 'Reset the password of') };
+  },
+  async 'user reset-2fa'(ctx, [id]) {
+    const data = await ok(ctx, ctx.client.POST('/admin/v1/users/{id}/reset-2fa', { params: { path: { id: userId(id, 'reset-2fa') } } }));
+    return { data, text: `Turned off the second factor of ${data.email}; their console sessions have ended. They can set up a new one from their account page.` };
   },
 };

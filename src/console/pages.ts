@@ -23,7 +23,7 @@ export interface Frame {
   instance?: string;
   /** Instance name to the company its candidates see (display name, sender name or the name itself). */
   companies?: Record<string, string>;
-  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'integrations' | 'settings' | 'users' | 'audit';
+  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'integrations' | 'settings' | 'users' | 'audit' | 'account';
   canManage: boolean;
 }
 
@@ -46,7 +46,7 @@ const sectionPath = (id: Frame['section'], instance?: string) => {
   return instance && id !== 'audit' && id !== 'users' ? `${base}?instance=${encodeURIComponent(instance)}` : base;
 };
 
-function head(title: string, csrf?: string): SafeHtml {
+export function head(title: string, csrf?: string): SafeHtml {
   return html`<head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -72,6 +72,7 @@ export function consolePage(frame: Frame, title: string, body: SafeHtml): SafeHt
     frame.instances.length > 1 &&
     frame.section !== 'audit' &&
     frame.section !== 'users' &&
+    frame.section !== 'account' &&
     html`<form method="get" action="${sectionPath(frame.section)}" class="instance-picker">
 <label for="instance-select">Instance</label>
 <select id="instance-select" name="instance">${frame.instances.map((name) => html`<option value="${name}"${name === frame.instance && html` selected`}>${instanceLabel(frame, name)}</option>`)}</select>
@@ -87,7 +88,7 @@ ${head(title, frame.csrf)}
 <nav aria-label="Console"><ul class="nav">${nav}</ul></nav>
 <form method="post" action="/console/sign-out" class="sign-out">
 <input type="hidden" name="_csrf" value="${frame.csrf}">
-<span class="who">${frame.user.email} (${frame.user.role})</span>
+<span class="who"><a href="/console/account">${frame.user.email}</a> (${frame.user.role})</span>
 <button type="submit">Sign out</button>
 </form>
 </header>

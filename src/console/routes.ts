@@ -48,9 +48,10 @@ import { funnel } from '../modules/scores/insights.js';
 import { Settings } from '../modules/tenants/admin-routes.js';
 import { acceptLogo, brandOf, checkBranding } from '../modules/tenants/branding.js';
 import { INSTANCE_NAME_PATTERN, listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
-import { verifyPassword } from '../modules/users/password.js';
 import { normaliseIdentifier } from '../modules/users/identifier.js';
-import { closeSession, findCredentials, findSession, openSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
+import { findSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
+import { recordLockedOut, signInWithPassword, signOut } from '../modules/users/accounts.js';
+import { accountRoutes, enforceStep } from './account-routes.js';
 import {
   assessmentsBody,
   invitationsBody,
@@ -232,6 +233,18 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     // ---- signing in and out ------------------------------------------------------------------
 
+    /**
+     * Counts an attempt to sign in (a password, or the code after it) per client address and per
+     * account; past either limit, the seconds to wait.
+     */
+    const signInLimit = async (request: FastifyRequest, email: string): Promise<number | undefined> => {
+      const byAddress = await deps.counter.hit(`console-sign-in:address:${request.ip}`, SIGN_IN_WINDOW_MS);
+      // Keyed by the same normal form as the account (NFKC, case-folded): no spelling of one address has attempts of its own.
+      const byAccount = await deps.counter.hit(`console-sign-in:account:${normaliseIdentifier(email)}`, SIGN_IN_WINDOW_MS);
+      if (byAddress.count <= SIGN_IN_PER_ADDRESS && byAccount.count <= SIGN_IN_PER_ACCOUNT) return undefined;
+      return Math.ceil(Math.max(byAddress.count > SIGN_IN_PER_ADDRESS ? byAddress.resetMs : 0, byAccount.count > SIGN_IN_PER_ACCOUNT ? byAccount.resetMs : 0) / 1000);
+    };
+
     scope.get('/console', async (_request, reply) => reply.redirect('/console/', 301));
 
     scope.get<{ Querystring: { next?: string; signedOut?: string } }>('/console/sign-in', async (request, reply) => {
@@ -254,32 +267,23 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         reply.header('set-cookie', cookie(SIGN_IN_COOKIE, token, 3600));
         return page(reply, signInPage({ csrf: token, email, error, next }), status);
       };
-      const byAddress = await deps.counter.hit(`console-sign-in:address:${request.ip}`, SIGN_IN_WINDOW_MS);
-      // Keyed by the same normal form as the account (NFKC, case-folded): no spelling of one address has attempts of its own.
-      const byAccount = await deps.counter.hit(`console-sign-in:account:${normaliseIdentifier(email)}`, SIGN_IN_WINDOW_MS);
-      if (byAddress.count > SIGN_IN_PER_ADDRESS || byAccount.count > SIGN_IN_PER_ACCOUNT) {
-        const wait = Math.ceil(Math.max(byAddress.count > SIGN_IN_PER_ADDRESS ? byAddress.resetMs : 0, byAccount.count > SIGN_IN_PER_ACCOUNT ? byAccount.resetMs : 0) / 1000);
+      const wait = await signInLimit(request, email);
+      if (wait !== undefined) {
         reply.header('retry-after', String(Math.max(1, wait)));
         request.log.warn({ ip: request.ip }, 'too many console sign-in attempts');
+        const client = { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '') };
+        await runCommand(db, commandRequest(request, now()), (ctx) => recordLockedOut(ctx, { email, client }), 'user_sign_in');
         return again(`Too many sign-in attempts. Wait ${Math.max(1, Math.ceil(wait / 60))} minute${wait > 60 ? 's' : ''} and try again.`, 429);
       }
-      const credentials = email ? await findCredentials(db, email) : undefined;
-      const valid = await verifyPassword(credentials?.passwordHash, password);
-      if (!credentials || !valid || credentials.disabled) {
+      const client = { ip: request.ip, userAgent: String(request.headers['user-agent'] ?? '') };
+      const signedIn = await runCommand(db, commandRequest(request, now()), (ctx) => signInWithPassword(ctx, times, { email, password, client }), 'user_sign_in');
+      if (!signedIn.ok) {
         // One answer for an unknown e-mail, a wrong password and a disabled account.
         return again('The e-mail or password is not right, or the account is disabled.', 401);
       }
-      const opened = await openSession(db, credentials.id, now(), times);
-      reply.header('set-cookie', [cookie(SESSION_COOKIE, opened.value, Math.floor(times.absoluteMs / 1000)), cookie(SIGN_IN_COOKIE, '', 0)]);
-      await recordAudit(db, {
-        actor: `user:${normaliseIdentifier(email)}`,
-        clientIp: request.ip,
-        userAgent: String(request.headers['user-agent'] ?? ''),
-        action: 'user.sign-in',
-        target: credentials.id,
-        requestId: request.id,
-        status: 303,
-      });
+      reply.header('set-cookie', [cookie(SESSION_COOKIE, signedIn.session.value, Math.floor(times.absoluteMs / 1000)), cookie(SIGN_IN_COOKIE, '', 0)]);
+      // With a second factor, the code comes next (then the page asked for).
+      if (signedIn.secondFactor) return reply.redirect(next ? `/console/two-factor?next=${encodeURIComponent(next)}` : '/console/two-factor', 303);
       return reply.redirect(next ?? '/console/', 303);
     });
 
@@ -300,10 +304,23 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
           throw forbidden('The form is out of date or came from another site: reload the page and try again');
         }
       }
+      // A code to give, a password to change or a second factor to set up comes before anything else (account-routes.ts).
+      return enforceStep(request, reply);
+    });
+
+    accountRoutes(scope, {
+      db,
+      now,
+      times,
+      page,
+      signInLimit,
+      safeNext,
+      consolePage: (request, title, body) => consolePage(frameOf(request, 'account', undefined), title, body),
     });
 
     scope.post('/console/sign-out', async (request, reply) => {
-      await closeSession(db, request.consoleUser!.sessionHash);
+      const user = request.consoleUser!;
+      await runCommand(db, commandRequest(request, now()), (ctx) => signOut(ctx, { userId: user.user.id, sessionHash: user.sessionHash }), 'user_sign_out');
       reply.header('set-cookie', cookie(SESSION_COOKIE, '', 0));
       return reply.redirect('/console/sign-in?signedOut=1', 303);
     });

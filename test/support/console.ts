@@ -1,6 +1,7 @@
 // Signing in to the console over HTTP, for suites other than test/console.test.ts.
 import assert from 'node:assert/strict';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { normaliseIdentifier } from '../../src/modules/users/identifier.js';
 import type { TestContext } from '../harness.js';
 
 export const FORM = 'application/x-www-form-urlencoded';
@@ -28,8 +29,18 @@ export async function signIn(ctx: TestContext, email: string, password: string, 
   });
 }
 
+/**
+ * Marks an operator-made account as if its user had chosen their own password already, so that
+ * suites about other things sign in straight to the console (test/accounts.test.ts covers the
+ * forced change itself).
+ */
+export async function passwordChosen(ctx: { db: TestContext['db'] }, email: string): Promise<void> {
+  await ctx.db.query('UPDATE users SET must_change_password = false WHERE lower(email) = $1', [normaliseIdentifier(email)]);
+}
+
 /** A signed-in user: GET and form POST with the session's cookie and CSRF token. */
 export async function consoleAs(ctx: TestContext, email: string, password: string) {
+  await passwordChosen(ctx, email);
   const response = await signIn(ctx, email, password);
   assert.equal(response.statusCode, 303, response.body);
   const cookie = cookieOf(response, 'ac_console')!;
@@ -47,5 +58,6 @@ export async function consoleAs(ctx: TestContext, email: string, password: strin
 export async function consoleUser(ctx: TestContext, email: string, role: string, instances?: string[]) {
   const response = await ctx.request({ method: 'POST', url: '/admin/v1/users', payload: { email, role, instances } });
   assert.equal(response.statusCode, 201, response.body);
+  await passwordChosen(ctx, email);
   return response.json() as { id: string; password: string };
 }

@@ -249,7 +249,7 @@ export interface paths {
         get?: never;
         /**
          * Set an instance's logo
-         * @description The body is the image itself, with Content-Type image/png, image/jpeg or image/webp, at most 200 KB. Its bytes must be of the declared type. SVG is refused (it can carry scripts; it is not sanitised here). The logo is shown in the portal's header with the display name as its text alternative, and served at `logoUrl` (public, cached for a year: a new logo gets a new URL) and at /brand/{instance}/logo.
+         * @description The body is the image itself, with Content-Type image/png, image/jpeg or image/webp, at most 200 KB. Its bytes must be of the declared type and decode to at most 4096 × 4096 pixels; it is decoded and encoded again (metadata dropped, at most 1024 pixels a side). SVG is refused (it can carry scripts; it is not sanitised here). The logo is shown in the portal's header with the display name as its text alternative, and served at `logoUrl` (public, cached for a year: a new logo gets a new URL) and at /brand/{instance}/logo.
          */
         put: operations["setInstanceLogo"];
         post?: never;
@@ -509,6 +509,26 @@ export interface paths {
          * @description Without `password`, a one-time password is generated and returned once. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/users/{id}/reset-2fa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Turn off a console user's second factor (ends their sessions)
+         * @description For a user who lost their authenticator app and recovery codes: they sign in with the password alone and can set up a new app (or must, where an instance requires it).
+         */
+        post: operations["resetUserTwoFactor"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2301,6 +2321,11 @@ export interface operations {
                          */
                         maxWebhookEndpoints: number;
                         /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2394,6 +2419,11 @@ export interface operations {
                      * @example 10
                      */
                     maxWebhookEndpoints?: number;
+                    /**
+                     * @description Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.
+                     * @example true
+                     */
+                    requireTwoFactor?: boolean;
                 };
             };
         };
@@ -2482,6 +2512,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2595,6 +2630,11 @@ export interface operations {
                      * @example 10
                      */
                     maxWebhookEndpoints?: number;
+                    /**
+                     * @description Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.
+                     * @example true
+                     */
+                    requireTwoFactor?: boolean;
                 };
             };
         };
@@ -2683,6 +2723,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2819,6 +2864,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2973,6 +3023,11 @@ export interface operations {
                          * @example 10
                          */
                         maxWebhookEndpoints: number;
+                        /**
+                         * @description Every console user of the instance must have a second factor (default false)
+                         * @example false
+                         */
+                        requireTwoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -4112,6 +4167,16 @@ export interface operations {
                         /** @example false */
                         disabled: boolean;
                         /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
                          */
@@ -4193,6 +4258,16 @@ export interface operations {
                         instances: string[];
                         /** @example false */
                         disabled: boolean;
+                        /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
@@ -4276,6 +4351,16 @@ export interface operations {
                         /** @example false */
                         disabled: boolean;
                         /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
                          */
@@ -4352,6 +4437,16 @@ export interface operations {
                         instances: string[];
                         /** @example false */
                         disabled: boolean;
+                        /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
@@ -4440,6 +4535,16 @@ export interface operations {
                         /** @example false */
                         disabled: boolean;
                         /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-20T16:02:41.830Z
                          */
@@ -4449,6 +4554,93 @@ export interface operations {
                          * @example V3hcSk2y3EAEqCBxrRVr
                          */
                         password?: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    resetUserTwoFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example 49201450-cf57-4604-b5fc-11df958d49c5 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @example 49201450-cf57-4604-b5fc-11df958d49c5
+                         */
+                        id: string;
+                        /** @example maria.lopez@example.com */
+                        email: string;
+                        /**
+                         * @description owner: everything; manager: invitations, content, results, reviews and keys of its instances; reviewer: read results and score free-text answers of its instances
+                         * @example manager
+                         */
+                        role: "owner" | "manager" | "reviewer";
+                        /**
+                         * @description The instances of a manager or reviewer; empty for an owner, who has every instance
+                         * @example [
+                         *       "demo"
+                         *     ]
+                         */
+                        instances: string[];
+                        /** @example false */
+                        disabled: boolean;
+                        /**
+                         * @description The password was given by the operator: the user changes it at their next sign-in
+                         * @example true
+                         */
+                        mustChangePassword: boolean;
+                        /**
+                         * @description A TOTP second factor is set up
+                         * @example false
+                         */
+                        twoFactor: boolean;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-20T16:02:41.830Z
+                         */
+                        createdAt: string;
                     };
                 };
             };

@@ -39,6 +39,7 @@ const ACTIONS: Record<string, string> = {
   'POST /users/:id/disable': 'user.disable',
   'POST /users/:id/enable': 'user.enable',
   'POST /users/:id/reset-password': 'user.reset-password',
+  'POST /users/:id/reset-2fa': 'user.2fa.reset',
 };
 
 const ACTOR = 'admin-token';

@@ -57,6 +57,7 @@ const Instance = Type.Object(
       description: "The portal's and e-mails' language when neither the invitation nor the candidate's browser names one with a catalogue",
     }),
     maxWebhookEndpoints: Type.Integer({ examples: [10], description: 'How many webhook endpoints the instance may register (default 10)' }),
+    requireTwoFactor: Type.Boolean({ examples: [false], description: 'Every console user of the instance must have a second factor (default false)' }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
@@ -144,6 +145,13 @@ export const Settings = Type.Object(
         examples: [10],
         description:
           'How many webhook endpoints the instance may register, 1-1000 (default 10): a registration beyond it is refused (409). Endpoints already there stay. Only the operator sets it.',
+      }),
+    ),
+    requireTwoFactor: Type.Optional(
+      Type.Boolean({
+        examples: [true],
+        description:
+          'Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.',
       }),
     ),
   },

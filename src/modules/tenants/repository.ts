@@ -26,6 +26,8 @@ export interface Instance {
   defaultLanguage: string;
   /** How many webhook endpoints the instance may register (the operator's setting, default 10). */
   maxWebhookEndpoints: number;
+  /** Every console user of the instance must have a second factor (the operator's setting). */
+  requireTwoFactor: boolean;
   createdAt: Date;
 }
 
@@ -33,7 +35,8 @@ const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "invite
   mail_from_address AS "mailFromAddress", retention_days AS "retentionDays",
   report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", display_name AS "displayName", accent_color AS "accentColor",
   support_email AS "supportEmail", privacy_url AS "privacyUrl", (SELECT l.sha256 FROM instance_logos l WHERE l.instance_id = instances.id) AS "logoSha256",
-  default_language AS "defaultLanguage", max_webhook_endpoints AS "maxWebhookEndpoints", created_at AS "createdAt"`;
+  default_language AS "defaultLanguage", max_webhook_endpoints AS "maxWebhookEndpoints",
+  require_two_factor AS "requireTwoFactor", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -49,6 +52,7 @@ export interface InstanceSettings {
   privacyUrl?: string | null;
   defaultLanguage?: string;
   maxWebhookEndpoints?: number;
+  requireTwoFactor?: boolean;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
@@ -99,6 +103,7 @@ export async function updateInstance(db: Queryable, name: string, settings: Inst
     privacyUrl: 'privacy_url',
     defaultLanguage: 'default_language',
     maxWebhookEndpoints: 'max_webhook_endpoints',
+    requireTwoFactor: 'require_two_factor',
   } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];

@@ -25,6 +25,7 @@ describeEachStore('instances and the admin API', (ctx) => {
         logoUrl: null,
         defaultLanguage: 'en',
         maxWebhookEndpoints: 10,
+        requireTwoFactor: false,
         createdAt: undefined,
       },
     );

@@ -7,6 +7,9 @@ import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js
 import { InstanceName } from '../tenants/admin-routes.js';
 import { listUsers, requireUser, setDisabled } from './repository.js';
 import { addUser, resetPassword } from './service.js';
+import { resetTwoFactor } from './two-factor.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 
 const RoleSchema = Type.Union([Type.Literal('owner'), Type.Literal('manager'), Type.Literal('reviewer')], {
   examples: ['manager'],
@@ -20,6 +23,8 @@ const UserView = Type.Object(
     role: RoleSchema,
     instances: Type.Array(Type.String(), { description: 'The instances of a manager or reviewer; empty for an owner, who has every instance', examples: [['demo']] }),
     disabled: Type.Boolean({ examples: [false] }),
+    mustChangePassword: Type.Boolean({ examples: [true], description: 'The password was given by the operator: the user changes it at their next sign-in' }),
+    twoFactor: Type.Boolean({ examples: [false], description: 'A TOTP second factor is set up' }),
     createdAt: DateTime({ examples: ['2026-11-20T16:02:41.830Z'] }),
   },
   { additionalProperties: false },
@@ -37,7 +42,7 @@ const WithPassword = Type.Object({
 });
 const UserId = Type.Object({ id: Type.String({ format: 'uuid', examples: ['49201450-cf57-4604-b5fc-11df958d49c5'] }) });
 
-export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
   app.post(
     '/users',
     {
@@ -120,5 +125,23 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       const { user, password } = await resetPassword(db, request.params.id, request.body?.password);
       return password === undefined ? user : { ...user, password };
     },
+  );
+
+  app.post(
+    '/users/:id/reset-2fa',
+    {
+      config: { auditedByCommand: true },
+      schema: {
+        operationId: 'resetUserTwoFactor',
+        tags: ['admin'],
+        summary: "Turn off a console user's second factor (ends their sessions)",
+        description:
+          'For a user who lost their authenticator app and recovery codes: they sign in with the password alone and can set up a new app (or must, where an instance requires it).',
+        security: adminSecurity,
+        params: UserId,
+        response: { 200: UserView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
+      },
+    },
+    async (request) => runCommand(db, commandRequest(request, now()), (ctx) => resetTwoFactor(ctx, { id: request.params.id }), 'user_reset_2fa'),
   );
 };

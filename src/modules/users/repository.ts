@@ -1,5 +1,5 @@
 // Console users, their instances and their sessions. Only this module reads or writes the users,
-// user_instances and console_sessions tables.
+// user_instances, console_sessions, user_recovery_codes and console_secrets tables.
 import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../domain/errors.js';
@@ -17,18 +17,22 @@ export interface User {
   instances: string[];
   disabled: boolean;
   createdAt: Date;
+  /** The password was handed out by the operator: the user must change it before anything else. */
+  mustChangePassword: boolean;
+  /** A TOTP second factor is enrolled. */
+  twoFactor: boolean;
 }
 
 const USER_COLUMNS = `u.id, u.email, u.role, u.disabled_at IS NOT NULL AS disabled, u.created_at AS "createdAt",
+  u.must_change_password AS "mustChangePassword", u.totp_enabled_at IS NOT NULL AS "twoFactor",
   COALESCE((SELECT array_agg(i.name ORDER BY i.name) FROM user_instances ui JOIN instances i ON i.id = ui.instance_id WHERE ui.user_id = u.id), '{}') AS instances`;
 
 /** Adds an account under its e-mail's normal form (normaliseIdentifier): one account per address however it is spelled. */
-export async function createUser(tx: Queryable, input: { email: string; role: Role; passwordHash: string; instanceIds: string[] }): Promise<User> {
-  const { rows } = await tx.query<{ id: string }>(`INSERT INTO users (email, role, password_hash) VALUES ($1, $2, $3) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`, [
-    normaliseIdentifier(input.email),
-    input.role,
-    input.passwordHash,
-  ]);
+export async function createUser(tx: Queryable, input: { email: string; role: Role; passwordHash: string; instanceIds: string[]; mustChangePassword?: boolean }): Promise<User> {
+  const { rows } = await tx.query<{ id: string }>(
+    `INSERT INTO users (email, role, password_hash, must_change_password) VALUES ($1, $2, $3, $4) ON CONFLICT (lower(email)) DO NOTHING RETURNING id`,
+    [normaliseIdentifier(input.email), input.role, input.passwordHash, input.mustChangePassword ?? false],
+  );
   if (rows.length === 0) throw conflict(`A user with the e-mail ${input.email} exists already`);
   const id = rows[0]!.id;
   if (input.role !== 'owner' && input.instanceIds.length > 0) {
@@ -64,9 +68,9 @@ export async function countOwners(db: Queryable): Promise<number> {
  * e-mail's normal form only (the database's lower() is not applied to it: it depends on the
  * server's locale), so the account found and the sign-in lockout's key are always the same.
  */
-export async function findCredentials(db: Queryable, email: string): Promise<{ id: string; passwordHash: string; disabled: boolean } | undefined> {
-  const { rows } = await db.query<{ id: string; passwordHash: string; disabled: boolean }>(
-    `SELECT id, password_hash AS "passwordHash", disabled_at IS NOT NULL AS disabled FROM users WHERE lower(email) = $1`,
+export async function findCredentials(db: Queryable, email: string): Promise<{ id: string; passwordHash: string; disabled: boolean; twoFactor: boolean } | undefined> {
+  const { rows } = await db.query<{ id: string; passwordHash: string; disabled: boolean; twoFactor: boolean }>(
+    `SELECT id, password_hash AS "passwordHash", disabled_at IS NOT NULL AS disabled, totp_enabled_at IS NOT NULL AS "twoFactor" FROM users WHERE lower(email) = $1`,
     [normaliseIdentifier(email)],
   );
   return rows[0];
@@ -79,11 +83,25 @@ export async function setDisabled(tx: Queryable, id: string, disabled: boolean):
   if (disabled) await tx.query('DELETE FROM console_sessions WHERE user_id = $1', [id]);
 }
 
-/** Sets a new password hash and ends every session of the account. */
-export async function setPasswordHash(tx: Queryable, id: string, passwordHash: string): Promise<void> {
-  const { rows } = await tx.query(`UPDATE users SET password_hash = $2, password_changed_at = now() WHERE id = $1 RETURNING id`, [id, passwordHash]);
+/**
+ * Sets a new password hash and ends every session of the account but `keep` (the session of a
+ * user changing their own). `mustChange`: the operator handed it out, so it is to be changed at
+ * the next sign-in.
+ */
+export async function setPasswordHash(tx: Queryable, id: string, passwordHash: string, options: { mustChange?: boolean; keep?: Buffer } = {}): Promise<void> {
+  const { rows } = await tx.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), must_change_password = $3 WHERE id = $1 RETURNING id`, [
+    id,
+    passwordHash,
+    options.mustChange ?? false,
+  ]);
   if (rows.length === 0) throw notFound('No such user');
-  await tx.query('DELETE FROM console_sessions WHERE user_id = $1', [id]);
+  await tx.query('DELETE FROM console_sessions WHERE user_id = $1 AND ($2::bytea IS NULL OR token_hash <> $2)', [id, options.keep ?? null]);
+}
+
+/** The password hash of an account, to check the current password before a change. */
+export async function passwordHashOf(db: Queryable, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ hash: string }>('SELECT password_hash AS hash FROM users WHERE id = $1', [id]);
+  return rows[0]?.hash;
 }
 
 // ---- sessions -------------------------------------------------------------------------------
@@ -99,18 +117,20 @@ export interface SignedIn {
   user: User;
   csrfToken: string;
   sessionHash: Buffer;
+  /** The password was right but the second factor is still to be given: nothing else is reached. */
+  secondFactorPending: boolean;
 }
 
-export async function openSession(db: Queryable, userId: string, now: Date, times: SessionTimes): Promise<{ value: string; csrfToken: string }> {
+/** How long a session waits for its second factor after the password. */
+export const SECOND_FACTOR_MS = 5 * 60_000;
+
+export async function openSession(db: Queryable, userId: string, now: Date, times: SessionTimes, secondFactorPending = false): Promise<{ value: string; csrfToken: string }> {
   const value = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
-  await db.query(`INSERT INTO console_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at) VALUES ($1, $2, $3, $4, $4, $5)`, [
-    sha256(value),
-    userId,
-    csrfToken,
-    now,
-    new Date(now.getTime() + times.absoluteMs),
-  ]);
+  await db.query(
+    `INSERT INTO console_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at, second_factor_pending) VALUES ($1, $2, $3, $4, $4, $5, $6)`,
+    [sha256(value), userId, csrfToken, now, new Date(now.getTime() + (secondFactorPending ? Math.min(SECOND_FACTOR_MS, times.absoluteMs) : times.absoluteMs)), secondFactorPending],
+  );
   // Expired sessions of anyone are cleared now and then, by the sign-ins that make new ones.
   await db.query('DELETE FROM console_sessions WHERE expires_at < $1 OR last_seen_at < $2', [now, new Date(now.getTime() - times.idleMs)]);
   return { value, csrfToken };
@@ -120,19 +140,24 @@ export async function openSession(db: Queryable, userId: string, now: Date, time
 export async function findSession(db: Queryable, value: string, now: Date, times: SessionTimes): Promise<SignedIn | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
   const hash = sha256(value);
-  const { rows } = await db.query<{ userId: string; csrfToken: string; lastSeen: Date }>(
+  const { rows } = await db.query<{ userId: string; csrfToken: string; pending: boolean }>(
     `UPDATE console_sessions s SET last_seen_at = $2
        FROM users u
       WHERE s.token_hash = $1 AND u.id = s.user_id AND u.disabled_at IS NULL AND s.expires_at > $2 AND s.last_seen_at > $3
-      RETURNING s.user_id AS "userId", s.csrf_token AS "csrfToken"`,
+      RETURNING s.user_id AS "userId", s.csrf_token AS "csrfToken", s.second_factor_pending AS pending`,
     [hash, now, new Date(now.getTime() - times.idleMs)],
   );
   const row = rows[0];
   if (!row) return undefined;
   const user = await findUser(db, row.userId);
-  return user ? { user, csrfToken: row.csrfToken, sessionHash: hash } : undefined;
+  return user ? { user, csrfToken: row.csrfToken, sessionHash: hash, secondFactorPending: row.pending } : undefined;
 }
 
 export async function closeSession(db: Queryable, sessionHash: Buffer): Promise<void> {
   await db.query('DELETE FROM console_sessions WHERE token_hash = $1', [sessionHash]);
+}
+
+/** A session that gave its second factor: open for the whole absolute time from now. */
+export async function completeSecondFactor(db: Queryable, sessionHash: Buffer, now: Date, times: SessionTimes): Promise<void> {
+  await db.query('UPDATE console_sessions SET second_factor_pending = false, expires_at = $2 WHERE token_hash = $1', [sessionHash, new Date(now.getTime() + times.absoluteMs)]);
 }

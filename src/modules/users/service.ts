@@ -1,4 +1,5 @@
-// Adding users and resetting passwords, the same for the admin API and the console.
+// Adding users and resetting passwords, the same for the admin API and the console. A password
+// the operator (or an owner) hands out, generated or chosen, must be changed at first sign-in.
 import type { Database, Queryable } from '../../db/database.js';
 import { invalidInput } from '../../domain/errors.js';
 import { findInstancesByName } from '../tenants/repository.js';
@@ -37,7 +38,7 @@ export async function addUser(
   const password = input.password === undefined ? generatePassword() : checkedPassword(input.password, input.email);
   const passwordHash = await hashPassword(password);
   const user = await db.transaction(async (tx) => {
-    const made = await createUser(tx, { email: input.email, role: input.role, passwordHash, instanceIds: ids });
+    const made = await createUser(tx, { email: input.email, role: input.role, passwordHash, instanceIds: ids, mustChangePassword: true });
     await inTransaction?.(tx, made);
     return made;
   });
@@ -55,7 +56,7 @@ export async function resetPassword(
   const password = given === undefined ? generatePassword() : checkedPassword(given, user.email);
   const passwordHash = await hashPassword(password);
   await db.transaction(async (tx) => {
-    await setPasswordHash(tx, user.id, passwordHash);
+    await setPasswordHash(tx, user.id, passwordHash, { mustChange: true });
     await inTransaction?.(tx, user);
   });
   return given === undefined ? { user, password } : { user };
