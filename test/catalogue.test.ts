@@ -28,7 +28,7 @@ const SUBJECTS: Record<string, string> = {
   'attention to detail': 'attention-to-detail',
   'reading comprehension': 'reading-comprehension',
   'English grammar and vocabulary': 'english-grammar',
-  'customer-service situational judgement': 'customer-support',
+  'customer-service situational judgement': 'customer-service-judgement',
   'sales situational judgement': 'sales-judgement',
   'spreadsheet skills': 'spreadsheet-skills',
   'typing, basic': 'typing-basic',
