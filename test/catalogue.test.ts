@@ -13,6 +13,7 @@ import { questionCount, scaleLabels, type QuestionContent } from '../src/modules
 import { normaliseText, scoreAttempt, type AnswerValue } from '../src/modules/attempts/scoring.js';
 import { catalogueFiles } from '../src/seed.js';
 import { describeEachStore } from './harness.js';
+import { consoleAs, consoleUser } from './support/console.js';
 
 const library = catalogueFiles().map((file) => {
   const parsed = parseAssessment(readFileSync(file, 'utf8'));
@@ -283,5 +284,24 @@ describeEachStore('the library through the importer and the portal', (ctx) => {
         assert.match(page.body, /<form/, `${content.id} question ${n} shows a form`);
       }
     }
+  });
+
+  it('the console lists each assessment with what it measures, its roles and reading level, and previews them', async () => {
+    const instance = await ctx().instance();
+    for (const id of ['big-five', 'spreadsheet-skills']) {
+      assert.equal((await ctx().publish(instance, readFileSync(path.join(path.dirname(catalogueFiles()[0]!), `${id}.yaml`), 'utf8'))).statusCode, 201);
+    }
+    const user = await consoleUser(ctx(), `owner-${instance}@example.com`, 'owner');
+    const owner = await consoleAs(ctx(), `owner-${instance}@example.com`, user.password);
+    const listed = await owner.get(`/console/assessments?instance=${instance}`);
+    assert.equal(listed.statusCode, 200);
+    const sheet = library.find((a) => a.content.id === 'spreadsheet-skills')!.content;
+    assert.ok(listed.body.includes(sheet.description.slice(0, 60)), 'the description');
+    assert.match(listed.body, /<dt>For roles<\/dt><dd>Administrator, Data entry clerk, /);
+    assert.match(listed.body, /<dt>Reading level<\/dt><dd>CEFR B1<\/dd>/);
+    const preview = await owner.get(`/console/assessments/big-five/preview?instance=${instance}`);
+    assert.equal(preview.statusCode, 200);
+    assert.match(preview.body, /Reading level: CEFR B1\./);
+    assert.match(preview.body, /For roles: Any role, /);
   });
 });
