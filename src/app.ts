@@ -20,6 +20,7 @@ import { documentLimitHeaders, problemResponses } from './http/openapi.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
+import { libraryAdminRoutes } from './modules/assessments/library-routes.js';
 import { auditAdminRoutes } from './modules/audit/admin-routes.js';
 import { registerAudit } from './modules/audit/audit.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
@@ -309,6 +310,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(tenantAdminRoutes, { db });
       await admin.register(keyAdminRoutes, { db, verifier, rateCeiling, now: clock });
       await admin.register(assessmentAdminRoutes, { db });
+      await admin.register(libraryAdminRoutes, { db });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db, now: clock });

@@ -1,21 +1,18 @@
 // The demo tenant: on an empty store, `npm start` creates the instance `demo` and publishes the
 // sample catalogue into it, so that a newcomer has something to invite candidates to.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync } from 'node:fs';
 import type { Database } from './db/database.js';
 import { keepStatistics } from './jobs/statistics.js';
 import { parseAssessment } from './modules/assessments/content.js';
+import { LIBRARY_DIR, libraryFiles } from './modules/assessments/library.js';
 import { importAssessment } from './modules/assessments/repository.js';
 import { countInstances, createInstance, findInstanceByName } from './modules/tenants/repository.js';
 
-export const CATALOGUE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'catalogue');
+/** The library (docs/library.md): the demo instance offers all of it. */
+export const CATALOGUE_DIR = LIBRARY_DIR;
 
 export function catalogueFiles(dir = CATALOGUE_DIR): string[] {
-  return readdirSync(dir)
-    .filter((file) => /\.(ya?ml|json)$/.test(file))
-    .sort()
-    .map((file) => path.join(dir, file));
+  return libraryFiles(dir);
 }
 
 /** Publishes every catalogue file into the instance; a broken file stops with its errors. */

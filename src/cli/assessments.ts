@@ -1,4 +1,4 @@
-// assessment import / list, attempt list, review list / score, delivery list / resend.
+// assessment import / list, library list / offer, attempt list, review list / score, delivery list / resend.
 import { readFileSync } from 'node:fs';
 import { type Command, UsageError, ok } from './client.js';
 import { needArg, positiveInteger, required, table, text } from './options.js';
@@ -40,6 +40,30 @@ export const assessmentCommands: Record<string, Command> = {
     const instance = required(options, 'instance');
     const data = await ok(ctx, ctx.client.GET('/admin/v1/instances/{instance}/assessments', { params: { path: { instance } } }));
     return { data, text: table(data, ['id', 'name', 'version', 'durationMinutes', 'questionCount', 'typingTest', 'passScore', 'lowPassScore']) };
+  },
+  async 'library list'(ctx, _args, options) {
+    const instance = typeof options.instance === 'string' ? options.instance : undefined;
+    const data = await ok(ctx, ctx.client.GET('/admin/v1/library', { params: { query: instance === undefined ? {} : { instance } } }));
+    const rows = data.map((a) => ({ ...a, roles: a.roles.join(', ') }));
+    return {
+      data,
+      text: table(rows, instance === undefined ? ['id', 'name', 'durationMinutes', 'readingLevel', 'roles'] : ['id', 'offered', 'name', 'durationMinutes', 'readingLevel']),
+    };
+  },
+  async 'library offer'(ctx, ids, options) {
+    if (ids.length === 0) throw new UsageError('library offer needs at least one library id');
+    const instance = required(options, 'instance');
+    const data = await ok(
+      ctx,
+      ctx.client.POST('/admin/v1/instances/{instance}/library', { params: { path: { instance } }, body: { assessments: ids, update: options.update === true } }),
+    );
+    const said = {
+      created: (id: string, v: number | null) => `Offered ${id} (version ${v})`,
+      updated: (id: string, v: number | null) => `Replaced ${id} by the library's content (version ${v}); started attempts keep theirs`,
+      unchanged: (id: string) => `Unchanged: ${id} is offered as in the library`,
+      kept: (id: string) => `Kept: ${instance} has its own content under ${id} (--update replaces it with a new version)`,
+    };
+    return { data, text: data.map((r) => said[r.outcome](r.id, r.version)).join('\n') };
   },
   async 'attempt list'(ctx, _args, options) {
     const path = { instance: required(options, 'instance'), candidateId: required(options, 'candidate') };

@@ -32,6 +32,10 @@ Commands:
   audit list [--limit N] [--before ID]
   assessment import <file.yaml|file.json> --instance <name>
   assessment list --instance <name>
+  library list [--instance <name>]                 the assessment library, and what the instance offers
+  library offer <id>... --instance <name> [--update]
+                         publish library assessments into the instance; --update replaces other
+                         content under the same id by a new version (started attempts keep theirs)
   attempt list --instance <name> --candidate <candidate-id>
   review list --instance <name>
   review score <attempt-id> <question-id> <0-100> --instance <name>
@@ -146,6 +150,7 @@ export async function run(argv: string[]): Promise<number> {
         'default-language': { type: 'string' },
         assessment: { type: 'string' },
         'no-email': { type: 'boolean' },
+        update: { type: 'boolean' },
         'display-name': { type: 'string' },
         logo: { type: 'string' },
         'no-logo': { type: 'boolean' },

@@ -595,6 +595,10 @@ ${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Older entr
 export interface AssessmentView {
   id: string;
   name: string;
+  /** What it measures, and (library content) for which roles and at what reading level. */
+  description: string;
+  roles?: string[];
+  readingLevel?: string;
   version: number;
   questionCount: number;
   durationMinutes: number;
@@ -666,9 +670,12 @@ ${
     : items.map(
         (a) => html`<section class="panel" aria-labelledby="as-${a.id}">
 <h2 id="as-${a.id}">${a.name} <span class="hint">(${a.id}, version ${a.version})</span></h2>
+<p>${a.description}</p>
 <dl class="figures">
 <div><dt>Questions</dt><dd>${a.questionCount}${a.typingTest ? ' + typing test' : ''}</dd></div>
 <div><dt>Time limit</dt><dd>${a.durationMinutes} min</dd></div>
+${a.roles && html`<div><dt>For roles</dt><dd>${a.roles.join(', ')}</dd></div>`}
+${a.readingLevel && html`<div><dt>Reading level</dt><dd>${a.readingLevel}</dd></div>`}
 <div><dt>Pass / low pass</dt><dd>${a.passScore} % / ${a.lowPassScore} %</dd></div>
 <div><dt>Completed and scored</dt><dd>${a.distribution.count}</dd></div>
 <div><dt>Pass rate</dt><dd>${a.distribution.passRate === null ? '-' : `${a.distribution.passRate} %`}</dd></div>
@@ -689,7 +696,7 @@ ${feedbackPanel(instance, a)}
 
 export function previewBody(
   instance: string,
-  content: { name: string; description: string; durationMinutes: number; instructions?: string },
+  content: { name: string; description: string; durationMinutes: number; instructions?: string; roles?: string[]; readingLevel?: string },
   questions: SafeHtml[],
   passage: string | undefined,
   fairness: { notes: string[]; practice?: SafeHtml } = { notes: [] },
@@ -699,6 +706,8 @@ export function previewBody(
 <p class="info">This is a preview: nothing you enter is saved, and no attempt is made.</p>
 <p>${content.description}</p>
 <p>Time limit: ${content.durationMinutes} minutes.</p>
+${content.roles && html`<p>For roles: ${content.roles.join(', ')}.</p>`}
+${content.readingLevel && html`<p>Reading level: ${content.readingLevel}.</p>`}
 ${content.instructions && html`<h2>Instructions</h2><p class="pre">${content.instructions}</p>`}
 ${fairness.notes.length > 0 && html`<p class="layout-notes">For each attempt: ${fairness.notes.map((n) => n.replace(' for this attempt', '').replace(' (as listed)', '')).join('; ')}. All the questions are listed here in the authored order.</p>`}
 ${fairness.practice && html`<h2>Practice question (before the clock starts; never scored)</h2><form class="preview-question" action="#" aria-label="Practice question">${fairness.practice}</form>`}

@@ -572,7 +572,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const feedback = await feedbackSummaries(db, instance.id);
       for (const a of await listAssessments(db, [instance.id])) {
         const uuid = await assessmentUuid(db, instance.id, a.id);
-        items.push({ ...a, distribution: await scoreDistribution(db, uuid!), feedback: feedback.get(a.id) });
+        const { roles, readingLevel } = await currentContent(db, uuid!);
+        items.push({ ...a, roles, readingLevel, distribution: await scoreDistribution(db, uuid!), feedback: feedback.get(a.id) });
       }
       const canManage = instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id);
       return page(

@@ -345,6 +345,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/library": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the assessment library
+         * @description The ready assessments of the library (catalogue/), and with ?instance whether that instance offers each.
+         */
+        get: operations["listLibrary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/library": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer library assessments to an instance
+         * @description Publishes the named library assessments into the instance, so that its clients may invite to them. An assessment the instance already offers as in the library is unchanged. One the instance has with other content under the same id (an older library version, or its own) is kept as it is unless update is true; then the library's content becomes a new version, and attempts already started keep the version they started. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        post: operations["offerLibraryAssessments"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/instances/{instance}/candidates/{candidateId}/attempts": {
         parameters: {
             query?: never;
@@ -3602,6 +3642,167 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLibrary: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The id it has once offered: in invites (`assessments`) and score filters
+                         * @example verbal-reasoning
+                         */
+                        id: string;
+                        /** @example Verbal Reasoning */
+                        name: string;
+                        /** @description What it measures */
+                        description: string;
+                        /**
+                         * @description The roles it is written for
+                         * @example [
+                         *       "Administrator",
+                         *       "Team leader"
+                         *     ]
+                         */
+                        roles: string[];
+                        /** @example CEFR B2 */
+                        readingLevel: string | null;
+                        /** @example 20 */
+                        durationMinutes: number;
+                        /**
+                         * @description Questions each attempt is given (the typing test not counted)
+                         * @example 16
+                         */
+                        questionCount: number;
+                        typingTest: boolean;
+                        /** @description With ?instance: current when the instance offers it as in the library; other when the instance has an assessment of this id with other content (an older library version, or its own); no when it has none */
+                        offered?: "current" | "other" | "no";
+                    }[];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    offerLibraryAssessments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Library ids */
+                    assessments: string[];
+                    /**
+                     * @description Replace other content under the same id by the library's, as a new version
+                     * @default false
+                     */
+                    update?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example verbal-reasoning */
+                        id: string;
+                        /**
+                         * @description The instance's version now offered; null when kept
+                         * @example 1
+                         */
+                        version: number | null;
+                        /**
+                         * @description created: now offered; updated: a new version replaced other content (only with update: true); unchanged: already offered as in the library; kept: the instance has other content under this id, left as it was
+                         * @example created
+                         */
+                        outcome: "created" | "updated" | "unchanged" | "kept";
+                    }[];
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

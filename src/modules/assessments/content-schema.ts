@@ -29,6 +29,14 @@ const common = {
   category: Slug('Category id this question counts towards'),
   prompt: Text(4000, 'The question as shown to the candidate, in a Markdown subset (docs/question-types.md)'),
   points: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Weight within its category (default 1)' })),
+  pilotSeconds: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 3600,
+      description:
+        "Pilot time: the seconds a candidate is expected to need for the question (a pilot group's median, or the author's timed estimate until a pilot is run), for planning the duration; never shown to the candidate",
+    }),
+  ),
 };
 
 const choiceQuestion = <T extends 'single-choice' | 'multiple-choice'>(type: T, description: string) =>
@@ -128,6 +136,7 @@ export const TypingTest = Type.Object(
     passage: Type.String({ minLength: 50, maxLength: 3000, description: 'The passage the candidate types' }),
     targetWpm: Type.Number({ minimum: 5, maximum: 200, description: 'Net words per minute that earns the full typing score' }),
     points: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'Weight within its category (default 1)' })),
+    pilotSeconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Pilot time of the typing test, in seconds, as for a question' })),
   },
   { additionalProperties: false },
 );
@@ -160,6 +169,8 @@ export const AssessmentContent = Type.Object(
     name: Text(200, 'Assessment name'),
     description: Text(2000, 'What the assessment measures, shown to clients and candidates'),
     instructions: Type.Optional(Text(4000, 'Shown to the candidate before starting')),
+    roles: Type.Optional(Type.Array(Text(100, 'A role the assessment suits'), { minItems: 1, maxItems: 20, description: 'The roles the assessment is written for' })),
+    readingLevel: Type.Optional(Text(40, 'The reading level of the questions, such as "CEFR B1" or "grade 8"')),
     durationMinutes: Type.Integer({ minimum: 1, maximum: 480, description: 'Time limit, enforced by the server' }),
     passScore: Type.Number({ minimum: 0, maximum: 100, description: 'Total score (percent) at or above which the result is PASS' }),
     lowPassScore: Type.Number({ minimum: 0, maximum: 100, description: 'Total score (percent) at or above which the result is LOW_PASS' }),

@@ -122,3 +122,29 @@ describe('Likert and ranking content', () => {
     ]);
   });
 });
+
+describe('library metadata', () => {
+  const META = 'roles: [Administrator, Team leader]\nreadingLevel: CEFR B1\n';
+  const withPilot = (question: string, seconds: string) => question.replace('    type:', `    pilotSeconds: ${seconds}\n    type:`);
+
+  it('accepts roles, a reading level and pilot times, and content without them as before', () => {
+    const parsed = parseAssessment(HEAD.replace('durationMinutes', `${META}durationMinutes`) + withPilot(LIKERT, '12'));
+    assert.ok(parsed.ok, JSON.stringify(!parsed.ok && parsed.errors));
+    assert.deepEqual(parsed.content.roles, ['Administrator', 'Team leader']);
+    assert.equal(parsed.content.readingLevel, 'CEFR B1');
+    assert.equal(parsed.content.questions[0]!.pilotSeconds, 12);
+    assert.ok(parseAssessment(HEAD + LIKERT).ok, 'every field is optional');
+  });
+
+  it('refuses an empty role list, an empty reading level and a pilot time that is not a whole number of seconds from 1', () => {
+    const refused = (head: string, question: string) => {
+      const parsed = parseAssessment(head + question);
+      assert.equal(parsed.ok, false);
+      return parsed.ok ? [] : parsed.errors.map((e) => `${e.path}@${e.line}: ${e.message}`);
+    };
+    assert.deepEqual(refused(HEAD.replace('durationMinutes', 'roles: []\ndurationMinutes'), LIKERT), ['roles@4: must have at least 1 item, has 0']);
+    assert.deepEqual(refused(HEAD.replace('durationMinutes', "readingLevel: ''\ndurationMinutes"), LIKERT), ['readingLevel@4: must NOT have fewer than 1 characters']);
+    assert.deepEqual(refused(HEAD, withPilot(LIKERT, '0')), ['questions.0.pilotSeconds@13: must be >= 1']);
+    assert.deepEqual(refused(HEAD, withPilot(LIKERT, '7.5')), ['questions.0.pilotSeconds@13: must be integer']);
+  });
+});

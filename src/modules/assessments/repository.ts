@@ -122,3 +122,14 @@ export async function currentVersion(db: Queryable, assessmentId: string): Promi
   const { rows } = await db.query<{ v: number }>('SELECT current_version AS v FROM assessments WHERE id = $1', [assessmentId]);
   return rows[0]!.v;
 }
+
+/** The content hash of the current version of each assessment of an instance, by the id clients use. */
+export async function currentHashes(db: Queryable, instanceId: string): Promise<Map<string, string>> {
+  const { rows } = await db.query<{ slug: string; hash: string }>(
+    `SELECT a.slug, v.content_hash AS hash
+       FROM assessments a JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version
+      WHERE a.instance_id = $1`,
+    [instanceId],
+  );
+  return new Map(rows.map((r) => [r.slug, r.hash]));
+}

@@ -1,0 +1,102 @@
+// The assessment library: the ready assessments of catalogue/ (docs/library.md) that an instance
+// may offer. Reading it is pure; offering one publishes it into the instance as any import does,
+// so a candidate who has started keeps the version they started.
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Database } from '../../db/database.js';
+import { parseAssessment } from './content.js';
+import { questionCount, type AssessmentContent } from './content-schema.js';
+import { currentHashes, importAssessment } from './repository.js';
+
+/** catalogue/ at the package root, from src/modules/assessments or dist/modules/assessments. */
+export const LIBRARY_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'catalogue');
+
+export interface LibraryEntry {
+  id: string;
+  name: string;
+  description: string;
+  roles: string[];
+  readingLevel: string | null;
+  durationMinutes: number;
+  questionCount: number;
+  typingTest: boolean;
+  content: AssessmentContent;
+  hash: string;
+}
+
+/** The library's files, in name order. */
+export function libraryFiles(dir = LIBRARY_DIR): string[] {
+  return readdirSync(dir)
+    .filter((file) => /\.(ya?ml|json)$/.test(file))
+    .sort()
+    .map((file) => path.join(dir, file));
+}
+
+/** Every library assessment, parsed and checked; a broken file throws with its errors. */
+export function readLibrary(dir = LIBRARY_DIR): LibraryEntry[] {
+  return libraryFiles(dir).map((file) => {
+    const parsed = parseAssessment(readFileSync(file, 'utf8'));
+    if (!parsed.ok) throw new Error(`${file}:\n${parsed.errors.map((e) => `  line ${e.line ?? '?'}: ${e.path} ${e.message}`).join('\n')}`);
+    const { content, hash } = parsed;
+    return {
+      id: content.id,
+      name: content.name,
+      description: content.description,
+      roles: content.roles ?? [],
+      readingLevel: content.readingLevel ?? null,
+      durationMinutes: content.durationMinutes,
+      questionCount: questionCount(content),
+      typingTest: content.typingTest !== undefined,
+      content,
+      hash,
+    };
+  });
+}
+
+/**
+ * Whether an instance offers a library assessment: `current` when its current version is the
+ * library's content, `other` when it has an assessment of that id with other content (an older
+ * library version, or its own), `no` when it has none.
+ */
+export type Offered = 'current' | 'other' | 'no';
+
+export async function offeredIn(db: Database, instanceId: string, entries: readonly LibraryEntry[]): Promise<Map<string, Offered>> {
+  const hashes = await currentHashes(db, instanceId);
+  return new Map(entries.map((e) => [e.id, !hashes.has(e.id) ? 'no' : hashes.get(e.id) === e.hash ? 'current' : 'other']));
+}
+
+export interface OfferResult {
+  id: string;
+  version: number | null;
+  /**
+   * created: now offered; updated: a new version replaced other content (only with `update`);
+   * unchanged: already offered as in the library; kept: the instance has other content under this
+   * id, left as it was (offer again with `update` to replace it).
+   */
+  outcome: 'created' | 'updated' | 'unchanged' | 'kept';
+}
+
+/**
+ * Publishes library assessments into an instance. Content the instance already has under one of
+ * the ids is replaced only when `update` is true, and then by a new version: attempts already
+ * started keep theirs.
+ */
+export async function offerFromLibrary(
+  db: Database,
+  instance: { id: string; name: string },
+  entries: readonly LibraryEntry[],
+  options: { update: boolean },
+): Promise<OfferResult[]> {
+  const results: OfferResult[] = [];
+  const offered = await offeredIn(db, instance.id, entries);
+  for (const entry of entries) {
+    if (offered.get(entry.id) === 'other' && !options.update) {
+      results.push({ id: entry.id, version: null, outcome: 'kept' });
+      continue;
+    }
+    const imported = await importAssessment(db, instance, entry.content, entry.hash);
+    results.push({ id: entry.id, version: imported.version, outcome: imported.outcome });
+  }
+  return results;
+}
