@@ -40,6 +40,7 @@ import { createCounter } from './modules/limits/counter.js';
 import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { deadlineSweepJob } from './modules/attempts/sweeper.js';
+import { codingGradesJob } from './modules/attempts/coding-grades.js';
 import { portalRoutes } from './portal/routes.js';
 import { brandRoutes } from './modules/tenants/brand-routes.js';
 import { consoleRoutes } from './console/routes.js';
@@ -346,6 +347,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   });
   jobs.add(webhooks);
   jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
+  jobs.add(codingGradesJob(db, 15_000));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));

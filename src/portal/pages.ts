@@ -307,6 +307,20 @@ ${order.map((option, place) => {
       return html`${prompt}<input type="text" id="${id('answer')}" name="value" maxlength="200" autocomplete="off" aria-labelledby="${id('prompt')}" value="${typeof answer === 'string' ? answer : ''}">`;
     case 'free-text':
       return html`${prompt}<textarea id="${id('answer')}" name="value" rows="8" maxlength="${question.maxLength ?? 4000}" aria-labelledby="${id('prompt')}">${typeof answer === 'string' ? answer : ''}</textarea>`;
+    case 'coding': {
+      // The program as plain text: a select of the languages and a monospace textarea, which a
+      // form post saves like any answer.
+      const saved = typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? answer : undefined;
+      const language = saved?.language ?? question.languages[0]!;
+      const source = saved?.source ?? question.starterCode?.[language] ?? '';
+      return html`${prompt}<p class="hint" id="${id('how')}">${t(lang, 'question.coding')}</p>
+<div class="coding" data-languages="${question.languages.join(' ')}">
+<label for="${id('language')}">${t(lang, 'question.codingLanguage')}</label>
+<select id="${id('language')}" name="language">${question.languages.map((l) => html`<option value="${l}"${l === language ? html` selected` : ''}>${l === 'javascript' ? 'JavaScript' : 'Python'}</option>`)}</select>
+<label for="${id('answer')}">${t(lang, 'question.codingSource')}</label>
+<textarea id="${id('answer')}" name="value" class="code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" maxlength="${question.maxSourceLength ?? 20000}" aria-describedby="${id('how')}">${source}</textarea>
+</div>`;
+    }
   }
 }
 
