@@ -41,6 +41,9 @@ import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { deadlineSweepJob } from './modules/attempts/sweeper.js';
 import { codingGradesJob } from './modules/attempts/coding-grades.js';
+
+/** How often one client address may run a coding question's examples (each run starts a sandbox). */
+const CODE_RUNS_PER_MINUTE = 10;
 import { portalRoutes } from './portal/routes.js';
 import { brandRoutes } from './modules/tenants/brand-routes.js';
 import { consoleRoutes } from './console/routes.js';
@@ -319,6 +322,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     db,
     publicUrl: config.publicUrl,
     refusals: new RefusalLimit(counter, authFailuresPerMinute, 'portal', 'refused sign-in links and session cookies'),
+    codeRuns: new RefusalLimit(counter, CODE_RUNS_PER_MINUTE, 'code-runs', 'runs of code examples'),
     now: config.now,
   });
   await app.register(brandRoutes, { db });

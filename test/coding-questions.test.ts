@@ -75,7 +75,8 @@ async function takeAssessment(ctx: TestContext, instance: string, key: string, e
   const put = (question: string, value: unknown) =>
     ctx.request({ method: 'PUT', url: `/portal/api/a/coding/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
   assert.equal((await form('/portal/a/coding/start')).statusCode, 303);
-  return { candidateId: invite.candidateId as string, form, put, get: (url: string) => ctx.request({ method: 'GET', url, headers: { cookie } }), answer };
+  const post = (url: string, payload: unknown) => ctx.request({ method: 'POST', url, headers: { cookie, 'x-csrf-token': csrf }, payload: payload as Record<string, unknown> });
+  return { candidateId: invite.candidateId as string, form, put, post, get: (url: string) => ctx.request({ method: 'GET', url, headers: { cookie } }), answer };
 }
 
 async function scoreOf(ctx: TestContext, key: string, candidateId: string) {
@@ -120,6 +121,23 @@ describeEachStore('coding questions', (ctx) => {
     for (const refused of [{ language: 'ruby', source: 'x' }, { language: 'javascript' }, 'function total() {}', { language: 'javascript', source: 'x', extra: 1 }]) {
       assert.equal((await js.put('sum', refused)).statusCode, 400, JSON.stringify(refused));
     }
+    assert.match(page, /<ol class="examples"><li><pre><code>total\(\[1,2\]\) → 3<\/code><\/pre><\/li><\/ol>/);
+    assert.match(page, /<button type="button" class="run-examples" id="run-examples" hidden/);
+
+    // Run examples: the program against the visible examples, nothing saved; 10 runs a minute per address.
+    const runs = await Promise.all(
+      Array.from({ length: 11 }, (_, i) =>
+        js.post('/portal/api/a/coding/run/sum', {
+          value: { language: 'javascript', source: i === 0 ? 'function total(xs) { return 0; }' : 'function total(xs) { return xs.reduce((a, b) => a + b, 0); }' },
+        }),
+      ),
+    );
+    assert.deepEqual(runs.map((r) => r.statusCode).sort(), [...Array(10).fill(200), 429].sort());
+    const ran = runs.filter((r) => r.statusCode === 200).map((r) => r.json() as { examples: { passed: boolean; actual: unknown; expected: unknown }[] });
+    assert.ok(ran.every((r) => r.examples.length === 1 && r.examples[0]!.expected === 3));
+    assert.ok(ran.some((r) => r.examples[0]!.passed && r.examples[0]!.actual === 3));
+    assert.equal((await js.post('/portal/api/a/coding/run/even', { value: { language: 'javascript', source: 'x' } })).statusCode, 404);
+
     const wrong = 'function total(xs) { return Math.abs(xs.reduce((a, b) => a + b, 0)) + (xs.some((x) => x < 0) ? 1 : 0); }';
     assert.equal((await js.put('sum', { language: 'javascript', source: wrong })).statusCode, 204);
     assert.equal((await js.put('even', 1)).statusCode, 204);

@@ -33,8 +33,8 @@ import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import { setPortalBrand, withBrandSlot } from './brand.js';
 import { FEEDBACK_COMMENT_MAX, checkFeedback, feedbackOf, saveFeedback } from '../modules/attempts/feedback.js';
-import { isAnswered, type AnswerValue } from '../modules/attempts/scoring.js';
-import { gradeCodingAnswers } from '../modules/attempts/coding-grades.js';
+import { isAnswered, type AnswerValue, type CodingAnswer } from '../modules/attempts/scoring.js';
+import { gradeCodingAnswers, runAgainst } from '../modules/attempts/coding-grades.js';
 import { practiceOf, type QuestionContent } from '../modules/assessments/content-schema.js';
 import { feedbackSection, practiceFeedback, practiceInvite, practicePage } from './fairness-pages.js';
 import { checkCsrf, checkSameOrigin, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
@@ -122,11 +122,14 @@ export async function portalRoutes(
     db,
     publicUrl,
     refusals,
+    codeRuns,
     now,
   }: {
     db: Database;
     publicUrl: string;
     refusals: RefusalLimit;
+    /** How often an address may run coding examples; unset: without limit. */
+    codeRuns?: RefusalLimit;
     /** The app's injected clock, timing the typing test; unset: the database's now(). */
     now?: () => Date;
   },
@@ -484,6 +487,39 @@ export async function portalRoutes(
       const attempt = await openAttempt(inv, request, s);
       await saveAnswer(db, attempt, request.params.questionId, request.body.value, attempt.position);
       return reply.code(204).send();
+    },
+  );
+
+  // "Run examples" on a coding question: the candidate's program against the question's visible
+  // examples, in the sandbox's pool, while the attempt is open. Nothing is saved or scored; the
+  // runs an address may start are limited (codeRuns), and each waits its turn in the pool.
+  app.post<{ Params: { slug: string; questionId: string }; Body: { value?: unknown } }>(
+    '/portal/api/a/:slug/run/:questionId',
+    { schema: { hide: true, body: { type: 'object', required: ['value'], properties: { value: { type: 'object', maxProperties: 2 } } } } },
+    async (request) => {
+      const { s, inv } = await forChange(request);
+      const attempt = await openAttempt(inv, request, s);
+      const content = await versionContent(db, attempt.assessmentId, attempt.version);
+      const shown = layoutOf(attempt, content).questions.includes(request.params.questionId);
+      const question = shown ? content.questions.find((q) => q.id === request.params.questionId) : undefined;
+      if (question?.type !== 'coding' || !question.examples?.length) throw new Problem('not-found', 'This question has no examples to run');
+      const answer = checkAnswer(question, request.body.value) as CodingAnswer;
+      await codeRuns?.reserve(request);
+      const result = await runAgainst(question, answer, question.examples);
+      return {
+        status: result.status,
+        examples: result.tests.map(({ passed, status, stdout, stderr, truncated, actual, expected, error, durationMs }) => ({
+          passed,
+          status,
+          stdout,
+          stderr,
+          truncated,
+          actual,
+          expected,
+          error,
+          durationMs,
+        })),
+      };
     },
   );
 

@@ -41,7 +41,36 @@ Object.defineProperty(process, 'binding', {
   },
 });
 
-/** Everything of the process that reaches the host and that the permission model leaves open. */
+/**
+ * Closes the network before the runtime loads, so that the runtime's start-up itself shows it
+ * needs none (Pyodide loads its WebAssembly, standard library and lock file from its package).
+ */
+const NETWORK_GLOBALS = ['require', 'fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest', 'Request', 'Response', 'Headers'];
+function removeGlobals() {
+  for (const name of NETWORK_GLOBALS) {
+    try {
+      delete globalThis[name];
+    } catch {}
+  }
+}
+
+function closeNetwork() {
+  // Node 20's permission model does not cover the network: every socket of net, tls, http and
+  // fetch is made through net.Socket's connect or a server's listen, and UDP through dgram.
+  const denySocket = notAllowed('network access');
+  net.Socket.prototype.connect = denySocket;
+  net.Server.prototype.listen = denySocket;
+  net.connect = net.createConnection = net.createServer = denySocket;
+  dgram.createSocket = denySocket;
+  dgram.Socket.prototype.bind = dgram.Socket.prototype.send = dgram.Socket.prototype.connect = denySocket;
+  tls.connect = tls.createServer = denySocket;
+  http.request = http.get = http.createServer = denySocket;
+  https.request = https.get = https.createServer = denySocket;
+  http2.connect = http2.createServer = http2.createSecureServer = denySocket;
+  removeGlobals();
+}
+
+/** Everything else of the process that reaches the host and that the permission model leaves open. */
 function lockDown() {
   const processCalls = [
     'binding',
@@ -76,23 +105,8 @@ function lockDown() {
   try {
     Object.defineProperty(process, 'report', { configurable: false, value: undefined });
   } catch {}
-  // Node 20's permission model does not cover the network: every socket of net, tls, http and
-  // fetch is made through net.Socket's connect or a server's listen, and UDP through dgram.
-  const denySocket = notAllowed('network access');
-  net.Socket.prototype.connect = denySocket;
-  net.Server.prototype.listen = denySocket;
-  net.connect = net.createConnection = net.createServer = denySocket;
-  dgram.createSocket = denySocket;
-  dgram.Socket.prototype.bind = dgram.Socket.prototype.send = dgram.Socket.prototype.connect = denySocket;
-  tls.connect = tls.createServer = denySocket;
-  http.request = http.get = http.createServer = denySocket;
-  https.request = https.get = https.createServer = denySocket;
-  http2.connect = http2.createServer = http2.createSecureServer = denySocket;
-  for (const name of ['require', 'fetch', 'WebSocket', 'EventSource', 'XMLHttpRequest', 'Request', 'Response', 'Headers']) {
-    try {
-      delete globalThis[name];
-    } catch {}
-  }
+  // Pyodide's loader puts a `require` of fs, crypto, ws and child_process on the globals.
+  removeGlobals();
   for (const key of Object.keys(process.env)) delete process.env[key];
 }
 
@@ -282,6 +296,7 @@ _sandbox_run
 }
 
 async function main() {
+  closeNetwork();
   const run = language === 'python' ? await pythonRunner() : await javascriptRunner();
   lockDown();
   send({ type: 'ready' });
