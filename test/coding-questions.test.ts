@@ -2,56 +2,14 @@
 // with a path), a candidate writes a program in the portal, submits, and the attempt is scored by
 // the share of the hidden tests' points the program passes, run in the real sandbox.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { it } from 'node:test';
 import { parseAssessment } from '../src/modules/assessments/content.js';
 import { gradeCodingAnswers } from '../src/modules/attempts/coding-grades.js';
 import { describeEachStore, type TestContext } from './harness.js';
 
-const CODING = `id: coding
-name: Coding check
-description: One coding question and one multiple-choice question.
-durationMinutes: 30
-passScore: 70
-lowPassScore: 40
-categories:
-  - id: code
-    name: Programming
-  - id: basics
-    name: Basics
-questions:
-  - id: sum
-    type: coding
-    category: code
-    prompt: Write \`total(xs)\`, the sum of a list of numbers, in **JavaScript** or **Python**.
-    languages: [javascript, python]
-    entry: total
-    starterCode:
-      javascript: "function total(xs) {\\n}\\n"
-      python: "def total(xs):\\n    pass\\n"
-    examples:
-      - args: [[1, 2]]
-        expected: 3
-    tests:
-      - args: [[1, 2, 3]]
-        expected: 6
-      - args: [[]]
-        expected: 0
-      - args: [[-1, 1]]
-        expected: 0
-        points: 2
-      - args: [[1000000, 1]]
-        expected: 1000001
-    timeLimitMs: 2000
-    memoryLimitMb: 64
-  - id: even
-    type: single-choice
-    category: basics
-    prompt: Which is even?
-    options:
-      - text: "3"
-      - text: "4"
-        correct: true
-`;
+const CODING = readFileSync(path.join(import.meta.dirname, 'fixtures', 'coding.yaml'), 'utf8');
 
 async function takeAssessment(ctx: TestContext, instance: string, key: string, email: string, answer: unknown) {
   const [invite] = (

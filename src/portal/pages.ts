@@ -319,7 +319,12 @@ ${order.map((option, place) => {
 <select id="${id('language')}" name="language">${question.languages.map((l) => html`<option value="${l}"${l === language ? html` selected` : ''}>${l === 'javascript' ? 'JavaScript' : 'Python'}</option>`)}</select>
 <label for="${id('answer')}">${t(lang, 'question.codingSource')}</label>
 <textarea id="${id('answer')}" name="value" class="code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" maxlength="${question.maxSourceLength ?? 20000}" aria-describedby="${id('how')}">${source}</textarea>
-${codingExamples(question, lang, id)}</div>`;
+${codingExamples(question, lang, id)}</div>${
+        preview
+          ? html``
+          : html`
+<script src="/portal/assets/editor.js" defer></script>`
+      }`;
     }
   }
 }

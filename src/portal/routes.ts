@@ -601,4 +601,5 @@ export async function portalRoutes(
   };
   asset('portal.js', 'text/javascript; charset=utf-8');
   asset('portal.css', 'text/css; charset=utf-8');
+  asset('editor.js', 'text/javascript; charset=utf-8');
 }

@@ -67,6 +67,11 @@ export interface RunResult {
 export const OUTPUT_LIMIT = 64 * 1024;
 const MAX_TESTS = 100;
 const MAX_SOURCE = 100 * 1024;
+/**
+ * What the runtime itself may add to the child's resident memory after it is ready (V8 compiling
+ * the WebAssembly's hot code in the background, say), on top of the program's memoryLimitMb.
+ */
+const RUNTIME_SLACK_MB = 32;
 /** How long a runtime may take to start before the run is abandoned. */
 const STARTUP_LIMIT_MS = 60_000;
 
@@ -184,7 +189,7 @@ function runInChild(request: RunRequest, tests: CodeTest[]): Promise<Raw[]> {
     const memoryWatch = setInterval(() => {
       if (!ready || !child.pid) return;
       const resident = residentBytes(child.pid);
-      if (resident !== undefined && baseline !== undefined && resident - baseline > request.memoryLimitMb * 1024 * 1024) {
+      if (resident !== undefined && baseline !== undefined && resident - baseline > (request.memoryLimitMb + RUNTIME_SLACK_MB) * 1024 * 1024) {
         kill('memory-limit');
       }
     }, 25);
