@@ -573,6 +573,12 @@ export async function portalRoutes(
     },
   );
 
+  // Gradings started by submits, which a closing app lets finish before its store goes.
+  const gradings = new Set<Promise<unknown>>();
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([...gradings]);
+  });
+
   app.post<{ Params: { slug: string }; Body: { from?: unknown } }>('/portal/a/:slug/submit', async (request, reply) => {
     const { s, inv } = await forChange(request);
     const attempt = await currentAttempt(inv);
@@ -590,7 +596,10 @@ export async function portalRoutes(
     // Coding answers are graded in the sandbox after the response (seconds for Python); the
     // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.
     if ((await versionContent(db, attempt.assessmentId, attempt.version)).questions.some((q) => q.type === 'coding')) {
-      void gradeCodingAnswers(db, { attemptId: attempt.id }).catch((error: unknown) => request.log.error({ err: error, attemptId: attempt.id }, 'could not grade coding answers'));
+      const grading = gradeCodingAnswers(db, { attemptId: attempt.id })
+        .catch((error: unknown) => request.log.error({ err: error, attemptId: attempt.id }, 'could not grade coding answers'))
+        .finally(() => gradings.delete(grading));
+      gradings.add(grading);
     }
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });
