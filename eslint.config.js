@@ -5,7 +5,8 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'artifacts/', 'dist/', 'dist.next/'] },
+  // src/portal/assets/editor.js is the bundled code editor (scripts/build-editor.mjs).
+  { ignores: ['node_modules/', 'data/', 'artifacts/', 'dist/', 'dist.next/', 'src/portal/assets/editor.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -99,4 +100,6 @@ export default tseslint.config(
   },
   // The portal's script runs in the candidate's browser, as a classic script.
   { files: ['src/portal/assets/**/*.js', 'src/console/assets/**/*.js'], languageOptions: { globals: globals.browser, sourceType: 'script' } },
+  // The code editor's entry, bundled for the browser by scripts/build-editor.mjs.
+  { files: ['scripts/editor/**/*.js'], languageOptions: { globals: globals.browser, sourceType: 'module' } },
 );

@@ -44,6 +44,10 @@ import { createCounter } from './modules/limits/counter.js';
 import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
 import { deadlineSweepJob } from './modules/attempts/sweeper.js';
+import { codingGradesJob } from './modules/attempts/coding-grades.js';
+
+/** How often one client address may run a coding question's examples (each run starts a sandbox). */
+const CODE_RUNS_PER_MINUTE = 10;
 import { portalRoutes } from './portal/routes.js';
 import { brandRoutes } from './modules/tenants/brand-routes.js';
 import { consoleRoutes } from './console/routes.js';
@@ -336,6 +340,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     db,
     publicUrl: config.publicUrl,
     refusals: new RefusalLimit(counter, authFailuresPerMinute, 'portal', 'refused sign-in links and session cookies'),
+    codeRuns: new RefusalLimit(counter, CODE_RUNS_PER_MINUTE, 'code-runs', 'runs of code examples'),
     now: config.now,
   });
   await app.register(brandRoutes, { db });
@@ -376,6 +381,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     }),
   );
   jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
+  jobs.add(codingGradesJob(db, 15_000));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));

@@ -93,6 +93,9 @@ function keyedAnswer(q: QuestionContent): AnswerValue {
       return q.key.map((id) => q.options.findIndex((o) => o.id === id));
     case 'free-text':
       return 'A reply for the reviewer.';
+    default:
+      // Coding questions are graded by running a program; the library has none (yet).
+      throw new Error(`no keyed answer for a ${q.type} question`);
   }
 }
 

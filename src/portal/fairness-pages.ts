@@ -29,6 +29,7 @@ export function practiceFeedback(lang: Lang, question: PracticeContent, answer: 
     case 'likert':
       return { correct: null, message: t(lang, 'practice.likert') };
     case 'free-text':
+    case 'coding':
       return { correct: null, message: t(lang, 'practice.freeText') };
     case 'ranking': {
       const correct = questionCredit(question, answer, undefined) === 1;

@@ -313,7 +313,44 @@ ${order.map((option, place) => {
       return html`${prompt}<input type="text" id="${id('answer')}" name="value" maxlength="200" autocomplete="off" aria-labelledby="${id('prompt')}" value="${typeof answer === 'string' ? answer : ''}">`;
     case 'free-text':
       return html`${prompt}<textarea id="${id('answer')}" name="value" rows="8" maxlength="${question.maxLength ?? 4000}" aria-labelledby="${id('prompt')}">${typeof answer === 'string' ? answer : ''}</textarea>`;
+    case 'coding': {
+      // The program as plain text: a select of the languages and a monospace textarea, which a
+      // form post saves like any answer.
+      const saved = typeof answer === 'object' && answer !== null && !Array.isArray(answer) ? answer : undefined;
+      const language = saved?.language ?? question.languages[0]!;
+      const source = saved?.source ?? question.starterCode?.[language] ?? '';
+      return html`${prompt}<p class="hint" id="${id('how')}">${t(lang, 'question.coding')}</p>
+<div class="coding" data-languages="${question.languages.join(' ')}">
+<label for="${id('language')}">${t(lang, 'question.codingLanguage')}</label>
+<select id="${id('language')}" name="language">${question.languages.map((l) => html`<option value="${l}"${l === language ? html` selected` : ''}>${l === 'javascript' ? 'JavaScript' : 'Python'}</option>`)}</select>
+<label for="${id('answer')}">${t(lang, 'question.codingSource')}</label>
+<textarea id="${id('answer')}" name="value" class="code" rows="16" spellcheck="false" autocapitalize="off" autocomplete="off" maxlength="${question.maxSourceLength ?? 20000}" aria-describedby="${id('how')}">${source}</textarea>
+${codingExamples(question, lang, id)}</div>${
+        preview
+          ? html``
+          : html`
+<script src="/portal/assets/editor.js" defer></script>`
+      }`;
+    }
   }
+}
+
+/**
+ * A coding question's visible examples, and (shown by portal.js, which runs them) the Run
+ * examples button with the place its results are read out.
+ */
+function codingExamples(question: Extract<QuestionContent, { type: 'coding' }>, lang: Lang, id: (name: string) => string): SafeHtml {
+  const examples = question.examples ?? [];
+  if (examples.length === 0) return html``;
+  const shownExample = (example: (typeof examples)[number]) =>
+    question.entry !== undefined
+      ? `${question.entry}(${(example.args ?? []).map((a) => JSON.stringify(a)).join(', ')}) → ${JSON.stringify(example.expected ?? null)}`
+      : `${example.stdin ?? ''}\n→\n${example.expectedStdout ?? ''}`;
+  return html`<h2 class="examples-title">${t(lang, 'question.codingExamples')}</h2>
+<ol class="examples">${examples.map((example) => html`<li><pre><code>${shownExample(example)}</code></pre></li>`)}</ol>
+<button type="button" class="run-examples" id="${id('run-examples')}" hidden data-passed="${t(lang, 'question.codingPassed')}" data-failed="${t(lang, 'question.codingFailed')}">${t(lang, 'question.codingRun')}</button>
+<pre class="run-output" id="${id('run-output')}" role="status" aria-live="polite"></pre>
+`;
 }
 
 export function questionPage(view: AttemptView, question: QuestionContent, answer: AnswerValue | undefined, order?: readonly number[]): SafeHtml {

@@ -33,7 +33,8 @@ import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import { setPortalBrand, withBrandSlot } from './brand.js';
 import { FEEDBACK_COMMENT_MAX, checkFeedback, feedbackOf, saveFeedback } from '../modules/attempts/feedback.js';
-import { isAnswered, type AnswerValue } from '../modules/attempts/scoring.js';
+import { isAnswered, type AnswerValue, type CodingAnswer } from '../modules/attempts/scoring.js';
+import { gradeCodingAnswers, runAgainst } from '../modules/attempts/coding-grades.js';
 import { practiceOf, type QuestionContent } from '../modules/assessments/content-schema.js';
 import { feedbackSection, practiceFeedback, practiceInvite, practicePage } from './fairness-pages.js';
 import { checkCsrf, checkSameOrigin, cookieValue, findSession, openSession, setSessionCookie, type PortalSession } from './session.js';
@@ -78,8 +79,12 @@ declare module 'fastify' {
   }
 }
 
+/** A question page's form: its answer (`language` with it for a coding question) and where to go. */
+type QuestionForm = { value?: string | string[]; go?: string; move?: string; language?: string };
+
 /** A form's `value` field(s) as the answer shape of the question's type (checkAnswer judges it). */
-function formValue(question: QuestionContent, raw: string | string[] | undefined): unknown {
+function formValue(question: QuestionContent, raw: string | string[] | undefined, language?: string): unknown {
+  if (question.type === 'coding') return { language: language ?? question.languages[0], source: String(raw ?? '') };
   if (question.type === 'multiple-choice' || question.type === 'ranking') return (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map(Number);
   if (question.type === 'single-choice' || question.type === 'likert') return raw === undefined || raw === '' ? '' : Number(raw);
   return String(raw ?? '');
@@ -117,11 +122,14 @@ export async function portalRoutes(
     db,
     publicUrl,
     refusals,
+    codeRuns,
     now,
   }: {
     db: Database;
     publicUrl: string;
     refusals: RefusalLimit;
+    /** How often an address may run coding examples; unset: without limit. */
+    codeRuns?: RefusalLimit;
     /** The app's injected clock, timing the typing test; unset: the database's now(). */
     now?: () => Date;
   },
@@ -435,7 +443,7 @@ export async function portalRoutes(
   // A plain form post: saves the answer and moves on.
   // A ranking's Move up / Move down buttons post here too (move = "<option>:up|down"): the order is
   // saved with that option moved, and the same question shown again.
-  app.post<{ Params: { slug: string; n: string }; Body: { value?: string | string[]; go?: string; move?: string } }>('/portal/a/:slug/q/:n', async (request, reply) => {
+  app.post<{ Params: { slug: string; n: string }; Body: QuestionForm }>('/portal/a/:slug/q/:n', async (request, reply) => {
     const { s, inv } = await forChange(request);
     const attempt = await openAttempt(inv, request, s);
     const content = await versionContent(db, attempt.assessmentId, attempt.version);
@@ -444,7 +452,7 @@ export async function portalRoutes(
     const id = Number.isInteger(n) && n >= 1 ? layout.questions[n - 1] : undefined;
     const question = content.questions.find((q) => q.id === id);
     if (!question) throw new PortalRefusal('not-found', t((await speak(request, s)).lang, 'error.noQuestion'));
-    const value = formValue(question, request.body?.value);
+    const value = formValue(question, request.body?.value, request.body?.language);
     const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
     if (question.type === 'ranking' && move && Array.isArray(value)) {
       await saveAnswer(db, attempt, question.id, moved(value, Number(move[1]), move[2] as 'up' | 'down'), n);
@@ -464,7 +472,14 @@ export async function portalRoutes(
     {
       schema: {
         hide: true,
-        body: { type: 'object', required: ['value'], properties: { value: { type: ['integer', 'string', 'array'], items: { type: 'integer' }, maxItems: 20, maxLength: 20000 } } },
+        body: {
+          type: 'object',
+          required: ['value'],
+          properties: {
+            // A coding answer is an object {language, source} (checkAnswer judges its fields).
+            value: { type: ['integer', 'string', 'array', 'object'], items: { type: 'integer' }, maxItems: 20, maxLength: 20000, maxProperties: 2 },
+          },
+        },
       },
     },
     async (request, reply) => {
@@ -472,6 +487,39 @@ export async function portalRoutes(
       const attempt = await openAttempt(inv, request, s);
       await saveAnswer(db, attempt, request.params.questionId, request.body.value, attempt.position);
       return reply.code(204).send();
+    },
+  );
+
+  // "Run examples" on a coding question: the candidate's program against the question's visible
+  // examples, in the sandbox's pool, while the attempt is open. Nothing is saved or scored; the
+  // runs an address may start are limited (codeRuns), and each waits its turn in the pool.
+  app.post<{ Params: { slug: string; questionId: string }; Body: { value?: unknown } }>(
+    '/portal/api/a/:slug/run/:questionId',
+    { schema: { hide: true, body: { type: 'object', required: ['value'], properties: { value: { type: 'object', maxProperties: 2 } } } } },
+    async (request) => {
+      const { s, inv } = await forChange(request);
+      const attempt = await openAttempt(inv, request, s);
+      const content = await versionContent(db, attempt.assessmentId, attempt.version);
+      const shown = layoutOf(attempt, content).questions.includes(request.params.questionId);
+      const question = shown ? content.questions.find((q) => q.id === request.params.questionId) : undefined;
+      if (question?.type !== 'coding' || !question.examples?.length) throw new Problem('not-found', 'This question has no examples to run');
+      const answer = checkAnswer(question, request.body.value) as CodingAnswer;
+      await codeRuns?.reserve(request);
+      const result = await runAgainst(question, answer, question.examples);
+      return {
+        status: result.status,
+        examples: result.tests.map(({ passed, status, stdout, stderr, truncated, actual, expected, error, durationMs }) => ({
+          passed,
+          status,
+          stdout,
+          stderr,
+          truncated,
+          actual,
+          expected,
+          error,
+          durationMs,
+        })),
+      };
     },
   );
 
@@ -525,6 +573,12 @@ export async function portalRoutes(
     },
   );
 
+  // Gradings started by submits, which a closing app lets finish before its store goes.
+  const gradings = new Set<Promise<unknown>>();
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([...gradings]);
+  });
+
   app.post<{ Params: { slug: string }; Body: { from?: unknown } }>('/portal/a/:slug/submit', async (request, reply) => {
     const { s, inv } = await forChange(request);
     const attempt = await currentAttempt(inv);
@@ -539,6 +593,14 @@ export async function portalRoutes(
       if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
     }
     await completeAttempt(db, attempt.id, 'submitted');
+    // Coding answers are graded in the sandbox after the response (seconds for Python); the
+    // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.
+    if ((await versionContent(db, attempt.assessmentId, attempt.version)).questions.some((q) => q.type === 'coding')) {
+      const grading = gradeCodingAnswers(db, { attemptId: attempt.id })
+        .catch((error: unknown) => request.log.error({ err: error, attemptId: attempt.id }, 'could not grade coding answers'))
+        .finally(() => gradings.delete(grading));
+      gradings.add(grading);
+    }
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });
 
@@ -548,4 +610,5 @@ export async function portalRoutes(
   };
   asset('portal.js', 'text/javascript; charset=utf-8');
   asset('portal.css', 'text/css; charset=utf-8');
+  asset('editor.js', 'text/javascript; charset=utf-8');
 }

@@ -113,6 +113,44 @@ export const RankingQuestion = Type.Object(
   { additionalProperties: false },
 );
 
+/** The languages a coding question may allow (the sandbox's runtimes: docs/coding-questions.md). */
+export const CODING_LANGUAGES = ['javascript', 'python'] as const;
+const CodingLanguage = Type.Union(
+  CODING_LANGUAGES.map((language) => Type.Literal(language)),
+  { description: `One of ${CODING_LANGUAGES.join(', ')}` },
+);
+
+/**
+ * A test of a coding question: input/output (stdin, expectedStdout) for a program, or a call
+ * (args, expected) of the question's entry function. content.ts checks which kind fits the question.
+ */
+const CodingTest = Type.Object(
+  {
+    stdin: Type.Optional(Type.String({ maxLength: 100000, description: 'Standard input of the program' })),
+    expectedStdout: Type.Optional(Type.String({ maxLength: 100000, description: 'What the program must print (trailing spaces and blank lines ignored)' })),
+    args: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 20, description: 'JSON arguments of the entry function' })),
+    expected: Type.Optional(Type.Unknown({ description: 'The JSON the entry function must return' })),
+    points: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 100, description: "Weight of a hidden test among the question's hidden tests (default 1)" })),
+  },
+  { additionalProperties: false },
+);
+
+export const CodingQuestion = Type.Object(
+  {
+    ...common,
+    type: Type.Literal('coding', { description: 'A program, run in the sandbox against hidden tests; credit is the share of their points passed' }),
+    languages: Type.Array(CodingLanguage, { minItems: 1, maxItems: 2, description: 'The languages the candidate may write in' }),
+    starterCode: Type.Optional(Type.Record(Type.String(), Type.String({ maxLength: 20000 }), { description: 'The code the editor starts with, by language' })),
+    entry: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,63}$', description: 'The function the tests call; without it each test runs the program with stdin' })),
+    examples: Type.Optional(Type.Array(CodingTest, { maxItems: 10, description: 'Tests shown to the candidate, who may run them; never scored' })),
+    tests: Type.Array(CodingTest, { minItems: 1, maxItems: 50, description: 'Hidden tests, run when the attempt is submitted' }),
+    timeLimitMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 10000, description: 'Time limit of each test run (default 2000)' })),
+    memoryLimitMb: Type.Optional(Type.Integer({ minimum: 16, maximum: 512, description: 'Memory the program may use in each run (default 64)' })),
+    maxSourceLength: Type.Optional(Type.Integer({ minimum: 100, maximum: 50000, description: 'Longest program accepted, in characters (default 20000)' })),
+  },
+  { additionalProperties: false },
+);
+
 /** The labels of a Likert scale, lowest first; none for an unknown name (content.ts refuses those). */
 export function scaleLabels(scale: string | readonly string[]): readonly string[] {
   if (typeof scale !== 'string') return scale;
@@ -126,9 +164,10 @@ export const QUESTION_TYPES = {
   'free-text': FreeTextQuestion,
   likert: LikertQuestion,
   ranking: RankingQuestion,
+  coding: CodingQuestion,
 } as const;
 
-export const Question = Type.Union([SingleChoiceQuestion, MultipleChoiceQuestion, ShortAnswerQuestion, FreeTextQuestion, LikertQuestion, RankingQuestion]);
+export const Question = Type.Union([SingleChoiceQuestion, MultipleChoiceQuestion, ShortAnswerQuestion, FreeTextQuestion, LikertQuestion, RankingQuestion, CodingQuestion]);
 
 export const TypingTest = Type.Object(
   {

@@ -197,9 +197,11 @@ function practiceErrors(content: AssessmentContent, locate: Locate): ContentErro
   const errors: ContentError[] = [];
   const add = (segments: (string | number)[], message: string) => errors.push({ path: segments.join('.'), ...locate(segments), message });
   const practice = content.practice as Record<string, unknown>;
-  const check = Object.hasOwn(checkQuestion, String(practice.type)) ? checkQuestion[String(practice.type)]! : undefined;
+  // A coding question is no practice: its tests run in the sandbox, which the practice does not.
+  const practiceTypes = Object.keys(QUESTION_TYPES).filter((type) => type !== 'coding');
+  const check = practiceTypes.includes(String(practice.type)) ? checkQuestion[String(practice.type)]! : undefined;
   if (!check) {
-    add(['practice', 'type'], `must be one of: ${Object.keys(QUESTION_TYPES).join(', ')}`);
+    add(['practice', 'type'], `must be one of: ${practiceTypes.join(', ')}`);
     return errors;
   }
   for (const field of ['category', 'points']) {
@@ -268,6 +270,31 @@ function questionErrors(question: QuestionContent, at: (string | number)[], loca
     if (valid && question.options.every((option, index) => question.key[index] === option.id)) {
       add([...at, 'options'], 'are listed in the order of the key, so the candidate would start from the answer: list them in another order');
     }
+  }
+  if (question.type === 'coding') {
+    const languages = new Set<string>();
+    question.languages.forEach((language, index) => {
+      if (languages.has(language)) add([...at, 'languages', index], `lists "${language}" twice`);
+      languages.add(language);
+    });
+    for (const language of Object.keys(question.starterCode ?? {})) {
+      if (!languages.has(language)) add([...at, 'starterCode', language], `"${language}" is not one of the question's languages`);
+    }
+    const checkTests = (field: 'examples' | 'tests') =>
+      (question[field] ?? []).forEach((test, index) => {
+        const where = [...at, field, index];
+        if (question.entry !== undefined) {
+          if (test.args === undefined || !('expected' in test)) add(where, `calls ${question.entry}: give "args" (a list) and "expected"`);
+          if (test.stdin !== undefined || test.expectedStdout !== undefined)
+            add(where, 'with an entry function, a test takes "args" and "expected", not "stdin" or "expectedStdout"');
+        } else {
+          if (test.expectedStdout === undefined) add(where, 'runs the program: give "expectedStdout" (and "stdin" if it reads input), or give the question an "entry" function');
+          if (test.args !== undefined || 'expected' in test) add(where, '"args" and "expected" need the question\'s "entry" function');
+        }
+        if (field === 'examples' && test.points !== undefined) add([...where, 'points'], 'an example is never scored, so it takes no "points"');
+      });
+    checkTests('examples');
+    checkTests('tests');
   }
   return errors;
 }

@@ -46,6 +46,8 @@ function answerArb(q: AssessmentContent['questions'][number]): fc.Arbitrary<Answ
       return fc.constantFrom(...q.accept, 'wrong');
     case 'free-text':
       return fc.string({ minLength: 1 });
+    case 'coding':
+      return fc.constant({ language: q.languages[0]!, source: 'x' });
   }
 }
 

@@ -19,7 +19,7 @@ export interface QuestionReport {
   prompt: string;
   /** Option texts for choice questions, with which are correct. */
   options: { text: string; correct: boolean; chosen: boolean }[];
-  /** The text given to a short-answer or free-text question. */
+  /** The text given to a short-answer or free-text question, or the program of a coding one. */
   text: string | null;
   answered: boolean;
   /** Accepted answers of a short-answer question. */
@@ -181,7 +181,8 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
                 return { text: o.text, correct: o.correct === true, chosen: chosen.has(i) };
               })
             : [],
-        text: typeof value === 'string' ? value : null,
+        // A coding answer shows as its program, headed by the language.
+        text: typeof value === 'string' ? value : typeof value === 'object' && value !== null && !Array.isArray(value) ? `(${value.language})\n${value.source}` : null,
         answered: given !== undefined,
         accepted: question.type === 'short-answer' ? question.accept : [],
         likert: question.type === 'likert' ? likertView(question, value) : null,

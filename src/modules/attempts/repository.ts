@@ -121,6 +121,17 @@ export function checkAnswer(question: QuestionContent, value: unknown): AnswerVa
     case 'ranking':
       if (!isPermutation(value, question.options.length)) throw bad(`must list every option index from 0 to ${question.options.length - 1} once, first-ranked first`);
       return value;
+    case 'coding': {
+      const max = question.maxSourceLength ?? 20000;
+      const answer = value as { language?: unknown; source?: unknown } | null;
+      if (typeof answer !== 'object' || answer === null || Array.isArray(answer) || Object.keys(answer).some((k) => k !== 'language' && k !== 'source')) {
+        throw bad('must be an object with "language" and "source"');
+      }
+      if (typeof answer.language !== 'string' || !question.languages.includes(answer.language as never)) throw bad(`language must be one of ${question.languages.join(', ')}`);
+      if (typeof answer.source !== 'string' || answer.source.length > max) throw bad(`source must be text of at most ${max} characters`);
+      if (answer.source.includes('\u0000')) throw bad(NUL_DETAIL);
+      return { language: answer.language, source: answer.source };
+    }
     case 'free-text': {
       const max = question.maxLength ?? 4000;
       if (typeof value !== 'string' || value.length > max) throw bad(`must be text of at most ${max} characters`);
@@ -371,6 +382,35 @@ export async function reviewAnswer(
     await writeScores(tx, [attempt], new Date());
     await by.inTransaction?.(tx);
   });
+}
+
+/**
+ * Records the grade of a coding answer of a finished attempt (the share, 0-100, of its hidden
+ * tests' points passed, found by the sandbox: coding-grades.ts) and rescores the attempt. The
+ * grade is kept as the answer's review score, bound to the graded value like an operator's review,
+ * so it counts only while the answer has that value. Returns false, changing nothing, when the
+ * attempt is not finished, was replaced or withdrawn, or the answer is no longer that value.
+ */
+export async function recordCodingGrade(
+  ctx: CommandContext,
+  input: { attemptId: string; questionId: string; value: AnswerValue; grade: number; summary: string },
+): Promise<boolean> {
+  const { tx } = ctx;
+  await lockInvitationOfAttempt(tx, input.attemptId);
+  const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [input.attemptId]);
+  const attempt = rows[0];
+  if (!attempt || !attempt.finishedAt || attempt.supersededAt || attempt.endReason === 'cancelled') return false;
+  const content = await versionContent(tx, attempt.assessmentId, attempt.version);
+  if (content.questions.find((q) => q.id === input.questionId)?.type !== 'coding') return false;
+  const grade = Math.min(100, Math.max(0, input.grade));
+  const updated = await tx.query(
+    `UPDATE answers SET review_score = $3, reviewed_at = $5, reviewed_by = 'coding-sandbox', review_comment = $6, review_value_hash = ${ANSWER_HASH}
+      WHERE attempt_id = $1 AND question_id = $2 AND value = $4::jsonb RETURNING 1`,
+    [input.attemptId, input.questionId, grade, JSON.stringify(input.value), ctx.now, input.summary.slice(0, 500)],
+  );
+  if (updated.rows.length === 0) return false;
+  await writeScores(tx, [attempt], ctx.now);
+  return true;
 }
 
 /** Closes the open attempt of a withdrawn invitation, unscored; nothing when none is open. */

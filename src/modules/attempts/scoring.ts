@@ -5,11 +5,25 @@ import { scaleLabels, type AssessmentContent, type QuestionContent } from '../as
 // Scores are rounded as their strings show them, so that thresholds see what clients see.
 import { round2 } from '../scores/format.js';
 
+/** A coding question's answer: the program and the language it is written in. */
+export interface CodingAnswer {
+  language: string;
+  source: string;
+}
+
 /**
  * What a candidate gave: an option index (single choice; a Likert item's point, 0 = the lowest),
- * several option indexes (multiple choice; a ranking's option indexes, first-ranked first), or text.
+ * several option indexes (multiple choice; a ranking's option indexes, first-ranked first), text,
+ * or a program (coding).
  */
-export type AnswerValue = number | number[] | string;
+export type AnswerValue = number | number[] | string | CodingAnswer;
+
+/** Whether the value is a program in one of the question's languages, with something written. */
+export function isCodingAnswer(value: unknown, languages: readonly string[]): value is CodingAnswer {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const { language, source } = value as Record<string, unknown>;
+  return typeof language === 'string' && languages.includes(language) && typeof source === 'string' && source.trim() !== '';
+}
 
 export interface ScoreInput {
   content: AssessmentContent;
@@ -20,7 +34,10 @@ export interface ScoreInput {
   questionIds?: readonly string[];
   /** Answers by question id; absent means not answered. */
   answers: Record<string, AnswerValue | undefined>;
-  /** Operator review scores (0-100) of free-text answers, by question id. */
+  /**
+   * Operator review scores (0-100) of free-text answers, and the grades (0-100, the share of
+   * hidden tests' points passed) of coding answers, by question id.
+   */
   reviews: Record<string, number | undefined>;
   /** Net words per minute of the typing test, when it was taken. */
   typingWpm?: number;
@@ -75,6 +92,8 @@ export function isAnswered(question: QuestionContent, answer: AnswerValue | unde
       return Number.isInteger(answer) && (answer as number) >= 0 && (answer as number) < scaleLabels(question.scale).length;
     case 'ranking':
       return isPermutation(answer, question.options.length);
+    case 'coding':
+      return isCodingAnswer(answer, question.languages);
     default:
       return typeof answer === 'string' && answer.trim() !== '';
   }
@@ -89,6 +108,8 @@ export function isAnswered(question: QuestionContent, answer: AnswerValue | unde
  * A Likert item earns (s − 1) / (k − 1) for its keyed score s on a k-point scale, so a category of
  * Likert items of equal points scores (sum − min) / (max − min) of its keyed scores.
  * A ranking earns 1 − footrule distance to the key / ⌊n²/2⌋.
+ * A coding answer earns its grade, the share of its hidden tests' points passed (null until it
+ * is graded: src/modules/attempts/coding-grades.ts).
  */
 export function questionCredit(question: QuestionContent, answer: AnswerValue | undefined, review: number | undefined): number | null {
   if (!isAnswered(question, answer)) return 0;
@@ -117,6 +138,8 @@ export function questionCredit(question: QuestionContent, answer: AnswerValue | 
     }
     case 'ranking':
       return rankingCredit(question, answer);
+    case 'coding':
+      return review === undefined ? null : Math.min(100, Math.max(0, review)) / 100;
   }
 }
 

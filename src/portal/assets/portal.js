@@ -153,6 +153,9 @@
           return Number(el.value);
         });
       }
+      if (type === 'coding') {
+        return { language: form.querySelector('[name="language"]').value, source: form.querySelector('[name="value"]').value };
+      }
       return form.querySelector('[name="value"]').value;
     };
     var practice = form.getAttribute('data-practice') === 'true';
@@ -215,6 +218,48 @@
       clearTimeout(pending);
       pending = setTimeout(save, 600);
     });
+
+    // A coding question: Run the examples in the service's sandbox, and read out each result
+    // (as text: the program's output is never markup).
+    var run = form.querySelector('.run-examples');
+    var runOutput = form.querySelector('.run-output');
+    if (run && runOutput) {
+      run.hidden = false;
+      run.addEventListener('click', function () {
+        run.disabled = true;
+        runOutput.textContent = '…';
+        send('POST', '/portal/api/a/' + slug + '/run/' + encodeURIComponent(question), { value: currentValue() })
+          .then(function (response) {
+            return response.json().then(function (body) {
+              if (!response.ok) {
+                runOutput.textContent = body.detail || say('notSaved', { status: String(response.status) });
+                return;
+              }
+              runOutput.textContent = body.examples
+                .map(function (example, index) {
+                  var lines = [
+                    index +
+                      1 +
+                      '. ' +
+                      (example.passed ? run.getAttribute('data-passed') : run.getAttribute('data-failed')) +
+                      (example.status === 'ok' ? '' : ' (' + example.status + ')'),
+                  ];
+                  if (example.actual !== undefined) lines.push('   ' + JSON.stringify(example.actual));
+                  if (example.stdout) lines.push(example.stdout.replace(/^/gm, '   '));
+                  if (example.error) lines.push(example.error.replace(/^/gm, '   '));
+                  return lines.join('\n');
+                })
+                .join('\n');
+            });
+          })
+          .catch(function () {
+            runOutput.textContent = say('offline');
+          })
+          .then(function () {
+            run.disabled = false;
+          });
+      });
+    }
   }
 
   // The practice question's feedback: focus moves to it, so that it is read out first.
