@@ -223,8 +223,9 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
     `SELECT t.id,
             coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
                         FROM answers WHERE attempt_id = t.id), '[]') AS answers,
-            a.signal_counts AS counts, a.dismissed_kinds AS "dismissedKinds", ${DISMISSED_SQL('t.id')} AS dismissed
-       FROM unnest($1::uuid[]) AS t(id) JOIN attempts a ON a.id = t.id`,
+            (SELECT signal_counts FROM attempts WHERE id = t.id) AS counts,
+            (SELECT dismissed_kinds FROM attempts WHERE id = t.id) AS "dismissedKinds", ${DISMISSED_SQL('t.id')} AS dismissed
+       FROM unnest($1::uuid[]) AS t(id)`,
     [attempts.map((attempt) => attempt.id)],
   );
   const stored = new Map(rows.map((row) => [row.id, row]));
