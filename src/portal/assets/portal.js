@@ -276,6 +276,11 @@
     window.addEventListener('beforeunload', function () {
       leaving = true;
     });
+    // Closing the tab is not leaving the test either: a browser may close a page without asking
+    // beforeunload, but it always ends it with pagehide, before the page is reported hidden.
+    window.addEventListener('pagehide', function () {
+      leaving = true;
+    });
     document.addEventListener('visibilitychange', function () {
       if (document.visibilityState === 'hidden' && !leaving) signal('page-hidden', '');
     });
