@@ -72,9 +72,10 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-async function startReadyBaseline(databaseUrl: string): Promise<Service> {
+/** Starts the ready-JSON baseline (bench/ready-baseline.ts) on the database; `nodeArgs` go to its node (a profiler's, say). */
+export async function startReadyBaseline(databaseUrl: string, nodeArgs: string[] = []): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'ready-baseline.ts')], {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'bench', 'ready-baseline.ts')], {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), PGAPPNAME: 'bench-ready-baseline' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

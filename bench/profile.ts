@@ -13,6 +13,8 @@
 //   npm run bench:profile -- --healthz         GET /healthz instead (the least work a request can be)
 //   npm run bench:profile -- --assessment      score by one assessment (100 records) instead
 //   npm run bench:profile -- --metrics off     a node with METRICS=false
+//   npm run bench:profile -- --baseline        the ready-JSON baseline (bench/ready-baseline.ts) instead,
+//                                              read by the same candidates: where the floor's time goes
 //   npm run bench:profile -- --dump FILE       also write each function's µs per request as JSON,
 //                                              to compare two runs function by function
 import { execFileSync } from 'node:child_process';
@@ -21,7 +23,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { cpuUs, serveFromBuild, startNode } from '../test/reliability/support/server.js';
-import { readerOf, recordsReady, seed } from './seed.js';
+import { startReadyBaseline } from './fresh.js';
+import { buildReadyTable, readerOf, recordsReady, seed } from './seed.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // The service's nodes run the compiled build, as `npm start` does (`npm run bench` builds it first).
@@ -33,6 +36,7 @@ const { values: options } = parseArgs({
     'log-level': { type: 'string', default: 'warn' },
     healthz: { type: 'boolean', default: false },
     assessment: { type: 'boolean', default: false },
+    baseline: { type: 'boolean', default: false },
     metrics: { type: 'string', default: 'on' },
     dump: { type: 'string' },
   },
@@ -66,34 +70,49 @@ interface Profile {
 const baseUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const seeded = await seed(baseUrl, Number(options.candidates));
 const dir = mkdtempSync(path.join(tmpdir(), 'ac-profile-'));
+const profiler = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+// With --baseline the service only names the candidates to read (and is not profiled).
 const node = await startNode(
   seeded.url,
   { NODE_ENV: 'production', LOG_LEVEL: options['log-level']!, METRICS: options.metrics === 'off' ? 'false' : 'true' },
-  { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] },
+  { nodeArgs: options.baseline ? [] : profiler },
 );
 node.child.stdout!.removeAllListeners('data');
 node.child.stdout!.on('data', () => {});
 let loadEnded = 0;
 let cpuMs = 0;
 let figures = '';
+let stopProfiled = () => node.stop();
 try {
   // A read model still being filled (a database just seeded) sends reads to the slow path, and
   // the fill's own work would be counted: the profile is of the steady state.
   await recordsReady(seeded.url);
   const { idsFile, auth } = await readerOf(node, seeded.url, path.join(dir, 'ids.json'));
+  let profiled = { url: node.url, pid: node.child.pid! };
+  if (options.baseline) {
+    await buildReadyTable(seeded.url);
+    const baseline = await startReadyBaseline(seeded.url, profiler);
+    profiled = baseline;
+    stopProfiled = async () => {
+      await baseline.stop();
+      await node.stop();
+    };
+  }
   const spec = options.healthz
-    ? { url: node.url, path: '/healthz', seconds, connections: 10 }
-    : options.assessment
-      ? { url: node.url, path: '/v1/score?assessmentIds=hundred', headers: auth, seconds, connections: 10 }
-      : { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
-  const cpuBefore = cpuUs(node.child.pid!);
+    ? { url: profiled.url, path: '/healthz', seconds, connections: 10 }
+    : options.baseline
+      ? { url: profiled.url, path: options.assessment ? '/score?assessmentIds=hundred' : '/score?candidateIds=', idsFile: options.assessment ? undefined : idsFile, seconds, connections: 10 }
+      : options.assessment
+        ? { url: profiled.url, path: '/v1/score?assessmentIds=hundred', headers: auth, seconds, connections: 10 }
+        : { url: profiled.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };
+  const cpuBefore = cpuUs(profiled.pid);
   figures = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bench', 'load.ts'), JSON.stringify(spec)])
     .toString()
     .trim();
-  cpuMs = (cpuUs(node.child.pid!) - cpuBefore) / 1000;
+  cpuMs = (cpuUs(profiled.pid) - cpuBefore) / 1000;
   loadEnded = performance.now();
 } finally {
-  await node.stop();
+  await stopProfiled();
 }
 const stoppedAfter = (performance.now() - loadEnded) * 1000;
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
@@ -147,7 +166,7 @@ console.log(`load: ${figures}`);
 // in. The node's CPU time over the load, scaled to the window, is the other denominator.
 const cpuInWindow = (cpuMs * 1000 * (to - from)) / (seconds * 1e6);
 console.log(
-  `node busy ${ms(busy)} ms of ${ms(to - from)} ms, CPU ${ms(cpuInWindow)} ms (${options.healthz ? 'GET /healthz' : options.assessment ? 'score by one assessment, 100 records' : 'score by one candidate'}, LOG_LEVEL=${options['log-level']}, ${Number(options.candidates).toLocaleString('en')} candidates)`,
+  `node busy ${ms(busy)} ms of ${ms(to - from)} ms, CPU ${ms(cpuInWindow)} ms (${options.baseline ? 'the ready-JSON baseline, ' : ''}${options.healthz ? 'GET /healthz' : options.assessment ? 'score by one assessment, 100 records' : 'score by one candidate'}, LOG_LEVEL=${options['log-level']}, ${Number(options.candidates).toLocaleString('en')} candidates)`,
 );
 for (const [name] of GROUPS) {
   const us = shares.get(name) ?? 0;

@@ -34,6 +34,8 @@ const API_KEY = /ack_[A-Za-z0-9_-]+/g;
 const EMAIL = /[^\s@/?&=#:;,<>"'()[\]]+@[^\s@/?&=#:;,<>"'()[\]]+/g;
 const NESTED_DEPTH = 3;
 const QUICK_CHECK = /[?#@%]|ack_/;
+/** What only the full scrub handles: encoded text, a fragment, a key or an e-mail address. */
+const NEEDS_DECODING = /[#@%+]|ack_/;
 
 function decoded(text: string): string {
   try {
@@ -85,11 +87,36 @@ function scrubQuery(query: string, depth: number): string {
     .join('&');
 }
 
+/** The whole scrub, for every URL (scrubUrl takes shortcuts where it may; a test holds them to this). */
+export const scrubUrlFully = (url: string): string => scrubUrlAt(url, 0);
+
 /** A URL with every secret and personal datum of the list above replaced. */
 export function scrubUrl(url: string): string {
   // Most request lines (a bare path) hold nothing to scrub: they are not taken apart.
   if (!QUICK_CHECK.test(url)) return url;
+  // A plain query (the API's reads: ?candidateIds=…): nothing in it is encoded, so no value can hold
+  // a key, an address or a nested URL; only the parameters' names are looked at.
+  if (!NEEDS_DECODING.test(url)) return redactPlainQuery(url);
   return scrubUrlAt(url, 0);
+}
+
+/** scrubUrlAt's answer for a URL with a query and none of NEEDS_DECODING's characters, without taking the rest apart. */
+export function redactPlainQuery(url: string): string {
+  const mark = url.indexOf('?');
+  let out: string | undefined;
+  let start = mark + 1;
+  while (start <= url.length) {
+    const end = url.indexOf('&', start) < 0 ? url.length : url.indexOf('&', start);
+    const eq = url.indexOf('=', start);
+    if (eq >= 0 && eq < end && REDACTED_PARAMS.has(url.slice(start, eq).trim().toLowerCase())) {
+      out = `${out ?? url.slice(0, start)}${url.slice(start, eq)}=[redacted]`;
+    } else if (out !== undefined) {
+      out += url.slice(start, end);
+    }
+    if (end < url.length && out !== undefined) out += '&';
+    start = end + 1;
+  }
+  return out ?? url;
 }
 
 export function loggerOptions(level: string, stream?: { write(line: string): unknown }): NonNullable<FastifyServerOptions['logger']> {
