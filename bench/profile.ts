@@ -82,7 +82,9 @@ node.child.stdout!.on('data', () => {});
 let loadEnded = 0;
 let cpuMs = 0;
 let figures = '';
-let stopProfiled = () => node.stop();
+let stopProfiled = async (): Promise<void> => {
+  await node.stop();
+};
 try {
   // A read model still being filled (a database just seeded) sends reads to the slow path, and
   // the fill's own work would be counted: the profile is of the steady state.
@@ -101,7 +103,13 @@ try {
   const spec = options.healthz
     ? { url: profiled.url, path: '/healthz', seconds, connections: 10 }
     : options.baseline
-      ? { url: profiled.url, path: options.assessment ? '/score?assessmentIds=hundred' : '/score?candidateIds=', idsFile: options.assessment ? undefined : idsFile, seconds, connections: 10 }
+      ? {
+          url: profiled.url,
+          path: options.assessment ? '/score?assessmentIds=hundred' : '/score?candidateIds=',
+          idsFile: options.assessment ? undefined : idsFile,
+          seconds,
+          connections: 10,
+        }
       : options.assessment
         ? { url: profiled.url, path: '/v1/score?assessmentIds=hundred', headers: auth, seconds, connections: 10 }
         : { url: profiled.url, path: '/v1/score?candidateIds=', idsFile, headers: auth, seconds, connections: 10 };

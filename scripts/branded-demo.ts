@@ -26,7 +26,7 @@ export interface BrandedDemo {
 export async function startBrandedDemo(options: { logo?: boolean } = {}): Promise<BrandedDemo> {
   const db = await openDatabase({});
   await migrate(db);
-  await seedDemo(db);
+  await seedDemo(db, new Date());
   if (options.logo !== false) {
     const checked = checkLogo('image/png', readFileSync(DEMO_LOGO));
     if ('detail' in checked) throw new Error(`${DEMO_LOGO}: ${checked.detail}`);

@@ -311,7 +311,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       registerAdminAuth(admin, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
       registerAudit(admin, db, '/admin/v1');
       await admin.register(auditAdminRoutes, { db });
-      await admin.register(tenantAdminRoutes, { db });
+      await admin.register(tenantAdminRoutes, { db, now: clock });
       await admin.register(keyAdminRoutes, { db, verifier, rateCeiling, now: clock });
       await admin.register(assessmentAdminRoutes, { db });
       await admin.register(libraryAdminRoutes, { db });

@@ -2,11 +2,14 @@
 // sample catalogue into it, so that a newcomer has something to invite candidates to.
 import { readFileSync } from 'node:fs';
 import type { Database } from './db/database.js';
+import { runCommand, systemRequest } from './domain/command.js';
+import { DomainError } from './domain/errors.js';
 import { keepStatistics } from './jobs/statistics.js';
 import { parseAssessment } from './modules/assessments/content.js';
 import { LIBRARY_DIR, libraryFiles } from './modules/assessments/library.js';
 import { importAssessment } from './modules/assessments/repository.js';
-import { countInstances, createInstance, findInstanceByName } from './modules/tenants/repository.js';
+import { createTenant } from './modules/tenants/commands.js';
+import { countInstances, findInstanceByName } from './modules/tenants/repository.js';
 
 /** The library (docs/library.md): the demo instance offers all of it. */
 export const CATALOGUE_DIR = LIBRARY_DIR;
@@ -41,9 +44,13 @@ export const DEMO_BRANDING = {
 };
 
 /** Creates `demo` with the catalogue when there is no instance at all; returns whether it did. */
-export async function seedDemo(db: Database): Promise<boolean> {
+export async function seedDemo(db: Database, now: Date): Promise<boolean> {
   if ((await countInstances(db)) > 0) return false;
-  const instance = (await createInstance(db, { name: 'demo', ...DEMO_BRANDING })) ?? (await findInstanceByName(db, 'demo'))!;
+  // Two nodes starting on one empty store both get here: the second finds the instance made.
+  const instance = await runCommand(db, systemRequest('seed', now), (ctx) => createTenant(ctx, { name: 'demo', settings: DEMO_BRANDING })).catch(async (error: unknown) => {
+    if (error instanceof DomainError && error.code === 'conflict') return (await findInstanceByName(db, 'demo'))!;
+    throw error;
+  });
   await importCatalogue(db, instance);
   // A bulk load: the planner gets statistics now rather than at the job's next pass.
   await keepStatistics(db);

@@ -48,7 +48,7 @@ async function main() {
   const started = Date.now();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const applied = await migrate(db);
-  const seeded = config.seedDemo ? await seedDemo(db) : false;
+  const seeded = config.seedDemo ? await seedDemo(db, new Date()) : false;
   const admin = adminToken(config);
   const mailDir = path.join(config.dataDir, 'mail');
   const mailer = createMailer({ smtpUrl: config.smtpUrl, timeoutMs: config.mailTimeoutMs, mailDir });

@@ -16,7 +16,7 @@ export async function runPrimary(config: Config): Promise<void> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
   try {
     await migrate(db);
-    if (config.seedDemo) await seedDemo(db);
+    if (config.seedDemo) await seedDemo(db, new Date());
   } finally {
     await db.close();
   }

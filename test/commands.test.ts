@@ -5,7 +5,10 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
-import { runCommand } from '../src/domain/command.js';
+import { runCommand, type Actor } from '../src/domain/command.js';
+import type { DomainError } from '../src/domain/errors.js';
+import { changeTenantSettings, createTenant, setTenantLogo } from '../src/modules/tenants/commands.js';
+import { findInstanceByName, type InstanceSettings } from '../src/modules/tenants/repository.js';
 import { closeWithdrawn, supersedeAttempt } from '../src/modules/attempts/repository.js';
 import { cancelInvitation, expiryJob } from '../src/modules/invitations/lifecycle.js';
 import { decide, machineTable, STATES } from '../src/modules/invitations/machine.js';
@@ -193,5 +196,67 @@ describeEachStore('commands', (ctx) => {
     assert.equal(await job.run(new Date()), 50);
     assert.equal(job.soonerMs?.(), undefined, 'the backlog is gone: back to its interval');
     assert.equal(await pending(), 0);
+  });
+});
+
+describeEachStore('instance commands', (ctx) => {
+  const owner = { kind: 'user' as const, id: 'u1', email: 'owner@example.com', role: 'owner' as const };
+  const manager = { kind: 'user' as const, id: 'u2', email: 'manager@example.com', role: 'manager' as const };
+  const as = (actor: Actor) => ({ actor, requestId: 'test', now: new Date('2026-11-25T12:00:00Z') });
+  const audited = async (target: string) =>
+    (await ctx().db.query<{ action: string }>(`SELECT action FROM audit_log WHERE target = $1 ORDER BY id`, [target])).rows.map((r) => r.action);
+
+  it('the operator creates an instance once, normalised and audited; nobody else creates one', async () => {
+    const name = `tenant-${process.pid}`;
+    const made = await runCommand(ctx().db, as({ kind: 'admin-token' }), (c) =>
+      createTenant(c, { name, settings: { portalUrl: 'https://jobs.example//', accentColor: '#0b57d0' } }),
+    );
+    assert.equal(made.portalUrl, 'https://jobs.example');
+    assert.equal(made.accentColor, '#0B57D0');
+    await assert.rejects(
+      runCommand(ctx().db, as({ kind: 'admin-token' }), (c) => createTenant(c, { name, settings: {} })),
+      (e: DomainError) => e.code === 'conflict',
+    );
+    await assert.rejects(
+      runCommand(ctx().db, as(owner), (c) => createTenant(c, { name: `${name}-x`, settings: {} })),
+      (e: DomainError) => e.code === 'forbidden',
+    );
+    assert.deepEqual(await audited(name), ['instance.create']);
+  });
+
+  it('who may change what: managers not the addresses, owners not the operator’s bounds; an unchanged value is no change', async () => {
+    const name = `rules-${process.pid}`;
+    await runCommand(ctx().db, as({ kind: 'admin-token' }), (c) => createTenant(c, { name, settings: { portalUrl: 'https://a.example', mailFromAddress: 'a@a.example' } }));
+    const change = (actor: Actor, changes: InstanceSettings) => runCommand(ctx().db, as(actor), (c) => changeTenantSettings(c, { instance: name, changes }));
+    await assert.rejects(change(manager, { portalUrl: 'https://b.example', inviteTtlDays: 3 }), /Only the operator or an owner may change the portal URL/);
+    await assert.rejects(change(manager, { mailFromAddress: null }), /the sender address/);
+    await assert.rejects(change(owner, { maxWebhookEndpoints: 500 }), /Only the operator may change the number of webhook endpoints/);
+    await assert.rejects(change(owner, { requireTwoFactor: true }), (e: DomainError) => e.code === 'forbidden');
+    // Refused changes changed nothing, the allowed ones in the same call included.
+    let now = await findInstanceByName(ctx().db, name);
+    assert.equal(now!.inviteTtlDays, 14);
+    // A form sends every field: the same addresses from a manager are no change.
+    await change(manager, { portalUrl: 'https://a.example/', mailFromAddress: 'a@a.example', inviteTtlDays: 3 });
+    await change(owner, { portalUrl: 'https://c.example' });
+    await change({ kind: 'admin-token' }, { maxWebhookEndpoints: 500, requireTwoFactor: true });
+    now = await findInstanceByName(ctx().db, name);
+    assert.deepEqual([now!.inviteTtlDays, now!.portalUrl, now!.maxWebhookEndpoints, now!.requireTwoFactor], [3, 'https://c.example', 500, true]);
+    await assert.rejects(change(owner, { displayName: '  ', accentColor: '#ffff00' }), (e: DomainError) => e.code === 'invalid' && e.fields?.length === 2);
+    await assert.rejects(
+      runCommand(ctx().db, as(owner), (c) => changeTenantSettings(c, { instance: 'no-such-instance', changes: {} })),
+      (e: DomainError) => e.code === 'not-found',
+    );
+    assert.deepEqual(await audited(name), ['instance.create', 'instance.update', 'instance.update', 'instance.update']);
+  });
+
+  it('a refused logo says why with its kind (too large, unsupported, invalid) and changes nothing', async () => {
+    const name = `logo-${process.pid}`;
+    await runCommand(ctx().db, as({ kind: 'admin-token' }), (c) => createTenant(c, { name, settings: {} }));
+    const set = (declaredType: string, bytes: Buffer) => runCommand(ctx().db, as(owner), (c) => setTenantLogo(c, { instance: name, declaredType, bytes }));
+    await assert.rejects(set('image/svg+xml', Buffer.from('<svg/>')), (e: DomainError) => e.code === 'unsupported-type' && e.fields?.[0]?.name === 'logo');
+    await assert.rejects(set('image/png', Buffer.alloc(300 * 1024, 1)), (e: DomainError) => e.code === 'too-large');
+    await assert.rejects(set('image/png', Buffer.from('not a png')), (e: DomainError) => e.code === 'invalid');
+    assert.equal((await findInstanceByName(ctx().db, name))!.logoSha256, null);
+    assert.deepEqual(await audited(name), ['instance.create']);
   });
 });

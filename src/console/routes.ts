@@ -11,6 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database, Queryable } from '../db/database.js';
 import { DomainError, forbidden, invalidInput, notFound } from '../domain/errors.js';
 import { fieldErrors, problemFor } from '../http/errors.js';
+import type { Static } from 'typebox';
 import { BIDI_CONTROL, validatorCompiler } from '../http/validation.js';
 import { feedbackSummaries } from '../modules/attempts/feedback.js';
 import { layoutNotes } from '../modules/attempts/layout.js';
@@ -46,8 +47,9 @@ import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { funnel } from '../modules/scores/insights.js';
 import { Settings } from '../modules/tenants/admin-routes.js';
-import { acceptLogo, brandOf, checkBranding } from '../modules/tenants/branding.js';
-import { INSTANCE_NAME_PATTERN, listInstances, removeLogo, setLogo, updateInstance, type Instance } from '../modules/tenants/repository.js';
+import { brandOf } from '../modules/tenants/branding.js';
+import { changeTenantSettings, removeTenantLogo, setTenantLogo } from '../modules/tenants/commands.js';
+import { INSTANCE_NAME_PATTERN, listInstances, type Instance, type InstanceSettings } from '../modules/tenants/repository.js';
 import { normaliseIdentifier } from '../modules/users/identifier.js';
 import { findSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
 import { recordLockedOut, signInWithPassword, signOut } from '../modules/users/accounts.js';
@@ -858,114 +860,92 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       );
     });
 
-    const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings' }) as ((data: unknown) => boolean) & {
+    // The admin API's schema checks the form's values (the same words for the same mistakes); the
+    // rules beyond it (who may change what, branding) are the command's.
+    const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings' }) as ((
+      data: unknown,
+    ) => data is Static<typeof Settings>) & {
       errors?: unknown[];
     };
+    const settingsRefused = (
+      request: FastifyRequest,
+      reply: FastifyReply,
+      instance: Instance,
+      errors: { name: string; detail: string }[],
+      status: number,
+      values?: Record<string, string>,
+    ) =>
+      page(
+        reply,
+        consolePage(
+          frameOf(request, 'settings', instance),
+          `Settings of ${instance.name}`,
+          settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) }),
+        ),
+        status,
+      );
+    /** A field error of a command, shown on the settings page; anything else goes to the error page. */
+    const fieldsOf = (error: unknown) => (error instanceof DomainError && error.fields ? error.fields.map((f) => ({ name: f.name, detail: f.detail })) : undefined);
 
     scope.post<{ Body: Record<string, string | undefined> }>('/console/settings', async (request, reply) => {
       const body = request.body ?? {};
       const instance = instanceOf(request, body.instance, 'manage');
       const field = (name: string) => (body[name] ?? '').trim();
-      const values = {
-        portalUrl: field('portalUrl'),
-        inviteTtlDays: field('inviteTtlDays'),
-        mailFromName: field('mailFromName'),
-        mailFromAddress: field('mailFromAddress'),
-        reminderDays: field('reminderDays'),
-        reportLinkDays: field('reportLinkDays'),
-        displayName: field('displayName'),
-        accentColor: field('accentColor'),
-        supportEmail: field('supportEmail'),
-        privacyUrl: field('privacyUrl'),
-      };
-      // Where candidates' links point and whose address the e-mail comes from are the operator's (and
-      // owners') to set: a manager's form shows them read-only, and a changed value is refused.
-      if (!isOwner(request)) {
-        const current = { portalUrl: instance.portalUrl ?? '', mailFromAddress: instance.mailFromAddress ?? '' };
-        const sent = { portalUrl: values.portalUrl.replace(/\/+$/, ''), mailFromAddress: values.mailFromAddress };
-        const changed = (['portalUrl', 'mailFromAddress'] as const).filter((name) => body[name] !== undefined && sent[name] !== current[name]);
-        if (changed.length > 0)
-          throw forbidden(`Only the operator or an owner may change the ${changed.map((n) => (n === 'portalUrl' ? 'portal URL' : 'sender address')).join(' and the ')}`);
-        values.portalUrl = current.portalUrl;
-        values.mailFromAddress = current.mailFromAddress;
-      }
-      // A number field that is not a whole number fails the schema's range with its message.
+      const names = ['portalUrl', 'inviteTtlDays', 'mailFromName', 'mailFromAddress', 'reminderDays', 'reportLinkDays', 'displayName', 'accentColor', 'supportEmail', 'privacyUrl'];
+      const values = Object.fromEntries(names.map((name) => [name, field(name)]));
+      // A field the form did not send (an older page; a manager's read-only addresses) stays as it is;
+      // an empty one clears its setting. A number that is not a whole number fails the schema's range.
       const whole = (value: string) => (/^\d{1,4}$/.test(value) ? Number(value) : -1);
-      // The admin API's schema checks what is given; an empty field clears that setting.
       const given: Record<string, unknown> = {};
-      if (values.portalUrl) given.portalUrl = values.portalUrl.replace(/\/+$/, '');
-      given.inviteTtlDays = whole(values.inviteTtlDays);
-      // Fields the form did not send (an older page) stay as they are.
-      if (body.reportLinkDays !== undefined) given.reportLinkDays = whole(values.reportLinkDays);
-      if (body.reminderDays !== undefined) given.reminderDays = values.reminderDays === '' ? null : whole(values.reminderDays);
-      if (values.mailFromName) given.mailFromName = values.mailFromName;
-      if (values.mailFromAddress) given.mailFromAddress = values.mailFromAddress;
-      // Branding: an empty field clears the setting; a form without the fields (an older page) keeps it.
-      for (const name of ['displayName', 'accentColor', 'supportEmail', 'privacyUrl'] as const) {
-        if (body[name] !== undefined) given[name] = values[name] === '' ? null : values[name];
+      // The addresses and the sender name may be cleared here (back to the service's own), which the
+      // admin API's schema has no null for: set aside from its check.
+      const cleared: InstanceSettings = {};
+      for (const name of names) {
+        if (body[name] === undefined) continue;
+        const value = values[name]!;
+        if (name === 'inviteTtlDays' || name === 'reportLinkDays') given[name] = whole(value);
+        else if (name === 'reminderDays') given[name] = value === '' ? null : whole(value);
+        else if (value !== '') given[name] = value;
+        else if (name === 'portalUrl' || name === 'mailFromName' || name === 'mailFromAddress') cleared[name] = null;
+        else given[name] = null;
       }
-      const branding = checkBranding(given);
-      if (!checkSettings(given) || branding.errors.length > 0) {
-        const errors = [...fieldErrors('body', (checkSettings.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail })), ...branding.errors];
-        return page(
-          reply,
-          consolePage(
-            frameOf(request, 'settings', instance),
-            `Settings of ${instance.name}`,
-            settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) }),
-          ),
-          400,
-        );
+      if (!checkSettings(given)) {
+        return settingsRefused(request, reply, instance, fieldErrors('body', (checkSettings.errors ?? []) as never), 400, values);
       }
-      Object.assign(given, branding.values);
-      await db.transaction(async (tx) => {
-        await updateInstance(tx, instance.name, {
-          portalUrl: (given.portalUrl as string | undefined) ?? null,
-          inviteTtlDays: given.inviteTtlDays as number,
-          mailFromName: (given.mailFromName as string | undefined) ?? null,
-          mailFromAddress: (given.mailFromAddress as string | undefined) ?? null,
-          reminderDays: given.reminderDays as number | null | undefined,
-          reportLinkDays: given.reportLinkDays as number | undefined,
-          displayName: given.displayName as string | null | undefined,
-          accentColor: given.accentColor as string | null | undefined,
-          supportEmail: given.supportEmail as string | null | undefined,
-          privacyUrl: given.privacyUrl as string | null | undefined,
-        });
-        await audit(request, tx, 'instance.update', instance.name);
-      });
+      const changes = { ...given, ...cleared };
+      try {
+        await runCommand(db, commandRequest(request, now()), (ctx) => changeTenantSettings(ctx, { instance: instance.name, changes }), 'instance_update');
+      } catch (error) {
+        const fields = fieldsOf(error);
+        if (!fields) throw error;
+        return settingsRefused(request, reply, instance, fields, 400, values);
+      }
       return reply.redirect(`/console/settings?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
     });
 
     scope.post<{ Body: { instance?: string; logo?: { type: string; bytes: Buffer } | string } }>('/console/settings/logo', async (request, reply) => {
       const body = request.body ?? {};
       const instance = instanceOf(request, body.instance, 'manage');
-      const file = typeof body.logo === 'object' && body.logo !== null ? body.logo : undefined;
-      const checked = file && file.bytes.length > 0 ? await acceptLogo(file.type, file.bytes) : { status: 400 as const, detail: 'Choose a logo file to upload' };
-      if ('detail' in checked) {
-        const errors = [{ name: 'logo', detail: checked.detail }];
-        return page(
-          reply,
-          consolePage(
-            frameOf(request, 'settings', instance),
-            `Settings of ${instance.name}`,
-            settingsBody(instance, request.consoleUser!.csrfToken, { errors, addressesLocked: !isOwner(request) }),
-          ),
-          checked.status,
+      const file = typeof body.logo === 'object' && body.logo !== null && body.logo.bytes.length > 0 ? body.logo : undefined;
+      if (!file) return settingsRefused(request, reply, instance, [{ name: 'logo', detail: 'Choose a logo file to upload' }], 400);
+      try {
+        await runCommand(
+          db,
+          commandRequest(request, now()),
+          (ctx) => setTenantLogo(ctx, { instance: instance.name, declaredType: file.type, bytes: file.bytes }),
+          'instance_logo_set',
         );
+      } catch (error) {
+        const fields = fieldsOf(error);
+        if (!fields) throw error;
+        return settingsRefused(request, reply, instance, fields, problemFor(error, request).status);
       }
-      await db.transaction(async (tx) => {
-        await setLogo(tx, instance.name, checked.logo);
-        await audit(request, tx, 'instance.logo.set', instance.name);
-      });
       return reply.redirect(`/console/settings?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
     });
 
     scope.post<{ Body: { instance?: string } }>('/console/settings/logo/remove', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
-      await db.transaction(async (tx) => {
-        await removeLogo(tx, instance.name);
-        await audit(request, tx, 'instance.logo.remove', instance.name);
-      });
+      await runCommand(db, commandRequest(request, now()), (ctx) => removeTenantLogo(ctx, { instance: instance.name }), 'instance_logo_remove');
       return reply.redirect(`/console/settings?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
     });
 

@@ -12,6 +12,10 @@ export const DOMAIN_ERRORS = {
   conflict: 'conflict',
   /** The caller may not do this. */
   forbidden: 'forbidden',
+  /** What was given is larger than the rule allows (an upload). */
+  'too-large': 'too-large',
+  /** What was given is of a kind that is not accepted (an upload's type). */
+  'unsupported-type': 'unsupported-type',
 } as const;
 
 export type DomainErrorCode = keyof typeof DOMAIN_ERRORS;

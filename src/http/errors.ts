@@ -134,6 +134,8 @@ const DOMAIN_PROBLEMS: Record<DomainErrorCode, ProblemCode> = {
   'not-found': 'not-found',
   conflict: 'conflict',
   forbidden: 'forbidden',
+  'too-large': 'payload-too-large',
+  'unsupported-type': 'unsupported-media-type',
 };
 
 function fromDomain(error: DomainError): Problem {

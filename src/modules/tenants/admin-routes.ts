@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Queryable } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
-import { Problem, invalid } from '../../http/problem.js';
 import { BIDI_CONTROLS, BIDI_MESSAGE } from '../../http/validation.js';
 import { LANGUAGES } from '../../i18n/i18n.js';
-import { LOGO_MAX_BYTES, acceptLogo, brandOf, checkBranding } from './branding.js';
-import { INSTANCE_NAME_PATTERN, createInstance, findInstanceByName, listInstances, removeLogo, setLogo, updateInstance, type Instance as InstanceRow } from './repository.js';
+import { LOGO_MAX_BYTES, brandOf } from './branding.js';
+import { changeTenantSettings, createTenant, removeTenantLogo, setTenantLogo } from './commands.js';
+import { INSTANCE_NAME_PATTERN, listInstances, type Instance as InstanceRow } from './repository.js';
 
 export const InstanceName = Type.String({
   pattern: INSTANCE_NAME_PATTERN,
@@ -158,7 +160,7 @@ export const Settings = Type.Object(
   { additionalProperties: false },
 );
 
-export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = async (app, { db }) => {
+export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
   app.post(
     '/instances',
     {
@@ -170,10 +172,11 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
         body: Type.Object({ name: InstanceName, ...Settings.properties }, { additionalProperties: false }),
         response: { 201: Instance, ...problemResponses('validation-failed', 'unauthorized', 'conflict') },
       },
+      config: { auditedByCommand: true },
     },
     async (request, reply) => {
-      const created = await createInstance(db, { ...checked(request.body), portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
-      if (!created) throw new Problem('conflict', `An instance named "${request.body.name}" exists already`);
+      const { name, ...settings } = request.body;
+      const created = await runCommand(db, commandRequest(request, now()), (ctx) => createTenant(ctx, { name, settings }), 'instance_create');
       return reply.code(201).send(view(created));
     },
   );
@@ -190,12 +193,12 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
         body: Settings,
         response: { 200: Instance, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
-    async (request) => {
-      const updated = await updateInstance(db, request.params.instance, { ...checked(request.body), portalUrl: request.body.portalUrl?.replace(/\/+$/, '') });
-      if (!updated) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
-      return view(updated);
-    },
+    async (request) =>
+      view(
+        await runCommand(db, commandRequest(request, now()), (ctx) => changeTenantSettings(ctx, { instance: request.params.instance, changes: request.body }), 'instance_update'),
+      ),
   );
 
   app.get(
@@ -229,14 +232,12 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
         params: Type.Object({ instance: InstanceName }),
         response: { 200: Instance, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'payload-too-large', 'unsupported-media-type') },
       },
+      config: { auditedByCommand: true },
     },
     async (request) => {
-      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const result = await acceptLogo(request.headers['content-type'], body);
-      if ('detail' in result)
-        throw new Problem(result.status === 413 ? 'payload-too-large' : result.status === 415 ? 'unsupported-media-type' : 'validation-failed', result.detail);
-      if (!(await setLogo(db, request.params.instance, result.logo))) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
-      return view((await findInstanceByName(db, request.params.instance))!);
+      const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const input = { instance: request.params.instance, declaredType: request.headers['content-type'], bytes };
+      return view(await runCommand(db, commandRequest(request, now()), (ctx) => setTenantLogo(ctx, input), 'instance_logo_set'));
     },
   );
 
@@ -252,27 +253,11 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable }> = a
         params: Type.Object({ instance: InstanceName }),
         response: { 200: Instance, ...problemResponses('unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
-    async (request) => {
-      await removeLogo(db, request.params.instance);
-      const instance = await findInstanceByName(db, request.params.instance);
-      if (!instance) throw new Problem('not-found', `No instance named "${request.params.instance}"`);
-      return view(instance);
-    },
+    async (request) => view(await runCommand(db, commandRequest(request, now()), (ctx) => removeTenantLogo(ctx, { instance: request.params.instance }), 'instance_logo_remove')),
   );
 };
-
-/** The branding checks the schema cannot make (blank name, contrast, URL scheme); 400 naming each. */
-function checked<T extends Parameters<typeof checkBranding>[0]>(body: T): T {
-  const { values, errors } = checkBranding(body);
-  if (errors.length > 0) {
-    throw invalid(
-      errors.map((e) => ({ in: 'body' as const, name: e.name, pointer: `#/${e.name}`, detail: e.detail })),
-      errors.map((e) => `${e.name} ${e.detail}`).join('; '),
-    );
-  }
-  return values;
-}
 
 /** An instance as the admin API shows it: the logo as its URL path, the company as candidates see it. */
 function view(instance: InstanceRow) {
