@@ -313,8 +313,8 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db, now: clock });
       await admin.register(keyAdminRoutes, { db, verifier, rateCeiling, now: clock });
-      await admin.register(assessmentAdminRoutes, { db });
-      await admin.register(libraryAdminRoutes, { db });
+      await admin.register(assessmentAdminRoutes, { db, now: clock });
+      await admin.register(libraryAdminRoutes, { db, now: clock });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db, now: clock });

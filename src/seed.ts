@@ -7,7 +7,7 @@ import { DomainError } from './domain/errors.js';
 import { keepStatistics } from './jobs/statistics.js';
 import { parseAssessment } from './modules/assessments/content.js';
 import { LIBRARY_DIR, libraryFiles } from './modules/assessments/library.js';
-import { importAssessment } from './modules/assessments/repository.js';
+import { publishContent } from './modules/assessments/commands.js';
 import { createTenant } from './modules/tenants/commands.js';
 import { countInstances, findInstanceByName } from './modules/tenants/repository.js';
 
@@ -18,15 +18,15 @@ export function catalogueFiles(dir = CATALOGUE_DIR): string[] {
   return libraryFiles(dir);
 }
 
-/** Publishes every catalogue file into the instance; a broken file stops with its errors. */
-export async function importCatalogue(db: Database, instance: { id: string; name: string }, files = catalogueFiles()) {
+/** Publishes every catalogue file into the instance (the seed's own commands); a broken file stops with its errors. */
+export async function importCatalogue(db: Database, instance: { id: string; name: string }, now: Date, files = catalogueFiles()) {
   const results = [];
   for (const file of files) {
     const parsed = parseAssessment(readFileSync(file, 'utf8'));
     if (!parsed.ok) {
       throw new Error(`${file}:\n${parsed.errors.map((e) => `  line ${e.line ?? '?'}: ${e.path} ${e.message}`).join('\n')}`);
     }
-    results.push(await importAssessment(db, instance, parsed.content, parsed.hash));
+    results.push(await runCommand(db, systemRequest('seed', now), (ctx) => publishContent(ctx, { instance, content: parsed.content, hash: parsed.hash })));
   }
   return results;
 }
@@ -51,7 +51,7 @@ export async function seedDemo(db: Database, now: Date): Promise<boolean> {
     if (error instanceof DomainError && error.code === 'conflict') return (await findInstanceByName(db, 'demo'))!;
     throw error;
   });
-  await importCatalogue(db, instance);
+  await importCatalogue(db, instance, now);
   // A bulk load: the planner gets statistics now rather than at the job's next pass.
   await keepStatistics(db);
   return true;

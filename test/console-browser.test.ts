@@ -47,7 +47,7 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     db = await openDatabase({});
     await migrate(db);
     const instance = (await createInstance(db, { name: 'demo' }))!;
-    await importCatalogue(db, instance);
+    await importCatalogue(db, instance, new Date());
     await createInstance(db, { name: 'other' });
     const probe = (await import('node:net')).createServer();
     const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));

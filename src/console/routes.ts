@@ -16,8 +16,8 @@ import { BIDI_CONTROL, validatorCompiler } from '../http/validation.js';
 import { feedbackSummaries } from '../modules/attempts/feedback.js';
 import { layoutNotes } from '../modules/attempts/layout.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
-import { parseAssessment } from '../modules/assessments/content.js';
-import { assessmentUuid, currentContent, importAssessment } from '../modules/assessments/repository.js';
+import { publishAssessment } from '../modules/assessments/commands.js';
+import { assessmentUuid, currentContent } from '../modules/assessments/repository.js';
 import { listDeliveries } from '../modules/invitations/deliveries.js';
 import { InviteBody, normaliseAssessments } from '../modules/invitations/routes.js';
 import { retakeInvitation, sendFreshLink } from '../modules/invitations/lifecycle.js';
@@ -596,9 +596,12 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     scope.post<{ Body: Record<string, string | undefined> }>('/console/assessments', async (request, reply) => {
       const instance = instanceOf(request, request.body?.instance, 'manage');
       const source = request.body?.source ?? '';
-      const parsed = parseAssessment(source);
-      if (!parsed.ok) {
-        const errors = parsed.errors.map((e) => ({ line: e.line, column: e.column, name: e.path || '(document)', detail: e.message }));
+      let result;
+      try {
+        result = await runCommand(db, commandRequest(request, now()), (ctx) => publishAssessment(ctx, { instance, source }), 'assessment_import');
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'invalid') throw error;
+        const errors = (error.fields ?? []).map((e) => ({ line: e.line, column: e.column, name: e.name, detail: e.detail }));
         // The document comes back in the form to be fixed, unless it is too large to repeat.
         if (source.length > ECHO_SOURCE_CHARACTERS) {
           errors.unshift({
@@ -611,8 +614,6 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         }
         return assessmentsPage(request, reply, instance, { source, errors }, 400);
       }
-      const result = await importAssessment(db, instance, parsed.content, parsed.hash);
-      await audit(request, db, 'assessment.import', `${instance.name}/${result.id}`, 200);
       const verb = { created: 'Published', updated: 'Published a new version of', unchanged: 'Nothing changed in' }[result.outcome];
       return assessmentsPage(request, reply, instance, { source: '', published: `${verb} ${result.id} (version ${result.version}).` });
     });

@@ -48,7 +48,7 @@ export async function startDemo(options: { settings?: InstanceSettings; mailDir?
   mkdirSync(SHOTS, { recursive: true });
   const db = await openDatabase({});
   await migrate(db);
-  await importCatalogue(db, (await createInstance(db, { name: 'demo', ...options.settings }))!);
+  await importCatalogue(db, (await createInstance(db, { name: 'demo', ...options.settings }))!, new Date());
   // The app must know its own address for links, so listen first on a free port.
   const probe = (await import('node:net')).createServer();
   const port = await new Promise<number>((resolve) => probe.listen(0, '127.0.0.1', () => resolve((probe.address() as { port: number }).port)));

@@ -2,11 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
 import { adminSecurity, problemResponses } from '../../http/openapi.js';
-import { Problem } from '../../http/problem.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { parseAssessment } from './content.js';
-import { importAssessment, listAssessments } from './repository.js';
+import { publishAssessment } from './commands.js';
+import { listAssessments } from './repository.js';
 import { Assessment } from './routes.js';
 
 const CONTENT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'application/json', 'text/plain'];
@@ -24,7 +25,7 @@ const ImportResult = Type.Object(
   { additionalProperties: false },
 );
 
-export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
   // Content arrives as the author wrote it, so that errors can name its lines.
   // (Within this plugin only: JSON elsewhere is parsed, with its depth bounded.)
   app.removeContentTypeParser(CONTENT_TYPES.filter((type) => app.hasContentTypeParser(type)));
@@ -51,21 +52,11 @@ export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database }> 
         }),
         response: { 200: ImportResult, 201: ImportResult, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'unsupported-media-type') },
       },
+      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await instanceOf(request.params.instance);
-      const parsed = parseAssessment(request.body);
-      if (!parsed.ok) {
-        throw new Problem(
-          'validation-failed',
-          `The assessment has ${parsed.errors.length} problem${parsed.errors.length === 1 ? '' : 's'}: ${parsed.errors
-            .slice(0, 3)
-            .map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.path || '(document)'} ${e.message}`)
-            .join('; ')}`,
-          parsed.errors.map((e) => ({ in: 'content' as const, name: e.path || '(document)', line: e.line, column: e.column, detail: e.message })),
-        );
-      }
-      const result = await importAssessment(db, instance, parsed.content, parsed.hash);
+      const result = await runCommand(db, commandRequest(request, now()), (ctx) => publishAssessment(ctx, { instance, source: request.body }), 'assessment_import');
       return reply.code(result.outcome === 'created' ? 201 : 200).send(result);
     },
   );

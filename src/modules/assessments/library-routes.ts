@@ -4,10 +4,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
 import { adminSecurity, problemResponses } from '../../http/openapi.js';
-import { invalid } from '../../http/problem.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { offerFromLibrary, offeredIn, readLibrary, type LibraryEntry } from './library.js';
+import { offerLibrary } from './commands.js';
+import { offeredIn, readLibrary, type LibraryEntry } from './library.js';
 
 const LibraryAssessment = Type.Object(
   {
@@ -53,7 +55,7 @@ const summary = (entry: LibraryEntry) => ({
   typingTest: entry.typingTest,
 });
 
-export const libraryAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; libraryDir?: string }> = async (app, { db, libraryDir }) => {
+export const libraryAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date; libraryDir?: string }> = async (app, { db, now, libraryDir }) => {
   const library = () => readLibrary(libraryDir);
 
   app.get(
@@ -98,21 +100,12 @@ export const libraryAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; libra
         ),
         response: { 200: Type.Array(OfferResult), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
-      const entries = library();
-      const byId = new Map(entries.map((e) => [e.id, e]));
-      const unknown = request.body.assessments.filter((id) => !byId.has(id));
-      if (unknown.length > 0) {
-        throw invalid(unknown.map((id) => ({ in: 'body' as const, name: 'assessments', detail: `"${id}" is not an assessment of the library` })));
-      }
-      return offerFromLibrary(
-        db,
-        instance,
-        request.body.assessments.map((id) => byId.get(id)!),
-        { update: request.body.update === true },
-      );
+      const input = { instance, ids: request.body.assessments, library: library(), update: request.body.update === true };
+      return runCommand(db, commandRequest(request, now()), (ctx) => offerLibrary(ctx, input), 'library_offer');
     },
   );
 };

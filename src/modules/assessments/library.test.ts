@@ -52,7 +52,7 @@ describeEachStore('the assessment library over the admin API', (ctx) => {
     const instance = await ctx().instance();
     const refused = await offer(instance, { assessments: ['verbal-reasoning', 'astrology'] });
     assert.equal(refused.statusCode, 400);
-    assert.deepEqual(refused.json().errors, [{ in: 'body', name: 'assessments', detail: '"astrology" is not an assessment of the library' }]);
+    assert.deepEqual(refused.json().errors, [{ in: 'body', name: 'assessments', pointer: '#/assessments', detail: '"astrology" is not an assessment of the library' }]);
     assert.ok(Object.values(await offeredOf(instance)).every((o) => o === 'no'));
     assert.equal((await offer(instance, { assessments: [] })).statusCode, 400);
     assert.equal((await offer('nowhere', { assessments: ['big-five'] })).statusCode, 404);

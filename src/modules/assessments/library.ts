@@ -4,10 +4,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Database } from '../../db/database.js';
+import type { Queryable } from '../../db/database.js';
 import { parseAssessment } from './content.js';
 import { questionCount, type AssessmentContent } from './content-schema.js';
-import { currentHashes, importAssessment } from './repository.js';
+import { currentHashes } from './repository.js';
 
 /** catalogue/ at the package root, from src/modules/assessments or dist/modules/assessments. */
 export const LIBRARY_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'catalogue');
@@ -61,7 +61,7 @@ export function readLibrary(dir = LIBRARY_DIR): LibraryEntry[] {
  */
 export type Offered = 'current' | 'other' | 'no';
 
-export async function offeredIn(db: Database, instanceId: string, entries: readonly LibraryEntry[]): Promise<Map<string, Offered>> {
+export async function offeredIn(db: Queryable, instanceId: string, entries: readonly LibraryEntry[]): Promise<Map<string, Offered>> {
   const hashes = await currentHashes(db, instanceId);
   return new Map(entries.map((e) => [e.id, !hashes.has(e.id) ? 'no' : hashes.get(e.id) === e.hash ? 'current' : 'other']));
 }
@@ -75,28 +75,4 @@ export interface OfferResult {
    * id, left as it was (offer again with `update` to replace it).
    */
   outcome: 'created' | 'updated' | 'unchanged' | 'kept';
-}
-
-/**
- * Publishes library assessments into an instance. Content the instance already has under one of
- * the ids is replaced only when `update` is true, and then by a new version: attempts already
- * started keep theirs.
- */
-export async function offerFromLibrary(
-  db: Database,
-  instance: { id: string; name: string },
-  entries: readonly LibraryEntry[],
-  options: { update: boolean },
-): Promise<OfferResult[]> {
-  const results: OfferResult[] = [];
-  const offered = await offeredIn(db, instance.id, entries);
-  for (const entry of entries) {
-    if (offered.get(entry.id) === 'other' && !options.update) {
-      results.push({ id: entry.id, version: null, outcome: 'kept' });
-      continue;
-    }
-    const imported = await importAssessment(db, instance, entry.content, entry.hash);
-    results.push({ id: entry.id, version: imported.version, outcome: imported.outcome });
-  }
-  return results;
 }

@@ -1,4 +1,4 @@
-import type { Database, Queryable } from '../../db/database.js';
+import type { Queryable } from '../../db/database.js';
 import { questionCount, type AssessmentContent } from './content-schema.js';
 
 export interface AssessmentSummary {
@@ -38,41 +38,40 @@ function summaryValues(content: AssessmentContent) {
 }
 
 /**
- * Publishes content as the current version of its assessment. A version once published is never
- * changed: attempts pin the version they started on, so re-publishing cannot alter them.
+ * Publishes content as the current version of its assessment, in the caller's transaction (the
+ * assessments module's commands). A version once published is never changed: attempts pin the
+ * version they started on, so re-publishing cannot alter them.
  */
-export async function importAssessment(db: Database, instance: { id: string; name: string }, content: AssessmentContent, hash: string): Promise<ImportResult> {
-  return db.transaction(async (tx) => {
-    const created = await tx.query<{ id: string }>(
-      `INSERT INTO assessments (instance_id, slug, current_version, name, description, duration_minutes, categories,
-                                typing_test, question_count, pass_score, low_pass_score)
-       VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (instance_id, slug) DO NOTHING RETURNING id`,
-      [instance.id, content.id, ...summaryValues(content)],
-    );
-    if (created.rows[0]) {
-      await insertVersion(tx, created.rows[0].id, 1, content, hash);
-      return { id: content.id, instance: instance.name, version: 1, outcome: 'created' };
-    }
-    const { rows } = await tx.query<{ id: string; version: number; hash: string }>(
-      `SELECT a.id, a.current_version AS version, v.content_hash AS hash
-         FROM assessments a JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version
-        WHERE a.instance_id = $1 AND a.slug = $2
-          FOR UPDATE OF a`,
-      [instance.id, content.id],
-    );
-    const current = rows[0]!;
-    if (current.hash === hash) return { id: content.id, instance: instance.name, version: current.version, outcome: 'unchanged' };
-    const version = current.version + 1;
-    await insertVersion(tx, current.id, version, content, hash);
-    await tx.query(
-      `UPDATE assessments SET current_version = $2, name = $3, description = $4, duration_minutes = $5, categories = $6,
-              typing_test = $7, question_count = $8, pass_score = $9, low_pass_score = $10, updated_at = now()
-        WHERE id = $1`,
-      [current.id, version, ...summaryValues(content)],
-    );
-    return { id: content.id, instance: instance.name, version, outcome: 'updated' };
-  });
+export async function importAssessment(tx: Queryable, instance: { id: string; name: string }, content: AssessmentContent, hash: string, now: Date): Promise<ImportResult> {
+  const created = await tx.query<{ id: string }>(
+    `INSERT INTO assessments (instance_id, slug, current_version, name, description, duration_minutes, categories,
+                              typing_test, question_count, pass_score, low_pass_score)
+     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (instance_id, slug) DO NOTHING RETURNING id`,
+    [instance.id, content.id, ...summaryValues(content)],
+  );
+  if (created.rows[0]) {
+    await insertVersion(tx, created.rows[0].id, 1, content, hash);
+    return { id: content.id, instance: instance.name, version: 1, outcome: 'created' };
+  }
+  const { rows } = await tx.query<{ id: string; version: number; hash: string }>(
+    `SELECT a.id, a.current_version AS version, v.content_hash AS hash
+       FROM assessments a JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version
+      WHERE a.instance_id = $1 AND a.slug = $2
+        FOR UPDATE OF a`,
+    [instance.id, content.id],
+  );
+  const current = rows[0]!;
+  if (current.hash === hash) return { id: content.id, instance: instance.name, version: current.version, outcome: 'unchanged' };
+  const version = current.version + 1;
+  await insertVersion(tx, current.id, version, content, hash);
+  await tx.query(
+    `UPDATE assessments SET current_version = $2, name = $3, description = $4, duration_minutes = $5, categories = $6,
+            typing_test = $7, question_count = $8, pass_score = $9, low_pass_score = $10, updated_at = $11
+      WHERE id = $1`,
+    [current.id, version, ...summaryValues(content), now],
+  );
+  return { id: content.id, instance: instance.name, version, outcome: 'updated' };
 }
 
 async function insertVersion(tx: Queryable, assessmentId: string, version: number, content: AssessmentContent, hash: string) {
