@@ -43,12 +43,15 @@ export const DEMO_BRANDING = {
   privacyUrl: 'https://demo-company.example/privacy',
 };
 
+/** The instance a fresh start makes (the examples of the API's documentation name it). */
+export const DEMO_INSTANCE = 'demo';
+
 /** Creates `demo` with the catalogue when there is no instance at all; returns whether it did. */
 export async function seedDemo(db: Database, now: Date): Promise<boolean> {
   if ((await countInstances(db)) > 0) return false;
   // Two nodes starting on one empty store both get here: the second finds the instance made.
-  const instance = await runCommand(db, systemRequest('seed', now), (ctx) => createTenant(ctx, { name: 'demo', settings: DEMO_BRANDING })).catch(async (error: unknown) => {
-    if (error instanceof DomainError && error.code === 'conflict') return (await findInstanceByName(db, 'demo'))!;
+  const instance = await runCommand(db, systemRequest('seed', now), (ctx) => createTenant(ctx, { name: DEMO_INSTANCE, settings: DEMO_BRANDING })).catch(async (error: unknown) => {
+    if (error instanceof DomainError && error.code === 'conflict') return (await findInstanceByName(db, DEMO_INSTANCE))!;
     throw error;
   });
   await importCatalogue(db, instance, now);
