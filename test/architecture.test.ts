@@ -49,6 +49,8 @@ const OWNERS: Record<string, string> = {
   partner_settings: 'modules/integrations',
   report_link_keys: 'modules/reports',
   revoked_report_links: 'modules/reports',
+  candidate_decisions: 'modules/decisions',
+  candidate_tags: 'modules/decisions',
 };
 
 /**

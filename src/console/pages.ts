@@ -7,6 +7,8 @@ import { MIN_COHORT, type AssessmentReport, type PendingReview, type QuestionRep
 import type { AuditEntry } from '../modules/audit/audit.js';
 import type { FeedbackSummary } from '../modules/attempts/feedback.js';
 import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
+import type { CandidateMarks } from '../modules/decisions/repository.js';
+import { marksLine } from './decisions.js';
 import type { KeySummary } from '../modules/keys/repository.js';
 import type { Funnel } from '../modules/scores/insights.js';
 import { brandOf } from '../modules/tenants/branding.js';
@@ -206,6 +208,8 @@ export interface CandidateFilters {
   score?: string;
   flag?: string;
   days?: string;
+  decision?: string;
+  tag?: string;
 }
 
 const select = (name: string, label: string, current: string | undefined, options: [string, string][]) =>
@@ -213,7 +217,14 @@ const select = (name: string, label: string, current: string | undefined, option
     ([value, text]) => html`<option value="${value}"${value === (current ?? '') && html` selected`}>${text}</option>`,
   )}</select></div>`;
 
-export function candidatesBody(instance: string, filters: CandidateFilters, assessments: { id: string; name: string }[], items: CandidateListItem[], nextHref?: string): SafeHtml {
+export function candidatesBody(
+  instance: string,
+  filters: CandidateFilters,
+  assessments: { id: string; name: string }[],
+  items: CandidateListItem[],
+  nextHref?: string,
+  extra: { marks?: Map<string, CandidateMarks>; tags?: string[]; csvHref?: string } = {},
+): SafeHtml {
   const rows = items.map(
     (c) => html`<tr>
 <th scope="row"><a href="/console/candidates/${c.id}?instance=${instance}">${c.email === null ? 'Erased candidate' : `${c.firstName} ${c.lastName}`}</a></th>
@@ -222,6 +233,7 @@ export function candidatesBody(instance: string, filters: CandidateFilters, asse
       (i) =>
         html`<li>${i.assessmentName}: ${statusText(i.assessmentStatus)}${i.assessmentStatus === 'COMPLETED' && html`, ${scoreBadge(i.scoreStatus)} ${i.scoreStatus === 'PENDING' ? '' : `${Number(i.totalScore)} %`}`}${i.redFlag && html` <span class="flag">red flag</span>`}</li>`,
     )}</ul></td>
+<td>${marksLine(extra.marks?.get(c.id))}</td>
 </tr>`,
   );
   return html`<h1>Candidates of ${instance}</h1>
@@ -253,6 +265,14 @@ ${select('days', 'Invited', filters.days, [
   ['30', 'Last 30 days'],
   ['90', 'Last 90 days'],
 ])}
+${select('decision', 'Decision', filters.decision, [
+  ['', 'Any'],
+  ['advance', 'Advance'],
+  ['hold', 'Hold'],
+  ['reject', 'Reject'],
+  ['none', 'None yet'],
+])}
+${select('tag', 'Tag', filters.tag, [['', 'Any'], ...(extra.tags ?? []).map((t): [string, string] => [t, t])])}
 <button type="submit" class="primary">Search</button>
 </form>
 ${
@@ -260,10 +280,11 @@ ${
     ? html`<p>No candidate matches.</p>`
     : html`<table class="data">
 <caption class="visually-hidden">Candidates</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Assessments</th></tr></thead>
+<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Assessments</th><th scope="col">Decision and tags</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
 }
+${extra.csvHref && items.length > 0 && html`<p><a href="${extra.csvHref}" download>Download these candidates as CSV</a> (with decisions, notes and tags)</p>`}
 ${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Next page</a></p>`}`;
 }
 
@@ -388,7 +409,7 @@ function originText(origin: AssessmentReport['origin']): SafeHtml {
 export function reportBody(
   candidate: CandidateSummary,
   reports: AssessmentReport[],
-  options: { csrf: string; instance: string; canReview: boolean; canRetake?: boolean; notice?: string; pdfHref?: string; company?: string },
+  options: { csrf: string; instance: string; canReview: boolean; canRetake?: boolean; notice?: string; pdfHref?: string; company?: string; marks?: SafeHtml },
 ): SafeHtml {
   // Shared by a report link (pdfHref): recruiters do not see accommodations, nor what operators do.
   const operator = options.pdfHref === undefined;
@@ -490,6 +511,7 @@ ${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redF
   return html`${options.notice && html`<p class="info" role="status">${options.notice}</p>`}<p class="no-print">${tools}</p>
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
 <p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
+${options.marks}
 ${sections}`;
 }
 

@@ -38,7 +38,9 @@ import { reviewAnswer } from '../modules/attempts/repository.js';
 import { dismissSignalsNow } from '../modules/attempts/signals.js';
 import { recordAudit, searchAudit } from '../modules/audit/audit.js';
 import { listAssessments } from '../modules/assessments/repository.js';
-import { findCandidate, searchCandidates } from '../modules/candidates/repository.js';
+import { findCandidate, searchCandidates, type CandidateListItem } from '../modules/candidates/repository.js';
+import { marksOf, marksOfMany, tagsInUse } from '../modules/decisions/repository.js';
+import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { failedDeliveries } from '../modules/invitations/insights.js';
 import { changeKey, createKey, managedKey, revokeKey } from '../modules/keys/commands.js';
 import { listKeys } from '../modules/keys/repository.js';
@@ -81,6 +83,9 @@ const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets')
 const SESSION_COOKIE = 'ac_console';
 const SIGN_IN_COOKIE = 'ac_console_signin';
 const PAGE_SIZE = 50;
+/** The CSV export of the candidates list reads in pages of this many, up to CSV_MAX_CANDIDATES. */
+const CSV_PAGE = 500;
+const CSV_MAX_CANDIDATES = 10_000;
 // Sign-in attempts are counted before the password is checked, per client address and per account,
 // in windows of 15 minutes; past either limit every attempt gets the same answer, right or wrong.
 const SIGN_IN_WINDOW_MS = 15 * 60_000;
@@ -377,9 +382,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     // ---- candidates --------------------------------------------------------------------------
 
-    scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
-      const q = request.query;
-      const instance = instanceOf(request, q.instance, 'read');
+    /** The list's filters from its query, checked: a search of the candidates module. */
+    async function candidateSearch(q: Record<string, string | undefined>, instance: Instance, limit: number) {
       const assessments = await listAssessments(db, [instance.id]);
       const assessment = q.assessment ? assessments.find((a) => a.id === q.assessment) : undefined;
       if (q.assessment && !assessment) throw invalidInput([{ name: 'assessment', in: 'query', detail: 'is not an assessment of this instance' }]);
@@ -393,7 +397,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       if (q.after !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(q.after))
         throw invalidInput([{ name: 'after', in: 'query', detail: 'is not a candidate id' }]);
       if (q.q !== undefined && q.q.length > 100) throw invalidInput([{ name: 'q', in: 'query', detail: 'is longer than 100 characters' }]);
-      const items = await searchCandidates(db, {
+      if (q.tag !== undefined && q.tag.length > 32) throw invalidInput([{ name: 'tag', in: 'query', detail: 'is longer than 32 characters' }]);
+      const search = {
         instanceId: instance.id,
         query: q.q,
         assessmentId: assessment?.id,
@@ -401,19 +406,35 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         scoreStatus: oneOf('score', q.score, ['PENDING', 'LOW_PASS', 'PASS', 'FAIL'] as const),
         redFlag: flag === undefined ? undefined : flag === 'yes',
         invitedSince: days ? new Date(now().getTime() - Number(days) * 86_400_000) : undefined,
+        decision: oneOf('decision', q.decision, ['advance', 'hold', 'reject', 'none'] as const),
+        tag: q.tag?.trim().toLowerCase() || undefined,
         after: q.after,
-        limit: PAGE_SIZE + 1,
-      });
+        limit,
+      };
+      return { assessments, search };
+    }
+
+    scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
+      const q = request.query;
+      const instance = instanceOf(request, q.instance, 'read');
+      const { assessments, search } = await candidateSearch(q, instance, PAGE_SIZE + 1);
+      const items = await searchCandidates(db, search);
       const more = items.length > PAGE_SIZE;
       const shown = items.slice(0, PAGE_SIZE);
       let nextHref: string | undefined;
+      const params = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && e[0] !== 'after'));
+      params.set('instance', instance.name);
+      const csvHref = `/console/candidates.csv?${params}`;
       if (more) {
-        const params = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && e[0] !== 'after'));
-        params.set('instance', instance.name);
         params.set('after', shown.at(-1)!.id);
         nextHref = `/console/candidates?${params}`;
       }
-      const filters = { q: q.q, assessment: q.assessment, status: q.status, score: q.score, flag: q.flag, days: q.days };
+      const filters = { q: q.q, assessment: q.assessment, status: q.status, score: q.score, flag: q.flag, days: q.days, decision: q.decision, tag: q.tag };
+      const marks = await marksOfMany(
+        db,
+        shown.map((c) => c.id),
+      );
+      const tags = (await tagsInUse(db, instance.id)).map((t) => t.tag);
       return page(
         reply,
         consolePage(
@@ -425,12 +446,35 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
             assessments.map((a) => ({ id: a.id, name: a.name })),
             shown,
             nextHref,
+            { marks, tags, csvHref },
           ),
         ),
       );
     });
 
-    scope.get<{ Params: { id: string }; Querystring: { instance?: string; retake?: string } }>('/console/candidates/:id', async (request, reply) => {
+    // The list as CSV, with its filters: every match (up to CSV_MAX_CANDIDATES), one row per candidate and assessment.
+    scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates.csv', async (request, reply) => {
+      const q = request.query;
+      const instance = instanceOf(request, q.instance, 'read');
+      const { search } = await candidateSearch({ ...q, after: undefined }, instance, CSV_PAGE);
+      const items: CandidateListItem[] = [];
+      for (let after: string | undefined; items.length < CSV_MAX_CANDIDATES;) {
+        const batch = await searchCandidates(db, { ...search, after });
+        items.push(...batch);
+        if (batch.length < CSV_PAGE) break;
+        after = batch.at(-1)!.id;
+      }
+      const marks = await marksOfMany(
+        db,
+        items.map((c) => c.id),
+      );
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="candidates-${instance.name}.csv"`)
+        .send(candidatesCsv(items.slice(0, CSV_MAX_CANDIDATES), marks));
+    });
+
+    scope.get<{ Params: { id: string }; Querystring: { instance?: string; retake?: string; marked?: string } }>('/console/candidates/:id', async (request, reply) => {
       const instance = instanceOf(request, request.query.instance, 'read');
       const candidate = await findCandidate(db, [instance.id], request.params.id);
       if (!candidate) throw notFound('No such candidate in this instance');
@@ -441,6 +485,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         retake === 'SENT' || retake === 'FAILED' || retake === 'none'
           ? `The candidate may take it again; the earlier attempt stays in the history. ${retake === 'SENT' ? 'The e-mail with a fresh link was sent.' : retake === 'FAILED' ? "The e-mail could not be sent: see Invitations for the relay's answer, and resend it there." : ''}`
           : undefined;
+      const marks = marksPanel({
+        instance: instance.name,
+        candidateId: candidate.id,
+        marks: await marksOf(db, candidate.id),
+        csrf: request.consoleUser!.csrfToken,
+        canDecide: may('manage') && candidate.email !== null,
+        saved: request.query.marked === '1',
+      });
       const body = reportBody(candidate, reports, {
         csrf: request.consoleUser!.csrfToken,
         instance: instance.name,
@@ -448,8 +500,29 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         canReview: may('review'),
         canRetake: may('manage'),
         notice,
+        marks,
       });
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
+    });
+
+    registerDecisionRoutes(scope, {
+      db,
+      now,
+      instanceOf,
+      again: async (request, reply, instance, candidateId, errors) => {
+        const candidate = await findCandidate(db, [instance.id], candidateId);
+        if (!candidate) throw notFound('No such candidate in this instance');
+        const marks = marksPanel({ instance: instance.name, candidateId, marks: await marksOf(db, candidateId), csrf: request.consoleUser!.csrfToken, canDecide: true, errors });
+        const body = reportBody(candidate, await assessmentReports(db, [instance.id], candidateId), {
+          csrf: request.consoleUser!.csrfToken,
+          instance: instance.name,
+          company: brandOf(instance).company,
+          canReview: true,
+          canRetake: true,
+          marks,
+        });
+        return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body), 400);
+      },
     });
 
     scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/candidates/:id/retake', async (request, reply) => {

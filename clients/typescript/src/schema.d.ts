@@ -1616,6 +1616,23 @@ export interface operations {
                              */
                             externalReference?: string;
                         }[];
+                        /** @description Your recruiters' decision on the candidate in the console (advance, hold or reject), with its note; null while there is none. Never shown to the candidate, and not part of the score record. */
+                        decision: {
+                            /** @example advance */
+                            value: "advance" | "hold" | "reject";
+                            /**
+                             * @description The recruiter's note with it, if any
+                             * @example Strong on the case study; invite to the panel.
+                             */
+                            note: string | null;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-24T16:02:11.000Z
+                             */
+                            decidedAt: string;
+                        } | null;
+                        /** @description Tags your recruiters gave the candidate in the console, in alphabetical order */
+                        tags: string[];
                     };
                 };
             };
@@ -5867,6 +5884,15 @@ export interface operations {
                         audit: {
                             [key: string]: unknown;
                         }[];
+                        /** @description The recruiters' marks on the candidate (decision, note, tags) */
+                        marks: {
+                            /** @description The recruiters' decision on the candidate, with its note, who and when; null: none */
+                            decision: {
+                                [key: string]: unknown;
+                            } | null;
+                            /** @description The tags recruiters gave the candidate */
+                            tags: string[];
+                        };
                     };
                 };
             };

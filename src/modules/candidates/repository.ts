@@ -53,6 +53,10 @@ export interface CandidateSearch {
   redFlag?: boolean;
   /** Invited on or after this instant. */
   invitedSince?: Date;
+  /** The recruiters' decision on the candidate, or none yet. */
+  decision?: 'advance' | 'hold' | 'reject' | 'none';
+  /** A tag the candidate carries. */
+  tag?: string;
   /** Keyset: candidates after this id. */
   after?: string;
   limit: number;
@@ -89,6 +93,9 @@ export async function searchCandidates(db: Queryable, search: CandidateSearch): 
   if (search.scoreStatus) invitationFilters.push(`i.score_status = ${add(search.scoreStatus)} AND i.assessment_status = 'COMPLETED'`);
   if (search.redFlag !== undefined) invitationFilters.push(`i.red_flag = ${add(search.redFlag)}`);
   if (search.invitedSince) invitationFilters.push(`i.created_at >= ${add(search.invitedSince)}`);
+  if (search.decision === 'none') where.push(`NOT EXISTS (SELECT 1 FROM candidate_decisions d WHERE d.candidate_id = c.id)`);
+  else if (search.decision) where.push(`EXISTS (SELECT 1 FROM candidate_decisions d WHERE d.candidate_id = c.id AND d.decision = ${add(search.decision)})`);
+  if (search.tag) where.push(`EXISTS (SELECT 1 FROM candidate_tags t WHERE t.candidate_id = c.id AND t.tag = ${add(search.tag)})`);
   if (invitationFilters.length > 0) where.push(`EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id AND ${invitationFilters.join(' AND ')})`);
   const { rows } = await db.query<CandidateListItem>(
     `/* console_candidate_search */ SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName",

@@ -8,6 +8,7 @@ import { DateTime, instanceHeader, problemResponses, publicSecurity } from '../.
 import { instanceScope } from '../keys/authenticate.js';
 import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
+import { marksOf } from '../decisions/repository.js';
 import { cancelInvitation, candidateView, extendInvitation, remindInvitation, sendFreshLink } from './lifecycle.js';
 import type { InviteDeps } from './service.js';
 
@@ -44,6 +45,21 @@ const Candidate = Type.Object({
   firstName: Type.Union([Type.String(), Type.Null()], { description: 'Null once erased', examples: ['Jane'] }),
   lastName: Type.Union([Type.String(), Type.Null()], { description: 'Null once erased', examples: ['Doe'] }),
   invitations: Type.Array(Invitation),
+  decision: Type.Union(
+    [
+      Type.Object({
+        value: Type.Union([Type.Literal('advance'), Type.Literal('hold'), Type.Literal('reject')], { examples: ['advance'] }),
+        note: Type.Union([Type.String(), Type.Null()], { description: "The recruiter's note with it, if any", examples: ['Strong on the case study; invite to the panel.'] }),
+        decidedAt: DateTime({ examples: ['2026-11-24T16:02:11.000Z'] }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "Your recruiters' decision on the candidate in the console (advance, hold or reject), with its note; null while there is none. Never shown to the candidate, and not part of the score record.",
+    },
+  ),
+  tags: Type.Array(Type.String({ examples: ['shortlist'] }), { description: 'Tags your recruiters gave the candidate in the console, in alphabetical order' }),
 });
 
 const Params = Type.Object({
@@ -69,7 +85,8 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
     async (request) => {
       const found = await candidateView(db, scope(request), request.params.candidateId, now(), publicUrl);
       if (!found) throw notFound('No such candidate in your instances');
-      return found;
+      const { decision, tags } = await marksOf(db, found.candidateId);
+      return { ...found, decision: decision && { value: decision.decision, note: decision.note, decidedAt: decision.decidedAt }, tags };
     },
   );
 

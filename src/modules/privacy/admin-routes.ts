@@ -96,6 +96,15 @@ const Export = Type.Object(
       ],
     ]),
     audit: Rows('Operator actions whose target names the candidate or one of their attempts'),
+    marks: Type.Object(
+      {
+        decision: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+          description: "The recruiters' decision on the candidate, with its note, who and when; null: none",
+        }),
+        tags: Type.Array(Type.String(), { description: 'The tags recruiters gave the candidate' }),
+      },
+      { description: "The recruiters' marks on the candidate (decision, note, tags)" },
+    ),
   },
   { additionalProperties: false },
 );

@@ -2,13 +2,14 @@
 // erasure (art. 17). Erasure keeps the candidate row with its id, erased_at and nothing personal,
 // and the invitations with their numbers, so that GET /v1/score still reports the anonymous record;
 // it deletes links, portal sessions, deliveries (they hold the address), answers, proctoring
-// signals (addresses, user agents, details) and the feedback they gave after an assessment, and clears the attempts' first address, user agent
+// signals (addresses, user agents, details), the feedback they gave after an assessment and the recruiters' decision, note and tags, and clears the attempts' first address, user agent
 // and typed text. The invite answers kept for Idempotency-Key retries are sealed with keys the
 // service does not store and hold no name or address (the candidate id and a link this erasure
 // revokes): nothing ties them to the person without the client's keys; they expire in 24 hours.
 import { eraseCandidateAttempts } from '../attempts/repository.js';
 import { recordAudit } from '../audit/audit.js';
 import { anonymiseCandidate } from '../candidates/repository.js';
+import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/repository.js';
 import { eraseCandidateMail } from '../invitations/deliveries.js';
 import type { Queryable } from '../../db/database.js';
 
@@ -41,6 +42,7 @@ export async function eraseCandidateRows(tx: Queryable, candidate: { id: string;
   await eraseCandidateAttempts(tx, candidate.id);
   // Portal sessions go with the links they were opened from (ON DELETE CASCADE).
   await eraseCandidateMail(tx, candidate.id);
+  await eraseCandidateMarks(tx, candidate.id);
   await anonymiseCandidate(tx, candidate.id, at);
 }
 
@@ -87,6 +89,7 @@ export interface CandidateData {
   attempts: Record<string, unknown>[];
   deliveries: Record<string, unknown>[];
   audit: Record<string, unknown>[];
+  marks: CandidateMarks;
 }
 
 /** Everything stored about the candidate besides the candidate row. */
@@ -143,5 +146,6 @@ export async function candidateData(db: Queryable, candidateId: string): Promise
     attempts: attempts.rows,
     deliveries: deliveries.rows,
     audit: audit.rows,
+    marks: await marksOf(db, candidateId),
   };
 }

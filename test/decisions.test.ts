@@ -1,0 +1,132 @@
+// A recruiter's decision (advance, hold, reject) with a note, and tags, per candidate: set on the
+// candidate's page by owners and managers (not reviewers), filtered on and exported (CSV, with
+// formulas made inert) in the list, shown to clients in GET /v1/candidates/{id}, audited, in the
+// candidate's data export, and gone with their erasure. Bad input changes nothing.
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { describeEachStore, sampleAssessment } from './harness.js';
+import { consoleAs, consoleUser } from './support/console.js';
+
+describeEachStore('decisions and tags', (ctx) => {
+  let instance: string;
+  let key: string;
+  let manager: Awaited<ReturnType<typeof consoleAs>>;
+  let reviewer: Awaited<ReturnType<typeof consoleAs>>;
+  const ids: Record<string, string> = {};
+
+  before(async () => {
+    instance = await ctx().instance('decide');
+    assert.equal((await ctx().publish(instance, sampleAssessment('alpha'))).statusCode, 201);
+    key = await ctx().key([instance]);
+    for (const [name, first] of [
+      ['ada', 'Ada'],
+      ['bob', 'Bob'],
+      ['eve', '=HYPERLINK("http://evil.example")'],
+    ] as const) {
+      const invited = await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email: `${name}-${instance}@example.com`, firstName: first, lastName: 'Tester', assessments: ['alpha'] },
+      });
+      assert.equal(invited.statusCode, 200, invited.body);
+      ids[name] = (invited.json() as { candidateId: string }[])[0]!.candidateId;
+    }
+    const m = await consoleUser(ctx(), `manager-${instance}@example.com`, 'manager', [instance]);
+    manager = await consoleAs(ctx(), `manager-${instance}@example.com`, m.password);
+    const r = await consoleUser(ctx(), `reviewer-${instance}@example.com`, 'reviewer', [instance]);
+    reviewer = await consoleAs(ctx(), `reviewer-${instance}@example.com`, r.password);
+  });
+
+  const mark = (who: typeof manager, name: string, fields: Record<string, string>) => who.post(`/console/candidates/${ids[name]}/marks`, { instance, ...fields });
+  const candidate = async (name: string) =>
+    (await ctx().request({ method: 'GET', url: `/v1/candidates/${ids[name]}`, headers: { 'x-api-key': key, instance } })).json() as {
+      decision: { value: string; note: string | null; decidedAt: string } | null;
+      tags: string[];
+    };
+
+  it('a manager decides and tags on the candidate page; clients see it; the audit log keeps it', async () => {
+    assert.deepEqual(await candidate('ada'), { ...(await candidate('ada')), decision: null, tags: [] });
+    const saved = await mark(manager, 'ada', { decision: 'advance', note: 'Strong case study.', tags: 'Shortlist, python dev, shortlist' });
+    assert.equal(saved.statusCode, 303, saved.body);
+    const page = await manager.get(`/console/candidates/${ids.ada}?instance=${instance}&marked=1`);
+    assert.match(page.body, /<strong>Advance<\/strong> by manager-decide/);
+    assert.match(page.body, /Strong case study\./);
+    assert.match(page.body, /<span class="tag">python-dev<\/span>, <span class="tag">shortlist<\/span>/);
+    const seen = await candidate('ada');
+    assert.equal(seen.decision?.value, 'advance');
+    assert.equal(seen.decision?.note, 'Strong case study.');
+    assert.deepEqual(seen.tags, ['python-dev', 'shortlist']);
+    assert.equal((await mark(manager, 'bob', { decision: 'reject', note: '', tags: 'shortlist' })).statusCode, 303);
+    // Changing it: the latest stands; "None" clears the decision and its note.
+    assert.equal((await mark(manager, 'bob', { decision: 'hold', note: 'Waiting for references', tags: '' })).statusCode, 303);
+    assert.deepEqual([(await candidate('bob')).decision?.value, (await candidate('bob')).tags], ['hold', []]);
+    const actions = (await ctx().db.query<{ action: string }>(`SELECT action FROM audit_log WHERE target = $1 ORDER BY id`, [`${instance}/${ids.bob}`])).rows.map((r) => r.action);
+    assert.deepEqual(actions, ['candidate.decision.reject', 'candidate.tags', 'candidate.decision.hold', 'candidate.tags']);
+  });
+
+  it('a reviewer sees the decision but may not decide; bad input is named and changes nothing', async () => {
+    const page = await reviewer.get(`/console/candidates/${ids.ada}?instance=${instance}`);
+    assert.match(page.body, /<strong>Advance<\/strong>/);
+    assert.doesNotMatch(page.body, /marks-form/);
+    assert.equal((await mark(reviewer, 'ada', { decision: 'reject', tags: '' })).statusCode, 403);
+    const badTag = await mark(manager, 'ada', { decision: 'reject', tags: 'ok, <script>, also ok' });
+    assert.equal(badTag.statusCode, 400);
+    assert.match(badTag.body, /&quot;&lt;script&gt;&quot; is not a tag/);
+    const badDecision = await mark(manager, 'ada', { decision: 'maybe', tags: '' });
+    assert.equal(badDecision.statusCode, 400);
+    assert.match(badDecision.body, /must be one of advance, hold, reject/);
+    const longNote = await mark(manager, 'ada', { decision: 'reject', note: 'x'.repeat(2001), tags: '' });
+    assert.equal(longNote.statusCode, 400);
+    assert.equal((await mark(manager, 'ada', { decision: 'reject', note: 'a\u202Eb', tags: '' })).statusCode, 400);
+    assert.equal((await mark(manager, 'ada', { decision: 'hold', tags: Array.from({ length: 21 }, (_, i) => `t${i}`).join(',') })).statusCode, 400);
+    const unknown = await manager.post(`/console/candidates/00000000-0000-4000-8000-000000000000/marks`, { instance, decision: 'hold', tags: '' });
+    assert.equal(unknown.statusCode, 404);
+    const seen = await candidate('ada');
+    assert.equal(seen.decision?.value, 'advance');
+    assert.deepEqual(seen.tags, ['python-dev', 'shortlist']);
+  });
+
+  it('the list filters by decision and tag, and exports them as CSV with formulas made inert', async () => {
+    const list = async (query: string) => (await manager.get(`/console/candidates?instance=${instance}&${query}`)).body;
+    const advanced = await list('decision=advance');
+    assert.match(advanced, /Ada Tester/);
+    assert.doesNotMatch(advanced, /Bob Tester/);
+    assert.match(await list('decision=hold'), /Bob Tester/);
+    const none = await list('decision=none');
+    assert.match(none, /HYPERLINK/);
+    assert.doesNotMatch(none, /Ada Tester|Bob Tester/);
+    assert.match(await list('tag=shortlist'), /Ada Tester/);
+    assert.equal((await manager.get(`/console/candidates?instance=${instance}&decision=maybe`)).statusCode, 400);
+    assert.match(await list(''), /<option value="python-dev">python-dev<\/option>/);
+
+    const csv = await manager.get(`/console/candidates.csv?instance=${instance}`);
+    assert.equal(csv.statusCode, 200);
+    assert.match(String(csv.headers['content-type']), /^text\/csv/);
+    const lines = csv.body
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    assert.equal(lines.length, 4);
+    assert.match(lines[0]!, /"decision","note","tags"/);
+    const ada = lines.find((l) => l.includes(ids.ada!))!;
+    assert.match(ada, /"advance","Strong case study\.","python-dev shortlist","alpha"/);
+    // A name a spreadsheet would run as a formula is written as text.
+    assert.match(csv.body, /"'=HYPERLINK\(""http:\/\/evil\.example""\)"/);
+    const filtered = await manager.get(`/console/candidates.csv?instance=${instance}&decision=hold`);
+    assert.equal(filtered.body.trim().split('\r\n').length, 2);
+  });
+
+  it('the data export holds the marks, and erasure removes them', async () => {
+    const exported = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/export`, payload: { candidateId: ids.ada } });
+    assert.equal(exported.statusCode, 200, exported.body);
+    assert.deepEqual((exported.json() as { marks: { tags: string[] } }).marks.tags, ['python-dev', 'shortlist']);
+    const erased = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/erase`, payload: { candidateId: ids.ada } });
+    assert.equal(erased.statusCode, 200, erased.body);
+    assert.deepEqual(await candidate('ada'), { ...(await candidate('ada')), decision: null, tags: [] });
+    const left = await ctx().db.query(`SELECT 1 FROM candidate_decisions WHERE candidate_id = $1 UNION ALL SELECT 1 FROM candidate_tags WHERE candidate_id = $1`, [ids.ada]);
+    assert.equal(left.rows.length, 0);
+    // An erased candidate cannot be marked again (nothing more is kept about them).
+    assert.equal((await mark(manager, 'ada', { decision: 'hold', tags: '' })).statusCode, 400);
+  });
+});
