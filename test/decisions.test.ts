@@ -4,7 +4,7 @@
 // candidate's data export, and gone with their erasure. Bad input changes nothing.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { describeEachStore, sampleAssessment } from './harness.js';
+import { describeEachStore, QUICK_ASSESSMENT, sampleAssessment } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 
 describeEachStore('decisions and tags', (ctx) => {
@@ -128,5 +128,70 @@ describeEachStore('decisions and tags', (ctx) => {
     assert.equal(left.rows.length, 0);
     // An erased candidate cannot be marked again (nothing more is kept about them).
     assert.equal((await mark(manager, 'ada', { decision: 'hold', tags: '' })).statusCode, 400);
+  });
+});
+
+describeEachStore('comparing candidates', (ctx) => {
+  let instance: string;
+  let key: string;
+  let reviewer: Awaited<ReturnType<typeof consoleAs>>;
+  const ids: string[] = [];
+
+  /** A candidate who takes the one-question check, right or wrong. */
+  const take = async (name: string, right: boolean) => {
+    const invited = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: `${name}-${instance}@example.com`, firstName: name, lastName: 'Compared', assessments: ['quick', 'alpha'] },
+    });
+    const made = (invited.json() as { candidateId: string; link: string }[])[0]!;
+    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: made.link.split('sessionToken=')[1] } });
+    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/quick', headers: { cookie } })).body)![1]!;
+    const form = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
+    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/quick/start', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
+    const saved = await ctx().request({ method: 'PUT', url: '/portal/api/a/quick/answers/q1', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: right ? 1 : 0 } });
+    assert.equal(saved.statusCode, 204, saved.body);
+    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/quick/submit', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
+    ids.push(made.candidateId);
+  };
+
+  before(async () => {
+    instance = await ctx().instance('compare');
+    assert.equal((await ctx().publish(instance, QUICK_ASSESSMENT)).statusCode, 201);
+    assert.equal((await ctx().publish(instance, sampleAssessment('alpha'))).statusCode, 201);
+    key = await ctx().key([instance]);
+    await take('Right', true);
+    await take('Wrong', false);
+    const r = await consoleUser(ctx(), `reviewer-${instance}@example.com`, 'reviewer', [instance]);
+    reviewer = await consoleAs(ctx(), `reviewer-${instance}@example.com`, r.password);
+  });
+
+  it('shows the chosen candidates side by side on one scale, from the list', async () => {
+    const list = await reviewer.get(`/console/candidates?instance=${instance}&assessment=quick`);
+    assert.match(list.body, /<form id="compare-form" method="get" action="\/console\/compare"/);
+    assert.match(list.body, /name="ids" value="[^"]+" form="compare-form"/);
+    const page = await reviewer.get(`/console/compare?instance=${instance}&assessment=quick&ids=${ids[0]}&ids=${ids[1]}`);
+    assert.equal(page.statusCode, 200, page.body);
+    assert.match(page.body, /<h1>Compare candidates: Quick check<\/h1>/);
+    assert.match(page.body, /<th scope="row">Total score<\/th><td>100 %<\/td><td>0 %<\/td>/);
+    assert.match(page.body, /<th scope="row">Result<\/th><td>Pass<\/td><td>Fail<\/td>/);
+    assert.match(page.body, /aria-label="Quick check: total score: Right Compared: 100 %; Wrong Compared: 0 %"/);
+    // Without an assessment chosen: the one most of them took (both took both; the first listed), and a way to switch.
+    const other = await reviewer.get(`/console/compare?instance=${instance}&ids=${ids.join(',')}&assessment=alpha`);
+    assert.match(other.body, /<td>not started<\/td><td>not started<\/td>/);
+    assert.match(other.body, /<option value="quick">Quick check<\/option>/);
+  });
+
+  it('refuses one candidate, more than ten, an id that is not a candidate of the instance, and an unknown assessment', async () => {
+    const compare = (query: string) => reviewer.get(`/console/compare?instance=${instance}&${query}`);
+    assert.equal((await compare(`ids=${ids[0]}`)).statusCode, 400);
+    assert.match((await compare(`ids=${ids[0]}`)).body, /choose 2 to 10 candidates/);
+    const eleven = Array.from({ length: 11 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    assert.equal((await compare(`ids=${eleven.join(',')}`)).statusCode, 400);
+    assert.equal((await compare(`ids=${ids[0]},not-an-id`)).statusCode, 400);
+    assert.equal((await compare(`ids=${ids[0]},00000000-0000-4000-8000-000000000000`)).statusCode, 400);
+    assert.equal((await compare(`ids=${ids.join(',')}&assessment=nope`)).statusCode, 400);
   });
 });

@@ -227,6 +227,7 @@ export function candidatesBody(
 ): SafeHtml {
   const rows = items.map(
     (c) => html`<tr>
+<td><input type="checkbox" name="ids" value="${c.id}" form="compare-form" aria-label="${`Compare ${c.email === null ? 'erased candidate' : `${c.firstName} ${c.lastName}`}`}"></td>
 <th scope="row"><a href="/console/candidates/${c.id}?instance=${instance}">${c.email === null ? 'Erased candidate' : `${c.firstName} ${c.lastName}`}</a></th>
 <td>${c.email ?? '(erased)'}</td>
 <td><ul class="plain">${c.invitations.map(
@@ -280,9 +281,16 @@ ${
     ? html`<p>No candidate matches.</p>`
     : html`<table class="data">
 <caption class="visually-hidden">Candidates</caption>
-<thead><tr><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Assessments</th><th scope="col">Decision and tags</th></tr></thead>
+<thead><tr><th scope="col"><span class="visually-hidden">Compare</span></th><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Assessments</th><th scope="col">Decision and tags</th></tr></thead>
 <tbody>${rows}</tbody>
 </table>`
+}
+${
+  items.length > 1 &&
+  html`<form id="compare-form" method="get" action="/console/compare" class="compare-form">
+<input type="hidden" name="instance" value="${instance}">${filters.assessment && html`<input type="hidden" name="assessment" value="${filters.assessment}">`}
+<button type="submit">Compare the chosen candidates</button> (2 to 10, side by side${filters.assessment ? '' : ' on the assessment most of them took'})
+</form>`
 }
 ${extra.csvHref && items.length > 0 && html`<p><a href="${extra.csvHref}" download>Download these candidates as CSV</a> (with decisions, notes and tags)</p>`}
 ${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Next page</a></p>`}`;

@@ -40,6 +40,7 @@ import { recordAudit, searchAudit } from '../modules/audit/audit.js';
 import { listAssessments } from '../modules/assessments/repository.js';
 import { findCandidate, searchCandidates, type CandidateListItem } from '../modules/candidates/repository.js';
 import { marksOf, marksOfMany, tagsInUse } from '../modules/decisions/repository.js';
+import { registerCompareRoutes } from './compare.js';
 import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { failedDeliveries } from '../modules/invitations/insights.js';
 import { changeKey, createKey, managedKey, revokeKey } from '../modules/keys/commands.js';
@@ -194,8 +195,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     scope.addHook('preValidation', async (request) => {
       const errors: { name: string; in: 'query' | 'body'; detail: string }[] = [];
       for (const [name, value] of Object.entries((request.query ?? {}) as Record<string, unknown>)) {
-        if (typeof value !== 'string') errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must be given once' });
-        else if (CONTROL.test(value)) errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must not contain control characters' });
+        // The candidates chosen to compare come from checkboxes: ids=…&ids=…
+        const repeatable = name === 'ids' && request.routeOptions.url === '/console/compare' && Array.isArray(value) && value.length <= 50;
+        const texts = repeatable ? (value as unknown[]) : [value];
+        if (texts.some((text) => typeof text !== 'string')) errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must be given once' });
+        else if (texts.some((text) => CONTROL.test(text as string))) errors.push({ name: name.slice(0, 64), in: 'query', detail: 'must not contain control characters' });
       }
       const body = request.body;
       if (body && typeof body === 'object' && !Buffer.isBuffer(body)) {
@@ -503,6 +507,12 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         marks,
       });
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
+    });
+
+    registerCompareRoutes(scope, {
+      db,
+      instanceOf,
+      render: (request, reply, instance, title, body) => page(reply, consolePage(frameOf(request, 'candidates', instance), title, body)),
     });
 
     registerDecisionRoutes(scope, {
