@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, freePort, type TestContext } from './harness.js';
+import { runCli } from './support/cli.js';
 import { consoleAs, cookieOf, signIn } from './support/console.js';
 import { CookieJar, startProvider, throughProvider, type TestProvider } from './support/oidc.js';
 import { issuerProblem } from '../src/modules/users/sso.js';
@@ -386,6 +387,62 @@ describeEachStore(
       assert.equal(removed.statusCode, 204);
       assert.equal((await audits(ctx()))[0]!.action, 'sso.remove');
       assert.equal((await ctx().request({ method: 'DELETE', url: `/admin/v1/instances/${lonely}/sso` })).statusCode, 404);
+    });
+
+    it('the CLI: sso set (the secret from standard input), sso show, sso remove, with their errors', async () => {
+      const url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+      const cli = await ctx().instance('sso-cli');
+      const set = await runCli(
+        url,
+        [
+          'sso',
+          'set',
+          '--instance',
+          cli,
+          '--issuer',
+          idp.issuer,
+          '--client-id',
+          idp.clientId,
+          '--client-secret-stdin',
+          '--domains',
+          'acme.test,corp.acme.test',
+          '--jit',
+          'on',
+          '--default-role',
+          'manager',
+          '--display-name',
+          'Acme ID',
+        ],
+        `${idp.clientSecret}\n`,
+      );
+      assert.equal(set.code, 0, set.stderr);
+      assert.match(set.stdout, /Sign in with Acme ID/);
+      assert.match(set.stdout, /made at first sign-in, as manager/);
+      assert.ok(set.stdout.includes(REDIRECT_URI));
+      assert.ok(!set.stdout.includes(idp.clientSecret));
+      const shown = await runCli(url, ['sso', 'show', '--instance', cli, '--json']);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.deepEqual(JSON.parse(shown.stdout).allowedDomains, ['acme.test', 'corp.acme.test']);
+      // A new account through it gets the role set here.
+      const email = `cli-${cli}@corp.acme.test`;
+      assert.equal((await ssoSignIn(ctx(), cli, account(email))).response.statusCode, 200);
+      assert.equal((await users(ctx())).find((u) => u.email === email)!.role, 'manager');
+
+      const badIssuer = await runCli(url, ['sso', 'set', '--instance', cli, '--issuer', 'https://user:pw@idp.example.com']);
+      assert.equal(badIssuer.code, 1);
+      assert.match(badIssuer.stderr, /issuer.*user name or password/);
+      const badOption = await runCli(url, ['sso', 'set', '--instance', cli, '--jit', 'maybe']);
+      assert.equal(badOption.code, 2);
+      assert.match(badOption.stderr, /--jit must be on or off/);
+      const nothing = await runCli(url, ['sso', 'set', '--instance', cli]);
+      assert.equal(nothing.code, 2);
+      const off = await runCli(url, ['sso', 'set', '--instance', cli, '--password-sign-in', 'off']);
+      assert.equal(off.code, 0, off.stderr);
+      assert.match(off.stdout, /password sign-in off for managers and reviewers/);
+      assert.equal((await runCli(url, ['sso', 'set', '--instance', cli, '--password-sign-in', 'on'])).code, 0);
+      const removed = await runCli(url, ['sso', 'remove', '--instance', cli]);
+      assert.equal(removed.code, 0, removed.stderr);
+      assert.equal((await runCli(url, ['sso', 'show', '--instance', cli])).code, 1);
     });
   },
   { ssoAllowInsecureHttp: true },
