@@ -4,6 +4,7 @@
 // refusal (unverified address, domain, disabled, another instance's account, wrong state, replayed
 // code), password sign-in turned off, the owners' console page, and the audit log of each.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, freePort, type TestContext } from './harness.js';
@@ -15,6 +16,13 @@ import { issuerProblem } from '../src/modules/users/sso.js';
 const REDIRECT_URI = 'http://portal.test/console/sso-callback';
 const PASSWORD = 'a long enough passphrase';
 let idp: TestProvider;
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
 
 before(async () => {
   idp = await startProvider(REDIRECT_URI);
@@ -178,7 +186,7 @@ describeEachStore(
 
     it('signs in through the provider and creates the account just in time with the default role', async () => {
       const email = `jit-${instance}@acme.test`;
-      const { response } = await ssoSignIn(ctx(), instance, account(email.toUpperCase()));
+      const { response, callback } = await ssoSignIn(ctx(), instance, account(email.toUpperCase()));
       assert.equal(response.statusCode, 200, response.body);
       assert.match(response.body, /<meta http-equiv="refresh" content="0; url=\/console\/">/);
       const session = cookieOf(response, 'ac_console')!;
@@ -214,6 +222,12 @@ describeEachStore(
       assert.deepEqual(mine.reverse(), ['user.sso.create 303', 'user.sso.sign-in 303', 'user.sign-out 303']);
       const view = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/sso` })).json();
       assert.ok(view.firstSuccessAt, 'the first success is recorded');
+      // The authorization code and state in the callback's URL stay out of the logs.
+      const code = callback.searchParams.get('code')!;
+      const logged = logLines.filter((l) => l.includes('/console/sso-callback'));
+      assert.ok(logged.length > 0);
+      assert.ok(logged.every((l) => !l.includes(code) && !l.includes(callback.searchParams.get('state')!)));
+      assert.ok(logged.some((l) => l.includes('code=[redacted]')));
     });
 
     it('signs in an existing manager of the instance by verified e-mail, skipping the service password and TOTP steps', async () => {
@@ -445,5 +459,5 @@ describeEachStore(
       assert.equal((await runCli(url, ['sso', 'show', '--instance', cli])).code, 1);
     });
   },
-  { ssoAllowInsecureHttp: true },
+  { ssoAllowInsecureHttp: true, logStream },
 );
