@@ -1,7 +1,7 @@
 // A real OpenID provider for the single sign-on tests: the `oidc-provider` package (a certified
 // implementation) listening on 127.0.0.1, with one client registered for the service and accounts
-// the tests make. Its only stand-in is the login screen: the interaction signs in the account the
-// test names (`provider.login`), and consent is given to the client (loadExistingGrant).
+// the tests make. Its only stand-in is the login screen: a page with one button, which signs in the
+// account the test names (`provider.login`); consent is given to the client (loadExistingGrant).
 import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import Provider from 'oidc-provider';
@@ -73,6 +73,14 @@ export async function startProvider(redirectUri: string): Promise<TestProvider> 
       void (async () => {
         try {
           await provider.interactionDetails(req, res);
+          // The login screen: a page of the provider's site whose button the person presses, so
+          // that the way back to the service starts on another site, as it does in production.
+          if (req.method === 'GET') {
+            res.setHeader('content-type', 'text/html; charset=utf-8');
+            res.end(`<!doctype html><title>Provider</title><form method="post" action="${req.url}"><button>Continue at the provider</button></form>`);
+            return;
+          }
+          req.resume();
           await provider.interactionFinished(req, res, { login: { accountId: state.login ?? 'nobody' } }, { mergeWithLastSubmission: false });
         } catch (error) {
           res.statusCode = 500;
@@ -111,8 +119,14 @@ export class CookieJar {
 export async function throughProvider(authorizationUrl: string, jar = new CookieJar()): Promise<URL> {
   let url = new URL(authorizationUrl);
   for (let hop = 0; hop < 10; hop++) {
-    const response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+    let response = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
     jar.take(response);
+    if (response.status === 200 && url.pathname.startsWith('/interaction/')) {
+      // The login screen's button.
+      await response.body?.cancel();
+      response = await fetch(url, { method: 'POST', redirect: 'manual', headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' }, body: '' });
+      jar.take(response);
+    }
     const location = response.headers.get('location');
     if (!location) throw new Error(`the provider answered ${response.status} at ${url.pathname}: ${(await response.text()).slice(0, 500)}`);
     await response.body?.cancel();
