@@ -403,6 +403,16 @@ describeEachStore(
       assert.equal((await ctx().request({ method: 'DELETE', url: `/admin/v1/instances/${lonely}/sso` })).statusCode, 404);
     });
 
+    it('limits starts per client address (each asks the provider for its discovery document)', async () => {
+      const from = { remoteAddress: '203.0.113.77' };
+      let last: LightMyRequestResponse | undefined;
+      for (let i = 0; i < 101; i++) last = await ctx().request({ method: 'GET', url: `/console/sso/${instance}`, ...from });
+      assertRefused(last!, 429, /Too many sign-in attempts/);
+      assert.ok(Number(last!.headers['retry-after']) > 0);
+      // Another address is not held back.
+      assert.equal((await ctx().request({ method: 'GET', url: `/console/sso/${instance}`, remoteAddress: '203.0.113.78' })).statusCode, 303);
+    });
+
     it('the CLI: sso set (the secret from standard input), sso show, sso remove, with their errors', async () => {
       const url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
       const cli = await ctx().instance('sso-cli');

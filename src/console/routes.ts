@@ -322,6 +322,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       sso: deps.sso ?? { publicUrl: deps.publicUrl, allowInsecureHttp: false },
       secure,
       sessionCookie: SESSION_COOKIE,
+      startLimit: async (request) => {
+        const byAddress = await deps.counter.hit(`console-sso:address:${request.ip}`, SIGN_IN_WINDOW_MS);
+        return byAddress.count <= SIGN_IN_PER_ADDRESS ? undefined : Math.ceil(byAddress.resetMs / 1000);
+      },
       page,
       cookie,
       readCookie,

@@ -35,6 +35,8 @@ export interface SsoPageDeps {
   cookie(name: string, value: string, maxAgeSeconds: number): string;
   readCookie(request: FastifyRequest, name: string): string | undefined;
   safeNext(next: string | undefined): string | undefined;
+  /** Counts a start of a single sign-on per client address; past the limit, the seconds to wait. */
+  startLimit(request: FastifyRequest): Promise<number | undefined>;
   consolePage(frame: Frame, title: string, body: SafeHtml): SafeHtml;
   frameOf(request: FastifyRequest, section: Frame['section'], instance: Instance | undefined): Frame;
   instanceOf(request: FastifyRequest, name: unknown, permission: 'manage'): Instance;
@@ -64,8 +66,7 @@ ${head('Signed in')}
 export function ssoRoutes(scope: FastifyInstance, deps: SsoPageDeps): void {
   const { db } = deps;
   const ssoCookie = (value: string, maxAge: number) => `${SSO_COOKIE}=${value}; Path=/console; HttpOnly; SameSite=Lax; Max-Age=${maxAge}${deps.secure ? '; Secure' : ''}`;
-  const refused = (reply: FastifyReply, message: string, status: number) =>
-    deps.page(reply, bareMessagePage('Single sign-on did not work', message), status === 502 ? 502 : status);
+  const refused = (reply: FastifyReply, message: string, status: number) => deps.page(reply, bareMessagePage('Single sign-on did not work', message), status);
 
   // The sign-in page's form: the instance's name, then its provider.
   scope.get<{ Querystring: { instance?: string; next?: string } }>('/console/sso', async (request, reply) => {
@@ -78,6 +79,12 @@ export function ssoRoutes(scope: FastifyInstance, deps: SsoPageDeps): void {
   scope.get<{ Params: { instance: string }; Querystring: { next?: string } }>('/console/sso/:instance', async (request, reply) => {
     const name = request.params.instance;
     if (!INSTANCE_NAME.test(name)) return refused(reply, 'No instance has that name.', 404);
+    // Each start asks the provider for its discovery document: starts are limited per address.
+    const wait = await deps.startLimit(request);
+    if (wait !== undefined) {
+      reply.header('retry-after', String(Math.max(1, wait)));
+      return refused(reply, `Too many sign-in attempts. Wait ${Math.max(1, Math.ceil(wait / 60))} minute${wait > 60 ? 's' : ''} and try again.`, 429);
+    }
     try {
       const started = await startSsoSignIn(db, commandRequest(request, deps.now()), deps.sso, {
         instanceName: name,
