@@ -176,6 +176,7 @@ describeEachStore(
       assert.match(page.body, new RegExp(`<a class="button primary" href="/console/sso/${instance}">Sign in with Acme Login</a>`));
       const plain = await ctx().request({ method: 'GET', url: '/console/sign-in' });
       assert.match(plain.body, /<form method="get" action="\/console\/sso">/, 'a form asks for the instance');
+      assert.ok(plain.body.includes('pattern="[a-z][a-z0-9\\-]{0,62}"'), 'a pattern valid in the v-flag regular expressions browsers use');
       const other = await ctx().request({ method: 'GET', url: '/console/sign-in?instance=no-such-instance' });
       assert.match(other.body, /Instance no-such-instance has no single sign-on/);
       const form = await ctx().request({ method: 'GET', url: `/console/sso?instance=${instance}&next=%2Fconsole%2Faudit` });

@@ -138,7 +138,7 @@ ${
 <form method="get" action="/console/sso">
 ${options.next && html`<input type="hidden" name="next" value="${options.next}">`}
 <label for="sso-instance">Your instance's name</label>
-<input type="text" id="sso-instance" name="instance" autocomplete="organization" pattern="[a-z][a-z0-9\-]{0,62}" required value="${sso?.instance ?? ''}">
+<input type="text" id="sso-instance" name="instance" autocomplete="organization" pattern="[a-z][a-z0-9\\-]{0,62}" required value="${sso?.instance ?? ''}">
 <button type="submit">Continue with single sign-on</button>
 </form>`
 }
