@@ -138,6 +138,10 @@ describeEachStore(
       const otherIssuer = await configure(ctx(), instance, setup({ issuer: `${idp.issuer}/other` }));
       assert.equal(otherIssuer.statusCode, 400, otherIssuer.body);
       assert.equal((await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/sso` })).statusCode, 404, 'nothing was saved');
+      // Refused changes are in the audit log too (by the admin API's hook), named as the action.
+      const refusedEntry = (await audits(ctx())).find((e) => e.action === 'sso.configure')!;
+      assert.equal(refusedEntry.status, 400);
+      assert.equal(refusedEntry.target, instance);
       // Plain http is refused unless SSO_ALLOW_INSECURE_HTTP (this suite has it, for the local provider).
       assert.match(issuerProblem('http://idp.acme.test', false)!, /https:\/\/.*SSO_ALLOW_INSECURE_HTTP/);
       assert.equal(issuerProblem('https://idp.acme.test', false), undefined);
@@ -163,10 +167,10 @@ describeEachStore(
       assert.equal(renamed.statusCode, 200, renamed.body);
       assert.deepEqual(renamed.json().allowedDomains, ['acme.test', 'corp.acme.test']);
       assert.equal(renamed.json().secretHint, view.secretHint);
-      const entries = (await audits(ctx())).filter((e) => e.action === 'sso.configure');
+      const entries = (await audits(ctx())).filter((e) => e.action === 'sso.configure' && e.status !== 400);
       assert.deepEqual(
         entries.map((e) => `${e.actor} ${e.target} ${e.status}`),
-        [`admin-token ${instance}: displayName, allowedDomains 200`, `admin-token ${instance}: created 200`],
+        [`admin-token ${instance}: displayName, allowedDomains 200`, `admin-token ${instance} 409`, `admin-token ${instance}: created 200`],
       );
     });
 
