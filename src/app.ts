@@ -52,6 +52,8 @@ import { portalRoutes } from './portal/routes.js';
 import { brandRoutes } from './modules/tenants/brand-routes.js';
 import { consoleRoutes } from './console/routes.js';
 import { userAdminRoutes } from './modules/users/admin-routes.js';
+import { ssoAdminRoutes } from './modules/users/sso-admin-routes.js';
+import type { SsoOptions } from './modules/users/sso.js';
 import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { statisticsJob } from './jobs/statistics.js';
@@ -97,6 +99,8 @@ export interface AppDeps {
     webhookTimeoutMs?: number;
     /** Ashby's API for assessment.update callbacks (ASHBY_API_URL). Default https://api.ashbyhq.com. */
     ashbyApiUrl?: string;
+    /** Single sign-on may use plain-http issuers (SSO_ALLOW_INSECURE_HTTP; development and tests only). Default false. */
+    ssoAllowInsecureHttp?: boolean;
     /** Console session timeouts in ms: idle (default 30 min) and absolute (default 12 h). */
     consoleSessions?: { idleMs?: number; absoluteMs?: number };
   };
@@ -137,6 +141,7 @@ declare module 'fastify' {
 export async function buildApp({ config, db: store, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = config.requestTimeoutMs ?? 30_000;
   const clock = config.now ?? (() => new Date());
+  const sso: SsoOptions = { publicUrl: config.publicUrl, allowInsecureHttp: config.ssoAllowInsecureHttp ?? false };
   const requestLog = new OneLineRequestLog();
   const app = Fastify({
     // Fastify reports answered requests (which metrics count) to its log controller only when it
@@ -318,6 +323,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db, now: clock });
+      await admin.register(ssoAdminRoutes, { db, now: clock, sso });
       await admin.register(webhookAdminRoutes, { db, now: clock });
       await admin.register(integrationAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
@@ -352,6 +358,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     verifier,
     now: clock,
     sessions: config.consoleSessions,
+    sso,
     rateCeiling: config.rateLimitPerMinute ?? 600,
   });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });

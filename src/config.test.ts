@@ -1,4 +1,5 @@
-// Settings that the other suites do not cover: WORKERS, SHUTDOWN_DELAY_MS and REQUEST_TIMEOUT_MS.
+// Settings that the other suites do not cover: WORKERS, SHUTDOWN_DELAY_MS, REQUEST_TIMEOUT_MS and
+// SSO_ALLOW_INSECURE_HTTP.
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
@@ -23,6 +24,13 @@ describe('configuration', () => {
     }
     assert.throws(() => loadConfig({ WORKERS: '2' }), /WORKERS above 1 needs DATABASE_URL/);
     if (availableParallelism() > 1) assert.throws(() => loadConfig({ WORKERS: 'auto' }), /needs DATABASE_URL/);
+  });
+
+  it('keeps single sign-on on https unless SSO_ALLOW_INSECURE_HTTP says otherwise', () => {
+    assert.equal(loadConfig({}).ssoAllowInsecureHttp, false);
+    assert.equal(loadConfig({ SSO_ALLOW_INSECURE_HTTP: 'true' }).ssoAllowInsecureHttp, true);
+    assert.equal(loadConfig({ SSO_ALLOW_INSECURE_HTTP: 'false' }).ssoAllowInsecureHttp, false);
+    assert.throws(() => loadConfig({ SSO_ALLOW_INSECURE_HTTP: 'maybe' }), /SSO_ALLOW_INSECURE_HTTP must be true or false/);
   });
 
   it('bounds the sweep interval', () => {

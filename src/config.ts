@@ -70,6 +70,9 @@ export interface Config {
   /** Ashby's API, where assessment.update callbacks go (ASHBY_API_URL). Default
    *  https://api.ashbyhq.com; tests and proxies point it elsewhere. */
   ashbyApiUrl: string;
+  /** Let an instance's single sign-on use a plain-http issuer (SSO_ALLOW_INSECURE_HTTP). Off by
+   *  default: issuers must be https. For development and tests against a local provider only. */
+  ssoAllowInsecureHttp: boolean;
 }
 
 /** Fastify's `trustProxy` as this service allows it: off, a hop count, or addresses and CIDRs. */
@@ -177,5 +180,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: flag(env, 'METRICS', true),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1000, 60_000),
     ashbyApiUrl: url(env, 'ASHBY_API_URL', ['https:', 'http:']) ?? 'https://api.ashbyhq.com',
+    ssoAllowInsecureHttp: flag(env, 'SSO_ALLOW_INSECURE_HTTP', false),
   };
 }

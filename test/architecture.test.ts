@@ -38,6 +38,8 @@ const OWNERS: Record<string, string> = {
   console_sessions: 'modules/users',
   user_recovery_codes: 'modules/users',
   console_secrets: 'modules/users',
+  instance_sso: 'modules/users',
+  sso_sign_ins: 'modules/users',
   webhook_endpoints: 'modules/webhooks',
   outbox_events: 'modules/webhooks',
   webhook_deliveries: 'modules/webhooks',

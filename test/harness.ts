@@ -173,6 +173,8 @@ export interface ContextOptions {
   ashbyApiUrl?: string;
   /** TRUST_PROXY: which peers' X-Forwarded-For names the client. */
   trustProxy?: false | number | string[];
+  /** SSO_ALLOW_INSECURE_HTTP: single sign-on with a plain-http provider (a local one in tests). */
+  ssoAllowInsecureHttp?: boolean;
 }
 
 export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
@@ -197,6 +199,7 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       webhookTimeoutMs: options.webhookTimeoutMs,
       ashbyApiUrl: options.ashbyApiUrl,
       trustProxy: options.trustProxy,
+      ssoAllowInsecureHttp: options.ssoAllowInsecureHttp,
       // Tests run the webhook job themselves (app.jobs.runOnce), after moving their clock.
       webhookEveryMs: 3_600_000,
     },

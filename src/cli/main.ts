@@ -1,7 +1,7 @@
 // The operator CLI: a thin client of the admin API, through the typed client (client.ts). It
 // never opens the database, so it works the same against a local embedded server and a remote
 // cluster. The commands are in one file per group: instances, keys, assessments, candidates,
-// users, webhooks, integrations (ats).
+// users, webhooks, integrations (ats), single sign-on (sso).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -11,6 +11,7 @@ import { type Command, type Context, type Options, ApiError, UsageError, adminCl
 import { instanceCommands } from './instances.js';
 import { integrationCommands } from './integrations.js';
 import { keyCommands } from './keys.js';
+import { ssoCommands } from './sso.js';
 import { userCommands } from './users.js';
 import { webhookCommands } from './webhooks.js';
 
@@ -60,6 +61,12 @@ Commands:
                                                    whether this service e-mails candidates Greenhouse sends (default true)
   ats list --instance <name>                       settings per ATS and the newest callbacks with their state
   ats retry <callback-id> --instance <name>        send a callback to the ATS again
+  sso set --instance <name> [--issuer URL] [--client-id ID] [--client-secret-stdin] [--domains a,b]
+          [--jit on|off] [--default-role manager|reviewer] [--display-name N] [--password-sign-in on|off]
+                                                   single sign-on (OpenID Connect) of the instance; the first time,
+                                                   --issuer, --client-id, --client-secret-stdin and --domains are needed
+  sso show --instance <name>                       its settings, the redirect URI to register at the provider
+  sso remove --instance <name>                     turn it off (its users sign in with passwords)
   candidate retake --instance <name> --candidate ID --assessment A [--no-email]
                                                    let the candidate take a completed assessment again
   report-link revoke <report-url>                  withdraw one report link (a reportUrl)
@@ -84,6 +91,7 @@ const COMMANDS: Record<string, Command> = {
   ...userCommands,
   ...webhookCommands,
   ...integrationCommands,
+  ...ssoCommands,
 };
 
 function resolveToken(given: string | undefined): string {
@@ -160,6 +168,13 @@ export async function run(argv: string[]): Promise<number> {
         'api-key': { type: 'string' },
         'remove-key': { type: 'boolean' },
         'send-email': { type: 'string' },
+        issuer: { type: 'string' },
+        'client-id': { type: 'string' },
+        'client-secret-stdin': { type: 'boolean' },
+        domains: { type: 'string' },
+        jit: { type: 'string' },
+        'default-role': { type: 'string' },
+        'password-sign-in': { type: 'string' },
       },
     });
   } catch (error) {

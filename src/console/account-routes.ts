@@ -40,7 +40,17 @@ const ENROL_STEP = '/console/account/two-factor';
 /** Where a session must go before anything else, given the route it asks for; undefined: anywhere. */
 export function stepOf(user: Principal, route: string): string | undefined {
   if (route === '/console/sign-out') return undefined;
-  const step = user.secondFactorPending ? TWO_FACTOR_STEP : user.user.mustChangePassword ? PASSWORD_STEP : !user.user.twoFactor && requiresTwoFactor(user) ? ENROL_STEP : undefined;
+  // A session opened by single sign-on skips the password and second-factor steps: the identity
+  // provider checked the user's factors, and the service's password was not used.
+  const step = user.viaSso
+    ? undefined
+    : user.secondFactorPending
+      ? TWO_FACTOR_STEP
+      : user.user.mustChangePassword
+        ? PASSWORD_STEP
+        : !user.user.twoFactor && requiresTwoFactor(user)
+          ? ENROL_STEP
+          : undefined;
   return step === route ? undefined : step;
 }
 

@@ -102,7 +102,17 @@ ${body}
 </html>`;
 }
 
-export function signInPage(options: { csrf: string; email?: string; error?: string; next?: string; status?: string }): SafeHtml {
+export function signInPage(options: {
+  csrf: string;
+  email?: string;
+  error?: string;
+  next?: string;
+  status?: string;
+  /** The instance named by ?instance=, with its single sign-on when it has one. */
+  sso?: { instance: string; displayName?: string };
+}): SafeHtml {
+  const sso = options.sso;
+  const ssoStart = (instance: string) => `/console/sso/${instance}${options.next ? `?next=${encodeURIComponent(options.next)}` : ''}`;
   return html`<!doctype html>
 <html lang="en">
 ${head('Sign in')}
@@ -121,6 +131,20 @@ ${options.next && html`<input type="hidden" name="next" value="${options.next}">
 <button type="submit" class="primary">Sign in</button>
 </form>
 <p class="hint">Accounts are made by an owner (<code>assessment-connect user create</code>). Forgot your password? Ask an owner to reset it.</p>
+<section class="sso" aria-labelledby="sso-heading">
+<h2 id="sso-heading">Single sign-on</h2>
+${
+  sso?.displayName
+    ? html`<p><a class="button primary" href="${ssoStart(sso.instance)}">Sign in with ${sso.displayName}</a></p>`
+    : html`${sso && html`<p class="error" role="alert">Instance ${sso.instance} has no single sign-on.</p>`}
+<form method="get" action="/console/sso">
+${options.next && html`<input type="hidden" name="next" value="${options.next}">`}
+<label for="sso-instance">Your instance's name</label>
+<input type="text" id="sso-instance" name="instance" autocomplete="organization" pattern="[a-z][a-z0-9\\-]{0,62}" required value="${sso?.instance ?? ''}">
+<button type="submit">Continue with single sign-on</button>
+</form>`
+}
+</section>
 </main>
 </body>
 </html>`;
@@ -872,6 +896,7 @@ export function settingsBody(
   };
   const brand = brandOf(instance);
   return html`<h1>Settings of ${instance.name}</h1>
+${!state.addressesLocked && html`<p><a href="/console/settings/sso?instance=${instance.name}">Single sign-on (OpenID Connect)</a> of this instance</p>`}
 ${state.saved && html`<p class="info" role="status">Saved.</p>`}
 ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">Nothing was saved:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
 <form method="post" action="/console/settings" class="panel settings-form">

@@ -57,6 +57,8 @@ import { normaliseIdentifier } from '../modules/users/identifier.js';
 import { findSession, type SessionTimes, type SignedIn } from '../modules/users/repository.js';
 import { recordLockedOut, signInWithPassword, signOut } from '../modules/users/accounts.js';
 import { accountRoutes, enforceStep } from './account-routes.js';
+import { ssoRoutes } from './sso.js';
+import { ssoButton, type SsoOptions } from '../modules/users/sso.js';
 import {
   assessmentsBody,
   invitationsBody,
@@ -122,6 +124,8 @@ export interface ConsoleDeps {
    * default budget): more is for the operator (admin API, CLI) or an owner to grant. Default 600.
    */
   rateCeiling?: number;
+  /** How single sign-on reaches identity providers (the callback's base, plain http or not). */
+  sso?: SsoOptions;
 }
 
 type Permission = 'read' | 'review' | 'manage';
@@ -258,11 +262,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     scope.get('/console', async (_request, reply) => reply.redirect('/console/', 301));
 
-    scope.get<{ Querystring: { next?: string; signedOut?: string } }>('/console/sign-in', async (request, reply) => {
+    // ?instance=<name> shows that instance's "Sign in with …" button when it has single sign-on.
+    scope.get<{ Querystring: { next?: string; signedOut?: string; instance?: string } }>('/console/sign-in', async (request, reply) => {
       const token = randomBytes(24).toString('base64url');
       reply.header('set-cookie', cookie(SIGN_IN_COOKIE, token, 3600));
       const next = safeNext(request.query.next);
-      return page(reply, signInPage({ csrf: token, next, status: request.query.signedOut === '1' ? 'You are signed out.' : undefined }));
+      const name = request.query.instance;
+      const sso = name && INSTANCE_NAME.test(name) ? { instance: name, displayName: (await ssoButton(db, name))?.displayName } : undefined;
+      return page(reply, signInPage({ csrf: token, next, sso, status: request.query.signedOut === '1' ? 'You are signed out.' : undefined }));
     });
 
     scope.post<{ Body: { email?: unknown; password?: unknown; _csrf?: unknown; next?: unknown } }>('/console/sign-in', async (request, reply) => {
@@ -301,7 +308,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     // Every other console route needs a signed-in user.
     scope.addHook('preHandler', async (request, reply) => {
       const route = request.routeOptions.url ?? '';
-      if (route === '/console' || route.startsWith('/console/sign-in') || route.startsWith('/console/assets/')) return;
+      if (route === '/console' || route.startsWith('/console/sign-in') || route.startsWith('/console/sso') || route.startsWith('/console/assets/')) return;
       const value = readCookie(request, SESSION_COOKIE);
       const signedIn = value ? await findSession(db, value, now(), times) : undefined;
       if (!signedIn) {
@@ -317,6 +324,26 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       // A code to give, a password to change or a second factor to set up comes before anything else (account-routes.ts).
       return enforceStep(request, reply);
+    });
+
+    ssoRoutes(scope, {
+      db,
+      now,
+      times,
+      sso: deps.sso ?? { publicUrl: deps.publicUrl, allowInsecureHttp: false },
+      secure,
+      sessionCookie: SESSION_COOKIE,
+      startLimit: async (request) => {
+        const byAddress = await deps.counter.hit(`console-sso:address:${request.ip}`, SIGN_IN_WINDOW_MS);
+        return byAddress.count <= SIGN_IN_PER_ADDRESS ? undefined : Math.ceil(byAddress.resetMs / 1000);
+      },
+      page,
+      cookie,
+      readCookie,
+      safeNext,
+      consolePage,
+      frameOf,
+      instanceOf: (request, name, permission) => instanceOf(request, name, permission),
     });
 
     accountRoutes(scope, {

@@ -1,5 +1,5 @@
 // What the service logs about a request, and what it never logs: API keys, the admin token,
-// session cookies, link tokens, report links' signatures, passwords, search terms and e-mail
+// session cookies, link tokens, report links' signatures, single sign-on's codes, passwords, search terms and e-mail
 // addresses stay out of every line, including ones a client put where they do not belong (a key
 // in the query string).
 import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
@@ -24,6 +24,10 @@ export const REDACTED_PARAMS: ReadonlySet<string> = new Set([
   'x-api-key',
   'password',
   'secret',
+  // single sign-on's return from the identity provider: the authorization code and its state
+  'code',
+  'state',
+  'id_token',
   // personal data: the console's candidate search, e-mail and actor filters
   'q',
   'email',

@@ -6,18 +6,19 @@ import { ADMIN_TOKEN } from '../harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
-/** `assessment-connect <args> --url <url>` with the tests' admin token: its exit code and output. */
-export function runCli(url: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** `assessment-connect <args> --url <url>` with the tests' admin token: its exit code and output; `input` is its standard input. */
+export function runCli(url: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args, '--url', url], {
       cwd: ROOT,
       env: { ...process.env, ADMIN_TOKEN },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
   });
 }

@@ -575,6 +575,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The instance's single sign-on (OpenID Connect) settings */
+        get: operations["getInstanceSso"];
+        /**
+         * Set or change the instance's single sign-on (OpenID Connect)
+         * @description The first time, `issuer`, `clientId`, `clientSecret` and `allowedDomains` are required; later, fields left out stay as they are. A new issuer, client id or secret is checked by loading the issuer's discovery document first. `passwordSignInOff` may be turned on only after a single sign-on of the instance has succeeded. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        put: operations["configureInstanceSso"];
+        post?: never;
+        /** Remove the instance's single sign-on (its users sign in with passwords again) */
+        delete: operations["removeInstanceSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/instances/{instance}/webhooks": {
         parameters: {
             query?: never;
@@ -4870,6 +4892,283 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Problem"];
                 };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInstanceSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The sign-in page says "Sign in with <displayName>"
+                         * @example Okta
+                         */
+                        displayName: string;
+                        /**
+                         * @description The identity provider's issuer URL
+                         * @example https://acme.okta.com
+                         */
+                        issuer: string;
+                        /** @example 0oa1b2c3d4e5f6g7h8i9 */
+                        clientId: string;
+                        /**
+                         * @description The last four characters of the client secret
+                         * @example x9Qz
+                         */
+                        secretHint: string;
+                        /**
+                         * @example [
+                         *       "acme.com"
+                         *     ]
+                         */
+                        allowedDomains: string[];
+                        /**
+                         * @description A verified address of an allowed domain without an account gets one at its first sign-in
+                         * @example true
+                         */
+                        jit: boolean;
+                        /**
+                         * @description The role of an account created at its first single sign-on
+                         * @example reviewer
+                         */
+                        defaultRole: "manager" | "reviewer";
+                        /**
+                         * @description The instance's managers and reviewers may not sign in with a password (owners may)
+                         * @example false
+                         */
+                        passwordSignInOff: boolean;
+                        /** @description When a single sign-on of this instance first succeeded; null: never yet */
+                        firstSuccessAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:21:02.531Z
+                         */
+                        updatedAt: string;
+                        /**
+                         * @description The redirect URI to register at the identity provider
+                         * @example https://assess.example.com/console/sso-callback
+                         */
+                        redirectUri: string;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    configureInstanceSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example Okta */
+                    displayName?: string;
+                    /** @example https://acme.okta.com */
+                    issuer?: string;
+                    /** @example 0oa1b2c3d4e5f6g7h8i9 */
+                    clientId?: string;
+                    /** @description Stored encrypted, never shown again */
+                    clientSecret?: string;
+                    /**
+                     * @example [
+                     *       "acme.com"
+                     *     ]
+                     */
+                    allowedDomains?: string[];
+                    jit?: boolean;
+                    /**
+                     * @description The role of an account created at its first single sign-on
+                     * @example reviewer
+                     */
+                    defaultRole?: "manager" | "reviewer";
+                    /** @description May be turned on only after a single sign-on of this instance has succeeded */
+                    passwordSignInOff?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The sign-in page says "Sign in with <displayName>"
+                         * @example Okta
+                         */
+                        displayName: string;
+                        /**
+                         * @description The identity provider's issuer URL
+                         * @example https://acme.okta.com
+                         */
+                        issuer: string;
+                        /** @example 0oa1b2c3d4e5f6g7h8i9 */
+                        clientId: string;
+                        /**
+                         * @description The last four characters of the client secret
+                         * @example x9Qz
+                         */
+                        secretHint: string;
+                        /**
+                         * @example [
+                         *       "acme.com"
+                         *     ]
+                         */
+                        allowedDomains: string[];
+                        /**
+                         * @description A verified address of an allowed domain without an account gets one at its first sign-in
+                         * @example true
+                         */
+                        jit: boolean;
+                        /**
+                         * @description The role of an account created at its first single sign-on
+                         * @example reviewer
+                         */
+                        defaultRole: "manager" | "reviewer";
+                        /**
+                         * @description The instance's managers and reviewers may not sign in with a password (owners may)
+                         * @example false
+                         */
+                        passwordSignInOff: boolean;
+                        /** @description When a single sign-on of this instance first succeeded; null: never yet */
+                        firstSuccessAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:21:02.531Z
+                         */
+                        updatedAt: string;
+                        /**
+                         * @description The redirect URI to register at the identity provider
+                         * @example https://assess.example.com/console/sso-callback
+                         */
+                        redirectUri: string;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    removeInstanceSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Unauthorized */
             401: {

@@ -40,6 +40,8 @@ const ACTIONS: Record<string, string> = {
   'POST /users/:id/enable': 'user.enable',
   'POST /users/:id/reset-password': 'user.reset-password',
   'POST /users/:id/reset-2fa': 'user.2fa.reset',
+  'PUT /instances/:instance/sso': 'sso.configure',
+  'DELETE /instances/:instance/sso': 'sso.remove',
 };
 
 const ACTOR = 'admin-token';

@@ -8,6 +8,7 @@ import { invalidInput } from '../../domain/errors.js';
 import { audit, recordAudit } from '../audit/audit.js';
 import { normaliseIdentifier } from './identifier.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
+import { passwordSignInOff } from './sso.js';
 import { closeSession, findCredentials, openSession, passwordHashOf, requireUser, setPasswordHash, type SessionTimes } from './repository.js';
 
 /** Who is at the sign-in form, for the audit entry: there is no signed-in user yet. */
@@ -38,14 +39,21 @@ export type SignInResult = { ok: true; userId: string; session: { value: string;
 /**
  * Checks an e-mail and password. Right: opens a session (waiting for the second factor when the
  * account has one) and records `user.sign-in` (or `user.sign-in.password` when the code is still
- * to come). Wrong, unknown or disabled: records `user.sign-in-failed` and opens nothing; the
- * three are one answer.
+ * to come). Wrong, unknown, disabled, or of an instance whose password sign-in is off: records
+ * `user.sign-in-failed` and opens nothing; the four are one answer.
  */
 export async function signInWithPassword(ctx: CommandContext, times: SessionTimes, input: { email: string; password: string; client: Client }): Promise<SignInResult> {
   const credentials = input.email ? await findCredentials(ctx.tx, input.email) : undefined;
   const valid = await verifyPassword(credentials?.passwordHash, input.password);
   if (!credentials || !valid || credentials.disabled) {
     await signInAudit(ctx, input.client, input.email, 'user.sign-in-failed', credentials?.id ?? null, 401);
+    return { ok: false };
+  }
+  // An instance of the account signs in with single sign-on only (owners are never held to it).
+  // The same answer as a wrong password, so that the form does not tell that the password was right;
+  // the audit entry (status 403) says why.
+  if (await passwordSignInOff(ctx.tx, credentials.id)) {
+    await signInAudit(ctx, input.client, input.email, 'user.sign-in-failed', credentials.id, 403);
     return { ok: false };
   }
   const session = await openSession(ctx.tx, credentials.id, ctx.now, times, credentials.twoFactor);

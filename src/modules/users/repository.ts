@@ -119,17 +119,34 @@ export interface SignedIn {
   sessionHash: Buffer;
   /** The password was right but the second factor is still to be given: nothing else is reached. */
   secondFactorPending: boolean;
+  /** Opened by single sign-on: the identity provider checked the factors (no password or TOTP steps). */
+  viaSso: boolean;
 }
 
 /** How long a session waits for its second factor after the password. */
 export const SECOND_FACTOR_MS = 5 * 60_000;
 
-export async function openSession(db: Queryable, userId: string, now: Date, times: SessionTimes, secondFactorPending = false): Promise<{ value: string; csrfToken: string }> {
+export async function openSession(
+  db: Queryable,
+  userId: string,
+  now: Date,
+  times: SessionTimes,
+  secondFactorPending = false,
+  viaSso = false,
+): Promise<{ value: string; csrfToken: string }> {
   const value = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
   await db.query(
-    `INSERT INTO console_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at, second_factor_pending) VALUES ($1, $2, $3, $4, $4, $5, $6)`,
-    [sha256(value), userId, csrfToken, now, new Date(now.getTime() + (secondFactorPending ? Math.min(SECOND_FACTOR_MS, times.absoluteMs) : times.absoluteMs)), secondFactorPending],
+    `INSERT INTO console_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at, expires_at, second_factor_pending, via_sso) VALUES ($1, $2, $3, $4, $4, $5, $6, $7)`,
+    [
+      sha256(value),
+      userId,
+      csrfToken,
+      now,
+      new Date(now.getTime() + (secondFactorPending ? Math.min(SECOND_FACTOR_MS, times.absoluteMs) : times.absoluteMs)),
+      secondFactorPending,
+      viaSso,
+    ],
   );
   // Expired sessions of anyone are cleared now and then, by the sign-ins that make new ones.
   await db.query('DELETE FROM console_sessions WHERE expires_at < $1 OR last_seen_at < $2', [now, new Date(now.getTime() - times.idleMs)]);
@@ -140,17 +157,17 @@ export async function openSession(db: Queryable, userId: string, now: Date, time
 export async function findSession(db: Queryable, value: string, now: Date, times: SessionTimes): Promise<SignedIn | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
   const hash = sha256(value);
-  const { rows } = await db.query<{ userId: string; csrfToken: string; pending: boolean }>(
+  const { rows } = await db.query<{ userId: string; csrfToken: string; pending: boolean; viaSso: boolean }>(
     `UPDATE console_sessions s SET last_seen_at = $2
        FROM users u
       WHERE s.token_hash = $1 AND u.id = s.user_id AND u.disabled_at IS NULL AND s.expires_at > $2 AND s.last_seen_at > $3
-      RETURNING s.user_id AS "userId", s.csrf_token AS "csrfToken", s.second_factor_pending AS pending`,
+      RETURNING s.user_id AS "userId", s.csrf_token AS "csrfToken", s.second_factor_pending AS pending, s.via_sso AS "viaSso"`,
     [hash, now, new Date(now.getTime() - times.idleMs)],
   );
   const row = rows[0];
   if (!row) return undefined;
   const user = await findUser(db, row.userId);
-  return user ? { user, csrfToken: row.csrfToken, sessionHash: hash, secondFactorPending: row.pending } : undefined;
+  return user ? { user, csrfToken: row.csrfToken, sessionHash: hash, secondFactorPending: row.pending, viaSso: row.viaSso } : undefined;
 }
 
 export async function closeSession(db: Queryable, sessionHash: Buffer): Promise<void> {
