@@ -11,7 +11,7 @@ import { describeEachStore, freePort, type TestContext } from './harness.js';
 import { runCli } from './support/cli.js';
 import { consoleAs, cookieOf, signIn } from './support/console.js';
 import { CookieJar, startProvider, throughProvider, type TestProvider } from './support/oidc.js';
-import { issuerProblem } from '../src/modules/users/sso.js';
+import { configureSso, issuerProblem } from '../src/modules/users/sso.js';
 
 const REDIRECT_URI = 'http://portal.test/console/sso-callback';
 const PASSWORD = 'a long enough passphrase';
@@ -172,6 +172,19 @@ describeEachStore(
         entries.map((e) => `${e.actor} ${e.target} ${e.status}`),
         [`admin-token ${instance}: displayName, allowedDomains 200`, `admin-token ${instance} 409`, `admin-token ${instance}: created 200`],
       );
+    });
+
+    it('refuses a provider on a loopback or private address unless SSO_ALLOW_INSECURE_HTTP: an owner cannot make the server fetch from its own network', async () => {
+      const instance = await ctx().instance('sso-ssrf');
+      const { rows } = await ctx().db.query<{ id: string }>('SELECT id FROM instances WHERE name = $1', [instance]);
+      const change = { issuer: `https://127.0.0.1:${await freePort()}`, clientId: 'c', clientSecret: 'secret-value-1234', allowedDomains: ['acme.test'] };
+      const request = { actor: { kind: 'admin-token' as const }, requestId: 'ssrf', now: new Date() };
+      await assert.rejects(
+        configureSso(ctx().db, request, { publicUrl: 'http://localhost', allowInsecureHttp: false }, { instanceId: rows[0]!.id, change }),
+        (error: { fields?: { name: string; detail: string }[] }) =>
+          error.fields?.some((f) => f.name === 'issuer' && /127\.0\.0\.1, a loopback, private, link-local or reserved address/.test(f.detail)) === true,
+      );
+      assert.equal((await ctx().db.query('SELECT 1 FROM instance_sso WHERE instance_id = $1', [rows[0]!.id])).rows.length, 0);
     });
 
     it('shows "Sign in with <name>" on the sign-in page of an instance with single sign-on', async () => {

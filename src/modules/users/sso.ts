@@ -12,12 +12,15 @@
 //
 // Network calls (discovery, the token request) run before the command's transaction, never in it.
 import { createHash, randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import * as oidc from 'openid-client';
 import { runCommand, type CommandContext, type CommandRequest } from '../../domain/command.js';
 import { conflict, invalidInput, notFound, type DomainFieldError } from '../../domain/errors.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { sealer, serverKey } from '../../db/secrets.js';
 import { audit, recordAudit } from '../audit/audit.js';
+import { isForbiddenAddress } from '../webhooks/ssrf.js';
 import { normaliseIdentifier } from './identifier.js';
 import { hashPassword } from './password.js';
 import { createUser, openSession, type SessionTimes } from './repository.js';
@@ -193,11 +196,28 @@ function checked(merged: Required<Omit<SsoChange, 'clientSecret'>> & { clientSec
 
 // ---- the provider ----------------------------------------------------------------------------
 
+/**
+ * fetch for the provider's endpoints that refuses a host resolving to a loopback, private,
+ * link-local or reserved address (as webhooks do): the issuer is typed in by an instance's owner,
+ * and the discovery document it serves names the other endpoints, so without this a console
+ * owner could make the server fetch from its own network. SSO_ALLOW_INSECURE_HTTP (development,
+ * a provider on this machine) lifts it. The address is checked, then fetch resolves the name
+ * again: a name whose answer changes in between (DNS rebinding) is not caught here.
+ */
+const publicOnlyFetch: oidc.CustomFetch = async (url, init) => {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  const addresses = isIP(host) ? [{ address: host }] : await lookup(host, { all: true });
+  const bad = addresses.find((a) => isForbiddenAddress(a.address));
+  if (bad) throw Object.assign(new Error(`${host} resolves to ${bad.address}, a loopback, private, link-local or reserved address`), { code: 'EFORBIDDENADDRESS' });
+  return fetch(url, init as RequestInit);
+};
+
 /** The provider's configuration from its discovery document (endpoints, keys' location). */
 async function discover(issuer: string, clientId: string, clientSecret: string, options: SsoOptions): Promise<oidc.Configuration> {
   return oidc.discovery(new URL(issuer), clientId, { client_secret: clientSecret }, oidc.ClientSecretBasic(clientSecret), {
     execute: options.allowInsecureHttp ? [oidc.allowInsecureRequests] : [],
     timeout: options.timeoutSeconds ?? 10,
+    ...(options.allowInsecureHttp ? {} : { [oidc.customFetch]: publicOnlyFetch }),
   });
 }
 
