@@ -53,6 +53,7 @@ const OWNERS: Record<string, string> = {
   revoked_report_links: 'modules/reports',
   candidate_decisions: 'modules/decisions',
   candidate_tags: 'modules/decisions',
+  saved_searches: 'modules/users',
 };
 
 /**

@@ -195,3 +195,44 @@ describeEachStore('comparing candidates', (ctx) => {
     assert.equal((await compare(`ids=${ids.join(',')}&assessment=nope`)).statusCode, 400);
   });
 });
+
+describeEachStore('saved searches', (ctx) => {
+  let instance: string;
+  let manager: Awaited<ReturnType<typeof consoleAs>>;
+  let other: Awaited<ReturnType<typeof consoleAs>>;
+
+  before(async () => {
+    instance = await ctx().instance('saved');
+    const m = await consoleUser(ctx(), `m-${instance}@example.com`, 'manager', [instance]);
+    manager = await consoleAs(ctx(), `m-${instance}@example.com`, m.password);
+    const o = await consoleUser(ctx(), `o-${instance}@example.com`, 'reviewer', [instance]);
+    other = await consoleAs(ctx(), `o-${instance}@example.com`, o.password);
+  });
+
+  it('saves the filters shown under a name, lists them as links for their owner only, replaces by name, and deletes', async () => {
+    const list = await manager.get(`/console/candidates?instance=${instance}&status=COMPLETED&flag=yes`);
+    assert.match(list.body, /<input type="hidden" name="status" value="COMPLETED"><input type="hidden" name="flag" value="yes">/);
+    const saved = await manager.post('/console/searches', { instance, name: 'Flagged <finishers>', status: 'COMPLETED', flag: 'yes', after: 'ignored', _bogus: 'x' });
+    assert.equal(saved.statusCode, 303, saved.body);
+    assert.equal(saved.headers.location, `/console/candidates?instance=${instance}&status=COMPLETED&flag=yes`);
+    const shown = (await manager.get(`/console/candidates?instance=${instance}`)).body;
+    assert.match(shown, new RegExp(`<a href="/console/candidates\\?instance=${instance}&amp;status=COMPLETED&amp;flag=yes">Flagged &lt;finishers&gt;</a>`));
+    assert.doesNotMatch((await other.get(`/console/candidates?instance=${instance}`)).body, /Flagged/);
+    // The same name again replaces it.
+    assert.equal((await manager.post('/console/searches', { instance, name: 'flagged <FINISHERS>', score: 'FAIL' })).statusCode, 303);
+    const rows = await ctx().db.query<{ id: string; query: string }>(`SELECT s.id::text, s.query FROM saved_searches s JOIN users u ON u.id = s.user_id WHERE u.email = $1`, [
+      `m-${instance}@example.com`,
+    ]);
+    assert.deepEqual(
+      rows.rows.map((r) => r.query),
+      ['score=FAIL'],
+    );
+    // Bad input: no name, no filter, a control character; another's search cannot be deleted.
+    assert.equal((await manager.post('/console/searches', { instance, name: '', score: 'FAIL' })).statusCode, 400);
+    assert.equal((await manager.post('/console/searches', { instance, name: 'Nothing' })).statusCode, 400);
+    assert.equal((await manager.post('/console/searches', { instance, name: 'a\u202Eb', score: 'FAIL' })).statusCode, 400);
+    assert.equal((await other.post(`/console/searches/${rows.rows[0]!.id}/delete`, { instance })).statusCode, 404);
+    assert.equal((await manager.post(`/console/searches/${rows.rows[0]!.id}/delete`, { instance })).statusCode, 303);
+    assert.equal((await ctx().db.query(`SELECT 1 FROM saved_searches WHERE id = $1`, [rows.rows[0]!.id])).rows.length, 0);
+  });
+});

@@ -247,7 +247,7 @@ export function candidatesBody(
   assessments: { id: string; name: string }[],
   items: CandidateListItem[],
   nextHref?: string,
-  extra: { marks?: Map<string, CandidateMarks>; tags?: string[]; csvHref?: string } = {},
+  extra: { marks?: Map<string, CandidateMarks>; tags?: string[]; csvHref?: string; saved?: SafeHtml } = {},
 ): SafeHtml {
   const rows = items.map(
     (c) => html`<tr>
@@ -300,6 +300,7 @@ ${select('decision', 'Decision', filters.decision, [
 ${select('tag', 'Tag', filters.tag, [['', 'Any'], ...(extra.tags ?? []).map((t): [string, string] => [t, t])])}
 <button type="submit" class="primary">Search</button>
 </form>
+${extra.saved}
 ${
   items.length === 0
     ? html`<p>No candidate matches.</p>`

@@ -41,6 +41,8 @@ import { listAssessments } from '../modules/assessments/repository.js';
 import { findCandidate, searchCandidates, type CandidateListItem } from '../modules/candidates/repository.js';
 import { marksOf, marksOfMany, tagsInUse } from '../modules/decisions/repository.js';
 import { registerCompareRoutes } from './compare.js';
+import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
+import { savedSearches } from '../modules/users/saved-searches.js';
 import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { failedDeliveries } from '../modules/invitations/insights.js';
 import { changeKey, createKey, managedKey, revokeKey } from '../modules/keys/commands.js';
@@ -466,6 +468,12 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         shown.map((c) => c.id),
       );
       const tags = (await tagsInUse(db, instance.id)).map((t) => t.tag);
+      const saved = savedSearchesPanel({
+        instance: instance.name,
+        csrf: request.consoleUser!.csrfToken,
+        saved: await savedSearches(db, request.consoleUser!.user.id, instance.id),
+        filters,
+      });
       return page(
         reply,
         consolePage(
@@ -477,7 +485,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
             assessments.map((a) => ({ id: a.id, name: a.name })),
             shown,
             nextHref,
-            { marks, tags, csvHref },
+            { marks, tags, csvHref, saved },
           ),
         ),
       );
@@ -535,6 +543,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       });
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
     });
+
+    registerSearchRoutes(scope, { db, now, instanceOf });
 
     registerCompareRoutes(scope, {
       db,

@@ -1,0 +1,65 @@
+// Saved searches on the console's candidates list: the user's own, per instance, as links that
+// open the list with those filters; a form to save the filters shown under a name, and to delete
+// one. The writes are the users module's commands.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { runCommand } from '../domain/command.js';
+import { html, type SafeHtml } from '../html/html.js';
+import { commandRequest } from '../http/command.js';
+import type { Database } from '../db/database.js';
+import { deleteSearch, SEARCH_FILTERS, saveSearch, type SavedSearch } from '../modules/users/saved-searches.js';
+import type { Instance } from '../modules/tenants/repository.js';
+
+/** The saved searches as links, each with its delete button, and the form that saves the filters shown. */
+export function savedSearchesPanel(input: { instance: string; csrf: string; saved: SavedSearch[]; filters: Record<string, string | undefined> }): SafeHtml {
+  const filled = SEARCH_FILTERS.filter((name) => input.filters[name]);
+  return html`<section class="saved-searches" aria-labelledby="saved-title">
+<h2 id="saved-title">Saved searches</h2>
+${
+  input.saved.length === 0
+    ? html`<p>None yet.</p>`
+    : html`<ul class="plain">${input.saved.map(
+        (s) => html`<li><a href="/console/candidates?instance=${input.instance}&amp;${s.query}">${s.name}</a>
+<form method="post" action="/console/searches/${s.id}/delete" class="inline"><input type="hidden" name="_csrf" value="${input.csrf}"><input type="hidden" name="instance" value="${input.instance}"><button type="submit" class="link" aria-label="${`Delete the saved search ${s.name}`}">delete</button></form></li>`,
+      )}</ul>`
+}
+${
+  filled.length > 0 &&
+  html`<form method="post" action="/console/searches" class="inline">
+<input type="hidden" name="_csrf" value="${input.csrf}"><input type="hidden" name="instance" value="${input.instance}">
+${filled.map((name) => html`<input type="hidden" name="${name}" value="${input.filters[name] ?? ''}">`)}
+<label for="saved-name">Save this search as</label> <input id="saved-name" name="name" maxlength="60" required> <button type="submit">Save</button>
+</form>`
+}
+</section>`;
+}
+
+export interface SearchRouteDeps {
+  db: Database;
+  now: () => Date;
+  instanceOf: (request: FastifyRequest, name: string | undefined, permission: 'read') => Instance;
+}
+
+export function registerSearchRoutes(scope: FastifyInstance, deps: SearchRouteDeps): void {
+  scope.post<{ Body: Record<string, string | undefined> }>('/console/searches', async (request, reply) => {
+    const body = request.body ?? {};
+    const instance = deps.instanceOf(request, body.instance, 'read');
+    const saved = await runCommand(
+      deps.db,
+      commandRequest(request, deps.now()),
+      (ctx) => saveSearch(ctx, { instance: { id: instance.id, name: instance.name }, name: body.name ?? '', filters: body }),
+      'search_save',
+    );
+    return reply.redirect(`/console/candidates?instance=${encodeURIComponent(instance.name)}&${saved.query}`, 303);
+  });
+
+  scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/searches/:id/delete', async (request, reply) => {
+    const instance = deps.instanceOf(request, request.body?.instance, 'read');
+    await runCommand(
+      deps.db,
+      commandRequest(request, deps.now()),
+      (ctx) => deleteSearch(ctx, { instance: { id: instance.id, name: instance.name }, id: request.params.id }),
+      'search_delete',
+    );
+    return reply.redirect(`/console/candidates?instance=${encodeURIComponent(instance.name)}`, 303);
+  });
+}
