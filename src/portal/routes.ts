@@ -254,6 +254,16 @@ export async function portalRoutes(
 
   app.get('/portal', async (_request, reply) => reply.redirect('/portal/', 301));
 
+  // The addresses forms post to, opened again (a reload after the browser kept the address, a
+  // bookmark, the back button): the assessment's page, which shows where the candidate is (the
+  // confirmation once submitted), instead of a 404.
+  for (const action of ['start', 'submit', 'feedback']) {
+    app.get<{ Params: { slug: string } }>(`/portal/a/:slug/${action}`, async (request, reply) => reply.redirect(`/portal/a/${encodeURIComponent(request.params.slug)}`, 303));
+  }
+  app.get<{ Params: { slug: string; n: string } }>('/portal/a/:slug/q/:n', async (request, reply) =>
+    reply.redirect(`/portal/a/${encodeURIComponent(request.params.slug)}${/^\d{1,4}$/.test(request.params.n) ? `?q=${request.params.n}` : ''}`, 303),
+  );
+
   app.get('/portal/', async (request, reply) => {
     const s = await session(request);
     if (!s) return html(reply, landingPage(requestLanguage(request)));
