@@ -127,6 +127,29 @@ for (const kind of storeKinds()) {
       assert.match(delivery!.response, /^250 /);
     });
 
+    it("gives the deadline in the instance's time zone with its offset named; a zone that does not exist is refused", async () => {
+      const refused = await ctx.request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { timeZone: 'Mars/Olympus' } });
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /timeZone.*IANA/);
+      const set = await ctx.request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { timeZone: 'america/new_york' } });
+      assert.equal(set.statusCode, 200, set.body);
+      assert.equal(set.json().timeZone, 'America/New_York');
+      try {
+        const before = relay.received.length;
+        assert.equal((await invite({ email: email('zone') })).statusCode, 200);
+        await relay.waitFor(before + 1);
+        const text = relay.received.at(-1)!.mail.text ?? '';
+        const expiry = new Date(Date.now() + 14 * 86_400_000);
+        const day = new Intl.DateTimeFormat('en', { dateStyle: 'long', timeZone: 'America/New_York' }).format(expiry);
+        const offset = new Intl.DateTimeFormat('en', { timeZone: 'America/New_York', timeZoneName: 'longOffset' })
+          .formatToParts(expiry)
+          .find((p) => p.type === 'timeZoneName')!.value;
+        assert.match(text, new RegExp(`valid until ${day} at \\d{1,2}:\\d{2}\\s[AP]M \\(America/New_York, ${offset.replace('GMT', 'UTC').replace('+', '\\+')}\\)`));
+      } finally {
+        assert.equal((await ctx.request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { timeZone: 'UTC' } })).statusCode, 200);
+      }
+    });
+
     it('renders hostile names and Unicode right in both parts and the headers', async () => {
       const to = email('hostile');
       const before = relay.received.length;

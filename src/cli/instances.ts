@@ -46,6 +46,7 @@ function instanceSettings(options: Options) {
     defaultLanguage: defaultLanguage(options),
     maxWebhookEndpoints: positiveInteger(options, 'max-webhook-endpoints'),
     requireTwoFactor: onOff(options, 'require-two-factor'),
+    timeZone: text(options, 'time-zone'),
   };
 }
 

@@ -21,6 +21,7 @@ Commands:
   instance create <name> [--portal-url URL] [--invite-ttl-days N] [--mail-from-name N] [--mail-from-address A] [--retention-days N|off] [--report-link-days N] [--reminder-days N|off]
                          [--default-language en|de|es] [--display-name N] [--logo FILE] [--accent-color '#RRGGBB'] [--support-email E] [--privacy-url URL]
                          [--max-webhook-endpoints N (1-1000, default 10)] [--require-two-factor on|off]
+                         [--time-zone ZONE (IANA, e.g. Europe/Berlin: deadlines in e-mails; default UTC)]
   instance update <name> (the same options) [--logo none | --no-logo]
                   Branding, what candidates see of the company: --display-name (1-100 characters), --logo
                   (a PNG, JPEG or WebP file of at most 200 KB; none removes it), --accent-color (must have
@@ -154,6 +155,7 @@ export async function run(argv: string[]): Promise<number> {
         'report-link-days': { type: 'string' },
         'max-webhook-endpoints': { type: 'string' },
         'require-two-factor': { type: 'string' },
+        'time-zone': { type: 'string' },
         'reminder-days': { type: 'string' },
         'default-language': { type: 'string' },
         assessment: { type: 'string' },

@@ -862,6 +862,9 @@ ${instances.map((name) => html`<div class="option"><input type="checkbox" id="us
 
 // ---- instance settings ----------------------------------------------------------------------
 
+/** The IANA zones this runtime knows, offered while typing the instance's time zone. */
+const TIME_ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+
 export function settingsBody(
   instance: Pick<
     Instance,
@@ -872,6 +875,7 @@ export function settingsBody(
     | 'mailFromAddress'
     | 'reminderDays'
     | 'reportLinkDays'
+    | 'timeZone'
     | 'displayName'
     | 'accentColor'
     | 'supportEmail'
@@ -890,6 +894,7 @@ export function settingsBody(
     mailFromAddress: instance.mailFromAddress ?? '',
     reminderDays: instance.reminderDays === null ? '' : String(instance.reminderDays),
     reportLinkDays: String(instance.reportLinkDays),
+    timeZone: instance.timeZone,
     displayName: instance.displayName ?? '',
     accentColor: instance.accentColor ?? '',
     supportEmail: instance.supportEmail ?? '',
@@ -915,6 +920,9 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 <input type="number" id="set-reminder" name="reminderDays" min="1" max="60" step="1" value="${v.reminderDays ?? ''}">
 <label for="set-report-days">Report links for recruiters stay valid for (days, 1-3650)</label>
 <input type="number" id="set-report-days" name="reportLinkDays" min="1" max="3650" step="1" required value="${v.reportLinkDays ?? ''}">
+<label for="set-time-zone">Time zone of deadlines in candidates' e-mails (a name such as Europe/Berlin or America/New_York; empty: UTC)</label>
+<input type="text" id="set-time-zone" name="timeZone" maxlength="64" list="time-zones" value="${v.timeZone ?? ''}" autocomplete="off">
+<datalist id="time-zones">${TIME_ZONES.map((zone) => html`<option value="${zone}">`)}</datalist>
 <fieldset>
 <legend>What candidates see of the company</legend>
 <p class="hint">Candidates now see the company as <strong>${brand.company}</strong>.</p>

@@ -1012,7 +1012,19 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       const body = request.body ?? {};
       const instance = instanceOf(request, body.instance, 'manage');
       const field = (name: string) => (body[name] ?? '').trim();
-      const names = ['portalUrl', 'inviteTtlDays', 'mailFromName', 'mailFromAddress', 'reminderDays', 'reportLinkDays', 'displayName', 'accentColor', 'supportEmail', 'privacyUrl'];
+      const names = [
+        'portalUrl',
+        'inviteTtlDays',
+        'mailFromName',
+        'mailFromAddress',
+        'reminderDays',
+        'reportLinkDays',
+        'timeZone',
+        'displayName',
+        'accentColor',
+        'supportEmail',
+        'privacyUrl',
+      ];
       const values = Object.fromEntries(names.map((name) => [name, field(name)]));
       // A field the form did not send (an older page; a manager's read-only addresses) stays as it is;
       // an empty one clears its setting. A number that is not a whole number fails the schema's range.
@@ -1026,6 +1038,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         const value = values[name]!;
         if (name === 'inviteTtlDays' || name === 'reportLinkDays') given[name] = whole(value);
         else if (name === 'reminderDays') given[name] = value === '' ? null : whole(value);
+        else if (name === 'timeZone') given[name] = value === '' ? 'UTC' : value;
         else if (value !== '') given[name] = value;
         else if (name === 'portalUrl' || name === 'mailFromName' || name === 'mailFromAddress') cleared[name] = null;
         else given[name] = null;

@@ -83,6 +83,10 @@ describe('formatting', () => {
     assert.equal(spaces(formatDateTime('de', when)), '7. Dezember 2026 um 10:00 (UTC)');
     assert.equal(spaces(formatDateTime('es', when)), '7 de diciembre de 2026 a las 10:00 (UTC)');
     assert.equal(spaces(formatDateTime('en', when)), 'December 7, 2026 at 10:00 AM (UTC)');
+    // In an instance's time zone, the zone and its offset at that moment named.
+    assert.equal(spaces(formatDateTime('de', when, 'Europe/Berlin')), '7. Dezember 2026 um 11:00 (Europe/Berlin, UTC+01:00)');
+    assert.equal(spaces(formatDateTime('en', new Date('2026-07-07T10:00:00Z'), 'America/New_York')), 'July 7, 2026 at 6:00 AM (America/New_York, UTC-04:00)');
+    assert.equal(spaces(formatDateTime('es', when, 'Asia/Kolkata')), '7 de diciembre de 2026 a las 15:30 (Asia/Kolkata, UTC+05:30)');
   });
 });
 

@@ -114,8 +114,15 @@ export function formatNumber(lang: Lang, n: number, digits = 0): string {
 }
 
 /** A moment as a date and time for the language, in UTC, with the zone named: "7 December 2026 at 10:00 (UTC)". */
-export function formatDateTime(lang: Lang, when: Date): string {
-  return `${new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' }).format(when)} (UTC)`;
+/**
+ * A moment as a candidate reads it: date and time in the time zone given (an IANA name; UTC by
+ * default), followed by the zone and its offset at that moment, "(Europe/Berlin, UTC+01:00)".
+ */
+export function formatDateTime(lang: Lang, when: Date, timeZone = 'UTC'): string {
+  const text = new Intl.DateTimeFormat(lang, { dateStyle: 'long', timeStyle: 'short', timeZone }).format(when);
+  if (timeZone === 'UTC') return `${text} (UTC)`;
+  const offset = new Intl.DateTimeFormat('en', { timeZone, timeZoneName: 'longOffset' }).formatToParts(when).find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  return `${text} (${timeZone}, ${offset === 'GMT' ? 'UTC' : offset.replace('GMT', 'UTC')})`;
 }
 
 export function formatDate(lang: Lang, when: Date): string {

@@ -2405,6 +2405,11 @@ export interface operations {
                          */
                         requireTwoFactor: boolean;
                         /**
+                         * @description The time zone of candidates' deadlines (IANA; default UTC)
+                         * @example Europe/Berlin
+                         */
+                        timeZone: string;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2498,6 +2503,11 @@ export interface operations {
                      * @example 10
                      */
                     maxWebhookEndpoints?: number;
+                    /**
+                     * @description The time zone in which candidates' e-mails give deadlines, named with its offset ("7 December 2026 at 10:15 (Europe/Berlin, UTC+01:00)"): a name of the IANA time zone database (default UTC)
+                     * @example Europe/Berlin
+                     */
+                    timeZone?: string;
                     /**
                      * @description Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.
                      * @example true
@@ -2596,6 +2606,11 @@ export interface operations {
                          * @example false
                          */
                         requireTwoFactor: boolean;
+                        /**
+                         * @description The time zone of candidates' deadlines (IANA; default UTC)
+                         * @example Europe/Berlin
+                         */
+                        timeZone: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2710,6 +2725,11 @@ export interface operations {
                      */
                     maxWebhookEndpoints?: number;
                     /**
+                     * @description The time zone in which candidates' e-mails give deadlines, named with its offset ("7 December 2026 at 10:15 (Europe/Berlin, UTC+01:00)"): a name of the IANA time zone database (default UTC)
+                     * @example Europe/Berlin
+                     */
+                    timeZone?: string;
+                    /**
                      * @description Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.
                      * @example true
                      */
@@ -2807,6 +2827,11 @@ export interface operations {
                          * @example false
                          */
                         requireTwoFactor: boolean;
+                        /**
+                         * @description The time zone of candidates' deadlines (IANA; default UTC)
+                         * @example Europe/Berlin
+                         */
+                        timeZone: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2948,6 +2973,11 @@ export interface operations {
                          * @example false
                          */
                         requireTwoFactor: boolean;
+                        /**
+                         * @description The time zone of candidates' deadlines (IANA; default UTC)
+                         * @example Europe/Berlin
+                         */
+                        timeZone: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3107,6 +3137,11 @@ export interface operations {
                          * @example false
                          */
                         requireTwoFactor: boolean;
+                        /**
+                         * @description The time zone of candidates' deadlines (IANA; default UTC)
+                         * @example Europe/Berlin
+                         */
+                        timeZone: string;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z

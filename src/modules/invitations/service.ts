@@ -249,17 +249,17 @@ export interface Delivery {
 
 /**
  * The e-mail's language: that of the link's invitations (the first with a catalogue, in the
- * link's order), else the instance's default.
+ * link's order), else the instance's default; and the instance's time zone for its deadline.
  */
-async function mailLanguage(db: Queryable, instanceId: string, linkId: string) {
-  const { rows } = await db.query<{ defaultLanguage: string; languages: string[] }>(
-    `SELECT n.default_language AS "defaultLanguage",
+async function mailLocale(db: Queryable, instanceId: string, linkId: string) {
+  const { rows } = await db.query<{ defaultLanguage: string; languages: string[]; timeZone: string }>(
+    `SELECT n.default_language AS "defaultLanguage", n.time_zone AS "timeZone",
             ARRAY(SELECT i.language FROM invite_links l JOIN invitations i ON i.candidate_id = l.candidate_id AND i.assessment_id = ANY(l.assessment_ids)
                    WHERE l.id = $2 AND i.language IS NOT NULL ORDER BY array_position(l.assessment_ids, i.assessment_id)) AS languages
        FROM instances n WHERE n.id = $1`,
     [instanceId, linkId],
   );
-  return chooseLanguage(...(rows[0]?.languages ?? []), rows[0]?.defaultLanguage);
+  return { lang: chooseLanguage(...(rows[0]?.languages ?? []), rows[0]?.defaultLanguage), timeZone: rows[0]?.timeZone ?? 'UTC' };
 }
 
 /** Renders and sends the invitation e-mail, and records the outcome; never throws. */
@@ -267,11 +267,12 @@ export async function deliver(deps: LinkDeps, d: Delivery): Promise<'SENT' | 'FA
   const started = Date.now();
   let outcome;
   try {
-    const lang = await mailLanguage(deps.db, d.instanceId, d.linkId);
+    const { lang, timeZone } = await mailLocale(deps.db, d.instanceId, d.linkId);
     const templates = await loadTemplates(deps.templatesDir ? path.join(deps.templatesDir, d.instance.name) : undefined, lang);
     const brand = brandOf(d.instance);
     const message = renderInvitationWith(templates, {
       lang,
+      timeZone,
       brand,
       reminder: d.reminder,
       to: { name: `${d.candidate.firstName} ${d.candidate.lastName}`, address: d.candidate.email },

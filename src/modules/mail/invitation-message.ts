@@ -23,6 +23,8 @@ export interface InvitationMessage {
   expiresAt: Date;
   /** The candidate's language: the invitation's, else the instance's default. */
   lang?: Lang;
+  /** The instance's time zone, in which the deadline is given (default UTC). */
+  timeZone?: string;
   /** A reminder of assessments not started yet, rather than the first invitation. */
   reminder?: boolean;
 }
@@ -58,7 +60,7 @@ export function renderInvitationWith(templates: Record<keyof typeof PARTS, strin
     contact: contactSentence(message.brand, lang),
     link: message.link,
     expiresOn: message.expiresAt.toISOString().slice(0, 10),
-    deadline: formatDateTime(lang, message.expiresAt),
+    deadline: formatDateTime(lang, message.expiresAt, message.timeZone),
     assessmentNames,
     assessmentCount: String(count),
     assessmentWord: t(lang, 'mail.assessmentWord', { count }),
@@ -70,7 +72,7 @@ export function renderInvitationWith(templates: Record<keyof typeof PARTS, strin
     openLine: t(lang, 'mail.open'),
     buttonText: t(lang, 'mail.button', { count }),
     copyLine: t(lang, 'mail.copy', { link: message.link }),
-    validityLine: t(lang, 'mail.validity', { deadline: formatDateTime(lang, message.expiresAt), company }),
+    validityLine: t(lang, 'mail.validity', { deadline: formatDateTime(lang, message.expiresAt, message.timeZone), company }),
   };
   // The HTML template's values go through the template layer: each one escaped, the list as markup.
   const escaped = Object.fromEntries(Object.entries(plain).map(([k, v]) => [k, html`${v}`.toString()]));

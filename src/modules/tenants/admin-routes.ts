@@ -60,6 +60,7 @@ const Instance = Type.Object(
     }),
     maxWebhookEndpoints: Type.Integer({ examples: [10], description: 'How many webhook endpoints the instance may register (default 10)' }),
     requireTwoFactor: Type.Boolean({ examples: [false], description: 'Every console user of the instance must have a second factor (default false)' }),
+    timeZone: Type.String({ examples: ['Europe/Berlin'], description: "The time zone of candidates' deadlines (IANA; default UTC)" }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
@@ -147,6 +148,15 @@ export const Settings = Type.Object(
         examples: [10],
         description:
           'How many webhook endpoints the instance may register, 1-1000 (default 10): a registration beyond it is refused (409). Endpoints already there stay. Only the operator sets it.',
+      }),
+    ),
+    timeZone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        examples: ['Europe/Berlin'],
+        description:
+          'The time zone in which candidates\' e-mails give deadlines, named with its offset ("7 December 2026 at 10:15 (Europe/Berlin, UTC+01:00)"): a name of the IANA time zone database (default UTC)',
       }),
     ),
     requireTwoFactor: Type.Optional(

@@ -9,6 +9,17 @@ import { audit } from '../audit/audit.js';
 import { acceptLogo, checkBranding } from './branding.js';
 import { createInstance, findInstanceByName, removeLogo, setLogo, updateInstance, type Instance, type InstanceSettings } from './repository.js';
 
+/** The zone's name as the IANA database spells it (europe/berlin is Europe/Berlin), or undefined for no such zone. */
+export function canonicalTimeZone(name: string): string | undefined {
+  const trimmed = name.trim();
+  if (trimmed === '' || trimmed.length > 64) return undefined;
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: trimmed }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Settings only the operator sets: they bound what an instance may do on a shared service. */
 const OPERATOR_ONLY = ['maxWebhookEndpoints', 'requireTwoFactor'] as const;
 /** Settings the operator and owners set, not managers: where candidates' links point and whose address e-mail comes from (mail from a domain one does not own is spoofing). */
@@ -24,6 +35,11 @@ const LABELS: Record<(typeof OPERATOR_ONLY)[number] | (typeof OWNERS_ONLY)[numbe
 /** The settings as stored: branding checked and normalised, the portal URL without a trailing slash; an invalid error naming each refused field. */
 function normalised(settings: InstanceSettings): InstanceSettings {
   const { values, errors } = checkBranding(settings);
+  if (settings.timeZone !== undefined) {
+    const zone = canonicalTimeZone(settings.timeZone);
+    if (zone === undefined) errors.push({ name: 'timeZone', detail: 'must be a time zone of the IANA database, such as Europe/Berlin, America/New_York or UTC' });
+    else values.timeZone = zone;
+  }
   if (errors.length > 0)
     throw invalidInput(
       errors.map((e) => ({ in: 'body' as const, name: e.name, detail: e.detail })),

@@ -28,6 +28,8 @@ export interface Instance {
   maxWebhookEndpoints: number;
   /** Every console user of the instance must have a second factor (the operator's setting). */
   requireTwoFactor: boolean;
+  /** The IANA time zone deadlines are given in to candidates (default UTC). */
+  timeZone: string;
   createdAt: Date;
 }
 
@@ -36,7 +38,7 @@ const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "invite
   report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", display_name AS "displayName", accent_color AS "accentColor",
   support_email AS "supportEmail", privacy_url AS "privacyUrl", (SELECT l.sha256 FROM instance_logos l WHERE l.instance_id = instances.id) AS "logoSha256",
   default_language AS "defaultLanguage", max_webhook_endpoints AS "maxWebhookEndpoints",
-  require_two_factor AS "requireTwoFactor", created_at AS "createdAt"`;
+  require_two_factor AS "requireTwoFactor", time_zone AS "timeZone", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -53,6 +55,7 @@ export interface InstanceSettings {
   defaultLanguage?: string;
   maxWebhookEndpoints?: number;
   requireTwoFactor?: boolean;
+  timeZone?: string;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
@@ -60,9 +63,9 @@ export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
     `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days,
-                            display_name, accent_color, support_email, privacy_url, default_language, max_webhook_endpoints)
+                            display_name, accent_color, support_email, privacy_url, default_language, max_webhook_endpoints, time_zone)
      VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, $10, $11, $12, $13, coalesce($14, 'en'),
-             coalesce($15::integer, 10))
+             coalesce($15::integer, 10), coalesce($16, 'UTC'))
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
     [
       input.name,
@@ -80,6 +83,7 @@ export async function createInstance(db: Queryable, input: { name: string } & In
       input.privacyUrl ?? null,
       input.defaultLanguage ?? null,
       input.maxWebhookEndpoints ?? null,
+      input.timeZone ?? null,
     ],
   );
   return rows[0];
@@ -104,6 +108,7 @@ export async function updateInstance(db: Queryable, name: string, settings: Inst
     defaultLanguage: 'default_language',
     maxWebhookEndpoints: 'max_webhook_endpoints',
     requireTwoFactor: 'require_two_factor',
+    timeZone: 'time_zone',
   } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];

@@ -26,6 +26,7 @@ describeEachStore('instances and the admin API', (ctx) => {
         defaultLanguage: 'en',
         maxWebhookEndpoints: 10,
         requireTwoFactor: false,
+        timeZone: 'UTC',
         createdAt: undefined,
       },
     );
