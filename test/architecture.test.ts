@@ -49,6 +49,8 @@ const OWNERS: Record<string, string> = {
   partner_settings: 'modules/integrations',
   report_link_keys: 'modules/reports',
   revoked_report_links: 'modules/reports',
+  bulk_invites: 'modules/bulk-invites',
+  bulk_invite_rows: 'modules/bulk-invites',
 };
 
 /**

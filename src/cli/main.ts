@@ -1,7 +1,7 @@
 // The operator CLI: a thin client of the admin API, through the typed client (client.ts). It
 // never opens the database, so it works the same against a local embedded server and a remote
 // cluster. The commands are in one file per group: instances, keys, assessments, candidates,
-// users, webhooks, integrations (ats).
+// users, webhooks, integrations (ats), bulk invites (invite --csv).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { candidateCommands } from './candidates.js';
 import { type Command, type Context, type Options, ApiError, UsageError, adminClient } from './client.js';
 import { instanceCommands } from './instances.js';
 import { integrationCommands } from './integrations.js';
+import { inviteCommands } from './invite.js';
 import { keyCommands } from './keys.js';
 import { userCommands } from './users.js';
 import { webhookCommands } from './webhooks.js';
@@ -60,6 +61,13 @@ Commands:
                                                    whether this service e-mails candidates Greenhouse sends (default true)
   ats list --instance <name>                       settings per ATS and the newest callbacks with their state
   ats retry <callback-id> --instance <name>        send a callback to the ATS again
+  invite --csv FILE --assessment A[,B] --instance <name> [--no-email] [--no-wait] [--result FILE]
+                                                   invite the candidates of a CSV file (UTF-8, a header row, at most
+                                                   10,000 rows and 5 MB): prints the rows not invited, then follows the
+                                                   service inviting the rest (--no-wait: leave it running) and can save
+                                                   the result file
+  invite status <id> --instance <name> [--result FILE]   how far a bulk invite is; its result file
+  invite cancel <id> --instance <name>             stop a bulk invite; rows not yet invited are left
   candidate retake --instance <name> --candidate ID --assessment A [--no-email]
                                                    let the candidate take a completed assessment again
   report-link revoke <report-url>                  withdraw one report link (a reportUrl)
@@ -84,6 +92,7 @@ const COMMANDS: Record<string, Command> = {
   ...userCommands,
   ...webhookCommands,
   ...integrationCommands,
+  ...inviteCommands,
 };
 
 function resolveToken(given: string | undefined): string {
@@ -160,6 +169,9 @@ export async function run(argv: string[]): Promise<number> {
         'api-key': { type: 'string' },
         'remove-key': { type: 'boolean' },
         'send-email': { type: 'string' },
+        csv: { type: 'string' },
+        'no-wait': { type: 'boolean' },
+        result: { type: 'string' },
       },
     });
   } catch (error) {
