@@ -83,7 +83,7 @@ for (const kind of storeKinds()) {
       assert.deepEqual(bad, [
         {
           line: BAD.email,
-          email: null,
+          email: 'not-an-email',
           status: 'invalid',
           errors: [{ column: 'E-mail', detail: await words({ email: 'not-an-email' }) }],
           notes: [],
@@ -92,7 +92,7 @@ for (const kind of storeKinds()) {
         },
         {
           line: BAD.firstName,
-          email: null,
+          email: `cand${BAD.firstName}-a@example.com`,
           status: 'invalid',
           errors: [{ column: 'First name', detail: await words({ firstName: '' }) }],
           notes: [],
@@ -101,7 +101,7 @@ for (const kind of storeKinds()) {
         },
         {
           line: BAD.language,
-          email: null,
+          email: `cand${BAD.language}-a@example.com`,
           status: 'invalid',
           errors: [{ column: 'Language', detail: await words({ language: 'english please' }) }],
           notes: [],
@@ -256,7 +256,7 @@ for (const kind of storeKinds()) {
       assert.equal(previewed.statusCode, 303, previewed.body);
       const preview = await manager.get(detail);
       assert.match(preview.body, /3 rows: 2 to invite, <strong>1 bad<\/strong>/);
-      assert.match(preview.body, /<td>3<\/td><td><\/td><td>bad row: not invited<\/td><td><ul class="plain"><li><strong>Mail<\/strong>: /);
+      assert.match(preview.body, /<td>3<\/td><td>not-mail<\/td><td>bad row: not invited<\/td><td><ul class="plain"><li><strong>Mail<\/strong>: /);
       assert.equal((await rev.post(`/console/invite/bulk/${id}/start`, { instance })).statusCode, 403);
       assert.equal((await manager.post(`/console/invite/bulk/${id}/start`, { instance })).statusCode, 303);
       assert.match((await manager.get(detail)).body, /data-refresh="2"/);

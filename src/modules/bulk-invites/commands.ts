@@ -155,7 +155,11 @@ export async function prepareBulkInvite(
   const firstLine = new Map<string, number>();
   const checked = rows.map((row) => {
     const outcome = rowInvite(row.cells, input.mapping, bulk.headers, assessments);
-    if ('errors' in outcome) return { line: row.line, email: null, status: 'invalid', errors: outcome.errors, duplicateOf: null as number | null };
+    if ('errors' in outcome) {
+      // The row's e-mail cell as written, so that the preview names whose row it is.
+      const written = input.mapping.email === undefined ? '' : (row.cells[input.mapping.email] ?? '').trim();
+      return { line: row.line, email: written === '' ? null : written.slice(0, 254), status: 'invalid', errors: outcome.errors, duplicateOf: null as number | null };
+    }
     const key = outcome.request.email.toLowerCase();
     const earlier = firstLine.get(key);
     if (earlier !== undefined) return { line: row.line, email: outcome.request.email, status: 'duplicate', errors: [], duplicateOf: earlier };

@@ -137,17 +137,23 @@ const WORDS: Record<Field, string[]> = {
   extraTimePercent: ['extratimepercent', 'extratime', 'extratime%', 'accommodation'],
 };
 
-/** Guesses which column gives which field from the header's names; a column is used once. */
+// Parts of a header that name a field when no header is one of its words ("Work e-mail").
+const PARTS: Partial<Record<Field, string[]>> = { email: ['mail'], firstName: ['first', 'given'], lastName: ['last', 'surname', 'family'] };
+
+/** Guesses which column gives which field from the header's names (whole words first, then parts); a column is used once. */
 export function guessMapping(headers: string[]): Partial<Record<Field, number>> {
   const simple = headers.map((h) => h.toLowerCase().replace(/[\s_.()]/g, ''));
   const mapping: Partial<Record<Field, number>> = {};
   const used = new Set<number>();
-  for (const field of FIELDS) {
-    const index = simple.findIndex((h, i) => !used.has(i) && WORDS[field].includes(h));
+  const take = (field: Field, test: (h: string) => boolean) => {
+    if (mapping[field] !== undefined) return;
+    const index = simple.findIndex((h, i) => !used.has(i) && test(h));
     if (index >= 0) {
       mapping[field] = index;
       used.add(index);
     }
-  }
+  };
+  for (const field of FIELDS) take(field, (h) => WORDS[field].includes(h));
+  for (const field of FIELDS) take(field, (h) => (PARTS[field] ?? []).some((part) => h.includes(part)));
   return mapping;
 }
