@@ -40,6 +40,9 @@ const ACTIONS: Record<string, string> = {
   'POST /users/:id/enable': 'user.enable',
   'POST /users/:id/reset-password': 'user.reset-password',
   'POST /users/:id/reset-2fa': 'user.2fa.reset',
+  'POST /instances/:instance/bulk-invites': 'bulk-invite.import',
+  'POST /instances/:instance/bulk-invites/:id/start': 'bulk-invite.start',
+  'POST /instances/:instance/bulk-invites/:id/cancel': 'bulk-invite.cancel',
 };
 
 const ACTOR = 'admin-token';
