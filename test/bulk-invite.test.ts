@@ -210,11 +210,15 @@ for (const kind of storeKinds()) {
       assert.equal((await rev.get(`/console/invite/bulk?instance=${instance}`)).statusCode, 403);
       assert.doesNotMatch((await rev.get(`/console/invitations?instance=${instance}`)).body, /invite\/bulk/);
 
-      const upload = (who: typeof manager, csv: string, csrf = who.csrf) => {
+      const upload = (who: typeof manager, csv: string | Buffer, csrf = who.csrf) => {
         const boundary = '----bulk' + Math.random().toString(16).slice(2);
-        const part = (name: string, value: string, filename?: string) =>
-          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: text/csv` : ''}\r\n\r\n${value}\r\n`;
-        const payload = part('_csrf', csrf) + part('instance', instance) + part('file', csv, 'console.csv') + `--${boundary}--\r\n`;
+        const part = (name: string, value: string | Buffer, filename?: string) =>
+          Buffer.concat([
+            Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"\r\nContent-Type: text/csv` : ''}\r\n\r\n`),
+            Buffer.from(value),
+            Buffer.from('\r\n'),
+          ]);
+        const payload = Buffer.concat([part('_csrf', csrf), part('instance', instance), part('file', csv, 'console.csv'), Buffer.from(`--${boundary}--\r\n`)]);
         return ctx.request({ method: 'POST', url: '/console/invite/bulk', headers: { cookie: who.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
       };
       const csv = 'Mail,Given name,Surname\nc1@example.com,C,One\nnot-mail,C,Two\nc3@example.com,C,Three\n';
@@ -224,6 +228,12 @@ for (const kind of storeKinds()) {
       const empty = await upload(manager, '');
       assert.equal(empty.statusCode, 400);
       assert.match(empty.body, /choose a CSV file|the file is empty/);
+      const huge = await upload(manager, `email,firstName,lastName\n${'a@example.com,A,B\n'.repeat(300_000)}`);
+      assert.equal(huge.statusCode, 400);
+      assert.match(huge.body, /the file is larger than 5 MB; split it into smaller files/);
+      const latin1 = await upload(manager, Buffer.from('email,firstName,lastName\nm@example.com,J\xfcrgen,M\xfcller\n', 'latin1'));
+      assert.equal(latin1.statusCode, 400);
+      assert.match(latin1.body, /not UTF-8 text \(first bad byte on line 2\)/);
       assert.equal(await count('SELECT count(*)::int AS n FROM bulk_invites'), before);
 
       const uploaded = await upload(manager, csv);
