@@ -142,6 +142,15 @@ for (const kind of storeKinds()) {
       assert.match(lines[1]!, /^"2","cand2-a@example\.com","invited","[0-9a-f-]{36}","e-mailed"$/);
       assert.equal(lines[BAD.email - 1], `"${BAD.email}","not-an-email","not invited: invalid","","E-mail: ${(await words({ email: 'not-an-email' })).replace(/"/g, '""')}"`);
       assert.equal(lines[149], '"150","CAND3-a@example.com","not invited: duplicate","","the same e-mail as line 3"');
+
+      // A finished file keeps only what its result file says; erasing a candidate erases their rows too.
+      assert.equal(await count(`SELECT count(*)::int AS n FROM bulk_invite_rows WHERE bulk_invite_id = $1 AND cells <> '[]'::jsonb`, [bulkInvite.id]), 0);
+      const erased = await ctx.request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/erase`, payload: { email: 'cand3-a@example.com' } });
+      assert.equal(erased.statusCode, 200, erased.body);
+      const after = (await ctx.request({ method: 'GET', url: `/admin/v1/instances/${instance}/bulk-invites/${bulkInvite.id}/result` })).body.split('\r\n');
+      assert.match(after[2]!, /^"3","","invited","[0-9a-f-]{36}","e-mailed"$/);
+      assert.equal(after[149], '"150","","not invited: duplicate","","the same e-mail as line 3"');
+      assert.equal(await count(`SELECT count(*)::int AS n FROM bulk_invite_rows WHERE lower(email) = 'cand3-a@example.com'`), 0);
     });
 
     it('invites a row once however often it is tried, and a second app on the same database finishes what the first began', async () => {

@@ -14,7 +14,7 @@
 //   a row tried twice, or by two nodes, or again after a restart, invites once.
 // Each is audited in its transaction; the rows' invites are audited as the person who started.
 import type { Database } from '../../db/database.js';
-import { runCommand, type Actor, type CommandContext, type CommandRequest } from '../../domain/command.js';
+import { runCommand, type Actor, type CommandContext, type CommandRequest, type Statements } from '../../domain/command.js';
 import { DomainError, conflict, invalidInput, notFound } from '../../domain/errors.js';
 import { listAssessments } from '../assessments/repository.js';
 import { actorName, audit } from '../audit/audit.js';
@@ -230,8 +230,33 @@ export async function cancelBulkInvite(ctx: CommandContext, input: { instanceId:
     ctx.now,
   ]);
   await ctx.tx.query(`UPDATE bulk_invites SET status = 'cancelled', finished_at = $2 WHERE id = $1`, [bulk.id, ctx.now]);
+  await forgetCells(ctx, bulk.id);
   await audit(ctx, 'bulk-invite.cancel', bulk.id);
   return { skipped: rows.length };
+}
+
+/**
+ * A finished file keeps of its rows only what the result file says (line, e-mail, outcome,
+ * candidate, why): the rest of what was uploaded (every other column) is not kept past its use.
+ */
+async function forgetCells(ctx: CommandContext, bulkInviteId: string): Promise<void> {
+  await ctx.tx.query(`UPDATE bulk_invite_rows SET cells = '[]' WHERE bulk_invite_id = $1`, [bulkInviteId]);
+}
+
+/**
+ * Erases what bulk invites hold of a candidate (their rows' e-mail and cells, in every file of the
+ * instance, matched by the candidate or by e-mail), in the transaction of the candidate's erasure
+ * and before the candidate's own e-mail is gone; a row still to invite is left.
+ */
+export async function eraseCandidateBulkRows(tx: Statements, candidateId: string): Promise<void> {
+  await tx.query(
+    `UPDATE bulk_invite_rows r SET cells = '[]', email = NULL, notes = '[]', detail = 'erased',
+            status = CASE WHEN r.status = 'pending' THEN 'skipped' ELSE r.status END
+       FROM bulk_invites b, candidates c
+      WHERE b.id = r.bulk_invite_id AND c.id = $1 AND b.instance_id = c.instance_id
+        AND (r.candidate_id = c.id OR (c.email IS NOT NULL AND lower(r.email) = lower(c.email)))`,
+    [candidateId],
+  );
 }
 
 /** What inviting a row needs: the invite's, and where the invitations say they came from. */
@@ -301,11 +326,13 @@ export async function inviteRow(deps: RowDeps, now: Date, which?: { bulkInviteId
           detail?.slice(0, 1000) ?? null,
           ctx.now,
         ]);
-        await ctx.tx.query(
+        const { rows: finished } = await ctx.tx.query(
           `UPDATE bulk_invites SET status = 'done', finished_at = $2
-            WHERE id = $1 AND status = 'running' AND NOT EXISTS (SELECT 1 FROM bulk_invite_rows WHERE bulk_invite_id = $1 AND status = 'pending')`,
+            WHERE id = $1 AND status = 'running' AND NOT EXISTS (SELECT 1 FROM bulk_invite_rows WHERE bulk_invite_id = $1 AND status = 'pending')
+            RETURNING id`,
           [row.bulkInviteId, ctx.now],
         );
+        if (finished.length > 0) await forgetCells(ctx, row.bulkInviteId);
         return { row, status, prepared, request: 'request' in outcome ? outcome.request : undefined } as const;
       },
       'bulk_invite_row',

@@ -10,6 +10,7 @@ import { eraseCandidateAttempts } from '../attempts/repository.js';
 import { recordAudit } from '../audit/audit.js';
 import { anonymiseCandidate } from '../candidates/repository.js';
 import { eraseCandidateMail } from '../invitations/deliveries.js';
+import { eraseCandidateBulkRows } from '../bulk-invites/commands.js';
 import type { Queryable } from '../../db/database.js';
 
 export interface CandidateRow {
@@ -41,6 +42,7 @@ export async function eraseCandidateRows(tx: Queryable, candidate: { id: string;
   await eraseCandidateAttempts(tx, candidate.id);
   // Portal sessions go with the links they were opened from (ON DELETE CASCADE).
   await eraseCandidateMail(tx, candidate.id);
+  await eraseCandidateBulkRows(tx, candidate.id);
   await anonymiseCandidate(tx, candidate.id, at);
 }
 
