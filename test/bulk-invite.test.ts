@@ -148,7 +148,7 @@ for (const kind of storeKinds()) {
       const erased = await ctx.request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/erase`, payload: { email: 'cand3-a@example.com' } });
       assert.equal(erased.statusCode, 200, erased.body);
       const after = (await ctx.request({ method: 'GET', url: `/admin/v1/instances/${instance}/bulk-invites/${bulkInvite.id}/result` })).body.split('\r\n');
-      assert.match(after[2]!, /^"3","","invited","[0-9a-f-]{36}","e-mailed"$/);
+      assert.match(after[2]!, /^"3","","invited","[0-9a-f-]{36}","e-mailed; erased"$/);
       assert.equal(after[149], '"150","","not invited: duplicate","","the same e-mail as line 3"');
       assert.equal(await count(`SELECT count(*)::int AS n FROM bulk_invite_rows WHERE lower(email) = 'cand3-a@example.com'`), 0);
     });

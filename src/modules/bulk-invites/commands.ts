@@ -318,6 +318,8 @@ export async function inviteRow(deps: RowDeps, now: Date, which?: { bulkInviteId
           }
         }
         const status = prepared ? 'invited' : 'failed';
+        // What the invite left as it was (a completed assessment), as /v1/invite names it in `skipped`.
+        if (prepared && prepared.skipped.length > 0) detail = prepared.skipped.map((k) => `${k.assessmentId}: ${k.detail}`).join('; ');
         await ctx.tx.query(`UPDATE bulk_invite_rows SET status = $3, candidate_id = $4, detail = $5, processed_at = $6 WHERE bulk_invite_id = $1 AND line = $2`, [
           row.bulkInviteId,
           row.line,

@@ -94,8 +94,18 @@ function csvCell(value: string): string {
 function linkStatus(row: BulkRowView, sendInvite: boolean): string {
   switch (row.status) {
     case 'invited':
-      if (!sendInvite) return 'link not e-mailed (the file asked for no e-mail)';
-      return row.mailStatus === 'SENT' ? 'e-mailed' : row.mailStatus === 'FAILED' ? 'e-mail failed (resend it from Invitations)' : 'e-mail not confirmed';
+      return [
+        !sendInvite
+          ? 'link not e-mailed (the file asked for no e-mail)'
+          : row.mailStatus === 'SENT'
+            ? 'e-mailed'
+            : row.mailStatus === 'FAILED'
+              ? 'e-mail failed (resend it from Invitations)'
+              : row.detail
+                ? 'nothing to e-mail'
+                : 'e-mail not confirmed',
+        ...(row.detail ? [row.detail] : []),
+      ].join('; ');
     case 'invalid':
       return row.errors.map((e) => `${e.column}: ${e.detail}`).join('; ');
     case 'duplicate':
