@@ -95,6 +95,8 @@ export interface AppDeps {
     metrics?: boolean;
     /** How often each node looks for due webhook deliveries, in ms. Default 1000. */
     webhookEveryMs?: number;
+    /** How often the bulk-invite job looks for rows to invite, in ms (default 1000). */
+    bulkInviteEveryMs?: number;
     /** Longest wait for a webhook receiver's answer, in ms. Default 15000. */
     webhookTimeoutMs?: number;
     /** Ashby's API for assessment.update callbacks (ASHBY_API_URL). Default https://api.ashbyhq.com. */
@@ -390,7 +392,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));
-  jobs.add(bulkInviteJob(inviteDeps, BULK_INVITE_EVERY_MS));
+  jobs.add(bulkInviteJob(inviteDeps, config.bulkInviteEveryMs ?? BULK_INVITE_EVERY_MS));
   jobs.add(scoreRecordJob(db, 500));
   jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, app.log));
   jobs.add(statisticsJob(db, STATISTICS_EVERY_MS));

@@ -183,6 +183,43 @@ for (const kind of storeKinds()) {
       assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'invitation.create' AND request_id = $1`, [`bulk-invite:${bulkInvite.id}:2`]), 1);
     });
 
+    it('a row the invite refuses fails alone; cancel leaves the rest; start and cancel refuse what they cannot do', async () => {
+      const csv = ['email,firstName,lastName', ...Array.from({ length: 6 }, (_, i) => `stop${i}@example.com,S${i},Stop`)].join('\n');
+      const { bulkInvite } = (await create({ content: b64(csv), assessments: ['sample'], sendInvite: false })).json();
+      const path = `/admin/v1/instances/${instance}/bulk-invites/${bulkInvite.id}`;
+      assert.equal((await ctx.request({ method: 'POST', url: `${path}/start` })).statusCode, 200);
+      const deps = {
+        db: ctx.db,
+        mailer: createFileMailer({ from: 'T <t@localhost>', timeoutMs: 1000, mailDir: ctx.mailDir }),
+        publicUrl: 'http://portal.test',
+        mailFrom: 't@localhost',
+      };
+      assert.equal((await inviteRow(deps, new Date(), { bulkInviteId: bulkInvite.id, line: 2 })).kind, 'done');
+      // The assessment is gone when line 3's turn comes (as if withdrawn since the preview): the
+      // invite command refuses it, undoing only its own writes; the row fails with the reason.
+      await ctx.db.query(`UPDATE bulk_invites SET assessments = '{gone}' WHERE id = $1`, [bulkInvite.id]);
+      assert.deepEqual(await inviteRow(deps, new Date(), { bulkInviteId: bulkInvite.id, line: 3 }), { kind: 'done', bulkInviteId: bulkInvite.id, line: 3, status: 'failed' });
+      assert.equal(await count(`SELECT count(*)::int AS n FROM candidates WHERE email = 'stop1@example.com'`), 0);
+      const cancelled = await ctx.request({ method: 'POST', url: `${path}/cancel` });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      assert.equal(cancelled.json().status, 'cancelled');
+      assert.deepEqual(cancelled.json().counts, { pending: 0, invited: 1, failed: 1, invalid: 0, duplicate: 0, skipped: 4 });
+      assert.deepEqual(await inviteRow(deps, new Date()), { kind: 'none' });
+      assert.equal((await ctx.request({ method: 'POST', url: `${path}/cancel` })).statusCode, 409);
+      assert.equal((await ctx.request({ method: 'POST', url: `${path}/start` })).statusCode, 409);
+      assert.equal((await ctx.request({ method: 'GET', url: `/admin/v1/instances/${instance}/bulk-invites/999999` })).statusCode, 404);
+      assert.equal(await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'bulk-invite.cancel' AND target = $1`, [bulkInvite.id]), 1);
+      const result = (await ctx.request({ method: 'GET', url: `${path}/result` })).body.split('\r\n');
+      assert.equal(
+        result[2],
+        '"3","stop1@example.com","not invited: refused","","Unknown assessment for this instance: gone; assessments.0: ""gone"" is not a published assessment of this instance"',
+      );
+      assert.equal(result[3], '"4","stop2@example.com","not invited: cancelled","",""');
+      // Another instance's file is not found from here.
+      const other = await ctx.instance('bulk-other');
+      assert.equal((await ctx.request({ method: 'GET', url: `/admin/v1/instances/${other}/bulk-invites/${bulkInvite.id}` })).statusCode, 404);
+    });
+
     it('refuses files it cannot read, with a clear reason, and stores nothing', async () => {
       const before = await count('SELECT count(*)::int AS n FROM bulk_invites');
       const cases: [string, Buffer | string, RegExp, Record<string, unknown>?][] = [
