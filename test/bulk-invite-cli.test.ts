@@ -78,6 +78,25 @@ describeEachStore(
       const missing = await cli(['invite', '--csv', path.join(dir, 'nope.csv'), '--assessment', 'sample', '--instance', instance]);
       assert.equal(missing.code, 2);
       assert.match(missing.stderr, /cannot read .*nope\.csv/);
+      const mapped = await cli([
+        'invite',
+        '--csv',
+        file('mapped.csv', 'Contact,Given,Notes\nc1@example.com,C,One\n'),
+        '--assessment',
+        'sample',
+        '--instance',
+        instance,
+        '--no-email',
+        '--no-wait',
+        '--map',
+        'lastName=Notes',
+        '--json',
+      ]);
+      assert.equal(mapped.code, 0, mapped.stderr);
+      assert.deepEqual(JSON.parse(mapped.stdout).bulkInvite.mapping, { email: 'Contact', firstName: 'Given', lastName: 'Notes' });
+      const badMap = await cli(['invite', '--csv', csv, '--assessment', 'sample', '--instance', instance, '--map', 'surname=Notes']);
+      assert.equal(badMap.code, 2);
+      assert.match(badMap.stderr, /--map takes field=Header pairs/);
       const noAssessment = await cli(['invite', '--csv', csv, '--instance', instance]);
       assert.equal(noAssessment.code, 2);
       assert.match(noAssessment.stderr, /--assessment is required/);

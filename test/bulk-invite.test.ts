@@ -220,6 +220,18 @@ for (const kind of storeKinds()) {
       assert.equal((await ctx.request({ method: 'GET', url: `/admin/v1/instances/${other}/bulk-invites/${bulkInvite.id}` })).statusCode, 404);
     });
 
+    it('finds the e-mail column by its cells when no header names it, and takes a mapping by header', async () => {
+      const csv = 'Contact;Given;Family;Notes\nd1@example.com;D;One;x\nd2@example.com;D;Two;y\n';
+      const guessed = (await create({ content: b64(csv), assessments: ['sample'] })).json();
+      assert.deepEqual(guessed.bulkInvite.mapping, { email: 'Contact', firstName: 'Given', lastName: 'Family' });
+      const mapped = await create({ content: b64(csv), assessments: ['sample'], mapping: { lastName: 'Notes', externalReference: 'Family' } });
+      assert.equal(mapped.statusCode, 201, mapped.body);
+      assert.deepEqual(mapped.json().bulkInvite.mapping, { email: 'Contact', firstName: 'Given', lastName: 'Notes', externalReference: 'Family' });
+      const wrong = await create({ content: b64(csv), assessments: ['sample'], mapping: { email: 'Mail' } });
+      assert.equal(wrong.statusCode, 400);
+      assert.match(wrong.json().errors[0].detail, /the file has no column "Mail" \(its columns: Contact, Given, Family, Notes\)/);
+    });
+
     it('refuses files it cannot read, with a clear reason, and stores nothing', async () => {
       const before = await count('SELECT count(*)::int AS n FROM bulk_invites');
       const cases: [string, Buffer | string, RegExp, Record<string, unknown>?][] = [
@@ -274,6 +286,9 @@ for (const kind of storeKinds()) {
       const empty = await upload(manager, '');
       assert.equal(empty.statusCode, 400);
       assert.match(empty.body, /choose a CSV file|the file is empty/);
+      const noEmail = await upload(manager, 'Name;Phone\nJane;123\n');
+      assert.equal(noEmail.statusCode, 400);
+      assert.match(noEmail.body, /no column holds e-mail addresses \(its columns: Name, Phone\)/);
       const huge = await upload(manager, `email,firstName,lastName\n${'a@example.com,A,B\n'.repeat(300_000)}`);
       assert.equal(huge.statusCode, 400);
       assert.match(huge.body, /the file is larger than 5 MB; split it into smaller files/);

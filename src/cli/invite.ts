@@ -4,7 +4,7 @@
 // --no-wait; `invite status <id>` looks again). invite cancel <id> stops one.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Command, type Context, UsageError, ok } from './client.js';
+import { type Command, type Context, type Options, UsageError, ok } from './client.js';
 import { list, needArg, required, text } from './options.js';
 
 const POLL_MS = 1000;
@@ -43,6 +43,24 @@ async function follow(ctx: Context, instance: string, id: string): Promise<BulkI
   }
 }
 
+const FIELDS = ['email', 'firstName', 'lastName', 'externalReference', 'language', 'extraTimePercent'] as const;
+type Field = (typeof FIELDS)[number];
+
+/** --map field=Header[,field=Header...]: the columns the headers do not name (the service guesses the rest). */
+function mapping(options: Options): Partial<Record<Field, string>> | undefined {
+  const given = text(options, 'map');
+  if (given === undefined) return undefined;
+  const result: Partial<Record<Field, string>> = {};
+  for (const pair of given.split(',')) {
+    const at = pair.indexOf('=');
+    const field = pair.slice(0, at).trim() as Field;
+    const header = pair.slice(at + 1).trim();
+    if (at < 0 || !FIELDS.includes(field) || header === '') throw new UsageError(`--map takes field=Header pairs separated by commas; the fields are ${FIELDS.join(', ')}`);
+    result[field] = header;
+  }
+  return result;
+}
+
 export const inviteCommands: Record<string, Command> = {
   async invite(ctx, args, options) {
     if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]} (invite --csv FILE --assessment ID --instance NAME)`);
@@ -59,7 +77,7 @@ export const inviteCommands: Record<string, Command> = {
       ctx,
       ctx.client.POST('/admin/v1/instances/{instance}/bulk-invites', {
         params: { path: { instance } },
-        body: { fileName: path.basename(file), content: bytes.toString('base64'), assessments, sendInvite: options['no-email'] !== true },
+        body: { fileName: path.basename(file), content: bytes.toString('base64'), assessments, sendInvite: options['no-email'] !== true, mapping: mapping(options) },
       }),
     );
     const id = created.bulkInvite.id;

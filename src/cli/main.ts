@@ -61,11 +61,13 @@ Commands:
                                                    whether this service e-mails candidates Greenhouse sends (default true)
   ats list --instance <name>                       settings per ATS and the newest callbacks with their state
   ats retry <callback-id> --instance <name>        send a callback to the ATS again
-  invite --csv FILE --assessment A[,B] --instance <name> [--no-email] [--no-wait] [--result FILE]
+  invite --csv FILE --assessment A[,B] --instance <name> [--map field=Header,...] [--no-email] [--no-wait] [--result FILE]
                                                    invite the candidates of a CSV file (UTF-8, a header row, at most
                                                    10,000 rows and 5 MB): prints the rows not invited, then follows the
                                                    service inviting the rest (--no-wait: leave it running) and can save
-                                                   the result file
+                                                   the result file; columns are matched by their headers, --map
+                                                   names the others (email, firstName, lastName, externalReference,
+                                                   language, extraTimePercent)
   invite status <id> --instance <name> [--result FILE]   how far a bulk invite is; its result file
   invite cancel <id> --instance <name>             stop a bulk invite; rows not yet invited are left
   candidate retake --instance <name> --candidate ID --assessment A [--no-email]
@@ -170,6 +172,7 @@ export async function run(argv: string[]): Promise<number> {
         'remove-key': { type: 'boolean' },
         'send-email': { type: 'string' },
         csv: { type: 'string' },
+        map: { type: 'string' },
         'no-wait': { type: 'boolean' },
         result: { type: 'string' },
       },

@@ -134,7 +134,7 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
       const instance = await requireInstance(db, request.params.instance);
       if (!/^[A-Za-z0-9+/]*={0,2}$/.test(request.body.content.replace(/\s/g, ''))) throw invalidInput([{ in: 'body', name: 'content', detail: 'must be base64' }]);
       const table = readCsv(Buffer.from(request.body.content, 'base64'));
-      const mapping: Mapping = guessMapping(table.headers);
+      const mapping: Mapping = guessMapping(table.headers, table.rows);
       for (const [field, header] of Object.entries(request.body.mapping ?? {}) as [Field, string][]) {
         const index = table.headers.indexOf(header.trim());
         if (index < 0) throw invalidInput([{ in: 'body', name: `mapping.${field}`, detail: `the file has no column "${header}" (its columns: ${table.headers.join(', ')})` }]);
@@ -145,7 +145,7 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         db,
         commandRequest(request, now()),
         async (ctx) => {
-          const made = await importBulkInvite(ctx, { instanceId: instance.id, fileName: request.body.fileName ?? 'upload.csv', table });
+          const made = await importBulkInvite(ctx, { instanceId: instance.id, fileName: request.body.fileName ?? 'upload.csv', table, mapping });
           await prepareBulkInvite(ctx, { instanceId: instance.id, id: made.id, mapping, assessments: request.body.assessments, sendInvite: request.body.sendInvite ?? true });
           return made.id;
         },

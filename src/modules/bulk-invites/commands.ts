@@ -28,8 +28,18 @@ export type Mapping = Partial<Record<Field, number>>;
 export const REQUIRED_FIELDS: Field[] = ['email', 'firstName', 'lastName'];
 
 /** Stores a file that could be read, as a draft of a bulk invite with a guess of its columns. */
-export async function importBulkInvite(ctx: CommandContext, input: { instanceId: string; fileName: string; table: CsvTable }): Promise<{ id: string; mapping: Mapping }> {
-  const mapping = guessMapping(input.table.headers);
+export async function importBulkInvite(
+  ctx: CommandContext,
+  input: { instanceId: string; fileName: string; table: CsvTable; mapping?: Mapping },
+): Promise<{ id: string; mapping: Mapping }> {
+  const mapping = input.mapping ?? guessMapping(input.table.headers, input.table.rows);
+  // A file without e-mail addresses cannot invite anyone: refused before anything is stored.
+  if (mapping.email === undefined) {
+    throw invalidInput(
+      [{ in: 'body', name: 'file', detail: `no column holds e-mail addresses (its columns: ${input.table.headers.join(', ')})` }],
+      'The file has no e-mail column: add one (a header such as "E-mail") and upload it again',
+    );
+  }
   const fileName = input.fileName.replace(/[\\/]/g, '_').trim().slice(0, 255) || 'upload.csv';
   const { rows } = await ctx.tx.query<{ id: string }>(
     `INSERT INTO bulk_invites (instance_id, file_name, headers, mapping, row_count, created_by, created_at)

@@ -140,8 +140,23 @@ const WORDS: Record<Field, string[]> = {
 // Parts of a header that name a field when no header is one of its words ("Work e-mail").
 const PARTS: Partial<Record<Field, string[]>> = { email: ['mail'], firstName: ['first', 'given'], lastName: ['last', 'surname', 'family'] };
 
-/** Guesses which column gives which field from the header's names (whole words first, then parts); a column is used once. */
-export function guessMapping(headers: string[]): Partial<Record<Field, number>> {
+/**
+ * Guesses which column gives which field from the header's names (whole words first, then parts),
+ * and, when no header names the e-mail, the column whose cells mostly hold an @ in the first rows;
+ * a column is used once.
+ */
+export function guessMapping(headers: string[], rows: CsvTable['rows'] = []): Partial<Record<Field, number>> {
+  const mapping = guessFromHeaders(headers);
+  if (mapping.email === undefined) {
+    const sample = rows.slice(0, 100);
+    const used = new Set(Object.values(mapping));
+    const index = headers.findIndex((_, i) => !used.has(i) && sample.length > 0 && sample.filter((r) => /^[^@\s]+@[^@\s]+$/.test(r.cells[i] ?? '')).length * 2 > sample.length);
+    if (index >= 0) mapping.email = index;
+  }
+  return mapping;
+}
+
+function guessFromHeaders(headers: string[]): Partial<Record<Field, number>> {
   const simple = headers.map((h) => h.toLowerCase().replace(/[\s_.()]/g, ''));
   const mapping: Partial<Record<Field, number>> = {};
   const used = new Set<number>();
