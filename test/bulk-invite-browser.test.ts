@@ -121,6 +121,11 @@ describe('bulk invite in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     assert.match(problems[2]!, /^21\s+person20@example\.com\s+bad row: not invited\s+Language: must be a BCP 47 language tag/);
     assert.match(problems[3]!, /^42\s+PERSON1@example\.com\s+duplicate: not invited\s+the same e-mail as line 2/);
 
+    // At 390 px the wide tables scroll inside themselves, and the page stays accessible.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await accessible(page, 'preview at 390 px');
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'the page does not scroll sideways at 390 px');
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.getByRole('button', { name: 'Invite 37 candidates' }).click();
     // The page reloads itself while the service invites, until it is done.
     await page.getByText(/^done: 37 of 37 rows tried, 37 invited, 0 refused\.$/).waitFor({ timeout: 60_000 });

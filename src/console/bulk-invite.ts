@@ -133,7 +133,7 @@ ${assessments.map(
 <button type="submit" class="primary">Check the rows</button>
 </form>
 <h3>The first rows of the file</h3>
-<div class="table-scroll"><table class="data"><caption class="visually-hidden">The first rows of ${bulk.fileName}</caption>
+<div class="table-scroll" role="region" aria-label="The first rows of the file" tabindex="0"><table class="data"><caption class="visually-hidden">The first rows of ${bulk.fileName}</caption>
 <thead><tr><th scope="col">Line</th>${bulk.headers.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
 <tbody>${sample.map((r) => html`<tr><td>${r.line}</td>${r.cells.map((cell) => html`<td>${cell}</td>`)}</tr>`)}</tbody></table></div>
 </section>`;
@@ -145,7 +145,7 @@ ${assessments.map(
 ${
   problems.length === 0
     ? html`<p>Every row is good.</p>`
-    : html`<div class="table-scroll"><table class="data" id="bulk-problems"><caption>Rows to look at${problems.length >= PREVIEW_ROWS ? html` (the first ${PREVIEW_ROWS}; the result file has all)` : ''}</caption>
+    : html`<div class="table-scroll" role="region" aria-label="Rows to look at" tabindex="0"><table class="data" id="bulk-problems"><caption>Rows to look at${problems.length >= PREVIEW_ROWS ? html` (the first ${PREVIEW_ROWS}; the result file has all)` : ''}</caption>
 <thead><tr><th scope="col">Line</th><th scope="col">E-mail</th><th scope="col">What</th><th scope="col">Why</th></tr></thead>
 <tbody>${problems.map((r) => html`<tr class="${`row-${r.status}`}"><td>${r.line}</td><td>${r.email ?? ''}</td><td>${ROW_LABEL[r.status]}</td><td>${problemCell(r)}</td></tr>`)}</tbody></table></div>`
 }
