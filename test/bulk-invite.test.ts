@@ -220,6 +220,32 @@ for (const kind of storeKinds()) {
       assert.equal((await ctx.request({ method: 'GET', url: `/admin/v1/instances/${other}/bulk-invites/${bulkInvite.id}` })).statusCode, 404);
     });
 
+    it('a cancel racing the last row ends in one consistent state, never an error', async () => {
+      const deps = {
+        db: ctx.db,
+        mailer: createFileMailer({ from: 'T <t@localhost>', timeoutMs: 1000, mailDir: ctx.mailDir }),
+        publicUrl: 'http://portal.test',
+        mailFrom: 't@localhost',
+      };
+      for (let round = 0; round < 5; round++) {
+        const { bulkInvite } = (await create({ content: b64(`email,firstName,lastName\nrace${round}@example.com,R,Race\n`), assessments: ['sample'], sendInvite: false })).json();
+        const path = `/admin/v1/instances/${instance}/bulk-invites/${bulkInvite.id}`;
+        assert.equal((await ctx.request({ method: 'POST', url: `${path}/start` })).statusCode, 200);
+        const [row, cancel] = await Promise.all([inviteRow(deps, new Date(), { bulkInviteId: bulkInvite.id, line: 2 }), ctx.request({ method: 'POST', url: `${path}/cancel` })]);
+        const state = (await ctx.request({ method: 'GET', url: path })).json();
+        if (cancel.statusCode === 409) {
+          assert.equal(row.kind, 'done');
+          assert.equal(state.status, 'done');
+          assert.equal(state.counts.invited, 1);
+        } else {
+          assert.equal(cancel.statusCode, 200, cancel.body);
+          assert.equal(state.status, 'cancelled');
+          assert.equal(state.counts.invited + state.counts.skipped, 1);
+          assert.equal(state.counts.invited, row.kind === 'done' ? 1 : 0);
+        }
+      }
+    });
+
     it('finds the e-mail column by its cells when no header names it, and takes a mapping by header', async () => {
       const csv = 'Contact;Given;Family;Notes\nd1@example.com;D;One;x\nd2@example.com;D;Two;y\n';
       const guessed = (await create({ content: b64(csv), assessments: ['sample'] })).json();

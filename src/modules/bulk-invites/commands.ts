@@ -62,14 +62,16 @@ interface Locked {
   headers: string[];
 }
 
-async function lockBulkInvite(ctx: CommandContext, instanceId: string, id: string): Promise<Locked> {
+async function readBulkInvite(ctx: CommandContext, instanceId: string, id: string, lock = false): Promise<Locked> {
   const found = /^[1-9]\d{0,17}$/.test(id)
-    ? await ctx.tx.query<Locked>('SELECT id::text AS id, status, headers FROM bulk_invites WHERE id = $1 AND instance_id = $2 FOR UPDATE', [id, instanceId])
+    ? await ctx.tx.query<Locked>(`SELECT id::text AS id, status, headers FROM bulk_invites WHERE id = $1 AND instance_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, instanceId])
     : { rows: [] };
   const row = found.rows[0];
   if (!row) throw notFound(`No bulk invite ${id} in this instance`);
   return row;
 }
+
+const lockBulkInvite = (ctx: CommandContext, instanceId: string, id: string) => readBulkInvite(ctx, instanceId, id, true);
 
 /** A row's problem: the column (as the file names it) and why. */
 export interface RowError {
@@ -231,14 +233,21 @@ export async function startBulkInvite(ctx: CommandContext, input: { instanceId: 
   await audit(ctx, 'bulk-invite.start', bulk.id);
 }
 
-/** Stops a bulk invite: rows not yet tried are skipped (a row being invited at that moment finishes). */
+/**
+ * Stops a bulk invite: rows not yet tried are skipped (a row being invited at that moment finishes).
+ * Locks in the order of the job (the rows, then the file), so that a cancel and the last row's
+ * invite wait for each other instead of deadlocking.
+ */
 export async function cancelBulkInvite(ctx: CommandContext, input: { instanceId: string; id: string }): Promise<{ skipped: number }> {
-  const bulk = await lockBulkInvite(ctx, input.instanceId, input.id);
-  if (bulk.status === 'done' || bulk.status === 'cancelled') throw conflict(`Bulk invite ${bulk.id} is ${bulk.status} already`);
+  const seen = await readBulkInvite(ctx, input.instanceId, input.id);
+  if (seen.status === 'done' || seen.status === 'cancelled') throw conflict(`Bulk invite ${seen.id} is ${seen.status} already`);
   const { rows } = await ctx.tx.query(`UPDATE bulk_invite_rows SET status = 'skipped', processed_at = $2 WHERE bulk_invite_id = $1 AND status = 'pending' RETURNING line`, [
-    bulk.id,
+    seen.id,
     ctx.now,
   ]);
+  const bulk = await lockBulkInvite(ctx, input.instanceId, input.id);
+  // The last row may have finished the file meanwhile.
+  if (bulk.status === 'done' || bulk.status === 'cancelled') throw conflict(`Bulk invite ${bulk.id} is ${bulk.status} already`);
   await ctx.tx.query(`UPDATE bulk_invites SET status = 'cancelled', finished_at = $2 WHERE id = $1`, [bulk.id, ctx.now]);
   await forgetCells(ctx, bulk.id);
   await audit(ctx, 'bulk-invite.cancel', bulk.id);
