@@ -36,6 +36,8 @@ import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { keyAuthenticator, registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { partnerCallbackJob } from './modules/integrations/worker.js';
+import { bulkInviteAdminRoutes } from './modules/bulk-invites/admin-routes.js';
+import { bulkInviteJob } from './modules/bulk-invites/job.js';
 import { integrationAdminRoutes } from './modules/integrations/admin-routes.js';
 import { callbackFormats, registerPartners } from './partners/index.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
@@ -95,6 +97,8 @@ export interface AppDeps {
     metrics?: boolean;
     /** How often each node looks for due webhook deliveries, in ms. Default 1000. */
     webhookEveryMs?: number;
+    /** How often the bulk-invite job looks for rows to invite, in ms (default 1000). */
+    bulkInviteEveryMs?: number;
     /** Longest wait for a webhook receiver's answer, in ms. Default 15000. */
     webhookTimeoutMs?: number;
     /** Ashby's API for assessment.update callbacks (ASHBY_API_URL). Default https://api.ashbyhq.com. */
@@ -121,6 +125,8 @@ const RETENTION_SWEEP_MS = 10 * 60_000;
 // The planner's statistics where autovacuum does not keep them (src/jobs/statistics.ts): a pass
 // reads one row per table when nothing is due; the first follows start within a second.
 const STATISTICS_EVERY_MS = 60_000;
+// Pending rows of bulk invites are looked for this often; a run that finds a full batch runs again at once.
+const BULK_INVITE_EVERY_MS = 1000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -326,6 +332,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(ssoAdminRoutes, { db, now: clock, sso });
       await admin.register(webhookAdminRoutes, { db, now: clock });
       await admin.register(integrationAdminRoutes, { db, now: clock });
+      await admin.register(bulkInviteAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
       await admin.register(reportAdminRoutes, { db, now: clock });
     },
@@ -392,6 +399,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));
+  jobs.add(bulkInviteJob(inviteDeps, config.bulkInviteEveryMs ?? BULK_INVITE_EVERY_MS));
   jobs.add(scoreRecordJob(db, 500));
   jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, app.log));
   jobs.add(statisticsJob(db, STATISTICS_EVERY_MS));

@@ -54,6 +54,8 @@ const OWNERS: Record<string, string> = {
   candidate_decisions: 'modules/decisions',
   candidate_tags: 'modules/decisions',
   saved_searches: 'modules/users',
+  bulk_invites: 'modules/bulk-invites',
+  bulk_invite_rows: 'modules/bulk-invites',
 };
 
 /**

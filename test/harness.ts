@@ -171,6 +171,8 @@ export interface ContextOptions {
   webhookTimeoutMs?: number;
   /** ASHBY_API_URL: where Ashby callbacks go (a local stand-in in tests). */
   ashbyApiUrl?: string;
+  /** How often the bulk-invite job runs by itself, in ms (default: practically never; tests run it). */
+  bulkInviteEveryMs?: number;
   /** TRUST_PROXY: which peers' X-Forwarded-For names the client. */
   trustProxy?: false | number | string[];
   /** SSO_ALLOW_INSECURE_HTTP: single sign-on with a plain-http provider (a local one in tests). */
@@ -202,6 +204,8 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       ssoAllowInsecureHttp: options.ssoAllowInsecureHttp,
       // Tests run the webhook job themselves (app.jobs.runOnce), after moving their clock.
       webhookEveryMs: 3_600_000,
+      // And the bulk-invite job, unless a suite wants it running on its own (the CLI waits for it).
+      bulkInviteEveryMs: options.bulkInviteEveryMs ?? 3_600_000,
     },
     logger: options.logStream ? loggerOptions('info', options.logStream) : false,
     db,

@@ -1,7 +1,7 @@
 // The operator CLI: a thin client of the admin API, through the typed client (client.ts). It
 // never opens the database, so it works the same against a local embedded server and a remote
 // cluster. The commands are in one file per group: instances, keys, assessments, candidates,
-// users, webhooks, integrations (ats), single sign-on (sso).
+// users, webhooks, integrations (ats), single sign-on (sso), bulk invites (invite --csv).
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -10,6 +10,7 @@ import { candidateCommands } from './candidates.js';
 import { type Command, type Context, type Options, ApiError, UsageError, adminClient } from './client.js';
 import { instanceCommands } from './instances.js';
 import { integrationCommands } from './integrations.js';
+import { inviteCommands } from './invite.js';
 import { keyCommands } from './keys.js';
 import { ssoCommands } from './sso.js';
 import { userCommands } from './users.js';
@@ -68,6 +69,15 @@ Commands:
                                                    --issuer, --client-id, --client-secret-stdin and --domains are needed
   sso show --instance <name>                       its settings, the redirect URI to register at the provider
   sso remove --instance <name>                     turn it off (its users sign in with passwords)
+  invite --csv FILE --assessment A[,B] --instance <name> [--map field=Header,...] [--no-email] [--no-wait] [--result FILE]
+                                                   invite the candidates of a CSV file (UTF-8, a header row, at most
+                                                   10,000 rows and 5 MB): prints the rows not invited, then follows the
+                                                   service inviting the rest (--no-wait: leave it running) and can save
+                                                   the result file; columns are matched by their headers, --map
+                                                   names the others (email, firstName, lastName, externalReference,
+                                                   language, extraTimePercent)
+  invite status <id> --instance <name> [--result FILE]   how far a bulk invite is; its result file
+  invite cancel <id> --instance <name>             stop a bulk invite; rows not yet invited are left
   candidate retake --instance <name> --candidate ID --assessment A [--no-email]
                                                    let the candidate take a completed assessment again
   report-link revoke <report-url>                  withdraw one report link (a reportUrl)
@@ -93,6 +103,7 @@ const COMMANDS: Record<string, Command> = {
   ...webhookCommands,
   ...integrationCommands,
   ...ssoCommands,
+  ...inviteCommands,
 };
 
 function resolveToken(given: string | undefined): string {
@@ -177,6 +188,10 @@ export async function run(argv: string[]): Promise<number> {
         jit: { type: 'string' },
         'default-role': { type: 'string' },
         'password-sign-in': { type: 'string' },
+        csv: { type: 'string' },
+        map: { type: 'string' },
+        'no-wait': { type: 'boolean' },
+        result: { type: 'string' },
       },
     });
   } catch (error) {

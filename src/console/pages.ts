@@ -791,6 +791,7 @@ export function invitationsBody(
     options.canManage &&
     html`<section class="panel" aria-labelledby="invite-heading">
 <h2 id="invite-heading">Invite a candidate</h2>
+<p><a href="/console/invite/bulk?instance=${encodeURIComponent(instance)}" id="bulk-invite-link">Invite many from a CSV file</a></p>
 ${
   state.result &&
   html`<div class="info" role="status"><p>Invited ${state.result.email}${state.result.invitationStatus ? ` (e-mail ${state.result.invitationStatus})` : ''}. <a href="/console/candidates/${state.result.candidateId}?instance=${instance}">Open their report</a>.</p>

@@ -33,6 +33,7 @@ import { questionField } from '../portal/pages.js';
 import { PORTAL_HEADERS } from '../portal/routes.js';
 import type { SafeHtml } from '../html/html.js';
 import { integrationsRoutes } from './integrations.js';
+import { bulkInviteRoutes } from './bulk-invite.js';
 import { assessmentReports, attemptOwner, pendingReviews } from '../modules/attempts/report.js';
 import { reviewAnswer } from '../modules/attempts/repository.js';
 import { dismissSignalsNow } from '../modules/attempts/signals.js';
@@ -166,7 +167,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       attachFieldsToBody: 'keyValues',
       limits: { fileSize: 1024 * 1024, files: 1, fields: 10 },
       async onFile(part) {
-        (part as unknown as { value: unknown }).value = { type: part.mimetype, bytes: await part.toBuffer() };
+        (part as unknown as { value: unknown }).value = { type: part.mimetype, filename: part.filename, bytes: await part.toBuffer() };
       },
     });
     scope.addHook('onSend', async (_request, reply) => {
@@ -966,6 +967,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     // ---- integrations with applicant-tracking systems (integrations.ts) ------------------------
 
     integrationsRoutes(scope, { db, invite: deps.invite, publicUrl: deps.publicUrl, now, keyDeps, page, consolePage, frameOf, instanceOf });
+    bulkInviteRoutes(scope, { db, now, page, consolePage, frameOf, instanceOf });
 
     // ---- instance settings -------------------------------------------------------------------
 

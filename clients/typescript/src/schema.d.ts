@@ -750,6 +750,103 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/bulk-invites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a CSV file of candidates to invite, and get its preview
+         * @description The file: UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row, at most 10000 rows and 5 MB. Its columns are matched to the fields of an invite by their headers (`mapping` overrides the guess). Every row is checked by the rules of POST /v1/invite; the answer names every bad row, duplicate and known candidate. Nothing is invited until `start`. A file that cannot be read, or no e-mail column: `400`, and nothing is stored. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        post: operations["createBulkInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/bulk-invites/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start inviting the rows of a previewed bulk invite
+         * @description The rows are invited in the background, one at a time, by the same invite as POST /v1/invite; follow with GET. A restart of the service continues where it stopped. Not previewed, started already or nothing to invite: `409`.
+         */
+        post: operations["startBulkInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/bulk-invites/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a bulk invite: rows not yet invited are left
+         * @description Rows invited already stay invited. Done or cancelled already: `409`.
+         */
+        post: operations["cancelBulkInvite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/bulk-invites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bulk invite: its state and its rows counted by outcome */
+        get: operations["getBulkInvite"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/bulk-invites/{id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The result file of a bulk invite (CSV)
+         * @description One line per row of the upload: `line,email,outcome,candidateId,link` (the link column: e-mailed, e-mail failed, or why the row was not invited). Cells starting with =, +, - or @ are prefixed with an apostrophe so that no spreadsheet runs them.
+         */
+        get: operations["getBulkInviteResult"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/instances/{instance}/candidates/export": {
         parameters: {
             query?: never;
@@ -6031,6 +6128,522 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createBulkInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example candidates.csv */
+                    fileName?: string;
+                    /**
+                     * Format: byte
+                     * @description The file's bytes, base64-encoded
+                     */
+                    content: string;
+                    /**
+                     * @example [
+                     *       "customer-support"
+                     *     ]
+                     */
+                    assessments: string[];
+                    /**
+                     * @description E-mail each candidate their link (default true)
+                     * @default true
+                     */
+                    sendInvite?: boolean;
+                    /**
+                     * @description Field of the invite (email, firstName, lastName, externalReference, language, extraTimePercent) to the header of the column that gives it, where the guess from the headers is wrong
+                     * @example {
+                     *       "email": "Work e-mail"
+                     *     }
+                     */
+                    mapping?: {
+                        email?: string;
+                        firstName?: string;
+                        lastName?: string;
+                        externalReference?: string;
+                        language?: string;
+                        extraTimePercent?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        bulkInvite: {
+                            /**
+                             * @description The bulk invite
+                             * @example 12
+                             */
+                            id: string;
+                            fileName: string;
+                            /** @description ready: previewed, not started; running: the rows are being invited in the background; done: every row was tried */
+                            status: "draft" | "ready" | "running" | "done" | "cancelled";
+                            /** @description The file's header row */
+                            headers: string[];
+                            /**
+                             * @description Field of the invite to the header of its column
+                             * @example {
+                             *       "email": "E-mail",
+                             *       "firstName": "First name"
+                             *     }
+                             */
+                            mapping: {
+                                [key: string]: string;
+                            };
+                            assessments: string[];
+                            sendInvite: boolean;
+                            rowCount: number;
+                            counts: {
+                                /** @description Rows to invite, not yet tried */
+                                pending: number;
+                                invited: number;
+                                /** @description Rows the invite refused when their turn came (an assessment unpublished since the preview) */
+                                failed: number;
+                                /** @description Rows breaking a rule of the invite; never invited */
+                                invalid: number;
+                                /** @description Rows with the e-mail of an earlier row; never invited */
+                                duplicate: number;
+                                /** @description Rows left when the bulk invite was cancelled */
+                                skipped: number;
+                            };
+                            /** @description Rows whose candidate exists already (they are invited again: a fresh link) */
+                            existing: number;
+                            /**
+                             * Format: date-time
+                             * @example 2026-11-23T10:21:02.531Z
+                             */
+                            createdAt: string;
+                            startedAt: string | null;
+                            finishedAt: string | null;
+                        };
+                        /** @description The rows the preview names, in line order */
+                        rows: {
+                            /** @description The line of the file (the header is line 1) */
+                            line: number;
+                            email: string | null;
+                            status: "invalid" | "duplicate" | "failed" | "pending" | "invited" | "skipped";
+                            /** @description What breaks a rule of the invite, by the file's column, in the words of POST /v1/invite */
+                            errors: {
+                                column: string;
+                                detail: string;
+                            }[];
+                            /** @description An existing candidate or a live invitation: the row is invited again */
+                            notes: string[];
+                            /** @description The earlier line with the same e-mail */
+                            duplicateOf: number | null;
+                            detail: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startBulkInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                /**
+                 * @description The bulk invite
+                 * @example 12
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The bulk invite
+                         * @example 12
+                         */
+                        id: string;
+                        fileName: string;
+                        /** @description ready: previewed, not started; running: the rows are being invited in the background; done: every row was tried */
+                        status: "draft" | "ready" | "running" | "done" | "cancelled";
+                        /** @description The file's header row */
+                        headers: string[];
+                        /**
+                         * @description Field of the invite to the header of its column
+                         * @example {
+                         *       "email": "E-mail",
+                         *       "firstName": "First name"
+                         *     }
+                         */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        assessments: string[];
+                        sendInvite: boolean;
+                        rowCount: number;
+                        counts: {
+                            /** @description Rows to invite, not yet tried */
+                            pending: number;
+                            invited: number;
+                            /** @description Rows the invite refused when their turn came (an assessment unpublished since the preview) */
+                            failed: number;
+                            /** @description Rows breaking a rule of the invite; never invited */
+                            invalid: number;
+                            /** @description Rows with the e-mail of an earlier row; never invited */
+                            duplicate: number;
+                            /** @description Rows left when the bulk invite was cancelled */
+                            skipped: number;
+                        };
+                        /** @description Rows whose candidate exists already (they are invited again: a fresh link) */
+                        existing: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:21:02.531Z
+                         */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelBulkInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                /**
+                 * @description The bulk invite
+                 * @example 12
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The bulk invite
+                         * @example 12
+                         */
+                        id: string;
+                        fileName: string;
+                        /** @description ready: previewed, not started; running: the rows are being invited in the background; done: every row was tried */
+                        status: "draft" | "ready" | "running" | "done" | "cancelled";
+                        /** @description The file's header row */
+                        headers: string[];
+                        /**
+                         * @description Field of the invite to the header of its column
+                         * @example {
+                         *       "email": "E-mail",
+                         *       "firstName": "First name"
+                         *     }
+                         */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        assessments: string[];
+                        sendInvite: boolean;
+                        rowCount: number;
+                        counts: {
+                            /** @description Rows to invite, not yet tried */
+                            pending: number;
+                            invited: number;
+                            /** @description Rows the invite refused when their turn came (an assessment unpublished since the preview) */
+                            failed: number;
+                            /** @description Rows breaking a rule of the invite; never invited */
+                            invalid: number;
+                            /** @description Rows with the e-mail of an earlier row; never invited */
+                            duplicate: number;
+                            /** @description Rows left when the bulk invite was cancelled */
+                            skipped: number;
+                        };
+                        /** @description Rows whose candidate exists already (they are invited again: a fresh link) */
+                        existing: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:21:02.531Z
+                         */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBulkInvite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                /**
+                 * @description The bulk invite
+                 * @example 12
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description The bulk invite
+                         * @example 12
+                         */
+                        id: string;
+                        fileName: string;
+                        /** @description ready: previewed, not started; running: the rows are being invited in the background; done: every row was tried */
+                        status: "draft" | "ready" | "running" | "done" | "cancelled";
+                        /** @description The file's header row */
+                        headers: string[];
+                        /**
+                         * @description Field of the invite to the header of its column
+                         * @example {
+                         *       "email": "E-mail",
+                         *       "firstName": "First name"
+                         *     }
+                         */
+                        mapping: {
+                            [key: string]: string;
+                        };
+                        assessments: string[];
+                        sendInvite: boolean;
+                        rowCount: number;
+                        counts: {
+                            /** @description Rows to invite, not yet tried */
+                            pending: number;
+                            invited: number;
+                            /** @description Rows the invite refused when their turn came (an assessment unpublished since the preview) */
+                            failed: number;
+                            /** @description Rows breaking a rule of the invite; never invited */
+                            invalid: number;
+                            /** @description Rows with the e-mail of an earlier row; never invited */
+                            duplicate: number;
+                            /** @description Rows left when the bulk invite was cancelled */
+                            skipped: number;
+                        };
+                        /** @description Rows whose candidate exists already (they are invited again: a fresh link) */
+                        existing: number;
+                        /**
+                         * Format: date-time
+                         * @example 2026-11-23T10:21:02.531Z
+                         */
+                        createdAt: string;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBulkInviteResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                /**
+                 * @description The bulk invite
+                 * @example 12
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description Unauthorized */

@@ -1,5 +1,6 @@
 // The console's only script: a print button on reports, a file picker that fills the import box,
-// and a confirmation before revoking a key or resetting a password.
+// a confirmation before revoking a key or resetting a password, and a reload of a page of work in
+// progress.
 // Everything works without it.
 'use strict';
 document.addEventListener('DOMContentLoaded', function () {
@@ -20,6 +21,16 @@ document.addEventListener('DOMContentLoaded', function () {
       });
     });
   });
+  // A page of work in progress (a bulk invite) shows how far it is: reloaded every few seconds.
+  var refresh = document.querySelector('[data-refresh]');
+  if (refresh) {
+    window.setTimeout(
+      function () {
+        window.location.reload();
+      },
+      1000 * Number(refresh.getAttribute('data-refresh') || 5),
+    );
+  }
   document.querySelectorAll('form.confirm').forEach(function (form) {
     form.addEventListener('submit', function (event) {
       if (!window.confirm(form.getAttribute('data-confirm') || 'Are you sure?')) event.preventDefault();

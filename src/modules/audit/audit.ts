@@ -42,6 +42,9 @@ const ACTIONS: Record<string, string> = {
   'POST /users/:id/reset-2fa': 'user.2fa.reset',
   'PUT /instances/:instance/sso': 'sso.configure',
   'DELETE /instances/:instance/sso': 'sso.remove',
+  'POST /instances/:instance/bulk-invites': 'bulk-invite.import',
+  'POST /instances/:instance/bulk-invites/:id/start': 'bulk-invite.start',
+  'POST /instances/:instance/bulk-invites/:id/cancel': 'bulk-invite.cancel',
 };
 
 const ACTOR = 'admin-token';

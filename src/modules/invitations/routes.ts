@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { Problem, invalid } from '../../http/problem.js';
-import { BIDI_CONTROLS } from '../../http/validation.js';
+import { BIDI_CONTROLS, validatorCompiler } from '../../http/validation.js';
+import { fieldErrors } from '../../http/errors.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { claim, complete, fingerprint, release, HEADER as IDEMPOTENCY_HEADER, TTL_HOURS, type Scope } from './idempotency.js';
 import { invite, now, type InviteDeps } from './service.js';
@@ -125,6 +126,17 @@ export const InviteResult = Type.Object(
 );
 
 type InviteResultType = Static<typeof InviteResult>;
+
+const validateInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/v1/invite' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
+
+/**
+ * Checks a body by the schema of POST /v1/invite, for invites that do not come as a request (the
+ * rows of a bulk invite): what it finds wrong, field by field, in the words of a 400 of /v1/invite.
+ */
+export function inviteBodyErrors(body: unknown): { name: string; detail: string }[] {
+  if (validateInvite(body)) return [];
+  return fieldErrors('body', (validateInvite.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail }));
+}
 
 export function normaliseAssessments(value: string | string[]): string[] {
   const ids = (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim());

@@ -11,6 +11,7 @@ import { recordAudit } from '../audit/audit.js';
 import { anonymiseCandidate } from '../candidates/repository.js';
 import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/repository.js';
 import { eraseCandidateMail } from '../invitations/deliveries.js';
+import { eraseCandidateBulkRows } from '../bulk-invites/commands.js';
 import type { Queryable } from '../../db/database.js';
 
 export interface CandidateRow {
@@ -43,6 +44,7 @@ export async function eraseCandidateRows(tx: Queryable, candidate: { id: string;
   // Portal sessions go with the links they were opened from (ON DELETE CASCADE).
   await eraseCandidateMail(tx, candidate.id);
   await eraseCandidateMarks(tx, candidate.id);
+  await eraseCandidateBulkRows(tx, candidate.id);
   await anonymiseCandidate(tx, candidate.id, at);
 }
 

@@ -1,0 +1,131 @@
+// Reading bulk invites: a file's state and counts, its rows for the preview, and the result file.
+import type { Queryable } from '../../db/database.js';
+import { notFound } from '../../domain/errors.js';
+import type { Mapping, RowError } from './commands.js';
+
+export type BulkStatus = 'draft' | 'ready' | 'running' | 'done' | 'cancelled';
+export type RowStatus = 'pending' | 'invalid' | 'duplicate' | 'invited' | 'failed' | 'skipped';
+
+export interface BulkInviteView {
+  id: string;
+  fileName: string;
+  status: BulkStatus;
+  headers: string[];
+  mapping: Mapping;
+  assessments: string[];
+  sendInvite: boolean;
+  rowCount: number;
+  createdBy: string;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  /** Rows per state. */
+  counts: Record<RowStatus, number>;
+  /** Rows that hold a note (an existing candidate, a live invitation). */
+  existing: number;
+}
+
+export interface BulkRowView {
+  line: number;
+  email: string | null;
+  status: RowStatus;
+  errors: RowError[];
+  notes: string[];
+  duplicateOf: number | null;
+  candidateId: string | null;
+  mailStatus: 'SENT' | 'FAILED' | null;
+  detail: string | null;
+  /** The file's cells of the row (for the preview before mapping). */
+  cells: string[];
+}
+
+const ID = /^[1-9]\d{0,17}$/;
+
+export async function getBulkInvite(db: Queryable, instanceId: string, id: string): Promise<BulkInviteView> {
+  const { rows } = ID.test(id)
+    ? await db.query<Omit<BulkInviteView, 'counts' | 'existing'> & { counts: Partial<Record<RowStatus, number>> | null; existing: number }>(
+        `SELECT b.id::text AS id, b.file_name AS "fileName", b.status, b.headers, coalesce(b.mapping, '{}') AS mapping, b.assessments::text[] AS assessments,
+                b.send_invite AS "sendInvite", b.row_count AS "rowCount", b.created_by AS "createdBy", b.created_at AS "createdAt",
+                b.started_at AS "startedAt", b.finished_at AS "finishedAt",
+                (SELECT jsonb_object_agg(s.status, s.n) FROM (SELECT status, count(*)::int AS n FROM bulk_invite_rows WHERE bulk_invite_id = b.id GROUP BY status) s) AS counts,
+                (SELECT count(*)::int FROM bulk_invite_rows WHERE bulk_invite_id = b.id AND notes <> '[]'::jsonb) AS existing
+           FROM bulk_invites b WHERE b.id = $1 AND b.instance_id = $2`,
+        [id, instanceId],
+      )
+    : { rows: [] };
+  const found = rows[0];
+  if (!found) throw notFound(`No bulk invite ${id} in this instance`);
+  const counts = { pending: 0, invalid: 0, duplicate: 0, invited: 0, failed: 0, skipped: 0, ...(found.counts ?? {}) };
+  return { ...found, counts };
+}
+
+export async function listBulkInvites(db: Queryable, instanceId: string, limit = 20): Promise<BulkInviteView[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id::text AS id FROM bulk_invites WHERE instance_id = $1 ORDER BY id DESC LIMIT $2', [instanceId, limit]);
+  return Promise.all(rows.map((r) => getBulkInvite(db, instanceId, r.id)));
+}
+
+/** Rows of a file in line order: all, or only those the preview must name (bad, duplicate, noted, failed). */
+export async function listRows(db: Queryable, bulkInviteId: string, options: { problemsOnly?: boolean; limit?: number; afterLine?: number } = {}): Promise<BulkRowView[]> {
+  const { rows } = await db.query<BulkRowView>(
+    `SELECT line, email, status, errors, notes, duplicate_of AS "duplicateOf", candidate_id AS "candidateId", mail_status AS "mailStatus", detail, cells
+       FROM bulk_invite_rows
+      WHERE bulk_invite_id = $1 AND line > $2 ${options.problemsOnly ? `AND (status IN ('invalid', 'duplicate', 'failed') OR notes <> '[]'::jsonb)` : ''}
+      ORDER BY line LIMIT $3`,
+    [bulkInviteId, options.afterLine ?? 0, options.limit ?? 10_001],
+  );
+  return rows;
+}
+
+const OUTCOME: Record<RowStatus, string> = {
+  pending: 'not yet invited',
+  invalid: 'not invited: invalid',
+  duplicate: 'not invited: duplicate',
+  invited: 'invited',
+  failed: 'not invited: refused',
+  skipped: 'not invited: cancelled',
+};
+
+/** A cell of the result file: quoted, and a leading =, +, - or @ defused so that no spreadsheet runs it as a formula. */
+function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+function linkStatus(row: BulkRowView, sendInvite: boolean): string {
+  switch (row.status) {
+    case 'invited':
+      return [
+        !sendInvite
+          ? 'link not e-mailed (the file asked for no e-mail)'
+          : row.mailStatus === 'SENT'
+            ? 'e-mailed'
+            : row.mailStatus === 'FAILED'
+              ? 'e-mail failed (resend it from Invitations)'
+              : row.detail
+                ? 'nothing to e-mail'
+                : 'e-mail not confirmed',
+        ...(row.detail ? [row.detail] : []),
+      ].join('; ');
+    case 'invalid':
+      return row.errors.map((e) => `${e.column}: ${e.detail}`).join('; ');
+    case 'duplicate':
+      return `the same e-mail as line ${row.duplicateOf}`;
+    case 'failed':
+      return row.detail ?? 'refused';
+    default:
+      return '';
+  }
+}
+
+/** The result file: one line per row of the upload (line, e-mail, outcome, candidate id, link status or error). */
+export async function resultCsv(db: Queryable, instanceId: string, id: string): Promise<string> {
+  const bulk = await getBulkInvite(db, instanceId, id);
+  const rows = await listRows(db, bulk.id);
+  const emailColumn = bulk.mapping.email;
+  const lines = [['line', 'email', 'outcome', 'candidateId', 'link'].map(csvCell).join(',')];
+  for (const row of rows) {
+    const email = row.email ?? (emailColumn === undefined ? '' : (row.cells[emailColumn] ?? ''));
+    lines.push([String(row.line), email, OUTCOME[row.status], row.candidateId ?? '', linkStatus(row, bulk.sendInvite)].map(csvCell).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
