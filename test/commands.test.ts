@@ -8,6 +8,7 @@ import { it } from 'node:test';
 import { runCommand, type Actor } from '../src/domain/command.js';
 import type { DomainError } from '../src/domain/errors.js';
 import { changeTenantSettings, createTenant, setTenantLogo } from '../src/modules/tenants/commands.js';
+import { addUser, resetPassword, setUserDisabled } from '../src/modules/users/service.js';
 import { findInstanceByName, type InstanceSettings } from '../src/modules/tenants/repository.js';
 import { closeWithdrawn, supersedeAttempt } from '../src/modules/attempts/repository.js';
 import { cancelInvitation, expiryJob } from '../src/modules/invitations/lifecycle.js';
@@ -258,5 +259,35 @@ describeEachStore('instance commands', (ctx) => {
     await assert.rejects(set('image/png', Buffer.from('not a png')), (e: DomainError) => e.code === 'invalid');
     assert.equal((await findInstanceByName(ctx().db, name))!.logoSha256, null);
     assert.deepEqual(await audited(name), ['instance.create']);
+  });
+});
+
+describeEachStore('user commands', (ctx) => {
+  const as = (actor: Actor) => ({ actor, requestId: 'test', now: new Date('2026-11-25T12:00:00Z') });
+
+  it('only the operator and owners manage accounts; an owner cannot lock themself out; each change is audited once', async () => {
+    const made = await runCommand(ctx().db, as({ kind: 'admin-token' }), (c) => addUser(c, { email: `cmd-owner-${process.pid}@example.com`, role: 'owner' }));
+    assert.ok(made.password, 'a generated password is returned once');
+    const owner = { kind: 'user' as const, id: made.user.id, email: made.user.email, role: 'owner' as const };
+    const manager = { kind: 'user' as const, id: made.user.id, email: made.user.email, role: 'manager' as const };
+    await assert.rejects(
+      runCommand(ctx().db, as(manager), (c) => addUser(c, { email: `x-${process.pid}@example.com`, role: 'owner' })),
+      (e: DomainError) => e.code === 'forbidden',
+    );
+    await assert.rejects(
+      runCommand(ctx().db, as(owner), (c) => setUserDisabled(c, { id: made.user.id, disabled: true })),
+      /cannot disable your own account/,
+    );
+    await assert.rejects(
+      runCommand(ctx().db, as(owner), (c) => resetPassword(c, { id: made.user.id })),
+      /cannot reset the password of your own account/,
+    );
+    const disabled = await runCommand(ctx().db, as({ kind: 'admin-token' }), (c) => setUserDisabled(c, { id: made.user.id, disabled: true }));
+    assert.equal(disabled.disabled, true);
+    const { rows } = await ctx().db.query<{ action: string }>(`SELECT action FROM audit_log WHERE target = $1 ORDER BY id`, [made.user.id]);
+    assert.deepEqual(
+      rows.map((r) => r.action),
+      ['user.create', 'user.disable'],
+    );
   });
 });

@@ -25,10 +25,10 @@ import { runCommand } from '../domain/command.js';
 import { commandRequest } from '../http/command.js';
 import { invite, resend, type InviteDeps } from '../modules/invitations/service.js';
 import { scoreDistribution } from '../modules/scores/insights.js';
-import { ROLES, listUsers, setDisabled, type Role } from '../modules/users/repository.js';
+import { ROLES, listUsers, type Role } from '../modules/users/repository.js';
 import { EVENT_TYPES, listAttempts, listEndpoints } from '../modules/webhooks/repository.js';
 import { changeEndpoint, registerEndpoint, replayToEndpoint, rotateEndpointSecret } from '../modules/webhooks/commands.js';
-import { addUser, resetPassword } from '../modules/users/service.js';
+import { addUser, resetPassword, setUserDisabled } from '../modules/users/service.js';
 import { questionField } from '../portal/pages.js';
 import { PORTAL_HEADERS } from '../portal/routes.js';
 import type { SafeHtml } from '../html/html.js';
@@ -864,8 +864,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
       if (!(ROLES as readonly string[]).includes(role)) return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400);
       try {
-        const made = await addUser(db, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }, (tx, user) =>
-          audit(request, tx, 'user.create', user.id, 200),
+        const made = await runCommand(
+          db,
+          commandRequest(request, now()),
+          (ctx) => addUser(ctx, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }),
+          'user_create',
         );
         return usersPage(request, reply, { email: made.user.email, password: made.password! });
       } catch (error) {
@@ -884,17 +887,12 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       requireOwner(request);
       const { id, action } = request.params;
       if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound('No such user');
-      if (id === request.consoleUser!.user.id && action !== 'enable')
-        throw invalidInput([{ name: 'id', detail: 'you cannot disable or reset your own account here; ask another owner' }]);
       if (action === 'disable' || action === 'enable') {
-        await db.transaction(async (tx) => {
-          await setDisabled(tx, id, action === 'disable');
-          await audit(request, tx, `user.${action}`, id);
-        });
+        await runCommand(db, commandRequest(request, now()), (ctx) => setUserDisabled(ctx, { id, disabled: action === 'disable' }), `user_${action}`);
         return reply.redirect('/console/users', 303);
       }
       if (action === 'reset-password') {
-        const reset = await resetPassword(db, id, undefined, (tx, user) => audit(request, tx, 'user.reset-password', user.id, 200));
+        const reset = await runCommand(db, commandRequest(request, now()), (ctx) => resetPassword(ctx, { id }), 'user_reset_password');
         return usersPage(request, reply, { email: reset.user.email, password: reset.password! });
       }
       throw notFound('No such action');

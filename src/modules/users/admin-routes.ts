@@ -5,8 +5,8 @@ import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
-import { listUsers, requireUser, setDisabled } from './repository.js';
-import { addUser, resetPassword } from './service.js';
+import { listUsers } from './repository.js';
+import { addUser, resetPassword, setUserDisabled } from './service.js';
 import { resetTwoFactor } from './two-factor.js';
 import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
@@ -63,9 +63,10 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () 
         ),
         response: { 201: WithPassword, ...problemResponses('validation-failed', 'unauthorized', 'conflict') },
       },
+      config: { auditedByCommand: true },
     },
     async (request, reply) => {
-      const { user, password } = await addUser(db, request.body);
+      const { user, password } = await runCommand(db, commandRequest(request, now()), (ctx) => addUser(ctx, request.body), 'user_create');
       return reply.code(201).send(password === undefined ? user : { ...user, password });
     },
   );
@@ -99,11 +100,9 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () 
           params: UserId,
           response: { 200: UserView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
         },
+        config: { auditedByCommand: true },
       },
-      async (request) => {
-        await db.transaction((tx) => setDisabled(tx, request.params.id, disabled));
-        return requireUser(db, request.params.id);
-      },
+      async (request) => runCommand(db, commandRequest(request, now()), (ctx) => setUserDisabled(ctx, { id: request.params.id, disabled }), `user_${action}`),
     );
   }
 
@@ -120,9 +119,15 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () 
         body: Type.Optional(Type.Object({ password: Type.Optional(Password) }, { additionalProperties: false })),
         response: { 200: WithPassword, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
     async (request) => {
-      const { user, password } = await resetPassword(db, request.params.id, request.body?.password);
+      const { user, password } = await runCommand(
+        db,
+        commandRequest(request, now()),
+        (ctx) => resetPassword(ctx, { id: request.params.id, password: request.body?.password }),
+        'user_reset_password',
+      );
       return password === undefined ? user : { ...user, password };
     },
   );

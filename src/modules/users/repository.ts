@@ -77,8 +77,8 @@ export async function findCredentials(db: Queryable, email: string): Promise<{ i
 }
 
 /** Disables or enables an account; disabling ends its sessions at once. */
-export async function setDisabled(tx: Queryable, id: string, disabled: boolean): Promise<void> {
-  const { rows } = await tx.query(`UPDATE users SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, now()) END WHERE id = $1 RETURNING id`, [id, disabled]);
+export async function setDisabled(tx: Queryable, id: string, disabled: boolean, at: Date): Promise<void> {
+  const { rows } = await tx.query(`UPDATE users SET disabled_at = CASE WHEN $2 THEN COALESCE(disabled_at, $3) END WHERE id = $1 RETURNING id`, [id, disabled, at]);
   if (rows.length === 0) throw notFound('No such user');
   if (disabled) await tx.query('DELETE FROM console_sessions WHERE user_id = $1', [id]);
 }
