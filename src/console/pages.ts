@@ -453,6 +453,7 @@ ${reviewForm(r, q, options.csrf, options.instance, options.canReview)}
 </li>`,
   )}</ol>`
 }
+${similarSection(r, options.instance)}
 ${
   r.attempt &&
   html`<h3>Proctoring timeline</h3>
@@ -491,6 +492,24 @@ ${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redF
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
 <p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
 ${sections}`;
+}
+
+/** Answers of other candidates that are alike, side by side with the shared parts marked (docs/integrity.md). */
+function similarSection(r: AssessmentReport, instance: string): SafeHtml | false {
+  if (r.similar.length === 0) return false;
+  const marked = (segments: AssessmentReport['similar'][number]['mine']) => segments.map((s) => (s.shared ? html`<mark>${s.text}</mark>` : html`${s.text}`));
+  return html`<h3>Similar answers</h3>
+<p class="hint">Answers to the same question by other candidates of this instance whose fingerprints overlap this candidate's; the shared parts are marked. Alike is not copied: read both before deciding.</p>
+<ul class="similar">${r.similar.map(
+    (pair) => html`<li class="similar-pair">
+<div class="prompt">${markdown(pair.prompt)}</div>
+<p>${Math.round(pair.score * 100)} % alike (${pair.shared} shared fingerprints) with <a href="/console/candidates/${pair.other.candidateId}?instance=${instance}">${pair.other.candidateName ?? 'an erased candidate'}</a></p>
+<div class="side-by-side">
+<figure><figcaption>This candidate</figcaption><pre class="answer-text">${marked(pair.mine)}</pre></figure>
+<figure><figcaption>${pair.other.candidateName ?? 'Erased candidate'}</figcaption><pre class="answer-text">${marked(pair.theirs)}</pre></figure>
+</div>
+</li>`,
+  )}</ul>`;
 }
 
 // ---- review queue ---------------------------------------------------------------------------

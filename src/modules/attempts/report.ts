@@ -10,6 +10,7 @@ import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
 import { REVIEW_CURRENT, layoutOf, versionContent } from './repository.js';
 import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type SignalTally, type StoredSignal } from './signals.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
+import { similarAnswers, type SimilarPair } from '../integrity/similarity.js';
 import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 
 export interface QuestionReport {
@@ -61,6 +62,8 @@ export interface AssessmentReport {
   redFlagReasons: string[];
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
+  /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
+  similar: (SimilarPair & { prompt: string })[];
   /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or while fewer than MIN_COHORT completed it. */
   percentile: number | null;
   /** How many completed and scored attempts of the same version the percentile and averages come from. */
@@ -140,6 +143,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         notStored: [],
         redFlagReasons: [],
         dismissedKinds: {},
+        similar: [],
         percentile: null,
         cohort: 0,
         categoryAverages: {},
@@ -206,6 +210,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     const counts = tally.counts;
     const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
     const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version, scored ? Number(record.totalScore) : null);
+    const similar = (await similarAnswers(db, attempt.id)).map((pair) => ({ ...pair, prompt: content.questions.find((q) => q.id === pair.questionId)?.prompt ?? pair.questionId }));
     const { assessmentUuid: _uuid, passScore, lowPassScore, layout, ...kept } = attempt;
     reports.push({
       record,
@@ -219,6 +224,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       notStored: notStoredOf(counts, signals),
       redFlagReasons: redFlagReasonsOf(countsOfTally(tally)),
       dismissedKinds: tally.dismissedKinds,
+      similar,
       ...cohort,
       ...extra,
     });
@@ -307,6 +313,8 @@ export interface AttemptSummary {
   redFlagReasons: string[];
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
+  /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
+  similar: (SimilarPair & { prompt: string })[];
   signals: StoredSignal[];
 }
 

@@ -12,6 +12,7 @@ import { countsOfTally, DISMISSED_SQL, type SignalTally } from './signals.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
 import { startingPoint, markCompleted, markStarted, setCompletion, setScores } from '../invitations/record.js';
+import { eraseFingerprintsOfCandidate, storeFingerprints, type AnswerToFingerprint } from '../integrity/similarity.js';
 
 export interface Attempt {
   id: string;
@@ -242,6 +243,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
       typingWpm: wpm === null ? undefined : Number(wpm),
     });
     const flagged = redFlagReasonsOf(countsOfTally(tally)).length > 0;
+    await storeFingerprints(tx, attempt.id, toFingerprint(content, answers));
     scores.push({
       invitationId: attempt.invitationId,
       score: {
@@ -255,6 +257,20 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
     });
   }
   await setScores(tx, scores, now);
+}
+
+/** The answers compared with other candidates' (docs/integrity.md): programs, and free texts. */
+function toFingerprint(content: AssessmentContent, answers: { questionId: string; value: AnswerValue }[]): AnswerToFingerprint[] {
+  const out: AnswerToFingerprint[] = [];
+  for (const { questionId, value } of answers) {
+    const question = content.questions.find((q) => q.id === questionId);
+    if (question?.type === 'free-text' && typeof value === 'string') out.push({ questionId, language: 'text', text: value });
+    if (question?.type === 'coding' && typeof value === 'object' && value !== null && !Array.isArray(value) && (value.language === 'javascript' || value.language === 'python')) {
+      const starter = question.starterCode?.[value.language];
+      out.push({ questionId, language: value.language, text: value.source, given: starter ? [starter] : [] });
+    }
+  }
+  return out;
 }
 
 /** Completes an attempt (submitted, or found past its time). The invitation is locked first: a cancel that won leaves the attempt closed, and nothing is scored. */
@@ -429,6 +445,7 @@ export async function eraseCandidateAttempts(tx: Queryable, candidateId: string)
   await tx.query(`DELETE FROM proctor_signals WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`DELETE FROM attempt_feedback WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`UPDATE attempts SET first_address = NULL, first_agent = NULL, typing_text = NULL WHERE id IN (${attempts})`, [candidateId]);
+  await eraseFingerprintsOfCandidate(tx, candidateId);
 }
 
 /**
