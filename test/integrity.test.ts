@@ -1,37 +1,13 @@
 // Integrity evidence: answers alike across candidates of the same question (winnowed
 // fingerprints, stored when an attempt completes) shown on the report side by side.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { it } from 'node:test';
 import { describeEachStore, type TestContext } from './harness.js';
+import { consoleAs, consoleUser } from './support/console.js';
 
-export const INTEGRITY_ASSESSMENT = `id: integrity
-name: Integrity check
-description: One coding question and one free-text question.
-durationMinutes: 30
-passScore: 70
-lowPassScore: 40
-categories:
-  - id: code
-    name: Programming
-  - id: words
-    name: Writing
-questions:
-  - id: sum
-    type: coding
-    category: code
-    prompt: Write \`total(xs)\`, the sum of a list of numbers.
-    languages: [javascript, python]
-    entry: total
-    starterCode:
-      javascript: "function total(xs) {\\n}\\n"
-    tests:
-      - args: [[1, 2, 3]]
-        expected: 6
-  - id: story
-    type: free-text
-    category: words
-    prompt: Tell us about a hard customer.
-`;
+const INTEGRITY_ASSESSMENT = readFileSync(path.join(import.meta.dirname, 'fixtures', 'integrity.yaml'), 'utf8');
 
 const COPIED = `function total(xs) {
   let sum = 0;
@@ -52,7 +28,14 @@ const DIFFERENT = `function total(xs) {
   return xs.reduce((a, b) => a + b, 0);
 }`;
 
-async function take(ctx: TestContext, instance: string, key: string, who: { email: string; first: string; last: string }, answers: Record<string, unknown>) {
+async function take(
+  ctx: TestContext,
+  instance: string,
+  key: string,
+  who: { email: string; first: string; last: string },
+  answers: Record<string, unknown>,
+  options: { agent?: string; before?: (page: Page) => Promise<void> } = {},
+) {
   const [invite] = (
     await ctx.request({
       method: 'POST',
@@ -63,16 +46,33 @@ async function take(ctx: TestContext, instance: string, key: string, who: { emai
   ).json();
   const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
   const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/integrity', headers: { cookie } })).body)![1]!;
+  const agent = { 'user-agent': options.agent ?? 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' };
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/integrity', headers: { cookie, ...agent } })).body)![1]!;
   const form = (url: string) =>
-    ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams([['_csrf', csrf]]).toString() });
+    ctx.request({
+      method: 'POST',
+      url,
+      headers: { cookie, ...agent, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams([['_csrf', csrf]]).toString(),
+    });
   assert.equal((await form('/portal/a/integrity/start')).statusCode, 303);
+  assert.equal((await ctx.request({ method: 'GET', url: '/portal/a/integrity', headers: { cookie, ...agent } })).statusCode, 200);
   for (const [question, value] of Object.entries(answers)) {
-    const put = await ctx.request({ method: 'PUT', url: `/portal/api/a/integrity/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
+    const put = await ctx.request({ method: 'PUT', url: `/portal/api/a/integrity/answers/${question}`, headers: { cookie, ...agent, 'x-csrf-token': csrf }, payload: { value } });
     assert.equal(put.statusCode, 204, put.body);
   }
+  const page: Page = {
+    candidateId: invite.candidateId as string,
+    signal: (payload) => ctx.request({ method: 'POST', url: '/portal/api/a/integrity/signals', headers: { cookie, ...agent, 'x-csrf-token': csrf }, payload }),
+  };
+  await options.before?.(page);
   assert.equal((await form('/portal/a/integrity/submit')).statusCode, 303);
   return { candidateId: invite.candidateId as string, cookie, csrf };
+}
+
+interface Page {
+  candidateId: string;
+  signal(payload: Record<string, unknown>): Promise<{ statusCode: number; body: string }>;
 }
 
 async function reportOf(ctx: TestContext, key: string, candidateId: string): Promise<string> {
@@ -150,5 +150,158 @@ describeEachStore('integrity: similar answers', (ctx) => {
     );
     assert.equal(left.rows[0]!.n, 0);
     assert.doesNotMatch(await reportOf(ctx(), key, ann.candidateId), /Bob Baker/);
+  });
+});
+
+describeEachStore('integrity: provenance, automation and the risk level', (ctx) => {
+  const signalsOf = async (candidateId: string) =>
+    (
+      await ctx().db.query<{ kind: string; detail: string; source: string }>(
+        'SELECT s.kind, s.detail, s.source FROM proctor_signals s JOIN attempts a ON a.id = s.attempt_id JOIN invitations i ON i.id = a.invitation_id WHERE i.candidate_id = $1 ORDER BY s.id',
+        [candidateId],
+      )
+    ).rows;
+  const scoreOf = async (key: string, candidateId: string) =>
+    (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': key } })).json()[0] as Record<string, unknown>;
+
+  it('records the size and question of a paste and an answer that appeared without typing; refuses bad reports; medium and high risk', async () => {
+    const instance = await ctx().instance('provenance');
+    assert.equal((await ctx().publish(instance, INTEGRITY_ASSESSMENT)).statusCode, 201);
+    const key = await ctx().key([instance]);
+
+    const untyped = await take(
+      ctx(),
+      instance,
+      key,
+      { email: 'u@x.co', first: 'Una', last: 'Typed' },
+      { story: 'x'.repeat(300) },
+      {
+        before: async (page) => {
+          // Bad reports are refused and change nothing.
+          for (const bad of [
+            { kind: 'untyped-answer', chars: -1, keystrokes: 0, question: 'story' },
+            { kind: 'untyped-answer', chars: 2_000_000, keystrokes: 0, question: 'story' },
+            { kind: 'untyped-answer', chars: 1.5, keystrokes: 0, question: 'story' },
+            { kind: 'untyped-answer', chars: 300, keystrokes: 0, question: 'nope' },
+            { kind: 'untyped-answer', question: 'story' },
+            { kind: 'paste', chars: 'many' },
+            { kind: 'no-such-kind' },
+            { kind: 'machine-pace' },
+          ]) {
+            const refused = await page.signal(bad);
+            assert.equal(refused.statusCode, 400, `${JSON.stringify(bad)}: ${refused.body}`);
+          }
+          assert.deepEqual(await signalsOf(page.candidateId), []);
+          for (let i = 0; i < 2; i++) assert.equal((await page.signal({ kind: 'untyped-answer', chars: 300, keystrokes: 2, question: 'story' })).statusCode, 204);
+        },
+      },
+    );
+    assert.deepEqual(await signalsOf(untyped.candidateId), [
+      { kind: 'untyped-answer', detail: 'grew by 300 characters with 2 keystrokes and nothing pasted in question story (free text)', source: 'browser' },
+    ]);
+    assert.equal((await scoreOf(key, untyped.candidateId)).redFlag, false, 'an answer without typing is medium risk, no red flag');
+    assert.match(await reportOf(ctx(), key, untyped.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-medium">medium<\/span>: an answer appeared without typing<\/dd>/);
+
+    const pasted = await take(
+      ctx(),
+      instance,
+      key,
+      { email: 'p@x.co', first: 'Pat', last: 'Paste' },
+      {},
+      {
+        before: async (page) => {
+          assert.equal((await page.signal({ kind: 'paste', detail: '120 characters', chars: 120, question: 'sum' })).statusCode, 204);
+        },
+      },
+    );
+    assert.deepEqual(await signalsOf(pasted.candidateId), [{ kind: 'paste', detail: '120 characters pasted in question sum (code)', source: 'browser' }]);
+    assert.equal((await scoreOf(key, pasted.candidateId)).redFlag, true);
+    const report = await reportOf(ctx(), key, pasted.candidateId);
+    assert.match(report, /<dt>Risk<\/dt><dd><span class="risk risk-high">high<\/span>: pasted 1 time<\/dd>/);
+    assert.match(report, /<td>paste<\/td><td>120 characters pasted in question sum \(code\)<\/td>/);
+
+    const calm = await take(ctx(), instance, key, { email: 'c@x.co', first: 'Cal', last: 'Calm' }, { story: 'A short honest answer.' });
+    assert.equal((await scoreOf(key, calm.candidateId)).redFlag, false);
+    assert.match(await reportOf(ctx(), key, calm.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-low">low<\/span><\/dd>/);
+  });
+
+  it('flags automation (navigator.webdriver, a headless user agent) as high risk, and a dismissal brings it down', async () => {
+    const instance = await ctx().instance('automation');
+    assert.equal((await ctx().publish(instance, INTEGRITY_ASSESSMENT)).statusCode, 201);
+    const key = await ctx().key([instance]);
+    const headless = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/140.0.0.0 Safari/537.36';
+    const bot = await take(
+      ctx(),
+      instance,
+      key,
+      { email: 'bot@x.co', first: 'Bo', last: 'Bot' },
+      {},
+      {
+        agent: headless,
+        before: async (page) => {
+          for (let i = 0; i < 3; i++) assert.equal((await page.signal({ kind: 'automation', detail: 'navigator.webdriver' })).statusCode, 204);
+        },
+      },
+    );
+    assert.deepEqual(await signalsOf(bot.candidateId), [
+      { kind: 'automation', detail: 'headless browser (HeadlessChrome in the user agent)', source: 'server' },
+      { kind: 'automation', detail: 'navigator.webdriver is true', source: 'browser' },
+    ]);
+    assert.equal((await scoreOf(key, bot.candidateId)).redFlag, true);
+    const reason = 'the browser was driven by automation (navigator.webdriver or a headless browser)';
+    assert.ok((await reportOf(ctx(), key, bot.candidateId)).includes(`<span class="risk risk-high">high</span>: ${reason}</dd>`));
+
+    // Dismissing every automation signal (an accessibility tool, say) judges the risk again.
+    await consoleUser(ctx(), `owner-${ctx().store}@integrity.example`, 'owner');
+    const made = await consoleUser(ctx(), `owner2-${ctx().store}@integrity.example`, 'owner');
+    const owner = await consoleAs(ctx(), `owner2-${ctx().store}@integrity.example`, made.password);
+    const { rows } = await ctx().db.query<{ id: string }>('SELECT a.id FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE i.candidate_id = $1', [bot.candidateId]);
+    const dismissed = await owner.post('/console/signals/dismiss', { instance, attemptId: rows[0]!.id, kind: 'automation', reason: 'A screen reader driving the browser' });
+    assert.equal(dismissed.statusCode, 303, dismissed.body);
+    assert.equal((await scoreOf(key, bot.candidateId)).redFlag, false);
+    assert.match(await reportOf(ctx(), key, bot.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-low">low<\/span><\/dd>/);
+  });
+
+  it('flags answers saved at a near-constant pace faster than a person reads, by the server’s clock', async () => {
+    const instance = await ctx().instance('pace');
+    const five = INTEGRITY_ASSESSMENT.replace('id: integrity', 'id: pace').concat(
+      [1, 2, 3, 4].map((n) => `  - id: s${n}\n    type: short-answer\n    category: words\n    prompt: Word ${n}?\n    accept: [yes]\n`).join(''),
+    );
+    assert.equal((await ctx().publish(instance, five.replaceAll('integrity', 'pace'))).statusCode, 201);
+    const key = await ctx().key([instance]);
+    const [invite] = (
+      await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email: 'm@x.co', firstName: 'Ma', lastName: 'Chine', assessments: ['pace'] },
+      })
+    ).json();
+    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
+    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/pace', headers: { cookie } })).body)![1]!;
+    const form = (url: string) => ctx().request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+    assert.equal((await form('/portal/a/pace/start')).statusCode, 303);
+    for (const q of ['s1', 's2', 's3', 's4', 'story']) {
+      assert.equal(
+        (await ctx().request({ method: 'PUT', url: `/portal/api/a/pace/answers/${q}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 'yes' } })).statusCode,
+        204,
+      );
+    }
+    // The answers' times are the database's clock, which a test cannot move: set as a script
+    // answering every 800 ms would have left them.
+    await ctx().db.query(
+      `UPDATE answers SET answered_at = now() - make_interval(secs => 0.8 * array_position(ARRAY['s4', 's3', 's2', 's1'], question_id)) FROM attempts a JOIN invitations i ON i.id = a.invitation_id
+        WHERE answers.attempt_id = a.id AND i.candidate_id = $1 AND question_id IN ('s1', 's2', 's3', 's4')`,
+      [invite.candidateId],
+    );
+    assert.equal((await form('/portal/a/pace/submit')).statusCode, 303);
+    assert.deepEqual(
+      (await signalsOf(invite.candidateId)).map((s) => [s.kind, s.source]),
+      [['machine-pace', 'server']],
+    );
+    assert.match((await signalsOf(invite.candidateId))[0]!.detail, /^5 answers every 0\.8 s \(median\), variation 0\.\d\d$/);
+    assert.equal((await scoreOf(key, invite.candidateId)).redFlag, false);
+    assert.match(await reportOf(ctx(), key, invite.candidateId), /risk-medium">medium<\/span>: answers came at a near-constant pace faster than a person reads/);
   });
 });

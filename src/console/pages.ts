@@ -416,6 +416,7 @@ export function reportBody(
 <div><dt>Started</dt><dd>${r.attempt ? when(r.attempt.startedAt) : '-'}</dd></div>
 <div><dt>Finished</dt><dd>${r.attempt?.finishedAt ? html`${when(r.attempt.finishedAt)} (${r.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'}</dd></div>
 <div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>
+<div><dt>Risk</dt><dd>${riskText(r)}</dd></div>
 ${operator && r.origin.source !== 'api' && html`<div><dt>Invited through</dt><dd>${originText(r.origin)}</dd></div>`}
 ${operator && r.origin.externalReference && html`<div><dt>Client's reference</dt><dd><code>${r.origin.externalReference}</code></dd></div>`}
 ${operator && r.extraTimePercent > 0 && html`<div><dt>Accommodation</dt><dd>${r.extraTimePercent} % extra time (the candidate saw only their time limit)</dd></div>`}
@@ -492,6 +493,13 @@ ${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redF
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
 <p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
 ${sections}`;
+}
+
+/** The risk level in words, with its reasons (docs/integrity.md). */
+export function riskText(r: Pick<AssessmentReport, 'risk' | 'attempt'>): SafeHtml | string {
+  if (!r.attempt) return '-';
+  const { level, reasons } = r.risk;
+  return html`<span class="risk risk-${level}">${level}</span>${reasons.length > 0 && html`: ${reasons.join('; ')}`}`;
 }
 
 /** Answers of other candidates that are alike, side by side with the shared parts marked (docs/integrity.md). */

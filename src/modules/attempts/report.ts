@@ -6,7 +6,7 @@ import type { Queryable } from '../../db/database.js';
 import { scaleLabels, type QuestionContent } from '../assessments/content-schema.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
-import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
+import { redFlagReasonsOf, riskOf, type RiskLevel, type SignalKind } from './proctoring.js';
 import { REVIEW_CURRENT, layoutOf, versionContent } from './repository.js';
 import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type SignalTally, type StoredSignal } from './signals.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
@@ -60,6 +60,8 @@ export interface AssessmentReport {
   /** Signals counted but not stored as rows (beyond MAX_STORED_SIGNALS), by kind; empty when none. */
   notStored: { kind: string; count: number }[];
   redFlagReasons: string[];
+  /** The risk level from the signals not dismissed, with its reasons (docs/integrity.md); the red flag is "high". */
+  risk: { level: RiskLevel; reasons: string[] };
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
   /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
@@ -142,6 +144,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         signals: [],
         notStored: [],
         redFlagReasons: [],
+        risk: { level: 'low', reasons: [] },
         dismissedKinds: {},
         similar: [],
         percentile: null,
@@ -223,6 +226,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       signals,
       notStored: notStoredOf(counts, signals),
       redFlagReasons: redFlagReasonsOf(countsOfTally(tally)),
+      risk: riskOf(countsOfTally(tally)),
       dismissedKinds: tally.dismissedKinds,
       similar,
       ...cohort,

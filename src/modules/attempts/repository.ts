@@ -7,7 +7,7 @@ import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { CommandContext } from '../../domain/command.js';
 import { allow, lockInvitationById, lockInvitationOfAttempt } from '../invitations/machine.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
-import { redFlagReasonsOf } from './proctoring.js';
+import { redFlagOf } from './proctoring.js';
 import { countsOfTally, DISMISSED_SQL, type SignalTally } from './signals.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
@@ -242,7 +242,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
       reviews: Object.fromEntries(answers.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
       typingWpm: wpm === null ? undefined : Number(wpm),
     });
-    const flagged = redFlagReasonsOf(countsOfTally(tally)).length > 0;
+    const flagged = redFlagOf(countsOfTally(tally));
     await storeFingerprints(tx, attempt.id, toFingerprint(content, answers));
     scores.push({
       invitationId: attempt.invitationId,
