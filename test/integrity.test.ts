@@ -75,11 +75,31 @@ interface Page {
   signal(payload: Record<string, unknown>): Promise<{ statusCode: number; body: string }>;
 }
 
-async function reportOf(ctx: TestContext, key: string, candidateId: string): Promise<string> {
+/** The report a recruiter opens from a report link (the API's reportUrl). */
+async function linkedReportOf(ctx: TestContext, key: string, candidateId: string): Promise<string> {
   const candidate = (await ctx.request({ method: 'GET', url: `/v1/candidates/${candidateId}`, headers: { 'x-api-key': key } })).json();
   const url = new URL(candidate.invitations[0].reportUrl);
   const report = await ctx.request({ method: 'GET', url: url.pathname + url.search });
   assert.equal(report.statusCode, 200);
+  return report.body;
+}
+
+const reviewers = new WeakMap<TestContext, ReturnType<typeof consoleAs>>();
+/** A signed-in owner of the console, one per store. */
+function reviewer(ctx: TestContext): ReturnType<typeof consoleAs> {
+  let signedIn = reviewers.get(ctx);
+  if (!signedIn) {
+    const email = `reviewer-${ctx.store}@integrity.example`;
+    signedIn = consoleUser(ctx, email, 'owner').then((made) => consoleAs(ctx, email, made.password));
+    reviewers.set(ctx, signedIn);
+  }
+  return signedIn;
+}
+
+/** The report a reviewer reads in the console. */
+async function reportOf(ctx: TestContext, instance: string, candidateId: string): Promise<string> {
+  const report = await (await reviewer(ctx)).get(`/console/candidates/${candidateId}?instance=${instance}`);
+  assert.equal(report.statusCode, 200, report.body);
   return report.body;
 }
 
@@ -103,7 +123,7 @@ describeEachStore('integrity: similar answers', (ctx) => {
     const { rows } = await ctx().db.query<{ n: number }>('SELECT count(DISTINCT attempt_id)::int AS n FROM fingerprinted_answers');
     assert.equal(rows[0]!.n, 3);
 
-    const annReport = await reportOf(ctx(), key, ann.candidateId);
+    const annReport = await reportOf(ctx(), instance, ann.candidateId);
     assert.match(annReport, /<h3>Similar answers<\/h3>/);
     const section = annReport.slice(annReport.indexOf('<h3>Similar answers</h3>'), annReport.indexOf('<h3>Proctoring timeline</h3>'));
     assert.match(section, new RegExp(`100 % alike \\(\\d+ shared fingerprints\\) with <a href="/console/candidates/${bob.candidateId}\\?instance=${instance}">Bob Baker</a>`));
@@ -127,9 +147,14 @@ describeEachStore('integrity: similar answers', (ctx) => {
     assert.match(program, /<mark>[^<]*let acc = 0;/);
     assert.match(program, /\/\/ my own work &lt;b&gt;honest&lt;\/b&gt;/);
 
-    const bobReport = await reportOf(ctx(), key, bob.candidateId);
+    // A report link (a recruiter's) says that answers are alike, not whose.
+    const linked = await linkedReportOf(ctx(), key, ann.candidateId);
+    assert.match(linked, /<h3>Similar answers<\/h3>\n<p>2 answers are alike to other candidates' \(up to 100 %\); reviewers compare them side by side in the console.<\/p>/);
+    assert.doesNotMatch(linked, /Bob Baker|Cy Cole|let acc = 0/);
+
+    const bobReport = await reportOf(ctx(), instance, bob.candidateId);
     assert.match(bobReport, new RegExp(`with <a href="/console/candidates/${ann.candidateId}\\?instance=${instance}">Ann Able</a>`));
-    const cyReport = await reportOf(ctx(), key, cy.candidateId);
+    const cyReport = await reportOf(ctx(), instance, cy.candidateId);
     const cySection = cyReport.slice(cyReport.indexOf('<h3>Similar answers</h3>'));
     assert.doesNotMatch(cySection.split('<h3>Proctoring timeline</h3>')[0]!, /Bob Baker/);
 
@@ -138,8 +163,8 @@ describeEachStore('integrity: similar answers', (ctx) => {
     assert.equal((await ctx().publish(other, INTEGRITY_ASSESSMENT)).statusCode, 201);
     const otherKey = await ctx().key([other]);
     const dan = await take(ctx(), other, otherKey, { email: 'dan@x.co', first: 'Dan', last: 'Dale' }, { sum: { language: 'javascript', source: COPIED } });
-    assert.doesNotMatch(await reportOf(ctx(), otherKey, dan.candidateId), /Similar answers/);
-    assert.doesNotMatch(await reportOf(ctx(), key, ann.candidateId), /Dan Dale/);
+    assert.doesNotMatch(await reportOf(ctx(), other, dan.candidateId), /Similar answers/);
+    assert.doesNotMatch(await reportOf(ctx(), instance, ann.candidateId), /Dan Dale/);
 
     // Erasing a candidate erases their fingerprints.
     const erased = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/erase`, payload: { candidateId: bob.candidateId } });
@@ -149,7 +174,7 @@ describeEachStore('integrity: similar answers', (ctx) => {
       [bob.candidateId],
     );
     assert.equal(left.rows[0]!.n, 0);
-    assert.doesNotMatch(await reportOf(ctx(), key, ann.candidateId), /Bob Baker/);
+    assert.doesNotMatch(await reportOf(ctx(), instance, ann.candidateId), /Bob Baker/);
   });
 });
 
@@ -200,7 +225,7 @@ describeEachStore('integrity: provenance, automation and the risk level', (ctx) 
       { kind: 'untyped-answer', detail: 'grew by 300 characters with 2 keystrokes and nothing pasted in question story (free text)', source: 'browser' },
     ]);
     assert.equal((await scoreOf(key, untyped.candidateId)).redFlag, false, 'an answer without typing is medium risk, no red flag');
-    assert.match(await reportOf(ctx(), key, untyped.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-medium">medium<\/span>: an answer appeared without typing<\/dd>/);
+    assert.match(await reportOf(ctx(), instance, untyped.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-medium">medium<\/span>: an answer appeared without typing<\/dd>/);
 
     const pasted = await take(
       ctx(),
@@ -216,13 +241,13 @@ describeEachStore('integrity: provenance, automation and the risk level', (ctx) 
     );
     assert.deepEqual(await signalsOf(pasted.candidateId), [{ kind: 'paste', detail: '120 characters pasted in question sum (code)', source: 'browser' }]);
     assert.equal((await scoreOf(key, pasted.candidateId)).redFlag, true);
-    const report = await reportOf(ctx(), key, pasted.candidateId);
+    const report = await reportOf(ctx(), instance, pasted.candidateId);
     assert.match(report, /<dt>Risk<\/dt><dd><span class="risk risk-high">high<\/span>: pasted 1 time<\/dd>/);
     assert.match(report, /<td>paste<\/td><td>120 characters pasted in question sum \(code\)<\/td>/);
 
     const calm = await take(ctx(), instance, key, { email: 'c@x.co', first: 'Cal', last: 'Calm' }, { story: 'A short honest answer.' });
     assert.equal((await scoreOf(key, calm.candidateId)).redFlag, false);
-    assert.match(await reportOf(ctx(), key, calm.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-low">low<\/span><\/dd>/);
+    assert.match(await reportOf(ctx(), instance, calm.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-low">low<\/span><\/dd>/);
   });
 
   it('flags automation (navigator.webdriver, a headless user agent) as high risk, and a dismissal brings it down', async () => {
@@ -249,17 +274,15 @@ describeEachStore('integrity: provenance, automation and the risk level', (ctx) 
     ]);
     assert.equal((await scoreOf(key, bot.candidateId)).redFlag, true);
     const reason = 'the browser was driven by automation (navigator.webdriver or a headless browser)';
-    assert.ok((await reportOf(ctx(), key, bot.candidateId)).includes(`<span class="risk risk-high">high</span>: ${reason}</dd>`));
+    assert.ok((await reportOf(ctx(), instance, bot.candidateId)).includes(`<span class="risk risk-high">high</span>: ${reason}</dd>`));
 
     // Dismissing every automation signal (an accessibility tool, say) judges the risk again.
-    await consoleUser(ctx(), `owner-${ctx().store}@integrity.example`, 'owner');
-    const made = await consoleUser(ctx(), `owner2-${ctx().store}@integrity.example`, 'owner');
-    const owner = await consoleAs(ctx(), `owner2-${ctx().store}@integrity.example`, made.password);
+    const owner = await reviewer(ctx());
     const { rows } = await ctx().db.query<{ id: string }>('SELECT a.id FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE i.candidate_id = $1', [bot.candidateId]);
     const dismissed = await owner.post('/console/signals/dismiss', { instance, attemptId: rows[0]!.id, kind: 'automation', reason: 'A screen reader driving the browser' });
     assert.equal(dismissed.statusCode, 303, dismissed.body);
     assert.equal((await scoreOf(key, bot.candidateId)).redFlag, false);
-    assert.match(await reportOf(ctx(), key, bot.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-low">low<\/span><\/dd>/);
+    assert.match(await reportOf(ctx(), instance, bot.candidateId), /<dt>Risk<\/dt><dd><span class="risk risk-low">low<\/span><\/dd>/);
   });
 
   it('flags answers saved at a near-constant pace faster than a person reads, by the server’s clock', async () => {
@@ -302,6 +325,6 @@ describeEachStore('integrity: provenance, automation and the risk level', (ctx) 
     );
     assert.match((await signalsOf(invite.candidateId))[0]!.detail, /^5 answers every 0\.8 s \(median\), variation 0\.\d\d$/);
     assert.equal((await scoreOf(key, invite.candidateId)).redFlag, false);
-    assert.match(await reportOf(ctx(), key, invite.candidateId), /risk-medium">medium<\/span>: answers came at a near-constant pace faster than a person reads/);
+    assert.match(await reportOf(ctx(), instance, invite.candidateId), /risk-medium">medium<\/span>: answers came at a near-constant pace faster than a person reads/);
   });
 });

@@ -454,7 +454,7 @@ ${reviewForm(r, q, options.csrf, options.instance, options.canReview)}
 </li>`,
   )}</ol>`
 }
-${similarSection(r, options.instance)}
+${operator ? similarSection(r, options.instance) : similarNote(r)}
 ${
   r.attempt &&
   html`<h3>Proctoring timeline</h3>
@@ -500,6 +500,14 @@ export function riskText(r: Pick<AssessmentReport, 'risk' | 'attempt'>): SafeHtm
   if (!r.attempt) return '-';
   const { level, reasons } = r.risk;
   return html`<span class="risk risk-${level}">${level}</span>${reasons.length > 0 && html`: ${reasons.join('; ')}`}`;
+}
+
+/** A report link's recruiter is told that answers are alike, not whose: other candidates' names and answers stay in the console. */
+function similarNote(r: AssessmentReport): SafeHtml | false {
+  if (r.similar.length === 0) return false;
+  const top = Math.max(...r.similar.map((p) => Math.round(p.score * 100)));
+  return html`<h3>Similar answers</h3>
+<p>${r.similar.length === 1 ? 'One answer is' : `${r.similar.length} answers are`} alike to other candidates' (up to ${top} %); reviewers compare them side by side in the console.</p>`;
 }
 
 /** Answers of other candidates that are alike, side by side with the shared parts marked (docs/integrity.md). */

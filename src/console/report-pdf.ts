@@ -207,10 +207,9 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
 
   if (report.similar.length > 0) {
     heading('Similar answers');
-    for (const pair of report.similar) {
-      text(`${Math.round(pair.score * 100)} % alike (${pair.shared} shared fingerprints) with ${pair.other.candidateName ?? 'an erased candidate'}: ${pair.prompt}`, { size: 9 });
-    }
-    text('The answers side by side, with the shared parts marked, are on the console report.', { size: 9, color: MUTED, gap: 0.3 });
+    // A report link's PDF names no other candidate: their names and answers stay in the console.
+    for (const pair of report.similar) text(`${Math.round(pair.score * 100)} % alike to another candidate's answer: ${pair.prompt}`, { size: 9 });
+    text('Reviewers compare the answers side by side, with the shared parts marked, in the console.', { size: 9, color: MUTED, gap: 0.3 });
   }
 
   if (report.attempt) {
