@@ -211,7 +211,7 @@ async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 's
     open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: at.get(attempt.id)! })),
     now,
   );
-  await writeScores(tx, open, now);
+  await writeScores(tx, open, now, { fingerprint: true });
 }
 
 /**
@@ -219,7 +219,7 @@ async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 's
  * are rows locked in this transaction (their typing speeds are current). Their answers and
  * proctoring signals are read in one statement.
  */
-async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promise<void> {
+async function writeScores(tx: Queryable, attempts: Attempt[], now: Date, options: { fingerprint?: boolean } = {}): Promise<void> {
   const { rows } = await tx.query<{ id: string; answers: { questionId: string; value: AnswerValue; review: number | null }[] } & SignalTally>(
     `SELECT t.id,
             coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
@@ -231,6 +231,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
   );
   const stored = new Map(rows.map((row) => [row.id, row]));
   const scores = [];
+  const fingerprints = [];
   for (const attempt of attempts) {
     const content = await versionContent(tx, attempt.assessmentId, attempt.version);
     const { answers, ...tally } = stored.get(attempt.id)!;
@@ -243,7 +244,8 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
       typingWpm: wpm === null ? undefined : Number(wpm),
     });
     const flagged = redFlagOf(countsOfTally(tally));
-    await storeFingerprints(tx, attempt.id, toFingerprint(content, answers));
+    // At completion only: the answers compared with other candidates' (rescoring after a review changes no answer).
+    if (options.fingerprint) fingerprints.push({ attemptId: attempt.id, answers: toFingerprint(content, answers) });
     scores.push({
       invitationId: attempt.invitationId,
       score: {
@@ -257,6 +259,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
     });
   }
   await setScores(tx, scores, now);
+  await storeFingerprints(tx, fingerprints);
 }
 
 /** The answers compared with other candidates' (docs/integrity.md): programs, and free texts. */

@@ -38,41 +38,47 @@ export interface AnswerToFingerprint {
 }
 
 /**
- * Stores the fingerprints of a completed attempt's answers (in the completing transaction),
- * replacing any it had. Answers too short to compare are left out.
+ * Stores the fingerprints of completed attempts' answers (in the completing transaction),
+ * replacing any they had, in four statements however many attempts there are (the deadline sweep
+ * completes batches). Answers too short to compare are left out.
  */
-export async function storeFingerprints(tx: Queryable, attemptId: string, answers: AnswerToFingerprint[]): Promise<void> {
-  await tx.query('DELETE FROM answer_fingerprints WHERE attempt_id = $1', [attemptId]);
-  await tx.query('DELETE FROM fingerprinted_answers WHERE attempt_id = $1', [attemptId]);
-  const q: string[] = [];
-  const h: number[] = [];
-  const s: number[] = [];
-  const e: number[] = [];
-  const sets: { questionId: string; language: string; size: number }[] = [];
-  for (const answer of answers) {
-    const prints = fingerprintsOf(answer.text, answer.language, answer.given);
-    const size = new Set(prints.map((p) => p.hash)).size;
-    if (size < SIMILARITY.minFingerprints) continue;
-    sets.push({ questionId: answer.questionId, language: answer.language, size });
-    for (const p of prints) {
-      q.push(answer.questionId);
-      h.push(p.hash);
-      s.push(p.start);
-      e.push(p.end);
+export async function storeFingerprints(tx: Queryable, attempts: { attemptId: string; answers: AnswerToFingerprint[] }[]): Promise<void> {
+  if (attempts.length === 0) return;
+  const ids = attempts.map((a) => a.attemptId);
+  await tx.query('DELETE FROM answer_fingerprints WHERE attempt_id = ANY($1::uuid[])', [ids]);
+  await tx.query('DELETE FROM fingerprinted_answers WHERE attempt_id = ANY($1::uuid[])', [ids]);
+  const prints = { attempt: [] as string[], question: [] as string[], hash: [] as number[], start: [] as number[], end: [] as number[] };
+  const sets = { attempt: [] as string[], question: [] as string[], language: [] as string[], size: [] as number[] };
+  for (const { attemptId, answers } of attempts) {
+    for (const answer of answers) {
+      const found = fingerprintsOf(answer.text, answer.language, answer.given);
+      const size = new Set(found.map((p) => p.hash)).size;
+      if (size < SIMILARITY.minFingerprints) continue;
+      sets.attempt.push(attemptId);
+      sets.question.push(answer.questionId);
+      sets.language.push(answer.language);
+      sets.size.push(size);
+      for (const p of found) {
+        prints.attempt.push(attemptId);
+        prints.question.push(answer.questionId);
+        prints.hash.push(p.hash);
+        prints.start.push(p.start);
+        prints.end.push(p.end);
+      }
     }
   }
-  if (sets.length === 0) return;
+  if (sets.attempt.length === 0) return;
   await tx.query(
     `INSERT INTO answer_fingerprints (instance_id, assessment_id, question_id, hash, attempt_id, start_at, end_at)
      SELECT i.instance_id, a.assessment_id, f.q, f.h, a.id, f.s, f.e
-       FROM attempts a JOIN invitations i ON i.id = a.invitation_id, unnest($2::text[], $3::int[], $4::int[], $5::int[]) AS f(q, h, s, e)
-      WHERE a.id = $1`,
-    [attemptId, q, h, s, e],
+       FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::int[]) AS f(t, q, h, s, e)
+       JOIN attempts a ON a.id = f.t JOIN invitations i ON i.id = a.invitation_id`,
+    [prints.attempt, prints.question, prints.hash, prints.start, prints.end],
   );
   await tx.query(
     `INSERT INTO fingerprinted_answers (attempt_id, question_id, language, distinct_hashes)
-     SELECT $1, f.q, f.l, f.n FROM unnest($2::text[], $3::text[], $4::int[]) AS f(q, l, n)`,
-    [attemptId, sets.map((x) => x.questionId), sets.map((x) => x.language), sets.map((x) => x.size)],
+     SELECT f.t, f.q, f.l, f.n FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[]) AS f(t, q, l, n)`,
+    [sets.attempt, sets.question, sets.language, sets.size],
   );
 }
 
