@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN } from './harness.js';
-import { haveBrowser, startDemo, type DemoBrowser } from './support/demo-browser.js';
+import { accessible, haveBrowser, startDemo, type DemoBrowser } from './support/demo-browser.js';
+import { passwordChosen } from './support/console.js';
 
 const browserHere = haveBrowser('integrity browser tests');
 const INTEGRITY = readFileSync(path.join(import.meta.dirname, 'fixtures', 'integrity.yaml'), 'utf8');
@@ -16,6 +17,7 @@ const AUTOMATION = 'the browser was driven by automation (navigator.webdriver or
 
 describe('integrity evidence in Chromium', { skip: !browserHere && 'no Chromium' }, () => {
   let demo: DemoBrowser;
+  let first: { candidateId: string } | undefined;
 
   before(async () => {
     demo = await startDemo();
@@ -34,6 +36,7 @@ describe('integrity evidence in Chromium', { skip: !browserHere && 'no Chromium'
 
   it('flags the automated browser with its reason, and records a paste and an answer set without typing', async () => {
     const invited = await demo.invite('auto@example.com', ['integrity']);
+    first = invited;
     const context = await demo.browser.newContext({ viewport: { width: 1280, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: demo.base });
     const page = await context.newPage();
@@ -90,5 +93,54 @@ describe('integrity evidence in Chromium', { skip: !browserHere && 'no Chromium'
     const candidate = await (await fetch(`${demo.base}/v1/candidates/${invited.candidateId}`, { headers: { 'x-api-key': demo.key } })).json();
     const report = await (await fetch(candidate.invitations[0].reportUrl)).text();
     assert.ok(report.includes(`<dt>Risk</dt><dd><span class="risk risk-high">high</span>: pasted 1 time; ${AUTOMATION}</dd>`), report.slice(report.indexOf('<dt>Red flag')));
+  });
+
+  it('shows a reviewer the same program, typed with other names, as similar answers side by side (axe-clean)', async () => {
+    assert.ok(first, 'the first test ran');
+    const invited = await demo.invite('copy@example.com', ['integrity'], { firstName: 'Casey', lastName: 'Copy' });
+    const context = await demo.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(invited.link);
+    await page.getByRole('link', { name: /Open/ }).click();
+    await page.getByRole('button', { name: 'Start the assessment' }).click();
+    const editor = page.locator('.code-editor .cm-content');
+    await editor.waitFor();
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    // (The editor closes brackets as they are opened; typing the closing one steps over it.)
+    await page.keyboard.type('function total(values) { return values.reduce((sum, x) => sum + x, 0); }');
+    await page.locator('#save-status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
+    await page.getByRole('button', { name: /Save and next/ }).click();
+    await page.waitForLoadState('domcontentloaded');
+    await page.locator('#answer').click();
+    await page.keyboard.type('I listened first.');
+    await page.locator('#save-status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
+    await page.getByRole('button', { name: /Save and review/ }).click();
+    await page.waitForLoadState('domcontentloaded');
+    await page.getByRole('button', { name: 'Submit the assessment' }).click();
+    await page.getByRole('heading', { name: /completed/ }).waitFor();
+    await context.close();
+
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    const made = await demo.app.inject({ method: 'POST', url: '/admin/v1/users', headers: admin, payload: { email: 'rey.reviewer@example.com', role: 'owner' } });
+    assert.equal(made.statusCode, 201, made.body);
+    await passwordChosen({ db: demo.db }, 'rey.reviewer@example.com');
+    const reviewer = await demo.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const console = await reviewer.newPage();
+    await console.goto(`${demo.base}/console/`);
+    await console.waitForURL(/\/console\/sign-in/);
+    await console.getByLabel('E-mail').fill('rey.reviewer@example.com');
+    await console.getByLabel('Password').fill(made.json().password);
+    await console.getByRole('button', { name: 'Sign in' }).click();
+    await console.getByRole('heading', { name: 'Overview of demo' }).waitFor();
+    await console.goto(`${demo.base}/console/candidates/${invited.candidateId}?instance=demo`);
+    await console.getByRole('heading', { name: 'Similar answers' }).waitFor();
+    const pair = console.locator('.similar-pair').first();
+    assert.match((await pair.textContent()) ?? '', /100 % alike \(\d+ shared fingerprints\) with Robin Tester/);
+    assert.ok((await pair.locator('mark').count()) >= 2, 'the shared parts are marked on both sides');
+    assert.equal(await pair.getByRole('link', { name: 'Robin Tester' }).getAttribute('href'), `/console/candidates/${first!.candidateId}?instance=demo`);
+    await accessible(console, 'similar answers');
+    await reviewer.close();
   });
 });
