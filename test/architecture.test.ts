@@ -31,6 +31,8 @@ const OWNERS: Record<string, string> = {
   answers: 'modules/attempts',
   proctor_signals: 'modules/attempts',
   attempt_feedback: 'modules/attempts',
+  answer_fingerprints: 'modules/integrity',
+  fingerprinted_answers: 'modules/integrity',
   portal_sessions: 'portal',
   audit_log: 'modules/audit',
   users: 'modules/users',

@@ -167,7 +167,15 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
       url: `/admin/v1/instances/demo/candidates/${invited.candidateId}/attempts`,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
-    assert.equal(record!.redFlag, false, JSON.stringify(attempts.json()[0].signals));
+    // Playwright drives this Chromium, so navigator.webdriver is true and the page says so: the
+    // automation rule, and only it, raises the red flag of an otherwise clean attempt.
+    const attempt = attempts.json()[0] as { redFlagReasons: string[]; signals: { kind: string; detail: string }[] };
+    assert.equal(record!.redFlag, true, JSON.stringify(attempt.signals));
+    assert.deepEqual(attempt.redFlagReasons, ['the browser was driven by automation (navigator.webdriver or a headless browser)'], JSON.stringify(attempt.signals));
+    assert.ok(
+      attempt.signals.some((s) => s.kind === 'automation' && s.detail === 'navigator.webdriver is true'),
+      JSON.stringify(attempt.signals),
+    );
     assert.ok(record!.started < record!.finished, 'started before finished');
   });
 

@@ -470,6 +470,7 @@ export function reportBody(
 <div><dt>Started</dt><dd>${r.attempt ? when(r.attempt.startedAt) : '-'}</dd></div>
 <div><dt>Finished</dt><dd>${r.attempt?.finishedAt ? html`${when(r.attempt.finishedAt)} (${r.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'}</dd></div>
 <div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>
+<div><dt>Risk</dt><dd>${riskText(r)}</dd></div>
 ${operator && r.origin.source !== 'api' && html`<div><dt>Invited through</dt><dd>${originText(r.origin)}</dd></div>`}
 ${operator && r.origin.externalReference && html`<div><dt>Client's reference</dt><dd><code>${r.origin.externalReference}</code></dd></div>`}
 ${operator && r.extraTimePercent > 0 && html`<div><dt>Accommodation</dt><dd>${r.extraTimePercent} % extra time (the candidate saw only their time limit)</dd></div>`}
@@ -507,6 +508,7 @@ ${reviewForm(r, q, options.csrf, options.instance, options.canReview)}
 </li>`,
   )}</ol>`
 }
+${operator ? similarSection(r, options.instance) : similarNote(r)}
 ${
   r.attempt &&
   html`<h3>Proctoring timeline</h3>
@@ -546,6 +548,39 @@ ${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redF
 <p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
 ${options.marks}
 ${sections}`;
+}
+
+/** The risk level in words, with its reasons (docs/integrity.md). */
+export function riskText(r: Pick<AssessmentReport, 'risk' | 'attempt'>): SafeHtml | string {
+  if (!r.attempt) return '-';
+  const { level, reasons } = r.risk;
+  return html`<span class="risk risk-${level}">${level}</span>${reasons.length > 0 && html`: ${reasons.join('; ')}`}`;
+}
+
+/** A report link's recruiter is told that answers are alike, not whose: other candidates' names and answers stay in the console. */
+function similarNote(r: AssessmentReport): SafeHtml | false {
+  if (r.similar.length === 0) return false;
+  const top = Math.max(...r.similar.map((p) => Math.round(p.score * 100)));
+  return html`<h3>Similar answers</h3>
+<p>${r.similar.length === 1 ? 'One answer is' : `${r.similar.length} answers are`} alike to other candidates' (up to ${top} %); reviewers compare them side by side in the console.</p>`;
+}
+
+/** Answers of other candidates that are alike, side by side with the shared parts marked (docs/integrity.md). */
+function similarSection(r: AssessmentReport, instance: string): SafeHtml | false {
+  if (r.similar.length === 0) return false;
+  const marked = (segments: AssessmentReport['similar'][number]['mine']) => segments.map((s) => (s.shared ? html`<mark>${s.text}</mark>` : html`${s.text}`));
+  return html`<h3>Similar answers</h3>
+<p class="hint">Answers to the same question by other candidates of this instance whose fingerprints overlap this candidate's; the shared parts are marked. Alike is not copied: read both before deciding.</p>
+<ul class="similar">${r.similar.map(
+    (pair) => html`<li class="similar-pair">
+<div class="prompt">${markdown(pair.prompt)}</div>
+<p>${Math.round(pair.score * 100)} % alike (${pair.shared} shared fingerprints) with <a href="/console/candidates/${pair.other.candidateId}?instance=${instance}">${pair.other.candidateName ?? 'an erased candidate'}</a></p>
+<div class="side-by-side">
+<figure><figcaption>This candidate</figcaption><pre class="answer-text">${marked(pair.mine)}</pre></figure>
+<figure><figcaption>${pair.other.candidateName ?? 'Erased candidate'}</figcaption><pre class="answer-text">${marked(pair.theirs)}</pre></figure>
+</div>
+</li>`,
+  )}</ul>`;
 }
 
 // ---- review queue ---------------------------------------------------------------------------

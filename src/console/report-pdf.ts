@@ -125,6 +125,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     ['Started', report.attempt ? when(report.attempt.startedAt) : '-'],
     ['Finished', report.attempt?.finishedAt ? `${when(report.attempt.finishedAt)} (${report.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'],
     ['Red flag', record.redFlag ? `yes: ${report.redFlagReasons.join('; ')}` : 'no'],
+    ['Risk', report.attempt ? `${report.risk.level}${report.risk.reasons.length > 0 ? `: ${report.risk.reasons.join('; ')}` : ''}` : '-'],
   ];
   for (const [label, value] of figures) {
     const y = doc.y;
@@ -202,6 +203,13 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
       }
       doc.moveDown(0.5);
     });
+  }
+
+  if (report.similar.length > 0) {
+    heading('Similar answers');
+    // A report link's PDF names no other candidate: their names and answers stay in the console.
+    for (const pair of report.similar) text(`${Math.round(pair.score * 100)} % alike to another candidate's answer: ${pair.prompt}`, { size: 9 });
+    text('Reviewers compare the answers side by side, with the shared parts marked, in the console.', { size: 9, color: MUTED, gap: 0.3 });
   }
 
   if (report.attempt) {

@@ -27,7 +27,8 @@ import {
   versionContent,
   type Attempt,
 } from '../modules/attempts/repository.js';
-import { observeClient, recordSignal } from '../modules/attempts/signals.js';
+import { observeClient, observePace } from '../modules/attempts/signals.js';
+import { MAX_REPORTED_CHARS, recordBrowserSignal } from '../modules/attempts/provenance.js';
 import { startTyping, submitTyping, typingResult } from '../modules/attempts/typing-test.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
@@ -533,7 +534,7 @@ export async function portalRoutes(
     },
   );
 
-  app.post<{ Params: { slug: string }; Body: { kind: string; detail?: string } }>(
+  app.post<{ Params: { slug: string }; Body: { kind: string; detail?: string; chars?: number; keystrokes?: number; question?: string } }>(
     '/portal/api/a/:slug/signals',
     {
       schema: {
@@ -541,14 +542,21 @@ export async function portalRoutes(
         body: {
           type: 'object',
           required: ['kind'],
-          properties: { kind: { type: 'string', enum: BROWSER_SIGNALS }, detail: { type: 'string', maxLength: 500, pattern: NO_NUL } },
+          additionalProperties: false,
+          properties: {
+            kind: { type: 'string', enum: BROWSER_SIGNALS },
+            detail: { type: 'string', maxLength: 500, pattern: NO_NUL },
+            chars: { type: 'integer', minimum: 0, maximum: MAX_REPORTED_CHARS },
+            keystrokes: { type: 'integer', minimum: 0, maximum: MAX_REPORTED_CHARS },
+            question: { type: 'string', maxLength: 100, pattern: NO_NUL },
+          },
         },
       },
     },
     async (request, reply) => {
       const { inv } = await forChange(request);
       const attempt = await currentAttempt(inv);
-      if (attempt && !attempt.finishedAt) await recordSignal(db, attempt, request.body.kind as SignalKind, request.body.detail ?? '', 'browser');
+      if (attempt && !attempt.finishedAt) await recordBrowserSignal(db, attempt, { ...request.body, kind: request.body.kind as SignalKind });
       return reply.code(204).send();
     },
   );
@@ -602,6 +610,7 @@ export async function portalRoutes(
       const { view } = await attemptView(lang, s, inv, attempt);
       if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
     }
+    await observePace(db, attempt);
     await completeAttempt(db, attempt.id, 'submitted');
     // Coding answers are graded in the sandbox after the response (seconds for Python); the
     // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.

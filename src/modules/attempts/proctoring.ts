@@ -1,5 +1,6 @@
 // The proctoring rules: which recorded signals make an attempt's redFlag true. Pure: no I/O.
-// The same rules are written out in docs/content.md ("Proctoring and the red flag"); change both together.
+// The same rules are written out in docs/content.md ("Proctoring and the red flag") and the risk
+// level in docs/integrity.md; change both together.
 
 export type SignalKind =
   | 'focus-lost' // the page lost focus (another window or tab)
@@ -11,7 +12,10 @@ export type SignalKind =
   | 'agent-changed' // the server saw another browser (user agent) on the same attempt
   | 'typing-too-fast' // the typing test ran faster than a person types
   | 'typing-no-rhythm' // the typing test came with no or uniform keystroke intervals
-  | 'typing-clock-mismatch'; // the keystroke intervals add up to more time than the server measured
+  | 'typing-clock-mismatch' // the keystroke intervals add up to more time than the server measured
+  | 'untyped-answer' // a long answer (code or free text) grew with too few keystrokes and no paste to explain it
+  | 'automation' // the browser said it is driven by automation (navigator.webdriver), or the server saw a headless browser
+  | 'machine-pace'; // answers saved at near-constant intervals faster than a person reads
 
 /** Every kind, for checking a kind named from outside. */
 export const SIGNAL_KINDS: readonly SignalKind[] = [
@@ -25,9 +29,12 @@ export const SIGNAL_KINDS: readonly SignalKind[] = [
   'typing-too-fast',
   'typing-no-rhythm',
   'typing-clock-mismatch',
+  'untyped-answer',
+  'automation',
+  'machine-pace',
 ];
 
-export const BROWSER_SIGNALS: SignalKind[] = ['focus-lost', 'page-hidden', 'paste', 'copy', 'fullscreen-exit'];
+export const BROWSER_SIGNALS: SignalKind[] = ['focus-lost', 'page-hidden', 'paste', 'copy', 'fullscreen-exit', 'untyped-answer', 'automation'];
 
 export interface Signal {
   kind: SignalKind;
@@ -60,7 +67,19 @@ export const RULES = {
    */
   clockSlackShare: 0.05,
   clockSlackMs: 1000,
+  /** An answer grown by at least this many characters not pasted... */
+  untypedMinChars: 50,
+  /** ...with more than this many characters per keystroke (auto-indent and closing brackets add a few) appeared without typing. */
+  untypedCharsPerKey: 5,
+  /** Answers saved at intervals whose median is under this (ms) came faster than a person reads a question... */
+  minAnswerIntervalMs: 3000,
+  /** ...and more regular than this coefficient of variation, over at least paceMinIntervals intervals, are a machine's. */
+  paceMaxVariation: 0.3,
+  paceMinIntervals: 4,
 } as const;
+
+/** User agents of headless browsers and automation drivers, as the server sees them. */
+export const HEADLESS_AGENT = /HeadlessChrome|PhantomJS|SlimerJS|Electron\/|puppeteer|playwright|selenium|webdriver/i;
 
 /** The reasons an attempt is red-flagged, empty when it is not. */
 export function redFlagReasons(signals: Pick<Signal, 'kind'>[]): string[] {
@@ -102,7 +121,55 @@ export function redFlagReasonsOf(counts: Partial<Record<SignalKind, number>>): s
   if (count('typing-too-fast') > 0) reasons.push(`typing faster than ${RULES.maxPlausibleWpm} wpm`);
   if (count('typing-no-rhythm') > 0) reasons.push('typing without a human keystroke rhythm');
   if (count('typing-clock-mismatch') > 0) reasons.push("keystroke times that do not fit the server's clock");
+  if (count('automation') > 0) reasons.push('the browser was driven by automation (navigator.webdriver or a headless browser)');
   return reasons;
+}
+
+export type RiskLevel = 'low' | 'medium' | 'high';
+
+/**
+ * The risk level of an attempt from the counts of its signals not dismissed, with its reasons in
+ * words (docs/integrity.md): high when a red-flag rule holds (redFlagReasonsOf, the red flag is
+ * exactly "high"); medium when some signal is there below those rules, or an answer appeared
+ * without typing, or answers came at a machine's pace; low otherwise.
+ */
+export function riskOf(counts: Partial<Record<SignalKind, number>>): { level: RiskLevel; reasons: string[] } {
+  const high = redFlagReasonsOf(counts);
+  if (high.length > 0) return { level: 'high', reasons: high };
+  const count = (...kinds: SignalKind[]) => kinds.reduce((sum, kind) => sum + (counts[kind] ?? 0), 0);
+  const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
+  const medium: string[] = [];
+  const untyped = count('untyped-answer');
+  if (untyped > 0) medium.push(`${untyped === 1 ? 'an answer' : `${untyped} answers`} appeared without typing`);
+  if (count('machine-pace') > 0) medium.push('answers came at a near-constant pace faster than a person reads');
+  const away = count('page-hidden', 'focus-lost');
+  if (away > 0) medium.push(`left the page ${times(away)}`);
+  const copies = count('copy');
+  if (copies > 0) medium.push(`copied from the page ${times(copies)}`);
+  const exits = count('fullscreen-exit');
+  if (exits > 0) medium.push(`left full screen ${times(exits)}`);
+  return { level: medium.length > 0 ? 'medium' : 'low', reasons: medium };
+}
+
+/** The red flag: the risk level is high. */
+export const redFlagOf = (counts: Partial<Record<SignalKind, number>>): boolean => riskOf(counts).level === 'high';
+
+/**
+ * Machine pace, from the times answers were saved (the server's clock): at least
+ * RULES.paceMinIntervals intervals between consecutive answers, their median under
+ * RULES.minAnswerIntervalMs and their coefficient of variation under RULES.paceMaxVariation.
+ */
+export function paceSignal(savedAt: Date[]): { kind: SignalKind; detail: string } | undefined {
+  const times = savedAt.map((d) => d.getTime()).sort((a, b) => a - b);
+  const intervals = times.slice(1).map((t, i) => t - times[i]!);
+  if (intervals.length < RULES.paceMinIntervals) return undefined;
+  const sorted = [...intervals].sort((a, b) => a - b);
+  const median = sorted.length % 2 ? sorted[(sorted.length - 1) / 2]! : (sorted[sorted.length / 2 - 1]! + sorted[sorted.length / 2]!) / 2;
+  const mean = intervals.reduce((a, b) => a + b, 0) / intervals.length;
+  const sd = Math.sqrt(intervals.reduce((a, b) => a + (b - mean) ** 2, 0) / intervals.length);
+  const variation = mean === 0 ? 0 : sd / mean;
+  if (median >= RULES.minAnswerIntervalMs || variation >= RULES.paceMaxVariation) return undefined;
+  return { kind: 'machine-pace', detail: `${intervals.length + 1} answers every ${(median / 1000).toFixed(1)} s (median), variation ${variation.toFixed(2)}` };
 }
 
 /**

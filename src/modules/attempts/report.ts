@@ -6,10 +6,11 @@ import type { Queryable } from '../../db/database.js';
 import { scaleLabels, type QuestionContent } from '../assessments/content-schema.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
-import { redFlagReasonsOf, type SignalKind } from './proctoring.js';
+import { redFlagReasonsOf, riskOf, type RiskLevel, type SignalKind } from './proctoring.js';
 import { REVIEW_CURRENT, layoutOf, versionContent } from './repository.js';
 import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type SignalTally, type StoredSignal } from './signals.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
+import { similarAnswers, type SimilarPair } from '../integrity/similarity.js';
 import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 
 export interface QuestionReport {
@@ -59,8 +60,12 @@ export interface AssessmentReport {
   /** Signals counted but not stored as rows (beyond MAX_STORED_SIGNALS), by kind; empty when none. */
   notStored: { kind: string; count: number }[];
   redFlagReasons: string[];
+  /** The risk level from the signals not dismissed, with its reasons (docs/integrity.md); the red flag is "high". */
+  risk: { level: RiskLevel; reasons: string[] };
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
+  /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
+  similar: (SimilarPair & { prompt: string })[];
   /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or while fewer than MIN_COHORT completed it. */
   percentile: number | null;
   /** How many completed and scored attempts of the same version the percentile and averages come from. */
@@ -139,7 +144,9 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         signals: [],
         notStored: [],
         redFlagReasons: [],
+        risk: { level: 'low', reasons: [] },
         dismissedKinds: {},
+        similar: [],
         percentile: null,
         cohort: 0,
         categoryAverages: {},
@@ -206,6 +213,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     const counts = tally.counts;
     const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
     const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version, scored ? Number(record.totalScore) : null);
+    const similar = (await similarAnswers(db, attempt.id)).map((pair) => ({ ...pair, prompt: content.questions.find((q) => q.id === pair.questionId)?.prompt ?? pair.questionId }));
     const { assessmentUuid: _uuid, passScore, lowPassScore, layout, ...kept } = attempt;
     reports.push({
       record,
@@ -218,7 +226,9 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       signals,
       notStored: notStoredOf(counts, signals),
       redFlagReasons: redFlagReasonsOf(countsOfTally(tally)),
+      risk: riskOf(countsOfTally(tally)),
       dismissedKinds: tally.dismissedKinds,
+      similar,
       ...cohort,
       ...extra,
     });
@@ -307,6 +317,8 @@ export interface AttemptSummary {
   redFlagReasons: string[];
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
+  /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
+  similar: (SimilarPair & { prompt: string })[];
   signals: StoredSignal[];
 }
 

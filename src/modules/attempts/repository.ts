@@ -7,11 +7,12 @@ import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { CommandContext } from '../../domain/command.js';
 import { allow, lockInvitationById, lockInvitationOfAttempt } from '../invitations/machine.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
-import { redFlagReasonsOf } from './proctoring.js';
+import { redFlagOf } from './proctoring.js';
 import { countsOfTally, DISMISSED_SQL, type SignalTally } from './signals.js';
 import { isAnswered, isPermutation, scoreAttempt, type AnswerValue } from './scoring.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
 import { startingPoint, markCompleted, markStarted, setCompletion, setScores } from '../invitations/record.js';
+import { eraseFingerprintsOfCandidate, storeFingerprints, type AnswerToFingerprint } from '../integrity/similarity.js';
 
 export interface Attempt {
   id: string;
@@ -210,7 +211,7 @@ async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 's
     open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: at.get(attempt.id)! })),
     now,
   );
-  await writeScores(tx, open, now);
+  await writeScores(tx, open, now, { fingerprint: true });
 }
 
 /**
@@ -218,7 +219,7 @@ async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 's
  * are rows locked in this transaction (their typing speeds are current). Their answers and
  * proctoring signals are read in one statement.
  */
-async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promise<void> {
+async function writeScores(tx: Queryable, attempts: Attempt[], now: Date, options: { fingerprint?: boolean } = {}): Promise<void> {
   const { rows } = await tx.query<{ id: string; answers: { questionId: string; value: AnswerValue; review: number | null }[] } & SignalTally>(
     `SELECT t.id,
             coalesce((SELECT json_agg(json_build_object('questionId', question_id, 'value', value, 'review', CASE WHEN ${REVIEW_CURRENT} THEN review_score END))
@@ -230,6 +231,7 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
   );
   const stored = new Map(rows.map((row) => [row.id, row]));
   const scores = [];
+  const fingerprints = [];
   for (const attempt of attempts) {
     const content = await versionContent(tx, attempt.assessmentId, attempt.version);
     const { answers, ...tally } = stored.get(attempt.id)!;
@@ -241,7 +243,9 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
       reviews: Object.fromEntries(answers.filter((r) => r.review !== null).map((r) => [r.questionId, Number(r.review)])),
       typingWpm: wpm === null ? undefined : Number(wpm),
     });
-    const flagged = redFlagReasonsOf(countsOfTally(tally)).length > 0;
+    const flagged = redFlagOf(countsOfTally(tally));
+    // At completion only: the answers compared with other candidates' (rescoring after a review changes no answer).
+    if (options.fingerprint) fingerprints.push({ attemptId: attempt.id, answers: toFingerprint(content, answers) });
     scores.push({
       invitationId: attempt.invitationId,
       score: {
@@ -255,6 +259,21 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date): Promi
     });
   }
   await setScores(tx, scores, now);
+  await storeFingerprints(tx, fingerprints);
+}
+
+/** The answers compared with other candidates' (docs/integrity.md): programs, and free texts. */
+function toFingerprint(content: AssessmentContent, answers: { questionId: string; value: AnswerValue }[]): AnswerToFingerprint[] {
+  const out: AnswerToFingerprint[] = [];
+  for (const { questionId, value } of answers) {
+    const question = content.questions.find((q) => q.id === questionId);
+    if (question?.type === 'free-text' && typeof value === 'string') out.push({ questionId, language: 'text', text: value });
+    if (question?.type === 'coding' && typeof value === 'object' && value !== null && !Array.isArray(value) && (value.language === 'javascript' || value.language === 'python')) {
+      const starter = question.starterCode?.[value.language];
+      out.push({ questionId, language: value.language, text: value.source, given: starter ? [starter] : [] });
+    }
+  }
+  return out;
 }
 
 /** Completes an attempt (submitted, or found past its time). The invitation is locked first: a cancel that won leaves the attempt closed, and nothing is scored. */
@@ -429,6 +448,7 @@ export async function eraseCandidateAttempts(tx: Queryable, candidateId: string)
   await tx.query(`DELETE FROM proctor_signals WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`DELETE FROM attempt_feedback WHERE attempt_id IN (${attempts})`, [candidateId]);
   await tx.query(`UPDATE attempts SET first_address = NULL, first_agent = NULL, typing_text = NULL WHERE id IN (${attempts})`, [candidateId]);
+  await eraseFingerprintsOfCandidate(tx, candidateId);
 }
 
 /**

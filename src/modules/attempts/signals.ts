@@ -6,7 +6,7 @@ import { runCommand, type CommandContext } from '../../domain/command.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { audit } from '../audit/audit.js';
 import { changeRedFlag, setRedFlag } from '../invitations/record.js';
-import { effectiveCounts, redFlagReasonsOf, SIGNAL_KINDS, type Signal, type SignalKind } from './proctoring.js';
+import { effectiveCounts, HEADLESS_AGENT, paceSignal, redFlagOf, SIGNAL_KINDS, type Signal, type SignalKind } from './proctoring.js';
 
 /** What signals need of an attempt (repository.ts's Attempt has it). */
 interface Attempt {
@@ -83,12 +83,18 @@ export async function recordSignal(db: Database, attempt: Attempt, kind: SignalK
        SELECT $1, $2, $3, $4 WHERE (SELECT count(*) FROM proctor_signals WHERE attempt_id = $1) < $5`,
       [attempt.id, kind, detail.slice(0, 500), source, MAX_STORED_SIGNALS],
     );
-    await setRedFlag(tx, attempt.invitationId, redFlagReasonsOf(countsOfTally(rows[0]!)).length > 0);
+    await setRedFlag(tx, attempt.invitationId, redFlagOf(countsOfTally(rows[0]!)));
     return true;
   });
 }
 
-/** Notes a second address or browser on the same attempt, once per distinct value. */
+/** Records a signal once per attempt per detail (a second report of the same is not counted again). */
+export async function recordSignalOnce(db: Database, attempt: Attempt, kind: SignalKind, detail: string, source: 'browser' | 'server'): Promise<void> {
+  const seen = await db.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2 AND detail = $3', [attempt.id, kind, detail.slice(0, 500)]);
+  if (seen.rows.length === 0) await recordSignal(db, attempt, kind, detail, source);
+}
+
+/** Notes a second address or browser on the same attempt, once per distinct value, and a headless browser. */
 export async function observeClient(db: Database, attempt: Attempt, client: { address: string; agent: string }): Promise<void> {
   if (attempt.finishedAt) return;
   const changes: [SignalKind, string | null, string][] = [
@@ -97,9 +103,23 @@ export async function observeClient(db: Database, attempt: Attempt, client: { ad
   ];
   for (const [kind, first, now] of changes) {
     if (first === null || first === now) continue;
-    const seen = await db.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2 AND detail = $3', [attempt.id, kind, now.slice(0, 500)]);
-    if (seen.rows.length === 0) await recordSignal(db, attempt, kind, now, 'server');
+    await recordSignalOnce(db, attempt, kind, now, 'server');
   }
+  const headless = HEADLESS_AGENT.exec(client.agent);
+  if (headless) await recordSignalOnce(db, attempt, 'automation', `headless browser (${headless[0]} in the user agent)`, 'server');
+}
+
+/**
+ * Before an attempt is submitted: the times its answers were last saved (the server's clock),
+ * judged for a machine's pace (paceSignal). Recorded once per attempt.
+ */
+export async function observePace(db: Database, attempt: Attempt): Promise<void> {
+  if (attempt.finishedAt) return;
+  const { rows } = await db.query<{ at: Date }>('SELECT answered_at AS at FROM answers WHERE attempt_id = $1', [attempt.id]);
+  const signal = paceSignal(rows.map((r) => new Date(r.at)));
+  if (!signal) return;
+  const seen = await db.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2', [attempt.id, signal.kind]);
+  if (seen.rows.length === 0) await recordSignal(db, attempt, signal.kind, signal.detail, 'server');
 }
 
 const MAX_REASON = 500;
@@ -148,7 +168,7 @@ export async function dismissSignals(
     ]);
   }
   const tally = await signalTallyOf(ctx.tx, input.attemptId);
-  const redFlag = redFlagReasonsOf(countsOfTally(tally)).length > 0;
+  const redFlag = redFlagOf(countsOfTally(tally));
   await changeRedFlag(ctx.tx, invitationId, redFlag, ctx.now);
   await audit(ctx, 'signal.dismiss', `${input.attemptId} ${input.signalId !== undefined ? `signal ${input.signalId}` : `every ${kind}`}: ${reason}`);
   return { redFlag };

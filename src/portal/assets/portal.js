@@ -268,9 +268,39 @@
 
   // 4. Proctoring signals, recorded by the server with their time.
   if (slug && (page === 'question' || page === 'typing' || page === 'review')) {
-    var signal = function (kind, detail) {
-      send('POST', '/portal/api/a/' + slug + '/signals', { kind: kind, detail: detail || '' }, true).catch(function () {});
+    var signal = function (kind, detail, extra) {
+      var body = { kind: kind, detail: detail || '' };
+      if (extra)
+        Object.keys(extra).forEach(function (name) {
+          body[name] = extra[name];
+        });
+      send('POST', '/portal/api/a/' + slug + '/signals', body, true).catch(function () {});
     };
+    // A browser driven by automation says so (the server also looks at the user agent).
+    if (navigator.webdriver) signal('automation', 'navigator.webdriver');
+    // How an answer of code or free text came to be: keystrokes and pastes on this page, against
+    // how much the answer grew. Grown by many characters with few keystrokes and nothing pasted
+    // (set by a script, dropped in) is reported once per page, with the numbers.
+    var provenanceForm = document.getElementById('answer-form');
+    var provenanceType = provenanceForm && provenanceForm.getAttribute('data-type');
+    var watched = provenanceForm && (provenanceType === 'coding' || provenanceType === 'free-text') ? provenanceForm.querySelector('[name="value"]') : null;
+    var provenanceQuestion = provenanceForm ? provenanceForm.getAttribute('data-question') : null;
+    var keystrokes = 0;
+    var pastedChars = 0;
+    var startLength = watched ? watched.value.length : 0;
+    var untypedReported = false;
+    document.addEventListener('keydown', function () {
+      keystrokes++;
+    });
+    if (watched) {
+      watched.addEventListener('input', function () {
+        var grown = watched.value.length - startLength - pastedChars;
+        if (!untypedReported && grown >= 50 && grown > 5 * keystrokes) {
+          untypedReported = true;
+          signal('untyped-answer', '', { chars: grown, keystrokes: keystrokes, question: provenanceQuestion });
+        }
+      });
+    }
     // Moving to the next question also hides this page; only hiding without leaving counts.
     var leaving = false;
     window.addEventListener('beforeunload', function () {
@@ -289,7 +319,10 @@
     });
     document.addEventListener('paste', function (event) {
       var text = event.clipboardData ? event.clipboardData.getData('text') : '';
-      signal('paste', text.length + ' characters');
+      pastedChars += text.length;
+      var extra = { chars: text.length };
+      if (provenanceQuestion) extra.question = provenanceQuestion;
+      signal('paste', text.length + ' characters', extra);
     });
     document.addEventListener('copy', function () {
       signal('copy', String(document.getSelection() || '').length + ' characters');
