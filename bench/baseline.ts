@@ -47,7 +47,7 @@ app.put<{ Params: { candidateId: string; slug: string; questionId: string }; Bod
     if (!attempt) return reply.code(409).send();
     attempts.set(`${candidateId}/${slug}`, attempt);
   }
-  await saveAnswer(db, attempt, questionId, request.body.value, attempt.position);
+  await saveAnswer(db, attempt, questionId, request.body.value, attempt.position, new Date());
   return reply.code(204).send();
 });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

@@ -354,7 +354,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     publicUrl: config.publicUrl,
     refusals: new RefusalLimit(counter, authFailuresPerMinute, 'portal', 'refused sign-in links and session cookies'),
     codeRuns: new RefusalLimit(counter, CODE_RUNS_PER_MINUTE, 'code-runs', 'runs of code examples'),
-    now: config.now,
+    now: clock,
   });
   await app.register(brandRoutes, { db });
   await app.register(consoleRoutes, {
@@ -394,7 +394,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       timeoutMs: config.webhookTimeoutMs,
     }),
   );
-  jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log));
+  jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log, clock));
   jobs.add(codingGradesJob(db, 15_000));
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));

@@ -226,7 +226,7 @@ for (const store of storeKinds()) {
       sound(await plans((d) => reminderJob({ db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' }, 60_000, clock).run(clock())));
       sound(await plans((d) => expiryJob(d, 60_000, clock).run(clock())));
       const failed: unknown[] = [];
-      sound(await plans((d) => completeExpired(d, 50, (_id, error) => failed.push(error))));
+      sound(await plans((d) => completeExpired(d, new Date(), 50, (_id, error) => failed.push(error))));
       assert.deepEqual(failed, []);
     });
   });

@@ -211,7 +211,7 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     await db.query('ANALYZE attempts');
     await db.query('ANALYZE answers');
     const failed: unknown[] = [];
-    noSeqScans(await plans(async (d) => assert.equal(await completeExpired(d, 50, (_id, error) => failed.push(error)), 30)));
+    noSeqScans(await plans(async (d) => assert.equal(await completeExpired(d, new Date(), 50, (_id, error) => failed.push(error)), 30)));
     assert.deepEqual(failed, []);
     const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM attempts WHERE id = ANY($1::uuid[]) AND finished_at IS NOT NULL', [due.map((r) => r.id)]);
     assert.equal(rows[0]!.n, 30, 'the batch was completed');

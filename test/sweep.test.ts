@@ -42,7 +42,7 @@ describeEachStore(
       const instance = await ctx().instance('sweep');
       const key = await ctx().key([instance]);
       assert.equal((await ctx().publish(instance, sampleAssessment('timed'))).statusCode, 201);
-      const job = deadlineSweepJob(ctx().db, EVERY_MS, log);
+      const job = deadlineSweepJob(ctx().db, EVERY_MS, log, () => new Date());
 
       assert.equal(await job.run(new Date()), 0);
       assert.equal(job.soonerMs!(), undefined, 'nothing open: the usual interval');
@@ -75,7 +75,7 @@ describeEachStore(
       const instance = await ctx().instance('sweep');
       const key = await ctx().key([instance]);
       assert.equal((await ctx().publish(instance, sampleAssessment('timed'))).statusCode, 201);
-      const job = deadlineSweepJob(ctx().db, EVERY_MS, log);
+      const job = deadlineSweepJob(ctx().db, EVERY_MS, log, () => new Date());
       const broken = await openAttempt(instance, key, 'broken.weep@example.com');
       const later = await openAttempt(instance, key, 'later.weep@example.com');
       // A damaged record: the invitation says INVITED although its attempt started, so completing it breaks a constraint.
@@ -124,7 +124,7 @@ describeEachStore(
         );
         return { record, events: events.rows };
       };
-      const job = deadlineSweepJob(ctx().db, EVERY_MS, log);
+      const job = deadlineSweepJob(ctx().db, EVERY_MS, log, () => new Date());
       errors.length = 0;
 
       // A damaged attempt among good ones: the batch is rolled back and done one by one.
@@ -140,8 +140,8 @@ describeEachStore(
       // The faulty ones rest: three due attempts are completed together, one of them with answers to score.
       const batch = await open(['one', 'two', 'three']);
       const attempt = (await findAttempt(ctx().db, batch[0]!.invitationId))!;
-      await saveAnswer(ctx().db, attempt, 'q1', 1, 1);
-      await saveAnswer(ctx().db, attempt, 'q2', [0, 2], 2);
+      await saveAnswer(ctx().db, attempt, 'q1', 1, 1, new Date());
+      await saveAnswer(ctx().db, attempt, 'q2', [0, 2], 2, new Date());
       await due(batch);
       assert.equal(await job.run(new Date()), 3);
       const rows = await ctx().db.query<{ tx: string; right: boolean }>(
@@ -203,7 +203,7 @@ describeEachStore(
           ),
       });
       const reported: string[] = [];
-      assert.equal(await completeExpired(racing, 5, (id) => reported.push(id), passedOver), 0);
+      assert.equal(await completeExpired(racing, new Date(), 5, (id) => reported.push(id), passedOver), 0);
       assert.deepEqual(reported, [], 'not tried, so not reported a second time');
       assert.equal(await finished(attemptId), null, 'left to the worker that passed it over');
       assert.deepEqual(passedOver.slice(before), [attemptId]);

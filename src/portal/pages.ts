@@ -177,6 +177,8 @@ interface AttemptView {
   position: number;
   total: number;
   deadline: Date;
+  /** The app's clock when the page was made: the timer starts from it. */
+  now: Date;
   answered: Set<string>;
   questionIds: string[];
   hasTyping: boolean;
@@ -203,10 +205,10 @@ function progressNav(view: AttemptView): SafeHtml {
 function header(view: AttemptView): SafeHtml {
   const { lang } = view;
   const answered = view.answered.size;
-  const minutes = Math.max(0, Math.ceil((view.deadline.getTime() - Date.now()) / 60000));
+  const minutes = Math.max(0, Math.ceil((view.deadline.getTime() - view.now.getTime()) / 60000));
   return html`<div class="attempt-bar">
 <p class="assessment-name">${view.name}</p>
-<p class="timer" id="timer" data-deadline="${view.deadline.toISOString()}" data-now="${new Date().toISOString()}">${tHtml(lang, 'attempt.timeLeft', { time: html`<span id="timer-value">${t(lang, 'attempt.minutes', { minutes })}</span>` })}</p>
+<p class="timer" id="timer" data-deadline="${view.deadline.toISOString()}" data-now="${view.now.toISOString()}">${tHtml(lang, 'attempt.timeLeft', { time: html`<span id="timer-value">${t(lang, 'attempt.minutes', { minutes })}</span>` })}</p>
 <p class="visually-hidden" id="time-notice" aria-live="assertive" aria-atomic="true"></p>
 <p class="progress-text" id="progress-text">${t(lang, 'attempt.progress', { answered, total: view.total })}</p>
 <progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>

@@ -131,12 +131,11 @@ export async function portalRoutes(
     refusals: RefusalLimit;
     /** How often an address may run coding examples; unset: without limit. */
     codeRuns?: RefusalLimit;
-    /** The app's injected clock, timing the typing test; unset: the database's now(). */
-    now?: () => Date;
+    /** The app's clock: attempts are started, timed, saved and completed by it. */
+    now: () => Date;
   },
 ) {
-  const typingTime = () => (now ? now() : null);
-  const clock = now ?? (() => new Date());
+  const clock = now;
   const secure = publicUrl.startsWith('https://');
   const origin = new URL(publicUrl).origin;
   await app.register(formBody, { bodyLimit: 64 * 1024 });
@@ -200,8 +199,9 @@ export async function portalRoutes(
   /** The attempt, completed first if its time ran out (the sweep does the same for absent candidates). */
   async function currentAttempt(inv: InvitationRef): Promise<Attempt | undefined> {
     let attempt = await findAttempt(db, inv.invitationId);
-    if (attempt && !attempt.finishedAt && attempt.deadlineAt.getTime() <= Date.now()) {
-      await completeAttempt(db, attempt.id, 'time-limit');
+    const at = clock();
+    if (attempt && !attempt.finishedAt && attempt.deadlineAt.getTime() <= at.getTime()) {
+      await completeAttempt(db, attempt.id, 'time-limit', at);
       attempt = await findAttempt(db, inv.invitationId);
     }
     return attempt;
@@ -278,7 +278,7 @@ export async function portalRoutes(
         name: inv.name,
         durationMinutes: inv.durationMinutes,
         status,
-        minutesLeft: attempt && !attempt.finishedAt ? Math.ceil((attempt.deadlineAt.getTime() - Date.now()) / 60000) : undefined,
+        minutesLeft: attempt && !attempt.finishedAt ? Math.ceil((attempt.deadlineAt.getTime() - clock().getTime()) / 60000) : undefined,
       });
     }
     return html(reply, dashboardPage(lang, s.firstName, items));
@@ -360,6 +360,7 @@ export async function portalRoutes(
       position: attempt.position,
       total: layout.questions.length + (content.typingTest ? 1 : 0),
       deadline: attempt.deadlineAt,
+      now: clock(),
       answered,
       questionIds: layout.questions,
       hasTyping: content.typingTest !== undefined,
@@ -466,14 +467,14 @@ export async function portalRoutes(
     const value = formValue(question, request.body?.value, request.body?.language);
     const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
     if (question.type === 'ranking' && move && Array.isArray(value)) {
-      await saveAnswer(db, attempt, question.id, moved(value, Number(move[1]), move[2] as 'up' | 'down'), n);
+      await saveAnswer(db, attempt, question.id, moved(value, Number(move[1]), move[2] as 'up' | 'down'), n, clock());
       return reply.redirect(`/portal/a/${inv.slug}?q=${n}`, 303);
     }
     const total = layout.questions.length + (content.typingTest ? 1 : 0);
     const go = request.body?.go;
     const next = go === 'previous' ? Math.max(1, n - 1) : Math.min(total, n + 1);
     if ((question.type === 'single-choice' || question.type === 'likert') && value === '') await movePosition(db, attempt, next);
-    else await saveAnswer(db, attempt, question.id, value, next);
+    else await saveAnswer(db, attempt, question.id, value, next, clock());
     return reply.redirect(go === 'review' ? `/portal/a/${inv.slug}?q=review` : `/portal/a/${inv.slug}?q=${next}`, 303);
   });
 
@@ -496,7 +497,7 @@ export async function portalRoutes(
     async (request, reply) => {
       const { s, inv } = await forChange(request);
       const attempt = await openAttempt(inv, request, s);
-      await saveAnswer(db, attempt, request.params.questionId, request.body.value, attempt.position);
+      await saveAnswer(db, attempt, request.params.questionId, request.body.value, attempt.position, clock());
       return reply.code(204).send();
     },
   );
@@ -564,7 +565,7 @@ export async function portalRoutes(
   app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/typing/start', { schema: { hide: true } }, async (request, reply) => {
     const { s, inv } = await forChange(request);
     const attempt = await openAttempt(inv, request, s);
-    await startTyping(db, attempt, typingTime());
+    await startTyping(db, attempt, clock());
     return reply.code(204).send();
   });
 
@@ -586,7 +587,7 @@ export async function portalRoutes(
     async (request) => {
       const { s, inv } = await forChange(request);
       const attempt = await openAttempt(inv, request, s);
-      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals, typingTime());
+      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals, clock());
       return { netWpm: Math.round(result.netWpm * 100) / 100, accuracy: Math.round(result.accuracy * 100) / 100 };
     },
   );
@@ -611,7 +612,7 @@ export async function portalRoutes(
       if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
     }
     await observePace(db, attempt);
-    await completeAttempt(db, attempt.id, 'submitted');
+    await completeAttempt(db, attempt.id, 'submitted', clock());
     // Coding answers are graded in the sandbox after the response (seconds for Python); the
     // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.
     if ((await versionContent(db, attempt.assessmentId, attempt.version)).questions.some((q) => q.type === 'coding')) {

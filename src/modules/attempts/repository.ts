@@ -82,9 +82,9 @@ export async function startAttempt(ctx: CommandContext, input: { invitationId: s
   const seed = newSeed();
   const layout = attemptLayout(await versionContent(tx, invitation.assessmentId, invitation.version), seed);
   const inserted = await tx.query<Attempt>(
-    `INSERT INTO attempts AS a (invitation_id, assessment_id, version, deadline_at, first_address, first_agent, seed, layout)
-     VALUES ($1, $2, $3, now() + make_interval(mins => $4), $5, $6, $7, $8) RETURNING ${ATTEMPT}`,
-    [input.invitationId, invitation.assessmentId, invitation.version, invitation.minutes, input.client.address, input.client.agent, seed, JSON.stringify(layout)],
+    `INSERT INTO attempts AS a (invitation_id, assessment_id, version, started_at, deadline_at, first_address, first_agent, seed, layout)
+     VALUES ($1, $2, $3, $9, $9::timestamptz + make_interval(mins => $4), $5, $6, $7, $8) RETURNING ${ATTEMPT}`,
+    [input.invitationId, invitation.assessmentId, invitation.version, invitation.minutes, input.client.address, input.client.agent, seed, JSON.stringify(layout), ctx.now],
   );
   const attempt = inserted.rows[0]!;
   await markStarted(tx, input.invitationId, attempt.startedAt, ctx.now);
@@ -145,7 +145,7 @@ export function checkAnswer(question: QuestionContent, value: unknown): AnswerVa
 const closed = () => conflict('This assessment is finished: answers can no longer change');
 
 /** Saves one answer while the attempt is open and within its time; updates completion. */
-export async function saveAnswer(db: Database, attempt: Attempt, questionId: string, value: unknown, position: number): Promise<void> {
+export async function saveAnswer(db: Database, attempt: Attempt, questionId: string, value: unknown, position: number, now: Date): Promise<void> {
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
   const shown = layoutOf(attempt, content).questions;
   const question = shown.includes(questionId) ? content.questions.find((q) => q.id === questionId) : undefined;
@@ -154,13 +154,14 @@ export async function saveAnswer(db: Database, attempt: Attempt, questionId: str
   // One round trip (the function save_answer, migration 0018): the position, the answer (or its
   // removal when cleared) and the invitation's completion (of the questions this attempt shows), atomically.
   const items = shown.length + (content.typingTest ? 1 : 0);
-  const { rows } = await db.query<{ saved: boolean }>('/* answer_save */ SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6) AS saved', [
+  const { rows } = await db.query<{ saved: boolean }>('/* answer_save */ SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6, $7) AS saved', [
     attempt.id,
     position,
     questionId,
     isAnswered(question, answer) ? JSON.stringify(answer) : null,
     items,
     attempt.invitationId,
+    now,
   ]);
   if (!rows[0]?.saved) throw closed();
 }
@@ -184,9 +185,9 @@ export async function updateCompletion(tx: Queryable, attempt: Attempt, content:
  * completed attempt changes nothing. Must run inside a transaction (it locks the attempt); given
  * the attempt row already locked in this transaction, it is not read again.
  */
-export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt, reason: 'submitted' | 'time-limit'): Promise<void> {
+export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt, reason: 'submitted' | 'time-limit', now: Date): Promise<void> {
   const locked = typeof attempt === 'string' ? (await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attempt])).rows[0] : attempt;
-  if (locked) await completeAttemptsIn(tx, [locked], reason);
+  if (locked) await completeAttemptsIn(tx, [locked], reason, now);
 }
 
 /**
@@ -194,18 +195,17 @@ export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt
  * in a fixed number of statements however many there are (the sweep completes its batches so).
  * Those already finished are left as they are.
  */
-async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 'submitted' | 'time-limit'): Promise<void> {
+async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 'submitted' | 'time-limit', now: Date): Promise<void> {
   const open = attempts.filter((attempt) => !attempt.finishedAt);
   if (open.length === 0) return;
   // Past the deadline, the attempt ended at the deadline, whoever notices it and when.
   const finished = await tx.query<{ id: string; at: Date }>(
-    `UPDATE attempts SET finished_at = CASE WHEN now() >= deadline_at THEN deadline_at ELSE now() END,
-            end_reason = CASE WHEN now() >= deadline_at THEN 'time-limit' ELSE $2 END
+    `UPDATE attempts SET finished_at = CASE WHEN $3::timestamptz >= deadline_at THEN deadline_at ELSE $3::timestamptz END,
+            end_reason = CASE WHEN $3::timestamptz >= deadline_at THEN 'time-limit' ELSE $2 END
       WHERE id = ANY($1::uuid[]) RETURNING id, finished_at AS at`,
-    [open.map((attempt) => attempt.id), reason],
+    [open.map((attempt) => attempt.id), reason, now],
   );
   const at = new Map(finished.rows.map((row) => [row.id, row.at]));
-  const now = new Date();
   await markCompleted(
     tx,
     open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: at.get(attempt.id)! })),
@@ -277,9 +277,9 @@ function toFingerprint(content: AssessmentContent, answers: { questionId: string
 }
 
 /** Completes an attempt (submitted, or found past its time). The invitation is locked first: a cancel that won leaves the attempt closed, and nothing is scored. */
-export async function completeAttempt(db: Database, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<void> {
+export async function completeAttempt(db: Database, attemptId: string, reason: 'submitted' | 'time-limit', now: Date): Promise<void> {
   await db.transaction(async (tx) => {
-    if ((await lockInvitationOfAttempt(tx, attemptId)) !== undefined) await completeAttemptIn(tx, attemptId, reason);
+    if ((await lockInvitationOfAttempt(tx, attemptId)) !== undefined) await completeAttemptIn(tx, attemptId, reason, now);
   }, 'attempt_completion');
 }
 
@@ -288,7 +288,7 @@ export async function completeAttempt(db: Database, attemptId: string, reason: '
  * order, limit and lock (`FOR UPDATE OF a, i SKIP LOCKED`: the attempt and its invitation, so that
  * a command holding the invitation, a cancel, is passed over rather than waited for).
  */
-const CLAIM_EXPIRED = `SELECT ${ATTEMPT} FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.finished_at IS NULL AND a.deadline_at <= now() AND NOT (a.id = ANY($1::uuid[]))`;
+const CLAIM_EXPIRED = `SELECT ${ATTEMPT} FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.finished_at IS NULL AND a.deadline_at <= $3::timestamptz AND NOT (a.id = ANY($1::uuid[]))`;
 
 /**
  * Completes up to `batch` attempts whose time ran out, all in one transaction of a fixed number of
@@ -301,36 +301,42 @@ const CLAIM_EXPIRED = `SELECT ${ATTEMPT} FROM attempts a JOIN invitations i ON i
  * fail) may be shared by sweeps running side by side, and may start with attempts to leave alone.
  * Returns how many it completed.
  */
-export async function completeExpired(db: Database, batch = 20, onError: (attemptId: string, error: unknown) => void = () => {}, passedOver: string[] = []): Promise<number> {
+export async function completeExpired(
+  db: Database,
+  now: Date,
+  batch = 20,
+  onError: (attemptId: string, error: unknown) => void = () => {},
+  passedOver: string[] = [],
+): Promise<number> {
   let taken: string[] = [];
   try {
     return await db.transaction(async (tx) => {
-      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, batch]);
+      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, batch, now]);
       // A worker sharing `passedOver` may have failed one of these and let go of it after this
       // statement was sent with the list as it was then: it is not taken up again.
       const claimed = rows.filter((row) => !passedOver.includes(row.id));
       taken = claimed.map((row) => row.id);
-      await completeAttemptsIn(tx, claimed, 'time-limit');
+      await completeAttemptsIn(tx, claimed, 'time-limit', now);
       return claimed.length;
     }, 'deadline_sweep_completion');
   } catch (error) {
     // The database being away ends the sweep; a fault in the batch has it done one by one.
     if (taken.length === 0 || isUnavailable(error)) throw error;
     let done = 0;
-    for (const attemptId of taken) if (await completeOneExpired(db, attemptId, onError, passedOver)) done++;
+    for (const attemptId of taken) if (await completeOneExpired(db, now, attemptId, onError, passedOver)) done++;
     return done;
   }
 }
 
 /** Completes one attempt whose time ran out, unless another sweep has it; a fault reports it and passes it over. */
-async function completeOneExpired(db: Database, attemptId: string, onError: (attemptId: string, error: unknown) => void, passedOver: string[]): Promise<boolean> {
+async function completeOneExpired(db: Database, now: Date, attemptId: string, onError: (attemptId: string, error: unknown) => void, passedOver: string[]): Promise<boolean> {
   if (passedOver.includes(attemptId)) return false;
   try {
     return await db.transaction(async (tx) => {
-      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, attemptId]);
+      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, attemptId, now]);
       if (!rows[0]) return false;
       try {
-        await completeAttemptsIn(tx, rows, 'time-limit');
+        await completeAttemptsIn(tx, rows, 'time-limit', now);
       } catch (error) {
         // Passed over before the rollback lets go of it, so that sweeps sharing `passedOver`
         // (the same run's other workers) do not take it up again.
@@ -348,14 +354,14 @@ async function completeOneExpired(db: Database, attemptId: string, onError: (att
 }
 
 /**
- * How long until the next open attempt's deadline (other than those in `skip`), in ms by the
- * database's clock (the one deadlines are set and checked by); undefined when no attempt is open.
+ * How long until the next open attempt's deadline (other than those in `skip`), in ms from `now`
+ * (the app's clock, which deadlines are set and checked by); undefined when no attempt is open.
  * Zero or less: one is due already.
  */
-export async function nextDeadlineInMs(db: Queryable, skip: string[] = []): Promise<number | undefined> {
+export async function nextDeadlineInMs(db: Queryable, now: Date, skip: string[] = []): Promise<number | undefined> {
   const { rows } = await db.query<{ ms: number | null }>(
-    `SELECT (extract(epoch FROM (SELECT min(deadline_at) FROM attempts WHERE finished_at IS NULL AND NOT (id = ANY($1::uuid[]))) - now()) * 1000)::float8 AS ms`,
-    [skip],
+    `SELECT (extract(epoch FROM (SELECT min(deadline_at) FROM attempts WHERE finished_at IS NULL AND NOT (id = ANY($1::uuid[]))) - $2::timestamptz) * 1000)::float8 AS ms`,
+    [skip, now],
   );
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? undefined : ms;

@@ -1,5 +1,7 @@
 // Completes attempts whose time ran out although the candidate never came back: no request from
 // the candidate is needed for the record to turn COMPLETED. Safe on several nodes (SKIP LOCKED).
+// Deadlines are read by the app's clock (as they are set); the run's own budget and the rest of an
+// attempt that failed are wall time, Date.now(), since they pace this process, not the domain.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.js';
 import type { Job } from '../../jobs/runner.js';
@@ -22,7 +24,7 @@ const PARALLEL = 4;
 // run of a busy minute fail on it again and log it again.
 const MIN_WAIT_MS = 200;
 
-export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBaseLogger): Job {
+export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBaseLogger, clock: () => Date): Job {
   let backlog = false;
   /** After a run without a backlog: ms until the next open attempt's deadline. */
   let next: number | undefined;
@@ -45,7 +47,7 @@ export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBase
       const passedOver = [...resting.keys()];
       const worker = async () => {
         for (;;) {
-          const done = await completeExpired(db, BATCH, failed, passedOver);
+          const done = await completeExpired(db, clock(), BATCH, failed, passedOver);
           completed += done;
           if (done < BATCH) return;
           if (Date.now() - started >= RUN_BUDGET_MS) {
@@ -56,7 +58,7 @@ export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBase
       };
       await Promise.all(Array.from({ length: PARALLEL }, worker));
       if (completed > 0) log.info({ completed, backlog }, 'completed attempts whose time ran out');
-      if (!backlog) next = await nextDeadlineInMs(db, [...resting.keys()]);
+      if (!backlog) next = await nextDeadlineInMs(db, clock(), [...resting.keys()]);
       return completed;
     },
     soonerMs: () => {
