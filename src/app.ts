@@ -399,7 +399,12 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));
-  jobs.add(bulkInviteJob(inviteDeps, config.bulkInviteEveryMs ?? BULK_INVITE_EVERY_MS));
+  jobs.add(
+    bulkInviteJob(
+      { ...inviteDeps, onRowError: (error, reference) => app.log.error({ err: error, reference }, 'a bulk invite row failed unexpectedly') },
+      config.bulkInviteEveryMs ?? BULK_INVITE_EVERY_MS,
+    ),
+  );
   jobs.add(scoreRecordJob(db, 500));
   jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, app.log));
   jobs.add(statisticsJob(db, STATISTICS_EVERY_MS));

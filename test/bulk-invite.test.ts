@@ -5,6 +5,7 @@
 // result file; files that cannot be read change nothing; the console's roles and CSRF.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { Queryable } from '../src/db/database.js';
 import { migrate } from '../src/db/migrate.js';
 import { inviteRow } from '../src/modules/bulk-invites/commands.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
@@ -218,6 +219,41 @@ for (const kind of storeKinds()) {
       // Another instance's file is not found from here.
       const other = await ctx.instance('bulk-other');
       assert.equal((await ctx.request({ method: 'GET', url: `/admin/v1/instances/${other}/bulk-invites/${bulkInvite.id}` })).statusCode, 404);
+    });
+
+    it('a row that meets an unexpected error fails alone, with a reference, instead of holding up the rows after it', async () => {
+      const csv = ['email,firstName,lastName', 'fault0@example.com,F,Zero', 'fault1@example.com,F,One'].join('\n');
+      const { bulkInvite } = (await create({ content: b64(csv), assessments: ['sample'], sendInvite: false })).json();
+      assert.equal((await ctx.request({ method: 'POST', url: `/admin/v1/instances/${instance}/bulk-invites/${bulkInvite.id}/start` })).statusCode, 200);
+      const heard: string[] = [];
+      // A store whose candidate insert fails for fault0 alone, as a fault of ours would.
+      const faulty = {
+        ...ctx.db,
+        transaction: <T>(fn: (tx: Queryable) => Promise<T>, name?: string) =>
+          ctx.db.transaction(
+            (tx) =>
+              fn({
+                query: (text: string, params?: unknown[]) =>
+                  /INSERT INTO candidates/.test(text) && JSON.stringify(params ?? []).includes('fault0@') ? Promise.reject(new Error('boom')) : tx.query(text, params),
+              } as Queryable),
+            name,
+          ),
+      } as typeof ctx.db;
+      const deps = {
+        db: faulty,
+        mailer: createFileMailer({ from: 'T <t@localhost>', timeoutMs: 1000, mailDir: ctx.mailDir }),
+        publicUrl: 'http://portal.test',
+        mailFrom: 't@localhost',
+        onRowError: (_error: unknown, reference: string) => heard.push(reference),
+      };
+      const first = await inviteRow(deps, new Date(), { bulkInviteId: bulkInvite.id, line: 2 });
+      assert.deepEqual(first, { kind: 'done', bulkInviteId: bulkInvite.id, line: 2, status: 'failed' });
+      assert.deepEqual(heard, [`bulk-invite:${bulkInvite.id}:2`]);
+      assert.equal((await inviteRow(deps, new Date(), { bulkInviteId: bulkInvite.id, line: 3 })).kind, 'done');
+      const result = (await ctx.request({ method: 'GET', url: `/admin/v1/instances/${instance}/bulk-invites/${bulkInvite.id}/result` })).body;
+      assert.match(result, /"2","fault0@example.com","not invited: refused","","could not be invited: an error on our side \(reference bulk-invite:\d+:2\)/);
+      assert.doesNotMatch(result, /boom/, 'the detail stays in the log');
+      assert.equal(await count(`SELECT count(*)::int AS n FROM candidates WHERE email = 'fault1@example.com'`), 1);
     });
 
     it('a cancel racing the last row ends in one consistent state, never an error', async () => {

@@ -13,7 +13,7 @@
 //   transaction that marks the row invited: the row (file id and line) is the idempotency key, so
 //   a row tried twice, or by two nodes, or again after a restart, invites once.
 // Each is audited in its transaction; the rows' invites are audited as the person who started.
-import type { Database } from '../../db/database.js';
+import { isUnavailable, type Database } from '../../db/database.js';
 import { runCommand, type Actor, type CommandContext, type CommandRequest, type Statements } from '../../domain/command.js';
 import { DomainError, conflict, invalidInput, notFound } from '../../domain/errors.js';
 import { listAssessments } from '../assessments/repository.js';
@@ -281,6 +281,8 @@ export async function eraseCandidateBulkRows(tx: Statements, candidateId: string
 /** What inviting a row needs: the invite's, and where the invitations say they came from. */
 export interface RowDeps extends LinkDeps {
   db: Database;
+  /** Hears an unexpected error that failed a row (for the operator's log). */
+  onRowError?: (error: unknown, reference: string) => void;
 }
 
 export type RowOutcome = { kind: 'none' } | { kind: 'done'; bulkInviteId: string; line: number; status: 'invited' | 'failed' };
@@ -331,9 +333,17 @@ export async function inviteRow(deps: RowDeps, now: Date, which?: { bulkInviteId
             prepared = await inviteCandidate(inner, deps, { instanceId: row.instanceId, request: outcome.request, source });
             await ctx.tx.query('RELEASE SAVEPOINT bulk_row');
           } catch (error) {
-            if (!(error instanceof DomainError)) throw error;
+            // The database away, or a conflict to retry: the whole row waits for the next try.
+            const code = (error as { code?: unknown }).code;
+            if (isUnavailable(error) || code === '40001' || code === '40P01') throw error;
             await ctx.tx.query('ROLLBACK TO SAVEPOINT bulk_row');
-            detail = [error.message, ...(error.fields ?? []).map((f) => `${f.name}: ${f.detail}`)].join('; ');
+            if (error instanceof DomainError) detail = [error.message, ...(error.fields ?? []).map((f) => `${f.name}: ${f.detail}`)].join('; ');
+            else {
+              // Anything else (a fault of ours) fails this row alone rather than holding up every row
+              // after it run after run; its detail stays in the service's log, not in the tenant's file.
+              deps.onRowError?.(error, inner.requestId);
+              detail = `could not be invited: an error on our side (reference ${inner.requestId}); invite this person on their own`;
+            }
           }
         }
         const status = prepared ? 'invited' : 'failed';
