@@ -244,8 +244,10 @@ describeEachStore(
       const c = await candidate(ctx(), t, 'late@x.co', ['beta']);
       await c.call('POST', '/portal/a/beta/start', {}, { form: true });
       await c.call('PUT', '/portal/api/a/beta/answers/q1', { value: 1 });
-      await ctx().db.query(`UPDATE attempts SET deadline_at = now() - interval '1 second' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [
+      // Due by the app's clock, which deadlines are checked by.
+      await ctx().db.query(`UPDATE attempts SET deadline_at = $2 WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [
         c.candidateId,
+        new Date(clock.now().getTime() - 1000),
       ]);
       let record = await score(t, c.candidateId, 'beta');
       for (let i = 0; i < 100 && record.assessmentStatus !== 'COMPLETED'; i++) {
@@ -270,11 +272,13 @@ describeEachStore(
       // it breaks a constraint. Its deadline is the oldest, so the sweep meets it first. (Damaged
       // before its deadline passes: the sweep would otherwise complete it in between.)
       await ctx().db.query(`UPDATE invitations SET assessment_status = 'INVITED', started_at = NULL WHERE candidate_id = $1`, [broken.candidateId]);
-      await ctx().db.query(`UPDATE attempts SET deadline_at = now() - interval '1 minute' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [
+      await ctx().db.query(`UPDATE attempts SET deadline_at = $2 WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [
         broken.candidateId,
+        new Date(clock.now().getTime() - 60_000),
       ]);
-      await ctx().db.query(`UPDATE attempts SET deadline_at = now() - interval '1 second' WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [
+      await ctx().db.query(`UPDATE attempts SET deadline_at = $2 WHERE invitation_id = (SELECT id FROM invitations WHERE candidate_id = $1)`, [
         fine.candidateId,
+        new Date(clock.now().getTime() - 1000),
       ]);
       let record = await score(t, fine.candidateId, 'beta');
       for (let i = 0; i < 100 && record.assessmentStatus !== 'COMPLETED'; i++) {
