@@ -11,13 +11,13 @@ import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { checkReportLink } from '../modules/reports/links.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById } from '../modules/tenants/repository.js';
-import { PORTAL_HEADERS } from '../portal/routes.js';
+import { PAGE_HEADERS } from '../http/page-headers.js';
 import { reportBody, sharedReportMessage, sharedReportPage } from './pages.js';
 import { renderReportPdf } from './report-pdf-pool.js';
 
 // The link's signature is in its query string: no Referer may carry it anywhere, no cache or
 // search engine may keep the report.
-const HEADERS = { ...PORTAL_HEADERS, 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex, nofollow', 'cache-control': 'private, no-store' };
+const HEADERS = { ...PAGE_HEADERS, 'referrer-policy': 'no-referrer', 'x-robots-tag': 'noindex, nofollow', 'cache-control': 'private, no-store' };
 
 const REFUSALS = {
   invalid: [404, 'Report link not valid', 'This link does not open a report. Check that it was copied whole, or ask for a new link.'],

@@ -7,7 +7,7 @@ import PDFDocument from 'pdfkit';
 import { markdownBlocks } from '../html/markdown.js';
 import type { AssessmentReport } from '../modules/attempts/report.js';
 import type { CandidateSummary } from '../modules/candidates/repository.js';
-import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from './pages.js';
+import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from './format.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 const DEJAVU_BOLD = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';

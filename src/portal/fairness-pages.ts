@@ -6,7 +6,8 @@ import { formatNumber, t, type Lang } from '../i18n/i18n.js';
 import type { AssessmentContent, PracticeContent } from '../modules/assessments/content-schema.js';
 import { FEEDBACK_COMMENT_MAX } from '../modules/attempts/feedback.js';
 import { questionCredit, type AnswerValue } from '../modules/attempts/scoring.js';
-import { layout, questionField } from './pages.js';
+import { layout } from './pages.js';
+import { questionField } from '../views/questions.js';
 
 /** A list of answers as the language writes one ("a", "b" and "c"), each in quotes. */
 const quotedList = (lang: Lang, items: string[]) => new Intl.ListFormat(lang, { type: 'conjunction' }).format(items.map((i) => t(lang, 'practice.quoted', { text: i })));

@@ -1,6 +1,7 @@
 // The candidate portal: opening the invite link, the list of assessments, taking
 // one question at a time with answers saved as given, the typing test, proctoring signals, and
 // submission. Pages work as plain forms; portal.js saves as you type and keeps the countdown.
+import { PAGE_HEADERS } from '../http/page-headers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,17 +61,8 @@ import { requestLanguage, sessionLanguage, setLanguageCookie } from './language.
 const NO_NUL = '^[^\\u0000]*$';
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
 
-export const PORTAL_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-  'x-frame-options': 'DENY',
-  'cache-control': 'no-store',
-  'permissions-policy': 'camera=(), microphone=(), geolocation=()',
-  'cross-origin-opener-policy': 'same-origin',
-  // Not no-referrer: with it, browsers send `Origin: null` on form posts, and the CSRF check
-  // compares origins. The token lives in the fragment, which no Referer ever carries.
-  'referrer-policy': 'same-origin',
-};
+// The portal asks for no device: candidates are not recorded.
+const PORTAL_HEADERS: Record<string, string> = { ...PAGE_HEADERS };
 
 type InvitationRef = OpenedInvitation;
 

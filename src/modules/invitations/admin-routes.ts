@@ -50,6 +50,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
   app.post(
     '/instances/:instance/deliveries/:id/resend',
     {
+      config: { auditedByCommand: true },
       schema: {
         operationId: 'resendDelivery',
         tags: ['admin'],
@@ -62,7 +63,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
     },
     async (request) => {
       const instance = await instanceOf(request.params.instance);
-      const id = await resend(deps, instance.id, request.params.id);
+      const id = await resend(deps, instance, request.params.id, commandRequest(request, now(deps)));
       return (await findDelivery(deps.db, id))!;
     },
   );

@@ -324,23 +324,36 @@ export function addressOf(sender: string): string {
  * Sends the invitation of an earlier delivery again, with a fresh link for the same assessments
  * (the old link's token was never stored, only its hash). Returns the id of the new delivery.
  */
-export async function resend(deps: LinkDeps, instanceId: string, deliveryId: string): Promise<string> {
-  const prepared = await deps.db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ candidateId: string; email: string; firstName: string; lastName: string; assessmentIds: string[] }>(
-      `SELECT c.id AS "candidateId", c.email, c.first_name AS "firstName", c.last_name AS "lastName", l.assessment_ids::text[] AS "assessmentIds"
+/**
+ * Sends an invitation e-mail again with a fresh link (links are kept only as hashes): the link is
+ * issued and the resend audited in one transaction, the e-mail sent after it. Answers with the
+ * new delivery's id.
+ */
+export async function resend(deps: LinkDeps, instance: { id: string; name: string }, deliveryId: string, request: CommandRequest): Promise<string> {
+  const instanceId = instance.id;
+  const prepared = await runCommand(
+    deps.db,
+    request,
+    async (ctx) => {
+      const tx = ctx.tx;
+      const { rows } = await tx.query<{ candidateId: string; email: string; firstName: string; lastName: string; assessmentIds: string[] }>(
+        `SELECT c.id AS "candidateId", c.email, c.first_name AS "firstName", c.last_name AS "lastName", l.assessment_ids::text[] AS "assessmentIds"
          FROM deliveries d JOIN invite_links l ON l.id = d.invite_link_id JOIN candidates c ON c.id = d.candidate_id
         WHERE d.id = $1 AND d.instance_id = $2`,
-      [deliveryId, instanceId],
-    );
-    const found = rows[0];
-    if (!found) throw notFound(`No delivery ${deliveryId} in this instance`);
-    const assessments = await tx.query<{ name: string; durationMinutes: number }>(
-      `SELECT name, duration_minutes AS "durationMinutes" FROM assessments WHERE id = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], id)`,
-      [found.assessmentIds],
-    );
-    const issued = await issueLink(tx, deps, instanceId, found.candidateId, found.assessmentIds, now(deps));
-    return { found, assessments: assessments.rows, issued };
-  });
+        [deliveryId, instanceId],
+      );
+      const found = rows[0];
+      if (!found) throw notFound(`No delivery ${deliveryId} in this instance`);
+      const assessments = await tx.query<{ name: string; durationMinutes: number }>(
+        `SELECT name, duration_minutes AS "durationMinutes" FROM assessments WHERE id = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], id)`,
+        [found.assessmentIds],
+      );
+      const issued = await issueLink(tx, deps, instanceId, found.candidateId, found.assessmentIds, ctx.now);
+      await audit(ctx, 'delivery.resend', `${instance.name}/${deliveryId}`);
+      return { found, assessments: assessments.rows, issued };
+    },
+    'delivery_resend',
+  );
   await deliver(deps, {
     instanceId,
     instance: prepared.issued.instance,

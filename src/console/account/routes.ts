@@ -3,17 +3,17 @@
 // password, setting it up, turning it off), and the gate that keeps a session on the step it
 // must take first. They translate forms to the users module's commands and back.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
-import { runCommand } from '../domain/command.js';
-import { DomainError, forbidden } from '../domain/errors.js';
-import type { SafeHtml } from '../html/html.js';
-import { commandRequest } from '../http/command.js';
-import { changeOwnPassword } from '../modules/users/accounts.js';
-import type { SessionTimes, SignedIn } from '../modules/users/repository.js';
-import { confirmEnrolment, disableTwoFactor, giveSecondFactor, startEnrolment } from '../modules/users/two-factor.js';
-import type { Instance } from '../modules/tenants/repository.js';
-import { trustedHtml } from '../html/html.js';
-import { accountBody, codeForm, enrolBody, passwordForm, recoveryCodesBody, stepPage, type FieldError } from './account-pages.js';
+import type { Database } from '../../db/database.js';
+import { runCommand } from '../../domain/command.js';
+import { DomainError, forbidden } from '../../domain/errors.js';
+import type { SafeHtml } from '../../html/html.js';
+import { commandRequest } from '../../http/command.js';
+import { changeOwnPassword } from '../../modules/users/accounts.js';
+import type { SessionTimes, SignedIn } from '../../modules/users/repository.js';
+import { confirmEnrolment, disableTwoFactor, giveSecondFactor, startEnrolment } from '../../modules/users/two-factor.js';
+import type { Instance } from '../../modules/tenants/repository.js';
+import { trustedHtml } from '../../html/html.js';
+import { accountBody, codeForm, enrolBody, passwordForm, recoveryCodesBody, stepPage, type FieldError } from './views.js';
 
 export interface AccountHelpers {
   db: Database;

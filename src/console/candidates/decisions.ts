@@ -2,15 +2,15 @@
 // a note, and tags, on the candidate's page; and the list's export with them (CSV). Owners and
 // managers decide; reviewers see. The writes are the decisions module's commands.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { runCommand } from '../domain/command.js';
-import { DomainError } from '../domain/errors.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { commandRequest } from '../http/command.js';
-import type { Database } from '../db/database.js';
-import type { CandidateListItem } from '../modules/candidates/repository.js';
-import { decideCandidate, NOTE_MAX, tagCandidate, TAGS_MAX } from '../modules/decisions/commands.js';
-import { DECISIONS, type CandidateMarks } from '../modules/decisions/repository.js';
-import type { Instance } from '../modules/tenants/repository.js';
+import { runCommand } from '../../domain/command.js';
+import { DomainError } from '../../domain/errors.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { commandRequest } from '../../http/command.js';
+import type { Database } from '../../db/database.js';
+import type { CandidateListItem } from '../../modules/candidates/repository.js';
+import { decideCandidate, NOTE_MAX, tagCandidate, TAGS_MAX } from '../../modules/decisions/commands.js';
+import { DECISIONS, type CandidateMarks } from '../../modules/decisions/repository.js';
+import type { Instance } from '../../modules/tenants/repository.js';
 
 export const DECISION_TEXT: Record<string, string> = { advance: 'Advance', hold: 'Hold', reject: 'Reject' };
 

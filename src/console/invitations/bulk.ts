@@ -5,18 +5,19 @@
 // progress, refreshing itself while the job runs (console.js; a reload does the same), and offers
 // the result file when it is done. The page may be closed at any time.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
-import { runCommand } from '../domain/command.js';
-import { DomainError, invalidInput } from '../domain/errors.js';
-import { problemFor } from '../http/errors.js';
-import { commandRequest } from '../http/command.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { listAssessments } from '../modules/assessments/repository.js';
-import { cancelBulkInvite, importBulkInvite, prepareBulkInvite, startBulkInvite, type Mapping } from '../modules/bulk-invites/commands.js';
-import { FIELDS, FIELD_LABELS, MAX_FILE_BYTES, MAX_ROWS, readCsv } from '../modules/bulk-invites/csv.js';
-import { getBulkInvite, listBulkInvites, listRows, resultCsv, type BulkInviteView, type BulkRowView } from '../modules/bulk-invites/repository.js';
-import type { Instance } from '../modules/tenants/repository.js';
-import { when, type Frame } from './pages.js';
+import type { Database } from '../../db/database.js';
+import { runCommand } from '../../domain/command.js';
+import { DomainError, invalidInput } from '../../domain/errors.js';
+import { problemFor } from '../../http/errors.js';
+import { commandRequest } from '../../http/command.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { listAssessments } from '../../modules/assessments/repository.js';
+import { cancelBulkInvite, importBulkInvite, prepareBulkInvite, startBulkInvite, type Mapping } from '../../modules/bulk-invites/commands.js';
+import { FIELDS, FIELD_LABELS, MAX_FILE_BYTES, MAX_ROWS, readCsv } from '../../modules/bulk-invites/csv.js';
+import { getBulkInvite, listBulkInvites, listRows, resultCsv, type BulkInviteView, type BulkRowView } from '../../modules/bulk-invites/repository.js';
+import type { Instance } from '../../modules/tenants/repository.js';
+import { when } from '../format.js';
+import type { Frame } from '../pages.js';
 
 export interface BulkInvitePageDeps {
   db: Database;

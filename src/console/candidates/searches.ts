@@ -2,12 +2,12 @@
 // open the list with those filters; a form to save the filters shown under a name, and to delete
 // one. The writes are the users module's commands.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { runCommand } from '../domain/command.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { commandRequest } from '../http/command.js';
-import type { Database } from '../db/database.js';
-import { deleteSearch, SEARCH_FILTERS, saveSearch, type SavedSearch } from '../modules/users/saved-searches.js';
-import type { Instance } from '../modules/tenants/repository.js';
+import { runCommand } from '../../domain/command.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { commandRequest } from '../../http/command.js';
+import type { Database } from '../../db/database.js';
+import { deleteSearch, SEARCH_FILTERS, saveSearch, type SavedSearch } from '../../modules/users/saved-searches.js';
+import type { Instance } from '../../modules/tenants/repository.js';
 
 /** The saved searches as links, each with its delete button, and the form that saves the filters shown. */
 export function savedSearchesPanel(input: { instance: string; csrf: string; saved: SavedSearch[]; filters: Record<string, string | undefined> }): SafeHtml {

@@ -2,17 +2,17 @@
 // total, result, each category, typing, time taken, red flag and the recruiters' decision, in one
 // table and in charts on the same 0-100 scale, so that bars of different candidates compare.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Queryable } from '../db/database.js';
-import { invalidInput } from '../domain/errors.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { listAssessments } from '../modules/assessments/repository.js';
-import { assessmentReports, type AssessmentReport } from '../modules/attempts/report.js';
-import { findCandidate, type CandidateSummary } from '../modules/candidates/repository.js';
-import { marksOfMany, type CandidateMarks } from '../modules/decisions/repository.js';
-import type { Instance } from '../modules/tenants/repository.js';
-import { barChart } from './charts.js';
+import type { Queryable } from '../../db/database.js';
+import { invalidInput } from '../../domain/errors.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { listAssessments } from '../../modules/assessments/repository.js';
+import { assessmentReports, type AssessmentReport } from '../../modules/attempts/report.js';
+import { findCandidate, type CandidateSummary } from '../../modules/candidates/repository.js';
+import { marksOfMany, type CandidateMarks } from '../../modules/decisions/repository.js';
+import type { Instance } from '../../modules/tenants/repository.js';
+import { barChart } from '../charts.js';
 import { DECISION_TEXT } from './decisions.js';
-import { duration, SCORE_TEXT, statusText } from './pages.js';
+import { duration, SCORE_TEXT, statusText } from '../format.js';
 
 export const COMPARE_MAX = 10;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

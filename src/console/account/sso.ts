@@ -3,26 +3,16 @@
 // provider's return (/console/sso-callback), and the owners' settings page of an instance's single
 // sign-on. They translate to the users module's functions (src/modules/users/sso.ts) and back.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
-import { runCommand } from '../domain/command.js';
-import { DomainError, forbidden } from '../domain/errors.js';
-import { commandRequest } from '../http/command.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { INSTANCE_NAME_PATTERN, type Instance } from '../modules/tenants/repository.js';
-import type { SessionTimes } from '../modules/users/repository.js';
-import {
-  SSO_ROLES,
-  SsoRefused,
-  completeSsoSignIn,
-  configureSso,
-  redirectUri,
-  removeSso,
-  ssoSettings,
-  startSsoSignIn,
-  type SsoOptions,
-  type SsoView,
-} from '../modules/users/sso.js';
-import { bareMessagePage, head, type Frame } from './pages.js';
+import type { Database } from '../../db/database.js';
+import { runCommand } from '../../domain/command.js';
+import { DomainError, forbidden } from '../../domain/errors.js';
+import { commandRequest } from '../../http/command.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { INSTANCE_NAME_PATTERN, type Instance } from '../../modules/tenants/repository.js';
+import type { SessionTimes } from '../../modules/users/repository.js';
+import { SSO_ROLES, configureSso, redirectUri, removeSso, ssoSettings, type SsoOptions, type SsoView } from '../../modules/users/sso.js';
+import { SsoRefused, completeSsoSignIn, startSsoSignIn } from '../../modules/users/sso-sign-in.js';
+import { bareMessagePage, head, type Frame } from '../pages.js';
 
 export interface SsoPageDeps {
   db: Database;

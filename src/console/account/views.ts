@@ -1,10 +1,10 @@
 // The pages of a console user's own account: the account page (password, second factor), the
 // forced steps after signing in (change a handed-out password, give the code, enrol when the
 // instance requires it), all through the escaping template layer.
-import { html, type SafeHtml } from '../html/html.js';
-import { MIN_PASSWORD_LENGTH } from '../modules/users/password.js';
-import type { User } from '../modules/users/repository.js';
-import { head } from './pages.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { MIN_PASSWORD_LENGTH } from '../../modules/users/password.js';
+import type { User } from '../../modules/users/repository.js';
+import { head } from '../pages.js';
 
 export interface FieldError {
   name: string;
@@ -112,4 +112,53 @@ ${options.next && html`<input type="hidden" name="next" value="${options.next}">
 <input type="text" id="code" name="code" autocomplete="one-time-code" required maxlength="20">
 <button type="submit" class="primary">Sign in</button>
 </form>`;
+}
+
+/** The sign-in page: e-mail and password, and single sign-on by the instance's name. */
+export function signInPage(options: {
+  csrf: string;
+  email?: string;
+  error?: string;
+  next?: string;
+  status?: string;
+  /** The instance named by ?instance=, with its single sign-on when it has one. */
+  sso?: { instance: string; displayName?: string };
+}): SafeHtml {
+  const sso = options.sso;
+  const ssoStart = (instance: string) => `/console/sso/${instance}${options.next ? `?next=${encodeURIComponent(options.next)}` : ''}`;
+  return html`<!doctype html>
+<html lang="en">
+${head('Sign in')}
+<body class="sign-in-body">
+<main id="main" class="sign-in">
+<h1>Sign in to the console</h1>
+${options.status && html`<p class="info" role="status">${options.status}</p>`}
+${options.error && html`<p class="error" role="alert" id="sign-in-error">${options.error}</p>`}
+<form method="post" action="/console/sign-in">
+<input type="hidden" name="_csrf" value="${options.csrf}">
+${options.next && html`<input type="hidden" name="next" value="${options.next}">`}
+<label for="email">E-mail</label>
+<input type="email" id="email" name="email" autocomplete="username" required value="${options.email ?? ''}"${options.error && html` aria-describedby="sign-in-error"`}>
+<label for="password">Password</label>
+<input type="password" id="password" name="password" autocomplete="current-password" required>
+<button type="submit" class="primary">Sign in</button>
+</form>
+<p class="hint">Accounts are made by an owner (<code>assessment-connect user create</code>). Forgot your password? Ask an owner to reset it.</p>
+<section class="sso" aria-labelledby="sso-heading">
+<h2 id="sso-heading">Single sign-on</h2>
+${
+  sso?.displayName
+    ? html`<p><a class="button primary" href="${ssoStart(sso.instance)}">Sign in with ${sso.displayName}</a></p>`
+    : html`${sso && html`<p class="error" role="alert">Instance ${sso.instance} has no single sign-on.</p>`}
+<form method="get" action="/console/sso">
+${options.next && html`<input type="hidden" name="next" value="${options.next}">`}
+<label for="sso-instance">Your instance's name</label>
+<input type="text" id="sso-instance" name="instance" autocomplete="organization" pattern="[a-z][a-z0-9\\-]{0,62}" required value="${sso?.instance ?? ''}">
+<button type="submit">Continue with single sign-on</button>
+</form>`
+}
+</section>
+</main>
+</body>
+</html>`;
 }

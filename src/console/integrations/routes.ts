@@ -3,18 +3,19 @@
 // credential of the company at Ashby), whether the service e-mails the candidates an ATS sends,
 // the newest callbacks to each ATS with a retry, and sending a test to oneself as an ATS would.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Database } from '../db/database.js';
-import { runCommand } from '../domain/command.js';
-import { forbidden, invalidInput } from '../domain/errors.js';
-import { commandRequest } from '../http/command.js';
-import { html, type SafeHtml } from '../html/html.js';
-import { listAssessments } from '../modules/assessments/repository.js';
-import { configurePartner, retryPartnerCallback, startFromPartner } from '../modules/integrations/commands.js';
-import { PARTNERS, listCallbacks, partnerSettings, type CallbackView, type Partner } from '../modules/integrations/repository.js';
-import type { InviteDeps } from '../modules/invitations/service.js';
-import { createKey } from '../modules/keys/commands.js';
-import type { Instance } from '../modules/tenants/repository.js';
-import { when, type Frame } from './pages.js';
+import type { Database } from '../../db/database.js';
+import { runCommand } from '../../domain/command.js';
+import { forbidden, invalidInput } from '../../domain/errors.js';
+import { commandRequest } from '../../http/command.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import { listAssessments } from '../../modules/assessments/repository.js';
+import { configurePartner, retryPartnerCallback, startFromPartner } from '../../modules/integrations/commands.js';
+import { PARTNERS, listCallbacks, partnerSettings, type CallbackView, type Partner } from '../../modules/integrations/repository.js';
+import type { InviteDeps } from '../../modules/invitations/service.js';
+import { createKey } from '../../modules/keys/commands.js';
+import type { Instance } from '../../modules/tenants/repository.js';
+import { when } from '../format.js';
+import type { Frame } from '../pages.js';
 
 export interface IntegrationPageDeps {
   db: Database;

@@ -1,0 +1,192 @@
+// The candidates: the list with its filters (and as CSV), one candidate's report with the
+// recruiters' marks, a retake, and the pieces beside them (saved searches, compare, decisions).
+import type { FastifyInstance } from 'fastify';
+import { invalidInput, notFound } from '../../domain/errors.js';
+import { assessmentReports } from '../../modules/attempts/report.js';
+import { listAssessments } from '../../modules/assessments/repository.js';
+import { findCandidate, searchCandidates, type CandidateListItem } from '../../modules/candidates/repository.js';
+import { marksOf, marksOfMany, tagsInUse } from '../../modules/decisions/repository.js';
+import { retakeInvitation, sendFreshLink } from '../../modules/invitations/lifecycle.js';
+import { brandOf } from '../../modules/tenants/branding.js';
+import type { Instance } from '../../modules/tenants/repository.js';
+import { savedSearches } from '../../modules/users/saved-searches.js';
+import type { SafeHtml } from '../../html/html.js';
+import type { ConsoleContext } from '../context.js';
+import { reportBody } from '../pages.js';
+import { registerCompareRoutes } from './compare.js';
+import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
+import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
+import { candidatesBody } from './views.js';
+
+const PAGE_SIZE = 50;
+/** The CSV export of the candidates list reads in pages of this many, up to CSV_MAX_CANDIDATES. */
+const CSV_PAGE = 500;
+const CSV_MAX_CANDIDATES = 10_000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContext): void {
+  const { db } = c;
+
+  /** The list's filters from its query, checked: a search of the candidates module. */
+  async function candidateSearch(q: Record<string, string | undefined>, instance: Instance, limit: number) {
+    const assessments = await listAssessments(db, [instance.id]);
+    const assessment = q.assessment ? assessments.find((a) => a.id === q.assessment) : undefined;
+    if (q.assessment && !assessment) throw invalidInput([{ name: 'assessment', in: 'query', detail: 'is not an assessment of this instance' }]);
+    const oneOf = <T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined => {
+      if (value === undefined || value === '') return undefined;
+      if (!allowed.includes(value as T)) throw invalidInput([{ name, in: 'query', detail: `must be one of ${allowed.join(', ')}` }]);
+      return value as T;
+    };
+    const flag = oneOf('flag', q.flag, ['yes', 'no'] as const);
+    const days = oneOf('days', q.days, ['7', '30', '90'] as const);
+    if (q.after !== undefined && !UUID.test(q.after)) throw invalidInput([{ name: 'after', in: 'query', detail: 'is not a candidate id' }]);
+    if (q.q !== undefined && q.q.length > 100) throw invalidInput([{ name: 'q', in: 'query', detail: 'is longer than 100 characters' }]);
+    if (q.tag !== undefined && q.tag.length > 32) throw invalidInput([{ name: 'tag', in: 'query', detail: 'is longer than 32 characters' }]);
+    const search = {
+      instanceId: instance.id,
+      query: q.q,
+      assessmentId: assessment?.id,
+      assessmentStatus: oneOf('status', q.status, ['INVITED', 'IN_PROGRESS', 'COMPLETED'] as const),
+      scoreStatus: oneOf('score', q.score, ['PENDING', 'LOW_PASS', 'PASS', 'FAIL'] as const),
+      redFlag: flag === undefined ? undefined : flag === 'yes',
+      invitedSince: days ? new Date(c.now().getTime() - Number(days) * 86_400_000) : undefined,
+      decision: oneOf('decision', q.decision, ['advance', 'hold', 'reject', 'none'] as const),
+      tag: q.tag?.trim().toLowerCase() || undefined,
+      after: q.after,
+      limit,
+    };
+    return { assessments, search };
+  }
+
+  scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
+    const q = request.query;
+    const instance = c.instanceOf(request, q.instance, 'read');
+    const { assessments, search } = await candidateSearch(q, instance, PAGE_SIZE + 1);
+    const items = await searchCandidates(db, search);
+    const more = items.length > PAGE_SIZE;
+    const shown = items.slice(0, PAGE_SIZE);
+    let nextHref: string | undefined;
+    const params = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && e[0] !== 'after'));
+    params.set('instance', instance.name);
+    const csvHref = `/console/candidates.csv?${params}`;
+    if (more) {
+      params.set('after', shown.at(-1)!.id);
+      nextHref = `/console/candidates?${params}`;
+    }
+    const filters = { q: q.q, assessment: q.assessment, status: q.status, score: q.score, flag: q.flag, days: q.days, decision: q.decision, tag: q.tag };
+    const marks = await marksOfMany(
+      db,
+      shown.map((candidate) => candidate.id),
+    );
+    const tags = (await tagsInUse(db, instance.id)).map((t) => t.tag);
+    const user = request.consoleUser!;
+    const saved = savedSearchesPanel({ instance: instance.name, csrf: user.csrfToken, saved: await savedSearches(db, user.user.id, instance.id), filters });
+    const choices = assessments.map((a) => ({ id: a.id, name: a.name }));
+    const body = candidatesBody(instance.name, filters, choices, shown, nextHref, { marks, tags, csvHref, saved });
+    return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${instance.name}`, body);
+  });
+
+  // The list as CSV, with its filters: every match (up to CSV_MAX_CANDIDATES), one row per candidate and assessment.
+  scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates.csv', async (request, reply) => {
+    const q = request.query;
+    const instance = c.instanceOf(request, q.instance, 'read');
+    const { search } = await candidateSearch({ ...q, after: undefined }, instance, CSV_PAGE);
+    const items: CandidateListItem[] = [];
+    for (let after: string | undefined; items.length < CSV_MAX_CANDIDATES;) {
+      const batch = await searchCandidates(db, { ...search, after });
+      items.push(...batch);
+      if (batch.length < CSV_PAGE) break;
+      after = batch.at(-1)!.id;
+    }
+    const marks = await marksOfMany(
+      db,
+      items.map((candidate) => candidate.id),
+    );
+    return reply
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="candidates-${instance.name}.csv"`)
+      .send(candidatesCsv(items.slice(0, CSV_MAX_CANDIDATES), marks));
+  });
+
+  /** A candidate's report page, with the recruiters' marks panel given. */
+  async function reportPage(
+    instance: Instance,
+    candidateId: string,
+    options: { canReview: boolean; canRetake: boolean; notice?: string; csrf: string; marks: (erased: boolean) => Promise<SafeHtml> },
+  ) {
+    const candidate = await findCandidate(db, [instance.id], candidateId);
+    if (!candidate) throw notFound('No such candidate in this instance');
+    const reports = await assessmentReports(db, [instance.id], candidate.id);
+    const body = reportBody(candidate, reports, {
+      csrf: options.csrf,
+      instance: instance.name,
+      company: brandOf(instance).company,
+      canReview: options.canReview,
+      canRetake: options.canRetake,
+      notice: options.notice,
+      marks: await options.marks(candidate.email === null),
+    });
+    return { title: `${candidate.firstName} ${candidate.lastName}`, body };
+  }
+
+  scope.get<{ Params: { id: string }; Querystring: { instance?: string; retake?: string; marked?: string } }>('/console/candidates/:id', async (request, reply) => {
+    const instance = c.instanceOf(request, request.query.instance, 'read');
+    const retake = request.query.retake;
+    const notice =
+      retake === 'SENT' || retake === 'FAILED' || retake === 'none'
+        ? `The candidate may take it again; the earlier attempt stays in the history. ${retake === 'SENT' ? 'The e-mail with a fresh link was sent.' : retake === 'FAILED' ? "The e-mail could not be sent: see Invitations for the relay's answer, and resend it there." : ''}`
+        : undefined;
+    const csrf = request.consoleUser!.csrfToken;
+    const canManage = c.may(request, instance, 'manage');
+    const { title, body } = await reportPage(instance, request.params.id, {
+      csrf,
+      canReview: c.may(request, instance, 'review'),
+      canRetake: canManage,
+      notice,
+      marks: async (erased) =>
+        marksPanel({
+          instance: instance.name,
+          candidateId: request.params.id,
+          marks: await marksOf(db, request.params.id),
+          csrf,
+          canDecide: canManage && !erased,
+          saved: request.query.marked === '1',
+        }),
+    });
+    return c.render(request, reply, { section: 'candidates', instance }, title, body);
+  });
+
+  registerSearchRoutes(scope, { db, now: c.now, instanceOf: c.instanceOf });
+
+  registerCompareRoutes(scope, {
+    db,
+    instanceOf: c.instanceOf,
+    render: (request, reply, instance, title, body) => c.render(request, reply, { section: 'candidates', instance }, title, body),
+  });
+
+  registerDecisionRoutes(scope, {
+    db,
+    now: c.now,
+    instanceOf: c.instanceOf,
+    again: async (request, reply, instance, candidateId, errors) => {
+      const csrf = request.consoleUser!.csrfToken;
+      const { title, body } = await reportPage(instance, candidateId, {
+        csrf,
+        canReview: true,
+        canRetake: true,
+        marks: async () => marksPanel({ instance: instance.name, candidateId, marks: await marksOf(db, candidateId), csrf, canDecide: true, errors }),
+      });
+      return c.render(request, reply, { section: 'candidates', instance }, title, body, 400);
+    },
+  });
+
+  scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/candidates/:id/retake', async (request, reply) => {
+    const body = request.body ?? {};
+    const instance = c.instanceOf(request, body.instance, 'manage');
+    const assessmentId = body.assessmentId ?? '';
+    const ref = { instanceIds: [instance.id], candidateId: request.params.id, assessmentId };
+    const fresh = await c.command(request, 'invitation_retake', (ctx) => retakeInvitation(ctx, c.deps.invite, ref));
+    const status = await sendFreshLink(c.deps.invite, fresh);
+    return reply.redirect(`/console/candidates/${request.params.id}?instance=${encodeURIComponent(instance.name)}&retake=${status}#a-${assessmentId}`, 303);
+  });
+}

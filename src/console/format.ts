@@ -1,0 +1,27 @@
+import { html } from '../html/html.js';
+import { MIN_COHORT, type AssessmentReport } from '../modules/attempts/report.js';
+
+const STATUS_TEXT: Record<string, string> = { INVITED: 'not started', IN_PROGRESS: 'in progress', COMPLETED: 'completed' };
+export const statusText = (s: string) => STATUS_TEXT[s] ?? s;
+export const SCORE_TEXT: Record<string, string> = { PASS: 'Pass', LOW_PASS: 'Low pass', FAIL: 'Fail', PENDING: 'Awaiting a score' };
+export const scoreBadge = (s: string) => html`<span class="badge badge-${s.toLowerCase()}">${SCORE_TEXT[s] ?? s}</span>`;
+
+export const when = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString().replace('T', ' ').slice(0, 19) + ' UTC' : '-');
+
+export function duration(report: AssessmentReport): string {
+  const a = report.attempt;
+  if (!a?.finishedAt) return '-';
+  const seconds = Math.round((new Date(a.finishedAt).getTime() - new Date(a.startedAt).getTime()) / 1000);
+  return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** Who reviewed, as stored (`user:<e-mail>` or the operator's token), in words. */
+export const reviewerName = (stored: string) => (stored.startsWith('user:') ? stored.slice(5) : stored === 'admin-token' ? 'the operator' : stored);
+
+/** A percentile with its group, or why there is none yet (the group is too small to compare with). */
+export function percentileText(r: Pick<AssessmentReport, 'percentile' | 'cohort' | 'record'>): string {
+  if (r.percentile !== null) return `${r.percentile} (among ${r.cohort} who completed this version)`;
+  if (r.record.assessmentStatus !== 'COMPLETED' || r.record.scoreStatus === 'PENDING') return '-';
+  const more = MIN_COHORT - r.cohort;
+  return more > 0 ? `not yet: ${r.cohort} completed this version, ${more} more needed (a percentile needs ${MIN_COHORT})` : '-';
+}

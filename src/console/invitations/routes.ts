@@ -1,0 +1,76 @@
+// Invitations of an instance: one candidate invited from a form (the rules of POST /v1/invite:
+// its schema, then the invitations module's checks), the e-mails sent with the relay's answers,
+// and an e-mail sent again. Inviting from a CSV file is bulk.ts.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { notFound } from '../../domain/errors.js';
+import { fieldErrors, problemFor } from '../../http/errors.js';
+import { commandRequest } from '../../http/command.js';
+import { validatorCompiler } from '../../http/validation.js';
+import { listAssessments } from '../../modules/assessments/repository.js';
+import { listDeliveries } from '../../modules/invitations/deliveries.js';
+import { InviteBody, normaliseAssessments } from '../../modules/invitations/routes.js';
+import { invite, resend } from '../../modules/invitations/service.js';
+import type { Instance } from '../../modules/tenants/repository.js';
+import type { ConsoleContext } from '../context.js';
+import { consolePage } from '../pages.js';
+import { bulkInviteRoutes } from './bulk.js';
+import { invitationsBody, type InvitationsState } from './views.js';
+
+export function registerInvitationRoutes(scope: FastifyInstance, c: ConsoleContext): void {
+  const { db } = c;
+
+  async function invitationsPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, state?: InvitationsState, status = 200) {
+    const assessments = (await listAssessments(db, [instance.id])).map((a) => ({ id: a.id, name: a.name }));
+    const deliveries = await listDeliveries(db, instance.id, { limit: 50 });
+    const body = invitationsBody(instance.name, assessments, deliveries, { csrf: request.consoleUser!.csrfToken, canManage: c.may(request, instance, 'manage'), state });
+    return c.render(request, reply, { section: 'invitations', instance }, `Invitations of ${instance.name}`, body, status);
+  }
+
+  scope.get<{ Querystring: { instance?: string } }>('/console/invitations', async (request, reply) =>
+    invitationsPage(request, reply, c.instanceOf(request, request.query.instance, 'read')),
+  );
+
+  const checkInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/console/invitations' }) as ((data: unknown) => boolean) & {
+    errors?: unknown[];
+  };
+
+  scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/invitations', async (request, reply) => {
+    const body = request.body ?? {};
+    const instance = c.instanceOf(request, body.instance, 'manage');
+    const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
+    const chosen = body.assessments === undefined ? [] : ([] as string[]).concat(body.assessments);
+    const values = { email: text('email').trim(), firstName: text('firstName'), lastName: text('lastName'), assessments: chosen };
+    // The same rules as POST /v1/invite: the same schema, then the same checks of the service.
+    const candidate = { email: values.email, firstName: values.firstName, lastName: values.lastName, assessments: chosen.length === 0 ? [] : chosen };
+    if (!checkInvite(candidate)) {
+      const errors = fieldErrors('body', (checkInvite.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail }));
+      return invitationsPage(request, reply, instance, { values, errors }, 400);
+    }
+    try {
+      const input = {
+        email: candidate.email,
+        firstName: candidate.firstName.trim(),
+        lastName: candidate.lastName.trim(),
+        assessments: normaliseAssessments(candidate.assessments),
+      };
+      const result = await invite(c.deps.invite, instance.id, input, text('sendInvite') === 'true', commandRequest(request, c.now()), 'console');
+      return invitationsPage(request, reply, instance, { result: { ...result, email: input.email } });
+    } catch (error) {
+      const problem = problemFor(error, request);
+      if (problem.status !== 400) throw error;
+      return invitationsPage(request, reply, instance, { values, errors: (problem.errors ?? []).map((e) => ({ name: e.name, detail: e.detail })) }, 400);
+    }
+  });
+
+  scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/invitations/:id/resend', async (request, reply) => {
+    const instance = c.instanceOf(request, request.body?.instance, 'manage');
+    if (!/^[1-9]\d{0,17}$/.test(request.params.id)) throw notFound('No such e-mail in this instance');
+    const id = await resend(c.deps.invite, instance, request.params.id, commandRequest(request, c.now()));
+    const sent = (await listDeliveries(db, instance.id, { limit: 50 })).find((d) => d.id === String(id));
+    return invitationsPage(request, reply, instance, {
+      resent: sent ? `Sent again to ${sent.recipient}: ${sent.status === 'SENT' ? 'sent' : 'failed'} (${sent.response}).` : 'Sent again.',
+    });
+  });
+
+  bulkInviteRoutes(scope, { db, now: c.now, page: c.page, consolePage, frameOf: c.frameOf, instanceOf: c.instanceOf });
+}

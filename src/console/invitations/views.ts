@@ -1,0 +1,61 @@
+import { when } from '../format.js';
+import { html, type SafeHtml } from '../../html/html.js';
+
+export interface InvitationsState {
+  values?: { email?: string; firstName?: string; lastName?: string; assessments?: string[] };
+  errors?: { name: string; detail: string }[];
+  result?: { link: string; candidateId: string; invitationStatus?: string; email: string };
+  resent?: string;
+}
+
+export function invitationsBody(
+  instance: string,
+  assessments: { id: string; name: string }[],
+  deliveries: { id: string; candidateId: string; recipient: string; status: string; response: string; attemptedAt: Date }[],
+  options: { csrf: string; canManage: boolean; state?: InvitationsState },
+): SafeHtml {
+  const state = options.state ?? {};
+  const v = state.values ?? {};
+  const form =
+    options.canManage &&
+    html`<section class="panel" aria-labelledby="invite-heading">
+<h2 id="invite-heading">Invite a candidate</h2>
+<p><a href="/console/invite/bulk?instance=${encodeURIComponent(instance)}" id="bulk-invite-link">Invite many from a CSV file</a></p>
+${
+  state.result &&
+  html`<div class="info" role="status"><p>Invited ${state.result.email}${state.result.invitationStatus ? ` (e-mail ${state.result.invitationStatus})` : ''}. <a href="/console/candidates/${state.result.candidateId}?instance=${instance}">Open their report</a>.</p>
+<p>Their link, if you send it yourself: <code class="secret">${state.result.link}</code></p></div>`
+}
+${state.errors && html`<div role="alert" id="invite-errors"><p class="error">Nothing was sent:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+<form method="post" action="/console/invitations" class="invite-form">
+<input type="hidden" name="_csrf" value="${options.csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<div class="field"><label for="inv-email">E-mail</label><input type="email" id="inv-email" name="email" required maxlength="254" value="${v.email ?? ''}" autocomplete="off"></div>
+<div class="field"><label for="inv-first">First name</label><input type="text" id="inv-first" name="firstName" required maxlength="100" value="${v.firstName ?? ''}" autocomplete="off"></div>
+<div class="field"><label for="inv-last">Last name</label><input type="text" id="inv-last" name="lastName" required maxlength="100" value="${v.lastName ?? ''}" autocomplete="off"></div>
+<fieldset><legend>Assessments</legend>
+${assessments.map(
+  (a) =>
+    html`<div class="option"><input type="checkbox" id="inv-a-${a.id}" name="assessments" value="${a.id}"${(v.assessments ?? []).includes(a.id) && html` checked`}><label for="inv-a-${a.id}">${a.name}</label></div>`,
+)}
+</fieldset>
+<div class="option"><input type="checkbox" id="inv-send" name="sendInvite" value="true" checked><label for="inv-send">E-mail the invitation to the candidate</label></div>
+<button type="submit" class="primary">Invite</button>
+</form>
+</section>`;
+  return html`<h1>Invitations of ${instance}</h1>
+${form}
+<h2>Recent invitation e-mails</h2>
+${state.resent && html`<p class="info" role="status">${state.resent}</p>`}
+${
+  deliveries.length === 0
+    ? html`<p>No e-mail has been sent yet.</p>`
+    : html`<table class="data"><caption class="visually-hidden">Invitation e-mails, newest first</caption>
+<thead><tr><th scope="col">When</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">The relay said</th>${options.canManage && html`<th scope="col">Action</th>`}</tr></thead>
+<tbody>${deliveries.map(
+        (d) => html`<tr><td>${when(d.attemptedAt)}</td><td><a href="/console/candidates/${d.candidateId}?instance=${instance}">${d.recipient}</a></td>
+<td>${d.status === 'SENT' ? 'sent' : html`<span class="flag">failed</span>`}</td><td>${d.response}</td>
+${options.canManage && html`<td><form method="post" action="/console/invitations/${d.id}/resend" class="inline"><input type="hidden" name="_csrf" value="${options.csrf}"><input type="hidden" name="instance" value="${instance}"><button type="submit">Resend<span class="visually-hidden"> to ${d.recipient}</span></button></form></td>`}</tr>`,
+      )}</tbody></table>`
+}`;
+}

@@ -1,0 +1,46 @@
+import { when } from '../format.js';
+import { html, type SafeHtml } from '../../html/html.js';
+import type { KeySummary } from '../../modules/keys/repository.js';
+
+export function keysBody(instance: string, keys: KeySummary[], csrf: string, created?: { id: string; key: string }): SafeHtml {
+  return html`<h1>API keys of ${instance}</h1>
+${
+  created &&
+  html`<div class="panel created-key" role="status"><p><strong>New key ${created.id}.</strong> It is shown this once: copy it now into the client's secret store.</p>
+<p><code class="secret" id="new-key">${created.key}</code></p></div>`
+}
+<form method="post" action="/console/keys" class="filters">
+<input type="hidden" name="_csrf" value="${csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<div class="field grow"><label for="key-label">Label</label><input type="text" id="key-label" name="label" maxlength="200" placeholder="e.g. Greenhouse production"></div>
+<div class="field"><label for="key-rate">Requests per minute (optional)</label><input type="number" id="key-rate" name="rateLimit" min="1" max="1000000" step="1"></div>
+<button type="submit" class="primary">Create a key</button>
+</form>
+${
+  keys.length === 0
+    ? html`<p>No keys yet.</p>`
+    : html`<table class="data"><caption class="visually-hidden">API keys</caption>
+<thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Instances</th><th scope="col">Rate limit</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
+<tbody>${keys.map(
+        (k) => html`<tr><th scope="row"><code>${k.prefix}…</code><br><span class="hint">${k.id}</span></th><td>${k.label ?? '-'}</td><td>${k.instances.join(', ')}</td>
+<td>${
+          k.revokedAt
+            ? k.rateLimit === null
+              ? 'default'
+              : `${k.rateLimit}/min`
+            : html`<form method="post" action="/console/keys/${k.id}/rate-limit" class="inline rate-form">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">
+<label for="rate-${k.id}" class="visually-hidden">Requests per minute for ${k.id} (empty: the service default)</label>
+<input type="number" id="rate-${k.id}" name="rateLimit" min="1" max="1000000" step="1" value="${k.rateLimit ?? ''}" placeholder="default">
+<button type="submit">Set<span class="visually-hidden"> the rate limit of ${k.id}</span></button></form>`
+        }</td><td>${when(k.lastUsedAt)}</td>
+<td>${
+          k.revokedAt
+            ? `revoked ${when(k.revokedAt)}`
+            : html`<form method="post" action="/console/keys/${k.id}/revoke" class="inline confirm" data-confirm="${`Revoke ${k.id}? Clients using it stop working at once.`}">
+<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">
+<button type="submit" class="danger">Revoke<span class="visually-hidden"> ${k.id}</span></button></form>`
+        }</td></tr>`,
+      )}</tbody></table>`
+}`;
+}

@@ -1,0 +1,61 @@
+// Console accounts, for owners: made with a one-time password, disabled and enabled, given a new
+// password. The users module's commands hold the rules (an owner cannot lock themself out).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, forbidden, notFound } from '../../domain/errors.js';
+import { BIDI_CONTROL } from '../../http/validation.js';
+import { listInstances } from '../../modules/tenants/repository.js';
+import { ROLES, listUsers, type Role } from '../../modules/users/repository.js';
+import { addUser, resetPassword, setUserDisabled } from '../../modules/users/service.js';
+import type { ConsoleContext } from '../context.js';
+import { usersBody } from './views.js';
+
+function requireOwner(request: FastifyRequest): void {
+  if (request.consoleUser!.user.role !== 'owner') throw forbidden('Only owners manage users');
+}
+
+export function registerUserRoutes(scope: FastifyInstance, c: ConsoleContext): void {
+  async function usersPage(request: FastifyRequest, reply: FastifyReply, created?: { email: string; password: string }, errors?: { name: string; detail: string }[], status = 200) {
+    const instances = (await listInstances(c.db)).map((i) => i.name);
+    const body = usersBody(await listUsers(c.db), instances, request.consoleUser!.csrfToken, created, errors);
+    return c.render(request, reply, { section: 'users' }, 'Users', body, status);
+  }
+
+  scope.get('/console/users', async (request, reply) => {
+    requireOwner(request);
+    return usersPage(request, reply);
+  });
+
+  scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/users', async (request, reply) => {
+    requireOwner(request);
+    const body = request.body ?? {};
+    const email = typeof body.email === 'string' ? body.email.trim() : '';
+    const role = typeof body.role === 'string' ? body.role : '';
+    const instances = body.instances === undefined ? [] : ([] as string[]).concat(body.instances);
+    if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email) || BIDI_CONTROL.test(email))
+      return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
+    if (!(ROLES as readonly string[]).includes(role)) return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400);
+    try {
+      const made = await c.command(request, 'user_create', (ctx) => addUser(ctx, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }));
+      return usersPage(request, reply, { email: made.user.email, password: made.password! });
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code === 'not-found') throw error;
+      const errors = error.fields?.map((f) => ({ name: f.name, detail: f.detail })) ?? [{ name: 'email', detail: error.message }];
+      return usersPage(request, reply, undefined, errors, error.code === 'conflict' ? 409 : 400);
+    }
+  });
+
+  scope.post<{ Params: { id: string; action: string } }>('/console/users/:id/:action', async (request, reply) => {
+    requireOwner(request);
+    const { id, action } = request.params;
+    if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound('No such user');
+    if (action === 'disable' || action === 'enable') {
+      await c.command(request, `user_${action}`, (ctx) => setUserDisabled(ctx, { id, disabled: action === 'disable' }));
+      return reply.redirect('/console/users', 303);
+    }
+    if (action === 'reset-password') {
+      const reset = await c.command(request, 'user_reset_password', (ctx) => resetPassword(ctx, { id }));
+      return usersPage(request, reply, { email: reset.user.email, password: reset.password! });
+    }
+    throw notFound('No such action');
+  });
+}
