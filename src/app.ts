@@ -3,8 +3,6 @@
 // own: the store and the mailer are handed in, so tests build the same app on a real database.
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config, TrustProxy } from './config.js';
 import type { Database } from './db/database.js';
@@ -16,7 +14,9 @@ import { registerMetrics } from './http/metrics.js';
 import { observedMailer } from './modules/mail/observed.js';
 import { registerStrictQuery } from './http/strict-query.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
-import { documentLimitHeaders, problemResponses } from './http/openapi.js';
+import { problemResponses } from './http/openapi.js';
+import { registerOpenApi } from './http/openapi-document.js';
+import { backgroundJobs } from './background.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
@@ -27,26 +27,19 @@ import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { closeWithdrawn, supersedeAttempt } from './modules/attempts/repository.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
-import { idempotencySweepJob } from './modules/invitations/idempotency.js';
 import { candidateRoutes } from './modules/invitations/candidate-routes.js';
-import { expiryJob, reminderJob } from './modules/invitations/lifecycle.js';
-import { scoreRecordJob } from './modules/invitations/score-records.js';
 import { deliveryAdminRoutes } from './modules/invitations/admin-routes.js';
 import { devMailbox } from './modules/mail/dev-mailbox.js';
 import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { keyAuthenticator, registerApiKeyAuth } from './modules/keys/authenticate.js';
-import { partnerCallbackJob } from './modules/integrations/worker.js';
 import { bulkInviteAdminRoutes } from './modules/bulk-invites/admin-routes.js';
-import { bulkInviteJob } from './modules/bulk-invites/job.js';
 import { integrationAdminRoutes } from './modules/integrations/admin-routes.js';
-import { callbackFormats, registerPartners } from './partners/index.js';
+import { registerPartners } from './partners/index.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
 import { createCounter } from './modules/limits/counter.js';
 import { RefusalLimit, RequestBudget } from './modules/limits/rate-limit.js';
 import { scoreRoutes } from './modules/scores/routes.js';
-import { deadlineSweepJob } from './modules/attempts/sweeper.js';
-import { codingGradesJob } from './modules/attempts/coding-grades.js';
 
 /** How often one client address may run a coding question's examples (each run starts a sandbox). */
 const CODE_RUNS_PER_MINUTE = 10;
@@ -58,13 +51,10 @@ import { ssoAdminRoutes } from './modules/users/sso-admin-routes.js';
 import type { SsoOptions } from './modules/users/sso.js';
 import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
 import { JobRunner } from './jobs/runner.js';
-import { statisticsJob } from './jobs/statistics.js';
 import { webhookAdminRoutes } from './modules/webhooks/admin-routes.js';
-import { webhookJob } from './modules/webhooks/worker.js';
 import { privacyAdminRoutes } from './modules/privacy/admin-routes.js';
 import { reportAdminRoutes } from './modules/reports/admin-routes.js';
 import { reportLinkRoutes } from './console/report-link-routes.js';
-import { retentionJob } from './modules/privacy/service.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
@@ -117,23 +107,9 @@ export const BODY_LIMIT = 1024 * 1024;
 const REDIS_START_WAIT_MS = 1000;
 // /readyz answers within this even when PostgreSQL does not (a load balancer's probe has its own timeout).
 const READY_TIMEOUT_MS = 1000;
-// Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
-// from piling up.
-const IDEMPOTENCY_SWEEP_MS = 15 * 60_000;
-// Retention periods are whole days; erasing a candidate a few minutes past theirs is on time.
-const RETENTION_SWEEP_MS = 10 * 60_000;
-// The planner's statistics where autovacuum does not keep them (src/jobs/statistics.ts): a pass
-// reads one row per table when nothing is due; the first follows start within a second.
-const STATISTICS_EVERY_MS = 60_000;
-// Pending rows of bulk invites are looked for this often; a run that finds a full batch runs again at once.
-const BULK_INVITE_EVERY_MS = 1000;
 // Requests for unknown paths per client address and minute before 429 (URL probing).
 const NOT_FOUND_PER_MINUTE = 120;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-// Swagger UI applies a style element of its own at run time: styles may be inline (scripts may
-// not; a hash would break with each Swagger UI release).
-export const DOCS_CSP =
-  "default-src 'none'; base-uri 'none'; connect-src 'self'; font-src 'self' data:; form-action 'none'; frame-ancestors 'none'; img-src 'self' data:; object-src 'none'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'";
 // Paths whose every answer is `Cache-Control: no-store`.
 const PRIVATE_PREFIXES = ['/v1/', '/v1?', '/admin/', '/admin?', '/portal/api/'];
 
@@ -189,40 +165,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   app.setValidatorCompiler(validatorCompiler());
   registerJsonDepthLimit(app);
   app.addSchema(ProblemDocument);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Assessment Connect',
-        license: { name: 'MIT', identifier: 'MIT' },
-        version: '1.0',
-        description:
-          'Invite candidates to pre-employment assessments and read their scores. This document as JSON, for code generators and other tools: [/openapi.json](/openapi.json). Every error is an RFC 9457 problem document (`application/problem+json`) carrying the request id, which is also sent as `X-Request-Id`. See docs/integration.md ("Decisions the interface leaves open") in the repository for what this service decides where the published interface is silent.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'API key issued by the operator (`ack_…`). Missing, unknown, revoked or expired: 401.' },
-          adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN)' },
-        },
-      },
-      tags: [
-        { name: 'assessments', description: 'The assessment catalogue' },
-        { name: 'invitations', description: 'Inviting candidates' },
-        { name: 'scores', description: 'Reading results' },
-        { name: 'candidates', description: 'A candidate and the life of their invitations: cancel, extend, remind' },
-        { name: 'admin', description: 'Operator API (Authorization: Bearer ADMIN_TOKEN)' },
-        { name: 'health', description: 'Probes for load balancers and orchestrators' },
-      ],
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-    transformObject: (documents) => documentLimitHeaders('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
-  });
-  // /docs under a Content-Security-Policy of its own: Swagger UI's files and the document come from
-  // here, nothing inline runs, nothing frames it; its validator badge (an image from
-  // validator.swagger.io) is off, so no request leaves for another site.
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: DOCS_CSP, uiConfig: { validatorUrl: null } });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app, config.publicUrl);
 
   const counter = createCounter(config.redisUrl, (details, message) => app.log.warn(details, message));
   app.addHook('onClose', () => counter.close());
@@ -371,43 +314,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
-  // Background work of this node: every job claims shared rows, so several nodes share it.
-  const jobs = new JobRunner(app.log, clock);
-  const webhooks = webhookJob({
-    db,
-    log: app.log,
-    clock,
-    allowPrivate: config.webhookAllowPrivateNetworks ?? false,
-    everyMs: config.webhookEveryMs,
-    timeoutMs: config.webhookTimeoutMs,
-  });
-  jobs.add(webhooks);
-  jobs.add(
-    partnerCallbackJob({
-      db,
-      log: app.log,
-      clock,
-      publicUrl: config.publicUrl,
-      formats: callbackFormats(config.ashbyApiUrl ?? 'https://api.ashbyhq.com'),
-      allowPrivate: config.webhookAllowPrivateNetworks ?? false,
-      everyMs: config.webhookEveryMs,
-      timeoutMs: config.webhookTimeoutMs,
-    }),
-  );
-  jobs.add(deadlineSweepJob(db, config.sweepEveryMs ?? 5000, app.log, clock));
-  jobs.add(codingGradesJob(db, 15_000));
-  jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
-  jobs.add(expiryJob(db, 60_000, clock));
-  jobs.add(reminderJob(inviteDeps, 60_000, clock));
-  jobs.add(
-    bulkInviteJob(
-      { ...inviteDeps, onRowError: (error, reference) => app.log.error({ err: error, reference }, 'a bulk invite row failed unexpectedly') },
-      config.bulkInviteEveryMs ?? BULK_INVITE_EVERY_MS,
-    ),
-  );
-  jobs.add(scoreRecordJob(db, 500));
-  jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, app.log));
-  jobs.add(statisticsJob(db, STATISTICS_EVERY_MS));
+  const jobs = backgroundJobs({ config, db, log: app.log, clock, inviteDeps });
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());
