@@ -45,6 +45,7 @@ import { registerCompareRoutes } from './compare.js';
 import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
 import { savedSearches } from '../modules/users/saved-searches.js';
 import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
+import { registerWebcamRoutes, webcamSections } from './webcam.js';
 import { failedDeliveries } from '../modules/invitations/insights.js';
 import { changeKey, createKey, managedKey, revokeKey } from '../modules/keys/commands.js';
 import { listKeys } from '../modules/keys/repository.js';
@@ -541,11 +542,13 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         canRetake: may('manage'),
         notice,
         marks,
+        attemptExtras: await webcamSections(db, reports, instance.name),
       });
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
     });
 
     registerSearchRoutes(scope, { db, now, instanceOf });
+    registerWebcamRoutes(scope, { db, instanceOf });
 
     registerCompareRoutes(scope, {
       db,
@@ -561,13 +564,15 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         const candidate = await findCandidate(db, [instance.id], candidateId);
         if (!candidate) throw notFound('No such candidate in this instance');
         const marks = marksPanel({ instance: instance.name, candidateId, marks: await marksOf(db, candidateId), csrf: request.consoleUser!.csrfToken, canDecide: true, errors });
-        const body = reportBody(candidate, await assessmentReports(db, [instance.id], candidateId), {
+        const reports = await assessmentReports(db, [instance.id], candidateId);
+        const body = reportBody(candidate, reports, {
           csrf: request.consoleUser!.csrfToken,
           instance: instance.name,
           company: brandOf(instance).company,
           canReview: true,
           canRetake: true,
           marks,
+          attemptExtras: await webcamSections(db, reports, instance.name),
         });
         return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body), 400);
       },

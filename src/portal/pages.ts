@@ -4,7 +4,9 @@
 import { html, join, type SafeHtml } from '../html/html.js';
 import { LANGUAGES, direction, formatNumber, formatPercent, scriptMessages, t, tHtml, type Lang, type MessageKey } from '../i18n/i18n.js';
 import { markdown } from '../html/markdown.js';
-import { scaleLabels, type AssessmentContent, type QuestionContent } from '../modules/assessments/content-schema.js';
+import { scaleLabels, webcamOf, type AssessmentContent, type QuestionContent } from '../modules/assessments/content-schema.js';
+import type { WebcamSchedule } from '../modules/snapshots/repository.js';
+import { startForm, webcamNote } from './webcam-pages.js';
 import { isPermutation, type AnswerValue } from '../modules/attempts/scoring.js';
 import type { Brand } from '../modules/tenants/branding.js';
 import { portalBrand } from './brand.js';
@@ -162,10 +164,7 @@ ${markdown(withMinutes(content.description, minutes))}
 </ul>
 ${content.instructions && html`<h2>${t(lang, 'intro.instructions')}</h2>${markdown(withMinutes(content.instructions, minutes))}`}
 ${practice}
-<form method="post" action="/portal/a/${slug}/start">
-<input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" class="primary">${t(lang, 'intro.start')}</button>
-</form>`,
+${startForm(lang, csrf, slug, webcamOf(content))}`,
   });
 }
 
@@ -182,6 +181,8 @@ interface AttemptView {
   answered: Set<string>;
   questionIds: string[];
   hasTyping: boolean;
+  /** Webcam snapshots of this attempt, when the candidate agreed to them. */
+  webcam?: WebcamSchedule;
 }
 
 const currentStep = (current: boolean) => current && html` aria-current="step"`;
@@ -212,6 +213,7 @@ function header(view: AttemptView): SafeHtml {
 <p class="visually-hidden" id="time-notice" aria-live="assertive" aria-atomic="true"></p>
 <p class="progress-text" id="progress-text">${t(lang, 'attempt.progress', { answered, total: view.total })}</p>
 <progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>
+${webcamNote(lang, view.webcam, view.now)}
 </div>`;
 }
 
