@@ -144,7 +144,7 @@ describeEachStore(
       const spanish = await ada.page('/portal/a/cam', { 'accept-language': 'es' });
       assert.match(spanish.body, /Capturas de la cámara web/);
 
-      for (const fields of [{}, { webcam: 'maybe' }]) {
+      for (const fields of [{}, { webcam: 'maybe' }] as Record<string, string>[]) {
         const refused = await ada.start(fields);
         assert.equal(refused.statusCode, 400, refused.body);
         assert.equal(await attempts(ada.id), 0, 'no attempt was started');
