@@ -147,7 +147,12 @@ describe('webcam snapshots in Chromium', { skip: !browserHere && 'no Chromium' }
   it('shows the reviewer the strip of snapshots with their times, and the other candidate declined (axe-clean)', async () => {
     assert.ok(candidates.agrees && candidates.declines, 'the candidates took it');
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-    const made = await demo.app.inject({ method: 'POST', url: '/admin/v1/users', headers: admin, payload: { email: 'rita.reviewer@example.com', role: 'reviewer', instances: ['demo'] } });
+    const made = await demo.app.inject({
+      method: 'POST',
+      url: '/admin/v1/users',
+      headers: admin,
+      payload: { email: 'rita.reviewer@example.com', role: 'reviewer', instances: ['demo'] },
+    });
     assert.equal(made.statusCode, 201, made.body);
     await passwordChosen({ db: demo.db }, 'rita.reviewer@example.com');
     const context = await demo.browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -165,13 +170,10 @@ describe('webcam snapshots in Chromium', { skip: !browserHere && 'no Chromium' }
     const images = page.locator('.webcam-strip img');
     assert.equal(await images.count(), 2);
     await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('.webcam-strip img')].every((img) => img.complete && img.naturalWidth > 0));
-    assert.deepEqual(
-      await images.evaluateAll((all) => all.map((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight])),
-      [
-        [320, 240],
-        [320, 240],
-      ],
-    );
+    assert.deepEqual(await images.evaluateAll((all) => all.map((img) => [(img as HTMLImageElement).naturalWidth, (img as HTMLImageElement).naturalHeight])), [
+      [320, 240],
+      [320, 240],
+    ]);
     assert.match((await images.first().getAttribute('alt')) ?? '', /^Webcam snapshot 1 of 2, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
     const times = await page.locator('.webcam-time').allTextContents();
     assert.equal(new Date(`1970-01-01T${times[1]!.replace(' UTC', '')}Z`).getTime() - new Date(`1970-01-01T${times[0]!.replace(' UTC', '')}Z`).getTime(), 30_000);

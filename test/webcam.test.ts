@@ -29,7 +29,12 @@ const webcamAssessment = (id: string, setting = '  webcam:\n    intervalSeconds:
 
 /** A candidate in the portal: their session, and helpers for its pages and posts. */
 async function candidate(ctx: TestContext, instance: string, key: string, email: string, assessments: string[]) {
-  const invited = await ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Cam', lastName: 'Tester', assessments } });
+  const invited = await ctx.request({
+    method: 'POST',
+    url: '/v1/invite',
+    headers: { 'x-api-key': key, instance },
+    payload: { email, firstName: 'Cam', lastName: 'Tester', assessments },
+  });
   assert.equal(invited.statusCode, 200, invited.body);
   const [first] = invited.json() as { candidateId: string; link: string }[];
   const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: first!.link.split('sessionToken=')[1] } });
@@ -44,8 +49,14 @@ async function candidate(ctx: TestContext, instance: string, key: string, email:
     csrf,
     page: (url = `/portal/a/${slug}`, headers: Record<string, string> = {}) => ctx.request({ method: 'GET', url, headers: { cookie, ...headers } }),
     start: (fields: Record<string, string> = {}) =>
-      ctx.request({ method: 'POST', url: `/portal/a/${slug}/start`, headers: { cookie, 'content-type': FORM }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() }),
-    submit: () => ctx.request({ method: 'POST', url: `/portal/a/${slug}/submit`, headers: { cookie, 'content-type': FORM }, payload: new URLSearchParams({ _csrf: csrf }).toString() }),
+      ctx.request({
+        method: 'POST',
+        url: `/portal/a/${slug}/start`,
+        headers: { cookie, 'content-type': FORM },
+        payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
+      }),
+    submit: () =>
+      ctx.request({ method: 'POST', url: `/portal/a/${slug}/submit`, headers: { cookie, 'content-type': FORM }, payload: new URLSearchParams({ _csrf: csrf }).toString() }),
     upload: (body: Buffer, headers: Record<string, string> = {}) =>
       ctx.request({
         method: 'POST',
@@ -219,7 +230,12 @@ describeEachStore(
         ['JPEG magic then garbage', () => ada.upload(Buffer.concat([Buffer.from([0xff, 0xd8, 0xff]), Buffer.from('not really')])), 400, /could not be read as a JPEG image/],
         ['empty', () => ada.upload(Buffer.alloc(0)), 400, /empty|JPEG/],
         ['without the CSRF token', () => ada.upload(JPEG, { 'x-csrf-token': 'wrong' }), 403, /out of date/],
-        ['without a session', () => ctx().request({ method: 'POST', url: '/portal/api/a/cam/webcam/snapshots', headers: { 'content-type': 'image/jpeg' }, payload: JPEG }), 401, /session/],
+        [
+          'without a session',
+          () => ctx().request({ method: 'POST', url: '/portal/api/a/cam/webcam/snapshots', headers: { 'content-type': 'image/jpeg' }, payload: JPEG }),
+          401,
+          /session/,
+        ],
       ] as const) {
         const refused = await send();
         assert.equal(refused.statusCode, status, `${name}: ${refused.body}`);

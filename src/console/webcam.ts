@@ -48,10 +48,7 @@ export async function webcamSections(db: Database, reports: Pick<AssessmentRepor
 }
 
 /** GET /console/webcam/:id?instance=…: one snapshot, for those who may read the instance's reports. */
-export function registerWebcamRoutes(
-  scope: FastifyInstance,
-  deps: { db: Database; instanceOf: (request: FastifyRequest, name: unknown, permission: 'read') => Instance },
-): void {
+export function registerWebcamRoutes(scope: FastifyInstance, deps: { db: Database; instanceOf: (request: FastifyRequest, name: unknown, permission: 'read') => Instance }): void {
   scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/webcam/:id', async (request, reply) => {
     const instance = deps.instanceOf(request, request.query.instance, 'read');
     const image = await snapshotImage(deps.db, [instance.id], request.params.id);

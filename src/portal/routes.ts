@@ -146,7 +146,8 @@ export async function portalRoutes(
 
   app.addHook('onSend', async (_request, reply) => {
     // A page that takes webcam snapshots allows the camera (WEBCAM_PERMISSIONS); every other keeps it off.
-    for (const [name, value] of Object.entries(PORTAL_HEADERS)) if ((name !== 'cache-control' && name !== 'permissions-policy') || !reply.hasHeader(name)) reply.header(name, value);
+    for (const [name, value] of Object.entries(PORTAL_HEADERS))
+      if ((name !== 'cache-control' && name !== 'permissions-policy') || !reply.hasHeader(name)) reply.header(name, value);
   });
 
   // Each page is drawn in its instance's brand once the session says whose candidate this is.

@@ -213,7 +213,10 @@ export const WebcamSetting = Type.Object(
   { additionalProperties: false, description: 'Webcam snapshots: the candidate is asked first and may decline (docs/integrity.md)' },
 );
 
-export const ProctoringSetting = Type.Object({ webcam: Type.Optional(WebcamSetting) }, { additionalProperties: false, description: 'Proctoring settings beyond the signals every attempt records' });
+export const ProctoringSetting = Type.Object(
+  { webcam: Type.Optional(WebcamSetting) },
+  { additionalProperties: false, description: 'Proctoring settings beyond the signals every attempt records' },
+);
 
 export const AssessmentContent = Type.Object(
   {

@@ -26,8 +26,7 @@ export const isJpeg = (bytes: Buffer) => bytes.length >= 3 && bytes.subarray(0, 
 /** Checks a snapshot's bytes (a JPEG, not empty, not too large) and returns it re-encoded; throws a domain error saying what is wrong. */
 export async function acceptSnapshot(bytes: Buffer): Promise<StoredImage> {
   if (bytes.length === 0) throw invalidInput([{ in: 'body', name: 'image', detail: 'is empty: send the JPEG image as the body' }]);
-  if (bytes.length > SNAPSHOT_MAX_BYTES)
-    throw new DomainError('too-large', `The snapshot is ${Math.ceil(bytes.length / 1024)} KB; the limit is ${SNAPSHOT_MAX_BYTES / 1024} KB`);
+  if (bytes.length > SNAPSHOT_MAX_BYTES) throw new DomainError('too-large', `The snapshot is ${Math.ceil(bytes.length / 1024)} KB; the limit is ${SNAPSHOT_MAX_BYTES / 1024} KB`);
   if (!isJpeg(bytes)) throw new DomainError('unsupported-type', 'A snapshot is a JPEG image: these bytes are not one');
   try {
     const image = sharp(bytes, { limitInputPixels: SNAPSHOT_MAX_PIXELS, failOn: 'error', sequentialRead: true });
