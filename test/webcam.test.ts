@@ -28,12 +28,12 @@ const PNG = await sharp({ create: { width: 32, height: 24, channels: 3, backgrou
 const webcamAssessment = (id: string, setting = '  webcam:\n    intervalSeconds: 30\n') => `${sampleAssessment(id)}proctoring:\n${setting}`;
 
 /** A candidate in the portal: their session, and helpers for its pages and posts. */
-async function candidate(ctx: TestContext, instance: string, key: string, email: string, assessments: string[]) {
+async function candidate(ctx: TestContext, instance: string, key: string, email: string, assessments: string[], extra: Record<string, unknown> = {}) {
   const invited = await ctx.request({
     method: 'POST',
     url: '/v1/invite',
     headers: { 'x-api-key': key, instance },
-    payload: { email, firstName: 'Cam', lastName: 'Tester', assessments },
+    payload: { email, firstName: 'Cam', lastName: 'Tester', assessments, ...extra },
   });
   assert.equal(invited.statusCode, 200, invited.body);
   const [first] = invited.json() as { candidateId: string; link: string }[];
@@ -77,7 +77,8 @@ describeEachStore(
     let other: string;
     let key: string;
     let seq = 0;
-    const person = (name: string, assessments = ['cam']) => candidate(ctx(), instance, key, `${name}-${++seq}-${instance}@example.com`, assessments);
+    const person = (name: string, assessments = ['cam'], extra: Record<string, unknown> = {}) =>
+      candidate(ctx(), instance, key, `${name}-${++seq}-${instance}@example.com`, assessments, extra);
 
     const snapshotCount = async (candidateId: string) =>
       (
@@ -194,6 +195,18 @@ describeEachStore(
       assert.equal(practice.statusCode, 200, practice.body);
       assert.match(practice.body, /name="webcam" value="agreed"/);
       assert.match(practice.body, /name="webcam" value="declined"/);
+    });
+
+    it('works with an accommodation: the extra time shows, and the choice starts the longer attempt', async () => {
+      const slow = await person('extra-time', ['cam'], { extraTimePercent: 50 });
+      const intro = await slow.page();
+      assert.match(intro.body, /<strong>30 minutes<\/strong>/);
+      assert.match(intro.body, /name="webcam" value="agreed"/);
+      assert.equal((await slow.start({ webcam: 'agreed' })).statusCode, 303);
+      const question = await slow.page();
+      assert.match(question.body, /id="webcam"/);
+      const [, deadline, now] = /data-deadline="([^"]+)" data-now="([^"]+)"/.exec(question.body)!;
+      assert.equal(Date.parse(deadline!) - Date.parse(now!), 30 * 60_000, 'the attempt runs 30 minutes');
     });
 
     let ada: Candidate;
