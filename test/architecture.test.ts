@@ -58,6 +58,8 @@ const OWNERS: Record<string, string> = {
   saved_searches: 'modules/users',
   bulk_invites: 'modules/bulk-invites',
   bulk_invite_rows: 'modules/bulk-invites',
+  webcam_consents: 'modules/snapshots',
+  webcam_snapshots: 'modules/snapshots',
 };
 
 /**

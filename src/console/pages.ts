@@ -226,7 +226,18 @@ function originText(origin: AssessmentReport['origin']): SafeHtml {
 export function reportBody(
   candidate: CandidateSummary,
   reports: AssessmentReport[],
-  options: { csrf: string; instance: string; canReview: boolean; canRetake?: boolean; notice?: string; pdfHref?: string; company?: string; marks?: SafeHtml },
+  options: {
+    csrf: string;
+    instance: string;
+    canReview: boolean;
+    canRetake?: boolean;
+    notice?: string;
+    pdfHref?: string;
+    company?: string;
+    marks?: SafeHtml;
+    /** More of an attempt's report, by attempt id, in the console only (webcam snapshots: src/console/webcam.ts). */
+    attemptExtras?: Map<string, SafeHtml>;
+  },
 ): SafeHtml {
   // Shared by a report link (pdfHref): recruiters do not see accommodations, nor what operators do.
   const operator = options.pdfHref === undefined;
@@ -321,6 +332,7 @@ ${
 }
 ${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redFlagReasons.join('; ')}.</p>` : r.signals.some((s) => s.dismissed) && html`<p>No rule raises the red flag once the dismissed signals are left out.</p>`}`
 }
+${operator && r.attempt && options.attemptExtras?.get(r.attempt.id)}
 </section>`;
   });
   const tools =

@@ -16,6 +16,8 @@ export const DOMAIN_ERRORS = {
   'too-large': 'too-large',
   /** What was given is of a kind that is not accepted (an upload's type). */
   'unsupported-type': 'unsupported-type',
+  /** Sooner than the rule allows after the last one (an upload that comes too often). */
+  'too-soon': 'too-soon',
 } as const;
 
 export type DomainErrorCode = keyof typeof DOMAIN_ERRORS;

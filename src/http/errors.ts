@@ -136,6 +136,7 @@ const DOMAIN_PROBLEMS: Record<DomainErrorCode, ProblemCode> = {
   forbidden: 'forbidden',
   'too-large': 'payload-too-large',
   'unsupported-type': 'unsupported-media-type',
+  'too-soon': 'rate-limited',
 };
 
 function fromDomain(error: DomainError): Problem {

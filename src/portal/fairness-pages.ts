@@ -3,11 +3,12 @@
 import { markdown } from '../html/markdown.js';
 import { html, type SafeHtml } from '../html/html.js';
 import { formatNumber, t, type Lang } from '../i18n/i18n.js';
-import type { AssessmentContent, PracticeContent } from '../modules/assessments/content-schema.js';
+import { webcamOf, type AssessmentContent, type PracticeContent } from '../modules/assessments/content-schema.js';
 import { FEEDBACK_COMMENT_MAX } from '../modules/attempts/feedback.js';
 import { questionCredit, type AnswerValue } from '../modules/attempts/scoring.js';
 import { layout } from './pages.js';
 import { questionField } from '../views/questions.js';
+import { startForm } from './webcam-pages.js';
 
 /** A list of answers as the language writes one ("a", "b" and "c"), each in quotes. */
 const quotedList = (lang: Lang, items: string[]) => new Intl.ListFormat(lang, { type: 'conjunction' }).format(items.map((i) => t(lang, 'practice.quoted', { text: i })));
@@ -79,10 +80,7 @@ ${feedback && question.explanation && markdown(question.explanation)}
 }
 <h2>${t(lang, 'intro.start')}</h2>
 <p>${t(lang, 'practice.ready')}</p>
-<form method="post" action="/portal/a/${slug}/start">
-<input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" class="primary">${t(lang, 'intro.start')}</button>
-</form>`,
+${startForm(lang, csrf, slug, webcamOf(content))}`,
   });
 }
 

@@ -4,7 +4,9 @@
 import { html, join, type SafeHtml } from '../html/html.js';
 import { LANGUAGES, direction, formatNumber, formatPercent, scriptMessages, t, tHtml, type Lang } from '../i18n/i18n.js';
 import { markdown } from '../html/markdown.js';
-import type { AssessmentContent, QuestionContent } from '../modules/assessments/content-schema.js';
+import { webcamOf, type AssessmentContent, type QuestionContent } from '../modules/assessments/content-schema.js';
+import type { WebcamSchedule } from '../modules/snapshots/repository.js';
+import { startForm, webcamNote } from './webcam-pages.js';
 import type { AnswerValue } from '../modules/attempts/scoring.js';
 import type { Brand } from '../modules/tenants/branding.js';
 import { portalBrand } from './brand.js';
@@ -163,10 +165,7 @@ ${markdown(withMinutes(content.description, minutes))}
 </ul>
 ${content.instructions && html`<h2>${t(lang, 'intro.instructions')}</h2>${markdown(withMinutes(content.instructions, minutes))}`}
 ${practice}
-<form method="post" action="/portal/a/${slug}/start">
-<input type="hidden" name="_csrf" value="${csrf}">
-<button type="submit" class="primary">${t(lang, 'intro.start')}</button>
-</form>`,
+${startForm(lang, csrf, slug, webcamOf(content))}`,
   });
 }
 
@@ -183,6 +182,8 @@ interface AttemptView {
   answered: Set<string>;
   questionIds: string[];
   hasTyping: boolean;
+  /** Webcam snapshots of this attempt, when the candidate agreed to them. */
+  webcam?: WebcamSchedule;
 }
 
 const currentStep = (current: boolean) => current && html` aria-current="step"`;
@@ -213,6 +214,7 @@ function header(view: AttemptView): SafeHtml {
 <p class="visually-hidden" id="time-notice" aria-live="assertive" aria-atomic="true"></p>
 <p class="progress-text" id="progress-text">${t(lang, 'attempt.progress', { answered, total: view.total })}</p>
 <progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>
+${webcamNote(lang, view.webcam, view.now)}
 </div>`;
 }
 

@@ -56,13 +56,13 @@ import {
 } from './pages.js';
 import { isLang, t, type Lang } from '../i18n/i18n.js';
 import { requestLanguage, sessionLanguage, setLanguageCookie } from './language.js';
+import { chooseWebcam, reportCameraUnavailable, takeSnapshot } from '../modules/snapshots/commands.js';
+import { webcamSchedule } from '../modules/snapshots/repository.js';
+import { WEBCAM_PERMISSIONS } from './webcam-pages.js';
 
 // PostgreSQL stores no NUL character: text with one is refused (400) instead of failing there (500).
 const NO_NUL = '^[^\\u0000]*$';
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
-
-// The portal asks for no device: candidates are not recorded.
-const PORTAL_HEADERS: Record<string, string> = { ...PAGE_HEADERS };
 
 type InvitationRef = OpenedInvitation;
 
@@ -134,7 +134,8 @@ export async function portalRoutes(
   app.decorateRequest('portalSession', null);
 
   app.addHook('onSend', async (_request, reply) => {
-    for (const [name, value] of Object.entries(PORTAL_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+    // A page that takes webcam snapshots allows the camera (WEBCAM_PERMISSIONS); every other keeps it off.
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) if ((name !== 'cache-control' && name !== 'permissions-policy') || !reply.hasHeader(name)) reply.header(name, value);
   });
 
   // Each page is drawn in its instance's brand once the session says whose candidate this is.
@@ -321,7 +322,7 @@ export async function portalRoutes(
     if (attempt.finishedAt) return html(reply, completedPage(lang, inv.name, feedbackSection(lang, inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined)));
     await observeClient(db, attempt, client(request));
     // Positions (?q=n) are places in this attempt's own order of the questions it was given.
-    const { view, content, answers, layout } = await attemptView(lang, s, inv, attempt);
+    const { view, content, answers, layout } = await attemptView(lang, s, inv, attempt, reply);
     const total = view.total;
     const q = request.query.q;
     if (q === 'review') return html(reply, reviewPage(view));
@@ -337,8 +338,8 @@ export async function portalRoutes(
     return html(reply, questionPage(view, question, answers[question.id], layout.options[question.id]));
   });
 
-  /** What the attempt's pages show: its questions, what is answered, the clock. */
-  async function attemptView(lang: Lang, s: PortalSession, inv: InvitationRef, attempt: Attempt) {
+  /** What the attempt's pages show: its questions, what is answered, the clock; a page with webcam snapshots may use the camera. */
+  async function attemptView(lang: Lang, s: PortalSession, inv: InvitationRef, attempt: Attempt, reply: FastifyReply) {
     const content = await versionContent(db, attempt.assessmentId, attempt.version);
     const layout = layoutOf(attempt, content);
     const answers = await answersOf(db, attempt.id);
@@ -356,7 +357,9 @@ export async function portalRoutes(
       answered,
       questionIds: layout.questions,
       hasTyping: content.typingTest !== undefined,
+      webcam: await webcamSchedule(db, attempt.id, clock()),
     };
+    if (view.webcam?.choice === 'agreed') reply.header('permissions-policy', WEBCAM_PERMISSIONS);
     return { view, content, answers, layout };
   }
 
@@ -436,11 +439,21 @@ export async function portalRoutes(
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });
 
-  app.post<{ Params: { slug: string } }>('/portal/a/:slug/start', async (request, reply) => {
+  // Start: with an assessment that takes webcam snapshots, the button pressed carries the
+  // candidate's choice (webcam=agreed|declined), recorded in the same transaction as the start.
+  app.post<{ Params: { slug: string }; Body: { webcam?: unknown } }>('/portal/a/:slug/start', async (request, reply) => {
     const { s, inv } = await forChange(request);
     const by = client(request);
     const actor = { kind: 'candidate' as const, id: s.candidateId, clientIp: by.address, userAgent: by.agent };
-    await runCommand(db, { actor, requestId: request.id, now: clock() }, (ctx) => startAttempt(ctx, { invitationId: inv.invitationId, client: by }), 'attempt_start');
+    await runCommand(
+      db,
+      { actor, requestId: request.id, now: clock() },
+      async (ctx) => {
+        const attempt = await startAttempt(ctx, { invitationId: inv.invitationId, client: by });
+        await chooseWebcam(ctx, { attempt, choice: request.body?.webcam, client: by });
+      },
+      'attempt_start',
+    );
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });
 
@@ -554,6 +567,39 @@ export async function portalRoutes(
     },
   );
 
+  // Webcam snapshots (portal.js, after the candidate agreed): the JPEG as the body. The parser
+  // keeps the bytes whatever image type is declared, so that what they are is judged from them.
+  const keepBytes = (_request: unknown, body: string | Buffer, done: (error: null, body: Buffer) => void) => done(null, Buffer.from(body));
+  app.addContentTypeParser(/^image\//, { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, keepBytes);
+  const candidateRequest = (request: FastifyRequest, s: PortalSession) => {
+    const by = client(request);
+    return { actor: { kind: 'candidate' as const, id: s.candidateId, clientIp: by.address, userAgent: by.agent }, requestId: request.id, now: clock() };
+  };
+
+  app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/webcam/snapshots', { schema: { hide: true } }, async (request, reply) => {
+    const { s, inv } = await forChange(request);
+    const attempt = await openAttempt(inv, request, s);
+    const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    const taken = await runCommand(db, candidateRequest(request, s), (ctx) => takeSnapshot(ctx, { attempt, bytes }), 'webcam_snapshot');
+    return reply.code(201).send({ takenAt: taken.takenAt.toISOString(), nextAt: taken.nextAt.toISOString() });
+  });
+
+  app.post<{ Params: { slug: string }; Body: { detail: string } }>(
+    '/portal/api/a/:slug/webcam/unavailable',
+    {
+      schema: {
+        hide: true,
+        body: { type: 'object', required: ['detail'], additionalProperties: false, properties: { detail: { type: 'string', maxLength: 200, pattern: NO_NUL } } },
+      },
+    },
+    async (request, reply) => {
+      const { s, inv } = await forChange(request);
+      const attempt = await openAttempt(inv, request, s);
+      await runCommand(db, candidateRequest(request, s), (ctx) => reportCameraUnavailable(ctx, { attempt, detail: request.body.detail }), 'webcam_unavailable');
+      return reply.code(204).send();
+    },
+  );
+
   app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/typing/start', { schema: { hide: true } }, async (request, reply) => {
     const { s, inv } = await forChange(request);
     const attempt = await openAttempt(inv, request, s);
@@ -600,7 +646,7 @@ export async function portalRoutes(
     // Submitting twice (a double click, a retry) is harmless: the first one counts.
     if (!attempt.finishedAt && request.body?.from === 'review') {
       const { lang } = await speak(request, s);
-      const { view } = await attemptView(lang, s, inv, attempt);
+      const { view } = await attemptView(lang, s, inv, attempt, reply);
       if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
     }
     await observePace(db, attempt);

@@ -44,7 +44,16 @@ export interface DemoBrowser {
  * The demo catalogue in instance "demo" (with `settings`), served on a free port, with an API key
  * and a browser; its e-mail goes to `mailDir` (a folder beside the screenshots).
  */
-export async function startDemo(options: { settings?: InstanceSettings; mailDir?: string } = {}): Promise<DemoBrowser> {
+export async function startDemo(
+  options: {
+    settings?: InstanceSettings;
+    mailDir?: string;
+    /** The app's clock, for suites that move time instead of waiting. */
+    now?: () => Date;
+    /** More Chromium switches (a fake camera, say). */
+    browserArgs?: string[];
+  } = {},
+): Promise<DemoBrowser> {
   mkdirSync(SHOTS, { recursive: true });
   const db = await openDatabase({});
   await migrate(db);
@@ -57,7 +66,7 @@ export async function startDemo(options: { settings?: InstanceSettings; mailDir?
   // Warnings and errors stay in memory: a request that fails says why in its test's message.
   const log: string[] = [];
   const app = await buildApp({
-    config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500 },
+    config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000, sweepEveryMs: 500, now: options.now },
     db,
     mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', options.mailDir ?? 'mail') }),
     logger: {
@@ -75,7 +84,16 @@ export async function startDemo(options: { settings?: InstanceSettings; mailDir?
   const serverLog = () => (log.length === 0 ? '(none)' : log.join('\n'));
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      ...(options.browserArgs ?? []),
+    ],
   });
   return {
     browser,

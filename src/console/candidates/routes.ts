@@ -17,6 +17,7 @@ import { registerCompareRoutes } from './compare.js';
 import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
 import { candidatesBody } from './views.js';
+import { registerWebcamRoutes, webcamSections } from './webcam.js';
 
 const PAGE_SIZE = 50;
 /** The CSV export of the candidates list reads in pages of this many, up to CSV_MAX_CANDIDATES. */
@@ -125,6 +126,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       canRetake: options.canRetake,
       notice: options.notice,
       marks: await options.marks(candidate.email === null),
+      attemptExtras: await webcamSections(db, reports, instance.name),
     });
     return { title: `${candidate.firstName} ${candidate.lastName}`, body };
   }
@@ -157,6 +159,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
   });
 
   registerSearchRoutes(scope, { db, now: c.now, instanceOf: c.instanceOf });
+  registerWebcamRoutes(scope, { db, instanceOf: c.instanceOf });
 
   registerCompareRoutes(scope, {
     db,

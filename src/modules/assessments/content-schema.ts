@@ -202,6 +202,22 @@ export const PracticeQuestion = Type.Object(
   { additionalProperties: true, description: 'A question of any type without category and points; id is optional' },
 );
 
+/** Webcam snapshots during the attempt (off unless given): a still image every `intervalSeconds`, after the candidate agrees. */
+export const WEBCAM_DEFAULT_INTERVAL_SECONDS = 60;
+export const WebcamSetting = Type.Object(
+  {
+    intervalSeconds: Type.Optional(
+      Type.Integer({ minimum: 30, maximum: 600, description: `Seconds between two snapshots, 30 to 600 (default ${WEBCAM_DEFAULT_INTERVAL_SECONDS})` }),
+    ),
+  },
+  { additionalProperties: false, description: 'Webcam snapshots: the candidate is asked first and may decline (docs/integrity.md)' },
+);
+
+export const ProctoringSetting = Type.Object(
+  { webcam: Type.Optional(WebcamSetting) },
+  { additionalProperties: false, description: 'Proctoring settings beyond the signals every attempt records' },
+);
+
 export const AssessmentContent = Type.Object(
   {
     id: Slug('Assessment identifier used by clients (assessments[] in invites, assessmentIds in scores)'),
@@ -222,6 +238,7 @@ export const AssessmentContent = Type.Object(
     ),
     pools: Type.Optional(Type.Array(Pool, { minItems: 1, maxItems: 20, description: 'Categories whose questions are drawn per attempt' })),
     practice: Type.Optional(PracticeQuestion),
+    proctoring: Type.Optional(ProctoringSetting),
   },
   { additionalProperties: false },
 );
@@ -237,4 +254,10 @@ export const practiceOf = (content: AssessmentContent): PracticeContent | undefi
 export function questionCount(content: AssessmentContent): number {
   const pooled = new Map((content.pools ?? []).map((p) => [p.category, p.draw]));
   return content.categories.reduce((total, c) => total + (pooled.get(c.id) ?? content.questions.filter((q) => q.category === c.id).length), 0);
+}
+
+/** The webcam setting of validated content: its interval in seconds, or undefined when snapshots are off. */
+export function webcamOf(content: AssessmentContent): { intervalSeconds: number } | undefined {
+  const webcam = content.proctoring?.webcam;
+  return webcam && { intervalSeconds: webcam.intervalSeconds ?? WEBCAM_DEFAULT_INTERVAL_SECONDS };
 }

@@ -2,7 +2,7 @@
 // erasure (art. 17). Erasure keeps the candidate row with its id, erased_at and nothing personal,
 // and the invitations with their numbers, so that GET /v1/score still reports the anonymous record;
 // it deletes links, portal sessions, deliveries (they hold the address), answers, proctoring
-// signals (addresses, user agents, details), the feedback they gave after an assessment and the recruiters' decision, note and tags, and clears the attempts' first address, user agent
+// signals (addresses, user agents, details), webcam snapshots (their choice stays, without address or user agent), the feedback they gave after an assessment and the recruiters' decision, note and tags, and clears the attempts' first address, user agent
 // and typed text. The invite answers kept for Idempotency-Key retries are sealed with keys the
 // service does not store and hold no name or address (the candidate id and a link this erasure
 // revokes): nothing ties them to the person without the client's keys; they expire in 24 hours.
@@ -12,6 +12,7 @@ import { anonymiseCandidate } from '../candidates/repository.js';
 import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/repository.js';
 import { eraseCandidateMail } from '../invitations/deliveries.js';
 import { eraseCandidateBulkRows } from '../bulk-invites/commands.js';
+import { eraseCandidateSnapshots, snapshotsOfCandidate } from '../snapshots/repository.js';
 import type { Queryable } from '../../db/database.js';
 
 export interface CandidateRow {
@@ -41,6 +42,7 @@ export async function findCandidate(db: Queryable, instanceId: string, selector:
 export async function eraseCandidateRows(tx: Queryable, candidate: { id: string; instanceId: string }, at: Date): Promise<void> {
   // Each module erases what it owns, all in this one transaction.
   await eraseCandidateAttempts(tx, candidate.id);
+  await eraseCandidateSnapshots(tx, candidate.id);
   // Portal sessions go with the links they were opened from (ON DELETE CASCADE).
   await eraseCandidateMail(tx, candidate.id);
   await eraseCandidateMarks(tx, candidate.id);
@@ -92,6 +94,8 @@ export interface CandidateData {
   deliveries: Record<string, unknown>[];
   audit: Record<string, unknown>[];
   marks: CandidateMarks;
+  /** Per attempt of an assessment with webcam snapshots: the choice, and each snapshot with its JPEG as base64. */
+  webcam: Record<string, unknown>[];
 }
 
 /** Everything stored about the candidate besides the candidate row. */
@@ -149,5 +153,6 @@ export async function candidateData(db: Queryable, candidateId: string): Promise
     deliveries: deliveries.rows,
     audit: audit.rows,
     marks: await marksOf(db, candidateId),
+    webcam: await snapshotsOfCandidate(db, candidateId),
   };
 }

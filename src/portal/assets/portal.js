@@ -407,7 +407,85 @@
     });
   }
 
-  // 6. Submitting: a second click does nothing.
+  // 6. Webcam snapshots, only on the attempt's pages of a candidate who agreed (the server draws
+  //    #webcam then, and allows the camera to those pages alone): a still frame drawn to a canvas,
+  //    sent as a small JPEG when the server says the next is due, then every interval. The server
+  //    keeps the schedule (data-next, by its clock, corrected by data-now for the difference), so
+  //    moving to another page neither takes an extra one nor skips one. A camera refused or
+  //    missing is reported once; the assessment goes on without.
+  var webcam = document.getElementById('webcam');
+  if (webcam && slug) {
+    var webcamInterval = Number(webcam.getAttribute('data-interval')) * 1000;
+    var firstDelay = Math.max(0, Date.parse(webcam.getAttribute('data-next')) - Date.parse(webcam.getAttribute('data-now')));
+    var webcamReported = webcam.getAttribute('data-reported') === 'true';
+    var cameraUnavailable = function (name) {
+      webcam.textContent = say('webcamUnavailable');
+      if (webcamReported) return;
+      webcamReported = true;
+      send('POST', '/portal/api/a/' + slug + '/webcam/unavailable', { detail: String(name || 'unknown').slice(0, 200) }).catch(function () {});
+    };
+    if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) cameraUnavailable('NoMediaDevices');
+    else {
+      navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 320 }, height: { ideal: 240 } }, audio: false }).then(
+        function (stream) {
+          var video = document.createElement('video');
+          video.muted = true;
+          video.playsInline = true;
+          video.srcObject = stream;
+          var canvas = document.createElement('canvas');
+          canvas.width = 320;
+          canvas.height = 240;
+          var pending = null;
+          var stopped = false;
+          var schedule = function (ms) {
+            if (!stopped) pending = setTimeout(shoot, ms);
+          };
+          var stop = function () {
+            stopped = true;
+            clearTimeout(pending);
+            stream.getTracks().forEach(function (track) {
+              track.stop();
+            });
+          };
+          var shoot = function () {
+            // No frame yet (the camera is still starting): look again in a moment.
+            if (video.readyState < 2 || !video.videoWidth) return schedule(500);
+            canvas.getContext('2d').drawImage(video, 0, 0, canvas.width, canvas.height);
+            canvas.toBlob(
+              function (blob) {
+                if (!blob) return schedule(webcamInterval);
+                fetch('/portal/api/a/' + slug + '/webcam/snapshots', {
+                  method: 'POST',
+                  headers: { 'content-type': 'image/jpeg', 'x-csrf-token': csrf },
+                  body: blob,
+                  credentials: 'same-origin',
+                })
+                  .then(function (response) {
+                    // Finished, or no longer agreed: no more snapshots from this page.
+                    if (response.status === 409 || response.status === 403 || response.status === 401) stop();
+                    else schedule(webcamInterval);
+                  })
+                  .catch(function () {
+                    schedule(webcamInterval);
+                  });
+              },
+              'image/jpeg',
+              0.6,
+            );
+          };
+          window.addEventListener('pagehide', stop);
+          var played = video.play();
+          if (played && played.then) played.then(null, function () {});
+          schedule(firstDelay);
+        },
+        function (error) {
+          cameraUnavailable(error && error.name);
+        },
+      );
+    }
+  }
+
+  // 7. Submitting: a second click does nothing.
   var submit = document.getElementById('submit');
   if (submit) {
     submit.form.addEventListener('submit', function () {
