@@ -42,6 +42,7 @@ import { listAssessments } from '../modules/assessments/repository.js';
 import { findCandidate, searchCandidates, type CandidateListItem } from '../modules/candidates/repository.js';
 import { marksOf, marksOfMany, tagsInUse } from '../modules/decisions/repository.js';
 import { registerCompareRoutes } from './compare.js';
+import { registerEditorRoutes } from './editor.js';
 import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
 import { savedSearches } from '../modules/users/saved-searches.js';
 import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
@@ -737,6 +738,14 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       const verb = { created: 'Published', updated: 'Published a new version of', unchanged: 'Nothing changed in' }[result.outcome];
       return assessmentsPage(request, reply, instance, { source: '', published: `${verb} ${result.id} (version ${result.version}).` });
+    });
+
+    registerEditorRoutes(scope, {
+      db,
+      now,
+      instanceOf,
+      render: (request, reply, instance, title, body, status) => page(reply, consolePage(frameOf(request, 'assessments', instance), title, body), status),
+      mayManage: (request, instance) => instancesFor(request.consoleUser!.user, request.consoleUser!.visible, 'manage').some((i) => i.id === instance.id),
     });
 
     scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/assessments/:id/preview', async (request, reply) => {
