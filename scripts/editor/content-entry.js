@@ -46,7 +46,15 @@ function attach(form) {
     return diagnosticsOf(view.state.doc, result.errors);
   };
 
+  // The editor lives in a shadow root: there CodeMirror's styles are constructed style sheets,
+  // which the console's Content-Security-Policy (no inline style) lets through; in the document it
+  // would need a <style> element, which the policy refuses.
+  const host = document.createElement('div');
+  host.className = 'content-editor';
+  const shadow = host.attachShadow({ mode: 'open' });
   const view = new EditorView({
+    root: shadow,
+    parent: shadow,
     doc: textarea.value,
     extensions: [
       basicSetup,
@@ -54,15 +62,15 @@ function attach(form) {
       lintGutter(),
       linter(check, { delay: 500 }),
       EditorView.lineWrapping,
-      EditorView.contentAttributes.of({ 'aria-label': 'Content (YAML)', 'aria-describedby': textarea.getAttribute('aria-describedby') ?? '' }),
+      EditorView.contentAttributes.of({ 'aria-label': 'Content (YAML)', tabindex: '0' }),
+      EditorView.theme({ '&': { height: '100%' }, '.cm-scroller': { fontFamily: 'ui-monospace, Menlo, Consolas, monospace' } }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) textarea.value = update.state.doc.toString();
       }),
     ],
   });
   textarea.hidden = true;
-  textarea.after(view.dom);
-  view.dom.classList.add('content-editor');
+  textarea.after(host);
   // The preview follows the text: the first one at once.
   if (previewButton) form.requestSubmit(previewButton);
   return view;

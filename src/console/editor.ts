@@ -185,7 +185,7 @@ ${s.draft && html`<button type="submit" name="action" value="discard" class="dan
 <label class="choice"><input type="radio" name="preview-width" value="desktop" id="preview-desktop" checked> Desktop</label>
 <label class="choice"><input type="radio" name="preview-width" value="phone" id="preview-phone"> Phone (390 px)</label>
 </fieldset>
-<div class="preview-frame"><iframe name="editor-preview" id="editor-preview" title="Preview of the assessment as a candidate sees it" src="about:blank"></iframe></div>
+<div class="preview-frame"><iframe name="editor-preview" id="editor-preview" title="Preview of the assessment as a candidate sees it"></iframe></div>
 </section>
 <script src="/console/assets/content-editor.js" defer></script>`;
 }
@@ -278,6 +278,21 @@ ${select('from', 'From', options.from)} ${select('to', 'to', options.to)}
 ${options.diff && diffTable(options.diff)}`;
 }
 
+// The console's pages may not frame nor be framed. The editor frames its preview (frame-src), and
+// the preview alone may be framed, by the console's own pages (frame-ancestors).
+const csp = (reply: FastifyReply) => String(reply.getHeader('content-security-policy') ?? '');
+const framesPreview = {
+  onSend: async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('content-security-policy', `${csp(reply)}; frame-src 'self'`);
+  },
+};
+const framedByConsole = {
+  onSend: async (_request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('content-security-policy', csp(reply).replace("frame-ancestors 'none'", "frame-ancestors 'self'"));
+    reply.header('x-frame-options', 'SAMEORIGIN');
+  },
+};
+
 export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDeps): void {
   const { db } = deps;
 
@@ -351,10 +366,10 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
   };
 
   type EditorQuery = { instance?: string; saved?: string; discarded?: string; published?: string; outcome?: string };
-  scope.get<{ Querystring: EditorQuery }>('/console/assessments/new', async (request, reply) =>
+  scope.get<{ Querystring: EditorQuery }>('/console/assessments/new', framesPreview, async (request, reply) =>
     editorPage(request, reply, deps.instanceOf(request, request.query.instance, 'manage'), null, undefined, noticeOf(request.query)),
   );
-  scope.get<{ Params: { id: string }; Querystring: EditorQuery }>('/console/assessments/:id/edit', async (request, reply) =>
+  scope.get<{ Params: { id: string }; Querystring: EditorQuery }>('/console/assessments/:id/edit', framesPreview, async (request, reply) =>
     editorPage(request, reply, deps.instanceOf(request, request.query.instance, 'manage'), request.params.id, undefined, noticeOf(request.query)),
   );
 
@@ -393,8 +408,8 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
     }
   }
 
-  scope.post<{ Body: Record<string, string | undefined> }>('/console/assessments/new', async (request, reply) => editorPost(request, reply, null));
-  scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/assessments/:id/edit', async (request, reply) =>
+  scope.post<{ Body: Record<string, string | undefined> }>('/console/assessments/new', framesPreview, async (request, reply) => editorPost(request, reply, null));
+  scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/assessments/:id/edit', framesPreview, async (request, reply) =>
     editorPost(request, reply, request.params.id),
   );
 
@@ -426,32 +441,23 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
   });
 
   // The preview of the text posted, shown in the editor's iframe: this page alone may be framed, by the console itself.
-  scope.post<{ Body: Record<string, string | undefined> }>(
-    '/console/assessments/preview',
-    {
-      onSend: async (_request, reply) => {
-        reply.header('content-security-policy', String(reply.getHeader('content-security-policy') ?? '').replace("frame-ancestors 'none'", "frame-ancestors 'self'"));
-        reply.header('x-frame-options', 'SAMEORIGIN');
-      },
-    },
-    async (request, reply) => {
-      let page: SafeHtml;
-      let status = 200;
-      try {
-        const { instance, result } = await check(request);
-        page = previewFrame(instance.name, result.content, result.errors);
-      } catch (error) {
-        if (!(error instanceof DomainError) || error.code !== 'invalid' || !error.fields) throw error;
-        page = previewFrame(
-          '',
-          undefined,
-          error.fields.map((f) => ({ path: f.name, message: f.detail })),
-        );
-        status = 400;
-      }
-      return reply.code(status).type('text/html; charset=utf-8').send(page.toString());
-    },
-  );
+  scope.post<{ Body: Record<string, string | undefined> }>('/console/assessments/preview', framedByConsole, async (request, reply) => {
+    let page: SafeHtml;
+    let status = 200;
+    try {
+      const { instance, result } = await check(request);
+      page = previewFrame(instance.name, result.content, result.errors);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'invalid' || !error.fields) throw error;
+      page = previewFrame(
+        '',
+        undefined,
+        error.fields.map((f) => ({ path: f.name, message: f.detail })),
+      );
+      status = 400;
+    }
+    return reply.code(status).type('text/html; charset=utf-8').send(page.toString());
+  });
 
   // ---- versions and changes ------------------------------------------------------------------
 
