@@ -5,26 +5,14 @@
 // finds it in the assessments list. axe-core checks the editor page. Skipped without Chromium
 // unless REQUIRE_BROWSER=1, which makes that a failure.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
-import { createFileMailer } from '../src/modules/mail/mailer.js';
-import { ADMIN_TOKEN, freePort } from './harness.js';
+import type { Page } from 'playwright-core';
+import { ADMIN_TOKEN } from './harness.js';
 import { passwordChosen } from './support/console.js';
+import { accessible, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './support/demo-browser.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
-const haveBrowser = existsSync(CHROMIUM);
-if (!haveBrowser && process.env.REQUIRE_BROWSER === '1') {
-  throw new Error(`REQUIRE_BROWSER=1 but there is no Chromium at ${CHROMIUM}: the editor browser test would be skipped`);
-}
-if (!haveBrowser) console.log(`# editor browser test SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH)`);
+const present = haveBrowser('editor browser test');
 
 const WRITTEN = (secondCorrect: boolean) => `id: support-basics
 name: Support basics
@@ -70,53 +58,27 @@ questions:
     scale: agreement-5
 `;
 
-describe('assessment editor in Chromium', { skip: !haveBrowser && `no Chromium at ${CHROMIUM}` }, () => {
-  let browser: Browser;
-  let app: FastifyInstance;
-  let db: Database;
+describe('assessment editor in Chromium', { skip: !present && 'no Chromium' }, () => {
+  let demo: DemoBrowser;
   let base: string;
   let password: string;
-  const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   before(async () => {
-    mkdirSync(SHOTS, { recursive: true });
-    db = await openDatabase({});
-    await migrate(db);
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    app = await buildApp({
-      config: { publicUrl: base, adminToken: ADMIN_TOKEN, keyCacheMs: 2000 },
-      db,
-      mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: path.join(SHOTS, '..', 'editor-mail') }),
+    demo = await startDemo({ mailDir: 'editor-mail' });
+    base = demo.base;
+    const made = await demo.app.inject({
+      method: 'POST',
+      url: '/admin/v1/users',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { email: 'mia.manager@example.com', role: 'manager', instances: ['demo'] },
     });
-    await app.listen({ port, host: '127.0.0.1' });
-    assert.equal((await app.inject({ method: 'POST', url: '/admin/v1/instances', headers: admin, payload: { name: 'demo' } })).statusCode, 201);
-    password = (
-      await app.inject({ method: 'POST', url: '/admin/v1/users', headers: admin, payload: { email: 'mia.manager@example.com', role: 'manager', instances: ['demo'] } })
-    ).json().password;
-    await passwordChosen({ db }, 'mia.manager@example.com');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    password = made.json().password;
+    await passwordChosen({ db: demo.db }, 'mia.manager@example.com');
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    await demo?.close();
   });
-
-  async function accessible(page: Page, screen: string) {
-    const result = (await page.evaluate(`${axe.source}; axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21aa', 'wcag22aa', 'best-practice'] })`)) as {
-      violations: { id: string; impact: string; nodes: { target: string[] }[] }[];
-    };
-    assert.deepEqual(
-      result.violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`),
-      [],
-      `axe on ${screen}`,
-    );
-  }
 
   /** Replaces the editor's whole text, as pasting it would. */
   async function write(page: Page, text: string) {
@@ -126,7 +88,7 @@ describe('assessment editor in Chromium', { skip: !haveBrowser && `no Chromium a
   }
 
   it('writes a new assessment with four question types, fixes the problem the check names, previews at phone width and publishes', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const context = await demo.browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -188,7 +150,7 @@ describe('assessment editor in Chromium', { skip: !haveBrowser && `no Chromium a
   });
 
   it('works as a plain form without JavaScript', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
+    const context = await demo.browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
     const page = await context.newPage();
     await page.goto(`${base}/console/`);
     await page.getByLabel('E-mail').fill('mia.manager@example.com');
