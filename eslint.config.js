@@ -5,8 +5,8 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // src/portal/assets/editor.js is the bundled code editor (scripts/build-editor.mjs).
-  { ignores: ['node_modules/', 'data/', 'artifacts/', 'dist/', 'dist.next/', 'src/portal/assets/editor.js'] },
+  // src/portal/assets/editor.js and src/console/assets/content-editor.js are the bundled editors (scripts/build-editor.mjs).
+  { ignores: ['node_modules/', 'data/', 'artifacts/', 'dist/', 'dist.next/', 'src/portal/assets/editor.js', 'src/console/assets/content-editor.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

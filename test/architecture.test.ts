@@ -56,6 +56,7 @@ const OWNERS: Record<string, string> = {
   candidate_decisions: 'modules/decisions',
   candidate_tags: 'modules/decisions',
   saved_searches: 'modules/users',
+  assessment_drafts: 'modules/assessments',
   bulk_invites: 'modules/bulk-invites',
   bulk_invite_rows: 'modules/bulk-invites',
   webcam_consents: 'modules/snapshots',

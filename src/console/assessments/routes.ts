@@ -12,6 +12,7 @@ import { scoreDistribution } from '../../modules/scores/insights.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { questionField } from '../../views/questions.js';
 import type { ConsoleContext } from '../context.js';
+import { registerEditorRoutes } from './editor.js';
 import { assessmentsBody, previewBody, type AssessmentView, type ImportState } from './views.js';
 
 // A refused import's document is put back in the form up to this size (a larger one would make the
@@ -60,6 +61,14 @@ export function registerAssessmentRoutes(scope: FastifyInstance, c: ConsoleConte
     }
     const verb = { created: 'Published', updated: 'Published a new version of', unchanged: 'Nothing changed in' }[result.outcome];
     return assessmentsPage(request, reply, instance, { source: '', published: `${verb} ${result.id} (version ${result.version}).` });
+  });
+
+  registerEditorRoutes(scope, {
+    db,
+    now: c.now,
+    instanceOf: c.instanceOf,
+    render: (request, reply, instance, title, body, status) => c.render(request, reply, { section: 'assessments', instance }, title, body, status),
+    mayManage: (request, instance) => c.may(request, instance, 'manage'),
   });
 
   scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/assessments/:id/preview', async (request, reply) => {

@@ -3,9 +3,9 @@
 // an instance. Each publishes in one transaction with its audit entry: a new assessment, a new
 // version of one (attempts already started keep theirs), or nothing when the content is the same.
 import type { CommandContext } from '../../domain/command.js';
-import { invalidInput } from '../../domain/errors.js';
+import { invalidInput, type DomainError } from '../../domain/errors.js';
 import { audit } from '../audit/audit.js';
-import { parseAssessment } from './content.js';
+import { parseAssessment, type ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { offeredIn, type LibraryEntry, type OfferResult } from './library.js';
 import { importAssessment, type ImportResult } from './repository.js';
@@ -28,17 +28,20 @@ export async function publishContent(ctx: CommandContext, input: { instance: Ass
  */
 export async function publishAssessment(ctx: CommandContext, input: { instance: AssessmentInstance; source: string }): Promise<ImportResult> {
   const parsed = parseAssessment(input.source);
-  if (!parsed.ok) {
-    const count = parsed.errors.length;
-    throw invalidInput(
-      parsed.errors.map((e) => ({ in: 'content' as const, name: e.path || '(document)', line: e.line, column: e.column, detail: e.message })),
-      `The assessment has ${count} problem${count === 1 ? '' : 's'}: ${parsed.errors
-        .slice(0, 3)
-        .map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.path || '(document)'} ${e.message}`)
-        .join('; ')}`,
-    );
-  }
+  if (!parsed.ok) throw refusedContent(parsed.errors);
   return publishContent(ctx, { instance: input.instance, content: parsed.content, hash: parsed.hash });
+}
+
+/** The error of a refused document: each problem (path, line, column) as a field of the content. */
+export function refusedContent(errors: ContentError[]): DomainError {
+  const count = errors.length;
+  return invalidInput(
+    errors.map((e) => ({ in: 'content' as const, name: e.path || '(document)', line: e.line, column: e.column, detail: e.message })),
+    `The assessment has ${count} problem${count === 1 ? '' : 's'}: ${errors
+      .slice(0, 3)
+      .map((e) => `${e.line ? `line ${e.line}: ` : ''}${e.path || '(document)'} ${e.message}`)
+      .join('; ')}`,
+  );
 }
 
 /**
