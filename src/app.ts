@@ -25,6 +25,8 @@ import { auditAdminRoutes } from './modules/audit/admin-routes.js';
 import { registerAudit } from './modules/audit/audit.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
+import { reviewAdminRoutes } from './modules/reviews/admin-routes.js';
+import { reviewReminderJob } from './modules/reviews/job.js';
 import { closeWithdrawn, supersedeAttempt } from './modules/attempts/repository.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { idempotencySweepJob } from './modules/invitations/idempotency.js';
@@ -327,6 +329,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(assessmentAdminRoutes, { db, now: clock });
       await admin.register(libraryAdminRoutes, { db, now: clock });
       await admin.register(attemptAdminRoutes, { db });
+      await admin.register(reviewAdminRoutes, { db, now: clock });
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db, now: clock });
       await admin.register(ssoAdminRoutes, { db, now: clock, sso });
@@ -399,6 +402,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));
+  jobs.add(reviewReminderJob({ db, mailer, mailFrom: inviteDeps.mailFrom, publicUrl: config.publicUrl, log: app.log }, 60_000, clock));
   jobs.add(
     bulkInviteJob(
       { ...inviteDeps, onRowError: (error, reference) => app.log.error({ err: error, reference }, 'a bulk invite row failed unexpectedly') },

@@ -58,6 +58,10 @@ const OWNERS: Record<string, string> = {
   saved_searches: 'modules/users',
   bulk_invites: 'modules/bulk-invites',
   bulk_invite_rows: 'modules/bulk-invites',
+  answer_reviews: 'modules/reviews',
+  review_settlements: 'modules/reviews',
+  review_assignments: 'modules/reviews',
+  review_leads: 'modules/reviews',
 };
 
 /**

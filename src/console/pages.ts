@@ -3,7 +3,8 @@
 import { html, type Renderable, type SafeHtml } from '../html/html.js';
 import { markdown } from '../html/markdown.js';
 import { likertItemScore, maxFootrule } from '../modules/attempts/scoring.js';
-import { MIN_COHORT, type AssessmentReport, type PendingReview, type QuestionReport } from '../modules/attempts/report.js';
+import { MIN_COHORT, type AssessmentReport, type QuestionReport } from '../modules/attempts/report.js';
+import { reviewerName, reviewPanel, type ReviewViewer } from './review-view.js';
 import type { AuditEntry } from '../modules/audit/audit.js';
 import type { FeedbackSummary } from '../modules/attempts/feedback.js';
 import type { CandidateListItem, CandidateSummary } from '../modules/candidates/repository.js';
@@ -391,30 +392,7 @@ ${what.signalId ? html`<input type="hidden" name="signalId" value="${what.signal
 </form>`;
 }
 
-/** Who reviewed, as stored (`user:<e-mail>` or the operator's token), in words. */
-export const reviewerName = (stored: string) => (stored.startsWith('user:') ? stored.slice(5) : stored === 'admin-token' ? 'the operator' : stored);
-
-function reviewForm(report: AssessmentReport, q: QuestionReport, csrf: string, instance: string, canReview: boolean, next?: string): Renderable {
-  const reviewed =
-    q.review &&
-    html`<p class="reviewed">Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}${q.review.reviewer && ` by ${reviewerName(q.review.reviewer)}`}</p>${
-      q.review.comment && html`<blockquote class="review-comment"><p class="pre">${q.review.comment}</p></blockquote>`
-    }`;
-  if (q.type !== 'free-text' || !q.answered || !canReview || !report.attempt?.finishedAt) return reviewed;
-  return html`${reviewed}<form method="post" action="/console/reviews" class="review-form">
-<input type="hidden" name="_csrf" value="${csrf}">
-<input type="hidden" name="instance" value="${instance}">
-<input type="hidden" name="attemptId" value="${report.attempt.id}">
-<input type="hidden" name="questionId" value="${q.id}">
-${next && html`<input type="hidden" name="next" value="${next}">`}
-${q.guidance && html`<div class="guidance"><p><strong>Guidance:</strong></p>${markdown(q.guidance)}</div>`}
-<label for="score-${report.attempt.id}-${q.id}">Score (0–100)${q.review && html` — now ${q.review.score}`}</label>
-<input type="number" id="score-${report.attempt.id}-${q.id}" name="score" min="0" max="100" step="1" required value="${q.review?.score ?? ''}">
-<label for="comment-${report.attempt.id}-${q.id}">Comment (optional)</label>
-<textarea id="comment-${report.attempt.id}-${q.id}" name="comment" rows="2" maxlength="2000"></textarea>
-<button type="submit" class="primary">Save score</button>
-</form>`;
-}
+export { reviewerName };
 
 /** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
 /** A percentile with its group, or why there is none yet (the group is too small to compare with). */
@@ -442,7 +420,18 @@ function originText(origin: AssessmentReport['origin']): SafeHtml {
 export function reportBody(
   candidate: CandidateSummary,
   reports: AssessmentReport[],
-  options: { csrf: string; instance: string; canReview: boolean; canRetake?: boolean; notice?: string; pdfHref?: string; company?: string; marks?: SafeHtml },
+  options: {
+    csrf: string;
+    instance: string;
+    canReview: boolean;
+    canRetake?: boolean;
+    notice?: string;
+    pdfHref?: string;
+    company?: string;
+    marks?: SafeHtml;
+    /** Who reads it, for blind review (review-view.ts). */
+    viewer?: ReviewViewer;
+  },
 ): SafeHtml {
   // Shared by a report link (pdfHref): recruiters do not see accommodations, nor what operators do.
   const operator = options.pdfHref === undefined;
@@ -504,7 +493,7 @@ ${r.layoutNotes.length > 0 && html`<p class="layout-notes">As this candidate saw
 <div class="prompt">${markdown(q.prompt)}</div>
 <p class="hint">${q.category} · ${q.type} · ${q.credit === null ? 'awaiting review' : `${Math.round(q.credit * 1000) / 10} % credit`}</p>
 ${answerCell(q)}
-${reviewForm(r, q, options.csrf, options.instance, options.canReview)}
+${reviewPanel(q, { attemptId: r.attempt?.id, finished: Boolean(r.attempt?.finishedAt), csrf: options.csrf, instance: options.instance, canReview: options.canReview, viewer: options.viewer })}
 </li>`,
   )}</ol>`
 }
@@ -583,40 +572,7 @@ function similarSection(r: AssessmentReport, instance: string): SafeHtml | false
   )}</ul>`;
 }
 
-// ---- review queue ---------------------------------------------------------------------------
-
-export function reviewsBody(instance: string, pending: PendingReview[], csrf: string, saved?: string): SafeHtml {
-  const first = pending[0];
-  return html`<h1>Review queue of ${instance}</h1>
-${saved && html`<p class="info" role="status">${saved}</p>`}
-<p>${pending.length === 0 ? 'Nothing waits for review.' : `${pending.length}${pending.length === 100 ? '+' : ''} free-text answer${pending.length === 1 ? '' : 's'} wait${pending.length === 1 ? 's' : ''} for a score, oldest first.`}</p>
-${
-  first &&
-  html`<section class="panel review-current" aria-labelledby="review-current">
-<h2 id="review-current">${first.candidateName} · ${first.assessmentName}</h2>
-<p class="hint">Completed ${when(first.finishedAt)} · <a href="/console/candidates/${first.candidateId}?instance=${instance}">full report</a></p>
-<div class="prompt">${markdown(first.prompt)}</div>
-${first.guidance && html`<div class="guidance"><p><strong>Guidance:</strong></p>${markdown(first.guidance)}</div>`}
-<blockquote class="pre answer-text">${first.answer}</blockquote>
-<form method="post" action="/console/reviews" class="review-form">
-<input type="hidden" name="_csrf" value="${csrf}">
-<input type="hidden" name="instance" value="${instance}">
-<input type="hidden" name="attemptId" value="${first.attemptId}">
-<input type="hidden" name="questionId" value="${first.questionId}">
-<input type="hidden" name="next" value="queue">
-<label for="queue-score">Score (0–100)</label>
-<input type="number" id="queue-score" name="score" min="0" max="100" step="1" required>
-<label for="queue-comment">Comment (optional)</label>
-<textarea id="queue-comment" name="comment" rows="2" maxlength="2000"></textarea>
-<button type="submit" class="primary">Save and next</button>
-</form>
-</section>`
-}
-${
-  pending.length > 1 &&
-  html`<h2>Next in the queue</h2><ol class="plain">${pending.slice(1, 20).map((p) => html`<li>${p.candidateName} · ${p.assessmentName} · ${p.questionId} (completed ${when(p.finishedAt)})</li>`)}</ol>`
-}`;
-}
+// The review queue is reviews.ts's.
 
 // ---- keys -----------------------------------------------------------------------------------
 
@@ -919,7 +875,7 @@ export function settingsBody(
     | 'logoSha256'
   >,
   csrf: string,
-  state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string>; addressesLocked?: boolean } = {},
+  state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string>; addressesLocked?: boolean; reviews?: SafeHtml } = {},
 ): SafeHtml {
   // The portal URL and the sender address are the operator's (and owners') to set: read-only to managers.
   const locked = state.addressesLocked === true;
@@ -973,6 +929,7 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 </fieldset>
 <p><button type="submit" class="primary">Save settings</button></p>
 </form>
+${state.reviews}
 <section class="panel" aria-labelledby="logo-heading">
 <h2 id="logo-heading">Logo</h2>
 ${brand.logoPath ? html`<p><img class="logo-preview" src="${brand.logoPath}" alt="The current logo of ${brand.company}"></p>` : html`<p>No logo: the portal's header shows the display name as text.</p>`}

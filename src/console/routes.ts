@@ -34,8 +34,9 @@ import { PORTAL_HEADERS } from '../portal/routes.js';
 import type { SafeHtml } from '../html/html.js';
 import { integrationsRoutes } from './integrations.js';
 import { bulkInviteRoutes } from './bulk-invite.js';
-import { assessmentReports, attemptOwner, pendingReviews } from '../modules/attempts/report.js';
-import { reviewAnswer } from '../modules/attempts/repository.js';
+import { assessmentReports, attemptOwner } from '../modules/attempts/report.js';
+import { userLeads } from '../modules/reviews/repository.js';
+import { registerReviewRoutes, reviewSettingsPanel, waitingReviews } from './reviews.js';
 import { dismissSignalsNow } from '../modules/attempts/signals.js';
 import { recordAudit, searchAudit } from '../modules/audit/audit.js';
 import { listAssessments } from '../modules/assessments/repository.js';
@@ -79,7 +80,6 @@ import {
   messageBody,
   overviewBody,
   reportBody,
-  reviewsBody,
   settingsBody,
   signInPage,
   type Frame,
@@ -408,7 +408,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         const since = new Date(now().getTime() - days * 86_400_000);
         periods.push({ days, funnel: await funnel(db, instance.id, since), failedMail: await failedDeliveries(db, instance.id, since) });
       }
-      const waiting = (await pendingReviews(db, [instance.id], 1000)).length;
+      const waiting = await waitingReviews(db, instance);
       const endpoints = await listEndpoints(db, instance.id);
       const hooks = { disabled: endpoints.filter((e) => e.disabled).length, failing: endpoints.filter((e) => !e.disabled && e.failingSince).length };
       return page(reply, consolePage(frameOf(request, 'overview', instance), `Overview of ${instance.name}`, overviewBody(instance.name, periods, waiting, hooks)));
@@ -541,6 +541,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         canRetake: may('manage'),
         notice,
         marks,
+        viewer: {
+          reviewer: `user:${request.consoleUser!.user.email.toLowerCase()}`,
+          blind: instance.blindReview,
+          mayLead: await userLeads(db, instance.id, request.consoleUser!.user),
+        },
       });
       return page(reply, consolePage(frameOf(request, 'candidates', instance), `${candidate.firstName} ${candidate.lastName}`, body));
     });
@@ -585,15 +590,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
 
     // ---- reviews -----------------------------------------------------------------------------
 
-    scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/reviews', async (request, reply) => {
-      const instance = instanceOf(request, request.query.instance, 'review');
-      const pending = await pendingReviews(db, [instance.id]);
-      const saved = request.query.saved === '1' ? 'Score saved.' : undefined;
-      return page(
-        reply,
-        consolePage(frameOf(request, 'reviews', instance), `Review queue of ${instance.name}`, reviewsBody(instance.name, pending, request.consoleUser!.csrfToken, saved)),
-      );
-    });
+    registerReviewRoutes(scope, { db, now, page, consolePage, frameOf, instanceOf });
 
     // A reviewer dismisses a proctoring signal (or every signal of a kind) with a reason.
     scope.post<{ Body: Record<string, string | undefined> }>('/console/signals/dismiss', async (request, reply) => {
@@ -610,27 +607,6 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       });
       const owner = await attemptOwner(db, instance.id, attemptId);
       return reply.redirect(`/console/candidates/${owner!.candidateId}?instance=${encodeURIComponent(instance.name)}#a-${owner!.assessmentId}`, 303);
-    });
-
-    scope.post<{ Body: Record<string, string | undefined> }>('/console/reviews', async (request, reply) => {
-      const body = request.body ?? {};
-      const instance = instanceOf(request, body.instance, 'review');
-      const attemptId = body.attemptId ?? '';
-      const questionId = body.questionId ?? '';
-      const score = body.score !== undefined && /^\d{1,3}(\.\d{1,2})?$/.test(body.score.trim()) ? Number(body.score) : NaN;
-      if (!(score >= 0 && score <= 100)) throw invalidInput([{ name: 'score', detail: 'must be a number from 0 to 100' }]);
-      const comment = (body.comment ?? '').trim();
-      if (comment.length > 2000) throw invalidInput([{ name: 'comment', detail: 'is longer than 2000 characters' }]);
-      if (!/^[0-9a-f-]{36}$/i.test(attemptId) || !/^[a-z][a-z0-9-]{0,63}$/.test(questionId)) throw notFound('No such answer in this instance');
-      const reports = await attemptOwner(db, instance.id, attemptId);
-      if (!reports) throw notFound('No such answer in this instance');
-      await reviewAnswer(db, attemptId, questionId, score, {
-        reviewer: `user:${request.consoleUser!.user.email.toLowerCase()}`,
-        comment,
-        inTransaction: (tx) => audit(request, tx, 'review.score', `${instance.name}/${attemptId}/${questionId}`),
-      });
-      if (body.next === 'queue') return reply.redirect(`/console/reviews?instance=${encodeURIComponent(instance.name)}&saved=1`, 303);
-      return reply.redirect(`/console/candidates/${reports.candidateId}?instance=${encodeURIComponent(instance.name)}#a-${reports.assessmentId}`, 303);
     });
 
     // ---- keys --------------------------------------------------------------------------------
@@ -976,7 +952,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         consolePage(
           frameOf(request, 'settings', instance),
           `Settings of ${instance.name}`,
-          settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1', addressesLocked: !isOwner(request) }),
+          settingsBody(instance, request.consoleUser!.csrfToken, {
+            saved: request.query.saved === '1',
+            addressesLocked: !isOwner(request),
+            reviews: reviewSettingsPanel(instance, request.consoleUser!.csrfToken),
+          }),
         ),
       );
     });
@@ -1001,7 +981,12 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         consolePage(
           frameOf(request, 'settings', instance),
           `Settings of ${instance.name}`,
-          settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) }),
+          settingsBody(instance, request.consoleUser!.csrfToken, {
+            errors,
+            values,
+            addressesLocked: !isOwner(request),
+            reviews: reviewSettingsPanel(instance, request.consoleUser!.csrfToken),
+          }),
         ),
         status,
       );

@@ -105,6 +105,7 @@ const Export = Type.Object(
       },
       { description: "The recruiters' marks on the candidate (decision, note, tags)" },
     ),
+    reviews: Rows("Reviews of the candidate's free-text answers: each reviewer's review (score, rubric levels, comment), a lead's settlement, and who was assigned to review"),
   },
   { additionalProperties: false },
 );
