@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { before, it } from 'node:test';
+import { it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { frozenClock } from './support/clock.js';
