@@ -122,7 +122,7 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
     await page.getByLabel('Comment (optional)').fill(comment);
     await page.getByRole('button', { name: 'Save and next' }).click();
     await page.getByText('Score saved.').waitFor();
-    await page.getByText('Nothing waits for your review.').waitFor();
+    await page.getByText('Nothing waits for review.').waitFor();
     await page.context().close();
   }
 

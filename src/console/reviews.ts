@@ -183,7 +183,7 @@ export function reviewQueueBody(view: QueueView): SafeHtml {
 ${view.saved && html`<p class="info" role="status">${view.saved}</p>`}
 <p>${
     view.queue.length === 0
-      ? 'Nothing waits for your review.'
+      ? 'Nothing waits for review.'
       : `${view.queue.length} free-text answer${view.queue.length === 1 ? '' : 's'} wait${view.queue.length === 1 ? 's' : ''} for your score, oldest first.`
   }</p>
 ${first && currentPanel(view, first)}
