@@ -25,6 +25,7 @@ import { auditAdminRoutes } from './modules/audit/admin-routes.js';
 import { registerAudit } from './modules/audit/audit.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
+import { reviewAdminRoutes } from './modules/reviews/admin-routes.js';
 import { closeWithdrawn, supersedeAttempt } from './modules/attempts/repository.js';
 import { invitationRoutes } from './modules/invitations/routes.js';
 import { candidateRoutes } from './modules/invitations/candidate-routes.js';
@@ -270,6 +271,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(assessmentAdminRoutes, { db, now: clock });
       await admin.register(libraryAdminRoutes, { db, now: clock });
       await admin.register(attemptAdminRoutes, { db });
+      await admin.register(reviewAdminRoutes, { db, now: clock });
       await admin.register(deliveryAdminRoutes, inviteDeps);
       await admin.register(userAdminRoutes, { db, now: clock });
       await admin.register(ssoAdminRoutes, { db, now: clock, sso });
@@ -314,7 +316,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
-  const jobs = backgroundJobs({ config, db, log: app.log, clock, inviteDeps });
+  const jobs = backgroundJobs({ config, db, mailer, log: app.log, clock, inviteDeps });
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

@@ -13,6 +13,8 @@ import { expiryJob, reminderJob } from './modules/invitations/lifecycle.js';
 import { scoreRecordJob } from './modules/invitations/score-records.js';
 import type { InviteDeps } from './modules/invitations/service.js';
 import { retentionJob } from './modules/privacy/service.js';
+import { reviewReminderJob } from './modules/reviews/job.js';
+import type { Mailer } from './modules/mail/mailer.js';
 import { webhookJob } from './modules/webhooks/worker.js';
 import { callbackFormats } from './partners/index.js';
 
@@ -41,12 +43,14 @@ export interface BackgroundDeps {
     devMailDir?: string;
   };
   db: Database;
+  /** The mailer the app sends with (timed by the metrics when they are on). */
+  mailer: Mailer;
   log: FastifyBaseLogger;
   clock: () => Date;
   inviteDeps: InviteDeps;
 }
 
-export function backgroundJobs({ config, db, log, clock, inviteDeps }: BackgroundDeps): JobRunner {
+export function backgroundJobs({ config, db, mailer, log, clock, inviteDeps }: BackgroundDeps): JobRunner {
   const jobs = new JobRunner(log, clock);
   const webhooks = webhookJob({
     db,
@@ -74,6 +78,7 @@ export function backgroundJobs({ config, db, log, clock, inviteDeps }: Backgroun
   jobs.add(idempotencySweepJob(db, IDEMPOTENCY_SWEEP_MS));
   jobs.add(expiryJob(db, 60_000, clock));
   jobs.add(reminderJob(inviteDeps, 60_000, clock));
+  jobs.add(reviewReminderJob({ db, mailer, mailFrom: inviteDeps.mailFrom, publicUrl: config.publicUrl, log }, 60_000, clock));
   jobs.add(
     bulkInviteJob(
       { ...inviteDeps, onRowError: (error, reference) => log.error({ err: error, reference }, 'a bulk invite row failed unexpectedly') },

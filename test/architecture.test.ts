@@ -61,6 +61,10 @@ const OWNERS: Record<string, string> = {
   bulk_invite_rows: 'modules/bulk-invites',
   webcam_consents: 'modules/snapshots',
   webcam_snapshots: 'modules/snapshots',
+  answer_reviews: 'modules/reviews',
+  review_settlements: 'modules/reviews',
+  review_assignments: 'modules/reviews',
+  review_leads: 'modules/reviews',
 };
 
 /**

@@ -3,10 +3,11 @@
 import { html, type Renderable, type SafeHtml } from '../html/html.js';
 import { markdown } from '../html/markdown.js';
 import { likertItemScore, maxFootrule } from '../modules/attempts/scoring.js';
-import { type AssessmentReport, type PendingReview, type QuestionReport } from '../modules/attempts/report.js';
+import { type AssessmentReport, type QuestionReport } from '../modules/attempts/report.js';
 import type { CandidateSummary } from '../modules/candidates/repository.js';
 import type { User } from '../modules/users/repository.js';
 import { barChart } from './charts.js';
+import { reviewPanel, type ReviewViewer } from './reviews/views.js';
 import { duration, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from './format.js';
 
 export interface Frame {
@@ -186,28 +187,6 @@ ${what.signalId ? html`<input type="hidden" name="signalId" value="${what.signal
 </form>`;
 }
 
-function reviewForm(report: AssessmentReport, q: QuestionReport, csrf: string, instance: string, canReview: boolean, next?: string): Renderable {
-  const reviewed =
-    q.review &&
-    html`<p class="reviewed">Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}${q.review.reviewer && ` by ${reviewerName(q.review.reviewer)}`}</p>${
-      q.review.comment && html`<blockquote class="review-comment"><p class="pre">${q.review.comment}</p></blockquote>`
-    }`;
-  if (q.type !== 'free-text' || !q.answered || !canReview || !report.attempt?.finishedAt) return reviewed;
-  return html`${reviewed}<form method="post" action="/console/reviews" class="review-form">
-<input type="hidden" name="_csrf" value="${csrf}">
-<input type="hidden" name="instance" value="${instance}">
-<input type="hidden" name="attemptId" value="${report.attempt.id}">
-<input type="hidden" name="questionId" value="${q.id}">
-${next && html`<input type="hidden" name="next" value="${next}">`}
-${q.guidance && html`<div class="guidance"><p><strong>Guidance:</strong></p>${markdown(q.guidance)}</div>`}
-<label for="score-${report.attempt.id}-${q.id}">Score (0–100)${q.review && html` — now ${q.review.score}`}</label>
-<input type="number" id="score-${report.attempt.id}-${q.id}" name="score" min="0" max="100" step="1" required value="${q.review?.score ?? ''}">
-<label for="comment-${report.attempt.id}-${q.id}">Comment (optional)</label>
-<textarea id="comment-${report.attempt.id}-${q.id}" name="comment" rows="2" maxlength="2000"></textarea>
-<button type="submit" class="primary">Save score</button>
-</form>`;
-}
-
 /** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
 const ATS_NAMES: Record<string, string> = { greenhouse: 'Greenhouse', ashby: 'Ashby', console: 'the console' };
 const EXTERNAL_LABELS: Record<string, string> = { applicationId: 'application', candidateId: 'candidate', jobName: 'job', sentBy: 'sent by' };
@@ -235,8 +214,10 @@ export function reportBody(
     pdfHref?: string;
     company?: string;
     marks?: SafeHtml;
-    /** More of an attempt's report, by attempt id, in the console only (webcam snapshots: src/console/webcam.ts). */
+    /** More of an attempt's report, by attempt id, in the console only (webcam snapshots: candidates/webcam.ts). */
     attemptExtras?: Map<string, SafeHtml>;
+    /** Who reads it, for blind review (reviews/views.ts). */
+    viewer?: ReviewViewer;
   },
 ): SafeHtml {
   // Shared by a report link (pdfHref): recruiters do not see accommodations, nor what operators do.
@@ -299,7 +280,7 @@ ${r.layoutNotes.length > 0 && html`<p class="layout-notes">As this candidate saw
 <div class="prompt">${markdown(q.prompt)}</div>
 <p class="hint">${q.category} · ${q.type} · ${q.credit === null ? 'awaiting review' : `${Math.round(q.credit * 1000) / 10} % credit`}</p>
 ${answerCell(q)}
-${reviewForm(r, q, options.csrf, options.instance, options.canReview)}
+${reviewPanel(q, { attemptId: r.attempt?.id, finished: Boolean(r.attempt?.finishedAt), csrf: options.csrf, instance: options.instance, canReview: options.canReview, viewer: options.viewer })}
 </li>`,
   )}</ol>`
 }
@@ -377,39 +358,4 @@ function similarSection(r: AssessmentReport, instance: string): SafeHtml | false
 </div>
 </li>`,
   )}</ul>`;
-}
-
-// ---- review queue ---------------------------------------------------------------------------
-
-export function reviewsBody(instance: string, pending: PendingReview[], csrf: string, saved?: string): SafeHtml {
-  const first = pending[0];
-  return html`<h1>Review queue of ${instance}</h1>
-${saved && html`<p class="info" role="status">${saved}</p>`}
-<p>${pending.length === 0 ? 'Nothing waits for review.' : `${pending.length}${pending.length === 100 ? '+' : ''} free-text answer${pending.length === 1 ? '' : 's'} wait${pending.length === 1 ? 's' : ''} for a score, oldest first.`}</p>
-${
-  first &&
-  html`<section class="panel review-current" aria-labelledby="review-current">
-<h2 id="review-current">${first.candidateName} · ${first.assessmentName}</h2>
-<p class="hint">Completed ${when(first.finishedAt)} · <a href="/console/candidates/${first.candidateId}?instance=${instance}">full report</a></p>
-<div class="prompt">${markdown(first.prompt)}</div>
-${first.guidance && html`<div class="guidance"><p><strong>Guidance:</strong></p>${markdown(first.guidance)}</div>`}
-<blockquote class="pre answer-text">${first.answer}</blockquote>
-<form method="post" action="/console/reviews" class="review-form">
-<input type="hidden" name="_csrf" value="${csrf}">
-<input type="hidden" name="instance" value="${instance}">
-<input type="hidden" name="attemptId" value="${first.attemptId}">
-<input type="hidden" name="questionId" value="${first.questionId}">
-<input type="hidden" name="next" value="queue">
-<label for="queue-score">Score (0–100)</label>
-<input type="number" id="queue-score" name="score" min="0" max="100" step="1" required>
-<label for="queue-comment">Comment (optional)</label>
-<textarea id="queue-comment" name="comment" rows="2" maxlength="2000"></textarea>
-<button type="submit" class="primary">Save and next</button>
-</form>
-</section>`
-}
-${
-  pending.length > 1 &&
-  html`<h2>Next in the queue</h2><ol class="plain">${pending.slice(1, 20).map((p) => html`<li>${p.candidateName} · ${p.assessmentName} · ${p.questionId} (completed ${when(p.finishedAt)})</li>`)}</ol>`
-}`;
 }

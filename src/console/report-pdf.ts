@@ -8,6 +8,7 @@ import { markdownBlocks } from '../html/markdown.js';
 import type { AssessmentReport } from '../modules/attempts/report.js';
 import type { CandidateSummary } from '../modules/candidates/repository.js';
 import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from './format.js';
+import { criteriaText } from './reviews/views.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 const DEJAVU_BOLD = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
@@ -197,9 +198,23 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
         text(q.text ?? '');
         if (q.accepted.length > 0) text(`Accepted: ${q.accepted.join(' | ')}`, { size: 9, color: MUTED });
       }
+      // Each reviewer's review (score, rubric levels, comment), then the final score and who made it.
+      const alone = q.reviews.length === 1 && !q.rubric && q.review?.reviewer === q.reviews[0]!.reviewer;
+      if (!alone) {
+        for (const r of q.reviews) {
+          text(`Review: ${r.score} / 100 by ${reviewerName(r.reviewer)} on ${when(r.reviewedAt)}`, { size: 9, color: MUTED });
+          for (const level of criteriaText(q.rubric, r.criteria)) text(`  ${level}`, { size: 9 });
+          if (r.comment) text(`  Comment: ${r.comment}`, { size: 9 });
+        }
+      }
       if (q.review) {
-        text(`Reviewed: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}${q.review.reviewer ? ` by ${reviewerName(q.review.reviewer)}` : ''}`, { size: 9, color: MUTED });
-        if (q.review.comment) text(`Reviewer's comment: ${q.review.comment}`, { size: 9 });
+        const by = q.settlement
+          ? `${reviewerName(q.settlement.settledBy)} (lead)`
+          : q.review.reviewer?.startsWith('mean of')
+            ? `the ${q.review.reviewer}`
+            : q.review.reviewer && reviewerName(q.review.reviewer);
+        text(`${alone ? 'Reviewed' : 'Final'}: ${q.review.score} / 100 on ${when(q.review.reviewedAt)}${by ? ` by ${by}` : ''}`, { size: 9, color: MUTED });
+        if (q.review.comment) text(`${q.settlement ? "Lead's" : "Reviewer's"} comment: ${q.review.comment}`, { size: 9 });
       }
       doc.moveDown(0.5);
     });

@@ -34,6 +34,7 @@ import { keyDepsOf, registerKeyRoutes } from './keys/routes.js';
 import { registerOverviewRoutes } from './overview/routes.js';
 import { bareMessagePage, consolePage, messageBody, type Frame } from './pages.js';
 import { registerReviewRoutes } from './reviews/routes.js';
+import { registerSignalRoutes } from './reviews/signals.js';
 import { registerSettingsRoutes } from './settings/routes.js';
 import { registerUserRoutes } from './users/routes.js';
 import { registerWebhookRoutes } from './webhooks/routes.js';
@@ -209,7 +210,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     const c = consoleContext(deps, { page, frameOf, instanceOf });
     registerOverviewRoutes(scope, c);
     registerCandidateRoutes(scope, c);
-    registerReviewRoutes(scope, c);
+    registerReviewRoutes(scope, { db, now, page, consolePage, frameOf, instanceOf });
+    registerSignalRoutes(scope, c);
     registerAssessmentRoutes(scope, c);
     registerInvitationRoutes(scope, c);
     registerKeyRoutes(scope, c);

@@ -10,6 +10,8 @@ import { retakeInvitation, sendFreshLink } from '../../modules/invitations/lifec
 import { brandOf } from '../../modules/tenants/branding.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { savedSearches } from '../../modules/users/saved-searches.js';
+import { userLeads } from '../../modules/reviews/repository.js';
+import type { ReviewViewer } from '../reviews/views.js';
 import type { SafeHtml } from '../../html/html.js';
 import type { ConsoleContext } from '../context.js';
 import { reportBody } from '../pages.js';
@@ -113,7 +115,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
   async function reportPage(
     instance: Instance,
     candidateId: string,
-    options: { canReview: boolean; canRetake: boolean; notice?: string; csrf: string; marks: (erased: boolean) => Promise<SafeHtml> },
+    options: { viewer?: ReviewViewer; canReview: boolean; canRetake: boolean; notice?: string; csrf: string; marks: (erased: boolean) => Promise<SafeHtml> },
   ) {
     const candidate = await findCandidate(db, [instance.id], candidateId);
     if (!candidate) throw notFound('No such candidate in this instance');
@@ -127,6 +129,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       notice: options.notice,
       marks: await options.marks(candidate.email === null),
       attemptExtras: await webcamSections(db, reports, instance.name),
+      viewer: options.viewer,
     });
     return { title: `${candidate.firstName} ${candidate.lastName}`, body };
   }
@@ -142,6 +145,11 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const canManage = c.may(request, instance, 'manage');
     const { title, body } = await reportPage(instance, request.params.id, {
       csrf,
+      viewer: {
+        reviewer: `user:${request.consoleUser!.user.email.toLowerCase()}`,
+        blind: instance.blindReview,
+        mayLead: await userLeads(db, instance.id, request.consoleUser!.user),
+      },
       canReview: c.may(request, instance, 'review'),
       canRetake: canManage,
       notice,

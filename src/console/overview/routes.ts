@@ -1,11 +1,11 @@
 // The overview: how far the candidates of the last 30 and 90 days got, e-mail that failed, answers
 // waiting for review and webhook endpoints in trouble.
 import type { FastifyInstance } from 'fastify';
-import { pendingReviews } from '../../modules/attempts/report.js';
 import { failedDeliveries } from '../../modules/invitations/insights.js';
 import { funnel } from '../../modules/scores/insights.js';
 import { listEndpoints } from '../../modules/webhooks/repository.js';
 import type { ConsoleContext } from '../context.js';
+import { waitingReviews } from '../reviews/routes.js';
 import { overviewBody } from './views.js';
 
 export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext): void {
@@ -16,7 +16,7 @@ export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext
       const since = new Date(c.now().getTime() - days * 86_400_000);
       periods.push({ days, funnel: await funnel(c.db, instance.id, since), failedMail: await failedDeliveries(c.db, instance.id, since) });
     }
-    const waiting = (await pendingReviews(c.db, [instance.id], 1000)).length;
+    const waiting = await waitingReviews(c.db, instance);
     const endpoints = await listEndpoints(c.db, instance.id);
     const hooks = { disabled: endpoints.filter((e) => e.disabled).length, failing: endpoints.filter((e) => !e.disabled && e.failingSince).length };
     return c.render(request, reply, { section: 'overview', instance }, `Overview of ${instance.name}`, overviewBody(instance.name, periods, waiting, hooks));

@@ -11,6 +11,7 @@ import { Settings } from '../../modules/tenants/admin-routes.js';
 import { changeTenantSettings, removeTenantLogo, setTenantLogo } from '../../modules/tenants/commands.js';
 import type { Instance, InstanceSettings } from '../../modules/tenants/repository.js';
 import type { ConsoleContext } from '../context.js';
+import { reviewSettingsPanel } from '../reviews/routes.js';
 import { settingsBody } from './views.js';
 
 const FIELDS = [
@@ -36,7 +37,11 @@ export function registerSettingsRoutes(scope: FastifyInstance, c: ConsoleContext
 
   scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/settings', async (request, reply) => {
     const instance = c.instanceOf(request, request.query.instance, 'manage');
-    const body = settingsBody(instance, request.consoleUser!.csrfToken, { saved: request.query.saved === '1', addressesLocked: !isOwner(request) });
+    const body = settingsBody(instance, request.consoleUser!.csrfToken, {
+      saved: request.query.saved === '1',
+      addressesLocked: !isOwner(request),
+      reviews: reviewSettingsPanel(instance, request.consoleUser!.csrfToken),
+    });
     return c.render(request, reply, { section: 'settings', instance }, `Settings of ${instance.name}`, body);
   });
 
@@ -51,7 +56,12 @@ export function registerSettingsRoutes(scope: FastifyInstance, c: ConsoleContext
       reply,
       { section: 'settings', instance },
       `Settings of ${instance.name}`,
-      settingsBody(instance, request.consoleUser!.csrfToken, { errors, values, addressesLocked: !isOwner(request) }),
+      settingsBody(instance, request.consoleUser!.csrfToken, {
+        errors,
+        values,
+        addressesLocked: !isOwner(request),
+        reviews: reviewSettingsPanel(instance, request.consoleUser!.csrfToken),
+      }),
       status,
     );
 

@@ -23,7 +23,7 @@ export function settingsBody(
     | 'logoSha256'
   >,
   csrf: string,
-  state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string>; addressesLocked?: boolean } = {},
+  state: { saved?: boolean; errors?: { name: string; detail: string }[]; values?: Record<string, string>; addressesLocked?: boolean; reviews?: SafeHtml } = {},
 ): SafeHtml {
   // The portal URL and the sender address are the operator's (and owners') to set: read-only to managers.
   const locked = state.addressesLocked === true;
@@ -77,6 +77,7 @@ ${state.errors && html`<div role="alert" id="settings-errors"><p class="error">N
 </fieldset>
 <p><button type="submit" class="primary">Save settings</button></p>
 </form>
+${state.reviews}
 <section class="panel" aria-labelledby="logo-heading">
 <h2 id="logo-heading">Logo</h2>
 ${brand.logoPath ? html`<p><img class="logo-preview" src="${brand.logoPath}" alt="The current logo of ${brand.company}"></p>` : html`<p>No logo: the portal's header shows the display name as text.</p>`}

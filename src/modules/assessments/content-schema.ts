@@ -65,12 +65,40 @@ export const ShortAnswerQuestion = Type.Object(
   { additionalProperties: false },
 );
 
+const RubricLevel = Type.Object(
+  {
+    label: Text(60, 'The level as reviewers choose it, unique within its criterion'),
+    points: Type.Number({ minimum: 0, maximum: 100, description: 'Points the level earns' }),
+    description: Type.Optional(Text(500, 'What an answer at this level looks like')),
+  },
+  { additionalProperties: false },
+);
+
+const RubricCriterion = Type.Object(
+  {
+    id: Slug('Identifier of the criterion within the question'),
+    name: Text(100, 'The criterion as reviewers read it'),
+    levels: Type.Array(RubricLevel, { minItems: 2, maxItems: 10, description: 'The levels a reviewer chooses from, lowest first' }),
+  },
+  { additionalProperties: false },
+);
+
+export const Rubric = Type.Object(
+  {
+    criteria: Type.Array(RubricCriterion, { minItems: 1, maxItems: 12, description: 'Each scored on its own; the answer earns the points chosen over the most points possible' }),
+  },
+  { additionalProperties: false, description: 'How reviewers score the answer, criterion by criterion (never shown to the candidate)' },
+);
+
+export type RubricContent = Static<typeof Rubric>;
+
 export const FreeTextQuestion = Type.Object(
   {
     ...common,
     type: Type.Literal('free-text'),
     maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 20000, description: 'Longest answer accepted (default 4000)' })),
     guidance: Type.Optional(Text(4000, 'What a reviewer should look for (never shown to the candidate)')),
+    rubric: Type.Optional(Rubric),
   },
   { additionalProperties: false },
 );

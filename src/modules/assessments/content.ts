@@ -271,6 +271,20 @@ function questionErrors(question: QuestionContent, at: (string | number)[], loca
       add([...at, 'options'], 'are listed in the order of the key, so the candidate would start from the answer: list them in another order');
     }
   }
+  if (question.type === 'free-text' && question.rubric) {
+    const ids = new Set<string>();
+    question.rubric.criteria.forEach((criterion, index) => {
+      const where = [...at, 'rubric', 'criteria', index];
+      if (ids.has(criterion.id)) add([...where, 'id'], `"${criterion.id}" is used by another criterion`);
+      ids.add(criterion.id);
+      const labels = new Set<string>();
+      criterion.levels.forEach((level, n) => {
+        if (labels.has(level.label)) add([...where, 'levels', n, 'label'], `repeats the label "${level.label}" of another level of this criterion`);
+        labels.add(level.label);
+      });
+      if (Math.max(...criterion.levels.map((level) => level.points)) <= 0) add([...where, 'levels'], 'must have a level with more than 0 points');
+    });
+  }
   if (question.type === 'coding') {
     const languages = new Set<string>();
     question.languages.forEach((language, index) => {

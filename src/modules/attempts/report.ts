@@ -3,7 +3,7 @@
 // correct, reviews, the proctoring timeline with the rules that raised the red flag, and where
 // the total stands among everyone who completed the same version.
 import type { Queryable } from '../../db/database.js';
-import { scaleLabels, type QuestionContent } from '../assessments/content-schema.js';
+import { scaleLabels, type QuestionContent, type RubricContent } from '../assessments/content-schema.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasonsOf, riskOf, type RiskLevel, type SignalKind } from './proctoring.js';
@@ -32,7 +32,14 @@ export interface QuestionReport {
   /** 0-1, null while a free-text answer awaits its review. */
   credit: number | null;
   guidance: string | null;
+  /** A free-text question's rubric (criteria with their levels), or null. */
+  rubric: RubricContent | null;
+  /** The final review score (one review, the mean of several, or a lead's), or a coding answer's grade. */
   review: { score: number; reviewedAt: Date; reviewer: string | null; comment: string | null } | null;
+  /** Each reviewer's review of a free-text answer (reviewing together), oldest first. */
+  reviews: { reviewer: string; score: number; criteria: Record<string, string> | null; comment: string | null; reviewedAt: Date }[];
+  /** A lead's final score where the reviews disagreed. */
+  settlement: { score: number; comment: string | null; settledBy: string; settledAt: Date } | null;
 }
 
 export interface AssessmentReport {
@@ -162,10 +169,17 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       reviewedAt: Date | null;
       reviewer: string | null;
       reviewComment: string | null;
+      reviews: QuestionReport['reviews'];
+      settlement: QuestionReport['settlement'];
     }>(
       `SELECT question_id AS "questionId", value, CASE WHEN ${REVIEW_CURRENT} THEN review_score::float8 END AS "reviewScore",
               CASE WHEN ${REVIEW_CURRENT} THEN reviewed_at END AS "reviewedAt", CASE WHEN ${REVIEW_CURRENT} THEN reviewed_by END AS reviewer,
-              CASE WHEN ${REVIEW_CURRENT} THEN review_comment END AS "reviewComment" FROM answers WHERE attempt_id = $1`,
+              CASE WHEN ${REVIEW_CURRENT} THEN review_comment END AS "reviewComment",
+              coalesce((SELECT json_agg(json_build_object('reviewer', r.reviewer, 'score', r.score::float8, 'criteria', r.criteria, 'comment', r.comment, 'reviewedAt', r.reviewed_at) ORDER BY r.reviewed_at, r.id)
+                          FROM answer_reviews r WHERE r.attempt_id = answers.attempt_id AND r.question_id = answers.question_id), '[]') AS reviews,
+              (SELECT json_build_object('score', x.score::float8, 'comment', x.comment, 'settledBy', x.settled_by, 'settledAt', x.settled_at)
+                 FROM review_settlements x WHERE x.attempt_id = answers.attempt_id AND x.question_id = answers.question_id) AS settlement
+         FROM answers WHERE attempt_id = $1`,
       [attempt.id],
     );
     const answers = new Map(answerRows.map((a) => [a.questionId, a]));
@@ -202,6 +216,9 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
             : null,
         credit: questionCredit(question, value, review),
         guidance: question.type === 'free-text' ? (question.guidance ?? null) : null,
+        rubric: question.type === 'free-text' ? (question.rubric ?? null) : null,
+        reviews: (given?.reviews ?? []).map((r) => ({ ...r, reviewedAt: new Date(r.reviewedAt) })),
+        settlement: given?.settlement ? { ...given.settlement, settledAt: new Date(given.settlement.settledAt) } : null,
         review:
           given?.reviewScore !== null && given?.reviewScore !== undefined
             ? { score: given.reviewScore, reviewedAt: given.reviewedAt!, reviewer: given.reviewer, comment: given.reviewComment }
@@ -264,43 +281,6 @@ async function cohortOf(db: Queryable, assessmentId: string, version: number, to
   const others = cohort - 1;
   const percentile = total === null || cohort < MIN_COHORT || others < 1 ? null : Math.round(((below + (equal - 1) / 2) / others) * 1000) / 10;
   return { percentile, cohort, categoryAverages: averages ?? {} };
-}
-
-export interface PendingReview {
-  attemptId: string;
-  candidateId: string;
-  candidateName: string;
-  assessmentId: string;
-  assessmentName: string;
-  questionId: string;
-  prompt: string;
-  guidance: string | null;
-  answer: string;
-  answeredAt: Date;
-  finishedAt: Date;
-}
-
-/** Free-text answers of completed attempts that wait for a score, oldest completion first (withdrawn and replaced attempts are never scored, so never listed). */
-export async function pendingReviews(db: Queryable, instanceIds: string[], limit = 100): Promise<PendingReview[]> {
-  const { rows } = await db.query<Omit<PendingReview, 'prompt' | 'guidance'> & { assessmentUuid: string; version: number; value: unknown }>(
-    `SELECT t.id AS "attemptId", i.candidate_id AS "candidateId", c.first_name || ' ' || c.last_name AS "candidateName", s.slug AS "assessmentId", s.name AS "assessmentName",
-            t.assessment_id AS "assessmentUuid", t.version, a.question_id AS "questionId", a.value, a.answered_at AS "answeredAt", t.finished_at AS "finishedAt"
-       FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id
-       JOIN assessments s ON s.id = i.assessment_id JOIN candidates c ON c.id = i.candidate_id
-      WHERE i.instance_id = ANY($1::uuid[]) AND t.finished_at IS NOT NULL AND t.superseded_at IS NULL AND t.end_reason <> 'cancelled' AND NOT ${REVIEW_CURRENT} AND jsonb_typeof(a.value) = 'string'
-      ORDER BY t.finished_at, t.id, a.question_id
-      LIMIT $2`,
-    [instanceIds, limit],
-  );
-  const pending: PendingReview[] = [];
-  for (const row of rows) {
-    const content = await versionContent(db, row.assessmentUuid, row.version);
-    const question = content.questions.find((q) => q.id === row.questionId);
-    if (question?.type !== 'free-text') continue;
-    const { assessmentUuid: _a, version: _v, value, ...rest } = row;
-    pending.push({ ...rest, prompt: question.prompt, guidance: question.guidance ?? null, answer: String(value) });
-  }
-  return pending;
 }
 
 export interface AttemptSummary {

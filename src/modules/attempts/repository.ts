@@ -373,41 +373,57 @@ export const ANSWER_HASH = `sha256(convert_to(value::text, 'UTF8'))`;
 export const REVIEW_CURRENT = `(review_score IS NOT NULL AND review_value_hash = ${ANSWER_HASH})`;
 
 /**
- * An operator's score for a free-text answer of a completed attempt, rescoring the attempt. The
- * score is stored with the hash of the answer it scored and counts only while the answer has that
- * value. An attempt in progress is refused (409): its answers may still change.
+ * Locks a free-text answer of a completed attempt for a review (the invitation first, then the
+ * attempt, as completion does) and returns the attempt, the question and the answer's text. The
+ * rules of reviewing: an attempt in progress is refused (409: its answers may still change), so
+ * are one replaced by a retake and one withdrawn; a question not answered is not found.
  */
-export async function reviewAnswer(
-  db: Database,
+export async function lockReviewableAnswer(
+  tx: Queryable,
   attemptId: string,
   questionId: string,
-  score: number,
-  /** Who scored it and why; `inTransaction` runs before commit (the audit entry of the review). */
-  by: { reviewer?: string; comment?: string; inTransaction?: (tx: Queryable) => Promise<void> } = {},
+): Promise<{ attempt: Attempt; question: Extract<QuestionContent, { type: 'free-text' }>; answer: string }> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attemptId)) throw notFound('No such attempt');
+  await lockInvitationOfAttempt(tx, attemptId);
+  const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
+  const attempt = rows[0];
+  if (!attempt) throw notFound('No such attempt');
+  const content = await versionContent(tx, attempt.assessmentId, attempt.version);
+  const question = content.questions.find((q) => q.id === questionId);
+  if (!question || question.type !== 'free-text') throw notFound(`No free-text question ${questionId} in this attempt`);
+  if (!attempt.finishedAt) {
+    throw conflict('This attempt is still in progress: its answers can change until it is completed, so they can be scored only then');
+  }
+  if (attempt.supersededAt) throw conflict('This attempt was replaced by a retake: it is history, and scoring it would change nothing');
+  if (attempt.endReason === 'cancelled') throw conflict('This attempt was withdrawn by the company: it is never scored');
+  const answer = await tx.query<{ value: AnswerValue }>('SELECT value FROM answers WHERE attempt_id = $1 AND question_id = $2', [attemptId, questionId]);
+  if (!answer.rows[0]) throw notFound('The candidate did not answer this question');
+  return { attempt, question, answer: String(answer.rows[0].value) };
+}
+
+/**
+ * Sets (or, with a null score, clears) the final review score of a free-text answer locked by
+ * lockReviewableAnswer in this transaction, and rescores the attempt. The score is stored with the
+ * hash of the answer it scored and counts only while the answer has that value. The reviews
+ * module decides the final score (one review, the mean of several, or a lead's).
+ */
+export async function writeReviewScore(
+  ctx: CommandContext,
+  input: { attempt: Attempt; questionId: string; score: number | null; by: string; comment: string | null },
 ): Promise<void> {
-  await db.transaction(async (tx) => {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attemptId)) throw notFound('No such attempt');
-    await lockInvitationOfAttempt(tx, attemptId);
-    const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
-    const attempt = rows[0];
-    if (!attempt) throw notFound('No such attempt');
-    const content = await versionContent(tx, attempt.assessmentId, attempt.version);
-    const question = content.questions.find((q) => q.id === questionId);
-    if (!question || question.type !== 'free-text') throw notFound(`No free-text question ${questionId} in this attempt`);
-    if (!attempt.finishedAt) {
-      throw conflict('This attempt is still in progress: its answers can change until it is completed, so they can be scored only then');
-    }
-    if (attempt.supersededAt) throw conflict('This attempt was replaced by a retake: it is history, and scoring it would change nothing');
-    if (attempt.endReason === 'cancelled') throw conflict('This attempt was withdrawn by the company: it is never scored');
-    const updated = await tx.query(
-      `UPDATE answers SET review_score = $3, reviewed_at = now(), reviewed_by = $4, review_comment = $5, review_value_hash = ${ANSWER_HASH}
-        WHERE attempt_id = $1 AND question_id = $2 RETURNING 1`,
-      [attemptId, questionId, score, by.reviewer ?? 'admin-token', by.comment || null],
+  if (input.score === null) {
+    await ctx.tx.query(
+      'UPDATE answers SET review_score = NULL, reviewed_at = NULL, reviewed_by = NULL, review_comment = NULL, review_value_hash = NULL WHERE attempt_id = $1 AND question_id = $2',
+      [input.attempt.id, input.questionId],
     );
-    if (updated.rows.length === 0) throw notFound('The candidate did not answer this question');
-    await writeScores(tx, [attempt], new Date());
-    await by.inTransaction?.(tx);
-  });
+  } else {
+    await ctx.tx.query(
+      `UPDATE answers SET review_score = $3, reviewed_at = $6, reviewed_by = $4, review_comment = $5, review_value_hash = ${ANSWER_HASH}
+        WHERE attempt_id = $1 AND question_id = $2`,
+      [input.attempt.id, input.questionId, Math.round(input.score * 100) / 100, input.by, input.comment, ctx.now],
+    );
+  }
+  await writeScores(ctx.tx, [input.attempt], ctx.now);
 }
 
 /**

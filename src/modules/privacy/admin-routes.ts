@@ -108,6 +108,7 @@ const Export = Type.Object(
     webcam: Rows(
       'Per attempt of an assessment that takes webcam snapshots: the choice (agreed or declined), when and from where, whether the camera was unavailable, and each snapshot with its time and the JPEG image as base64',
     ),
+    reviews: Rows("Reviews of the candidate's free-text answers: each reviewer's review (score, rubric levels, comment), a lead's settlement, and who was assigned to review"),
   },
   { additionalProperties: false },
 );

@@ -7,6 +7,7 @@
 // service does not store and hold no name or address (the candidate id and a link this erasure
 // revokes): nothing ties them to the person without the client's keys; they expire in 24 hours.
 import { eraseCandidateAttempts } from '../attempts/repository.js';
+import { candidateReviews, eraseCandidateReviews } from '../reviews/repository.js';
 import { recordAudit } from '../audit/audit.js';
 import { anonymiseCandidate } from '../candidates/repository.js';
 import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/repository.js';
@@ -41,6 +42,7 @@ export async function findCandidate(db: Queryable, instanceId: string, selector:
 /** Removes everything personal about the candidate (the row must be locked by the caller). */
 export async function eraseCandidateRows(tx: Queryable, candidate: { id: string; instanceId: string }, at: Date): Promise<void> {
   // Each module erases what it owns, all in this one transaction.
+  await eraseCandidateReviews(tx, candidate.id);
   await eraseCandidateAttempts(tx, candidate.id);
   await eraseCandidateSnapshots(tx, candidate.id);
   // Portal sessions go with the links they were opened from (ON DELETE CASCADE).
@@ -96,6 +98,8 @@ export interface CandidateData {
   marks: CandidateMarks;
   /** Per attempt of an assessment with webcam snapshots: the choice, and each snapshot with its JPEG as base64. */
   webcam: Record<string, unknown>[];
+  /** Reviews of the candidate's answers (each reviewer's score, levels and comment), leads' settlements and assignments. */
+  reviews: Record<string, unknown>[];
 }
 
 /** Everything stored about the candidate besides the candidate row. */
@@ -154,5 +158,6 @@ export async function candidateData(db: Queryable, candidateId: string): Promise
     audit: audit.rows,
     marks: await marksOf(db, candidateId),
     webcam: await snapshotsOfCandidate(db, candidateId),
+    reviews: await candidateReviews(db, candidateId),
   };
 }

@@ -61,6 +61,18 @@ const Instance = Type.Object(
     maxWebhookEndpoints: Type.Integer({ examples: [10], description: 'How many webhook endpoints the instance may register (default 10)' }),
     requireTwoFactor: Type.Boolean({ examples: [false], description: 'Every console user of the instance must have a second factor (default false)' }),
     timeZone: Type.String({ examples: ['Europe/Berlin'], description: "The time zone of candidates' deadlines (IANA; default UTC)" }),
+    reviewersPerAnswer: Type.Integer({ examples: [2], description: 'How many reviewers score each free-text answer, 1-5 (default 1)' }),
+    blindReview: Type.Boolean({ examples: [true], description: "Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)" }),
+    reviewAgreement: Type.String({
+      examples: ['agree-within'],
+      description: 'mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)',
+    }),
+    reviewAgreementPoints: Type.Integer({ examples: [20], description: 'The distance in percentage points within which reviews agree (default 20)' }),
+    reviewDueHours: Type.Union([Type.Integer(), Type.Null()], {
+      examples: [48],
+      description: 'Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders',
+    }),
+    reviewUnassigned: Type.Boolean({ examples: [true], description: 'Reviewers may take answers nobody was assigned (default true)' }),
     createdAt: DateTime({ examples: ['2026-11-02T13:45:07.060Z'] }),
   },
   { additionalProperties: false },
@@ -164,6 +176,44 @@ export const Settings = Type.Object(
         examples: [true],
         description:
           'Every console user of the instance (and every owner) must have a second factor: one without is sent to set it up after signing in, and may not turn it off. Only the operator sets it.',
+      }),
+    ),
+    reviewersPerAnswer: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 5, examples: [2], description: 'How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)' }),
+    ),
+    blindReview: Type.Optional(
+      Type.Boolean({
+        examples: [true],
+        description:
+          "Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)",
+      }),
+    ),
+    reviewAgreement: Type.Optional(
+      Type.Union([Type.Literal('mean'), Type.Literal('agree-within')], {
+        examples: ['agree-within'],
+        description:
+          'How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)',
+      }),
+    ),
+    reviewAgreementPoints: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 100,
+        examples: [20],
+        description: 'agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)',
+      }),
+    ),
+    reviewDueHours: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 720 }), Type.Null()], {
+        examples: [48],
+        description:
+          "An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)",
+      }),
+    ),
+    reviewUnassigned: Type.Optional(
+      Type.Boolean({
+        examples: [true],
+        description: "Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review",
       }),
     ),
   },

@@ -30,6 +30,18 @@ export interface Instance {
   requireTwoFactor: boolean;
   /** The IANA time zone deadlines are given in to candidates (default UTC). */
   timeZone: string;
+  /** How many reviewers score each free-text answer, 1-5 (default 1). */
+  reviewersPerAnswer: number;
+  /** Reviewers see neither the candidate's name nor the other reviews until they submitted their own (default false). */
+  blindReview: boolean;
+  /** How the reviews make the final score: their mean, or their mean when all are within reviewAgreementPoints of each other (else a lead settles). */
+  reviewAgreement: 'mean' | 'agree-within';
+  /** The distance, in percentage points, within which reviews agree (agree-within; default 20). */
+  reviewAgreementPoints: number;
+  /** Hours after completion or assignment when an assigned review is overdue and its reviewer is reminded, once; null: no reminders. */
+  reviewDueHours: number | null;
+  /** Reviewers may take answers nobody was assigned (default true); answers with assignees are theirs alone. */
+  reviewUnassigned: boolean;
   createdAt: Date;
 }
 
@@ -38,7 +50,9 @@ const COLUMNS = `id, name, portal_url AS "portalUrl", invite_ttl_days AS "invite
   report_link_days AS "reportLinkDays", reminder_days AS "reminderDays", display_name AS "displayName", accent_color AS "accentColor",
   support_email AS "supportEmail", privacy_url AS "privacyUrl", (SELECT l.sha256 FROM instance_logos l WHERE l.instance_id = instances.id) AS "logoSha256",
   default_language AS "defaultLanguage", max_webhook_endpoints AS "maxWebhookEndpoints",
-  require_two_factor AS "requireTwoFactor", time_zone AS "timeZone", created_at AS "createdAt"`;
+  require_two_factor AS "requireTwoFactor", time_zone AS "timeZone", reviewers_per_answer AS "reviewersPerAnswer", blind_review AS "blindReview",
+  review_agreement AS "reviewAgreement", review_agreement_points AS "reviewAgreementPoints", review_due_hours AS "reviewDueHours",
+  review_unassigned AS "reviewUnassigned", created_at AS "createdAt"`;
 
 export interface InstanceSettings {
   portalUrl?: string | null;
@@ -56,6 +70,12 @@ export interface InstanceSettings {
   maxWebhookEndpoints?: number;
   requireTwoFactor?: boolean;
   timeZone?: string;
+  reviewersPerAnswer?: number;
+  blindReview?: boolean;
+  reviewAgreement?: 'mean' | 'agree-within';
+  reviewAgreementPoints?: number;
+  reviewDueHours?: number | null;
+  reviewUnassigned?: boolean;
 }
 
 export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
@@ -63,9 +83,11 @@ export const INSTANCE_NAME_PATTERN = '^[a-z][a-z0-9-]{0,62}$';
 export async function createInstance(db: Queryable, input: { name: string } & InstanceSettings): Promise<Instance | undefined> {
   const { rows } = await db.query<Instance>(
     `INSERT INTO instances (name, portal_url, invite_ttl_days, mail_from_name, mail_from_address, retention_days, report_link_days, reminder_days,
-                            display_name, accent_color, support_email, privacy_url, default_language, max_webhook_endpoints, time_zone)
+                            display_name, accent_color, support_email, privacy_url, default_language, max_webhook_endpoints, time_zone,
+                            reviewers_per_answer, blind_review, review_agreement, review_agreement_points, review_due_hours, review_unassigned)
      VALUES ($1, $2, coalesce($3, 14), $4, $5, $6, coalesce($7, 90), CASE WHEN $8::boolean THEN $9::integer ELSE 2 END, $10, $11, $12, $13, coalesce($14, 'en'),
-             coalesce($15::integer, 10), coalesce($16, 'UTC'))
+             coalesce($15::integer, 10), coalesce($16, 'UTC'), coalesce($17::integer, 1), coalesce($18::boolean, false), coalesce($19, 'mean'),
+             coalesce($20::integer, 20), $21::integer, coalesce($22::boolean, true))
      ON CONFLICT (name) DO NOTHING RETURNING ${COLUMNS}`,
     [
       input.name,
@@ -84,6 +106,12 @@ export async function createInstance(db: Queryable, input: { name: string } & In
       input.defaultLanguage ?? null,
       input.maxWebhookEndpoints ?? null,
       input.timeZone ?? null,
+      input.reviewersPerAnswer ?? null,
+      input.blindReview ?? null,
+      input.reviewAgreement ?? null,
+      input.reviewAgreementPoints ?? null,
+      input.reviewDueHours ?? null,
+      input.reviewUnassigned ?? null,
     ],
   );
   return rows[0];
@@ -109,6 +137,12 @@ export async function updateInstance(db: Queryable, name: string, settings: Inst
     maxWebhookEndpoints: 'max_webhook_endpoints',
     requireTwoFactor: 'require_two_factor',
     timeZone: 'time_zone',
+    reviewersPerAnswer: 'reviewers_per_answer',
+    blindReview: 'blind_review',
+    reviewAgreement: 'review_agreement',
+    reviewAgreementPoints: 'review_agreement_points',
+    reviewDueHours: 'review_due_hours',
+    reviewUnassigned: 'review_unassigned',
   } as const;
   for (const [key, column] of Object.entries(columns)) {
     const value = settings[key as keyof InstanceSettings];
