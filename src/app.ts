@@ -55,7 +55,7 @@ import { JobRunner } from './jobs/runner.js';
 import { webhookAdminRoutes } from './modules/webhooks/admin-routes.js';
 import { privacyAdminRoutes } from './modules/privacy/admin-routes.js';
 import { reportAdminRoutes } from './modules/reports/admin-routes.js';
-import { reportLinkRoutes } from './console/report-link-routes.js';
+import { reportLinkRoutes } from './console/reports/links.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {

@@ -13,7 +13,7 @@ import type { Counter } from '../modules/limits/counter.js';
 import type { Instance } from '../modules/tenants/repository.js';
 import type { SessionTimes, SignedIn } from '../modules/users/repository.js';
 import type { SsoOptions } from '../modules/users/sso.js';
-import { consolePage, type Frame } from './pages.js';
+import { consolePage, type Frame } from './layout.js';
 
 export interface ConsoleDeps {
   db: Database;

@@ -32,7 +32,7 @@ import { integrationsRoutes } from './integrations/routes.js';
 import { registerInvitationRoutes } from './invitations/routes.js';
 import { keyDepsOf, registerKeyRoutes } from './keys/routes.js';
 import { registerOverviewRoutes } from './overview/routes.js';
-import { bareMessagePage, consolePage, messageBody, type Frame } from './pages.js';
+import { bareMessagePage, consolePage, messageBody, type Frame } from './layout.js';
 import { registerReviewRoutes } from './reviews/routes.js';
 import { registerSignalRoutes } from './reviews/signals.js';
 import { registerSettingsRoutes } from './settings/routes.js';
@@ -173,7 +173,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
           throw forbidden('The form is out of date or came from another site: reload the page and try again');
         }
       }
-      // A code to give, a password to change or a second factor to set up comes before anything else (account-routes.ts).
+      // A code to give, a password to change or a second factor to set up comes before anything else (account/routes.ts).
       return enforceStep(request, reply);
     });
 

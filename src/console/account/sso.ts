@@ -12,7 +12,7 @@ import { INSTANCE_NAME_PATTERN, type Instance } from '../../modules/tenants/repo
 import type { SessionTimes } from '../../modules/users/repository.js';
 import { SSO_ROLES, configureSso, redirectUri, removeSso, ssoSettings, type SsoOptions, type SsoView } from '../../modules/users/sso.js';
 import { SsoRefused, completeSsoSignIn, startSsoSignIn } from '../../modules/users/sso-sign-in.js';
-import { bareMessagePage, head, type Frame } from '../pages.js';
+import { bareMessagePage, head, type Frame } from '../layout.js';
 
 export interface SsoPageDeps {
   db: Database;

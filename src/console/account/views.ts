@@ -4,7 +4,7 @@
 import { html, type SafeHtml } from '../../html/html.js';
 import { MIN_PASSWORD_LENGTH } from '../../modules/users/password.js';
 import type { User } from '../../modules/users/repository.js';
-import { head } from '../pages.js';
+import { head } from '../layout.js';
 
 export interface FieldError {
   name: string;

@@ -14,7 +14,7 @@ import { userLeads } from '../../modules/reviews/repository.js';
 import type { ReviewViewer } from '../reviews/views.js';
 import type { SafeHtml } from '../../html/html.js';
 import type { ConsoleContext } from '../context.js';
-import { reportBody } from '../pages.js';
+import { reportBody } from '../reports/view.js';
 import { registerCompareRoutes } from './compare.js';
 import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { registerSearchRoutes, savedSearchesPanel } from './searches.js';

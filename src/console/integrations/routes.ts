@@ -15,7 +15,7 @@ import type { InviteDeps } from '../../modules/invitations/service.js';
 import { createKey } from '../../modules/keys/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { when } from '../format.js';
-import type { Frame } from '../pages.js';
+import type { Frame } from '../layout.js';
 
 export interface IntegrationPageDeps {
   db: Database;

@@ -17,7 +17,7 @@ import { FIELDS, FIELD_LABELS, MAX_FILE_BYTES, MAX_ROWS, readCsv } from '../../m
 import { getBulkInvite, listBulkInvites, listRows, resultCsv, type BulkInviteView, type BulkRowView } from '../../modules/bulk-invites/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { when } from '../format.js';
-import type { Frame } from '../pages.js';
+import type { Frame } from '../layout.js';
 
 export interface BulkInvitePageDeps {
   db: Database;

@@ -12,7 +12,7 @@ import { InviteBody, normaliseAssessments } from '../../modules/invitations/rout
 import { invite, resend } from '../../modules/invitations/service.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import type { ConsoleContext } from '../context.js';
-import { consolePage } from '../pages.js';
+import { consolePage } from '../layout.js';
 import { bulkInviteRoutes } from './bulk.js';
 import { invitationsBody, type InvitationsState } from './views.js';
 

@@ -21,7 +21,7 @@ import { changeTenantSettings } from '../../modules/tenants/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import type { User } from '../../modules/users/repository.js';
 import { when } from '../format.js';
-import type { Frame } from '../pages.js';
+import type { Frame } from '../layout.js';
 import { settingsBody } from '../settings/views.js';
 import { reviewList, scoreFields } from './views.js';
 

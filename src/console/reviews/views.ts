@@ -1,7 +1,7 @@
 // How reviews read in the console: the final score of a free-text answer with each reviewer's
 // review (score, rubric levels, comment), a lead's settlement, and the fields a reviewer scores
 // with (a radio group per rubric criterion, or one score of 0-100). Shared by the candidate's
-// report (pages.ts) and the review queue (routes.ts); blind review hides the others' reviews
+// report (reports/view.ts) and the review queue (routes.ts); blind review hides the others' reviews
 // from a reviewer who has not submitted their own.
 import { html, type Renderable, type SafeHtml } from '../../html/html.js';
 import { markdown } from '../../html/markdown.js';

@@ -4,11 +4,11 @@
 // characters Helvetica cannot show replaced by "?".
 import { existsSync } from 'node:fs';
 import PDFDocument from 'pdfkit';
-import { markdownBlocks } from '../html/markdown.js';
-import type { AssessmentReport } from '../modules/attempts/report.js';
-import type { CandidateSummary } from '../modules/candidates/repository.js';
-import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from './format.js';
-import { criteriaText } from './reviews/views.js';
+import { markdownBlocks } from '../../html/markdown.js';
+import type { AssessmentReport } from '../../modules/attempts/report.js';
+import type { CandidateSummary } from '../../modules/candidates/repository.js';
+import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from '../format.js';
+import { criteriaText } from '../reviews/views.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 const DEJAVU_BOLD = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';

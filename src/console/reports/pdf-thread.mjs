@@ -3,10 +3,10 @@
 // inherit hooks registered by its parent), then the TypeScript of the worker itself.
 import { existsSync } from 'node:fs';
 
-if (existsSync(new URL('./report-pdf-worker.js', import.meta.url))) {
-  await import('./report-pdf-worker.js');
+if (existsSync(new URL('./pdf-worker.js', import.meta.url))) {
+  await import('./pdf-worker.js');
 } else {
   const { register } = await import('tsx/esm/api');
   register();
-  await import('./report-pdf-worker.ts');
+  await import('./pdf-worker.ts');
 }

@@ -1,7 +1,7 @@
-// The worker thread that draws report PDFs (report-pdf.ts), so that laying out a long report never
+// The worker thread that draws report PDFs (pdf.ts), so that laying out a long report never
 // holds the event loop that serves requests. One message in, the PDF's bytes (or an error) out.
 import { parentPort } from 'node:worker_threads';
-import { reportPdf } from './report-pdf.js';
+import { reportPdf } from './pdf.js';
 
 export interface PdfJob {
   id: number;

@@ -3,17 +3,18 @@
 // signature, expiry and revocation are checked by the reports module; an invalid link is 404,
 // an expired or revoked one 410, each with a page that says which.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Queryable } from '../db/database.js';
-import { problemFor } from '../http/errors.js';
-import { assessmentReports } from '../modules/attempts/report.js';
-import { findCandidate } from '../modules/candidates/repository.js';
-import type { RefusalLimit } from '../modules/limits/rate-limit.js';
-import { checkReportLink } from '../modules/reports/links.js';
-import { brandOf } from '../modules/tenants/branding.js';
-import { findInstanceById } from '../modules/tenants/repository.js';
-import { PAGE_HEADERS } from '../http/page-headers.js';
-import { reportBody, sharedReportMessage, sharedReportPage } from './pages.js';
-import { renderReportPdf } from './report-pdf-pool.js';
+import type { Queryable } from '../../db/database.js';
+import { problemFor } from '../../http/errors.js';
+import { assessmentReports } from '../../modules/attempts/report.js';
+import { findCandidate } from '../../modules/candidates/repository.js';
+import type { RefusalLimit } from '../../modules/limits/rate-limit.js';
+import { checkReportLink } from '../../modules/reports/links.js';
+import { brandOf } from '../../modules/tenants/branding.js';
+import { findInstanceById } from '../../modules/tenants/repository.js';
+import { PAGE_HEADERS } from '../../http/page-headers.js';
+import { sharedReportMessage, sharedReportPage } from '../layout.js';
+import { reportBody } from './view.js';
+import { renderReportPdf } from './pdf-pool.js';
 
 // The link's signature is in its query string: no Referer may carry it anywhere, no cache or
 // search engine may keep the report.

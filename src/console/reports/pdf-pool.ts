@@ -3,7 +3,7 @@
 // The thread starts on the first PDF, is not kept alive for its own sake (unref), and is started
 // again after a failure; a PDF that takes longer than TIMEOUT_MS fails (and its thread is ended).
 import { Worker } from 'node:worker_threads';
-import type { reportPdf } from './report-pdf.js';
+import type { reportPdf } from './pdf.js';
 
 const TIMEOUT_MS = 30_000;
 
@@ -27,7 +27,7 @@ function failAll(error: Error): void {
 
 function thread(): Worker {
   if (worker) return worker;
-  const started = new Worker(new URL('./report-pdf-thread.mjs', import.meta.url), { execArgv: [] });
+  const started = new Worker(new URL('./pdf-thread.mjs', import.meta.url), { execArgv: [] });
   started.unref();
   started.on('message', (message: { id: number; bytes?: Uint8Array; error?: string }) => {
     const w = waiting.get(message.id);
