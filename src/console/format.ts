@@ -18,10 +18,15 @@ export function duration(report: AssessmentReport): string {
 /** Who reviewed, as stored (`user:<e-mail>` or the operator's token), in words. */
 export const reviewerName = (stored: string) => (stored.startsWith('user:') ? stored.slice(5) : stored === 'admin-token' ? 'the operator' : stored);
 
-/** A percentile with its group, or why there is none yet (the group is too small to compare with). */
-export function percentileText(r: Pick<AssessmentReport, 'percentile' | 'cohort' | 'record'>): string {
-  if (r.percentile !== null) return `${r.percentile} (among ${r.cohort} who completed this version)`;
+/** A percentile with its norm group named, or why there is none yet (too few completed this version to compare with). */
+export function percentileText(r: Pick<AssessmentReport, 'percentile' | 'norm' | 'record'>): string {
   if (r.record.assessmentStatus !== 'COMPLETED' || r.record.scoreStatus === 'PENDING') return '-';
-  const more = MIN_COHORT - r.cohort;
-  return more > 0 ? `not yet: ${r.cohort} completed this version, ${more} more needed (a percentile needs ${MIN_COHORT})` : '-';
+  if (r.norm.kind === 'none') return `not yet: ${r.norm.size} completed this version, ${r.norm.needed} more needed for the instance's own norm (it needs ${MIN_COHORT})`;
+  return r.percentile === null ? `no total norm (norm group: ${r.norm.group})` : `${r.percentile} (norm group: ${r.norm.group})`;
+}
+
+/** Each category's percentile against the norm group, in words; empty without them. */
+export function categoryPercentilesText(r: Pick<AssessmentReport, 'norm'>): string {
+  const entries = Object.entries(r.norm.categories);
+  return entries.length === 0 ? '' : entries.map(([name, percentile]) => `${name} ${percentile}`).join('; ');
 }

@@ -409,12 +409,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Free-text answers of completed attempts waiting for a score */
+        /**
+         * Free-text answers of completed attempts waiting for a score
+         * @description Answers without a final score yet, oldest completion first (at most 1000): awaiting reviews, or whose reviews disagree and wait for a lead.
+         */
         get: operations["listPendingReviews"];
         put?: never;
         /**
          * Score a free-text answer
-         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change). The score is bound to the answer it scored and counts only while that answer is unchanged. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change; also 409 for a withdrawn or replaced attempt). A question without a rubric takes a score of 0-100; one with a rubric takes rubric, a level label for each criterion id (the score is then the points chosen over the most possible; score may be left out). The operator's review counts as one reviewer's (a new one replaces the operator's earlier one). When the instance asks for several reviewers per answer, the answer gets its final score (the mean of the reviews, or under agree-within a lead's when they disagree) once it has them all; the score is bound to the answer it scored. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["scoreFreeText"];
         delete?: never;
@@ -1734,6 +1737,49 @@ export interface operations {
                              * @example application-48213
                              */
                             externalReference?: string;
+                            /** @description Present once the assessment is completed and scored: the norm group its percentiles are read against. Not part of the score record, which stays exactly as published. */
+                            norm?: {
+                                /**
+                                 * @description `published`: the published norms the assessment cites; `instance`: your own candidates who completed the same version of the assessment (once there are at least 20); `none`: not enough of them yet
+                                 * @example instance
+                                 */
+                                kind: "published" | "instance" | "none";
+                                /**
+                                 * @description The norm group in words, to show next to the percentiles
+                                 * @example this instance's 240 candidates who completed version 2
+                                 */
+                                group: string;
+                                /**
+                                 * @description Where published norms come from (a citation); null for your own
+                                 * @example null
+                                 */
+                                source: string | null;
+                                /**
+                                 * @description How many completed and scored attempts of this version your instance has
+                                 * @example 240
+                                 */
+                                size: number;
+                                /**
+                                 * @description The total score's percentile (0-100) against the group; null without one
+                                 * @example 63.5
+                                 */
+                                totalPercentile: number | null;
+                                /**
+                                 * @description Each category's percentile against the group, by category name (as in the score record's categoryScores)
+                                 * @example {
+                                 *       "Communication": 70.2,
+                                 *       "Problem solving": 55
+                                 *     }
+                                 */
+                                categoryPercentiles: {
+                                    [key: string]: number;
+                                };
+                                /**
+                                 * @description How many more completed attempts your own norm needs; 0 once it has enough
+                                 * @example 0
+                                 */
+                                needed: number;
+                            };
                         }[];
                         /** @description Your recruiters' decision on the candidate in the console (advance, hold or reject), with its note; null while there is none. Never shown to the candidate, and not part of the score record. */
                         decision: {
@@ -1900,6 +1946,49 @@ export interface operations {
                          * @example application-48213
                          */
                         externalReference?: string;
+                        /** @description Present once the assessment is completed and scored: the norm group its percentiles are read against. Not part of the score record, which stays exactly as published. */
+                        norm?: {
+                            /**
+                             * @description `published`: the published norms the assessment cites; `instance`: your own candidates who completed the same version of the assessment (once there are at least 20); `none`: not enough of them yet
+                             * @example instance
+                             */
+                            kind: "published" | "instance" | "none";
+                            /**
+                             * @description The norm group in words, to show next to the percentiles
+                             * @example this instance's 240 candidates who completed version 2
+                             */
+                            group: string;
+                            /**
+                             * @description Where published norms come from (a citation); null for your own
+                             * @example null
+                             */
+                            source: string | null;
+                            /**
+                             * @description How many completed and scored attempts of this version your instance has
+                             * @example 240
+                             */
+                            size: number;
+                            /**
+                             * @description The total score's percentile (0-100) against the group; null without one
+                             * @example 63.5
+                             */
+                            totalPercentile: number | null;
+                            /**
+                             * @description Each category's percentile against the group, by category name (as in the score record's categoryScores)
+                             * @example {
+                             *       "Communication": 70.2,
+                             *       "Problem solving": 55
+                             *     }
+                             */
+                            categoryPercentiles: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description How many more completed attempts your own norm needs; 0 once it has enough
+                             * @example 0
+                             */
+                            needed: number;
+                        };
                     };
                 };
             };
@@ -2071,6 +2160,49 @@ export interface operations {
                          * @example application-48213
                          */
                         externalReference?: string;
+                        /** @description Present once the assessment is completed and scored: the norm group its percentiles are read against. Not part of the score record, which stays exactly as published. */
+                        norm?: {
+                            /**
+                             * @description `published`: the published norms the assessment cites; `instance`: your own candidates who completed the same version of the assessment (once there are at least 20); `none`: not enough of them yet
+                             * @example instance
+                             */
+                            kind: "published" | "instance" | "none";
+                            /**
+                             * @description The norm group in words, to show next to the percentiles
+                             * @example this instance's 240 candidates who completed version 2
+                             */
+                            group: string;
+                            /**
+                             * @description Where published norms come from (a citation); null for your own
+                             * @example null
+                             */
+                            source: string | null;
+                            /**
+                             * @description How many completed and scored attempts of this version your instance has
+                             * @example 240
+                             */
+                            size: number;
+                            /**
+                             * @description The total score's percentile (0-100) against the group; null without one
+                             * @example 63.5
+                             */
+                            totalPercentile: number | null;
+                            /**
+                             * @description Each category's percentile against the group, by category name (as in the score record's categoryScores)
+                             * @example {
+                             *       "Communication": 70.2,
+                             *       "Problem solving": 55
+                             *     }
+                             */
+                            categoryPercentiles: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description How many more completed attempts your own norm needs; 0 once it has enough
+                             * @example 0
+                             */
+                            needed: number;
+                        };
                     };
                 };
             };
@@ -2230,6 +2362,49 @@ export interface operations {
                          * @example application-48213
                          */
                         externalReference?: string;
+                        /** @description Present once the assessment is completed and scored: the norm group its percentiles are read against. Not part of the score record, which stays exactly as published. */
+                        norm?: {
+                            /**
+                             * @description `published`: the published norms the assessment cites; `instance`: your own candidates who completed the same version of the assessment (once there are at least 20); `none`: not enough of them yet
+                             * @example instance
+                             */
+                            kind: "published" | "instance" | "none";
+                            /**
+                             * @description The norm group in words, to show next to the percentiles
+                             * @example this instance's 240 candidates who completed version 2
+                             */
+                            group: string;
+                            /**
+                             * @description Where published norms come from (a citation); null for your own
+                             * @example null
+                             */
+                            source: string | null;
+                            /**
+                             * @description How many completed and scored attempts of this version your instance has
+                             * @example 240
+                             */
+                            size: number;
+                            /**
+                             * @description The total score's percentile (0-100) against the group; null without one
+                             * @example 63.5
+                             */
+                            totalPercentile: number | null;
+                            /**
+                             * @description Each category's percentile against the group, by category name (as in the score record's categoryScores)
+                             * @example {
+                             *       "Communication": 70.2,
+                             *       "Problem solving": 55
+                             *     }
+                             */
+                            categoryPercentiles: {
+                                [key: string]: number;
+                            };
+                            /**
+                             * @description How many more completed attempts your own norm needs; 0 once it has enough
+                             * @example 0
+                             */
+                            needed: number;
+                        };
                         /** @example SENT */
                         invitationStatus: "SENT" | "FAILED";
                     };
@@ -2507,6 +2682,36 @@ export interface operations {
                          */
                         timeZone: string;
                         /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2610,6 +2815,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2708,6 +2943,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2831,6 +3096,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2929,6 +3224,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3075,6 +3400,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3239,6 +3594,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -4133,6 +4518,28 @@ export interface operations {
                          * @example 2026-11-23T10:37:05.118Z
                          */
                         answeredAt: string;
+                        /**
+                         * @description awaiting (no review yet), in-review (fewer reviews than the instance asks for) or disagreement (the reviews disagree: a lead settles it in the console)
+                         * @example in-review
+                         */
+                        state: string;
+                        /**
+                         * @description How many reviews the answer has
+                         * @example 1
+                         */
+                        reviews: number;
+                        /**
+                         * @description The criteria of the question's rubric with their levels (score it with rubric), or null (score it with score)
+                         * @example null
+                         */
+                        rubric: {
+                            id: string;
+                            name: string;
+                            levels: {
+                                label: string;
+                                points: number;
+                            }[];
+                        }[] | null;
                     }[];
                 };
             };
@@ -4189,10 +4596,22 @@ export interface operations {
                     /** @example cs-15 */
                     questionId: string;
                     /**
-                     * @description Percent of the question earned
+                     * @description Percent of the question earned (questions without a rubric)
                      * @example 80
                      */
-                    score: number;
+                    score?: number;
+                    /**
+                     * @description Questions with a rubric: the level chosen (its label) for each criterion (its id)
+                     * @example {
+                     *       "empathy": "Strong",
+                     *       "remedy": "Partial"
+                     *     }
+                     */
+                    rubric?: {
+                        [key: string]: string;
+                    };
+                    /** @description The reviewer's comment, shown with the review in the console and the report */
+                    comment?: string;
                 };
             };
         };
@@ -4208,6 +4627,16 @@ export interface operations {
                         scoreStatus: string;
                         /** @example 86.25 */
                         totalScore: number;
+                        /**
+                         * @description The answer's state after this review: in-review, disagreement or settled
+                         * @example settled
+                         */
+                        reviewState: string;
+                        /**
+                         * @description The answer's final score (0-100), null until it has one
+                         * @example 75
+                         */
+                        finalScore: number | null;
                     };
                 };
             };
@@ -6845,6 +7274,13 @@ export interface operations {
                          * @example []
                          */
                         webcam: {
+                            [key: string]: unknown;
+                        }[];
+                        /**
+                         * @description Reviews of the candidate's free-text answers: each reviewer's review (score, rubric levels, comment), a lead's settlement, and who was assigned to review
+                         * @example []
+                         */
+                        reviews: {
                             [key: string]: unknown;
                         }[];
                     };

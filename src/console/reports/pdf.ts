@@ -7,7 +7,7 @@ import PDFDocument from 'pdfkit';
 import { markdownBlocks } from '../../html/markdown.js';
 import type { AssessmentReport } from '../../modules/attempts/report.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
-import { SCORE_TEXT, duration, percentileText, reviewerName, statusText, when } from '../format.js';
+import { SCORE_TEXT, categoryPercentilesText, duration, percentileText, reviewerName, statusText, when } from '../format.js';
 import { criteriaText } from '../reviews/views.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
@@ -120,6 +120,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     ['Total score', scored ? `${record.totalScore} %` : '-'],
     ['Thresholds', `pass ${report.passScore} %, low pass ${report.lowPassScore} %`],
     ['Percentile', percentileText(report)],
+    ...(categoryPercentilesText(report) ? [['Category percentiles', categoryPercentilesText(report)] as [string, string]] : []),
     ['Completion', `${record.completion} %`],
     ['Typing', report.attempt?.typingWpm != null ? `${record.typingSpeed} wpm, ${report.attempt.typingAccuracy ?? 0} % accurate` : '-'],
     ['Time taken', duration(report)],

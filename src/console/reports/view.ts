@@ -8,7 +8,7 @@ import type { AssessmentReport, QuestionReport } from '../../modules/attempts/re
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { barChart } from '../charts.js';
-import { duration, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
+import { categoryPercentilesText, duration, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
 import { reviewPanel, type ReviewViewer } from '../reviews/views.js';
 
 /** A Likert item: every point with the one chosen, and how the key scores it. */
@@ -118,6 +118,7 @@ export function reportBody(
 <div><dt>Total score</dt><dd>${scored ? `${rec.totalScore} %` : '-'}</dd></div>
 <div><dt>Thresholds</dt><dd>pass ${r.passScore} %, low pass ${r.lowPassScore} %</dd></div>
 <div><dt>Percentile</dt><dd>${percentileText(r)}</dd></div>
+${categoryPercentilesText(r) && html`<div><dt>Category percentiles</dt><dd>${categoryPercentilesText(r)}${r.norm.source && html` <span class="hint">(${r.norm.source})</span>`}</dd></div>`}
 <div><dt>Completion</dt><dd>${rec.completion} %</dd></div>
 <div><dt>Typing</dt><dd>${r.attempt?.typingWpm !== null && r.attempt?.typingWpm !== undefined ? `${rec.typingSpeed} wpm, ${r.attempt.typingAccuracy ?? 0} % accurate` : '-'}</dd></div>
 <div><dt>Time taken</dt><dd>${duration(r)}</dd></div>

@@ -246,6 +246,29 @@ export const ProctoringSetting = Type.Object(
   { additionalProperties: false, description: 'Proctoring settings beyond the signals every attempt records' },
 );
 
+/** A score's distribution in a norm group: mean and standard deviation on the service's 0-100 scale. */
+const NormStatistic = Type.Object(
+  {
+    mean: Type.Number({ minimum: 0, maximum: 100, description: 'The mean score (0-100) in the norm group' }),
+    sd: Type.Number({ exclusiveMinimum: 0, maximum: 100, description: 'The standard deviation of the score in the norm group' }),
+  },
+  { additionalProperties: false },
+);
+
+export const PublishedNorms = Type.Object(
+  {
+    group: Text(300, 'The norm group, named next to every percentile read against it: the sample, its size, when'),
+    source: Text(500, 'Where the figures were published (a citation, an address)'),
+    total: Type.Optional(NormStatistic),
+    categories: Type.Optional(Type.Record(Type.String(), NormStatistic, { description: 'By category id' })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "Published norms: the mean and standard deviation of the total and of categories in a cited sample, converted to this scale. Percentiles are read from the normal distribution; without them, percentiles are against the instance's own candidates once there are enough.",
+  },
+);
+
 export const AssessmentContent = Type.Object(
   {
     id: Slug('Assessment identifier used by clients (assessments[] in invites, assessmentIds in scores)'),
@@ -267,6 +290,7 @@ export const AssessmentContent = Type.Object(
     pools: Type.Optional(Type.Array(Pool, { minItems: 1, maxItems: 20, description: 'Categories whose questions are drawn per attempt' })),
     practice: Type.Optional(PracticeQuestion),
     proctoring: Type.Optional(ProctoringSetting),
+    norms: Type.Optional(PublishedNorms),
   },
   { additionalProperties: false },
 );

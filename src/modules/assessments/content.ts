@@ -174,6 +174,12 @@ function semanticErrors(content: AssessmentContent, locate: Locate): ContentErro
   content.categories.forEach((category, index) => {
     if (!used.has(category.id)) add(['categories', index], `category "${category.id}" has no questions`);
   });
+  if (content.norms) {
+    if (!content.norms.total && Object.keys(content.norms.categories ?? {}).length === 0) add(['norms'], 'must give the total, categories, or both');
+    for (const id of Object.keys(content.norms.categories ?? {})) {
+      if (!categoryIds.has(id)) add(['norms', 'categories', id], `"${id}" is not a category of this assessment`);
+    }
+  }
   const pooled = new Set<string>();
   (content.pools ?? []).forEach((pool, index) => {
     const at = ['pools', index];

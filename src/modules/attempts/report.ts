@@ -4,6 +4,7 @@
 // the total stands among everyone who completed the same version.
 import type { Queryable } from '../../db/database.js';
 import { scaleLabels, type QuestionContent, type RubricContent } from '../assessments/content-schema.js';
+import { MIN_NORM_GROUP, normOf, publishedByName, type Norm } from '../scores/norms.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasonsOf, riskOf, type RiskLevel, type SignalKind } from './proctoring.js';
@@ -73,8 +74,10 @@ export interface AssessmentReport {
   dismissedKinds: DismissedKinds;
   /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
   similar: (SimilarPair & { prompt: string })[];
-  /** Share (0-100) of the others who completed the same version with a lower total; ties count half. Null until scored, or while fewer than MIN_COHORT completed it. */
+  /** The total's percentile against the norm group (`norm`); null until scored, or without a norm group yet. */
   percentile: number | null;
+  /** The norm group the percentiles are read against (published norms, or the instance's own candidates), with each category's percentile. */
+  norm: Norm;
   /** How many completed and scored attempts of the same version the percentile and averages come from. */
   cohort: number;
   /** The average score of each category over the cohort. */
@@ -157,6 +160,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
         percentile: null,
         cohort: 0,
         categoryAverages: {},
+        norm: { kind: 'none', group: 'none yet', source: null, size: 0, total: null, categories: {}, needed: MIN_COHORT },
         ...extra,
       });
       continue;
@@ -229,7 +233,14 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     const tally = await signalTallyOf(db, attempt.id);
     const counts = tally.counts;
     const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
-    const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version, scored ? Number(record.totalScore) : null);
+    const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version);
+    const norm = await normOf(db, {
+      assessmentId: attempt.assessmentUuid,
+      version: attempt.version,
+      total: scored ? Number(record.totalScore) : null,
+      categories: scored ? record.categoryScores.map((c) => ({ name: c.name, score: Number(c.score) })) : [],
+      published: publishedByName(content.norms, content.categories),
+    });
     const similar = (await similarAnswers(db, attempt.id)).map((pair) => ({ ...pair, prompt: content.questions.find((q) => q.id === pair.questionId)?.prompt ?? pair.questionId }));
     const { assessmentUuid: _uuid, passScore, lowPassScore, layout, ...kept } = attempt;
     reports.push({
@@ -247,6 +258,8 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       dismissedKinds: tally.dismissedKinds,
       similar,
       ...cohort,
+      percentile: norm.total,
+      norm,
       ...extra,
     });
   }
@@ -260,27 +273,22 @@ function likertView(question: Extract<QuestionContent, { type: 'likert' }>, valu
   return { labels, chosen, reverse, score: chosen === null ? null : likertItemScore(labels.length, chosen, reverse) };
 }
 
-/** Percentile and category averages over the completed, scored attempts of one version. */
-/** The fewest completed and scored attempts of one version a percentile is given among: fewer is noise ("100th among 2"). */
-export const MIN_COHORT = 20;
+/** The fewest completed and scored attempts of one version an instance's own norm is made of. */
+export const MIN_COHORT = MIN_NORM_GROUP;
 
-async function cohortOf(db: Queryable, assessmentId: string, version: number, total: number | null) {
-  const { rows } = await db.query<{ cohort: number; below: number; equal: number; averages: Record<string, number> | null }>(
+/** How many completed and scored attempts of one version there are, and each category's average over them. */
+async function cohortOf(db: Queryable, assessmentId: string, version: number) {
+  const { rows } = await db.query<{ cohort: number; averages: Record<string, number> | null }>(
     `WITH done AS (
-       SELECT i.total_score, i.category_scores FROM attempts t JOIN invitations i ON i.id = t.invitation_id
+       SELECT i.category_scores FROM attempts t JOIN invitations i ON i.id = t.invitation_id
         WHERE t.assessment_id = $1 AND t.version = $2 AND t.superseded_at IS NULL AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING')
      SELECT (SELECT count(*)::int FROM done) AS cohort,
-            (SELECT count(*)::int FROM done WHERE total_score < $3) AS below,
-            (SELECT count(*)::int FROM done WHERE total_score = $3) AS equal,
             (SELECT jsonb_object_agg(name, avg) FROM (
                SELECT c->>'name' AS name, round(avg((c->>'score')::numeric), 2)::float8 AS avg FROM done, jsonb_array_elements(category_scores) c GROUP BY 1) x) AS averages`,
-    [assessmentId, version, total],
+    [assessmentId, version],
   );
-  const { cohort, below, equal, averages } = rows[0]!;
-  // The candidate is in the cohort; the percentile compares them with the others.
-  const others = cohort - 1;
-  const percentile = total === null || cohort < MIN_COHORT || others < 1 ? null : Math.round(((below + (equal - 1) / 2) / others) * 1000) / 10;
-  return { percentile, cohort, categoryAverages: averages ?? {} };
+  const { cohort, averages } = rows[0]!;
+  return { cohort, categoryAverages: averages ?? {} };
 }
 
 export interface AttemptSummary {

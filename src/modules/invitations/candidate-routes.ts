@@ -9,6 +9,7 @@ import { instanceScope } from '../keys/authenticate.js';
 import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
 import { marksOf } from '../decisions/repository.js';
+import { normsOfCandidate } from './norms.js';
 import { cancelInvitation, candidateView, extendInvitation, remindInvitation, sendFreshLink } from './lifecycle.js';
 import type { InviteDeps } from './service.js';
 
@@ -36,6 +37,30 @@ const Invitation = Type.Object({
   }),
   externalReference: Type.Optional(
     Type.String({ description: 'Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)', examples: ['application-48213'] }),
+  ),
+  norm: Type.Optional(
+    Type.Object(
+      {
+        kind: Type.Union([Type.Literal('published'), Type.Literal('instance'), Type.Literal('none')], {
+          description:
+            '`published`: the published norms the assessment cites; `instance`: your own candidates who completed the same version of the assessment (once there are at least 20); `none`: not enough of them yet',
+          examples: ['instance'],
+        }),
+        group: Type.String({ description: 'The norm group in words, to show next to the percentiles', examples: ["this instance's 240 candidates who completed version 2"] }),
+        source: Type.Union([Type.String(), Type.Null()], { description: 'Where published norms come from (a citation); null for your own', examples: [null] }),
+        size: Type.Integer({ description: 'How many completed and scored attempts of this version your instance has', examples: [240] }),
+        totalPercentile: Type.Union([Type.Number(), Type.Null()], { description: "The total score's percentile (0-100) against the group; null without one", examples: [63.5] }),
+        categoryPercentiles: Type.Record(Type.String(), Type.Number(), {
+          description: "Each category's percentile against the group, by category name (as in the score record's categoryScores)",
+          examples: [{ Communication: 70.2, 'Problem solving': 55 }],
+        }),
+        needed: Type.Integer({ description: 'How many more completed attempts your own norm needs; 0 once it has enough', examples: [0] }),
+      },
+      {
+        description:
+          'Present once the assessment is completed and scored: the norm group its percentiles are read against. Not part of the score record, which stays exactly as published.',
+      },
+    ),
   ),
 });
 
@@ -86,6 +111,24 @@ export const candidateRoutes: FastifyPluginAsyncTypebox<{ db: Database; invite: 
       const found = await candidateView(db, scope(request), request.params.candidateId, now(), publicUrl);
       if (!found) throw notFound('No such candidate in your instances');
       const { decision, tags } = await marksOf(db, found.candidateId);
+      const norms = await normsOfCandidate(db, found.candidateId);
+      found.invitations = found.invitations.map((invitation) => {
+        const norm = norms.get(invitation.assessmentId);
+        return norm
+          ? {
+              ...invitation,
+              norm: {
+                kind: norm.kind,
+                group: norm.group,
+                source: norm.source,
+                size: norm.size,
+                totalPercentile: norm.total,
+                categoryPercentiles: norm.categories,
+                needed: norm.needed,
+              },
+            }
+          : invitation;
+      });
       return { ...found, decision: decision && { value: decision.decision, note: decision.note, decidedAt: decision.decidedAt }, tags };
     },
   );

@@ -1,0 +1,32 @@
+// The norm each of a candidate's scored results is read against, for GET /v1/candidates/{id}:
+// published norms where the assessment's content cites them, else the instance's own candidates
+// who completed the same version (scores/norms.ts). The score record itself stays as published.
+import type { Queryable } from '../../db/database.js';
+import { versionContent } from '../assessments/drafts.js';
+import { normOf, publishedByName, type Norm } from '../scores/norms.js';
+
+/** By assessment id (slug): the norm of each completed and scored invitation of the candidate. */
+export async function normsOfCandidate(db: Queryable, candidateId: string): Promise<Map<string, Norm>> {
+  const { rows } = await db.query<{ slug: string; assessmentId: string; version: number; total: string; categories: { name: string; score: string | number }[] }>(
+    `SELECT a.slug, a.id AS "assessmentId", t.version, i.total_score::text AS total, i.category_scores AS categories
+       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+       JOIN attempts t ON t.invitation_id = i.id AND t.superseded_at IS NULL
+      WHERE i.candidate_id = $1 AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING'`,
+    [candidateId],
+  );
+  const norms = new Map<string, Norm>();
+  for (const row of rows) {
+    const content = await versionContent(db, row.assessmentId, row.version);
+    norms.set(
+      row.slug,
+      await normOf(db, {
+        assessmentId: row.assessmentId,
+        version: row.version,
+        total: Number(row.total),
+        categories: row.categories.map((c) => ({ name: c.name, score: Number(c.score) })),
+        published: content ? publishedByName(content.norms, content.categories) : undefined,
+      }),
+    );
+  }
+  return norms;
+}
