@@ -345,6 +345,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/assessments/{id}/qti": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current version of an assessment as a QTI 3.0 package (zip)
+         * @description An IMS QTI 3.0 content package: imsmanifest.xml, assessment.xml (one section per category) and one item file per question (docs/qti.md has the mapping). Coding questions, the typing test and proctoring settings do not map to QTI: they are left out, and the header `x-qti-omitted` names them.
+         */
+        get: operations["exportAssessmentQti"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/assessments/qti": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a QTI 3.0 package as an assessment, with an import report
+         * @description The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most 10 MB, 1000 entries, 50 MB unpacked and 500 items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: `400` naming each problem, and nothing is published. Publishing changed content makes a new version; attempts keep theirs. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        post: operations["importAssessmentQti"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/library": {
         parameters: {
             query?: never;
@@ -409,12 +449,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Free-text answers of completed attempts waiting for a score */
+        /**
+         * Free-text answers of completed attempts waiting for a score
+         * @description Answers without a final score yet, oldest completion first (at most 1000): awaiting reviews, or whose reviews disagree and wait for a lead.
+         */
         get: operations["listPendingReviews"];
         put?: never;
         /**
          * Score a free-text answer
-         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change). The score is bound to the answer it scored and counts only while that answer is unchanged. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change; also 409 for a withdrawn or replaced attempt). A question without a rubric takes a score of 0-100; one with a rubric takes rubric, a level label for each criterion id (the score is then the points chosen over the most possible; score may be left out). The operator's review counts as one reviewer's (a new one replaces the operator's earlier one). When the instance asks for several reviewers per answer, the answer gets its final score (the mean of the reviews, or under agree-within a lead's when they disagree) once it has them all; the score is bound to the answer it scored. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["scoreFreeText"];
         delete?: never;
@@ -2507,6 +2550,36 @@ export interface operations {
                          */
                         timeZone: string;
                         /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2610,6 +2683,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2708,6 +2811,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2831,6 +2964,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2929,6 +3092,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3075,6 +3268,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3239,6 +3462,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3822,6 +4075,214 @@ export interface operations {
             };
         };
     };
+    exportAssessmentQti: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                /** @example customer-support */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The package */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importAssessmentQti: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example customer-support-qti.zip */
+                    fileName?: string;
+                    /**
+                     * Format: byte
+                     * @description The zip's bytes, base64-encoded
+                     */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        id: string;
+                        /** @example demo */
+                        instance: string;
+                        /** @example 1 */
+                        version: number;
+                        outcome: "created" | "updated" | "unchanged";
+                        report: {
+                            assessment?: {
+                                id: string;
+                                name: string;
+                                questions: number;
+                            };
+                            /** @description Each item imported: its file, its QTI identifier, the question id it became and its type here */
+                            imported: {
+                                file: string;
+                                item: string;
+                                question: string;
+                                type: string;
+                            }[];
+                            /** @description Each item that did not import (an unsupported interaction, an adaptive or template item, ...), and why */
+                            notImported: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                                why: string;
+                            }[];
+                            /** @description What changed or was left out within what imported (feedback, images, a default time limit, ...) */
+                            notes: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        id: string;
+                        /** @example demo */
+                        instance: string;
+                        /** @example 1 */
+                        version: number;
+                        outcome: "created" | "updated" | "unchanged";
+                        report: {
+                            assessment?: {
+                                id: string;
+                                name: string;
+                                questions: number;
+                            };
+                            /** @description Each item imported: its file, its QTI identifier, the question id it became and its type here */
+                            imported: {
+                                file: string;
+                                item: string;
+                                question: string;
+                                type: string;
+                            }[];
+                            /** @description Each item that did not import (an unsupported interaction, an adaptive or template item, ...), and why */
+                            notImported: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                                why: string;
+                            }[];
+                            /** @description What changed or was left out within what imported (feedback, images, a default time limit, ...) */
+                            notes: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listLibrary: {
         parameters: {
             query?: {
@@ -4133,6 +4594,28 @@ export interface operations {
                          * @example 2026-11-23T10:37:05.118Z
                          */
                         answeredAt: string;
+                        /**
+                         * @description awaiting (no review yet), in-review (fewer reviews than the instance asks for) or disagreement (the reviews disagree: a lead settles it in the console)
+                         * @example in-review
+                         */
+                        state: string;
+                        /**
+                         * @description How many reviews the answer has
+                         * @example 1
+                         */
+                        reviews: number;
+                        /**
+                         * @description The criteria of the question's rubric with their levels (score it with rubric), or null (score it with score)
+                         * @example null
+                         */
+                        rubric: {
+                            id: string;
+                            name: string;
+                            levels: {
+                                label: string;
+                                points: number;
+                            }[];
+                        }[] | null;
                     }[];
                 };
             };
@@ -4189,10 +4672,22 @@ export interface operations {
                     /** @example cs-15 */
                     questionId: string;
                     /**
-                     * @description Percent of the question earned
+                     * @description Percent of the question earned (questions without a rubric)
                      * @example 80
                      */
-                    score: number;
+                    score?: number;
+                    /**
+                     * @description Questions with a rubric: the level chosen (its label) for each criterion (its id)
+                     * @example {
+                     *       "empathy": "Strong",
+                     *       "remedy": "Partial"
+                     *     }
+                     */
+                    rubric?: {
+                        [key: string]: string;
+                    };
+                    /** @description The reviewer's comment, shown with the review in the console and the report */
+                    comment?: string;
                 };
             };
         };
@@ -4208,6 +4703,16 @@ export interface operations {
                         scoreStatus: string;
                         /** @example 86.25 */
                         totalScore: number;
+                        /**
+                         * @description The answer's state after this review: in-review, disagreement or settled
+                         * @example settled
+                         */
+                        reviewState: string;
+                        /**
+                         * @description The answer's final score (0-100), null until it has one
+                         * @example 75
+                         */
+                        finalScore: number | null;
                     };
                 };
             };
@@ -6845,6 +7350,13 @@ export interface operations {
                          * @example []
                          */
                         webcam: {
+                            [key: string]: unknown;
+                        }[];
+                        /**
+                         * @description Reviews of the candidate's free-text answers: each reviewer's review (score, rubric levels, comment), a lead's settlement, and who was assigned to review
+                         * @example []
+                         */
+                        reviews: {
                             [key: string]: unknown;
                         }[];
                     };
