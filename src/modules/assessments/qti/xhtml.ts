@@ -135,7 +135,7 @@ class Converter {
   private paragraph(nodes: Node[]): string {
     return this.inline(nodes)
       .split('\n')
-      .map((line) => escapeLineStart(line.trim()))
+      .map((line) => escapeLineStart(line.replace(/ {2,}/g, ' ').trim()))
       .join('\n')
       .replace(/^\n+|\n+$/g, '');
   }

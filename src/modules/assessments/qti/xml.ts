@@ -36,8 +36,18 @@ export function serializeXml(root: XmlElement): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n${write(root, '')}\n`;
 }
 
-function write(node: XmlChild, indent: string): string {
+// Preformatted text keeps every character: nothing is indented inside it.
+const PRESERVE = new Set(['pre']);
+
+function write(node: XmlChild, indent: string, preserve = false): string {
   if (typeof node === 'string') return escapeText(node);
+  if (preserve || PRESERVE.has(node.name)) {
+    const attrs = Object.entries(node.attrs)
+      .map(([k, v]) => ` ${k}="${escapeAttr(String(v))}"`)
+      .join('');
+    const inner = node.children.map((c) => write(c, '', true)).join('');
+    return `${preserve ? '' : indent}${inner === '' ? `<${node.name}${attrs}/>` : `<${node.name}${attrs}>${inner}</${node.name}>`}`;
+  }
   const attrs = Object.entries(node.attrs)
     .map(([k, v]) => ` ${k}="${escapeAttr(String(v))}"`)
     .join('');
