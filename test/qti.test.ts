@@ -111,7 +111,7 @@ describe('QTI 3.0 export and import', () => {
     const single = exported.files.get('items/single.xml')!;
     assert.match(single, /cardinality="single" base-type="identifier">\s*<qti-correct-response>\s*<qti-value>choice-2<\/qti-value>/);
     assert.match(single, /rptemplates\/match_correct\.xml/);
-    assert.match(single, /<qti-prompt><p>Which value is <em>largest<\/em>\? Use <code>max<\/code> if you like.<br\/>/);
+    assert.match(single, /<qti-prompt>\s*<p>Which value is <em>largest<\/em>\? Use <code>max<\/code> if you like.<br\/>/);
     assert.match(single, /<qti-simple-choice identifier="choice-1">3 &lt; 4 &amp; 5<\/qti-simple-choice>/);
     const multiple = exported.files.get('items/multiple.xml')!;
     assert.match(multiple, /<qti-mapping default-value="0" lower-bound="0" upper-bound="1">\s*<qti-map-entry map-key="choice-1" mapped-value="0.5"\/>\s*<qti-map-entry map-key="choice-2" mapped-value="0.5"\/>\s*<qti-map-entry map-key="choice-3" mapped-value="-0.5"\/>/);
@@ -135,13 +135,13 @@ describe('QTI 3.0 export and import', () => {
         files['imsmanifest.xml'] = strToU8(new TextDecoder().decode(files['imsmanifest.xml']).replace(/<ac:extension>[^<]*<\/ac:extension>/g, ''));
         const read = readQtiPackage(zipSync(files)).content;
         const expected = mappable(source);
-        assert.equal(read.questions.length, expected.questions.length);
-        read.questions.forEach((q, i) => {
-          const original = expected.questions[i]!;
-          assert.equal(q.id, original.id);
+        // The practice question is marked in the extension only: without it, it is a question of its own.
+        assert.equal(read.questions.length, expected.questions.length + (source.practice ? 1 : 0));
+        for (const original of expected.questions) {
+          const q = read.questions.find((r) => r.id === original.id)!;
           assert.equal(markdown(q.prompt).toString(), markdown(original.prompt).toString(), `${source.id}/${q.id}`);
           if (original.type !== 'likert') assert.equal(q.type, original.type, `${source.id}/${q.id}`);
-        });
+        }
       }
     }
   });

@@ -68,12 +68,12 @@ export const assessmentCommands: Record<string, Command> = {
     const out = text(options, 'qti');
     if (out === undefined) throw new UsageError('assessment export needs --qti FILE.zip (the package to write)');
     const instance = required(options, 'instance');
-    const { data, response } = await ctx.client.GET('/admin/v1/instances/{instance}/assessments/{id}/qti', {
+    const { data, error, response } = await ctx.client.GET('/admin/v1/instances/{instance}/assessments/{id}/qti', {
       params: { path: { instance, id: assessment } },
       parseAs: 'arrayBuffer',
     });
     if (!response.ok || data === undefined) {
-      const problem = (await response.json().catch(() => undefined)) as { detail?: string } | undefined;
+      const problem = error as { detail?: string } | undefined;
       throw new ApiError(`${response.status} ${problem?.detail ?? response.statusText}`, problem);
     }
     writeFileSync(out, Buffer.from(data as ArrayBuffer));
