@@ -84,7 +84,11 @@ describe('QTI 3.0 export and import', () => {
       assert.deepEqual(read.content, mappable(content), file);
       assert.deepEqual(read.report.notImported, [], file);
       assert.deepEqual(read.report.notes, [], file);
-      if (content.typingTest) assert.ok(exported.omitted.some((o) => o.what === 'the typing test'), file);
+      if (content.typingTest)
+        assert.ok(
+          exported.omitted.some((o) => o.what === 'the typing test'),
+          file,
+        );
       else {
         assert.deepEqual(read.content, content, file);
         exact++;
@@ -114,7 +118,10 @@ describe('QTI 3.0 export and import', () => {
     assert.match(single, /<qti-prompt>\s*<p>Which value is <em>largest<\/em>\? Use <code>max<\/code> if you like.<br\/>/);
     assert.match(single, /<qti-simple-choice identifier="choice-1">3 &lt; 4 &amp; 5<\/qti-simple-choice>/);
     const multiple = exported.files.get('items/multiple.xml')!;
-    assert.match(multiple, /<qti-mapping default-value="0" lower-bound="0" upper-bound="1">\s*<qti-map-entry map-key="choice-1" mapped-value="0.5"\/>\s*<qti-map-entry map-key="choice-2" mapped-value="0.5"\/>\s*<qti-map-entry map-key="choice-3" mapped-value="-0.5"\/>/);
+    assert.match(
+      multiple,
+      /<qti-mapping default-value="0" lower-bound="0" upper-bound="1">\s*<qti-map-entry map-key="choice-1" mapped-value="0.5"\/>\s*<qti-map-entry map-key="choice-2" mapped-value="0.5"\/>\s*<qti-map-entry map-key="choice-3" mapped-value="-0.5"\/>/,
+    );
     assert.match(exported.files.get('items/short.xml')!, /<qti-map-entry map-key="1,250" mapped-value="1" case-sensitive="false"\/>/);
     assert.match(exported.files.get('items/order.xml')!, /cardinality="ordered"[\s\S]*<qti-value>a<\/qti-value>\s*<qti-value>b<\/qti-value>[\s\S]*<qti-order-interaction/);
     const likert = exported.files.get('items/agree-reverse.xml')!;
@@ -198,7 +205,10 @@ describe('QTI 3.0 export and import', () => {
       ['a zip without manifest', () => zipSync({ 'item.xml': strToU8(choiceItem('a')) }), /has no imsmanifest\.xml at its root/],
       [
         'an external entity (XXE)',
-        () => itemsPackage({ 'a.xml': `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${choiceItem('a').replace('<?xml version="1.0"?>', '').replace('Pick A', '&xxe;')}` }),
+        () =>
+          itemsPackage({
+            'a.xml': `<?xml version="1.0"?><!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>${choiceItem('a').replace('<?xml version="1.0"?>', '').replace('Pick A', '&xxe;')}`,
+          }),
         /a\.xml: declares a DOCTYPE or entities.*refused/,
       ],
       [
@@ -211,9 +221,21 @@ describe('QTI 3.0 export and import', () => {
           }),
         /imsmanifest\.xml: declares a DOCTYPE or entities/,
       ],
-      ['a zip bomb (over 50 MB unpacked)', () => zipSync({ 'imsmanifest.xml': strToU8('<manifest/>'), 'big.bin': new Uint8Array(51 * 1024 * 1024) }, { level: 9 }), /unpacks to 51\.0 MB; a package may unpack to at most 50 MB/],
-      ['too many entries', () => zipSync(Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`f${i}.txt`, strToU8('x')]))), /has 1001 entries; a package may have at most 1000/],
-      ['a path leaving the package', () => itemsPackage({ 'a.xml': choiceItem('a') }, { '../evil.xml': strToU8('<x/>') }), /names the path "\.\.\/evil\.xml", which leaves the package/],
+      [
+        'a zip bomb (over 50 MB unpacked)',
+        () => zipSync({ 'imsmanifest.xml': strToU8('<manifest/>'), 'big.bin': new Uint8Array(51 * 1024 * 1024) }, { level: 9 }),
+        /unpacks to 51\.0 MB; a package may unpack to at most 50 MB/,
+      ],
+      [
+        'too many entries',
+        () => zipSync(Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`f${i}.txt`, strToU8('x')]))),
+        /has 1001 entries; a package may have at most 1000/,
+      ],
+      [
+        'a path leaving the package',
+        () => itemsPackage({ 'a.xml': choiceItem('a') }, { '../evil.xml': strToU8('<x/>') }),
+        /names the path "\.\.\/evil\.xml", which leaves the package/,
+      ],
       [
         'a manifest href leaving the package',
         () => zipSync({ 'imsmanifest.xml': strToU8('<manifest><resources><resource identifier="r" type="imsqti_item_xmlv3p0" href="../../etc/passwd"/></resources></manifest>') }),
@@ -221,16 +243,16 @@ describe('QTI 3.0 export and import', () => {
       ],
       [
         'more than 500 items',
-        () =>
-          itemsPackage(
-            Object.fromEntries(Array.from({ length: 501 }, (_, i) => [`i${i}.xml`, choiceItem(`i${i}`)])),
-          ),
+        () => itemsPackage(Object.fromEntries(Array.from({ length: 501 }, (_, i) => [`i${i}.xml`, choiceItem(`i${i}`)]))),
         /has 501 items; a package may have at most 500/,
       ],
       ['malformed XML', () => itemsPackage({ 'a.xml': '<qti-assessment-item identifier="a"><qti-item-body></qti-assessment-item>' }), /a\.xml: is not well-formed XML/],
       [
         'unsupported interactions only',
-        () => zipFolder(path.join(FIXTURES, 'foreign')).slice(0, 0).length === 0 ? itemsPackage({ 'h.xml': readFileSync(path.join(FIXTURES, 'foreign', 'id-7g', 'hotspot-maximum.xml'), 'utf8') }) : new Uint8Array(),
+        () =>
+          zipFolder(path.join(FIXTURES, 'foreign')).slice(0, 0).length === 0
+            ? itemsPackage({ 'h.xml': readFileSync(path.join(FIXTURES, 'foreign', 'id-7g', 'hotspot-maximum.xml'), 'utf8') })
+            : new Uint8Array(),
         /Nothing in the package can be imported.*h\.xml#hotspot-maximum: <qti-hotspot-interaction>: this service has no questions answered by clicking an image/,
       ],
       [
@@ -267,15 +289,26 @@ describeEachStore('QTI packages over the admin API and in the console', (ctx) =>
     assert.equal((await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/assessments/nope/qti` })).statusCode, 404);
 
     const other = await ctx().instance('qti-other');
-    const imported = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${other}/assessments/qti`, payload: { fileName: 'every.zip', content: exported.rawPayload.toString('base64') } });
+    const imported = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${other}/assessments/qti`,
+      payload: { fileName: 'every.zip', content: exported.rawPayload.toString('base64') },
+    });
     assert.equal(imported.statusCode, 201, imported.body);
     const result = imported.json() as { id: string; version: number; outcome: string; report: { imported: unknown[]; notImported: unknown[] } };
     assert.equal(result.id, 'every-type');
     assert.equal(result.report.imported.length, 9);
-    const { rows } = await ctx().db.query<{ action: string; target: string }>("SELECT action, target FROM audit_log WHERE action = 'assessment.import' AND target = $1", [`${other}/every-type`]);
+    const { rows } = await ctx().db.query<{ action: string; target: string }>("SELECT action, target FROM audit_log WHERE action = 'assessment.import' AND target = $1", [
+      `${other}/every-type`,
+    ]);
     assert.equal(rows.length, 1);
 
-    const raw = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${other}/assessments/qti`, headers: { 'content-type': 'application/zip', 'x-file-name': 'foreign.zip' }, payload: Buffer.from(foreignZip()) });
+    const raw = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${other}/assessments/qti`,
+      headers: { 'content-type': 'application/zip', 'x-file-name': 'foreign.zip' },
+      payload: Buffer.from(foreignZip()),
+    });
     assert.equal(raw.statusCode, 201, raw.body);
     assert.equal((raw.json() as { report: { notImported: unknown[] } }).report.notImported.length, 7);
 
@@ -312,12 +345,20 @@ describeEachStore('QTI packages over the admin API and in the console', (ctx) =>
           Buffer.from('\r\n'),
         ]);
       const payload = Buffer.concat([part('_csrf', manager.csrf), part('instance', instance), part('file', bytes, 'foreign.zip'), Buffer.from(`--${boundary}--\r\n`)]);
-      return ctx().request({ method: 'POST', url: '/console/assessments/qti', headers: { cookie: manager.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+      return ctx().request({
+        method: 'POST',
+        url: '/console/assessments/qti',
+        headers: { cookie: manager.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` },
+        payload,
+      });
     };
     const page = await upload(foreignZip());
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.body, /Published sample-generated-test \(version 1\): 6 items imported, 7 not imported\./);
-    assert.match(page.body, /<code>id-7g\/hotspot-maximum\.xml<\/code> \(<code>hotspot-maximum<\/code>\): &lt;qti-hotspot-interaction&gt;: this service has no questions answered by clicking an image/);
+    assert.match(
+      page.body,
+      /<code>id-7g\/hotspot-maximum\.xml<\/code> \(<code>hotspot-maximum<\/code>\): &lt;qti-hotspot-interaction&gt;: this service has no questions answered by clicking an image/,
+    );
     assert.match(page.body, /feedback \(&lt;qti-feedback-block&gt;\) is not imported/);
     const before = await count(instance);
     const bad = await upload(strToU8('not a zip'));

@@ -54,20 +54,31 @@ ${state.result && reportList(state.result)}
 
 export function registerQtiRoutes(scope: FastifyInstance, c: ConsoleContext): void {
   const page = (request: FastifyRequest, reply: FastifyReply, instance: Instance, state: UploadState, status = 200) =>
-    c.render(request, reply, { section: 'assessments', instance }, `Import a QTI package · ${instance.name}`, uploadBody(instance.name, request.consoleUser!.csrfToken, state), status);
+    c.render(
+      request,
+      reply,
+      { section: 'assessments', instance },
+      `Import a QTI package · ${instance.name}`,
+      uploadBody(instance.name, request.consoleUser!.csrfToken, state),
+      status,
+    );
 
   scope.get<{ Querystring: { instance?: string } }>(BASE, async (request, reply) => page(request, reply, c.instanceOf(request, request.query.instance, 'manage'), {}));
 
   scope.post<{ Body: Record<string, unknown> }>(
     BASE,
     // The file is read up to one byte past the limit, so that a larger one is told its size.
-    { config: { multipartOptions: { limits: { fileSize: MAX_PACKAGE_BYTES + 1, files: 1, fields: 10 }, throwFileSizeLimit: false } as never }, bodyLimit: MAX_PACKAGE_BYTES + 64 * 1024 },
+    {
+      config: { multipartOptions: { limits: { fileSize: MAX_PACKAGE_BYTES + 1, files: 1, fields: 10 }, throwFileSizeLimit: false } as never },
+      bodyLimit: MAX_PACKAGE_BYTES + 64 * 1024,
+    },
     async (request, reply) => {
       const body = request.body ?? {};
       const instance = c.instanceOf(request, body.instance, 'manage');
       const file = body.file as { bytes?: unknown; filename?: unknown } | undefined;
       try {
-        if (!file || !Buffer.isBuffer(file.bytes) || file.bytes.length === 0) throw new DomainError('invalid', 'choose a QTI package', [{ name: 'file', detail: 'choose a QTI package (.zip) to upload' }]);
+        if (!file || !Buffer.isBuffer(file.bytes) || file.bytes.length === 0)
+          throw new DomainError('invalid', 'choose a QTI package', [{ name: 'file', detail: 'choose a QTI package (.zip) to upload' }]);
         const bytes = file.bytes;
         const fileName = typeof file.filename === 'string' ? file.filename : 'package.zip';
         const result = await c.command(request, 'assessment_import_qti', (ctx) => importQtiPackage(ctx, { instance, bytes, fileName }));

@@ -22,10 +22,9 @@ const Report = Type.Object(
     imported: Type.Array(Type.Object({ file: Type.String(), item: Type.String(), question: Type.String(), type: Type.String() }, { additionalProperties: false }), {
       description: 'Each item imported: its file, its QTI identifier, the question id it became and its type here',
     }),
-    notImported: Type.Array(
-      Type.Object({ file: Type.String(), item: Type.Optional(Type.String()), what: Type.String(), why: Type.String() }, { additionalProperties: false }),
-      { description: 'Each item that did not import (an unsupported interaction, an adaptive or template item, ...), and why' },
-    ),
+    notImported: Type.Array(Type.Object({ file: Type.String(), item: Type.Optional(Type.String()), what: Type.String(), why: Type.String() }, { additionalProperties: false }), {
+      description: 'Each item that did not import (an unsupported interaction, an adaptive or template item, ...), and why',
+    }),
     notes: Type.Array(Type.Object({ file: Type.String(), item: Type.Optional(Type.String()), what: Type.String() }, { additionalProperties: false }), {
       description: 'What changed or was left out within what imported (feedback, images, a default time limit, ...)',
     }),
@@ -45,10 +44,14 @@ const QtiImportResult = Type.Object(
 );
 
 export const qtiAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
-  app.addContentTypeParser(['application/zip', 'application/x-zip-compressed', 'application/octet-stream'], { parseAs: 'buffer', bodyLimit: MAX_PACKAGE_BYTES }, (request, body, done) => {
-    const name = request.headers['x-file-name'];
-    done(null, { content: (body as Buffer).toString('base64'), ...(typeof name === 'string' && name !== '' ? { fileName: name.slice(0, 255) } : {}) });
-  });
+  app.addContentTypeParser(
+    ['application/zip', 'application/x-zip-compressed', 'application/octet-stream'],
+    { parseAs: 'buffer', bodyLimit: MAX_PACKAGE_BYTES },
+    (request, body, done) => {
+      const name = request.headers['x-file-name'];
+      done(null, { content: (body as Buffer).toString('base64'), ...(typeof name === 'string' && name !== '' ? { fileName: name.slice(0, 255) } : {}) });
+    },
+  );
 
   app.get(
     '/instances/:instance/assessments/:id/qti',

@@ -60,7 +60,8 @@ export function exportQti(content: AssessmentContent): QtiExport {
     omitted.push({ what: `category "${c.id}"`, why: 'none of its questions can be exported (coding questions or the typing test only)' });
     return false;
   });
-  if (questions.length === 0) throw invalidInput([{ in: 'path', name: 'id', detail: 'has no question that QTI can hold (coding questions and the typing test do not map): nothing to export' }]);
+  if (questions.length === 0)
+    throw invalidInput([{ in: 'path', name: 'id', detail: 'has no question that QTI can hold (coding questions and the typing test do not map): nothing to export' }]);
 
   const files = new Map<string, string>();
   const resources: XmlElement[] = [];
@@ -111,7 +112,11 @@ export function exportQti(content: AssessmentContent): QtiExport {
       el(
         'qti-test-part',
         { identifier: PRACTICE_PART, 'navigation-mode': 'linear', 'submission-mode': 'individual' },
-        el('qti-assessment-section', { identifier: PRACTICE_PART, title: 'Practice question', visible: true }, el('qti-assessment-item-ref', { identifier: PRACTICE_PART, href: PRACTICE_FILE })),
+        el(
+          'qti-assessment-section',
+          { identifier: PRACTICE_PART, title: 'Practice question', visible: true },
+          el('qti-assessment-item-ref', { identifier: PRACTICE_PART, href: PRACTICE_FILE }),
+        ),
       ),
     el(
       'qti-test-part',
@@ -130,7 +135,13 @@ export function exportQti(content: AssessmentContent): QtiExport {
             pools.has(category.id) && el('qti-selection', { select: pools.get(category.id) }),
             questions
               .filter((q) => q.category === category.id)
-              .map((q) => el('qti-assessment-item-ref', { identifier: q.id, href: itemFile(q.id) }, q.points !== undefined && el('qti-weight', { identifier: 'WEIGHT', value: num(q.points) }))),
+              .map((q) =>
+                el(
+                  'qti-assessment-item-ref',
+                  { identifier: q.id, href: itemFile(q.id) },
+                  q.points !== undefined && el('qti-weight', { identifier: 'WEIGHT', value: num(q.points) }),
+                ),
+              ),
           ),
         ),
       ),
@@ -327,7 +338,11 @@ function itemXml(question: QuestionContent, shuffleOptions: boolean): XmlElement
     'qti-assessment-item',
     { xmlns: QTI_NS, 'xmlns:xsi': XSI_NS, 'xsi:schemaLocation': QTI_SCHEMA, identifier: question.id, title: question.id, adaptive: false, 'time-dependent': false },
     declaration,
-    el('qti-outcome-declaration', { identifier: 'SCORE', cardinality: 'single', 'base-type': 'float', 'external-scored': scoredBy }, el('qti-default-value', {}, el('qti-value', {}, '0'))),
+    el(
+      'qti-outcome-declaration',
+      { identifier: 'SCORE', cardinality: 'single', 'base-type': 'float', 'external-scored': scoredBy },
+      el('qti-default-value', {}, el('qti-value', {}, '0')),
+    ),
     el('qti-item-body', {}, body),
     processing !== undefined && el('qti-response-processing', { template: processing }),
   );

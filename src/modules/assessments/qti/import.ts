@@ -112,7 +112,12 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
   };
   const resources: Resource[] = descendants(manifest, 'resource').map((r) => {
     const href = attr(r, 'href');
-    return { identifier: attr(r, 'identifier') ?? '', type: attr(r, 'type') ?? '', href: href === undefined ? undefined : safePath(href, 'imsmanifest.xml'), metadata: child(r, 'metadata') };
+    return {
+      identifier: attr(r, 'identifier') ?? '',
+      type: attr(r, 'type') ?? '',
+      href: href === undefined ? undefined : safePath(href, 'imsmanifest.xml'),
+      metadata: child(r, 'metadata'),
+    };
   });
   const qti2 = resources.filter((r) => /^imsqti_(item|test|assessment)_xmlv2/.test(r.type));
   const tests = resources.filter((r) => r.type === TEST_TYPE);
@@ -170,11 +175,13 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
           }
           refs.push({ href: safePath(base + href, testFile), sections: chain, weight: attr(child(c, 'qti-weight') ?? c, 'value') });
         } else if (name === 'qti-assessment-section-ref') note(testFile, attr(c, 'identifier'), 'a section reference (another file) is not followed');
-        else if (['qti-pre-condition', 'qti-branch-rule'].includes(name)) note(testFile, attr(section, 'identifier'), `<${name}> is not imported: every attempt here takes every question (or its pools' draw)`);
+        else if (['qti-pre-condition', 'qti-branch-rule'].includes(name))
+          note(testFile, attr(section, 'identifier'), `<${name}> is not imported: every attempt here takes every question (or its pools' draw)`);
       }
     };
     for (const part of children(test, 'qti-test-part')) walk(part, []);
-    if (child(test, 'qti-outcome-processing')) note(testFile, undefined, "the test's outcome processing is not imported: this service computes category and total scores by its own rules");
+    if (child(test, 'qti-outcome-processing'))
+      note(testFile, undefined, "the test's outcome processing is not imported: this service computes category and total scores by its own rules");
     for (const f of descendants(test, 'qti-test-feedback')) note(testFile, attr(f, 'identifier'), 'test feedback is not imported: this service shows no feedback after a test');
   } else {
     refs = itemResources.filter((r) => r.href).map((r) => ({ href: r.href!, sections: [] }));
@@ -210,7 +217,12 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
     }
     const itemId = attr(root, 'identifier') ?? file;
     if (localName(root) !== 'qti-assessment-item') {
-      report.notImported.push({ file, item: itemId, what: `<${root.nodeName}>`, why: root.nodeName === 'assessmentItem' ? 'a QTI 2.x item: this service reads QTI 3.0' : 'not a QTI 3.0 item' });
+      report.notImported.push({
+        file,
+        item: itemId,
+        what: `<${root.nodeName}>`,
+        why: root.nodeName === 'assessmentItem' ? 'a QTI 2.x item: this service reads QTI 3.0' : 'not a QTI 3.0 item',
+      });
       continue;
     }
     const extension = extensionOf(resource) as ItemExtension;
@@ -280,12 +292,14 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
     if (!selection) continue;
     const select = Number(attr(selection, 'select'));
     const size = questions.filter((q) => q.category === category.id).length;
-    if (!Number.isInteger(select) || select < 1) note(testFile, attr(category.section!, 'identifier'), `its selection "${attr(selection, 'select')}" is not a number of items: every question is given`);
+    if (!Number.isInteger(select) || select < 1)
+      note(testFile, attr(category.section!, 'identifier'), `its selection "${attr(selection, 'select')}" is not a number of items: every question is given`);
     else {
       if (select > size) note(testFile, attr(category.section!, 'identifier'), `its selection of ${select} items is more than the ${size} imported: ${size} are drawn`);
       if (select < size) pools.push({ category: category.id, draw: Math.min(select, size) });
       else if (select === size && attr(category.section!, 'identifier') === category.id) pools.push({ category: category.id, draw: select });
-      if (attr(selection, 'with-replacement') === 'true') note(testFile, attr(category.section!, 'identifier'), 'selection with replacement is not supported: each question is drawn at most once');
+      if (attr(selection, 'with-replacement') === 'true')
+        note(testFile, attr(category.section!, 'identifier'), 'selection with replacement is not supported: each question is drawn at most once');
     }
   }
   // The authored order across categories (sections group by category), when the extension has it.
@@ -333,12 +347,15 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
     const converted = candidateBlocks.map((b) => xhtmlToMarkdown(nodesOf(b), (what) => note(testFile, undefined, `instructions: ${what}`))).join('\n\n');
     instructions = exactOr(converted, testExtension.instructions);
   }
-  if (test) for (const b of descendants(test, 'qti-rubric-block').filter((b) => !candidateBlocks.includes(b))) note(testFile, undefined, `a rubric block for ${attr(b, 'view')} is not imported`);
+  if (test)
+    for (const b of descendants(test, 'qti-rubric-block').filter((b) => !candidateBlocks.includes(b)))
+      note(testFile, undefined, `a rubric block for ${attr(b, 'view')} is not imported`);
 
   let shuffleOptions = testExtension.shuffleOptions;
   if (shuffleOptions === undefined && shuffles.has(true)) {
     shuffleOptions = true;
-    if (shuffles.has(false)) note(testFile || 'imsmanifest.xml', undefined, 'some choice interactions shuffle and some do not: here the options of every choice question are shuffled');
+    if (shuffles.has(false))
+      note(testFile || 'imsmanifest.xml', undefined, 'some choice interactions shuffle and some do not: here the options of every choice question are shuffled');
   }
 
   const content = {
@@ -389,7 +406,8 @@ function readItem(root: Element, file: string, extension: ItemExtension, note: (
   if (!body) return { what: 'an item without <qti-item-body>', why: 'there is nothing to show' };
   const interactions = allInteractions(body);
   if (interactions.length === 0) return { what: 'an item without interaction', why: 'there is nothing to answer' };
-  if (interactions.length > 1) return { what: `${interactions.length} interactions (${[...new Set(interactions.map(localName))].join(', ')})`, why: 'a question here has one answer' };
+  if (interactions.length > 1)
+    return { what: `${interactions.length} interactions (${[...new Set(interactions.map(localName))].join(', ')})`, why: 'a question here has one answer' };
   const interaction = interactions[0]!;
   const kind = localName(interaction);
   if (!SUPPORTED.has(kind)) return { what: `<${kind}>`, why: WHY_UNSUPPORTED[kind] ?? 'this interaction is not supported' };
@@ -401,7 +419,9 @@ function readItem(root: Element, file: string, extension: ItemExtension, note: (
   if (!declaration) return { what: `<${kind}>`, why: `no response declaration "${responseId}"` };
   const correct = (child(declaration, 'qti-correct-response') ? children(child(declaration, 'qti-correct-response')!, 'qti-value') : []).map((v) => (v.textContent ?? '').trim());
   const mapping = child(declaration, 'qti-mapping');
-  const entries = mapping ? children(mapping, 'qti-map-entry').map((e) => ({ key: attr(e, 'map-key') ?? '', value: Number(attr(e, 'mapped-value')), caseSensitive: attr(e, 'case-sensitive') })) : [];
+  const entries = mapping
+    ? children(mapping, 'qti-map-entry').map((e) => ({ key: attr(e, 'map-key') ?? '', value: Number(attr(e, 'mapped-value')), caseSensitive: attr(e, 'case-sensitive') }))
+    : [];
   const processing = child(root, 'qti-response-processing');
   const template = processing && attr(processing, 'template');
   const customProcessing = processing !== undefined && template === undefined && children(processing).length > 0;
@@ -412,7 +432,8 @@ function readItem(root: Element, file: string, extension: ItemExtension, note: (
   const skip = (e: Element): 'skip' | 'blank' | undefined => {
     const name = localName(e);
     if (e === interaction) return kind === 'qti-text-entry-interaction' && textOf(e.parentNode as Element) !== '' ? 'blank' : 'skip';
-    if (name.startsWith('qti-feedback') || name === 'qti-modal-feedback' || name === 'qti-printed-variable' || name === 'qti-template-block' || name === 'qti-template-inline') return 'skip';
+    if (name.startsWith('qti-feedback') || name === 'qti-modal-feedback' || name === 'qti-printed-variable' || name === 'qti-template-block' || name === 'qti-template-inline')
+      return 'skip';
     if (name === 'qti-rubric-block' && !(attr(e, 'view') ?? 'candidate').split(/\s+/).includes('candidate')) return 'skip';
     return undefined;
   };
@@ -431,7 +452,8 @@ function readItem(root: Element, file: string, extension: ItemExtension, note: (
     for (const choice of choices) {
       const text = textOf(choice);
       const ident = attr(choice, 'identifier') ?? '';
-      if (descendants(choice, 'img').length > 0 || descendants(choice, 'math').length > 0 || descendants(choice, 'object').length > 0) note(`option ${ident}: only its text is imported (options here are plain text)`);
+      if (descendants(choice, 'img').length > 0 || descendants(choice, 'math').length > 0 || descendants(choice, 'object').length > 0)
+        note(`option ${ident}: only its text is imported (options here are plain text)`);
       if (text === '') return { what: `option ${ident}`, why: 'has no text (options here are plain text)' };
       if (text.length > 500) return { what: `option ${ident}`, why: `is ${text.length} characters long; an option here may have at most 500` };
       options.push({ id: ident, text });
@@ -486,7 +508,8 @@ function readItem(root: Element, file: string, extension: ItemExtension, note: (
       return { question: question('single-choice', { options: options.map((o) => ({ text: o.text, ...(o.id === keyed[0] ? { correct: true } : {}) })) }), shuffle };
     }
     if (keyed.length === options.length) return { what: 'its correct response', why: 'names every option; a multiple choice here needs an incorrect option' };
-    if (template && template !== MAP_RESPONSE && template.endsWith('match_correct.xml')) note('all-or-nothing in the package: here multiple choice earns partial credit (correct chosen − wrong chosen) / correct');
+    if (template && template !== MAP_RESPONSE && template.endsWith('match_correct.xml'))
+      note('all-or-nothing in the package: here multiple choice earns partial credit (correct chosen − wrong chosen) / correct');
     return { question: question('multiple-choice', { options: options.map((o) => ({ text: o.text, ...(keyed.includes(o.id) ? { correct: true } : {}) })) }), shuffle };
   }
 

@@ -167,9 +167,16 @@ class Converter {
         else if (name === 'tr') {
           const cells = children(c).filter((cell) => ['th', 'td'].includes(localName(cell)));
           rows.push({
-            cells: cells.map((cell) => this.inline(nodesOf(cell)).replace(/\s*\n\s*/g, ' ').trim().replace(/\|/g, '\\|')),
+            cells: cells.map((cell) =>
+              this.inline(nodesOf(cell))
+                .replace(/\s*\n\s*/g, ' ')
+                .trim()
+                .replace(/\|/g, '\\|'),
+            ),
             header: parent !== e && localName(parent) === 'thead',
-            align: cells.map((cell) => /align-(left|center|right)/.exec(attr(cell, 'class') ?? '')?.[1] ?? /text-align:\s*(left|center|right)/.exec(attr(cell, 'style') ?? '')?.[1] ?? ''),
+            align: cells.map(
+              (cell) => /align-(left|center|right)/.exec(attr(cell, 'class') ?? '')?.[1] ?? /text-align:\s*(left|center|right)/.exec(attr(cell, 'style') ?? '')?.[1] ?? '',
+            ),
           });
         } else if (name === 'caption') {
           this.dropped('a table caption was left out');
@@ -277,7 +284,32 @@ class Converter {
   }
 }
 
-const BLOCK_ELEMENTS = new Set(['qti-content-body', 'qti-rubric-block', 'p', 'ul', 'ol', 'pre', 'blockquote', 'table', 'div', 'section', 'article', 'aside', 'header', 'footer', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'figure', 'dl', 'nav']);
+const BLOCK_ELEMENTS = new Set([
+  'qti-content-body',
+  'qti-rubric-block',
+  'p',
+  'ul',
+  'ol',
+  'pre',
+  'blockquote',
+  'table',
+  'div',
+  'section',
+  'article',
+  'aside',
+  'header',
+  'footer',
+  'hr',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'figure',
+  'dl',
+  'nav',
+]);
 
 function longestRun(text: string, char: string): number {
   let longest = 0;
