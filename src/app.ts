@@ -20,6 +20,7 @@ import { backgroundJobs } from './background.js';
 import { Problem, ProblemDocument } from './http/problem.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
+import { qtiAdminRoutes } from './modules/assessments/qti/admin-routes.js';
 import { libraryAdminRoutes } from './modules/assessments/library-routes.js';
 import { auditAdminRoutes } from './modules/audit/admin-routes.js';
 import { registerAudit } from './modules/audit/audit.js';
@@ -269,6 +270,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(tenantAdminRoutes, { db, now: clock });
       await admin.register(keyAdminRoutes, { db, verifier, rateCeiling, now: clock });
       await admin.register(assessmentAdminRoutes, { db, now: clock });
+      await admin.register(qtiAdminRoutes, { db, now: clock });
       await admin.register(libraryAdminRoutes, { db, now: clock });
       await admin.register(attemptAdminRoutes, { db });
       await admin.register(reviewAdminRoutes, { db, now: clock });

@@ -1,6 +1,7 @@
 // assessment import / list, library list / offer, attempt list, review list / score, delivery list / resend.
-import { readFileSync } from 'node:fs';
-import { type Command, UsageError, ok } from './client.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { ApiError, type Command, type Context, UsageError, ok } from './client.js';
 import { needArg, positiveInteger, required, table, text } from './options.js';
 
 /** The server's page size of delivery records when --limit is not given. */
@@ -13,8 +14,34 @@ function deliveryStatus(value: string | undefined): 'SENT' | 'FAILED' | undefine
   throw new UsageError('--status must be SENT or FAILED');
 }
 
+async function importQti(ctx: Context, file: string, instance: string): Promise<{ data: unknown; text: string }> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (error) {
+    throw new UsageError(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const data = await ok(
+    ctx,
+    ctx.client.POST('/admin/v1/instances/{instance}/assessments/qti', {
+      params: { path: { instance } },
+      body: { fileName: basename(file), content: bytes.toString('base64') },
+    }),
+  );
+  const r = data.report;
+  const lines = [
+    `${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance} from ${basename(file)}`,
+    `Imported ${r.imported.length} item${r.imported.length === 1 ? '' : 's'}${r.notImported.length > 0 ? `; not imported: ${r.notImported.length}` : ''}`,
+    ...r.notImported.map((n) => `  not imported: ${n.file}${n.item ? ` (${n.item})` : ''}: ${n.what}: ${n.why}`),
+    ...r.notes.map((n) => `  note: ${n.file}${n.item ? ` (${n.item})` : ''}: ${n.what}`),
+  ];
+  return { data, text: lines.join('\n') };
+}
+
 export const assessmentCommands: Record<string, Command> = {
   async 'assessment import'(ctx, [file], options) {
+    const qti = text(options, 'qti');
+    if (qti !== undefined) return importQti(ctx, qti, required(options, 'instance'));
     if (!file) throw new UsageError('assessment import needs a file');
     const instance = required(options, 'instance');
     let raw: string;
@@ -35,6 +62,26 @@ export const assessmentCommands: Record<string, Command> = {
       }),
     );
     return { data, text: `${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance}` };
+  },
+  async 'assessment export'(ctx, [id], options) {
+    const assessment = needArg(id, 'assessment export needs the assessment id');
+    const out = text(options, 'qti');
+    if (out === undefined) throw new UsageError('assessment export needs --qti FILE.zip (the package to write)');
+    const instance = required(options, 'instance');
+    const { data, error, response } = await ctx.client.GET('/admin/v1/instances/{instance}/assessments/{id}/qti', {
+      params: { path: { instance, id: assessment } },
+      parseAs: 'arrayBuffer',
+    });
+    if (!response.ok || data === undefined) {
+      const problem = error as { detail?: string } | undefined;
+      throw new ApiError(`${response.status} ${problem?.detail ?? response.statusText}`, problem);
+    }
+    writeFileSync(out, Buffer.from(data as ArrayBuffer));
+    const omitted = response.headers.get('x-qti-omitted') ?? '';
+    return {
+      data: { id: assessment, file: out, bytes: (data as ArrayBuffer).byteLength, omitted: omitted === '' ? [] : omitted.split('; ') },
+      text: `Wrote ${out}: ${assessment} as a QTI 3.0 package${omitted === '' ? '' : `\nLeft out (no QTI equivalent): ${omitted}`}`,
+    };
   },
   async 'assessment list'(ctx, _args, options) {
     const instance = required(options, 'instance');

@@ -34,6 +34,10 @@ Commands:
   key revoke <id>
   audit list [--limit N] [--before ID]
   assessment import <file.yaml|file.json> --instance <name>
+  assessment import --qti <package.zip> --instance <name>
+                                                   publish a QTI 3.0 package; prints the import report
+  assessment export <id> --qti <out.zip> --instance <name>
+                                                   write the assessment as a QTI 3.0 package
   assessment list --instance <name>
   library list [--instance <name>]                 the assessment library, and what the instance offers
   library offer <id>... --instance <name> [--update]
@@ -192,6 +196,7 @@ export async function run(argv: string[]): Promise<number> {
         map: { type: 'string' },
         'no-wait': { type: 'boolean' },
         result: { type: 'string' },
+        qti: { type: 'string' },
       },
     });
   } catch (error) {

@@ -63,6 +63,14 @@ export function markdown(text: string): SafeHtml {
   return trustedHtml(md.render(text));
 }
 
+/**
+ * The same rendering as XHTML (empty elements closed: `<br />`), for documents that are XML: the
+ * prompts of exported QTI packages. Text, never markup for a page: it is parsed as XML there.
+ */
+export function markdownXhtml(text: string): string {
+  return md.renderer.render(md.parse(text, {}), { ...md.options, xhtmlOut: true }, {});
+}
+
 /** A block of Markdown as plain text, for what draws text itself (the report PDF). */
 export type MarkdownBlock =
   | { kind: 'paragraph'; text: string }

@@ -345,6 +345,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/assessments/{id}/qti": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current version of an assessment as a QTI 3.0 package (zip)
+         * @description An IMS QTI 3.0 content package: imsmanifest.xml, assessment.xml (one section per category) and one item file per question (docs/qti.md has the mapping). Coding questions, the typing test and proctoring settings do not map to QTI: they are left out, and the header `x-qti-omitted` names them.
+         */
+        get: operations["exportAssessmentQti"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/assessments/qti": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a QTI 3.0 package as an assessment, with an import report
+         * @description The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most 10 MB, 1000 entries, 50 MB unpacked and 500 items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: `400` naming each problem, and nothing is published. Publishing changed content makes a new version; attempts keep theirs. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        post: operations["importAssessmentQti"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/library": {
         parameters: {
             query?: never;
@@ -4198,6 +4238,214 @@ export interface operations {
             };
             /** @description Unsupported Media Type */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportAssessmentQti: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+                /** @example customer-support */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The package */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importAssessmentQti: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @example customer-support-qti.zip */
+                    fileName?: string;
+                    /**
+                     * Format: byte
+                     * @description The zip's bytes, base64-encoded
+                     */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        id: string;
+                        /** @example demo */
+                        instance: string;
+                        /** @example 1 */
+                        version: number;
+                        outcome: "created" | "updated" | "unchanged";
+                        report: {
+                            assessment?: {
+                                id: string;
+                                name: string;
+                                questions: number;
+                            };
+                            /** @description Each item imported: its file, its QTI identifier, the question id it became and its type here */
+                            imported: {
+                                file: string;
+                                item: string;
+                                question: string;
+                                type: string;
+                            }[];
+                            /** @description Each item that did not import (an unsupported interaction, an adaptive or template item, ...), and why */
+                            notImported: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                                why: string;
+                            }[];
+                            /** @description What changed or was left out within what imported (feedback, images, a default time limit, ...) */
+                            notes: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        id: string;
+                        /** @example demo */
+                        instance: string;
+                        /** @example 1 */
+                        version: number;
+                        outcome: "created" | "updated" | "unchanged";
+                        report: {
+                            assessment?: {
+                                id: string;
+                                name: string;
+                                questions: number;
+                            };
+                            /** @description Each item imported: its file, its QTI identifier, the question id it became and its type here */
+                            imported: {
+                                file: string;
+                                item: string;
+                                question: string;
+                                type: string;
+                            }[];
+                            /** @description Each item that did not import (an unsupported interaction, an adaptive or template item, ...), and why */
+                            notImported: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                                why: string;
+                            }[];
+                            /** @description What changed or was left out within what imported (feedback, images, a default time limit, ...) */
+                            notes: {
+                                file: string;
+                                item?: string;
+                                what: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };

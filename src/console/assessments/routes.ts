@@ -13,6 +13,7 @@ import type { Instance } from '../../modules/tenants/repository.js';
 import { questionField } from '../../views/questions.js';
 import type { ConsoleContext } from '../context.js';
 import { registerEditorRoutes } from './editor.js';
+import { registerQtiRoutes } from './qti.js';
 import { assessmentsBody, previewBody, type AssessmentView, type ImportState } from './views.js';
 
 // A refused import's document is put back in the form up to this size (a larger one would make the
@@ -63,6 +64,7 @@ export function registerAssessmentRoutes(scope: FastifyInstance, c: ConsoleConte
     return assessmentsPage(request, reply, instance, { source: '', published: `${verb} ${result.id} (version ${result.version}).` });
   });
 
+  registerQtiRoutes(scope, c);
   registerEditorRoutes(scope, {
     db,
     now: c.now,

@@ -1,0 +1,32 @@
+// QTI packages as commands and queries of the assessments module: an import publishes through the
+// same path as every import (publishContent: one transaction, audited as assessment.import), and
+// an export reads the current version.
+import type { Queryable } from '../../../db/database.js';
+import type { CommandContext } from '../../../domain/command.js';
+import { notFound } from '../../../domain/errors.js';
+import { publishContent, type AssessmentInstance } from '../commands.js';
+import { assessmentUuid, currentContent, type ImportResult } from '../repository.js';
+import { exportQti, type QtiExport } from './export.js';
+import { readQtiPackage, type QtiReport } from './import.js';
+
+export interface QtiImportResult extends ImportResult {
+  report: QtiReport;
+}
+
+/**
+ * Publishes a QTI 3.0 package as an assessment of the instance (a new one, or a new version of the
+ * one with its id). A package that cannot be read, or of which nothing imports, publishes nothing:
+ * the error names each file and item and why.
+ */
+export async function importQtiPackage(ctx: CommandContext, input: { instance: AssessmentInstance; bytes: Uint8Array; fileName?: string }): Promise<QtiImportResult> {
+  const reading = readQtiPackage(input.bytes, input.fileName);
+  const result = await publishContent(ctx, { instance: input.instance, content: reading.content, hash: reading.hash });
+  return { ...result, report: reading.report };
+}
+
+/** The current version of an assessment of the instance as a QTI 3.0 package. */
+export async function qtiPackageOf(db: Queryable, instanceId: string, id: string): Promise<QtiExport & { id: string }> {
+  const uuid = /^[a-z][a-z0-9-]{0,63}$/.test(id) ? await assessmentUuid(db, instanceId, id) : undefined;
+  if (!uuid) throw notFound('No such assessment in this instance');
+  return { id, ...exportQti(await currentContent(db, uuid)) };
+}

@@ -1,0 +1,574 @@
+// Import: a QTI 3.0 content package (from this service, TAO, Moodle or any QTI tool) read as this
+// service's assessment content, with a report naming every item imported and everything that did
+// not map (file, item, what and why): nothing is dropped silently. docs/qti.md has the mapping.
+import type { Element } from '@xmldom/xmldom';
+import { invalidInput, type DomainFieldError } from '../../../domain/errors.js';
+import { parseAssessment } from '../content.js';
+import { LIKERT_SCALES, type AssessmentContent } from '../content-schema.js';
+import { EXTENSION_NS, ITEM_TYPE, MATCH_CORRECT, MAP_RESPONSE, TEST_TYPE, secondsOf, type ItemExtension, type TestExtension } from './format.js';
+import { markdownToXhtml, nodesOf, xhtmlToMarkdown } from './xhtml.js';
+import { PackageError, attr, child, children, descendants, localName, parseXml, serializeXml, textOf, el } from './xml.js';
+import { readZip, safePath } from './zip.js';
+
+export const MAX_ITEMS = 500;
+
+export interface QtiReport {
+  /** The assessment the package became (absent when it was refused). */
+  assessment?: { id: string; name: string; questions: number };
+  imported: { file: string; item: string; question: string; type: string }[];
+  notImported: { file: string; item?: string; what: string; why: string }[];
+  /** What changed or was left out within what was imported. */
+  notes: { file: string; item?: string; what: string }[];
+}
+
+export interface QtiReading {
+  content: AssessmentContent;
+  hash: string;
+  report: QtiReport;
+}
+
+const DEFAULT_DURATION_MINUTES = 30;
+const DEFAULT_PASS = 60;
+const DEFAULT_LOW_PASS = 50;
+
+const SUPPORTED = new Set(['qti-choice-interaction', 'qti-text-entry-interaction', 'qti-extended-text-interaction', 'qti-order-interaction']);
+const WHY_UNSUPPORTED: Record<string, string> = {
+  'qti-hotspot-interaction': 'this service has no questions answered by clicking an image',
+  'qti-graphic-order-interaction': 'this service has no questions answered on an image',
+  'qti-graphic-associate-interaction': 'this service has no questions answered on an image',
+  'qti-graphic-gap-match-interaction': 'this service has no questions answered on an image',
+  'qti-select-point-interaction': 'this service has no questions answered by clicking an image',
+  'qti-position-object-interaction': 'this service has no questions answered on an image',
+  'qti-match-interaction': 'this service has no matching questions',
+  'qti-associate-interaction': 'this service has no matching questions',
+  'qti-gap-match-interaction': 'this service has no drag-into-gaps questions',
+  'qti-inline-choice-interaction': 'this service has no drop-down gap questions',
+  'qti-hottext-interaction': 'this service has no questions answered by selecting text',
+  'qti-slider-interaction': 'this service has no slider questions',
+  'qti-upload-interaction': 'this service takes no file uploads from candidates',
+  'qti-drawing-interaction': 'this service has no drawing questions',
+  'qti-media-interaction': 'this service has no media questions',
+  'qti-custom-interaction': 'custom interactions run code of another tool',
+  'qti-portable-custom-interaction': 'portable custom interactions run code of another tool',
+  'qti-end-attempt-interaction': 'this service has no end-attempt buttons',
+};
+
+type Question = Record<string, unknown> & { id: string; type: string; prompt: string };
+
+/** A slug (this service's identifiers) from a QTI identifier. */
+export function slugOf(identifier: string): string {
+  let slug = identifier
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (!/^[a-z]/.test(slug)) slug = `q-${slug}`.replace(/-+$/, '');
+  return slug.slice(0, 64).replace(/-+$/, '') || 'item';
+}
+
+function decode(bytes: Uint8Array, file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes).replace(/^\uFEFF/, '');
+  } catch {
+    throw new PackageError(file, 'is not UTF-8 text');
+  }
+}
+
+/** The canonical Markdown of a Markdown text: what import would make of its export. */
+function canonical(markdown: string): string {
+  const root = parseXml(serializeXml(el('root', {}, markdownToXhtml(markdown))), '(prompt)');
+  return xhtmlToMarkdown(nodesOf(root), () => undefined);
+}
+
+/** The extension's exact Markdown when the XHTML still says what it rendered (else the package was edited: the XHTML wins). */
+const exactOr = (converted: string, exact: unknown): string => (typeof exact === 'string' && canonical(exact) === converted ? exact : converted);
+
+/** Reads a package; refused (an invalid-input error naming file and problem) when it cannot be read or nothing in it imports. */
+export function readQtiPackage(bytes: Uint8Array, fileName = 'package.zip'): QtiReading {
+  try {
+    return read(bytes, fileName);
+  } catch (error) {
+    if (error instanceof PackageError) throw invalidInput([{ in: 'body', name: error.file, detail: error.message }], `The QTI package was refused: ${error.file} ${error.message}`);
+    throw error;
+  }
+}
+
+interface Resource {
+  identifier: string;
+  type: string;
+  href?: string;
+  metadata?: Element;
+}
+
+function read(bytes: Uint8Array, fileName: string): QtiReading {
+  const files = readZip(bytes);
+  const manifestBytes = files.get('imsmanifest.xml');
+  if (!manifestBytes) throw new PackageError(fileName, 'has no imsmanifest.xml at its root: it is not an IMS content package');
+  const manifest = parseXml(decode(manifestBytes, 'imsmanifest.xml'), 'imsmanifest.xml');
+  if (localName(manifest) !== 'manifest') throw new PackageError('imsmanifest.xml', `has the root element <${manifest.nodeName}>, not <manifest>`);
+
+  const report: QtiReport = { imported: [], notImported: [], notes: [] };
+  const note = (file: string, item: string | undefined, what: string) => {
+    if (!report.notes.some((n) => n.file === file && n.item === item && n.what === what)) report.notes.push({ file, ...(item === undefined ? {} : { item }), what });
+  };
+  const resources: Resource[] = descendants(manifest, 'resource').map((r) => {
+    const href = attr(r, 'href');
+    return {
+      identifier: attr(r, 'identifier') ?? '',
+      type: attr(r, 'type') ?? '',
+      href: href === undefined ? undefined : safePath(href, 'imsmanifest.xml'),
+      metadata: child(r, 'metadata'),
+    };
+  });
+  const qti2 = resources.filter((r) => /^imsqti_(item|test|assessment)_xmlv2/.test(r.type));
+  const tests = resources.filter((r) => r.type === TEST_TYPE);
+  const itemResources = resources.filter((r) => r.type === ITEM_TYPE);
+  if (tests.length === 0 && itemResources.length === 0) {
+    if (qti2.length > 0) throw new PackageError('imsmanifest.xml', 'lists QTI 2.x resources only: this service reads QTI 3.0 packages (convert the package to QTI 3.0 first)');
+    throw new PackageError('imsmanifest.xml', `lists no QTI 3.0 item or test (resources of type ${ITEM_TYPE} or ${TEST_TYPE})`);
+  }
+  for (const r of resources) {
+    if (r.type !== TEST_TYPE && r.type !== ITEM_TYPE && /^imsqti/.test(r.type)) note('imsmanifest.xml', r.identifier, `the resource of type ${r.type} is not read`);
+  }
+  const extensionOf = (r: Resource | undefined): Record<string, unknown> => {
+    const e = r?.metadata && children(r.metadata).find((c) => localName(c) === 'extension' && c.namespaceURI === EXTENSION_NS);
+    if (!e) return {};
+    try {
+      const value = JSON.parse(e.textContent ?? '') as unknown;
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+    } catch {
+      note('imsmanifest.xml', r.identifier, 'its Assessment Connect extension metadata is not JSON: left out');
+      return {};
+    }
+  };
+  const byHref = new Map(itemResources.filter((r) => r.href).map((r) => [r.href!, r]));
+  const fileText = (path: string, from: string): string => {
+    const data = files.get(path);
+    if (!data) throw new PackageError(from, `refers to ${path}, which is not in the package`);
+    return decode(data, path);
+  };
+
+  // The items in the test's order, each with the sections around it.
+  interface Ref {
+    href: string;
+    sections: Element[];
+    weight?: string;
+  }
+  let refs: Ref[] = [];
+  let test: Element | undefined;
+  let testFile = '';
+  if (tests.length > 0) {
+    if (tests.length > 1) note('imsmanifest.xml', undefined, `the package has ${tests.length} tests: the first (${tests[0]!.href}) is imported`);
+    testFile = tests[0]!.href ?? '';
+    if (!testFile) throw new PackageError('imsmanifest.xml', 'names a test resource without href');
+    test = parseXml(fileText(testFile, 'imsmanifest.xml'), testFile);
+    if (localName(test) !== 'qti-assessment-test') throw new PackageError(testFile, `has the root element <${test.nodeName}>, not <qti-assessment-test> (QTI 3.0)`);
+    const base = testFile.includes('/') ? testFile.slice(0, testFile.lastIndexOf('/') + 1) : '';
+    const walk = (section: Element, chain: Element[]) => {
+      for (const c of children(section)) {
+        const name = localName(c);
+        if (name === 'qti-assessment-section') walk(c, [...chain, c]);
+        else if (name === 'qti-assessment-item-ref') {
+          const href = attr(c, 'href');
+          if (!href) {
+            note(testFile, attr(c, 'identifier'), 'an item reference without href is left out');
+            continue;
+          }
+          refs.push({ href: safePath(base + href, testFile), sections: chain, weight: attr(child(c, 'qti-weight') ?? c, 'value') });
+        } else if (name === 'qti-assessment-section-ref') note(testFile, attr(c, 'identifier'), 'a section reference (another file) is not followed');
+        else if (['qti-pre-condition', 'qti-branch-rule'].includes(name))
+          note(testFile, attr(section, 'identifier'), `<${name}> is not imported: every attempt here takes every question (or its pools' draw)`);
+      }
+    };
+    for (const part of children(test, 'qti-test-part')) walk(part, []);
+    if (child(test, 'qti-outcome-processing'))
+      note(testFile, undefined, "the test's outcome processing is not imported: this service computes category and total scores by its own rules");
+    for (const f of descendants(test, 'qti-test-feedback')) note(testFile, attr(f, 'identifier'), 'test feedback is not imported: this service shows no feedback after a test');
+  } else {
+    refs = itemResources.filter((r) => r.href).map((r) => ({ href: r.href!, sections: [] }));
+    note('imsmanifest.xml', undefined, 'the package has no test: its items are imported in the order of the manifest, in one category');
+  }
+  if (refs.length > MAX_ITEMS) throw new PackageError(testFile || 'imsmanifest.xml', `has ${refs.length} items; a package may have at most ${MAX_ITEMS}`);
+
+  const testExtension = extensionOf(tests[0]) as TestExtension;
+  const lomText = (root: Element | undefined, path: string[]): string | undefined => {
+    let at: Element | undefined = root;
+    for (const name of path) at = at && children(at).find((c) => localName(c) === name);
+    return at ? textOf(at) || undefined : undefined;
+  };
+  const manifestMetadata = child(manifest, 'metadata');
+
+  const questions: (Question & { category: string })[] = [];
+  const categories: { id: string; name: string; section?: Element }[] = [];
+  const sectionCategory = new Map<Element | undefined, string>();
+  const usedIds = new Set<string>();
+  const shuffles = new Set<boolean>();
+  let practice: Question | undefined;
+  let shuffleQuestions: boolean | undefined;
+
+  for (const ref of refs) {
+    const resource = byHref.get(ref.href);
+    const file = ref.href;
+    let root: Element;
+    try {
+      root = parseXml(fileText(file, testFile || 'imsmanifest.xml'), file);
+    } catch (error) {
+      if (!(error instanceof PackageError)) throw error;
+      throw error;
+    }
+    const itemId = attr(root, 'identifier') ?? file;
+    if (localName(root) !== 'qti-assessment-item') {
+      report.notImported.push({
+        file,
+        item: itemId,
+        what: `<${root.nodeName}>`,
+        why: root.nodeName === 'assessmentItem' ? 'a QTI 2.x item: this service reads QTI 3.0' : 'not a QTI 3.0 item',
+      });
+      continue;
+    }
+    const extension = extensionOf(resource) as ItemExtension;
+    const pilot = lomText(resource?.metadata, ['lom', 'educational', 'typicalLearningTime', 'duration']);
+    const result = readItem(root, file, extension, (what) => note(file, itemId, what));
+    if ('why' in result) {
+      report.notImported.push({ file, item: itemId, what: result.what, why: result.why });
+      continue;
+    }
+    const question = result.question;
+    if (result.shuffle !== undefined) shuffles.add(result.shuffle);
+    if (pilot !== undefined) {
+      const seconds = secondsOf(pilot);
+      if (seconds !== undefined && Number.isInteger(seconds) && seconds >= 1 && seconds <= 3600) question.pilotSeconds = seconds;
+      else note(file, itemId, `its typical learning time "${pilot}" is not whole seconds from 1 to 3600: left out`);
+    }
+    if (extension.practice === true && !practice) {
+      const { pilotSeconds: _pilot, ...rest } = question;
+      practice = { ...rest, id: slugOf(itemId), ...(typeof extension.explanation === 'string' ? { explanation: extension.explanation } : {}) };
+      report.imported.push({ file, item: itemId, question: 'practice', type: `${question.type} (practice question)` });
+      continue;
+    }
+    let id = slugOf(itemId);
+    if (usedIds.has(id)) {
+      let n = 2;
+      while (usedIds.has(`${id.slice(0, 60)}-${n}`)) n++;
+      id = `${id.slice(0, 60)}-${n}`;
+    }
+    usedIds.add(id);
+    if (id !== itemId) note(file, itemId, `its identifier became the question id "${id}"`);
+    // The category: the innermost section around the item.
+    const section = ref.sections.at(-1);
+    if (!sectionCategory.has(section)) {
+      const sectionId = section ? (attr(section, 'identifier') ?? 'section') : (lomText(manifestMetadata, ['lom', 'general', 'title', 'string']) ?? 'questions');
+      let categoryId = slugOf(sectionId);
+      while (categories.some((c) => c.id === categoryId)) categoryId = `${categoryId.slice(0, 60)}-${categories.length + 1}`;
+      let name = (section ? attr(section, 'title') || sectionId : 'Questions').slice(0, 100);
+      while (categories.some((c) => c.name === name)) name = `${name.slice(0, 90)} (${categories.length + 1})`;
+      categories.push({ id: categoryId, name, section });
+      sectionCategory.set(section, categoryId);
+    }
+    if (ref.weight !== undefined) {
+      const points = Number(ref.weight);
+      if (Number.isFinite(points) && points > 0 && points <= 100) question.points = points;
+      else note(file, itemId, `its weight ${ref.weight} is not from above 0 to 100: left out (weight 1)`);
+    }
+    for (const s of ref.sections) {
+      const ordering = child(s, 'qti-ordering');
+      if (ordering) shuffleQuestions = shuffleQuestions === true || attr(ordering, 'shuffle') === 'true';
+    }
+    questions.push({ ...orderedQuestion(question, id), category: sectionCategory.get(section)! });
+    report.imported.push({ file, item: itemId, question: id, type: question.type });
+  }
+
+  if (questions.length === 0) {
+    const fields: DomainFieldError[] = report.notImported.map((n) => ({ in: 'body', name: `${n.file}${n.item ? `#${n.item}` : ''}`, detail: `${n.what}: ${n.why}` }));
+    throw invalidInput(
+      fields.length > 0 ? fields : [{ in: 'body', name: fileName, detail: 'has no item' }],
+      `Nothing in the package can be imported (${report.notImported.length} item${report.notImported.length === 1 ? '' : 's'} not importable)`,
+    );
+  }
+
+  // Pools: a section's selection draws from the category's questions.
+  const pools: { category: string; draw: number }[] = [];
+  for (const category of categories) {
+    const selection = category.section && child(category.section, 'qti-selection');
+    if (!selection) continue;
+    const select = Number(attr(selection, 'select'));
+    const size = questions.filter((q) => q.category === category.id).length;
+    if (!Number.isInteger(select) || select < 1)
+      note(testFile, attr(category.section!, 'identifier'), `its selection "${attr(selection, 'select')}" is not a number of items: every question is given`);
+    else {
+      if (select > size) note(testFile, attr(category.section!, 'identifier'), `its selection of ${select} items is more than the ${size} imported: ${size} are drawn`);
+      if (select < size) pools.push({ category: category.id, draw: Math.min(select, size) });
+      else if (select === size && attr(category.section!, 'identifier') === category.id) pools.push({ category: category.id, draw: select });
+      if (attr(selection, 'with-replacement') === 'true')
+        note(testFile, attr(category.section!, 'identifier'), 'selection with replacement is not supported: each question is drawn at most once');
+    }
+  }
+  // The authored order across categories (sections group by category), when the extension has it.
+  const order = Array.isArray(testExtension.questionOrder) ? testExtension.questionOrder : [];
+  if (questions.every((q) => order.includes(q.id))) questions.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
+  const weights = testExtension.categoryWeights ?? {};
+  const usedCategories = categories
+    .filter((c) => questions.some((q) => q.category === c.id))
+    .map((c) => ({ id: c.id, name: c.name, ...(typeof weights[c.id] === 'number' ? { weight: weights[c.id] } : {}) }));
+
+  // The test's settings.
+  const title = test ? attr(test, 'title') : undefined;
+  const manifestTitle = lomText(manifestMetadata, ['lom', 'general', 'title', 'string']);
+  const id = slugOf((test && attr(test, 'identifier')) ?? lomText(manifestMetadata, ['lom', 'general', 'identifier', 'entry']) ?? manifestTitle ?? 'imported');
+  const name = (title || manifestTitle || id).slice(0, 200);
+  let description = lomText(manifestMetadata, ['lom', 'general', 'description', 'string']) ?? lomText(tests[0]?.metadata, ['lom', 'general', 'description', 'string']);
+  if (!description) {
+    description = `Imported from the QTI package ${fileName}.`;
+    note('imsmanifest.xml', undefined, 'the package has no description: one saying where it came from is set');
+  }
+  if (description.length > 2000) {
+    description = `${description.slice(0, 1999)}…`;
+    note('imsmanifest.xml', undefined, 'its description is cut to 2000 characters');
+  }
+  const limits = test ? [test, ...children(test, 'qti-test-part')].map((e) => child(e, 'qti-time-limits')).find((l) => l && attr(l, 'max-time') !== undefined) : undefined;
+  let durationMinutes = DEFAULT_DURATION_MINUTES;
+  const maxTime = limits && Number(attr(limits, 'max-time'));
+  if (maxTime !== undefined && Number.isFinite(maxTime) && maxTime > 0) {
+    durationMinutes = Math.min(480, Math.max(1, Math.ceil(maxTime / 60)));
+    if (durationMinutes * 60 !== maxTime) note(testFile, undefined, `its time limit of ${maxTime} seconds is ${durationMinutes} minutes here (whole minutes, 1 to 480)`);
+  } else note(testFile || 'imsmanifest.xml', undefined, `the test has no time limit: ${DEFAULT_DURATION_MINUTES} minutes is set (every assessment here is timed)`);
+  const threshold = (identifier: string, fallback: number) => {
+    const declaration = test && children(test, 'qti-outcome-declaration').find((d) => attr(d, 'identifier') === identifier);
+    const value = declaration && Number(textOf(child(declaration, 'qti-default-value') ?? declaration));
+    if (value !== undefined && Number.isFinite(value) && value >= 0 && value <= 100) return value;
+    note(testFile || 'imsmanifest.xml', undefined, `no ${identifier} outcome (0 to 100): ${fallback} % is set`);
+    return fallback;
+  };
+  const passScore = threshold('PASS_SCORE', DEFAULT_PASS);
+  const lowPassScore = threshold('LOW_PASS_SCORE', Math.min(DEFAULT_LOW_PASS, passScore));
+
+  let instructions: string | undefined;
+  const candidateBlocks = test ? descendants(test, 'qti-rubric-block').filter((b) => (attr(b, 'view') ?? 'candidate').split(/\s+/).includes('candidate')) : [];
+  if (candidateBlocks.length > 0) {
+    const converted = candidateBlocks.map((b) => xhtmlToMarkdown(nodesOf(b), (what) => note(testFile, undefined, `instructions: ${what}`))).join('\n\n');
+    instructions = exactOr(converted, testExtension.instructions);
+  }
+  if (test)
+    for (const b of descendants(test, 'qti-rubric-block').filter((b) => !candidateBlocks.includes(b)))
+      note(testFile, undefined, `a rubric block for ${attr(b, 'view')} is not imported`);
+
+  let shuffleOptions = testExtension.shuffleOptions;
+  if (shuffleOptions === undefined && shuffles.has(true)) {
+    shuffleOptions = true;
+    if (shuffles.has(false))
+      note(testFile || 'imsmanifest.xml', undefined, 'some choice interactions shuffle and some do not: here the options of every choice question are shuffled');
+  }
+
+  const content = {
+    id,
+    name,
+    description,
+    ...(instructions ? { instructions: instructions.slice(0, 4000) } : {}),
+    ...(Array.isArray(testExtension.roles) ? { roles: testExtension.roles } : {}),
+    ...(typeof testExtension.readingLevel === 'string' ? { readingLevel: testExtension.readingLevel } : {}),
+    durationMinutes,
+    passScore,
+    lowPassScore,
+    categories: usedCategories,
+    questions,
+    ...(shuffleQuestions === undefined ? {} : { shuffleQuestions }),
+    ...(shuffleOptions === undefined ? {} : { shuffleOptions }),
+    ...(pools.length > 0 ? { pools } : {}),
+    ...(practice ? { practice: { ...orderedQuestion(practice, practice.id) } } : {}),
+  };
+  const parsed = parseAssessment(JSON.stringify(content));
+  if (!parsed.ok) {
+    throw invalidInput(
+      parsed.errors.map((e) => ({ in: 'content' as const, name: e.path || '(document)', detail: e.message })),
+      `The package's content breaks ${parsed.errors.length} rule${parsed.errors.length === 1 ? '' : 's'} of assessments here: ${parsed.errors
+        .slice(0, 3)
+        .map((e) => `${e.path || '(document)'} ${e.message}`)
+        .join('; ')}`,
+    );
+  }
+  report.assessment = { id: parsed.content.id, name: parsed.content.name, questions: parsed.content.questions.length };
+  return { content: parsed.content, hash: parsed.hash, report };
+}
+
+/** The question's fields in the order the service writes them. */
+function orderedQuestion(question: Question, id: string): Question {
+  const { id: _id, type, points, pilotSeconds, prompt, ...rest } = question;
+  return { id, type, ...(points === undefined ? {} : { points }), ...(pilotSeconds === undefined ? {} : { pilotSeconds }), prompt, ...rest } as Question;
+}
+
+type ItemResult = { question: Question; shuffle?: boolean } | { what: string; why: string };
+
+function readItem(root: Element, file: string, extension: ItemExtension, note: (what: string) => void): ItemResult {
+  if (attr(root, 'adaptive') === 'true') return { what: 'an adaptive item', why: 'its scoring changes over several tries; a question here is answered once' };
+  if (children(root, 'qti-template-declaration').length > 0 || child(root, 'qti-template-processing')) {
+    return { what: 'a template item', why: 'its values are generated for each candidate; a question here is the same for everyone' };
+  }
+  const body = child(root, 'qti-item-body');
+  if (!body) return { what: 'an item without <qti-item-body>', why: 'there is nothing to show' };
+  const interactions = allInteractions(body);
+  if (interactions.length === 0) return { what: 'an item without interaction', why: 'there is nothing to answer' };
+  if (interactions.length > 1)
+    return { what: `${interactions.length} interactions (${[...new Set(interactions.map(localName))].join(', ')})`, why: 'a question here has one answer' };
+  const interaction = interactions[0]!;
+  const kind = localName(interaction);
+  if (!SUPPORTED.has(kind)) return { what: `<${kind}>`, why: WHY_UNSUPPORTED[kind] ?? 'this interaction is not supported' };
+  for (const name of ['qti-modal-feedback', 'qti-feedback-block', 'qti-feedback-inline']) {
+    if (descendants(root, name).length > 0 || children(root, name).length > 0) note(`feedback (<${name}>) is not imported: candidates here get no feedback during an assessment`);
+  }
+  const responseId = attr(interaction, 'response-identifier') ?? 'RESPONSE';
+  const declaration = children(root, 'qti-response-declaration').find((d) => attr(d, 'identifier') === responseId);
+  if (!declaration) return { what: `<${kind}>`, why: `no response declaration "${responseId}"` };
+  const correct = (child(declaration, 'qti-correct-response') ? children(child(declaration, 'qti-correct-response')!, 'qti-value') : []).map((v) => (v.textContent ?? '').trim());
+  const mapping = child(declaration, 'qti-mapping');
+  const entries = mapping
+    ? children(mapping, 'qti-map-entry').map((e) => ({ key: attr(e, 'map-key') ?? '', value: Number(attr(e, 'mapped-value')), caseSensitive: attr(e, 'case-sensitive') }))
+    : [];
+  const processing = child(root, 'qti-response-processing');
+  const template = processing && attr(processing, 'template');
+  const customProcessing = processing !== undefined && template === undefined && children(processing).length > 0;
+  const scoringNote = () => customProcessing && note("its own response processing is replaced by this service's scoring of the question type");
+
+  // The prompt: the item body without the interaction, feedback and scorer's rubric, then the interaction's prompt.
+  const dropped = (what: string) => note(`prompt: ${what}`);
+  const skip = (e: Element): 'skip' | 'blank' | undefined => {
+    const name = localName(e);
+    if (e === interaction) return kind === 'qti-text-entry-interaction' && textOf(e.parentNode as Element) !== '' ? 'blank' : 'skip';
+    if (name.startsWith('qti-feedback') || name === 'qti-modal-feedback' || name === 'qti-printed-variable' || name === 'qti-template-block' || name === 'qti-template-inline')
+      return 'skip';
+    if (name === 'qti-rubric-block' && !(attr(e, 'view') ?? 'candidate').split(/\s+/).includes('candidate')) return 'skip';
+    return undefined;
+  };
+  const parts = [xhtmlToMarkdown(nodesOf(body), dropped, skip)];
+  const qtiPrompt = child(interaction, 'qti-prompt');
+  if (qtiPrompt) parts.push(xhtmlToMarkdown(nodesOf(qtiPrompt), dropped));
+  let prompt = exactOr(parts.filter((p) => p !== '').join('\n\n'), extension.prompt);
+  if (prompt === '') prompt = attr(root, 'title') ?? '';
+  if (prompt === '') return { what: `<${kind}>`, why: 'the item has no prompt' };
+  if (prompt.length > 4000) return { what: 'its prompt', why: `is ${prompt.length} characters long; a prompt here may have at most 4000` };
+  const question = (type: string, fields: Record<string, unknown>): Question => ({ id: '', type, prompt, ...fields });
+
+  if (kind === 'qti-choice-interaction' || kind === 'qti-order-interaction') {
+    const choices = children(interaction, 'qti-simple-choice');
+    const options: { id: string; text: string }[] = [];
+    for (const choice of choices) {
+      const text = textOf(choice);
+      const ident = attr(choice, 'identifier') ?? '';
+      if (descendants(choice, 'img').length > 0 || descendants(choice, 'math').length > 0 || descendants(choice, 'object').length > 0)
+        note(`option ${ident}: only its text is imported (options here are plain text)`);
+      if (text === '') return { what: `option ${ident}`, why: 'has no text (options here are plain text)' };
+      if (text.length > 500) return { what: `option ${ident}`, why: `is ${text.length} characters long; an option here may have at most 500` };
+      options.push({ id: ident, text });
+    }
+    const shuffle = attr(interaction, 'shuffle') === 'true';
+    if (kind === 'qti-order-interaction') {
+      if (options.length < 3 || options.length > 8) return { what: `${options.length} options to order`, why: 'a ranking here orders 3 to 8 options' };
+      const ids = options.map((o) => o.id);
+      if (correct.length !== ids.length || new Set(correct).size !== ids.length || !correct.every((c) => ids.includes(c))) {
+        return { what: 'its correct response', why: 'a ranking here needs a key that orders every option once' };
+      }
+      scoringNote();
+      if (extension.type !== 'ranking') note("scored by this service's ranking rule: partial credit by distance from the key (Spearman footrule), not all-or-nothing");
+      const slugs = new Map<string, string>();
+      for (const o of options) {
+        let slug = slugOf(o.id);
+        while ([...slugs.values()].includes(slug)) slug = `${slug.slice(0, 60)}-${slugs.size + 1}`;
+        slugs.set(o.id, slug);
+      }
+      let listed = options.map((o) => ({ id: slugs.get(o.id)!, text: o.text }));
+      const key = correct.map((c) => slugs.get(c)!);
+      if (listed.every((o, i) => o.id === key[i])) {
+        listed = [...listed.slice(1), listed[0]!];
+        note("its options were listed in the key's order; the first is moved to the end (candidates here start from the order listed)");
+      }
+      return { question: question('ranking', { options: listed, key }) };
+    }
+    if (options.length < 2 || options.length > 12) return { what: `${options.length} options`, why: 'a choice question here has 2 to 12 options' };
+    const cardinality = attr(declaration, 'cardinality') ?? 'single';
+    const likertLabels = likertScale(extension, options);
+    if (correct.length === 0 && (extension.type === 'likert' || (cardinality === 'single' && (options.length === 5 || options.length === 7)))) {
+      // No key: a rating scale. Reverse-keyed when the mapping scores the first point highest.
+      const first = entries.find((e) => e.key === options[0]!.id)?.value ?? 0;
+      const last = entries.find((e) => e.key === options.at(-1)!.id)?.value ?? 0;
+      const reverse = typeof extension.reverse === 'boolean' ? extension.reverse : first > last;
+      if (extension.type !== 'likert') note(`no correct response: imported as a Likert item of ${options.length} points${reverse ? ', reverse-keyed' : ''}`);
+      if (options.length !== 5 && options.length !== 7) return { what: `a rating scale of ${options.length} points`, why: 'a Likert item here has 5 or 7 points' };
+      return { question: question('likert', { scale: likertLabels, ...(extension.reverse !== undefined || reverse ? { reverse } : {}) }) };
+    }
+    let keyed = correct;
+    if (keyed.length === 0 && entries.some((e) => e.value > 0)) {
+      const best = Math.max(...entries.map((e) => e.value));
+      keyed = cardinality === 'single' ? entries.filter((e) => e.value === best).map((e) => e.key) : entries.filter((e) => e.value > 0).map((e) => e.key);
+      note('no correct response: the options its mapping scores highest are taken as correct');
+    }
+    if (keyed.length === 0) return { what: 'a choice without correct response', why: 'there is nothing to score by (a rating scale of 5 or 7 points imports as a Likert item)' };
+    const unknown = keyed.filter((k) => !options.some((o) => o.id === k));
+    if (unknown.length > 0) return { what: 'its correct response', why: `names ${unknown.join(', ')}, which is no option` };
+    scoringNote();
+    if (cardinality === 'single') {
+      if (keyed.length !== 1) return { what: 'its correct response', why: `names ${keyed.length} options for a single choice` };
+      return { question: question('single-choice', { options: options.map((o) => ({ text: o.text, ...(o.id === keyed[0] ? { correct: true } : {}) })) }), shuffle };
+    }
+    if (keyed.length === options.length) return { what: 'its correct response', why: 'names every option; a multiple choice here needs an incorrect option' };
+    if (template && template !== MAP_RESPONSE && template.endsWith('match_correct.xml'))
+      note('all-or-nothing in the package: here multiple choice earns partial credit (correct chosen − wrong chosen) / correct');
+    return { question: question('multiple-choice', { options: options.map((o) => ({ text: o.text, ...(keyed.includes(o.id) ? { correct: true } : {}) })) }), shuffle };
+  }
+
+  if (kind === 'qti-text-entry-interaction') {
+    const best = entries.length > 0 ? Math.max(...entries.map((e) => e.value)) : 0;
+    const accept = [...correct];
+    for (const e of entries) {
+      if (e.value === best && best > 0) accept.push(e.key);
+      else if (e.value > 0) note(`the answer "${e.key}" is worth ${e.value} of ${best} there; here an answer earns all or nothing, so it is not accepted`);
+    }
+    if (entries.some((e) => e.caseSensitive === 'true')) note('answers are compared without regard to case here');
+    if (attr(interaction, 'pattern-mask')) note('its pattern mask is not imported');
+    const unique = [...new Set(accept.map((a) => a.trim()).filter((a) => a !== ''))];
+    if (unique.length === 0) return { what: 'a text entry without correct response', why: 'there is no accepted answer to score by' };
+    if (unique.length > 20) return { what: `${unique.length} accepted answers`, why: 'a short answer here accepts at most 20' };
+    const long = unique.find((a) => a.length > 200);
+    if (long) return { what: 'an accepted answer', why: 'is longer than 200 characters' };
+    if (template && template !== MAP_RESPONSE && template !== MATCH_CORRECT) scoringNote();
+    scoringNote();
+    return { question: question('short-answer', { accept: unique }) };
+  }
+
+  // Extended text: a free-text answer a reviewer scores.
+  if (correct.length > 0 || entries.length > 0) note('its correct response or mapping is not imported: a free-text answer here is scored by a reviewer');
+  const fields: Record<string, unknown> = {};
+  if (typeof extension.maxLength === 'number') fields.maxLength = extension.maxLength;
+  const scorer = descendants(body, 'qti-rubric-block').filter((b) => (attr(b, 'view') ?? '').split(/\s+/).includes('scorer'));
+  if (extension.rubric !== undefined) fields.rubric = extension.rubric;
+  if (scorer.length > 0) {
+    // The guidance: the scorer's blocks (the rubric tables of this service's export aside).
+    const guidanceNodes = scorer.flatMap((b) => {
+      const bodyOf = child(b, 'qti-content-body') ?? b;
+      return nodesOf(bodyOf).filter((n) => !(extension.rubric !== undefined && n.nodeType === 1 && localName(n as Element) === 'table'));
+    });
+    const converted = xhtmlToMarkdown(guidanceNodes, (what) => note(`scorer's guidance: ${what}`));
+    const guidance = exactOr(converted, extension.guidance);
+    if (guidance !== '') fields.guidance = guidance.slice(0, 4000);
+  }
+  return { question: question('free-text', fields) };
+}
+
+function allInteractions(body: Element): Element[] {
+  const out: Element[] = [];
+  const walk = (e: Element) => {
+    for (const c of children(e)) {
+      const name = localName(c);
+      if (name.endsWith('-interaction')) out.push(c);
+      else walk(c);
+    }
+  };
+  walk(body);
+  return out;
+}
+
+function likertScale(extension: ItemExtension, options: { text: string }[]): string | string[] {
+  const labels = options.map((o) => o.text);
+  if (typeof extension.scale === 'string' && Object.hasOwn(LIKERT_SCALES, extension.scale)) {
+    const named = LIKERT_SCALES[extension.scale as keyof typeof LIKERT_SCALES] as readonly string[];
+    if (named.length === labels.length && named.every((l, i) => l === labels[i])) return extension.scale;
+  }
+  return labels;
+}
