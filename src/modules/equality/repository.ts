@@ -123,3 +123,10 @@ export async function impactCounts(
   );
   return { ...totals.rows[0]!, groups: groups.rows };
 }
+
+/** What the portal's form needs: the instance's own questions (null: the default set) and the candidate's answers so far; undefined when the instance does not ask. */
+export async function selfIdForm(db: Queryable, instanceId: string, invitationId: string): Promise<{ own: SelfIdQuestion[] | null; current: Record<string, string> } | undefined> {
+  const settings = await selfIdSettings(db, instanceId);
+  if (!settings.enabled) return undefined;
+  return { own: settings.own, current: (await selfIdOf(db, invitationId)) ?? {} };
+}
