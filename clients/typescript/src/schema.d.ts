@@ -409,12 +409,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Free-text answers of completed attempts waiting for a score */
+        /**
+         * Free-text answers of completed attempts waiting for a score
+         * @description Answers without a final score yet, oldest completion first (at most 1000): awaiting reviews, or whose reviews disagree and wait for a lead.
+         */
         get: operations["listPendingReviews"];
         put?: never;
         /**
          * Score a free-text answer
-         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change). The score is bound to the answer it scored and counts only while that answer is unchanged. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change; also 409 for a withdrawn or replaced attempt). A question without a rubric takes a score of 0-100; one with a rubric takes rubric, a level label for each criterion id (the score is then the points chosen over the most possible; score may be left out). The operator's review counts as one reviewer's (a new one replaces the operator's earlier one). When the instance asks for several reviewers per answer, the answer gets its final score (the mean of the reviews, or under agree-within a lead's when they disagree) once it has them all; the score is bound to the answer it scored. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["scoreFreeText"];
         delete?: never;
@@ -858,7 +861,7 @@ export interface paths {
         put?: never;
         /**
          * Everything stored about one candidate (right of access)
-         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, voluntary self-identification, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["exportCandidate"];
         delete?: never;
@@ -878,9 +881,33 @@ export interface paths {
         put?: never;
         /**
          * Erase a candidate (right to erasure)
-         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, voluntary self-identification, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["eraseCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/self-identification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's voluntary self-identification: on or off, and its questions
+         * @description After submitting an assessment, candidates may be offered an optional form of questions about themselves (by default sex, race/ethnicity and age band, the US EEO categories), stored apart from answers and scores and used only in the counts of the console's adverse-impact report. On by default with the default questions.
+         */
+        get: operations["getSelfIdentification"];
+        /**
+         * Turn the instance's voluntary self-identification on or off, or change its questions
+         * @description Fields left out stay as they are. Each question has an id, a label and 2-20 options; "prefer not to say" is added to every question. Turning it off stops offering the form; answers already given stay until the candidate is erased (by request or by the retention period). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        put: operations["setSelfIdentification"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2507,6 +2534,36 @@ export interface operations {
                          */
                         timeZone: string;
                         /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2610,6 +2667,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2708,6 +2795,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2831,6 +2948,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2929,6 +3076,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3075,6 +3252,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3239,6 +3446,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -4133,6 +4370,28 @@ export interface operations {
                          * @example 2026-11-23T10:37:05.118Z
                          */
                         answeredAt: string;
+                        /**
+                         * @description awaiting (no review yet), in-review (fewer reviews than the instance asks for) or disagreement (the reviews disagree: a lead settles it in the console)
+                         * @example in-review
+                         */
+                        state: string;
+                        /**
+                         * @description How many reviews the answer has
+                         * @example 1
+                         */
+                        reviews: number;
+                        /**
+                         * @description The criteria of the question's rubric with their levels (score it with rubric), or null (score it with score)
+                         * @example null
+                         */
+                        rubric: {
+                            id: string;
+                            name: string;
+                            levels: {
+                                label: string;
+                                points: number;
+                            }[];
+                        }[] | null;
                     }[];
                 };
             };
@@ -4189,10 +4448,22 @@ export interface operations {
                     /** @example cs-15 */
                     questionId: string;
                     /**
-                     * @description Percent of the question earned
+                     * @description Percent of the question earned (questions without a rubric)
                      * @example 80
                      */
-                    score: number;
+                    score?: number;
+                    /**
+                     * @description Questions with a rubric: the level chosen (its label) for each criterion (its id)
+                     * @example {
+                     *       "empathy": "Strong",
+                     *       "remedy": "Partial"
+                     *     }
+                     */
+                    rubric?: {
+                        [key: string]: string;
+                    };
+                    /** @description The reviewer's comment, shown with the review in the console and the report */
+                    comment?: string;
                 };
             };
         };
@@ -4208,6 +4479,16 @@ export interface operations {
                         scoreStatus: string;
                         /** @example 86.25 */
                         totalScore: number;
+                        /**
+                         * @description The answer's state after this review: in-review, disagreement or settled
+                         * @example settled
+                         */
+                        reviewState: string;
+                        /**
+                         * @description The answer's final score (0-100), null until it has one
+                         * @example 75
+                         */
+                        finalScore: number | null;
                     };
                 };
             };
@@ -6847,6 +7128,29 @@ export interface operations {
                         webcam: {
                             [key: string]: unknown;
                         }[];
+                        /**
+                         * @description Reviews of the candidate's free-text answers: each reviewer's review (score, rubric levels, comment), a lead's settlement, and who was assigned to review
+                         * @example []
+                         */
+                        reviews: {
+                            [key: string]: unknown;
+                        }[];
+                        /**
+                         * @description Voluntary self-identification the candidate gave after an assessment, per assessment: the answers (question id to option id; prefer-not-to-say for that choice) and when
+                         * @example [
+                         *       {
+                         *         "assessmentId": "customer-support",
+                         *         "answers": {
+                         *           "sex": "female",
+                         *           "age-band": "prefer-not-to-say"
+                         *         },
+                         *         "recordedAt": "2026-11-23T10:40:12.511Z"
+                         *       }
+                         *     ]
+                         */
+                        selfIdentification: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -6946,6 +7250,337 @@ export interface operations {
                          * @example 2
                          */
                         mailFilesDeleted: number;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSelfIdentification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Candidates are offered the optional form after submitting an assessment
+                         * @example true
+                         */
+                        enabled: boolean;
+                        /**
+                         * @description The questions in effect, without "prefer not to say" (offered on every one). The default set is shown in English; candidates see it in their language.
+                         * @example [
+                         *       {
+                         *         "id": "sex",
+                         *         "label": "Sex",
+                         *         "options": [
+                         *           {
+                         *             "id": "female",
+                         *             "label": "Female"
+                         *           },
+                         *           {
+                         *             "id": "male",
+                         *             "label": "Male"
+                         *           },
+                         *           {
+                         *             "id": "another",
+                         *             "label": "Another"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "race-ethnicity",
+                         *         "label": "Race/ethnicity",
+                         *         "options": [
+                         *           {
+                         *             "id": "hispanic-latino",
+                         *             "label": "Hispanic or Latino"
+                         *           },
+                         *           {
+                         *             "id": "white",
+                         *             "label": "White"
+                         *           },
+                         *           {
+                         *             "id": "black",
+                         *             "label": "Black or African American"
+                         *           },
+                         *           {
+                         *             "id": "pacific-islander",
+                         *             "label": "Native Hawaiian or Other Pacific Islander"
+                         *           },
+                         *           {
+                         *             "id": "asian",
+                         *             "label": "Asian"
+                         *           },
+                         *           {
+                         *             "id": "native-american",
+                         *             "label": "American Indian or Alaska Native"
+                         *           },
+                         *           {
+                         *             "id": "two-or-more",
+                         *             "label": "Two or more races"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "age-band",
+                         *         "label": "Age",
+                         *         "options": [
+                         *           {
+                         *             "id": "40-plus",
+                         *             "label": "40 or older"
+                         *           },
+                         *           {
+                         *             "id": "under-40",
+                         *             "label": "Under 40"
+                         *           }
+                         *         ]
+                         *       }
+                         *     ]
+                         */
+                        questions: {
+                            /** @example sex */
+                            id: string;
+                            /** @example Sex */
+                            label: string;
+                            /** @description 2-20 options with ids unique within the question. "Prefer not to say" (id prefer-not-to-say) is added to every question by the service and may not be one of them. */
+                            options: {
+                                /** @example female */
+                                id: string;
+                                /** @example Female */
+                                label: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description The questions are the default set (the US EEO categories: sex, race/ethnicity, age band)
+                         * @example true
+                         */
+                        isDefault: boolean;
+                        /** @description When they were last changed; null: never */
+                        updatedAt: string | null;
+                        /**
+                         * @description Who changed them last (`user:<e-mail>` or `admin-token`); null: never
+                         * @example admin-token
+                         */
+                        updatedBy: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setSelfIdentification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "questions": null
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Offer the form (true) or not (false); absent: unchanged
+                     * @example false
+                     */
+                    enabled?: boolean;
+                    /** @description The instance's own questions (1-10), shown to candidates in these words whatever their language; null: back to the default set (shown in the candidate's language); absent: unchanged. Answers already given keep their option ids: the adverse-impact report shows an answer to an option no longer offered by its id. */
+                    questions?: {
+                        /** @example sex */
+                        id: string;
+                        /** @example Sex */
+                        label: string;
+                        /** @description 2-20 options with ids unique within the question. "Prefer not to say" (id prefer-not-to-say) is added to every question by the service and may not be one of them. */
+                        options: {
+                            /** @example female */
+                            id: string;
+                            /** @example Female */
+                            label: string;
+                        }[];
+                    }[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Candidates are offered the optional form after submitting an assessment
+                         * @example true
+                         */
+                        enabled: boolean;
+                        /**
+                         * @description The questions in effect, without "prefer not to say" (offered on every one). The default set is shown in English; candidates see it in their language.
+                         * @example [
+                         *       {
+                         *         "id": "sex",
+                         *         "label": "Sex",
+                         *         "options": [
+                         *           {
+                         *             "id": "female",
+                         *             "label": "Female"
+                         *           },
+                         *           {
+                         *             "id": "male",
+                         *             "label": "Male"
+                         *           },
+                         *           {
+                         *             "id": "another",
+                         *             "label": "Another"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "race-ethnicity",
+                         *         "label": "Race/ethnicity",
+                         *         "options": [
+                         *           {
+                         *             "id": "hispanic-latino",
+                         *             "label": "Hispanic or Latino"
+                         *           },
+                         *           {
+                         *             "id": "white",
+                         *             "label": "White"
+                         *           },
+                         *           {
+                         *             "id": "black",
+                         *             "label": "Black or African American"
+                         *           },
+                         *           {
+                         *             "id": "pacific-islander",
+                         *             "label": "Native Hawaiian or Other Pacific Islander"
+                         *           },
+                         *           {
+                         *             "id": "asian",
+                         *             "label": "Asian"
+                         *           },
+                         *           {
+                         *             "id": "native-american",
+                         *             "label": "American Indian or Alaska Native"
+                         *           },
+                         *           {
+                         *             "id": "two-or-more",
+                         *             "label": "Two or more races"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "age-band",
+                         *         "label": "Age",
+                         *         "options": [
+                         *           {
+                         *             "id": "40-plus",
+                         *             "label": "40 or older"
+                         *           },
+                         *           {
+                         *             "id": "under-40",
+                         *             "label": "Under 40"
+                         *           }
+                         *         ]
+                         *       }
+                         *     ]
+                         */
+                        questions: {
+                            /** @example sex */
+                            id: string;
+                            /** @example Sex */
+                            label: string;
+                            /** @description 2-20 options with ids unique within the question. "Prefer not to say" (id prefer-not-to-say) is added to every question by the service and may not be one of them. */
+                            options: {
+                                /** @example female */
+                                id: string;
+                                /** @example Female */
+                                label: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description The questions are the default set (the US EEO categories: sex, race/ethnicity, age band)
+                         * @example true
+                         */
+                        isDefault: boolean;
+                        /** @description When they were last changed; null: never */
+                        updatedAt: string | null;
+                        /**
+                         * @description Who changed them last (`user:<e-mail>` or `admin-token`); null: never
+                         * @example admin-token
+                         */
+                        updatedBy: string | null;
                     };
                 };
             };
