@@ -15,8 +15,8 @@ export interface ImpactFilters {
 }
 
 const SELECTION_TEXT: Record<Selection, string> = {
-  pass: 'Passed (PASS): at or above the pass score',
-  'pass-or-low-pass': 'Passed or low pass (PASS or LOW_PASS): at or above the low-pass score',
+  pass: 'Pass (at or above the pass score)',
+  'pass-or-low-pass': 'Pass or low pass (at or above the low-pass score)',
 };
 
 export const VERDICT_TEXT: Record<Verdict, string> = {
@@ -100,7 +100,7 @@ export function impactBody(input: {
   errors?: { name: string; detail: string }[];
 }): SafeHtml {
   const { filters, assessments, report, settings } = input;
-  const filterForm = html`<form method="get" action="/console/impact" class="filters">
+  const filterForm = html`<form method="get" action="/console/impact" class="filters impact-filters">
 <input type="hidden" name="instance" value="${filters.instance}">
 <div class="field grow"><label for="impact-assessment">Assessment</label><select id="impact-assessment" name="assessment">${assessments.map(
     (a) => html`<option value="${a.id}"${a.id === filters.assessment && html` selected`}>${a.name}</option>`,
