@@ -39,9 +39,19 @@ describe('voluntary self-identification and adverse impact in Chromium', { skip:
 
   before(async () => {
     demo = await startDemo({ mailDir: 'impact-mail' });
-    const published = await demo.app.inject({ method: 'POST', url: '/admin/v1/instances/demo/assessments', headers: { ...admin, 'content-type': 'application/yaml' }, payload: QUICK });
+    const published = await demo.app.inject({
+      method: 'POST',
+      url: '/admin/v1/instances/demo/assessments',
+      headers: { ...admin, 'content-type': 'application/yaml' },
+      payload: QUICK,
+    });
     assert.equal(published.statusCode, 201, published.body);
-    const user = await demo.app.inject({ method: 'POST', url: '/admin/v1/users', headers: admin, payload: { email: 'mia.manager@example.com', role: 'manager', instances: ['demo'] } });
+    const user = await demo.app.inject({
+      method: 'POST',
+      url: '/admin/v1/users',
+      headers: admin,
+      payload: { email: 'mia.manager@example.com', role: 'manager', instances: ['demo'] },
+    });
     assert.equal(user.statusCode, 201, user.body);
     password = user.json().password;
     await passwordChosen({ db: demo.db }, 'mia.manager@example.com');
@@ -106,7 +116,10 @@ describe('voluntary self-identification and adverse impact in Chromium', { skip:
     await consolePage.getByLabel('Assessment').selectOption({ label: 'Kurzer Test' });
     await consolePage.getByRole('button', { name: 'Show' }).click();
     await consolePage.getByRole('heading', { name: 'Sex', level: 2 }).waitFor();
-    const female = consolePage.locator('#impact-q-sex').locator('xpath=..').getByRole('row', { name: /^Female/ });
+    const female = consolePage
+      .locator('#impact-q-sex')
+      .locator('xpath=..')
+      .getByRole('row', { name: /^Female/ });
     assert.match(await female.innerText(), /^Female\s+1\s+1\s+100\.0 %\s+-\s+Too few to judge \(fewer than 5\)\s+-$/);
     await consolePage.getByRole('heading', { name: 'How to read this' }).waitFor();
     await accessible(consolePage, 'the adverse-impact page');
@@ -114,7 +127,10 @@ describe('voluntary self-identification and adverse impact in Chromium', { skip:
     await consolePage.setViewportSize({ width: 390, height: 800 });
     await accessible(consolePage, 'the adverse-impact page at 390 px');
     const wide = await consolePage.evaluate(() =>
-      [...document.querySelectorAll('body *')].filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1).map((el) => `${el.tagName}#${el.id}.${el.className} ${el.getBoundingClientRect().right}`).slice(0, 15),
+      [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((el) => `${el.tagName}#${el.id}.${el.className} ${el.getBoundingClientRect().right}`)
+        .slice(0, 15),
     );
     assert.deepEqual(wide, [], 'the page does not scroll sideways at 390 px');
     await consoleContext.close();

@@ -228,7 +228,10 @@ describeEachStore(
 
       const page = await manager.get(`/console/impact?instance=${instance}&assessment=screen`);
       assert.equal(page.statusCode, 200, page.body);
-      const row = (label: string) => new RegExp(`<th scope="row">${label}</th>\\s*<td class="num">(\\d+)</td>\\s*<td class="num">(\\d+)</td>\\s*<td class="num">([^<]*)</td>\\s*<td class="num">([^<]*)</td>\\s*<td>(.*?)</td>\\s*<td class="num">([^<]*)</td>`);
+      const row = (label: string) =>
+        new RegExp(
+          `<th scope="row">${label}</th>\\s*<td class="num">(\\d+)</td>\\s*<td class="num">(\\d+)</td>\\s*<td class="num">([^<]*)</td>\\s*<td class="num">([^<]*)</td>\\s*<td>(.*?)</td>\\s*<td class="num">([^<]*)</td>`,
+        );
       const sex = page.body.slice(page.body.indexOf('id="impact-q-sex"'), page.body.indexOf('id="impact-q-race-ethnicity"'));
       // dee (female, PASS) joined the seeded women: 5 of 11.
       assert.deepEqual(row('Female').exec(sex)!.slice(1, 5), ['11', '5', '45.5 %', '0.64']);
@@ -256,7 +259,10 @@ describeEachStore(
       assert.equal(csv.statusCode, 200);
       assert.match(String(csv.headers['content-type']), /^text\/csv/);
       assert.match(String(csv.headers['content-disposition']), /attachment; filename="adverse-impact-impact-[^"]*-screen-/);
-      const lines = csv.body.replace(/^\uFEFF/, '').trim().split('\r\n');
+      const lines = csv.body
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split('\r\n');
       assert.match(lines[0]!, /"question","group","completed","selectedCount","selectionRate","impactRatio","fourFifths","pValue"/);
       const from = new Date(Date.parse(`${today()}T00:00:00Z`) - 365 * DAY).toISOString().slice(0, 10);
       assert.ok(lines.includes(`"screen","Screening check","${from}","${today()}","pass","Age","Under 40","10","4","0.4000","0.57","Below four fifths","0.370"`), lines.join('\n'));
@@ -312,7 +318,19 @@ describeEachStore(
         [[{ id: 'veteran', label: 'Veteran', options: options(1) }], /options|fewer than 2/],
         [[{ id: 'veteran', label: 'Veteran', options: options(21) }], /options|more than 20/],
         [[{ id: 'veteran', label: 'Veteran', options: [...options(2), { id: 'prefer-not-to-say', label: 'No' }] }], /added to every question by the service/],
-        [[{ id: 'veteran', label: 'Veteran', options: [{ id: 'a', label: 'A' }, { id: 'a', label: 'B' }] }], /is the id of another option/],
+        [
+          [
+            {
+              id: 'veteran',
+              label: 'Veteran',
+              options: [
+                { id: 'a', label: 'A' },
+                { id: 'a', label: 'B' },
+              ],
+            },
+          ],
+          /is the id of another option/,
+        ],
         [
           [
             { id: 'veteran', label: 'Veteran', options: options(2) },
@@ -331,7 +349,16 @@ describeEachStore(
       assert.equal((await put({ enabled: 'yes' })).statusCode, 400);
       assert.deepEqual((await ctx().request({ method: 'GET', url })).json(), initial, 'nothing changed');
 
-      const custom = [{ id: 'veteran', label: 'Protected veteran status', options: [{ id: 'yes', label: 'I am a protected veteran' }, { id: 'no', label: 'I am not a protected veteran' }] }];
+      const custom = [
+        {
+          id: 'veteran',
+          label: 'Protected veteran status',
+          options: [
+            { id: 'yes', label: 'I am a protected veteran' },
+            { id: 'no', label: 'I am not a protected veteran' },
+          ],
+        },
+      ];
       const set = await put({ questions: custom });
       assert.equal(set.statusCode, 200, set.body);
       assert.deepEqual(set.json().questions, custom);
@@ -351,7 +378,12 @@ describeEachStore(
       const badYaml = await boss.post('/console/impact/settings', { instance: own, enabled: '1', questions: '- id: [unclosed', action: 'save' });
       assert.equal(badYaml.statusCode, 400);
       assert.match(badYaml.body, /is not valid YAML/);
-      const oneOption = await boss.post('/console/impact/settings', { instance: own, enabled: '1', questions: '- id: x\n  label: X\n  options:\n    - id: a\n      label: A\n', action: 'save' });
+      const oneOption = await boss.post('/console/impact/settings', {
+        instance: own,
+        enabled: '1',
+        questions: '- id: x\n  label: X\n  options:\n    - id: a\n      label: A\n',
+        action: 'save',
+      });
       assert.equal(oneOption.statusCode, 400);
       assert.match(oneOption.body, /questions\[0\]\.options<\/code> must list 2-20 options/);
       assert.deepEqual((await ctx().request({ method: 'GET', url })).json().questions, custom);
@@ -368,10 +400,17 @@ describeEachStore(
       assert.deepEqual(await stored(eve.id), [{ veteran: 'yes' }], 'kept until erased');
       // On again, with the default questions sent back unchanged: they stay the default set.
       const page = await boss.get(`/console/impact?instance=${own}`);
-      const yaml = /<textarea id="self-id-questions"[^>]*>([^]*?)<\/textarea>/.exec(page.body)![1]!.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+      const yaml = /<textarea id="self-id-questions"[^>]*>([^]*?)<\/textarea>/
+        .exec(page.body)![1]!
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&');
       assert.equal((await boss.post('/console/impact/settings', { instance: own, enabled: '1', questions: yaml, action: 'save' })).statusCode, 303);
       assert.deepEqual((({ enabled, isDefault }) => [enabled, isDefault])((await ctx().request({ method: 'GET', url })).json()), [true, true]);
-      const actions = await ctx().db.query<{ actor: string; action: string }>(`SELECT actor, action FROM audit_log WHERE target = $1 AND action LIKE 'self-identification%' ORDER BY id`, [own]);
+      const actions = await ctx().db.query<{ actor: string; action: string }>(
+        `SELECT actor, action FROM audit_log WHERE target = $1 AND action LIKE 'self-identification%' ORDER BY id`,
+        [own],
+      );
       assert.deepEqual(
         actions.rows.map((a) => a.actor),
         ['admin-token', `user:owner-${own}@example.com`, `user:owner-${own}@example.com`],

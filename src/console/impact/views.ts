@@ -143,7 +143,21 @@ ${errors?.length ? html`<div role="alert" id="self-id-errors"><p class="error">N
 
 /** The report as CSV: one row per question and group, with the period and what counted as selected; formulas made inert. */
 export function impactCsv(filters: ImpactFilters, assessmentName: string, report: ImpactReport): string {
-  const header = ['assessmentId', 'assessmentName', 'from', 'to', 'selected', 'question', 'group', 'completed', 'selectedCount', 'selectionRate', 'impactRatio', 'fourFifths', 'pValue'];
+  const header = [
+    'assessmentId',
+    'assessmentName',
+    'from',
+    'to',
+    'selected',
+    'question',
+    'group',
+    'completed',
+    'selectedCount',
+    'selectionRate',
+    'impactRatio',
+    'fourFifths',
+    'pValue',
+  ];
   const lines = [header.map(csvCell).join(',')];
   for (const q of report.questions) {
     for (const r of q.rows) {

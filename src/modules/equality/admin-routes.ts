@@ -67,7 +67,7 @@ export const equalityAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now:
         tags: ['admin'],
         summary: "The instance's voluntary self-identification: on or off, and its questions",
         description:
-          'After submitting an assessment, candidates may be offered an optional form of questions about themselves (by default sex, race/ethnicity and age band, the US EEO categories), stored apart from answers and scores and used only in the counts of the console\'s adverse-impact report. On by default with the default questions.',
+          "After submitting an assessment, candidates may be offered an optional form of questions about themselves (by default sex, race/ethnicity and age band, the US EEO categories), stored apart from answers and scores and used only in the counts of the console's adverse-impact report. On by default with the default questions.",
         security: adminSecurity,
         params,
         response: { 200: SettingsView, ...problemResponses('unauthorized', 'not-found') },

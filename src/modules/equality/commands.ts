@@ -55,7 +55,13 @@ export interface SelfIdSettingsView {
 /** The instance's settings as the console and the admin API show them. */
 export async function selfIdSettingsView(db: CommandContext['tx'], instanceId: string): Promise<SelfIdSettingsView> {
   const settings = await selfIdSettings(db, instanceId);
-  return { enabled: settings.enabled, questions: settings.own ?? defaultQuestions(), isDefault: settings.own === null, updatedAt: settings.updatedAt, updatedBy: settings.updatedBy };
+  return {
+    enabled: settings.enabled,
+    questions: settings.own ?? defaultQuestions(),
+    isDefault: settings.own === null,
+    updatedAt: settings.updatedAt,
+    updatedBy: settings.updatedBy,
+  };
 }
 
 /**

@@ -63,7 +63,12 @@ export function impactReport(counts: ImpactCounts, questions: SelfIdQuestion[], 
     scored: counts.scored,
     awaitingScore: counts.awaitingScore,
     answered: counts.answered,
-    questions: questions.map((q) => questionImpact(q, counts.groups.filter((g) => g.question === q.id))),
+    questions: questions.map((q) =>
+      questionImpact(
+        q,
+        counts.groups.filter((g) => g.question === q.id),
+      ),
+    ),
   };
 }
 
@@ -91,7 +96,12 @@ function questionImpact(question: SelfIdQuestion, groups: ImpactCounts['groups']
     if (r === reference) return { ...r, ratio: 1, verdict: 'reference', pValue: null };
     // Below four fifths, compared in whole numbers: selected/completed < 4/5 · refSelected/refCompleted.
     const below = 5 * r.selected * reference.completed < 4 * reference.selected * r.completed;
-    return { ...r, ratio, verdict: below ? 'below' : 'meets', pValue: fisherExact(r.selected, r.completed - r.selected, reference.selected, reference.completed - reference.selected) };
+    return {
+      ...r,
+      ratio,
+      verdict: below ? 'below' : 'meets',
+      pValue: fisherExact(r.selected, r.completed - r.selected, reference.selected, reference.completed - reference.selected),
+    };
   });
   const excluded = (option: string | null, label: string): ImpactRow => ({ ...row(option, label), ratio: null, verdict: 'excluded', pValue: null });
   rows.push(excluded(PREFER_NOT, 'Prefer not to say'), excluded(null, 'No answer'));
@@ -113,7 +123,15 @@ export function fisherExact(a: number, b: number, c: number, d: number): number 
   const col1 = a + c;
   const n = a + b + c + d;
   const logP = (x: number) =>
-    logFactorial(row1) + logFactorial(n - row1) + logFactorial(col1) + logFactorial(n - col1) - logFactorial(n) - logFactorial(x) - logFactorial(row1 - x) - logFactorial(col1 - x) - logFactorial(n - row1 - col1 + x);
+    logFactorial(row1) +
+    logFactorial(n - row1) +
+    logFactorial(col1) +
+    logFactorial(n - col1) -
+    logFactorial(n) -
+    logFactorial(x) -
+    logFactorial(row1 - x) -
+    logFactorial(col1 - x) -
+    logFactorial(n - row1 - col1 + x);
   const observed = logP(a);
   let p = 0;
   for (let x = Math.max(0, row1 + col1 - n); x <= Math.min(row1, col1); x++) {

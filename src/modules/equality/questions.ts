@@ -96,7 +96,11 @@ export function checkQuestions(input: unknown): SelfIdQuestion[] {
     const label = checkLabel(q.label, `${at}.label`, errors);
     const options: SelfIdOption[] = [];
     if (!Array.isArray(q.options) || q.options.length < OPTIONS_MIN || q.options.length > OPTIONS_MAX) {
-      errors.push({ in: 'body', name: `${at}.options`, detail: `must list ${OPTIONS_MIN}-${OPTIONS_MAX} options ("prefer not to say" is added to every question and is not counted)` });
+      errors.push({
+        in: 'body',
+        name: `${at}.options`,
+        detail: `must list ${OPTIONS_MIN}-${OPTIONS_MAX} options ("prefer not to say" is added to every question and is not counted)`,
+      });
     } else {
       const optionIds = new Set<string>();
       q.options.forEach((rawOption: unknown, j) => {
