@@ -6,32 +6,12 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ADMIN_TOKEN } from './harness.js';
+import { ADMIN_TOKEN, QUICK_ASSESSMENT } from './harness.js';
 import { passwordChosen } from './support/console.js';
 import { SHOTS, accessible, haveBrowser, startDemo, type DemoBrowser } from './support/demo-browser.js';
 
 const browserHere = haveBrowser('adverse impact browser tests');
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-
-const QUICK = `id: quick
-name: Kurzer Test
-description: Eine Frage.
-durationMinutes: 10
-passScore: 50
-lowPassScore: 30
-categories:
-  - id: reasoning
-    name: Reasoning
-questions:
-  - id: q1
-    type: single-choice
-    category: reasoning
-    prompt: Was ist 2 + 2?
-    options:
-      - text: "3"
-      - text: "4"
-        correct: true
-`;
 
 describe('voluntary self-identification and adverse impact in Chromium', { skip: !browserHere && 'no Chromium' }, () => {
   let demo: DemoBrowser;
@@ -43,7 +23,7 @@ describe('voluntary self-identification and adverse impact in Chromium', { skip:
       method: 'POST',
       url: '/admin/v1/instances/demo/assessments',
       headers: { ...admin, 'content-type': 'application/yaml' },
-      payload: QUICK,
+      payload: QUICK_ASSESSMENT,
     });
     assert.equal(published.statusCode, 201, published.body);
     const user = await demo.app.inject({
@@ -113,7 +93,7 @@ describe('voluntary self-identification and adverse impact in Chromium', { skip:
     await consolePage.getByRole('heading', { name: 'Overview of demo' }).waitFor();
     await consolePage.getByRole('link', { name: 'Adverse impact' }).click();
     await consolePage.getByRole('heading', { name: 'Adverse impact', level: 1 }).waitFor();
-    await consolePage.getByLabel('Assessment').selectOption({ label: 'Kurzer Test' });
+    await consolePage.getByLabel('Assessment').selectOption({ label: 'Quick check' });
     await consolePage.getByRole('button', { name: 'Show' }).click();
     await consolePage.getByRole('heading', { name: 'Sex', level: 2 }).waitFor();
     const female = consolePage
