@@ -55,6 +55,7 @@ import { tenantAdminRoutes } from './modules/tenants/admin-routes.js';
 import { JobRunner } from './jobs/runner.js';
 import { webhookAdminRoutes } from './modules/webhooks/admin-routes.js';
 import { privacyAdminRoutes } from './modules/privacy/admin-routes.js';
+import { equalityAdminRoutes } from './modules/equality/admin-routes.js';
 import { reportAdminRoutes } from './modules/reports/admin-routes.js';
 import { reportLinkRoutes } from './console/reports/links.js';
 
@@ -281,6 +282,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(integrationAdminRoutes, { db, now: clock });
       await admin.register(bulkInviteAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
+      await admin.register(equalityAdminRoutes, { db, now: clock });
       await admin.register(reportAdminRoutes, { db, now: clock });
     },
     { prefix: '/admin/v1' },

@@ -65,6 +65,8 @@ const OWNERS: Record<string, string> = {
   review_settlements: 'modules/reviews',
   review_assignments: 'modules/reviews',
   review_leads: 'modules/reviews',
+  self_id_settings: 'modules/equality',
+  self_identifications: 'modules/equality',
 };
 
 /**

@@ -13,7 +13,7 @@ export interface Frame {
   instance?: string;
   /** Instance name to the company its candidates see (display name, sender name or the name itself). */
   companies?: Record<string, string>;
-  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'integrations' | 'settings' | 'users' | 'audit' | 'account';
+  section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'integrations' | 'settings' | 'impact' | 'users' | 'audit' | 'account';
   canManage: boolean;
 }
 
@@ -27,6 +27,7 @@ const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?:
   { id: 'webhooks', label: 'Webhooks', manage: true },
   { id: 'integrations', label: 'Integrations', manage: true },
   { id: 'settings', label: 'Settings', manage: true },
+  { id: 'impact', label: 'Adverse impact', manage: true },
   { id: 'users', label: 'Users', owner: true },
   { id: 'audit', label: 'Audit log', owner: true },
 ];

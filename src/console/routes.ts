@@ -27,6 +27,7 @@ import { ssoRoutes } from './account/sso.js';
 import { registerAssessmentRoutes } from './assessments/routes.js';
 import { registerAuditRoutes } from './audit/routes.js';
 import { registerCandidateRoutes } from './candidates/routes.js';
+import { registerImpactRoutes } from './impact/routes.js';
 import { consoleContext, instancesFor, type ConsoleDeps, type Permission } from './context.js';
 import { integrationsRoutes } from './integrations/routes.js';
 import { registerInvitationRoutes } from './invitations/routes.js';
@@ -218,6 +219,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     registerWebhookRoutes(scope, c);
     integrationsRoutes(scope, { db, invite: deps.invite, publicUrl: deps.publicUrl, now, keyDeps: keyDepsOf(c), page, consolePage, frameOf, instanceOf });
     registerSettingsRoutes(scope, c);
+    registerImpactRoutes(scope, c);
     registerUserRoutes(scope, c);
     registerAuditRoutes(scope, c);
 

@@ -346,8 +346,8 @@ ${progressNav(view)}`,
   });
 }
 
-/** `feedback`: the optional feedback form, or the thanks for it (src/portal/fairness-pages.ts). */
-export function completedPage(lang: Lang, name: string, feedback?: SafeHtml): SafeHtml {
+/** `feedback`: the optional feedback form, or the thanks for it (src/portal/fairness-pages.ts); `selfId`: the optional self-identification form (src/portal/self-id-pages.ts). */
+export function completedPage(lang: Lang, name: string, feedback?: SafeHtml, selfId?: SafeHtml): SafeHtml {
   return layout({
     lang,
     page: 'completed',
@@ -356,6 +356,7 @@ export function completedPage(lang: Lang, name: string, feedback?: SafeHtml): Sa
     body: html`<h1>${t(lang, 'completed.heading', { name })}</h1>
 <p>${t(lang, 'completed.thanks')}</p>
 ${feedback}
+${selfId}
 <p><a class="button" href="/portal/">${t(lang, 'intro.back')}</a></p>`,
   });
 }

@@ -59,6 +59,11 @@ import { requestLanguage, sessionLanguage, setLanguageCookie } from './language.
 import { chooseWebcam, reportCameraUnavailable, takeSnapshot } from '../modules/snapshots/commands.js';
 import { webcamSchedule } from '../modules/snapshots/repository.js';
 import { WEBCAM_PERMISSIONS } from './webcam-pages.js';
+import { DomainError } from '../domain/errors.js';
+import { recordSelfId } from '../modules/equality/commands.js';
+import { shownQuestions } from '../modules/equality/questions.js';
+import { selfIdForm } from '../modules/equality/repository.js';
+import { selfIdSection } from './self-id-pages.js';
 
 // PostgreSQL stores no NUL character: text with one is refused (400) instead of failing there (500).
 const NO_NUL = '^[^\\u0000]*$';
@@ -251,7 +256,7 @@ export async function portalRoutes(
   // The addresses forms post to, opened again (a reload after the browser kept the address, a
   // bookmark, the back button): the assessment's page, which shows where the candidate is (the
   // confirmation once submitted), instead of a 404.
-  for (const action of ['start', 'submit', 'feedback']) {
+  for (const action of ['start', 'submit', 'feedback', 'self-id']) {
     app.get<{ Params: { slug: string } }>(`/portal/a/:slug/${action}`, async (request, reply) => reply.redirect(`/portal/a/${encodeURIComponent(request.params.slug)}`, 303));
   }
   app.get<{ Params: { slug: string; n: string } }>('/portal/a/:slug/q/:n', async (request, reply) =>
@@ -309,7 +314,7 @@ export async function portalRoutes(
     return { ok: true };
   });
 
-  app.get<{ Params: { slug: string }; Querystring: { q?: string } }>('/portal/a/:slug', async (request, reply) => {
+  app.get<{ Params: { slug: string }; Querystring: { q?: string; 'self-id'?: string } }>('/portal/a/:slug', async (request, reply) => {
     const s = await requireSession(request, reply);
     if (!s) return reply;
     const inv = await invitation(request, s, request.params.slug);
@@ -319,7 +324,7 @@ export async function portalRoutes(
       const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
       return html(reply, introPage(lang, content, s.csrfToken, inv.slug, inv.durationMinutes, content.practice && practiceInvite(lang, inv.slug)));
     }
-    if (attempt.finishedAt) return html(reply, completedPage(lang, inv.name, feedbackSection(lang, inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined)));
+    if (attempt.finishedAt) return html(reply, await finishedPage(request, s, inv, attempt, request.query['self-id'] === 'saved' ? 'saved' : undefined));
     await observeClient(db, attempt, client(request));
     // Positions (?q=n) are places in this attempt's own order of the questions it was given.
     const { view, content, answers, layout } = await attemptView(lang, s, inv, attempt, reply);
@@ -337,6 +342,16 @@ export async function portalRoutes(
     const question = content.questions.find((q) => q.id === layout.questions[position - 1])!;
     return html(reply, questionPage(view, question, answers[question.id], layout.options[question.id]));
   });
+
+  /** The completed page: the optional feedback, then the optional self-identification when the instance asks for it. */
+  async function finishedPage(request: FastifyRequest, s: PortalSession, inv: InvitationRef, attempt: Attempt, selfIdState?: 'saved' | 'invalid'): Promise<SafeHtml> {
+    const { lang, company } = await speak(request, s);
+    const feedback = feedbackSection(lang, inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined);
+    const form = await selfIdForm(db, s.instanceId, inv.invitationId);
+    const selfId =
+      form && selfIdSection(lang, { slug: inv.slug, csrf: s.csrfToken, company, questions: shownQuestions(form.own, lang), current: form.current, state: selfIdState });
+    return completedPage(lang, inv.name, feedback, selfId || undefined);
+  }
 
   /** What the attempt's pages show: its questions, what is answered, the clock; a page with webcam snapshots may use the camera. */
   async function attemptView(lang: Lang, s: PortalSession, inv: InvitationRef, attempt: Attempt, reply: FastifyReply) {
@@ -575,6 +590,28 @@ export async function portalRoutes(
     const by = client(request);
     return { actor: { kind: 'candidate' as const, id: s.candidateId, clientIp: by.address, userAgent: by.agent }, requestId: request.id, now: clock() };
   };
+
+  // Voluntary self-identification after submitting: fields q.<question> = <option>; the command
+  // checks them, and a refused one shows the page again (400) with nothing changed.
+  app.post<{ Params: { slug: string }; Body: Record<string, unknown> }>('/portal/a/:slug/self-id', async (request, reply) => {
+    const { s, inv } = await forChange(request);
+    const { lang, company } = await speak(request, s);
+    const attempt = await currentAttempt(inv);
+    if (!attempt?.finishedAt) throw new PortalRefusal('conflict', t(lang, 'selfId.notFinished'));
+    if (!(await selfIdForm(db, s.instanceId, inv.invitationId))) throw new PortalRefusal('conflict', t(lang, 'selfId.off', { company }));
+    const answers = Object.fromEntries(
+      Object.entries(request.body ?? {})
+        .filter(([name]) => name.startsWith('q.'))
+        .map(([name, value]) => [name.slice(2), value]),
+    );
+    try {
+      await runCommand(db, candidateRequest(request, s), (ctx) => recordSelfId(ctx, { invitationId: inv.invitationId, answers }), 'self_id_record');
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.code !== 'invalid') throw error;
+      return html(reply, await finishedPage(request, s, inv, attempt, 'invalid'), 400);
+    }
+    return reply.redirect(`/portal/a/${inv.slug}?self-id=saved#self-id`, 303);
+  });
 
   app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/webcam/snapshots', { schema: { hide: true } }, async (request, reply) => {
     const { s, inv } = await forChange(request);

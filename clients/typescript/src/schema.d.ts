@@ -901,7 +901,7 @@ export interface paths {
         put?: never;
         /**
          * Everything stored about one candidate (right of access)
-         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, voluntary self-identification, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["exportCandidate"];
         delete?: never;
@@ -921,9 +921,33 @@ export interface paths {
         put?: never;
         /**
          * Erase a candidate (right to erasure)
-         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, voluntary self-identification, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["eraseCandidate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/instances/{instance}/self-identification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The instance's voluntary self-identification: on or off, and its questions
+         * @description After submitting an assessment, candidates may be offered an optional form of questions about themselves (by default sex, race/ethnicity and age band, the US EEO categories), stored apart from answers and scores and used only in the counts of the console's adverse-impact report. On by default with the default questions.
+         */
+        get: operations["getSelfIdentification"];
+        /**
+         * Turn the instance's voluntary self-identification on or off, or change its questions
+         * @description Fields left out stay as they are. Each question has an id, a label and 2-20 options; "prefer not to say" is added to every question. Turning it off stops offering the form; answers already given stay until the candidate is erased (by request or by the retention period). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        put: operations["setSelfIdentification"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7531,6 +7555,22 @@ export interface operations {
                         reviews: {
                             [key: string]: unknown;
                         }[];
+                        /**
+                         * @description Voluntary self-identification the candidate gave after an assessment, per assessment: the answers (question id to option id; prefer-not-to-say for that choice) and when
+                         * @example [
+                         *       {
+                         *         "assessmentId": "customer-support",
+                         *         "answers": {
+                         *           "sex": "female",
+                         *           "age-band": "prefer-not-to-say"
+                         *         },
+                         *         "recordedAt": "2026-11-23T10:40:12.511Z"
+                         *       }
+                         *     ]
+                         */
+                        selfIdentification: {
+                            [key: string]: unknown;
+                        }[];
                     };
                 };
             };
@@ -7630,6 +7670,337 @@ export interface operations {
                          * @example 2
                          */
                         mailFilesDeleted: number;
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSelfIdentification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Candidates are offered the optional form after submitting an assessment
+                         * @example true
+                         */
+                        enabled: boolean;
+                        /**
+                         * @description The questions in effect, without "prefer not to say" (offered on every one). The default set is shown in English; candidates see it in their language.
+                         * @example [
+                         *       {
+                         *         "id": "sex",
+                         *         "label": "Sex",
+                         *         "options": [
+                         *           {
+                         *             "id": "female",
+                         *             "label": "Female"
+                         *           },
+                         *           {
+                         *             "id": "male",
+                         *             "label": "Male"
+                         *           },
+                         *           {
+                         *             "id": "another",
+                         *             "label": "Another"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "race-ethnicity",
+                         *         "label": "Race/ethnicity",
+                         *         "options": [
+                         *           {
+                         *             "id": "hispanic-latino",
+                         *             "label": "Hispanic or Latino"
+                         *           },
+                         *           {
+                         *             "id": "white",
+                         *             "label": "White"
+                         *           },
+                         *           {
+                         *             "id": "black",
+                         *             "label": "Black or African American"
+                         *           },
+                         *           {
+                         *             "id": "pacific-islander",
+                         *             "label": "Native Hawaiian or Other Pacific Islander"
+                         *           },
+                         *           {
+                         *             "id": "asian",
+                         *             "label": "Asian"
+                         *           },
+                         *           {
+                         *             "id": "native-american",
+                         *             "label": "American Indian or Alaska Native"
+                         *           },
+                         *           {
+                         *             "id": "two-or-more",
+                         *             "label": "Two or more races"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "age-band",
+                         *         "label": "Age",
+                         *         "options": [
+                         *           {
+                         *             "id": "40-plus",
+                         *             "label": "40 or older"
+                         *           },
+                         *           {
+                         *             "id": "under-40",
+                         *             "label": "Under 40"
+                         *           }
+                         *         ]
+                         *       }
+                         *     ]
+                         */
+                        questions: {
+                            /** @example sex */
+                            id: string;
+                            /** @example Sex */
+                            label: string;
+                            /** @description 2-20 options with ids unique within the question. "Prefer not to say" (id prefer-not-to-say) is added to every question by the service and may not be one of them. */
+                            options: {
+                                /** @example female */
+                                id: string;
+                                /** @example Female */
+                                label: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description The questions are the default set (the US EEO categories: sex, race/ethnicity, age band)
+                         * @example true
+                         */
+                        isDefault: boolean;
+                        /** @description When they were last changed; null: never */
+                        updatedAt: string | null;
+                        /**
+                         * @description Who changed them last (`user:<e-mail>` or `admin-token`); null: never
+                         * @example admin-token
+                         */
+                        updatedBy: string | null;
+                    };
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    setSelfIdentification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": true,
+                 *       "questions": null
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description Offer the form (true) or not (false); absent: unchanged
+                     * @example false
+                     */
+                    enabled?: boolean;
+                    /** @description The instance's own questions (1-10), shown to candidates in these words whatever their language; null: back to the default set (shown in the candidate's language); absent: unchanged. Answers already given keep their option ids: the adverse-impact report shows an answer to an option no longer offered by its id. */
+                    questions?: {
+                        /** @example sex */
+                        id: string;
+                        /** @example Sex */
+                        label: string;
+                        /** @description 2-20 options with ids unique within the question. "Prefer not to say" (id prefer-not-to-say) is added to every question by the service and may not be one of them. */
+                        options: {
+                            /** @example female */
+                            id: string;
+                            /** @example Female */
+                            label: string;
+                        }[];
+                    }[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Candidates are offered the optional form after submitting an assessment
+                         * @example true
+                         */
+                        enabled: boolean;
+                        /**
+                         * @description The questions in effect, without "prefer not to say" (offered on every one). The default set is shown in English; candidates see it in their language.
+                         * @example [
+                         *       {
+                         *         "id": "sex",
+                         *         "label": "Sex",
+                         *         "options": [
+                         *           {
+                         *             "id": "female",
+                         *             "label": "Female"
+                         *           },
+                         *           {
+                         *             "id": "male",
+                         *             "label": "Male"
+                         *           },
+                         *           {
+                         *             "id": "another",
+                         *             "label": "Another"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "race-ethnicity",
+                         *         "label": "Race/ethnicity",
+                         *         "options": [
+                         *           {
+                         *             "id": "hispanic-latino",
+                         *             "label": "Hispanic or Latino"
+                         *           },
+                         *           {
+                         *             "id": "white",
+                         *             "label": "White"
+                         *           },
+                         *           {
+                         *             "id": "black",
+                         *             "label": "Black or African American"
+                         *           },
+                         *           {
+                         *             "id": "pacific-islander",
+                         *             "label": "Native Hawaiian or Other Pacific Islander"
+                         *           },
+                         *           {
+                         *             "id": "asian",
+                         *             "label": "Asian"
+                         *           },
+                         *           {
+                         *             "id": "native-american",
+                         *             "label": "American Indian or Alaska Native"
+                         *           },
+                         *           {
+                         *             "id": "two-or-more",
+                         *             "label": "Two or more races"
+                         *           }
+                         *         ]
+                         *       },
+                         *       {
+                         *         "id": "age-band",
+                         *         "label": "Age",
+                         *         "options": [
+                         *           {
+                         *             "id": "40-plus",
+                         *             "label": "40 or older"
+                         *           },
+                         *           {
+                         *             "id": "under-40",
+                         *             "label": "Under 40"
+                         *           }
+                         *         ]
+                         *       }
+                         *     ]
+                         */
+                        questions: {
+                            /** @example sex */
+                            id: string;
+                            /** @example Sex */
+                            label: string;
+                            /** @description 2-20 options with ids unique within the question. "Prefer not to say" (id prefer-not-to-say) is added to every question by the service and may not be one of them. */
+                            options: {
+                                /** @example female */
+                                id: string;
+                                /** @example Female */
+                                label: string;
+                            }[];
+                        }[];
+                        /**
+                         * @description The questions are the default set (the US EEO categories: sex, race/ethnicity, age band)
+                         * @example true
+                         */
+                        isDefault: boolean;
+                        /** @description When they were last changed; null: never */
+                        updatedAt: string | null;
+                        /**
+                         * @description Who changed them last (`user:<e-mail>` or `admin-token`); null: never
+                         * @example admin-token
+                         */
+                        updatedBy: string | null;
                     };
                 };
             };

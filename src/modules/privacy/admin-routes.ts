@@ -109,6 +109,10 @@ const Export = Type.Object(
       'Per attempt of an assessment that takes webcam snapshots: the choice (agreed or declined), when and from where, whether the camera was unavailable, and each snapshot with its time and the JPEG image as base64',
     ),
     reviews: Rows("Reviews of the candidate's free-text answers: each reviewer's review (score, rubric levels, comment), a lead's settlement, and who was assigned to review"),
+    selfIdentification: Rows(
+      'Voluntary self-identification the candidate gave after an assessment, per assessment: the answers (question id to option id; prefer-not-to-say for that choice) and when',
+      [[{ assessmentId: 'customer-support', answers: { sex: 'female', 'age-band': 'prefer-not-to-say' }, recordedAt: '2026-11-23T10:40:12.511Z' }]],
+    ),
   },
   { additionalProperties: false },
 );
@@ -122,7 +126,7 @@ export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailD
         tags: ['admin'],
         summary: 'Everything stored about one candidate (right of access)',
         description:
-          'One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id).',
+          'One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, voluntary self-identification, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id).',
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         body: SelectorBody,
@@ -140,7 +144,7 @@ export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailD
         tags: ['admin'],
         summary: 'Erase a candidate (right to erasure)',
         description:
-          "In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name.",
+          "In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, voluntary self-identification, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name.",
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         body: SelectorBody,

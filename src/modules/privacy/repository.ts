@@ -2,7 +2,7 @@
 // erasure (art. 17). Erasure keeps the candidate row with its id, erased_at and nothing personal,
 // and the invitations with their numbers, so that GET /v1/score still reports the anonymous record;
 // it deletes links, portal sessions, deliveries (they hold the address), answers, proctoring
-// signals (addresses, user agents, details), webcam snapshots (their choice stays, without address or user agent), the feedback they gave after an assessment and the recruiters' decision, note and tags, and clears the attempts' first address, user agent
+// signals (addresses, user agents, details), webcam snapshots (their choice stays, without address or user agent), their voluntary self-identification, the feedback they gave after an assessment and the recruiters' decision, note and tags, and clears the attempts' first address, user agent
 // and typed text. The invite answers kept for Idempotency-Key retries are sealed with keys the
 // service does not store and hold no name or address (the candidate id and a link this erasure
 // revokes): nothing ties them to the person without the client's keys; they expire in 24 hours.
@@ -14,6 +14,7 @@ import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/
 import { eraseCandidateMail } from '../invitations/deliveries.js';
 import { eraseCandidateBulkRows } from '../bulk-invites/commands.js';
 import { eraseCandidateSnapshots, snapshotsOfCandidate } from '../snapshots/repository.js';
+import { eraseCandidateSelfId, selfIdOfCandidate } from '../equality/repository.js';
 import type { Queryable } from '../../db/database.js';
 
 export interface CandidateRow {
@@ -45,6 +46,7 @@ export async function eraseCandidateRows(tx: Queryable, candidate: { id: string;
   await eraseCandidateReviews(tx, candidate.id);
   await eraseCandidateAttempts(tx, candidate.id);
   await eraseCandidateSnapshots(tx, candidate.id);
+  await eraseCandidateSelfId(tx, candidate.id);
   // Portal sessions go with the links they were opened from (ON DELETE CASCADE).
   await eraseCandidateMail(tx, candidate.id);
   await eraseCandidateMarks(tx, candidate.id);
@@ -100,6 +102,8 @@ export interface CandidateData {
   webcam: Record<string, unknown>[];
   /** Reviews of the candidate's answers (each reviewer's score, levels and comment), leads' settlements and assignments. */
   reviews: Record<string, unknown>[];
+  /** Voluntary self-identification given after an assessment (per assessment: the answers and when). */
+  selfIdentification: Record<string, unknown>[];
 }
 
 /** Everything stored about the candidate besides the candidate row. */
@@ -159,5 +163,6 @@ export async function candidateData(db: Queryable, candidateId: string): Promise
     marks: await marksOf(db, candidateId),
     webcam: await snapshotsOfCandidate(db, candidateId),
     reviews: await candidateReviews(db, candidateId),
+    selfIdentification: await selfIdOfCandidate(db, candidateId),
   };
 }
