@@ -12,7 +12,7 @@ import { migrate } from '../src/db/migrate.js';
 import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
-import { completeExpired } from '../src/modules/attempts/repository.js';
+import { completeExpired } from '../src/modules/attempts/completion.js';
 import { openedInvitations, invitationLanguages } from '../src/modules/invitations/portal.js';
 import { openSession } from '../src/portal/session.js';
 import { expiryJob, reminderJob } from '../src/modules/invitations/lifecycle.js';

@@ -17,7 +17,7 @@ import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/score
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
 import { freshPostgresDatabase, sampleAssessment } from './harness.js';
-import { completeExpired } from '../src/modules/attempts/repository.js';
+import { completeExpired } from '../src/modules/attempts/completion.js';
 import { parseAssessment } from '../src/modules/assessments/content.js';
 
 const BIG = new Set(['candidates', 'invitations', 'attempts', 'invite_links', 'answers', 'deliveries', 'outbox_events', 'webhook_deliveries']);

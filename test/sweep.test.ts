@@ -10,7 +10,8 @@ import type { FastifyBaseLogger } from 'fastify';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { deadlineSweepJob } from '../src/modules/attempts/sweeper.js';
 import { runCommand, systemRequest } from '../src/domain/command.js';
-import { completeExpired, findAttempt, saveAnswer, startAttempt } from '../src/modules/attempts/repository.js';
+import { completeExpired } from '../src/modules/attempts/completion.js';
+import { findAttempt, saveAnswer, startAttempt } from '../src/modules/attempts/repository.js';
 import type { Database, Queryable } from '../src/db/database.js';
 
 const EVERY_MS = 5000;

@@ -16,18 +16,8 @@ import { problemFor, sendProblem } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { BROWSER_SIGNALS, type SignalKind } from '../modules/attempts/proctoring.js';
-import {
-  answersOf,
-  checkAnswer,
-  completeAttempt,
-  findAttempt,
-  movePosition,
-  saveAnswer,
-  startAttempt,
-  layoutOf,
-  versionContent,
-  type Attempt,
-} from '../modules/attempts/repository.js';
+import { answersOf, checkAnswer, findAttempt, movePosition, saveAnswer, startAttempt, layoutOf, versionContent, type Attempt } from '../modules/attempts/repository.js';
+import { completeAttempt } from '../modules/attempts/completion.js';
 import { observeClient, observePace } from '../modules/attempts/signals.js';
 import { MAX_REPORTED_CHARS, recordBrowserSignal } from '../modules/attempts/provenance.js';
 import { startTyping, submitTyping, typingResult } from '../modules/attempts/typing-test.js';

@@ -8,7 +8,8 @@ import { MIN_NORM_GROUP, normOf, publishedByName, type Norm } from '../scores/no
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasonsOf, riskOf, type RiskLevel, type SignalKind } from './proctoring.js';
-import { REVIEW_CURRENT, layoutOf, versionContent } from './repository.js';
+import { REVIEW_CURRENT } from './completion.js';
+import { layoutOf, versionContent } from './repository.js';
 import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type SignalTally, type StoredSignal } from './signals.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
 import { similarAnswers, type SimilarPair } from '../integrity/similarity.js';

@@ -5,7 +5,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.js';
 import type { Job } from '../../jobs/runner.js';
-import { completeExpired, nextDeadlineInMs } from './repository.js';
+import { completeExpired, nextDeadlineInMs } from './completion.js';
 
 // A run completes batches for at most RUN_BUDGET_MS (so that a stop never waits long for it);
 // when it stopped with attempts still due, the next run follows at once instead of a whole

@@ -8,7 +8,7 @@
 import type { Actor, CommandContext } from '../../domain/command.js';
 import { conflict, forbidden, invalidInput, notFound } from '../../domain/errors.js';
 import { audit } from '../audit/audit.js';
-import { lockReviewableAnswer, writeReviewScore } from '../attempts/repository.js';
+import { lockReviewableAnswer, writeReviewScore } from '../attempts/completion.js';
 import type { Instance } from '../tenants/repository.js';
 import {
   addAssignment,

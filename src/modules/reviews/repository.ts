@@ -4,7 +4,8 @@
 // lead of an instance). The final score itself is the answer's review score (the attempts module's).
 import type { Queryable } from '../../db/database.js';
 import type { RubricContent } from '../assessments/content-schema.js';
-import { REVIEW_CURRENT, versionContent } from '../attempts/repository.js';
+import { REVIEW_CURRENT } from '../attempts/completion.js';
+import { versionContent } from '../attempts/repository.js';
 import type { RubricChoice } from './rubric.js';
 
 export interface Review {
