@@ -27,6 +27,12 @@ describeEachStore('instances and the admin API', (ctx) => {
         maxWebhookEndpoints: 10,
         requireTwoFactor: false,
         timeZone: 'UTC',
+        reviewersPerAnswer: 1,
+        blindReview: false,
+        reviewAgreement: 'mean',
+        reviewAgreementPoints: 20,
+        reviewDueHours: null,
+        reviewUnassigned: true,
         createdAt: undefined,
       },
     );
