@@ -2,6 +2,7 @@
 // This schema validates imports; semantic rules that JSON Schema cannot express (references
 // between categories and questions, exactly one correct option, ...) live in content.ts.
 import { Type, type Static } from 'typebox';
+import { Translations } from './translations.js';
 
 const Slug = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description });
 
@@ -267,6 +268,7 @@ export const AssessmentContent = Type.Object(
     pools: Type.Optional(Type.Array(Pool, { minItems: 1, maxItems: 20, description: 'Categories whose questions are drawn per attempt' })),
     practice: Type.Optional(PracticeQuestion),
     proctoring: Type.Optional(ProctoringSetting),
+    translations: Type.Optional(Translations),
   },
   { additionalProperties: false },
 );
