@@ -409,12 +409,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Free-text answers of completed attempts waiting for a score */
+        /**
+         * Free-text answers of completed attempts waiting for a score
+         * @description Answers without a final score yet, oldest completion first (at most 1000): awaiting reviews, or whose reviews disagree and wait for a lead.
+         */
         get: operations["listPendingReviews"];
         put?: never;
         /**
          * Score a free-text answer
-         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change). The score is bound to the answer it scored and counts only while that answer is unchanged. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change; also 409 for a withdrawn or replaced attempt). A question without a rubric takes a score of 0-100; one with a rubric takes rubric, a level label for each criterion id (the score is then the points chosen over the most possible; score may be left out). The operator's review counts as one reviewer's (a new one replaces the operator's earlier one). When the instance asks for several reviewers per answer, the answer gets its final score (the mean of the reviews, or under agree-within a lead's when they disagree) once it has them all; the score is bound to the answer it scored. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["scoreFreeText"];
         delete?: never;
@@ -1734,6 +1737,11 @@ export interface operations {
                              * @example application-48213
                              */
                             externalReference?: string;
+                            /**
+                             * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                             * @example de
+                             */
+                            contentLanguage?: string;
                         }[];
                         /** @description Your recruiters' decision on the candidate in the console (advance, hold or reject), with its note; null while there is none. Never shown to the candidate, and not part of the score record. */
                         decision: {
@@ -1900,6 +1908,11 @@ export interface operations {
                          * @example application-48213
                          */
                         externalReference?: string;
+                        /**
+                         * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                         * @example de
+                         */
+                        contentLanguage?: string;
                     };
                 };
             };
@@ -2071,6 +2084,11 @@ export interface operations {
                          * @example application-48213
                          */
                         externalReference?: string;
+                        /**
+                         * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                         * @example de
+                         */
+                        contentLanguage?: string;
                     };
                 };
             };
@@ -2230,6 +2248,11 @@ export interface operations {
                          * @example application-48213
                          */
                         externalReference?: string;
+                        /**
+                         * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                         * @example de
+                         */
+                        contentLanguage?: string;
                         /** @example SENT */
                         invitationStatus: "SENT" | "FAILED";
                     };
@@ -2507,6 +2530,36 @@ export interface operations {
                          */
                         timeZone: string;
                         /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
+                        /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
                          */
@@ -2610,6 +2663,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2708,6 +2791,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -2831,6 +2944,36 @@ export interface operations {
                      * @example true
                      */
                     requireTwoFactor?: boolean;
+                    /**
+                     * @description How many reviewers score each free-text answer before it has its final score, 1-5 (default 1)
+                     * @example 2
+                     */
+                    reviewersPerAnswer?: number;
+                    /**
+                     * @description Blind review: until a reviewer has submitted their own review of an answer, the console's review screen hides the candidate's name and e-mail and the other reviewers' scores and comments (default false)
+                     * @example true
+                     */
+                    blindReview?: boolean;
+                    /**
+                     * @description How the reviews of an answer make its final score: mean (their mean, the default), or agree-within (their mean when all are within reviewAgreementPoints of each other; otherwise the answer waits for a lead, an owner, a manager or a user marked lead, who settles it)
+                     * @example agree-within
+                     */
+                    reviewAgreement?: "mean" | "agree-within";
+                    /**
+                     * @description agree-within: the largest distance, in percentage points, between the highest and the lowest review that still agree, 0-100 (default 20)
+                     * @example 20
+                     */
+                    reviewAgreementPoints?: number;
+                    /**
+                     * @description An assigned review is overdue this many hours (1-720) after the attempt's completion or the assignment, whichever is later; its reviewer is then e-mailed once. null turns reminders off (the default)
+                     * @example 48
+                     */
+                    reviewDueHours?: number | null;
+                    /**
+                     * @description Reviewers' queues also offer answers nobody was assigned (default true); an answer with assignees is only theirs to review
+                     * @example true
+                     */
+                    reviewUnassigned?: boolean;
                 };
             };
         };
@@ -2929,6 +3072,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3075,6 +3248,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3239,6 +3442,36 @@ export interface operations {
                          * @example Europe/Berlin
                          */
                         timeZone: string;
+                        /**
+                         * @description How many reviewers score each free-text answer, 1-5 (default 1)
+                         * @example 2
+                         */
+                        reviewersPerAnswer: number;
+                        /**
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @example true
+                         */
+                        blindReview: boolean;
+                        /**
+                         * @description mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)
+                         * @example agree-within
+                         */
+                        reviewAgreement: string;
+                        /**
+                         * @description The distance in percentage points within which reviews agree (default 20)
+                         * @example 20
+                         */
+                        reviewAgreementPoints: number;
+                        /**
+                         * @description Hours after completion or assignment when an assigned reviewer is reminded, once; null: no reminders
+                         * @example 48
+                         */
+                        reviewDueHours: number | null;
+                        /**
+                         * @description Reviewers may take answers nobody was assigned (default true)
+                         * @example true
+                         */
+                        reviewUnassigned: boolean;
                         /**
                          * Format: date-time
                          * @example 2026-11-02T13:45:07.060Z
@@ -3760,6 +3993,23 @@ export interface operations {
                          * @example updated
                          */
                         outcome: "created" | "updated" | "unchanged";
+                        /** @description Present when the content has translations that leave candidate-facing fields out: each such field, language by language (at most 50, then how many more). A missing text shows in English; the content is published all the same. */
+                        warnings?: {
+                            /**
+                             * @description Where the missing text would be written
+                             * @example translations.de.questions.q1.prompt
+                             */
+                            path: string;
+                            /**
+                             * @description The line of the document nearest to it
+                             * @example 42
+                             */
+                            line?: number;
+                            /** @example 7 */
+                            column?: number;
+                            /** @example is missing: the Deutsch (de) text of questions.0.prompt, shown in English until it is given */
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -3781,6 +4031,23 @@ export interface operations {
                          * @example updated
                          */
                         outcome: "created" | "updated" | "unchanged";
+                        /** @description Present when the content has translations that leave candidate-facing fields out: each such field, language by language (at most 50, then how many more). A missing text shows in English; the content is published all the same. */
+                        warnings?: {
+                            /**
+                             * @description Where the missing text would be written
+                             * @example translations.de.questions.q1.prompt
+                             */
+                            path: string;
+                            /**
+                             * @description The line of the document nearest to it
+                             * @example 42
+                             */
+                            line?: number;
+                            /** @example 7 */
+                            column?: number;
+                            /** @example is missing: the Deutsch (de) text of questions.0.prompt, shown in English until it is given */
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4133,6 +4400,28 @@ export interface operations {
                          * @example 2026-11-23T10:37:05.118Z
                          */
                         answeredAt: string;
+                        /**
+                         * @description awaiting (no review yet), in-review (fewer reviews than the instance asks for) or disagreement (the reviews disagree: a lead settles it in the console)
+                         * @example in-review
+                         */
+                        state: string;
+                        /**
+                         * @description How many reviews the answer has
+                         * @example 1
+                         */
+                        reviews: number;
+                        /**
+                         * @description The criteria of the question's rubric with their levels (score it with rubric), or null (score it with score)
+                         * @example null
+                         */
+                        rubric: {
+                            id: string;
+                            name: string;
+                            levels: {
+                                label: string;
+                                points: number;
+                            }[];
+                        }[] | null;
                     }[];
                 };
             };
@@ -4189,10 +4478,22 @@ export interface operations {
                     /** @example cs-15 */
                     questionId: string;
                     /**
-                     * @description Percent of the question earned
+                     * @description Percent of the question earned (questions without a rubric)
                      * @example 80
                      */
-                    score: number;
+                    score?: number;
+                    /**
+                     * @description Questions with a rubric: the level chosen (its label) for each criterion (its id)
+                     * @example {
+                     *       "empathy": "Strong",
+                     *       "remedy": "Partial"
+                     *     }
+                     */
+                    rubric?: {
+                        [key: string]: string;
+                    };
+                    /** @description The reviewer's comment, shown with the review in the console and the report */
+                    comment?: string;
                 };
             };
         };
@@ -4208,6 +4509,16 @@ export interface operations {
                         scoreStatus: string;
                         /** @example 86.25 */
                         totalScore: number;
+                        /**
+                         * @description The answer's state after this review: in-review, disagreement or settled
+                         * @example settled
+                         */
+                        reviewState: string;
+                        /**
+                         * @description The answer's final score (0-100), null until it has one
+                         * @example 75
+                         */
+                        finalScore: number | null;
                     };
                 };
             };
@@ -6845,6 +7156,13 @@ export interface operations {
                          * @example []
                          */
                         webcam: {
+                            [key: string]: unknown;
+                        }[];
+                        /**
+                         * @description Reviews of the candidate's free-text answers: each reviewer's review (score, rubric levels, comment), a lead's settlement, and who was assigned to review
+                         * @example []
+                         */
+                        reviews: {
                             [key: string]: unknown;
                         }[];
                     };
