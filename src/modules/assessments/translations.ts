@@ -31,6 +31,12 @@ export const LanguageTranslation = Type.Object(
     description: Type.Optional(Text(2000, 'What the assessment measures')),
     instructions: Type.Optional(Text(4000, 'Shown to the candidate before starting')),
     categories: Type.Optional(Type.Record(Type.String(), Text(100, 'A category name'), { description: 'Category names by category id' })),
+    scaleLabels: Type.Optional(
+      Type.Record(Type.String(), Text(60, 'The label in this language'), {
+        description:
+          "Labels of Likert scales given as lists, by their text in the content: used by every question whose scale has them, unless the question's translation gives its own scale",
+      }),
+    ),
     questions: Type.Optional(Type.Record(Type.String(), QuestionTranslation, { description: 'Question texts by question id' })),
     practice: Type.Optional(QuestionTranslation),
   },
@@ -127,6 +133,11 @@ export function translationProblems(content: AssessmentContent): Problem[] {
       if (names.has(name)) problems.push({ segments: [...at, 'categories', id], message: `"${name}" names another category too` });
       names.add(name);
     }
+    const listLabels = new Set(content.questions.flatMap((q) => (q.type === 'likert' && typeof q.scale !== 'string' ? q.scale : [])));
+    for (const label of Object.keys(translation.scaleLabels ?? {})) {
+      if (!listLabels.has(label))
+        problems.push({ segments: [...at, 'scaleLabels', label], message: `"${label}" is not a label of a scale of this assessment (named scales are translated already)` });
+    }
     for (const [id, translated] of Object.entries(translation.questions ?? {})) {
       const question = questions.get(id);
       if (!question) problems.push({ segments: [...at, 'questions', id], message: `"${id}" is not a question of this assessment` });
@@ -162,9 +173,11 @@ export function missingTranslations(content: AssessmentContent): MissingTranslat
     content.categories.forEach((category, index) => {
       if (translation.categories?.[category.id] === undefined) miss(['categories', category.id], `categories.${index}.name`);
     });
+    const labelled = (q: QuestionContent | PracticeContent) =>
+      q.type === 'likert' && typeof q.scale !== 'string' && q.scale.every((label) => translation.scaleLabels?.[label] !== undefined);
     const question = (q: QuestionContent | PracticeContent, given: QuestionTranslation | undefined, where: (string | number)[], original: string, practice: boolean) => {
       for (const field of Object.keys(translatable(q, practice)) as (keyof QuestionTranslation)[]) {
-        if (given?.[field] === undefined) miss([...where, field], `${original}.${field}`);
+        if (given?.[field] === undefined && !(field === 'scale' && labelled(q))) miss([...where, field], `${original}.${field}`);
       }
     };
     content.questions.forEach((q, index) => question(q, translation.questions?.[q.id], ['questions', q.id], `questions.${index}`, false));
@@ -174,9 +187,11 @@ export function missingTranslations(content: AssessmentContent): MissingTranslat
   return missing;
 }
 
-function localizedQuestion<Q extends QuestionContent | PracticeContent>(question: Q, translation: QuestionTranslation | undefined): Q {
-  if (!translation) return question;
-  const out = { ...question, ...(translation.prompt !== undefined ? { prompt: translation.prompt } : {}) } as Q & Record<string, unknown>;
+function localizedQuestion<Q extends QuestionContent | PracticeContent>(question: Q, translation: QuestionTranslation | undefined, labels: Record<string, string> = {}): Q {
+  const out = { ...question } as Q & Record<string, unknown>;
+  if (question.type === 'likert' && typeof question.scale !== 'string') out.scale = question.scale.map((label) => labels[label] ?? label);
+  if (!translation) return out;
+  if (translation.prompt !== undefined) out.prompt = translation.prompt;
   const options = translation.options;
   if (options && 'options' in question) out.options = question.options.map((option, i) => ({ ...option, text: options[i] ?? option.text }));
   if (translation.scale && question.type === 'likert' && typeof question.scale !== 'string') out.scale = translation.scale;
@@ -199,7 +214,7 @@ export function localize(content: AssessmentContent, lang: Lang): AssessmentCont
     description: translation.description ?? content.description,
     ...(content.instructions !== undefined ? { instructions: translation.instructions ?? content.instructions } : {}),
     categories: content.categories.map((c) => ({ ...c, name: translation.categories?.[c.id] ?? c.name })),
-    questions: content.questions.map((q) => localizedQuestion(q, translation.questions?.[q.id])),
-    ...(practice ? { practice: localizedQuestion(practice, translation.practice) as unknown as AssessmentContent['practice'] } : {}),
+    questions: content.questions.map((q) => localizedQuestion(q, translation.questions?.[q.id], translation.scaleLabels)),
+    ...(practice ? { practice: localizedQuestion(practice, translation.practice, translation.scaleLabels) as unknown as AssessmentContent['practice'] } : {}),
   };
 }
