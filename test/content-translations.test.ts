@@ -4,6 +4,10 @@
 // candidate's language or English with a notice, the language kept for the whole attempt, scoring
 // the same in every language, and the language shown in GET /v1/candidates/{id} and the report.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { before, it } from 'node:test';
 import { runCommand } from '../src/domain/command.js';
 import { startAttempt } from '../src/modules/attempts/repository.js';
@@ -378,7 +382,22 @@ describeEachStore('content in the candidate language', (ctx) => {
     ] as const) {
       const seen = await ctx().request({ method: 'GET', url: `/v1/candidates/${ids[language]}`, headers: { 'x-api-key': t.key, instance: t.instance } });
       assert.equal(seen.statusCode, 200, seen.body);
-      assert.equal((seen.json() as { invitations: { contentLanguage?: string }[] }).invitations[0]!.contentLanguage, language);
+      const invitation = (seen.json() as { invitations: { contentLanguage?: string; reportUrl: string }[] }).invitations[0]!;
+      assert.equal(invitation.contentLanguage, language);
+      if (language === 'de') {
+        // The report's PDF says it too.
+        const url = new URL(invitation.reportUrl);
+        const pdf = await ctx().request({ method: 'GET', url: `${url.pathname}.pdf${url.search}` });
+        assert.equal(pdf.statusCode, 200);
+        const dir = mkdtempSync(path.join(tmpdir(), 'ac-pdf-'));
+        try {
+          writeFileSync(path.join(dir, 'report.pdf'), pdf.rawPayload);
+          const words = execFileSync('pdftotext', ['-layout', path.join(dir, 'report.pdf'), '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+          assert.match(words, /Language German \(de\); the questions below are in/);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      }
       const report = await manager.get(`/console/candidates/${ids[language]}?instance=${t.instance}`);
       assert.equal(report.statusCode, 200);
       assert.match(text(report.body), new RegExp(`Language ${name} \\(${language}\\)${language === 'en' ? ' ' : '; the questions below are in English, as written'}`));
