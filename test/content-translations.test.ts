@@ -115,9 +115,7 @@ translations:
 `;
 
 /** The same assessment (another id) with a German translation that leaves texts out, and no Spanish one. */
-const PARTIAL = TRANSLATED.slice(0, TRANSLATED.indexOf('translations:'))
-  .replace('id: tr\n', 'id: partial\n')
-  .concat(`translations:
+const PARTIAL = TRANSLATED.slice(0, TRANSLATED.indexOf('translations:')).replace('id: tr\n', 'id: partial\n').concat(`translations:
   de:
     name: Büro-Check
     questions:
@@ -412,12 +410,17 @@ describeEachStore('content in the candidate language', (ctx) => {
     const c = await candidate(ctx(), t, 'tr', { language: 'de' });
     const { rows } = await ctx().db.query<{ id: string }>('SELECT id FROM invitations WHERE candidate_id = $1', [c.candidateId]);
     const start = (language: unknown) =>
-      runCommand(ctx().db, { actor: { kind: 'candidate', id: c.candidateId }, requestId: 'test', now: new Date() }, (cmd) =>
-        startAttempt(cmd, { invitationId: rows[0]!.id, client: { address: '127.0.0.1', agent: 'test' }, language }),
-      'test_start',
+      runCommand(
+        ctx().db,
+        { actor: { kind: 'candidate', id: c.candidateId }, requestId: 'test', now: new Date() },
+        (cmd) => startAttempt(cmd, { invitationId: rows[0]!.id, client: { address: '127.0.0.1', agent: 'test' }, language }),
+        'test_start',
       );
     await assert.rejects(start('fr'), (error: Error & { fields?: { name: string; detail: string }[] }) => {
-      assert.deepEqual(error.fields?.map((f) => `${f.name}: ${f.detail}`), ['language: must be one of en, de, es']);
+      assert.deepEqual(
+        error.fields?.map((f) => `${f.name}: ${f.detail}`),
+        ['language: must be one of en, de, es'],
+      );
       return true;
     });
     const { rows: attempts } = await ctx().db.query('SELECT 1 FROM attempts WHERE invitation_id = $1', [rows[0]!.id]);
