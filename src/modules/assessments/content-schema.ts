@@ -2,7 +2,7 @@
 // This schema validates imports; semantic rules that JSON Schema cannot express (references
 // between categories and questions, exactly one correct option, ...) live in content.ts.
 import { Type, type Static } from 'typebox';
-import { Translations } from './translations.js';
+import { Translations } from './translation-schema.js';
 
 const Slug = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description });
 

@@ -1,55 +1,14 @@
 // Content in the candidate's language: the optional `translations` block of an assessment, by
 // language, holding the candidate-facing texts only (name, description, instructions, category
-// names, prompts, option texts, Likert labels given as a list, the practice question and its
-// explanation). Ids, keys, correct flags, accepted answers and every number stay in the content
+// names, prompts, option texts, Likert labels given as a list (per question, or once per language
+// by label in scaleLabels), the practice question and its explanation). Ids, keys, correct flags, accepted answers and every number stay in the content
 // itself, so scoring is the same in every language. The content's own text is English, the
 // portal's default language; a field a translation leaves out shows in English.
-import { Type, type Static } from 'typebox';
-import { DEFAULT_LANGUAGE, LANGUAGES, type Lang } from '../../i18n/i18n.js';
+import { DEFAULT_LANGUAGE, type Lang } from '../../i18n/i18n.js';
 import type { AssessmentContent, PracticeContent, QuestionContent } from './content-schema.js';
+import { TRANSLATION_LANGUAGES, type LanguageTranslation, type QuestionTranslation } from './translation-schema.js';
 
-/** The languages content may be translated into: those the portal speaks, but its own (English). */
-export const TRANSLATION_LANGUAGES = (Object.keys(LANGUAGES) as Lang[]).filter((lang) => lang !== DEFAULT_LANGUAGE);
-
-const Text = (maxLength: number, description: string) => Type.String({ minLength: 1, maxLength, description });
-
-const QuestionTranslation = Type.Object(
-  {
-    prompt: Type.Optional(Text(4000, 'The prompt in this language (Markdown, as the original)')),
-    options: Type.Optional(Type.Array(Text(500, 'An option text'), { minItems: 1, maxItems: 12, description: 'The option texts, in the order of the original options (as many)' })),
-    scale: Type.Optional(
-      Type.Array(Text(60, 'A point of the scale, lowest first'), { minItems: 1, maxItems: 12, description: "A Likert list scale's labels, as many as the original's" }),
-    ),
-    explanation: Type.Optional(Text(2000, "The practice question's explanation")),
-  },
-  { additionalProperties: false },
-);
-
-export const LanguageTranslation = Type.Object(
-  {
-    name: Type.Optional(Text(200, 'Assessment name')),
-    description: Type.Optional(Text(2000, 'What the assessment measures')),
-    instructions: Type.Optional(Text(4000, 'Shown to the candidate before starting')),
-    categories: Type.Optional(Type.Record(Type.String(), Text(100, 'A category name'), { description: 'Category names by category id' })),
-    scaleLabels: Type.Optional(
-      Type.Record(Type.String(), Text(60, 'The label in this language'), {
-        description:
-          "Labels of Likert scales given as lists, by their text in the content: used by every question whose scale has them, unless the question's translation gives its own scale",
-      }),
-    ),
-    questions: Type.Optional(Type.Record(Type.String(), QuestionTranslation, { description: 'Question texts by question id' })),
-    practice: Type.Optional(QuestionTranslation),
-  },
-  { additionalProperties: false },
-);
-
-export const Translations = Type.Object(Object.fromEntries(TRANSLATION_LANGUAGES.map((lang) => [lang, Type.Optional(LanguageTranslation)])), {
-  additionalProperties: false,
-  description: `The candidate-facing texts in other languages (${TRANSLATION_LANGUAGES.join(', ')}); docs/content.md#translations`,
-});
-
-export type LanguageTranslation = Static<typeof LanguageTranslation>;
-type QuestionTranslation = Static<typeof QuestionTranslation>;
+export { TRANSLATION_LANGUAGES };
 
 /** The translations of validated content, by language. */
 export const translationsOf = (content: AssessmentContent): Partial<Record<Lang, LanguageTranslation>> =>
