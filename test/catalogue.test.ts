@@ -12,6 +12,7 @@ import { parseAssessment } from '../src/modules/assessments/content.js';
 import { questionCount, scaleLabels, type QuestionContent } from '../src/modules/assessments/content-schema.js';
 import { normaliseText, scoreAttempt, type AnswerValue } from '../src/modules/attempts/scoring.js';
 import { catalogueFiles } from '../src/seed.js';
+import { contentLanguages, localize } from '../src/modules/assessments/translations.js';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 
@@ -245,6 +246,57 @@ describe('the assessment library (catalogue/)', () => {
     );
     assert.equal(result.scoreStatus, 'PASS', 'no pass mark: a completed inventory never fails');
   });
+});
+
+/** The assessments the library ships in German and Spanish too (docs/library.md#languages). */
+const TRANSLATED = ['numerical-reasoning', 'verbal-reasoning', 'abstract-reasoning', 'big-five'];
+
+describe('the library in German and Spanish', () => {
+  for (const id of TRANSLATED) {
+    const file = catalogueFiles().find((f) => path.basename(f) === `${id}.yaml`)!;
+    const parsed = parseAssessment(readFileSync(file, 'utf8'));
+    if (!parsed.ok) throw new Error(id);
+    const content = parsed.content;
+    for (const lang of ['de', 'es'] as const) {
+      it(`${id} in ${lang}: every candidate-facing text translated, and scored as in English`, () => {
+        assert.deepEqual(contentLanguages(content), ['en', 'de', 'es']);
+        assert.deepEqual(
+          parsed.warnings.map((w) => w.path),
+          [],
+          'no text left out',
+        );
+        const shown = localize(content, lang);
+        // Translated: every prompt and the instructions differ from the English, which state the duration in the language.
+        assert.deepEqual(
+          shown.questions.filter((q, i) => q.prompt === content.questions[i]!.prompt).map((q) => q.id),
+          [],
+        );
+        assert.ok(shown.instructions?.includes(`${content.durationMinutes} ${lang === 'de' ? 'Minuten' : 'minutos'}`), 'the instructions state the duration');
+        const labels = shown.questions.flatMap((q) => (q.type === 'likert' ? scaleLabels(q.scale) : []));
+        assert.ok(!labels.some((l) => /accurate/i.test(l)), 'the Likert labels are translated');
+        // Only texts change: ids, keys, correct options, accepted answers and scales' lengths are the content's.
+        const strip = (c: typeof content) =>
+          JSON.stringify(
+            c.questions.map((q) => ({
+              ...q,
+              prompt: '',
+              ...('options' in q ? { options: q.options.map((o) => ({ ...o, text: '' })) } : {}),
+              ...(q.type === 'likert' ? { scale: scaleLabels(q.scale).length } : {}),
+            })),
+          );
+        assert.equal(strip(shown), strip(content));
+        const answers = Object.fromEntries(content.questions.map((q) => [q.id, keyedAnswer(q)]));
+        // (The score record names categories in English whatever the language: attempts are scored on the content itself.)
+        const scored = (c: typeof content) => {
+          const result = scoreAttempt({ content: c, answers, reviews: {} });
+          return { ...result, categoryScores: result.categoryScores.map((category, i) => ({ ...category, name: content.categories[i]!.id })) };
+        };
+        assert.deepEqual(scored(shown), scored(content));
+        // Options stay distinct in the language, as the importer requires of the original.
+        for (const q of shown.questions) if ('options' in q) assert.equal(new Set(q.options.map((o) => o.text)).size, q.options.length, q.id);
+      });
+    }
+  }
 });
 
 describeEachStore('the library through the importer and the portal', (ctx) => {

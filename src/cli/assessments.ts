@@ -61,7 +61,10 @@ export const assessmentCommands: Record<string, Command> = {
         headers: { 'content-type': type },
       }),
     );
-    return { data, text: `${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance}` };
+    // Texts the content's translations leave out: published all the same, shown in English.
+    const warnings = (data.warnings ?? []).map((w) => `  ${w.line ? `line ${w.line}: ` : ''}${w.path} ${w.message}`);
+    const missing = warnings.length > 0 ? [`Missing translations (shown in English until given):`, ...warnings] : [];
+    return { data, text: [`${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance}`, ...missing].join('\n') };
   },
   async 'assessment export'(ctx, [id], options) {
     const assessment = needArg(id, 'assessment export needs the assessment id');

@@ -59,6 +59,32 @@ export function fromAcceptLanguage(header: string | undefined): Lang | undefined
   return undefined;
 }
 
+/** The language an Accept-Language header asks for first (by q-value), supported or not; undefined when it names none. */
+export function preferredTag(header: string | undefined): string | undefined {
+  const ranges = (header ?? '')
+    .split(',')
+    .map((range, index) => {
+      const [tag, ...rest] = range.trim().split(';');
+      const q = rest.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find(Boolean);
+      return { tag: tag!.trim(), q: q ? Number(q[1]) : 1, index };
+    })
+    .filter((r) => /^[A-Za-z]{2,8}(?:-[A-Za-z0-9]{1,8})*$/.test(r.tag) && r.q > 0)
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  return ranges[0]?.tag;
+}
+
+/** The primary subtag of a language tag, lower case (de-AT: de). */
+export const primaryTag = (tag: string): string => primary(tag);
+
+/** A language's name in the language of the page ("Deutsch" is "German" in English); the tag itself when it has none. */
+export function languageName(lang: Lang, tag: string): string {
+  try {
+    return new Intl.DisplayNames([lang], { type: 'language' }).of(primary(tag)) ?? tag;
+  } catch {
+    return tag;
+  }
+}
+
 /**
  * The language of a page or e-mail: the first supported of the candidates given, in order of
  * precedence (the candidate's own choice, the invitation's language, the browser's, the

@@ -6,7 +6,7 @@ import { formatNumber, t, type Lang } from '../i18n/i18n.js';
 import { webcamOf, type AssessmentContent, type PracticeContent } from '../modules/assessments/content-schema.js';
 import { FEEDBACK_COMMENT_MAX } from '../modules/attempts/feedback.js';
 import { questionCredit, type AnswerValue } from '../modules/attempts/scoring.js';
-import { layout } from './pages.js';
+import { languageNote, layout } from './pages.js';
 import { questionField } from '../views/questions.js';
 import { startForm } from './webcam-pages.js';
 
@@ -54,9 +54,18 @@ export function practicePage(
   lang: Lang,
   content: AssessmentContent,
   question: PracticeContent,
-  options: { csrf: string; slug: string; answer?: AnswerValue; feedback?: { correct: boolean | null; message: string }; notice?: string },
+  options: {
+    csrf: string;
+    slug: string;
+    answer?: AnswerValue;
+    feedback?: { correct: boolean | null; message: string };
+    notice?: string;
+    /** The language the content is shown in, and why it is not the candidate's (src/portal/content-language.ts). */
+    contentLang?: Lang;
+    languageNotice?: string;
+  },
 ): SafeHtml {
-  const { csrf, slug, answer, feedback, notice } = options;
+  const { csrf, slug, answer, feedback, notice, contentLang, languageNotice } = options;
   const said = feedback ?? (notice ? { correct: null, message: notice } : undefined);
   return layout({
     lang,
@@ -66,9 +75,10 @@ export function practicePage(
     body: html`<p><a href="/portal/a/${slug}">${t(lang, 'practice.back')}</a></p>
 <h1>${t(lang, 'practice.pageHeading')}</h1>
 <p class="info">${t(lang, 'practice.explain', { start: t(lang, 'intro.start') })}</p>
+${languageNote(languageNotice)}
 <form method="post" action="/portal/a/${slug}/practice" id="answer-form" data-practice="true" data-question="${question.id}" data-type="${question.type}">
 <input type="hidden" name="_csrf" value="${csrf}">
-${questionField(question, answer, '', false, undefined, lang)}
+${questionField(question, answer, '', false, undefined, lang, contentLang)}
 <div class="actions"><button type="submit" name="go" value="check">${t(lang, 'practice.check')}</button></div>
 </form>
 ${

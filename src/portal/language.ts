@@ -4,7 +4,7 @@
 // has none). Without a session, the choice and the browser decide.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.js';
-import { chooseLanguage, fromAcceptLanguage, isLang, type Lang } from '../i18n/i18n.js';
+import { chooseLanguage, fromAcceptLanguage, isLang, preferredTag, type Lang } from '../i18n/i18n.js';
 import { invitationLanguages } from '../modules/invitations/portal.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import type { PortalSession } from './session.js';
@@ -37,13 +37,16 @@ export async function sessionLanguage(
   session: PortalSession,
   /** The session's instance when the request has read it already. */
   known?: { instance: Instance | undefined },
-): Promise<{ lang: Lang; instance: Instance | undefined }> {
+): Promise<{ lang: Lang; instance: Instance | undefined; wanted: string }> {
   const [languages, instance] = await Promise.all([
     invitationLanguages(db, session.candidateId, session.assessmentIds),
     known ? known.instance : findInstanceById(db, session.instanceId),
   ]);
   const lang = chooseLanguage(pickedLanguage(request), ...languages, fromAcceptLanguage(request.headers['accept-language']), instance?.defaultLanguage);
-  return { lang, instance };
+  // What the candidate asked for first, even in a language the portal does not speak (a French
+  // browser): the assessment's page says it is not available in it.
+  const wanted = pickedLanguage(request) ?? languages[0] ?? preferredTag(request.headers['accept-language']) ?? lang;
+  return { lang, instance, wanted };
 }
 
 export function setLanguageCookie(reply: FastifyReply, lang: Lang, secure: boolean): void {

@@ -147,7 +147,8 @@ export const withMinutes = (text: string, minutes: number) => text.replace(/\{mi
 
 /** `minutes`: this candidate's time limit (with any extra time of their invite, never said why). */
 /** `practice`: the practice question's invitation (src/portal/fairness-pages.ts), shown before Start. */
-export function introPage(lang: Lang, content: AssessmentContent, csrf: string, slug: string, minutes: number, practice?: SafeHtml): SafeHtml {
+/** `languageNotice`: why the content is not in the candidate's language (src/portal/content-language.ts). */
+export function introPage(lang: Lang, content: AssessmentContent, csrf: string, slug: string, minutes: number, practice?: SafeHtml, languageNotice?: string): SafeHtml {
   const items = questionCount(content) + (content.typingTest ? 1 : 0);
   return layout({
     lang,
@@ -157,6 +158,7 @@ export function introPage(lang: Lang, content: AssessmentContent, csrf: string, 
     title: content.name,
     body: html`<p><a href="/portal/">${t(lang, 'intro.back')}</a></p>
 <h1>${content.name}</h1>
+${languageNote(languageNotice)}
 ${markdown(withMinutes(content.description, minutes))}
 <ul>
 <li>${tHtml(lang, 'intro.timeLimit', { duration: html`<strong>${t(lang, 'intro.duration', { minutes })}</strong>` })}</li>
@@ -184,7 +186,13 @@ interface AttemptView {
   hasTyping: boolean;
   /** Webcam snapshots of this attempt, when the candidate agreed to them. */
   webcam?: WebcamSchedule;
+  /** The language the attempt's content is shown in, and why it is not the candidate's, if it is not. */
+  contentLang?: Lang;
+  languageNotice?: string;
 }
+
+/** Why the content is not in the candidate's language: said on every page of the assessment. */
+export const languageNote = (notice: string | undefined): SafeHtml | undefined => (notice ? html`<p class="info language-notice">${notice}</p>` : undefined);
 
 const currentStep = (current: boolean) => current && html` aria-current="step"`;
 
@@ -215,7 +223,8 @@ function header(view: AttemptView): SafeHtml {
 <p class="progress-text" id="progress-text">${t(lang, 'attempt.progress', { answered, total: view.total })}</p>
 <progress max="${view.total}" value="${answered}" aria-labelledby="progress-text"></progress>
 ${webcamNote(lang, view.webcam, view.now)}
-</div>`;
+</div>
+${languageNote(view.languageNotice)}`;
 }
 
 export function questionPage(view: AttemptView, question: QuestionContent, answer: AnswerValue | undefined, order?: readonly number[]): SafeHtml {
@@ -233,7 +242,7 @@ export function questionPage(view: AttemptView, question: QuestionContent, answe
 <h1 class="question-number">${title}</h1>
 <form method="post" action="/portal/a/${view.slug}/q/${n}" id="answer-form" data-question="${question.id}" data-type="${question.type}">
 <input type="hidden" name="_csrf" value="${view.csrf}">
-${questionField(question, answer, '', false, order, lang)}
+${questionField(question, answer, '', false, order, lang, view.contentLang)}
 <p class="save-status" id="save-status" role="status" aria-live="polite"></p>
 <div class="actions">
 ${n > 1 && html`<button type="submit" name="go" value="previous">${t(lang, 'question.previous')}</button>`}

@@ -46,6 +46,7 @@ import {
 } from './pages.js';
 import { isLang, t, type Lang } from '../i18n/i18n.js';
 import { requestLanguage, sessionLanguage, setLanguageCookie } from './language.js';
+import { shownContent } from './content-language.js';
 import { chooseWebcam, reportCameraUnavailable, takeSnapshot } from '../modules/snapshots/commands.js';
 import { webcamSchedule } from '../modules/snapshots/repository.js';
 import { WEBCAM_PERMISSIONS } from './webcam-pages.js';
@@ -90,10 +91,11 @@ function moved(order: number[], option: number, direction: 'up' | 'down'): numbe
 /** A refusal whose detail is already the candidate's message, in their language. */
 class PortalRefusal extends Problem {}
 
-/** The language and the company's name of a page, worked out once a request. */
+/** The language and the company's name of a page, worked out once a request; `wanted`: the language the candidate asked for first. */
 interface Speaking {
   lang: Lang;
   company: string;
+  wanted: string;
 }
 const speaking = new WeakMap<FastifyRequest, Speaking>();
 /** The instance a page's session belongs to, read once per request (for the brand, then the language). */
@@ -167,8 +169,8 @@ export async function portalRoutes(
   async function speak(request: FastifyRequest, s: PortalSession): Promise<Speaking> {
     const known = speaking.get(request);
     if (known) return known;
-    const { lang, instance } = await sessionLanguage(db, request, s, sessionInstances.has(request) ? { instance: sessionInstances.get(request) } : undefined);
-    const found = { lang, company: instance ? brandOf(instance).company : '' };
+    const { lang, instance, wanted } = await sessionLanguage(db, request, s, sessionInstances.has(request) ? { instance: sessionInstances.get(request) } : undefined);
+    const found = { lang, company: instance ? brandOf(instance).company : '', wanted };
     speaking.set(request, found);
     return found;
   }
@@ -256,14 +258,15 @@ export async function portalRoutes(
   app.get('/portal/', async (request, reply) => {
     const s = await session(request);
     if (!s) return html(reply, landingPage(requestLanguage(request)));
-    const { lang } = await speak(request, s);
+    const said = await speak(request, s);
+    const { lang } = said;
     const items: DashboardItem[] = [];
     for (const inv of await invitations(s)) {
-      const attempt = inv.status === 'IN_PROGRESS' ? await currentAttempt(inv) : undefined;
+      const attempt = inv.status === 'IN_PROGRESS' ? await currentAttempt(inv) : inv.status === 'COMPLETED' ? await findAttempt(db, inv.invitationId) : undefined;
       const status = inv.closed === 'withdrawn' ? 'WITHDRAWN' : inv.closed === 'expired' ? 'EXPIRED' : attempt?.finishedAt ? 'COMPLETED' : inv.status;
       items.push({
         slug: inv.slug,
-        name: inv.name,
+        name: (await shownOf(inv, attempt, said)).content.name,
         durationMinutes: inv.durationMinutes,
         status,
         minutesLeft: attempt && !attempt.finishedAt ? Math.ceil((attempt.deadlineAt.getTime() - clock().getTime()) / 60000) : undefined,
@@ -308,16 +311,17 @@ export async function portalRoutes(
     const s = await requireSession(request, reply);
     if (!s) return reply;
     const inv = await invitation(request, s, request.params.slug);
-    const { lang } = await speak(request, s);
+    const said = await speak(request, s);
+    const { lang } = said;
     const attempt = await currentAttempt(inv);
     if (!attempt) {
-      const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
-      return html(reply, introPage(lang, content, s.csrfToken, inv.slug, inv.durationMinutes, content.practice && practiceInvite(lang, inv.slug)));
+      const { content, notice } = await shownOf(inv, undefined, said);
+      return html(reply, introPage(lang, content, s.csrfToken, inv.slug, inv.durationMinutes, content.practice && practiceInvite(lang, inv.slug), notice));
     }
     if (attempt.finishedAt) return html(reply, await finishedPage(request, s, inv, attempt, request.query['self-id'] === 'saved' ? 'saved' : undefined));
     await observeClient(db, attempt, client(request));
     // Positions (?q=n) are places in this attempt's own order of the questions it was given.
-    const { view, content, answers, layout } = await attemptView(lang, s, inv, attempt, reply);
+    const { view, content, answers, layout } = await attemptView(said, s, inv, attempt, reply);
     const total = view.total;
     const q = request.query.q;
     if (q === 'review') return html(reply, reviewPage(view));
@@ -335,17 +339,31 @@ export async function portalRoutes(
 
   /** The completed page: the optional feedback, then the optional self-identification when the instance asks for it. */
   async function finishedPage(request: FastifyRequest, s: PortalSession, inv: InvitationRef, attempt: Attempt, selfIdState?: 'saved' | 'invalid'): Promise<SafeHtml> {
-    const { lang, company } = await speak(request, s);
+    const said = await speak(request, s);
+    const { lang, company } = said;
+    const { name } = (await shownOf(inv, attempt, said)).content;
     const feedback = feedbackSection(lang, inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined);
     const form = await selfIdForm(db, s.instanceId, inv.invitationId);
     const selfId =
       form && selfIdSection(lang, { slug: inv.slug, csrf: s.csrfToken, company, questions: shownQuestions(form.own, lang), current: form.current, state: selfIdState });
-    return completedPage(lang, inv.name, feedback, selfId || undefined);
+    return completedPage(lang, name, feedback, selfId || undefined);
   }
 
-  /** What the attempt's pages show: its questions, what is answered, the clock; a page with webcam snapshots may use the camera. */
-  async function attemptView(lang: Lang, s: PortalSession, inv: InvitationRef, attempt: Attempt, reply: FastifyReply) {
-    const content = await versionContent(db, attempt.assessmentId, attempt.version);
+  /**
+   * The content an invitation shows the candidate, in their language when it has it: the attempt's
+   * version in the attempt's language once started, else the current version.
+   */
+  async function shownOf(inv: InvitationRef, attempt: Attempt | undefined, said: Speaking) {
+    const content = attempt
+      ? await versionContent(db, attempt.assessmentId, attempt.version)
+      : await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
+    return shownContent(content, said.lang, said.wanted, attempt?.language);
+  }
+
+  /** What the attempt's pages show: its questions (in the attempt's language), what is answered, the clock; a page with webcam snapshots may use the camera. */
+  async function attemptView(said: Speaking, s: PortalSession, inv: InvitationRef, attempt: Attempt, reply: FastifyReply) {
+    const { lang } = said;
+    const { content, language, notice } = await shownOf(inv, attempt, said);
     const layout = layoutOf(attempt, content);
     const answers = await answersOf(db, attempt.id);
     const answered = new Set(Object.keys(answers));
@@ -363,6 +381,8 @@ export async function portalRoutes(
       questionIds: layout.questions,
       hasTyping: content.typingTest !== undefined,
       webcam: await webcamSchedule(db, attempt.id, clock()),
+      contentLang: language,
+      languageNotice: notice,
     };
     if (view.webcam?.choice === 'agreed') reply.header('permissions-policy', WEBCAM_PERMISSIONS);
     return { view, content, answers, layout };
@@ -389,32 +409,34 @@ export async function portalRoutes(
 
   // The practice question: before the attempt exists, so before the clock starts; its answer is
   // checked and shown with feedback, and never stored.
-  async function practiceOfInvitation(inv: InvitationRef) {
+  async function practiceOfInvitation(inv: InvitationRef, said: Speaking) {
     if (await findAttempt(db, inv.invitationId)) return undefined;
-    const content = await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
+    const { content, language, notice } = await shownOf(inv, undefined, said);
     const practice = practiceOf(content);
-    return practice && { content, practice };
+    return practice && { content, practice, language, notice };
   }
 
   app.get<{ Params: { slug: string } }>('/portal/a/:slug/practice', async (request, reply) => {
     const s = await requireSession(request, reply);
     if (!s) return reply;
     const inv = await invitation(request, s, request.params.slug);
-    const found = await practiceOfInvitation(inv);
+    const said = await speak(request, s);
+    const found = await practiceOfInvitation(inv, said);
     if (!found) return reply.redirect(`/portal/a/${inv.slug}`, 303);
-    const { lang } = await speak(request, s);
-    return html(reply, practicePage(lang, found.content, found.practice, { csrf: s.csrfToken, slug: inv.slug }));
+    const { lang } = said;
+    return html(reply, practicePage(lang, found.content, found.practice, { csrf: s.csrfToken, slug: inv.slug, contentLang: found.language, languageNotice: found.notice }));
   });
 
   app.post<{ Params: { slug: string }; Body: { value?: string | string[]; move?: string } }>('/portal/a/:slug/practice', async (request, reply) => {
     const { s, inv } = await forChange(request);
-    const found = await practiceOfInvitation(inv);
+    const said = await speak(request, s);
+    const found = await practiceOfInvitation(inv, said);
     if (!found) return reply.redirect(`/portal/a/${inv.slug}`, 303);
     const { content, practice } = found;
-    const { lang } = await speak(request, s);
+    const { lang } = said;
     const value = formValue(practice, request.body?.value);
     const page = (extra: { answer?: AnswerValue; feedback?: { correct: boolean | null; message: string }; notice?: string }) =>
-      html(reply, practicePage(lang, content, practice, { csrf: s.csrfToken, slug: inv.slug, ...extra }));
+      html(reply, practicePage(lang, content, practice, { csrf: s.csrfToken, slug: inv.slug, contentLang: found.language, languageNotice: found.notice, ...extra }));
     const noAnswer = t(lang, 'practice.noAnswer', { check: t(lang, 'practice.check') });
     const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
     if (practice.type === 'ranking' && move && Array.isArray(value)) return page({ answer: moved(value, Number(move[1]), move[2] as 'up' | 'down') });
@@ -450,11 +472,13 @@ export async function portalRoutes(
     const { s, inv } = await forChange(request);
     const by = client(request);
     const actor = { kind: 'candidate' as const, id: s.candidateId, clientIp: by.address, userAgent: by.agent };
+    // The content is shown in the candidate's portal language when it has it, for the whole attempt.
+    const { lang } = await speak(request, s);
     await runCommand(
       db,
       { actor, requestId: request.id, now: clock() },
       async (ctx) => {
-        const attempt = await startAttempt(ctx, { invitationId: inv.invitationId, client: by });
+        const attempt = await startAttempt(ctx, { invitationId: inv.invitationId, client: by, language: lang });
         await chooseWebcam(ctx, { attempt, choice: request.body?.webcam, client: by });
       },
       'attempt_start',
@@ -672,8 +696,7 @@ export async function portalRoutes(
     // candidate's right, so a post without from=review (that page's, a script's) submits.
     // Submitting twice (a double click, a retry) is harmless: the first one counts.
     if (!attempt.finishedAt && request.body?.from === 'review') {
-      const { lang } = await speak(request, s);
-      const { view } = await attemptView(lang, s, inv, attempt, reply);
+      const { view } = await attemptView(await speak(request, s), s, inv, attempt, reply);
       if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
     }
     await observePace(db, attempt);

@@ -37,9 +37,24 @@ function shown<T>(options: readonly T[], order: readonly number[] | undefined): 
   return (order ?? options.map((_, i) => i)).map((i) => [options[i]!, i]);
 }
 
-export function questionField(question: QuestionContent, answer: AnswerValue | undefined, idPrefix = '', preview = false, order?: readonly number[], lang: Lang = 'en'): SafeHtml {
+/**
+ * `lang`: the page's language (hints, buttons); `contentLang`: the language of the question's own
+ * text (its translation, or English), which named Likert scales follow and which is marked on the
+ * text when it differs from the page's.
+ */
+export function questionField(
+  question: QuestionContent,
+  answer: AnswerValue | undefined,
+  idPrefix = '',
+  preview = false,
+  order?: readonly number[],
+  lang: Lang = 'en',
+  contentLang: Lang = lang,
+): SafeHtml {
   const id = (name: string) => `${idPrefix}${name}`;
-  const prompt = html`<div class="prompt" id="${id('prompt')}">${markdown(question.prompt)}</div>
+  // The content's language on its text, for screen readers and hyphenation, where the page's differs.
+  const textLang = contentLang !== lang && html` lang="${contentLang}"`;
+  const prompt = html`<div class="prompt" id="${id('prompt')}"${textLang}>${markdown(question.prompt)}</div>
 `;
   const group = (hint: string, body: SafeHtml[]) =>
     html`${prompt}<fieldset class="${question.type}" aria-labelledby="${id('prompt')} ${id('how')}"><legend id="${id('how')}" class="hint">${hint}</legend>
@@ -54,7 +69,7 @@ ${body}</fieldset>`;
           ([
             o,
             i,
-          ]) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${o.text}</label></div>
+          ]) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}"${textLang}>${o.text}</label></div>
 `,
         ),
       );
@@ -66,18 +81,21 @@ ${body}</fieldset>`;
           ([
             o,
             i,
-          ]) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}">${o.text}</label></div>
+          ]) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}"${textLang}>${o.text}</label></div>
 `,
         ),
       );
     }
     case 'likert': {
       // A native radio group: Tab enters it, the arrow keys move between the points.
-      const labels = scaleLabelsIn(lang, question.scale);
+      const labels = scaleLabelsIn(contentLang, question.scale);
       return group(likertHint(lang, labels), [
         html`<div class="scale" data-points="${labels.length}">
 ${labels.map(
-  (label, i) => html`<div class="point"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}">${label}</label></div>
+  (
+    label,
+    i,
+  ) => html`<div class="point"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}"${textLang}>${label}</label></div>
 `,
 )}</div>
 `,
@@ -95,7 +113,7 @@ ${labels.map(
 <ol class="ranking-list" data-count="${n}">
 ${order.map((option, place) => {
   const text = question.options[option]!.text;
-  return html`<li class="rank-item" data-option="${option}"><span class="rank-text">${text}</span><input type="hidden" name="value" value="${option}">
+  return html`<li class="rank-item" data-option="${option}"><span class="rank-text"${textLang}>${text}</span><input type="hidden" name="value" value="${option}">
 <span class="rank-moves"><button type="${kind}" class="rank-move" name="move" value="${option}:up" data-direction="up"${place === 0 && html` aria-disabled="true"`}>${t(lang, 'question.moveUp')}<span class="visually-hidden"> ${text}</span></button>
 <button type="${kind}" class="rank-move" name="move" value="${option}:down" data-direction="down"${place === n - 1 && html` aria-disabled="true"`}>${t(lang, 'question.moveDown')}<span class="visually-hidden"> ${text}</span></button></span></li>
 `;

@@ -1844,6 +1844,11 @@ export interface operations {
                                  */
                                 needed: number;
                             };
+                            /**
+                             * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                             * @example de
+                             */
+                            contentLanguage?: string;
                         }[];
                         /** @description Your recruiters' decision on the candidate in the console (advance, hold or reject), with its note; null while there is none. Never shown to the candidate, and not part of the score record. */
                         decision: {
@@ -2053,6 +2058,11 @@ export interface operations {
                              */
                             needed: number;
                         };
+                        /**
+                         * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                         * @example de
+                         */
+                        contentLanguage?: string;
                     };
                 };
             };
@@ -2267,6 +2277,11 @@ export interface operations {
                              */
                             needed: number;
                         };
+                        /**
+                         * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                         * @example de
+                         */
+                        contentLanguage?: string;
                     };
                 };
             };
@@ -2469,6 +2484,11 @@ export interface operations {
                              */
                             needed: number;
                         };
+                        /**
+                         * @description The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.
+                         * @example de
+                         */
+                        contentLanguage?: string;
                         /** @example SENT */
                         invitationStatus: "SENT" | "FAILED";
                     };
@@ -4209,6 +4229,23 @@ export interface operations {
                          * @example updated
                          */
                         outcome: "created" | "updated" | "unchanged";
+                        /** @description Present when the content has translations that leave candidate-facing fields out: each such field, language by language (at most 50, then how many more). A missing text shows in English; the content is published all the same. */
+                        warnings?: {
+                            /**
+                             * @description Where the missing text would be written
+                             * @example translations.de.questions.q1.prompt
+                             */
+                            path: string;
+                            /**
+                             * @description The line of the document nearest to it
+                             * @example 42
+                             */
+                            line?: number;
+                            /** @example 7 */
+                            column?: number;
+                            /** @example is missing: the Deutsch (de) text of questions.0.prompt, shown in English until it is given */
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -4230,6 +4267,23 @@ export interface operations {
                          * @example updated
                          */
                         outcome: "created" | "updated" | "unchanged";
+                        /** @description Present when the content has translations that leave candidate-facing fields out: each such field, language by language (at most 50, then how many more). A missing text shows in English; the content is published all the same. */
+                        warnings?: {
+                            /**
+                             * @description Where the missing text would be written
+                             * @example translations.de.questions.q1.prompt
+                             */
+                            path: string;
+                            /**
+                             * @description The line of the document nearest to it
+                             * @example 42
+                             */
+                            line?: number;
+                            /** @example 7 */
+                            column?: number;
+                            /** @example is missing: the Deutsch (de) text of questions.0.prompt, shown in English until it is given */
+                            message: string;
+                        }[];
                     };
                 };
             };

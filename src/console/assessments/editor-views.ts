@@ -50,6 +50,8 @@ export interface EditorState {
   draft?: Draft;
   currentVersion?: number;
   errors?: ContentError[];
+  /** Fields the content's translations leave out (shown in English); never a reason not to publish. */
+  warnings?: ContentError[];
   summary?: ContentSummary;
   notice?: string;
 }
@@ -58,9 +60,13 @@ export const errorLine = (e: { line?: number; column?: number; path: string; mes
   html`<li>${e.line ? html`<strong>Line ${e.line}${e.column ? `, column ${e.column}` : ''}:</strong> ` : ''}<code>${e.path || '(document)'}</code> ${e.message}</li>`;
 
 /** The check's result: the problems in the importer's words with their lines, or that it would publish. */
-export function checkPanel(errors: ContentError[] | undefined): SafeHtml {
+export function checkPanel(errors: ContentError[] | undefined, warnings: ContentError[] = []): SafeHtml {
   if (errors === undefined) return html`<p class="hint">Not checked yet.</p>`;
-  if (errors.length === 0) return html`<p class="info">No problems: this would publish.</p>`;
+  if (errors.length === 0)
+    return html`<p class="info">No problems: this would publish.</p>${
+      warnings.length > 0 &&
+      html`<p class="hint">${warnings.length} text${warnings.length === 1 ? '' : 's'} of the translations ${warnings.length === 1 ? 'is' : 'are'} missing (shown to those candidates in English):</p><ul class="check-warnings">${warnings.map(errorLine)}</ul>`
+    }`;
   return html`<p class="error">${errors.length} problem${errors.length === 1 ? '' : 's'}; it would not publish:</p><ul class="check-errors">${errors.map(errorLine)}</ul>`;
 }
 
@@ -133,7 +139,7 @@ ${s.draft && html`<button type="submit" name="action" value="discard" class="dan
 </div>
 </form>
 <aside class="editor-side" aria-label="Check and outline">
-<section aria-labelledby="check-title"><h2 id="check-title">Check</h2><div id="editor-check" aria-live="polite">${checkPanel(s.errors)}</div></section>
+<section aria-labelledby="check-title"><h2 id="check-title">Check</h2><div id="editor-check" aria-live="polite">${checkPanel(s.errors, s.warnings)}</div></section>
 <section aria-labelledby="outline-title"><h2 id="outline-title">Outline</h2><div id="editor-outline">${outlinePanel(s.summary)}</div></section>
 </aside>
 </div>

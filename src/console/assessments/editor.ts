@@ -99,12 +99,14 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
     }
     source ??= draft?.source ?? NEW_TEMPLATE;
     let errors = given?.errors;
+    let warnings: ContentError[] | undefined;
     let summary: ContentSummary | undefined;
     if (!given) {
       // The page opens with the text checked, so that the check panel is right without JavaScript too.
       try {
         const check = await runCommand(db, commandRequest(request, deps.now()), (ctx) => validateDraft(ctx, { ...target, source }), 'assessment_draft_check');
         errors = check.errors;
+        warnings = check.warnings;
         summary = check.content && contentSummary(check.content);
       } catch (error) {
         if (!(error instanceof DomainError) || error.code !== 'invalid') throw error;
@@ -119,6 +121,7 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
       draft,
       currentVersion,
       errors,
+      warnings,
       summary,
       notice,
     });
@@ -203,7 +206,7 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
       const summary = result.content && contentSummary(result.content);
       return reply
         .type('application/json; charset=utf-8')
-        .send({ errors: result.errors, summary: summary ?? null, check: checkPanel(result.errors).toString(), outline: outlinePanel(summary).toString() });
+        .send({ errors: result.errors, summary: summary ?? null, check: checkPanel(result.errors, result.warnings).toString(), outline: outlinePanel(summary).toString() });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code !== 'invalid' || !error.fields) throw error;
       const errors = error.fields.map((f) => ({ path: f.name, message: f.detail }));

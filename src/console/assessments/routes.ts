@@ -61,7 +61,12 @@ export function registerAssessmentRoutes(scope: FastifyInstance, c: ConsoleConte
       return assessmentsPage(request, reply, instance, { source, errors }, 400);
     }
     const verb = { created: 'Published', updated: 'Published a new version of', unchanged: 'Nothing changed in' }[result.outcome];
-    return assessmentsPage(request, reply, instance, { source: '', published: `${verb} ${result.id} (version ${result.version}).` });
+    const missing = result.warnings?.length ?? 0;
+    const warned =
+      missing > 0
+        ? ` ${missing} text${missing === 1 ? '' : 's'} of its translations ${missing === 1 ? 'is' : 'are'} missing and show${missing === 1 ? 's' : ''} in English (the editor's check lists them).`
+        : '';
+    return assessmentsPage(request, reply, instance, { source: '', published: `${verb} ${result.id} (version ${result.version}).${warned}` });
   });
 
   registerQtiRoutes(scope, c);

@@ -9,6 +9,7 @@ import type { AssessmentReport } from '../../modules/attempts/report.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { SCORE_TEXT, categoryPercentilesText, duration, percentileText, reviewerName, statusText, when } from '../format.js';
 import { criteriaText } from '../reviews/views.js';
+import { languageText } from './view.js';
 
 const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
 const DEJAVU_BOLD = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
@@ -124,6 +125,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     ['Completion', `${record.completion} %`],
     ['Typing', report.attempt?.typingWpm != null ? `${record.typingSpeed} wpm, ${report.attempt.typingAccuracy ?? 0} % accurate` : '-'],
     ['Time taken', duration(report)],
+    ['Language', languageText(report)],
     ['Started', report.attempt ? when(report.attempt.startedAt) : '-'],
     ['Finished', report.attempt?.finishedAt ? `${when(report.attempt.finishedAt)} (${report.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'],
     ['Red flag', record.redFlag ? `yes: ${report.redFlagReasons.join('; ')}` : 'no'],

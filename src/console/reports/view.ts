@@ -4,12 +4,20 @@
 // what only operators see).
 import { html, type Renderable, type SafeHtml } from '../../html/html.js';
 import { markdown } from '../../html/markdown.js';
+import { languageName } from '../../i18n/i18n.js';
 import type { AssessmentReport, QuestionReport } from '../../modules/attempts/report.js';
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { barChart } from '../charts.js';
 import { categoryPercentilesText, duration, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
 import { reviewPanel, type ReviewViewer } from '../reviews/views.js';
+
+/** The language the candidate took the assessment in; the report shows the content's own (English) text. */
+export function languageText(r: Pick<AssessmentReport, 'attempt'>): string {
+  if (!r.attempt) return '-';
+  const name = `${languageName('en', r.attempt.language)} (${r.attempt.language})`;
+  return r.attempt.language === 'en' ? name : `${name}; the questions below are in English, as written`;
+}
 
 /** A Likert item: every point with the one chosen, and how the key scores it. */
 function likertCell(q: QuestionReport, likert: NonNullable<QuestionReport['likert']>): Renderable {
@@ -122,6 +130,7 @@ ${categoryPercentilesText(r) && html`<div><dt>Category percentiles</dt><dd>${cat
 <div><dt>Completion</dt><dd>${rec.completion} %</dd></div>
 <div><dt>Typing</dt><dd>${r.attempt?.typingWpm !== null && r.attempt?.typingWpm !== undefined ? `${rec.typingSpeed} wpm, ${r.attempt.typingAccuracy ?? 0} % accurate` : '-'}</dd></div>
 <div><dt>Time taken</dt><dd>${duration(r)}</dd></div>
+<div><dt>Language</dt><dd>${languageText(r)}</dd></div>
 <div><dt>Started</dt><dd>${r.attempt ? when(r.attempt.startedAt) : '-'}</dd></div>
 <div><dt>Finished</dt><dd>${r.attempt?.finishedAt ? html`${when(r.attempt.finishedAt)} (${r.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'}</dd></div>
 <div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>

@@ -21,6 +21,20 @@ const ImportResult = Type.Object(
       examples: ['updated'],
       description: 'created: a new assessment; updated: a new version was published; unchanged: the same content was published already',
     }),
+    warnings: Type.Optional(
+      Type.Array(
+        Type.Object({
+          path: Type.String({ description: 'Where the missing text would be written', examples: ['translations.de.questions.q1.prompt'] }),
+          line: Type.Optional(Type.Integer({ description: 'The line of the document nearest to it', examples: [42] })),
+          column: Type.Optional(Type.Integer({ examples: [7] })),
+          message: Type.String({ examples: ['is missing: the Deutsch (de) text of questions.0.prompt, shown in English until it is given'] }),
+        }),
+        {
+          description:
+            'Present when the content has translations that leave candidate-facing fields out: each such field, language by language (at most 50, then how many more). A missing text shows in English; the content is published all the same.',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -5,7 +5,7 @@
 import type { CommandContext } from '../../domain/command.js';
 import { invalidInput, type DomainError } from '../../domain/errors.js';
 import { audit } from '../audit/audit.js';
-import { parseAssessment, type ContentError } from './content.js';
+import { MAX_REPORTED_ERRORS, parseAssessment, type ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { offeredIn, type LibraryEntry, type OfferResult } from './library.js';
 import { importAssessment, type ImportResult } from './repository.js';
@@ -26,10 +26,19 @@ export async function publishContent(ctx: CommandContext, input: { instance: Ass
  * Publishes an assessment written as YAML. A document with problems publishes nothing: the error
  * names each (at most the first 50) with its line and column, in the words of the content's rules.
  */
-export async function publishAssessment(ctx: CommandContext, input: { instance: AssessmentInstance; source: string }): Promise<ImportResult> {
+export async function publishAssessment(ctx: CommandContext, input: { instance: AssessmentInstance; source: string }): Promise<ImportResult & { warnings?: ContentError[] }> {
   const parsed = parseAssessment(input.source);
   if (!parsed.ok) throw refusedContent(parsed.errors);
-  return publishContent(ctx, { instance: input.instance, content: parsed.content, hash: parsed.hash });
+  const result = await publishContent(ctx, { instance: input.instance, content: parsed.content, hash: parsed.hash });
+  // The fields translations leave out are said, not refused (at most as many as errors would be).
+  return parsed.warnings.length > 0 ? { ...result, warnings: capped(parsed.warnings) } : result;
+}
+
+/** At most MAX_REPORTED_ERRORS problems, then one saying how many more. */
+function capped(problems: ContentError[]): ContentError[] {
+  const kept = problems.slice(0, MAX_REPORTED_ERRORS);
+  const more = problems.length - kept.length;
+  return more > 0 ? [...kept, { path: '', message: `and ${more} more` }] : kept;
 }
 
 /** The error of a refused document: each problem (path, line, column) as a field of the content. */

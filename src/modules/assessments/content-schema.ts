@@ -2,6 +2,7 @@
 // This schema validates imports; semantic rules that JSON Schema cannot express (references
 // between categories and questions, exactly one correct option, ...) live in content.ts.
 import { Type, type Static } from 'typebox';
+import { Translations } from './translation-schema.js';
 
 const Slug = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9-]{0,63}$', description });
 
@@ -291,6 +292,7 @@ export const AssessmentContent = Type.Object(
     practice: Type.Optional(PracticeQuestion),
     proctoring: Type.Optional(ProctoringSetting),
     norms: Type.Optional(PublishedNorms),
+    translations: Type.Optional(Translations),
   },
   { additionalProperties: false },
 );

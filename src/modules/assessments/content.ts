@@ -5,6 +5,8 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Document } from 'yaml';
 import { Type } from 'typebox';
 import { AssessmentContent, LIKERT_SCALES, QUESTION_TYPES, type QuestionContent } from './content-schema.js';
+import { LANGUAGES } from '../../i18n/i18n.js';
+import { TRANSLATION_LANGUAGES, missingTranslations, translationProblems } from './translations.js';
 
 export interface ContentError {
   /** Dotted path into the document, such as `questions.3.options`; empty for the document itself. */
@@ -14,7 +16,11 @@ export interface ContentError {
   message: string;
 }
 
-export type ParsedContent = { ok: true; content: AssessmentContent; hash: string } | { ok: false; errors: ContentError[] };
+/**
+ * Valid content may still have warnings: the fields each translation leaves out (shown in English
+ * to its candidates), language by language. They never stop a publish.
+ */
+export type ParsedContent = { ok: true; content: AssessmentContent; hash: string; warnings: ContentError[] } | { ok: false; errors: ContentError[] };
 
 // verbose: errors carry the data they are about, so that "has 2" can be said.
 const ajv = new Ajv({ allErrors: true, strict: false, verbose: true });
@@ -88,8 +94,16 @@ function parseUncapped(source: string): ParsedContent {
   });
   if (content.practice) errors.push(...practiceErrors(content, locate));
   if (errors.length === 0) errors.push(...semanticErrors(content, locate));
+  if (errors.length === 0) {
+    for (const problem of translationProblems(content)) errors.push({ path: problem.segments.join('.'), ...locate(problem.segments), message: problem.message });
+  }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, content, hash: createHash('sha256').update(JSON.stringify(content)).digest('hex') };
+  const warnings = missingTranslations(content).map((m) => ({
+    path: m.segments.join('.'),
+    ...locate(m.segments),
+    message: `is missing: the ${LANGUAGES[m.lang]} (${m.lang}) text of ${m.original}, shown in English until it is given`,
+  }));
+  return { ok: true, content, hash: createHash('sha256').update(JSON.stringify(content)).digest('hex'), warnings };
 }
 
 type Locate = (segments: (string | number)[]) => { line?: number; column?: number };
@@ -117,6 +131,9 @@ function describe(errors: ErrorObject[], prefix: (string | number)[], locate: Lo
       message = `must have at most ${String(error.params.limit)} items${count}`;
     } else if (error.keyword === 'required') {
       message = `is missing "${String(error.params.missingProperty)}"`;
+    } else if (error.keyword === 'additionalProperties' && segments.length === 1 && segments[0] === 'translations') {
+      where = [...segments, String(error.params.additionalProperty)];
+      message = `"${String(error.params.additionalProperty)}" is not a language content is translated into: use ${TRANSLATION_LANGUAGES.join(' or ')} (the content's own text is English)`;
     } else if (error.keyword === 'additionalProperties') {
       where = [...segments, String(error.params.additionalProperty)];
       message = `"${String(error.params.additionalProperty)}" is not a known field`;

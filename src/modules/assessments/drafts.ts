@@ -36,6 +36,8 @@ export interface Draft {
 
 export interface DraftCheck {
   errors: ContentError[];
+  /** The fields a translation leaves out (content/translations.ts), when there is no error; they never stop a publish. */
+  warnings?: ContentError[];
   /** The content, when there is no error. */
   content?: AssessmentContent;
   hash?: string;
@@ -90,7 +92,7 @@ export async function checkDraft(db: Queryable, target: DraftTarget, source: str
   if (target.assessment === null && (await assessmentUuid(db, target.instance.id, id))) {
     return { errors: [{ path: 'id', ...idLine(source), message: `"${id}" is an assessment of this instance already: edit that one, or choose another id` }] };
   }
-  return { errors: [], content: parsed.content, hash: parsed.hash };
+  return { errors: [], warnings: parsed.warnings, content: parsed.content, hash: parsed.hash };
 }
 
 /** Checks a draft's text without saving it (the editor's validation as you type); reviewers are refused. */
@@ -218,12 +220,12 @@ const FIELD_ORDER = [
 function ordered(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(ordered);
   if (value === null || typeof value !== 'object') return value;
-  const rank = (key: string) => (FIELD_ORDER.includes(key) ? FIELD_ORDER.indexOf(key) : key === 'questions' ? 1000 : 500);
+  const rank = (key: string) => (FIELD_ORDER.includes(key) ? FIELD_ORDER.indexOf(key) : key === 'questions' ? 1000 : key === 'translations' ? 2000 : 500);
   const keys = Object.keys(value).sort((a, b) => rank(a) - rank(b));
   return Object.fromEntries(keys.map((key) => [key, ordered((value as Record<string, unknown>)[key])]));
 }
 
-/** Content as a YAML document to edit: parsing it gives the same content again (questions last, text as block literals). */
+/** Content as a YAML document to edit: parsing it gives the same content again (questions, then translations last). */
 export function contentYaml(content: AssessmentContent): string {
   return stringify(ordered(content), { lineWidth: 0 });
 }

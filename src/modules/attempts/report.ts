@@ -60,6 +60,8 @@ export interface AssessmentReport {
     typingAccuracy: number | null;
     firstAddress: string | null;
     firstAgent: string | null;
+    /** The language the content was shown in (en, de, es), chosen at the start. */
+    language: string;
   } | null;
   /** The questions this candidate was given, in the order they saw them; options in that order too. */
   questions: QuestionReport[];
@@ -109,6 +111,7 @@ interface AttemptRow {
   typingAccuracy: number | null;
   firstAddress: string | null;
   firstAgent: string | null;
+  language: string;
   passScore: number;
   lowPassScore: number;
   layout: AttemptLayout | null;
@@ -135,7 +138,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     const { rows: attempts } = await db.query<AttemptRow>(
       `SELECT t.id, t.version, t.assessment_id AS "assessmentUuid", t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
               t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingWpm", t.typing_accuracy::float8 AS "typingAccuracy",
-              t.first_address AS "firstAddress", t.first_agent AS "firstAgent", s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore", t.layout
+              t.first_address AS "firstAddress", t.first_agent AS "firstAgent", t.content_language AS language, s.pass_score::float8 AS "passScore", s.low_pass_score::float8 AS "lowPassScore", t.layout
          FROM attempts t JOIN assessments s ON s.id = t.assessment_id WHERE t.invitation_id = $1 AND t.superseded_at IS NULL`,
       [row.id],
     );

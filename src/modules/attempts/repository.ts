@@ -6,6 +6,8 @@ import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { CommandContext } from '../../domain/command.js';
 import { allow, lockInvitationById } from '../invitations/machine.js';
 import { scaleLabels, type AssessmentContent, type QuestionContent } from '../assessments/content-schema.js';
+import { shownLanguage } from '../assessments/translations.js';
+import { DEFAULT_LANGUAGE, LANGUAGES, isLang, type Lang } from '../../i18n/i18n.js';
 import { isAnswered, isPermutation, type AnswerValue } from './scoring.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
 import { startingPoint, markStarted, setCompletion } from '../invitations/record.js';
@@ -29,6 +31,8 @@ export interface Attempt {
   supersededAt: Date | null;
   /** What this attempt shows (questions drawn and their order, option orders); null before layouts existed. */
   layout: AttemptLayout | null;
+  /** The language its content is shown in, chosen at the start and kept (assessments/translations.ts). */
+  language: Lang;
 }
 
 /** The layout the attempt shows: its stored one, or the authored order for an attempt older than layouts. */
@@ -37,7 +41,8 @@ export const layoutOf = (attempt: Pick<Attempt, 'layout'>, content: AssessmentCo
 export const ATTEMPT = `a.id, a.invitation_id AS "invitationId", a.assessment_id AS "assessmentId", a.version,
   a.started_at AS "startedAt", a.deadline_at AS "deadlineAt", a.finished_at AS "finishedAt", a.end_reason AS "endReason",
   a.position, a.typing_started_at AS "typingStartedAt", a.typing_wpm AS "typingWpm",
-  a.first_address AS "firstAddress", a.first_agent AS "firstAgent", a.superseded_at AS "supersededAt", a.layout`;
+  a.first_address AS "firstAddress", a.first_agent AS "firstAgent", a.superseded_at AS "supersededAt", a.layout,
+  a.content_language AS language`;
 
 // Published versions never change, so their content is kept in memory once read.
 const contentCache = new Map<string, AssessmentContent>();
@@ -62,9 +67,14 @@ export async function findAttempt(db: Queryable, invitationId: string): Promise<
  * Starts the attempt of an invitation (the candidate's command), or returns the one already
  * started (a second tab, a retry). The invitation is locked first and its state decides: one
  * withdrawn, expired or completed meanwhile (a cancel that won the race) is refused (409).
+ * `language` is the candidate's portal language: the content is shown in it for the whole attempt
+ * when the version has its translation, else in English; an attempt already started keeps its own.
  */
-export async function startAttempt(ctx: CommandContext, input: { invitationId: string; client: { address: string; agent: string } }): Promise<Attempt> {
+export async function startAttempt(ctx: CommandContext, input: { invitationId: string; client: { address: string; agent: string }; language?: unknown }): Promise<Attempt> {
   const { tx } = ctx;
+  if (input.language !== undefined && !isLang(input.language)) {
+    throw invalidInput([{ in: 'body', name: 'language', detail: `must be one of ${Object.keys(LANGUAGES).join(', ')}` }]);
+  }
   const inv = await lockInvitationById(tx, input.invitationId, ctx.now);
   if (!inv) throw notFound('No such invitation');
   const existing = await findAttempt(tx, input.invitationId);
@@ -77,11 +87,24 @@ export async function startAttempt(ctx: CommandContext, input: { invitationId: s
   // The duration is that of the version being pinned, which the summary row describes. The
   // layout is drawn here, once, from a fresh seed: a retake starts a new attempt, so a new draw.
   const seed = newSeed();
-  const layout = attemptLayout(await versionContent(tx, invitation.assessmentId, invitation.version), seed);
+  const content = await versionContent(tx, invitation.assessmentId, invitation.version);
+  const layout = attemptLayout(content, seed);
+  const language = shownLanguage(content, (input.language as Lang | undefined) ?? DEFAULT_LANGUAGE);
   const inserted = await tx.query<Attempt>(
-    `INSERT INTO attempts AS a (invitation_id, assessment_id, version, started_at, deadline_at, first_address, first_agent, seed, layout)
-     VALUES ($1, $2, $3, $9, $9::timestamptz + make_interval(mins => $4), $5, $6, $7, $8) RETURNING ${ATTEMPT}`,
-    [input.invitationId, invitation.assessmentId, invitation.version, invitation.minutes, input.client.address, input.client.agent, seed, JSON.stringify(layout), ctx.now],
+    `INSERT INTO attempts AS a (invitation_id, assessment_id, version, started_at, deadline_at, first_address, first_agent, seed, layout, content_language)
+     VALUES ($1, $2, $3, $9, $9::timestamptz + make_interval(mins => $4), $5, $6, $7, $8, $10) RETURNING ${ATTEMPT}`,
+    [
+      input.invitationId,
+      invitation.assessmentId,
+      invitation.version,
+      invitation.minutes,
+      input.client.address,
+      input.client.agent,
+      seed,
+      JSON.stringify(layout),
+      ctx.now,
+      language,
+    ],
   );
   const attempt = inserted.rows[0]!;
   await markStarted(tx, input.invitationId, attempt.startedAt, ctx.now);

@@ -62,6 +62,14 @@ const Invitation = Type.Object({
       },
     ),
   ),
+  contentLanguage: Type.Optional(
+    Type.String({
+      pattern: '^[a-z]{2}$',
+      description:
+        "The language the candidate took the assessment in: the language its questions were shown in (`en`, `de` or `es`), chosen when the attempt started (the candidate's portal language when the assessment has that translation, else `en`) and kept for the whole attempt. Absent until the assessment is started. Scoring is the same in every language; the score record (`GET /v1/score`) does not carry it.",
+      examples: ['de'],
+    }),
+  ),
 });
 
 const Candidate = Type.Object({

@@ -28,6 +28,8 @@ export interface InvitationView {
   source: InvitationSource;
   /** The client's own reference, when it gave one. */
   externalReference?: string;
+  /** The language the current attempt shows the content in (en, de, es); absent before it starts. */
+  contentLanguage?: string;
 }
 
 export interface CandidateView {
@@ -49,17 +51,20 @@ export async function candidateView(db: Queryable, instanceIds: string[], candid
     lastName: string | null;
     instanceId: string;
     reportDays: number;
-    invitations: (Omit<InvitationView, 'reportUrl' | 'externalReference'> & {
+    invitations: (Omit<InvitationView, 'reportUrl' | 'externalReference' | 'contentLanguage'> & {
       invitedAt: string;
       expiresAt: string;
       cancelledAt: string | null;
       externalReference: string | null;
+      contentLanguage: string | null;
     })[];
   }>(
     `SELECT c.email, c.first_name AS "firstName", c.last_name AS "lastName", n.id AS "instanceId", n.report_link_days AS "reportDays",
             COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'status', ${STATE},
                                                           'invitedAt', i.created_at, 'expiresAt', i.expires_at, 'cancelledAt', i.cancelled_at,
-                                                          'source', i.source, 'externalReference', i.external_reference) ORDER BY i.created_at, a.slug)
+                                                          'source', i.source, 'externalReference', i.external_reference,
+                                                          'contentLanguage', (SELECT t.content_language FROM attempts t WHERE t.invitation_id = i.id AND t.superseded_at IS NULL))
+                                                          ORDER BY i.created_at, a.slug)
                         FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = c.id), '[]'::jsonb) AS invitations
        FROM candidates c JOIN instances n ON n.id = c.instance_id
       WHERE c.id = $1 AND c.instance_id = ANY($2::uuid[])`,
@@ -73,9 +78,10 @@ export async function candidateView(db: Queryable, instanceIds: string[], candid
     email: row.email,
     firstName: row.firstName,
     lastName: row.lastName,
-    invitations: row.invitations.map(({ externalReference, ...i }) => ({
+    invitations: row.invitations.map(({ externalReference, contentLanguage, ...i }) => ({
       ...i,
       ...(externalReference === null ? {} : { externalReference }),
+      ...(contentLanguage === null ? {} : { contentLanguage }),
       invitedAt: new Date(i.invitedAt),
       expiresAt: new Date(i.expiresAt),
       cancelledAt: i.cancelledAt ? new Date(i.cancelledAt) : null,
