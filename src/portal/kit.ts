@@ -1,0 +1,226 @@
+// What every portal route needs: the candidate's session (read once per request, with its
+// instance's brand), their language and company, the invitation behind /portal/a/:slug, its
+// attempt (completed first if its time ran out), the content shown in the candidate's language,
+// and the attempt pages' view. routes.ts makes one per app and hands it to attempt-pages.ts and
+// api.ts.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Database } from '../db/database.js';
+import type { SafeHtml } from '../html/html.js';
+import { currentVersion } from '../modules/assessments/repository.js';
+import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
+import { Problem } from '../http/problem.js';
+import type { RefusalLimit } from '../modules/limits/rate-limit.js';
+import { answersOf, findAttempt, layoutOf, versionContent, type Attempt } from '../modules/attempts/repository.js';
+import { completeAttempt } from '../modules/attempts/completion.js';
+import { observeClient } from '../modules/attempts/signals.js';
+import { brandOf } from '../modules/tenants/branding.js';
+import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
+import { setPortalBrand } from './brand.js';
+import { feedbackOf } from '../modules/attempts/feedback.js';
+import { practiceOf } from '../modules/assessments/content-schema.js';
+import { feedbackSection } from './fairness-pages.js';
+import { checkCsrf, cookieValue, findSession, type PortalSession } from './session.js';
+import { completedPage, messagePage } from './pages.js';
+import { t, type Lang } from '../i18n/i18n.js';
+import { requestLanguage, sessionLanguage } from './language.js';
+import { shownContent } from './content-language.js';
+import { webcamSchedule } from '../modules/snapshots/repository.js';
+import { WEBCAM_PERMISSIONS } from './webcam-pages.js';
+import { shownQuestions } from '../modules/equality/questions.js';
+import { selfIdForm } from '../modules/equality/repository.js';
+import { selfIdSection } from './self-id-pages.js';
+
+export type InvitationRef = OpenedInvitation;
+
+/** A refusal whose detail is already the candidate's message, in their language. */
+export class PortalRefusal extends Problem {}
+
+/** The language and the company's name of a page, worked out once a request; `wanted`: the language the candidate asked for first. */
+export interface Speaking {
+  lang: Lang;
+  company: string;
+  wanted: string;
+}
+export const speaking = new WeakMap<FastifyRequest, Speaking>();
+/** The instance a page's session belongs to, read once per request (for the brand, then the language). */
+const sessionInstances = new WeakMap<FastifyRequest, Instance | undefined>();
+
+// PostgreSQL stores no NUL character: text with one is refused (400) instead of failing there (500).
+export const NO_NUL = '^[^\\u0000]*$';
+
+export interface PortalKitDeps {
+  db: Database;
+  /** The app's clock: attempts are started, timed, saved and completed by it. */
+  clock: () => Date;
+  refusals: RefusalLimit;
+  /** How often an address may run coding examples; unset: without limit. */
+  codeRuns?: RefusalLimit;
+  /** The service's public origin: a state-changing request must come from it. */
+  origin: string;
+}
+
+export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDeps) {
+  const client = (request: FastifyRequest) => ({ address: request.ip, agent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
+  const html = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
+
+  async function session(request: FastifyRequest): Promise<PortalSession | undefined> {
+    const value = cookieValue(request);
+    if (value === undefined) return undefined;
+    const found = await findSession(db, value);
+    if (!found) await refusals.failed(request);
+    else if (!request.url.startsWith('/portal/api/')) {
+      const instance = await findInstanceById(db, found.instanceId);
+      sessionInstances.set(request, instance);
+      if (instance) setPortalBrand(brandOf(instance));
+    }
+    return found;
+  }
+
+  /** The invitations the session opens, with the attempt state of each. */
+  const invitations = (s: PortalSession) => openedInvitations(db, s.candidateId, s.assessmentIds);
+
+  /** The candidate's language (and the company's name) for a request in a session; remembered for its error page. */
+  async function speak(request: FastifyRequest, s: PortalSession): Promise<Speaking> {
+    const known = speaking.get(request);
+    if (known) return known;
+    const { lang, instance, wanted } = await sessionLanguage(db, request, s, sessionInstances.has(request) ? { instance: sessionInstances.get(request) } : undefined);
+    const found = { lang, company: instance ? brandOf(instance).company : '', wanted };
+    speaking.set(request, found);
+    return found;
+  }
+
+  /** The invitation behind /portal/a/:slug, only if this session opens it. */
+  async function invitation(request: FastifyRequest, s: PortalSession, slug: string): Promise<InvitationRef> {
+    const found = (await invitations(s)).find((i) => i.slug === slug);
+    if (!found) throw new PortalRefusal('not-found', t((await speak(request, s)).lang, 'error.notInvited'));
+    if (found.closed) {
+      const { lang, company } = await speak(request, s);
+      throw new PortalRefusal('conflict', t(lang, found.closed === 'withdrawn' ? 'error.withdrawn' : 'error.expired', { company }));
+    }
+    return found;
+  }
+
+  /** The attempt, completed first if its time ran out (the sweep does the same for absent candidates). */
+  async function currentAttempt(inv: InvitationRef): Promise<Attempt | undefined> {
+    let attempt = await findAttempt(db, inv.invitationId);
+    const at = clock();
+    if (attempt && !attempt.finishedAt && attempt.deadlineAt.getTime() <= at.getTime()) {
+      await completeAttempt(db, attempt.id, 'time-limit', at);
+      attempt = await findAttempt(db, inv.invitationId);
+    }
+    return attempt;
+  }
+
+  async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<PortalSession | undefined> {
+    const s = await session(request);
+    if (!s) {
+      const lang = requestLanguage(request);
+      html(reply, messagePage(lang, t(lang, 'error.sessionEnded.title'), t(lang, 'error.sessionEnded.message')), 401);
+      return undefined;
+    }
+    return s;
+  }
+
+  /** The completed page: the optional feedback, then the optional self-identification when the instance asks for it. */
+  async function finishedPage(request: FastifyRequest, s: PortalSession, inv: InvitationRef, attempt: Attempt, selfIdState?: 'saved' | 'invalid'): Promise<SafeHtml> {
+    const said = await speak(request, s);
+    const { lang, company } = said;
+    const { name } = (await shownOf(inv, attempt, said)).content;
+    const feedback = feedbackSection(lang, inv.slug, s.csrfToken, (await feedbackOf(db, attempt.id)) !== undefined);
+    const form = await selfIdForm(db, s.instanceId, inv.invitationId);
+    const selfId =
+      form && selfIdSection(lang, { slug: inv.slug, csrf: s.csrfToken, company, questions: shownQuestions(form.own, lang), current: form.current, state: selfIdState });
+    return completedPage(lang, name, feedback, selfId || undefined);
+  }
+
+  /**
+   * The content an invitation shows the candidate, in their language when it has it: the attempt's
+   * version in the attempt's language once started, else the current version.
+   */
+  async function shownOf(inv: InvitationRef, attempt: Attempt | undefined, said: Speaking) {
+    const content = attempt
+      ? await versionContent(db, attempt.assessmentId, attempt.version)
+      : await versionContent(db, inv.assessmentId, await currentVersion(db, inv.assessmentId));
+    return shownContent(content, said.lang, said.wanted, attempt?.language);
+  }
+
+  /** What the attempt's pages show: its questions (in the attempt's language), what is answered, the clock; a page with webcam snapshots may use the camera. */
+  async function attemptView(said: Speaking, s: PortalSession, inv: InvitationRef, attempt: Attempt, reply: FastifyReply) {
+    const { lang } = said;
+    const { content, language, notice } = await shownOf(inv, attempt, said);
+    const layout = layoutOf(attempt, content);
+    const answers = await answersOf(db, attempt.id);
+    const answered = new Set(Object.keys(answers));
+    if (attempt.typingWpm !== null) answered.add('typing');
+    const view = {
+      lang,
+      slug: inv.slug,
+      name: content.name,
+      csrf: s.csrfToken,
+      position: attempt.position,
+      total: layout.questions.length + (content.typingTest ? 1 : 0),
+      deadline: attempt.deadlineAt,
+      now: clock(),
+      answered,
+      questionIds: layout.questions,
+      hasTyping: content.typingTest !== undefined,
+      webcam: await webcamSchedule(db, attempt.id, clock()),
+      contentLang: language,
+      languageNotice: notice,
+    };
+    if (view.webcam?.choice === 'agreed') reply.header('permissions-policy', WEBCAM_PERMISSIONS);
+    return { view, content, answers, layout };
+  }
+
+  /** Resolves session, CSRF, invitation and open attempt for a state-changing request. */
+  async function forChange(request: FastifyRequest<{ Params: { slug: string } }>) {
+    const s = await session(request);
+    if (!s) throw new Problem('unauthorized', 'Your session has ended: open the link from your invitation e-mail again');
+    checkCsrf(request, s, origin);
+    const inv = await invitation(request, s, request.params.slug);
+    return { s, inv };
+  }
+
+  async function openAttempt(inv: InvitationRef, request: FastifyRequest, s: PortalSession): Promise<Attempt> {
+    const attempt = await currentAttempt(inv);
+    if (!attempt || attempt.finishedAt) {
+      const { lang } = await speak(request, s);
+      throw new PortalRefusal('conflict', t(lang, attempt ? 'error.finished.message' : 'error.notStarted'));
+    }
+    await observeClient(db, attempt, client(request));
+    return attempt;
+  }
+
+  // The practice question: before the attempt exists, so before the clock starts; its answer is
+  // checked and shown with feedback, and never stored.
+  async function practiceOfInvitation(inv: InvitationRef, said: Speaking) {
+    if (await findAttempt(db, inv.invitationId)) return undefined;
+    const { content, language, notice } = await shownOf(inv, undefined, said);
+    const practice = practiceOf(content);
+    return practice && { content, practice, language, notice };
+  }
+
+  return {
+    db,
+    clock,
+    refusals,
+    codeRuns,
+    origin,
+    client,
+    html,
+    session,
+    invitations,
+    speak,
+    invitation,
+    currentAttempt,
+    requireSession,
+    finishedPage,
+    shownOf,
+    attemptView,
+    forChange,
+    openAttempt,
+    practiceOfInvitation,
+  };
+}
+
+export type PortalKit = ReturnType<typeof portalKit>;
