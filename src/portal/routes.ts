@@ -1,6 +1,8 @@
-// The candidate portal: opening the invite link, the list of assessments, taking
-// one question at a time with answers saved as given, the typing test, proctoring signals, and
-// submission. Pages work as plain forms; portal.js saves as you type and keeps the countdown.
+// The candidate portal: what every portal request goes through (the form parser, the page headers,
+// the brand, the refusal of guessed links and cookies, error pages in the candidate's language),
+// opening the invite link, the list of assessments and the language choice. Taking an assessment
+// is attempt-pages.ts, the JSON API portal.js calls is api.ts. Pages work as plain forms; portal.js
+// saves as you type and keeps the countdown.
 import { PAGE_HEADERS } from '../http/page-headers.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
