@@ -39,9 +39,9 @@ function zipFolder(dir: string): Uint8Array {
 }
 const foreignZip = () => zipFolder(path.join(FIXTURES, 'foreign'));
 
-/** What the export cannot hold taken out: the typing test, proctoring, coding questions and the categories left empty. */
+/** What the export cannot hold taken out: the typing test, proctoring, translations, norms, coding questions and the categories left empty. */
 function mappable(content: AssessmentContent): AssessmentContent {
-  const { typingTest: _typing, proctoring: _proctoring, ...rest } = content;
+  const { typingTest: _typing, proctoring: _proctoring, translations: _translations, norms: _norms, ...rest } = content;
   const questions = rest.questions.filter((q) => q.type !== 'coding');
   const categories = rest.categories.filter((c) => questions.some((q) => q.category === c.id));
   const pools = rest.pools?.filter((p) => categories.some((c) => c.id === p.category));

@@ -55,6 +55,9 @@ export function exportQti(content: AssessmentContent): QtiExport {
   });
   if (content.typingTest) omitted.push({ what: 'the typing test', why: 'QTI has no typing-speed interaction' });
   if (content.proctoring?.webcam) omitted.push({ what: 'webcam snapshots (proctoring)', why: 'proctoring settings are not part of QTI content' });
+  if (content.translations && Object.keys(content.translations).length > 0)
+    omitted.push({ what: `the translations (${Object.keys(content.translations).join(', ')})`, why: 'a QTI package holds one language; export each language as its own package' });
+  if (content.norms) omitted.push({ what: 'the published norms', why: 'QTI content has no place for a norm table' });
   const categories = content.categories.filter((c) => {
     if (questions.some((q) => q.category === c.id)) return true;
     omitted.push({ what: `category "${c.id}"`, why: 'none of its questions can be exported (coding questions or the typing test only)' });
