@@ -14,7 +14,7 @@ import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
 import { completeExpired } from '../src/modules/attempts/completion.js';
 import { openedInvitations, invitationLanguages } from '../src/modules/invitations/portal.js';
-import { openSession } from '../src/portal/session.js';
+import { openSession } from '../src/modules/invitations/portal-sessions.js';
 import { expiryJob, reminderJob } from '../src/modules/invitations/lifecycle.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { parseAssessment } from '../src/modules/assessments/content.js';
@@ -212,7 +212,7 @@ for (const store of storeKinds()) {
 
     it("opens a candidate's portal: link, invitations and their languages", async () => {
       const forbidden = ['invitations_instance', 'invitations_assessment'];
-      sound(await plans((d) => openSession(d, generateToken().token), forbidden));
+      sound(await plans((d) => openSession(d, generateToken().token, new Date()), forbidden));
       const { rows } = await db.query<{ id: string }>(`SELECT id FROM assessments WHERE slug IN ('alpha', 'beta') ORDER BY slug`);
       const ids = rows.map((r) => r.id);
       sound(await plans((d) => openedInvitations(d, candidateId, ids), forbidden));

@@ -10,7 +10,7 @@ import { findKeyByHash } from '../src/modules/keys/repository.js';
 import { generateToken, sha256 } from '../src/modules/keys/secret.js';
 import { invite } from '../src/modules/invitations/service.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
-import { openSession } from '../src/portal/session.js';
+import { openSession } from '../src/modules/invitations/portal-sessions.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 import { searchCandidates } from '../src/modules/candidates/repository.js';
 import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
@@ -219,7 +219,7 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
 
   it('looks up API keys and link tokens by their hashes', async () => {
     noSeqScans(await plans((d) => findKeyByHash(d, sha256('ack_unknown'))));
-    noSeqScans(await plans((d) => openSession(d, generateToken().token)));
+    noSeqScans(await plans((d) => openSession(d, generateToken().token, new Date())));
   });
 
   it('invites an existing candidate again without scanning a big table', async () => {

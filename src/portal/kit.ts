@@ -19,7 +19,8 @@ import { setPortalBrand } from './brand.js';
 import { feedbackOf } from '../modules/attempts/feedback.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
 import { feedbackSection } from './fairness-pages.js';
-import { checkCsrf, cookieValue, findSession, type PortalSession } from './session.js';
+import { checkCsrf, cookieValue, type PortalSession } from './session.js';
+import { findSession } from '../modules/invitations/portal-sessions.js';
 import { completedPage, messagePage } from './pages.js';
 import { t, type Lang } from '../i18n/i18n.js';
 import { requestLanguage, sessionLanguage } from './language.js';
@@ -66,7 +67,7 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
   async function session(request: FastifyRequest): Promise<PortalSession | undefined> {
     const value = cookieValue(request);
     if (value === undefined) return undefined;
-    const found = await findSession(db, value);
+    const found = await findSession(db, value, clock());
     if (!found) await refusals.failed(request);
     else if (!request.url.startsWith('/portal/api/')) {
       const instance = await findInstanceById(db, found.instanceId);

@@ -15,7 +15,8 @@ import { Problem } from '../http/problem.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { findAttempt } from '../modules/attempts/repository.js';
 import { withBrandSlot } from './brand.js';
-import { checkSameOrigin, cookieValue, openSession, setSessionCookie, type PortalSession } from './session.js';
+import { checkSameOrigin, cookieValue, setSessionCookie, type PortalSession } from './session.js';
+import { openSession } from '../modules/invitations/portal-sessions.js';
 import { dashboardPage, invalidLinkPage, landingPage, messagePage, type DashboardItem } from './pages.js';
 import { isLang, t } from '../i18n/i18n.js';
 import { requestLanguage, setLanguageCookie } from './language.js';
@@ -167,14 +168,15 @@ export async function portalRoutes(
     // Login CSRF: another site must not sign a visitor into a session of its choosing.
     checkSameOrigin(request, origin);
     const token = typeof request.body?.token === 'string' ? request.body.token : '';
-    const opened = await openSession(db, token);
+    const at = clock();
+    const opened = await openSession(db, token, at);
     const lang = requestLanguage(request);
     if (opened.kind === 'used') throw new Problem('conflict', t(lang, 'linkUsed.message'));
     if (opened.kind === 'invalid') {
       await refusals.failed(request);
       throw new Problem('unauthorized', t(lang, 'linkInvalid.why'));
     }
-    setSessionCookie(reply, opened.value, opened.session.expiresAt, secure);
+    setSessionCookie(reply, opened.value, opened.session.expiresAt, secure, at);
     return { ok: true };
   });
 

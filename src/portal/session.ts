@@ -1,74 +1,14 @@
-// Candidate sessions: the invite link's token is exchanged once for a random session value kept
-// in an HttpOnly, SameSite=Strict cookie; only hashes of either are stored. Every state-changing
-// request carries the session's CSRF token.
-import { randomBytes } from 'node:crypto';
+// The candidate's session cookie (HttpOnly, SameSite=Strict) and the checks that a state-changing
+// request comes from the portal's own pages with the session's CSRF token. The sessions themselves
+// are the invitations module's (portal-sessions.ts).
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Queryable } from '../db/database.js';
 import { Problem } from '../http/problem.js';
-import { secretsEqual, sha256 } from '../modules/keys/secret.js';
+import { secretsEqual } from '../modules/keys/secret.js';
+import type { PortalSession } from '../modules/invitations/portal-sessions.js';
+
+export type { PortalSession } from '../modules/invitations/portal-sessions.js';
 
 export const COOKIE = 'ac_session';
-const SESSION_HOURS = 12;
-
-export interface PortalSession {
-  candidateId: string;
-  instanceId: string;
-  firstName: string;
-  lastName: string;
-  assessmentIds: string[];
-  csrfToken: string;
-  expiresAt: Date;
-}
-
-export type OpenResult =
-  | { kind: 'opened'; value: string; session: PortalSession }
-  /** Unknown, malformed, expired or revoked: a guess, as far as anyone can tell. */
-  | { kind: 'invalid' }
-  /** A real link whose every assessment is completed: it has done its work and opens nothing. */
-  | { kind: 'used' };
-
-/**
- * Exchanges an invite link's token for a new session. A link works while it has not expired and
- * at least one of the assessments it opens is not completed; once all are, it stops working.
- */
-export async function openSession(db: Queryable, token: string): Promise<OpenResult> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return { kind: 'invalid' };
-  const { rows: links } = await db.query<{ id: string; open: boolean }>(
-    `SELECT l.id, EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = l.candidate_id AND i.assessment_id = ANY(l.assessment_ids)
-                                AND i.assessment_status <> 'COMPLETED') AS open
-       FROM invite_links l WHERE l.token_hash = $1 AND l.revoked_at IS NULL AND l.expires_at > now()`,
-    [sha256(token)],
-  );
-  const link = links[0];
-  if (!link) return { kind: 'invalid' };
-  if (!link.open) return { kind: 'used' };
-  const value = randomBytes(32).toString('base64url');
-  const csrf = randomBytes(24).toString('base64url');
-  const { rows } = await db.query<{ expiresAt: Date }>(
-    `INSERT INTO portal_sessions (token_hash, invite_link_id, candidate_id, csrf_token, expires_at)
-     SELECT $2, l.id, l.candidate_id, $3, least(l.expires_at, now() + make_interval(hours => $4))
-       FROM invite_links l WHERE l.id = $1 AND l.revoked_at IS NULL AND l.expires_at > now()
-     RETURNING expires_at AS "expiresAt"`,
-    [link.id, sha256(value), csrf, SESSION_HOURS],
-  );
-  if (rows.length === 0) return { kind: 'invalid' };
-  const session = await findSession(db, value);
-  return session ? { kind: 'opened', value, session } : { kind: 'invalid' };
-}
-
-export async function findSession(db: Queryable, value: string): Promise<PortalSession | undefined> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
-  const { rows } = await db.query<PortalSession>(
-    `/* portal_session */ SELECT c.id AS "candidateId", c.instance_id AS "instanceId", c.first_name AS "firstName", c.last_name AS "lastName",
-            l.assessment_ids::text[] AS "assessmentIds", s.csrf_token AS "csrfToken", s.expires_at AS "expiresAt"
-       FROM portal_sessions s
-       JOIN invite_links l ON l.id = s.invite_link_id
-       JOIN candidates c ON c.id = s.candidate_id
-      WHERE s.token_hash = $1 AND s.expires_at > now() AND l.revoked_at IS NULL`,
-    [sha256(value)],
-  );
-  return rows[0];
-}
 
 export function cookieValue(request: FastifyRequest): string | undefined {
   const header = request.headers.cookie;
@@ -80,8 +20,9 @@ export function cookieValue(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-export function setSessionCookie(reply: FastifyReply, value: string, expiresAt: Date, secure: boolean): void {
-  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - Date.now()) / 1000));
+/** The cookie lasts as long as the session, counted from `now` (the app's clock). */
+export function setSessionCookie(reply: FastifyReply, value: string, expiresAt: Date, secure: boolean, now: Date): void {
+  const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
   reply.header('set-cookie', `${COOKIE}=${value}; Path=/portal; HttpOnly; SameSite=Strict; Max-Age=${maxAge}${secure ? '; Secure' : ''}`);
 }
 
