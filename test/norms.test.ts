@@ -4,6 +4,7 @@
 // report, in the PDF's figures and in GET /v1/candidates/{id}; the score record is unchanged.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import { assessmentReports } from '../src/modules/attempts/report.js';
 import { MIN_NORM_GROUP, publishedPercentile } from '../src/modules/scores/norms.js';
 import { describeEachStore, type TestContext } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
@@ -123,6 +124,12 @@ describeEachStore('norms', (ctx) => {
     const report = await owner.get(`/console/candidates/${last}?instance=${instance}`);
     assert.match(report.body, /Percentile<\/dt><dd>81\.6 \(norm group: this instance&#39;s 20 candidates who completed version 1\)/);
     assert.match(report.body, /Category percentiles<\/dt><dd>Numbers \d+(\.\d)?; Words \d+(\.\d)?/);
+    // The report's category averages (the chart's markers) come from the same 20 attempts: 14 of
+    // them answered the number right (100, else 0), 8 the word.
+    const { rows } = await ctx().db.query<{ id: string }>('SELECT id FROM instances WHERE name = $1', [instance]);
+    const [own] = await assessmentReports(ctx().db, [rows[0]!.id], last);
+    assert.equal(own!.cohort, 20);
+    assert.deepEqual(own!.categoryAverages, { Numbers: 70, Words: 40 });
 
     const scores = await ctx().request({ method: 'GET', url: '/v1/score?assessmentIds=own', headers: { 'x-api-key': key, instance } });
     assert.equal(scores.statusCode, 200, scores.body);

@@ -10,7 +10,7 @@ import { instancesFor, type ConsoleContext } from '../context.js';
 import { keysBody } from './views.js';
 
 /** A form's rate budget: empty is none (the default), else a number the command judges. */
-export function rateOf(text: string | undefined): number | undefined {
+function rateOf(text: string | undefined): number | undefined {
   const rate = (text ?? '').trim();
   if (rate !== '' && !/^[0-9]{1,9}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
   return rate === '' ? undefined : Number(rate);

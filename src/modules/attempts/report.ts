@@ -4,7 +4,7 @@
 // the total stands among everyone who completed the same version.
 import type { Queryable } from '../../db/database.js';
 import { scaleLabels, type QuestionContent, type RubricContent } from '../assessments/content-schema.js';
-import { MIN_NORM_GROUP, normOf, publishedByName, type Norm } from '../scores/norms.js';
+import { MIN_NORM_GROUP, normAndAverages, publishedByName, type Norm } from '../scores/norms.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
 import { redFlagReasonsOf, riskOf, type RiskLevel, type SignalKind } from './proctoring.js';
@@ -237,8 +237,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
     const tally = await signalTallyOf(db, attempt.id);
     const counts = tally.counts;
     const scored = record.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING';
-    const cohort = await cohortOf(db, attempt.assessmentUuid, attempt.version);
-    const norm = await normOf(db, {
+    const { norm, categoryAverages } = await normAndAverages(db, {
       assessmentId: attempt.assessmentUuid,
       version: attempt.version,
       total: scored ? Number(record.totalScore) : null,
@@ -261,7 +260,8 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       risk: riskOf(countsOfTally(tally)),
       dismissedKinds: tally.dismissedKinds,
       similar,
-      ...cohort,
+      cohort: norm.size,
+      categoryAverages,
       percentile: norm.total,
       norm,
       ...extra,
@@ -279,21 +279,6 @@ function likertView(question: Extract<QuestionContent, { type: 'likert' }>, valu
 
 /** The fewest completed and scored attempts of one version an instance's own norm is made of. */
 export const MIN_COHORT = MIN_NORM_GROUP;
-
-/** How many completed and scored attempts of one version there are, and each category's average over them. */
-async function cohortOf(db: Queryable, assessmentId: string, version: number) {
-  const { rows } = await db.query<{ cohort: number; averages: Record<string, number> | null }>(
-    `WITH done AS (
-       SELECT i.category_scores FROM attempts t JOIN invitations i ON i.id = t.invitation_id
-        WHERE t.assessment_id = $1 AND t.version = $2 AND t.superseded_at IS NULL AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING')
-     SELECT (SELECT count(*)::int FROM done) AS cohort,
-            (SELECT jsonb_object_agg(name, avg) FROM (
-               SELECT c->>'name' AS name, round(avg((c->>'score')::numeric), 2)::float8 AS avg FROM done, jsonb_array_elements(category_scores) c GROUP BY 1) x) AS averages`,
-    [assessmentId, version],
-  );
-  const { cohort, averages } = rows[0]!;
-  return { cohort, categoryAverages: averages ?? {} };
-}
 
 export interface AttemptSummary {
   attemptId: string;
