@@ -8,6 +8,7 @@ import { assessmentReports } from '../src/modules/attempts/report.js';
 import { MIN_NORM_GROUP, publishedPercentile } from '../src/modules/scores/norms.js';
 import { describeEachStore, type TestContext } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { takeWithLink } from './support/take.js';
 
 const NORMED = (id: string, norms = '') => `id: ${id}
 name: Norm check
@@ -51,9 +52,7 @@ const PUBLISHED = `norms:
       sd: 25
 `;
 
-const FORM = 'application/x-www-form-urlencoded';
-
-/** Invites a candidate and takes the assessment through the portal with these answers (option indexes). */
+/** Invites a candidate and takes the assessment through the portal with these answers (option indexes of q1 and q2). */
 async function take(ctx: TestContext, instance: string, key: string, assessment: string, email: string, answers: [number, number]): Promise<string> {
   const [invite] = (
     await ctx.request({
@@ -63,16 +62,16 @@ async function take(ctx: TestContext, instance: string, key: string, assessment:
       payload: { email, firstName: 'N', lastName: 'Orm', assessments: [assessment] },
     })
   ).json();
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: `/portal/a/${assessment}`, headers: { cookie } })).body)![1]!;
-  const form = (url: string) => ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM }, payload: `_csrf=${csrf}` });
-  assert.equal((await form(`/portal/a/${assessment}/start`)).statusCode, 303);
-  for (const [i, value] of answers.entries()) {
-    const saved = await ctx.request({ method: 'PUT', url: `/portal/api/a/${assessment}/answers/q${i + 1}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-    assert.equal(saved.statusCode, 204, saved.body);
-  }
-  assert.equal((await form(`/portal/a/${assessment}/submit`)).statusCode, 303);
+  await takeWithLink(
+    ctx,
+    invite.link,
+    undefined,
+    [
+      ['q1', answers[0]],
+      ['q2', answers[1]],
+    ],
+    { slug: assessment },
+  );
   return invite.candidateId as string;
 }
 

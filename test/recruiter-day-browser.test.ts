@@ -15,11 +15,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { InjectOptions } from 'fastify';
 import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN } from './harness.js';
 import { passwordChosen } from './support/console.js';
 import { accessible, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './support/demo-browser.js';
+import { takeWithLink } from './support/take.js';
 
 const present = haveBrowser('recruiter day browser test');
 
@@ -80,8 +80,6 @@ questions:
     scale: agreement-5
 `;
 
-const FORM = 'application/x-www-form-urlencoded';
-
 describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, () => {
   let demo: DemoBrowser;
   const passwords: Record<string, string> = {};
@@ -120,25 +118,8 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
   }
 
   /** A candidate takes the assessment through the portal's requests: answers by question id, then signals, then submit. */
-  async function take(link: string, answers: Record<string, unknown>, signals: string[] = []) {
-    const request = (options: InjectOptions) => demo.app.inject(options);
-    const opened = await request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
-    assert.ok(opened.statusCode < 400, opened.body);
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const intro = await request({ method: 'GET', url: '/portal/a/service-desk', headers: { cookie } });
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-    const form = (url: string) => request({ method: 'POST', url, headers: { cookie, 'content-type': FORM }, payload: `_csrf=${csrf}` });
-    assert.equal((await form('/portal/a/service-desk/start')).statusCode, 303);
-    for (const [question, value] of Object.entries(answers)) {
-      const saved = await request({ method: 'PUT', url: `/portal/api/a/service-desk/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-      assert.equal(saved.statusCode, 204, saved.body);
-    }
-    for (const kind of signals) {
-      const sent = await request({ method: 'POST', url: '/portal/api/a/service-desk/signals', headers: { cookie, 'x-csrf-token': csrf }, payload: { kind } });
-      assert.ok(sent.statusCode < 300, sent.body);
-    }
-    assert.equal((await form('/portal/a/service-desk/submit')).statusCode, 303);
-  }
+  const take = (link: string, answers: Record<string, unknown>, signals: string[] = []) =>
+    takeWithLink({ request: (options) => demo.app.inject(options) }, link, undefined, Object.entries(answers), { slug: 'service-desk', signals });
 
   it('writes, publishes, invites 200 from a CSV, reviews together, dismisses a signal, compares five and exports the decisions', { timeout: 240_000 }, async () => {
     const rita = await signedIn('rita.recruiter@example.com');
