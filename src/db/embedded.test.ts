@@ -127,6 +127,28 @@ describe('embedded store in its own thread', () => {
     }
   });
 
+  it('opens a copy of another store from its data directory as a tarball, rows and all, that goes its own way', async () => {
+    const db = await openDatabase({});
+    try {
+      await db.query('CREATE TABLE copy_probe (id int PRIMARY KEY, note text)');
+      await db.query(`INSERT INTO copy_probe VALUES (1, 'before the copy')`);
+      const tarball = await db.dumpDataDir!();
+      const copy = await openDatabase({ template: tarball });
+      try {
+        assert.deepEqual((await copy.query('SELECT id, note FROM copy_probe')).rows, [{ id: 1, note: 'before the copy' }]);
+        await copy.query(`INSERT INTO copy_probe VALUES (2, 'in the copy')`);
+        await db.query(`INSERT INTO copy_probe VALUES (3, 'in the original')`);
+        assert.deepEqual((await copy.query('SELECT id FROM copy_probe ORDER BY id')).rows, [{ id: 1 }, { id: 2 }]);
+        assert.deepEqual((await db.query('SELECT id FROM copy_probe ORDER BY id')).rows, [{ id: 1 }, { id: 3 }]);
+      } finally {
+        await copy.close();
+      }
+      await assert.rejects(openDatabase({ dataDir: '/nonexistent', template: tarball }), /only in memory/);
+    } finally {
+      await db.close();
+    }
+  });
+
   it('once closed, answers every call with an error that means unavailable (a 503), and closes once', async () => {
     const db = await openDatabase({});
     await db.close();
