@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Queryable } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
 import { inviteRow } from '../src/modules/bulk-invites/commands.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { createTestContext, sampleAssessment, storeKinds, type TestContext } from './harness.js';
@@ -41,7 +40,6 @@ for (const kind of storeKinds()) {
     let apiKey: string;
     before(async () => {
       store = await kind.open();
-      await migrate(store.db);
       ctx = await createTestContext(kind, { db: store.db });
       instance = await ctx.instance('bulk');
       assert.equal((await ctx.publish(instance, sampleAssessment('sample'))).statusCode, 201);

@@ -13,8 +13,8 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { parse } from 'yaml';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { openMigratedPglite } from './support/templates.js';
 import type { AssessmentContent } from '../src/modules/assessments/content-schema.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { CATALOGUE_DIR, importCatalogue } from '../src/seed.js';
@@ -44,8 +44,7 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    db = await openDatabase({});
-    await migrate(db);
+    db = await openMigratedPglite();
     const instance = (await createInstance(db, { name: 'demo' }))!;
     await importCatalogue(db, instance, new Date());
     await createInstance(db, { name: 'other' });

@@ -6,8 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { openMigratedPglite } from './support/templates.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { ADMIN_TOKEN, freePort } from './harness.js';
 
@@ -23,8 +23,7 @@ describe('/docs in Chromium', { skip: !haveBrowser && `no Chromium at ${CHROMIUM
   let base: string;
 
   before(async () => {
-    db = await openDatabase({});
-    await migrate(db);
+    db = await openMigratedPglite();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     app = await buildApp({

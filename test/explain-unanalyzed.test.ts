@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Queryable } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
 import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
@@ -85,7 +84,6 @@ for (const store of storeKinds()) {
     before(async () => {
       opened = await store.open();
       db = opened.db;
-      await migrate(db);
       // Whatever the server's settings, nothing analyzes these tables behind the test's back.
       for (const table of BIG) await db.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
       const { rows } = await db.query<{ id: string }>(`INSERT INTO instances (name, reminder_days) VALUES ('unanalyzed', 2) RETURNING id`);

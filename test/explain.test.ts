@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase, type Database, type Queryable } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
 import { findKeyByHash } from '../src/modules/keys/repository.js';
 import { generateToken, sha256 } from '../src/modules/keys/secret.js';
 import { invite } from '../src/modules/invitations/service.js';
@@ -79,7 +78,6 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
   before(async () => {
     fresh = await freshPostgresDatabase();
     db = await openDatabase({ databaseUrl: fresh.url, poolSize: 4 });
-    await migrate(db);
     const { rows } = await db.query<{ id: string }>(`INSERT INTO instances (name) VALUES ('scale') RETURNING id`);
     instanceId = rows[0]!.id;
     // Three assessments (content is irrelevant to the plans, but versions must exist).

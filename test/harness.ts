@@ -1,5 +1,6 @@
 // Builds the real application on a real, fresh database for a test suite: embedded PGlite always,
-// and PostgreSQL too when TEST_DATABASE_URL is set (a throw-away database per suite). With
+// and PostgreSQL too when TEST_DATABASE_URL is set (a throw-away database per suite). Each fresh
+// database is a copy of one already migrated (test/support/templates.ts). With
 // REQUIRE_POSTGRES=1 (as .ci/run sets it) a missing TEST_DATABASE_URL fails instead of skipping.
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,31 +13,32 @@ import { Redis } from 'ioredis';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
 import { loggerOptions } from '../src/http/logging.js';
 import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
+import { createPostgresDatabase, openMigratedPglite } from './support/templates.js';
 
 export interface StoreKind {
   name: 'pglite' | 'postgres';
+  /** A fresh database holding the migrated schema and no rows (a copy of the run's template). */
   open(): Promise<{ db: Database; drop(): Promise<void> }>;
 }
 
 const pglite: StoreKind = {
   name: 'pglite',
   async open() {
-    const db = await openDatabase({});
+    const db = await openMigratedPglite();
     return { db, drop: async () => {} };
   },
 };
 
-/** A fresh database on the PostgreSQL server of TEST_DATABASE_URL, dropped after the suite. */
-export async function freshPostgresDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+/**
+ * A fresh database on the PostgreSQL server of TEST_DATABASE_URL, dropped after the suite: a copy
+ * of the migrated template, or empty (no migration applied) with `{ migrated: false }`.
+ */
+export async function freshPostgresDatabase(options: { migrated?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const name = `ac_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: base });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  await createPostgresDatabase(name, options.migrated ?? true);
   const url = new URL(base);
   url.pathname = `/${name}`;
   return {
@@ -162,7 +164,7 @@ export interface ContextOptions {
   redisUrl?: string;
   rateLimitPerMinute?: number;
   authFailuresPerMinute?: number;
-  /** An existing database (already migrated) instead of a fresh one; not dropped at close. */
+  /** An existing database (migrated) instead of a fresh one; not dropped at close. */
   db?: Database;
   /** The app's clock, for suites that move time. */
   now?: () => Date;
@@ -181,7 +183,6 @@ export interface ContextOptions {
 
 export async function createTestContext(kind: StoreKind, options: ContextOptions = {}): Promise<TestContext & { close(): Promise<void> }> {
   const { db, drop } = options.db ? { db: options.db, drop: async () => {} } : await kind.open();
-  if (!options.db) await migrate(db);
   const mailDir = mkdtempSync(path.join(tmpdir(), 'ac-mail-'));
   const mailer = options.mailer ?? createFileMailer({ from: 'Test <test@localhost>', timeoutMs: 2000, mailDir });
   const app = await buildApp({

@@ -12,7 +12,6 @@ import type { LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { ConfigError, loadConfig } from '../src/config.js';
 import type { Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
 import { canonicalJson } from '../src/modules/invitations/idempotency.js';
 import { KEY_PREFIX, RedisCounter } from '../src/modules/limits/counter.js';
 import { createFileMailer, type Mailer } from '../src/modules/mail/mailer.js';
@@ -239,7 +238,6 @@ for (const kind of storeKinds()) {
     before(async () => {
       const opened = await kind.open();
       drop = opened.drop;
-      await migrate(opened.db);
       // The real database, with its key lookups counted on the way through.
       const counted = Object.create(opened.db) as Database;
       counted.query = ((text: string, params?: unknown[]) => {

@@ -12,8 +12,8 @@ import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { openMigratedPglite } from './support/templates.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { ADMIN_TOKEN, freePort, sampleAssessment, type TestContext } from './harness.js';
 import { passwordChosen } from './support/console.js';
@@ -37,8 +37,7 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    db = await openDatabase({});
-    await migrate(db);
+    db = await openMigratedPglite();
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     app = await buildApp({

@@ -82,7 +82,8 @@ for (const kind of kinds) {
       port = await freePort();
       env = { DATA_DIR: dataDir, PORT: String(port), ADMIN_TOKEN: '', DATABASE_URL: '' };
       if (kind === 'postgres') {
-        const fresh = await freshPostgresDatabase();
+        // Empty: the server applies the migrations as it starts.
+        const fresh = await freshPostgresDatabase({ migrated: false });
         dropDatabase = fresh.drop;
         env.DATABASE_URL = fresh.url;
         env.ADMIN_TOKEN = 'postgres-admin-token-for-tests';

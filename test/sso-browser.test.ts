@@ -10,8 +10,8 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { openDatabase, type Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
+import type { Database } from '../src/db/database.js';
+import { openMigratedPglite } from './support/templates.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { createInstance } from '../src/modules/tenants/repository.js';
 import { ADMIN_TOKEN, freePort } from './harness.js';
@@ -30,8 +30,7 @@ describe('single sign-on in Chromium', { skip: !haveBrowser && `no Chromium at $
   const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
   before(async () => {
-    db = await openDatabase({});
-    await migrate(db);
+    db = await openMigratedPglite();
     await createInstance(db, { name: 'acme' });
     const port = await freePort();
     // The service at localhost, the provider at 127.0.0.1: two sites, as a company's provider is.

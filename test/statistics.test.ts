@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
 import { JobRunner } from '../src/jobs/runner.js';
 import { keepStatistics, statisticsJob } from '../src/jobs/statistics.js';
 import { firstPageJoined } from '../src/modules/scores/repository.js';
@@ -50,7 +49,6 @@ for (const store of storeKinds()) {
     before(async () => {
       opened = await store.open();
       db = opened.db;
-      await migrate(db);
       await db.query(`ALTER TABLE invitations SET (autovacuum_enabled = false)`);
       await db.query(`ALTER TABLE candidates SET (autovacuum_enabled = false)`);
       instanceId = (await db.query<{ id: string }>(`INSERT INTO instances (name) VALUES ('stats') RETURNING id`)).rows[0]!.id;

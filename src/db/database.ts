@@ -12,13 +12,19 @@ export interface DatabaseOptions {
   databaseUrl?: string;
   /** Directory of the embedded store; undefined keeps it in memory (tests). */
   dataDir?: string;
+  /**
+   * The embedded store in memory only: start from this data directory (a tarball, as a store's
+   * `dumpDataDir()` gives it) instead of an empty database. The tests open their databases from
+   * one already migrated.
+   */
+  template?: Uint8Array;
   poolSize?: number;
   /** Longest wait for a free pooled connection, in ms (default 5000). */
   poolWaitMs?: number;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000) : openEmbedded(options.dataDir);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000) : openEmbedded(options.dataDir, options.template);
 }
 
 /** Thrown without asking PostgreSQL while the breaker is open: it was just found unreachable. */

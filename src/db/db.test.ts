@@ -42,7 +42,7 @@ describe('migrations', () => {
 
   if (storeKinds().some((k) => k.name === 'postgres')) {
     it('several nodes starting together on PostgreSQL apply each migration once', async () => {
-      const fresh = await freshPostgresDatabase();
+      const fresh = await freshPostgresDatabase({ migrated: false });
       const nodes = await Promise.all(Array.from({ length: 4 }, () => openDatabase({ databaseUrl: fresh.url, poolSize: 2 })));
       try {
         const applied = await Promise.all(nodes.map((db) => migrate(db)));

@@ -16,6 +16,7 @@ export type Request =
   | { id: number; op: 'exec'; sql: string }
   | { id: number; op: 'begin'; tx: number }
   | { id: number; op: 'end'; tx: number; commit: boolean }
+  | { id: number; op: 'dump' }
   | { id: number; op: 'close' };
 
 export type Reply = { id: number; rows?: unknown[]; error?: undefined } | { id: number; error: WireError };
@@ -29,6 +30,8 @@ export type Ready = { ready: true } | { ready: false; error: WireError };
 export interface WorkerOptions {
   /** Directory of the store; undefined keeps it in memory. */
   location?: string;
+  /** A data directory to start from (a tarball from the 'dump' message) instead of an empty database. */
+  template?: Uint8Array;
   /**
    * For statements inside a transaction, answered without the event loop: the reply goes to this
    * port, and the first Int32 of this buffer is set to 1 and notified, while the caller waits on it.
@@ -116,7 +119,7 @@ async function serve(options: WorkerOptions): Promise<void> {
   try {
     // Options as one object: PGlite(dataDir, options) drops the options when dataDir is
     // undefined, and the in-memory store (the tests') then handed out int8 as numbers and BigInts.
-    db = new PGlite({ dataDir: options.location, parsers: PGLITE_PARSERS });
+    db = new PGlite({ dataDir: options.location, parsers: PGLITE_PARSERS, loadDataDir: options.template && new Blob([options.template.slice()]) });
     await db.waitReady;
   } catch (error) {
     port.postMessage({ ready: false, error: toWire(error) } satisfies Ready);
@@ -217,6 +220,16 @@ async function serve(options: WorkerOptions): Promise<void> {
         );
         return;
       }
+      case 'dump':
+        // Checkpointed first, so that a store opened from the tarball has no WAL to replay.
+        void reply(
+          m.id,
+          db
+            .exec('CHECKPOINT')
+            .then(() => db.dumpDataDir('none'))
+            .then(async (tarball) => [new Uint8Array(await tarball.arrayBuffer())]),
+        );
+        return;
       case 'close':
         void reply(
           m.id,

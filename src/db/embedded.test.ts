@@ -1,9 +1,12 @@
 // The embedded store runs PGlite in a worker thread (src/db/embedded.ts): what crosses the
-// thread must be what the caller would have had from PGlite in its own thread.
+// thread must be what the caller would have had from PGlite in its own thread. Tests that need
+// just a store open a copy of the tests' migrated template (no initdb: seconds quicker); the first
+// and the last open an empty one, as the server does.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { openMigratedPglite } from '../../test/support/templates.js';
 import { isUnavailable, openDatabase } from './database.js';
 
 describe('embedded store in its own thread', () => {
@@ -53,7 +56,7 @@ describe('embedded store in its own thread', () => {
   });
 
   it('commits a transaction whole, rolls one back whole, and serves on after a failed commit', async () => {
-    const db = await openDatabase({});
+    const db = await openMigratedPglite();
     try {
       await db.query('CREATE TABLE tx_probe (id int PRIMARY KEY, n int CHECK (n >= 0))');
       await db.query('CREATE TABLE tx_later (id int PRIMARY KEY REFERENCES tx_probe (id) DEFERRABLE INITIALLY DEFERRED)');
@@ -100,7 +103,7 @@ describe('embedded store in its own thread', () => {
 
   it('ends a transaction that fails before its first statement, or has none, and serves on', async () => {
     // Each asked for while another call holds the store: neither may leave PGlite's lock held.
-    const db = await openDatabase({});
+    const db = await openMigratedPglite();
     try {
       await db.query('CREATE TABLE early_end (id int PRIMARY KEY)');
       const busy = db.query('SELECT pg_sleep(0.2)');
@@ -127,8 +130,30 @@ describe('embedded store in its own thread', () => {
     }
   });
 
-  it('once closed, answers every call with an error that means unavailable (a 503), and closes once', async () => {
+  it('opens a copy of another store from its data directory as a tarball, rows and all, that goes its own way', async () => {
     const db = await openDatabase({});
+    try {
+      await db.query('CREATE TABLE copy_probe (id int PRIMARY KEY, note text)');
+      await db.query(`INSERT INTO copy_probe VALUES (1, 'before the copy')`);
+      const tarball = await db.dumpDataDir!();
+      const copy = await openDatabase({ template: tarball });
+      try {
+        assert.deepEqual((await copy.query('SELECT id, note FROM copy_probe')).rows, [{ id: 1, note: 'before the copy' }]);
+        await copy.query(`INSERT INTO copy_probe VALUES (2, 'in the copy')`);
+        await db.query(`INSERT INTO copy_probe VALUES (3, 'in the original')`);
+        assert.deepEqual((await copy.query('SELECT id FROM copy_probe ORDER BY id')).rows, [{ id: 1 }, { id: 2 }]);
+        assert.deepEqual((await db.query('SELECT id FROM copy_probe ORDER BY id')).rows, [{ id: 1 }, { id: 3 }]);
+      } finally {
+        await copy.close();
+      }
+      await assert.rejects(openDatabase({ dataDir: '/nonexistent', template: tarball }), /only in memory/);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('once closed, answers every call with an error that means unavailable (a 503), and closes once', async () => {
+    const db = await openMigratedPglite();
     await db.close();
     const error = await db.query('SELECT 1').then(
       () => assert.fail('a closed store answered'),

@@ -26,7 +26,13 @@ function fromWire(wire: WireError): Error {
   return Object.assign(error, fields);
 }
 
-export async function openEmbedded(dataDir: string | undefined): Promise<Database> {
+/**
+ * Opens the embedded store in `dataDir`, or in memory when it is undefined. An in-memory store
+ * can start from `template`, a data directory as a tarball (its `dumpDataDir()`), instead of an
+ * empty database: the tests open their databases from one already migrated.
+ */
+export async function openEmbedded(dataDir: string | undefined, template?: Uint8Array): Promise<Database> {
+  if (dataDir !== undefined && template) throw new Error('the embedded store starts from a template only in memory (no data directory)');
   let location: string | undefined;
   if (dataDir !== undefined) {
     location = path.join(dataDir, 'pgdata');
@@ -37,7 +43,7 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
   const signal = new SharedArrayBuffer(4);
   const { port1: syncReplies, port2: replies } = new MessageChannel();
   const worker = new Worker(new URL('./embedded-thread.mjs', import.meta.url), {
-    workerData: { location, replies, signal } satisfies WorkerOptions,
+    workerData: { location, template, replies, signal } satisfies WorkerOptions,
     transferList: [replies],
     execArgv: [],
   });
@@ -177,6 +183,10 @@ export async function openEmbedded(dataDir: string | undefined): Promise<Databas
           await call({ op: 'exec', sql });
         },
       }),
+    async dumpDataDir() {
+      const [tarball] = await call<Uint8Array>({ op: 'dump' });
+      return tarball!;
+    },
     async close() {
       if (stopped) return;
       await call({ op: 'close' });

@@ -34,6 +34,11 @@ export interface Database extends Queryable {
    * reachable again, once each per outage (the process logs them; requests in between fail fast).
    */
   watchAvailability?(listener: AvailabilityListener): void;
+  /**
+   * The embedded store only: its data directory as a tarball, from which another in-memory store
+   * can be opened (openDatabase's `template`).
+   */
+  dumpDataDir?(): Promise<Uint8Array>;
   close(): Promise<void>;
 }
 

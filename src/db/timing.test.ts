@@ -2,7 +2,8 @@
 // too, and everything else passes through unobserved and unchanged.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { openDatabase, type Database } from './database.js';
+import { openMigratedPglite } from '../../test/support/templates.js';
+import type { Database } from './database.js';
 import { statementTag, timedDatabase } from './timing.js';
 
 describe('statementTag', () => {
@@ -35,7 +36,7 @@ describe('timedDatabase', () => {
   let db: Database;
   const seen: [string, number][] = [];
   before(async () => {
-    raw = await openDatabase({});
+    raw = await openMigratedPglite();
     db = timedDatabase(raw, (name, seconds) => seen.push([name, seconds]));
     await raw.query('CREATE TABLE timed_probe (id int PRIMARY KEY)');
   });
@@ -86,7 +87,7 @@ describe('timedDatabase', () => {
 
   it('keeps the store kind and closes the store it wraps', async () => {
     assert.equal(db.kind, raw.kind);
-    const own = await openDatabase({});
+    const own = await openMigratedPglite();
     await timedDatabase(own, () => {}).close();
     await assert.rejects(own.query('SELECT 1'), /closed/);
   });

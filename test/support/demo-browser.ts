@@ -7,8 +7,8 @@ import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
-import { migrate } from '../../src/db/migrate.js';
+import type { Database } from '../../src/db/database.js';
+import { openMigratedPglite } from './templates.js';
 import { createFileMailer } from '../../src/modules/mail/mailer.js';
 import { importCatalogue } from '../../src/seed.js';
 import { createInstance, type InstanceSettings } from '../../src/modules/tenants/repository.js';
@@ -55,8 +55,7 @@ export async function startDemo(
   } = {},
 ): Promise<DemoBrowser> {
   mkdirSync(SHOTS, { recursive: true });
-  const db = await openDatabase({});
-  await migrate(db);
+  const db = await openMigratedPglite();
   await importCatalogue(db, (await createInstance(db, { name: 'demo', ...options.settings }))!, new Date());
   // The app must know its own address for links, so listen first on a free port.
   const probe = (await import('node:net')).createServer();
