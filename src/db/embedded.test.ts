@@ -163,15 +163,23 @@ describe('embedded store in its own thread', () => {
     await db.close();
   });
 
-  it('does not keep the process alive: a script that never closes its store still exits', () => {
+  it('does not keep the process alive: a script that never closes its store still exits, whether it used it or not', () => {
     const database = fileURLToPath(new URL('./database.ts', import.meta.url));
-    const script = `const { openDatabase } = await import(${JSON.stringify(database)});
-      const db = await openDatabase({});
+    const run = (use: string) =>
+      spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const { openDatabase } = await import(${JSON.stringify(database)});\n${use}`], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const used = run(`const db = await openDatabase({});
       const { rows } = await db.query('SELECT 41 + 1 AS n');
-      process.stdout.write(String(rows[0].n));`;
-    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
-    assert.equal(child.error, undefined, 'exited before the timeout');
-    assert.equal(child.status, 0, child.stderr);
-    assert.equal(child.stdout, '42');
+      process.stdout.write(String(rows[0].n));`);
+    assert.equal(used.error, undefined, 'exited before the timeout');
+    assert.equal(used.status, 0, used.stderr);
+    assert.equal(used.stdout, '42');
+    // Opened and never asked anything: the thread's own listeners once held the process for good.
+    const idle = run(`await openDatabase({}); process.stdout.write('open');`);
+    assert.equal(idle.error, undefined, 'exited before the timeout');
+    assert.equal(idle.status, 0, idle.stderr);
+    assert.equal(idle.stdout, 'open');
   });
 });

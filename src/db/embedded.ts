@@ -100,6 +100,9 @@ export async function openEmbedded(dataDir: string | undefined, template?: Uint8
   // after it: the server answers 503 and its health check says so.
   worker.on('error', (error) => stop(new Error(`${CLOSED}: the embedded store's thread failed: ${error.message}`, { cause: error })));
   worker.on('exit', (code) => stop(new Error(`${CLOSED}: the embedded store's thread exited with code ${code}`)));
+  // Adding a 'message' listener refs the worker again; nothing waits for it yet. (A store opened
+  // from a template and then used only inside transactions kept a test process alive for good.)
+  worker.unref();
 
   const call = <T>(request: Call): Promise<T[]> => {
     if (stopped) return Promise.reject(stopped);
