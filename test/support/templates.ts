@@ -117,20 +117,31 @@ async function postgresTemplate(admin: pg.Client, base: string): Promise<string>
       await admin.query(`DROP DATABASE IF EXISTS ${old.name} WITH (FORCE)`);
     }
   }
-  // Made under another name and renamed when whole: a process that dies while migrating leaves
-  // no template that looks finished.
-  const building = `ac_build_${name.slice('ac_tpl_'.length)}`;
-  await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+  // Made under a name of its own and renamed when whole: a process that dies while migrating
+  // leaves no template that looks finished. The lock is the database's of TEST_DATABASE_URL, so
+  // runs given other databases of one server can make the same template at once: the first
+  // renamed wins, and the others drop theirs.
+  const building = `ac_build_${name.slice('ac_tpl_'.length)}_${randomBytes(4).toString('hex')}`;
   await admin.query(`CREATE DATABASE ${building}`);
   const url = new URL(base);
   url.pathname = `/${building}`;
   const db = await openDatabase({ databaseUrl: url.toString(), poolSize: 1 });
   try {
     await migrate(db);
-  } finally {
+  } catch (error) {
     await db.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+    throw error;
   }
-  await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+  await db.close();
+  try {
+    await admin.query(`ALTER DATABASE ${building} RENAME TO ${name}`);
+  } catch (error) {
+    await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`);
+    // 42P04: made meanwhile by a run that holds the lock of another database.
+    if ((error as { code?: string }).code === '42P04') return name;
+    throw error;
+  }
   await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`);
   await admin.query(`COMMENT ON DATABASE ${name} IS '${new Date().toISOString()}'`);
   return name;
