@@ -80,11 +80,7 @@ for (const kind of storeKinds()) {
         await one.db.query(`INSERT INTO instances (name) VALUES ('only-in-one')`);
         assert.deepEqual((await two.db.query('SELECT count(*)::int AS n FROM instances')).rows, [{ n: 0 }]);
       } finally {
-        // PostgreSQL's drop closes the pool; the embedded store is closed here.
-        for (const opened of [one, two]) {
-          if (kind.name === 'pglite') await opened.db.close();
-          await opened.drop();
-        }
+        for (const opened of [one, two]) await opened.drop();
       }
     });
   });

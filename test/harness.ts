@@ -27,7 +27,8 @@ const pglite: StoreKind = {
   name: 'pglite',
   async open() {
     const db = await openMigratedPglite();
-    return { db, drop: async () => {} };
+    // In memory: closing it is all there is to drop (closing twice is harmless).
+    return { db, drop: () => db.close() };
   },
 };
 
