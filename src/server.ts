@@ -3,20 +3,16 @@ import './runtime.js';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import pino from 'pino';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { onStop, shutDown } from './http/drain.js';
+import { logDestination } from './http/log-destination.js';
 import { loggerOptions } from './http/logging.js';
 import { migrate } from './db/migrate.js';
 import { createMailer } from './modules/mail/mailer.js';
 import { seedDemo } from './seed.js';
 import { isClusterPrimary, printsBanner, runPrimary } from './workers.js';
-
-/** Log lines are written once this many bytes are waiting, or every LOG_FLUSH_MS. */
-const LOG_WRITE_BYTES = 4096;
-const LOG_FLUSH_MS = 200;
 
 /** The admin token: ADMIN_TOKEN, or in embedded mode one generated once into $DATA_DIR/admin-token. */
 function adminToken(config: Config): { token: string | undefined; source: string } {
@@ -62,11 +58,8 @@ async function main() {
     },
     db,
     mailer,
-    // Log lines leave asynchronously (a request never waits for stdout), gathered into writes of
-    // at least 4 KiB or every 200 ms, whichever first: one write per line cost a system call per
-    // request, about 10 % of a score read's throughput at 7,000 requests/s. pino writes what is
-    // still pending synchronously when the process exits.
-    logger: loggerOptions(config.logLevel, pino.destination({ dest: 1, sync: false, minLength: LOG_WRITE_BYTES, periodicFlush: LOG_FLUSH_MS })),
+    // Log lines leave asynchronously, gathered into writes of about 4 KiB (src/http/log-destination.ts).
+    logger: loggerOptions(config.logLevel, logDestination()),
   });
 
   // An outage of PostgreSQL in two lines, whatever the traffic: requests meanwhile get 503 at
