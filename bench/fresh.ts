@@ -64,6 +64,17 @@ export async function startService(env: Record<string, string>): Promise<Service
   return { url, pid: child.pid!, stop: () => stopChild(child) };
 }
 
+/**
+ * The options the start script gives node (`exec node --flag … dist/server.js`): the baseline runs
+ * with them too, so that a setting of the service's runtime is one both sides get.
+ */
+export function startNodeOptions(): string[] {
+  const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const words = script.replace(/^exec\s+/, '').split(/\s+/);
+  if (words[0] !== 'node') return [];
+  return words.slice(1).filter((word) => word.startsWith('--'));
+}
+
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
@@ -75,7 +86,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 /** Starts the ready-JSON baseline (bench/ready-baseline.ts) on the database; `nodeArgs` go to its node (a profiler's, say). */
 export async function startReadyBaseline(databaseUrl: string, nodeArgs: string[] = []): Promise<Service> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'bench', 'ready-baseline.ts')], {
+  const child = spawn(process.execPath, [...startNodeOptions(), ...nodeArgs, '--import', 'tsx', path.join(ROOT, 'bench', 'ready-baseline.ts')], {
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), PGAPPNAME: 'bench-ready-baseline' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -276,7 +287,7 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
           baseline: summary(b),
           ratio: median(ratios),
           ratios,
-          p99Ratio: median(s.map((f) => f.p99)) / Math.max(1, median(b.map((f) => f.p99))),
+          p99Ratio: median(s.map((f) => f.p99)) / Math.max(0.01, median(b.map((f) => f.p99))),
           statistics: `${before} → ${await stats()}`,
         };
         results.push(result);

@@ -357,7 +357,7 @@ async function main() {
       if (scenario.ready) {
         const readyRatios = s.map((f, i) => f.rps / r[i]!.rps);
         const f = summarize(r);
-        row.ready = { f, ratio: median(readyRatios), ratios: readyRatios, p99Ratio: row.s.p99 / Math.max(1, f.p99), target: scenario.ready.target };
+        row.ready = { f, ratio: median(readyRatios), ratios: readyRatios, p99Ratio: row.s.p99 / Math.max(0.01, f.p99), target: scenario.ready.target };
       }
       rows.push(row);
       console.log(
@@ -508,7 +508,7 @@ async function scale(sizes: number[]): Promise<string> {
     '| candidates | score by candidate req/s | p50 / p99 ms | ratio p50 / p99 | invite req/s | p50 / p99 ms | ratio p50 / p99 |',
     '|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  const r = (a: number, b: number) => (a / Math.max(1, b)).toFixed(2);
+  const r = (a: number, b: number) => (a / Math.max(0.01, b)).toFixed(2);
   for (const x of results) {
     lines.push(
       `| ${x.size.toLocaleString('en')} | ${x.score.rps.toFixed(0)} | ${x.score.p50} / ${x.score.p99} | ${r(x.score.p50, first.score.p50)} / ${r(x.score.p99, first.score.p99)} | ${x.invite.rps.toFixed(0)} | ${x.invite.p50} / ${x.invite.p99} | ${r(x.invite.p50, first.invite.p50)} / ${r(x.invite.p99, first.invite.p99)} |`,
@@ -862,7 +862,7 @@ async function sweepScenario(): Promise<string> {
       `| completed more than once (assessment.completed events minus attempts) | ${duplicates} | 0: ${duplicates === 0 ? 'met' : 'NOT met'} |`,
       `| attempts completed that were not due | ${st.otherDone} | 0: ${st.otherDone === 0 ? 'met' : 'NOT met'} |`,
       `| score by candidate before the minute: req/s, p50 / p99 ms | ${before.rps.toFixed(0)}, ${before.p50} / ${before.p99} | |`,
-      `| score by candidate during it: req/s, p50 / p99 ms | ${during.rps.toFixed(0)}, ${during.p50} / ${during.p99} (p99 ${(during.p99 / Math.max(1, before.p99)).toFixed(2)}× before) | |`,
+      `| score by candidate during it: req/s, p50 / p99 ms | ${during.rps.toFixed(0)}, ${during.p50} / ${during.p99} (p99 ${(during.p99 / Math.max(0.01, before.p99)).toFixed(2)}× before) | |`,
       `| capacity: ${due.toLocaleString('en')} more due at one instant, no reads beside: completed, first and last after | ${backlog.n.toLocaleString('en')}, ${(backlog.firstMs / 1000).toFixed(1)} / ${(backlog.lastMs / 1000).toFixed(1)} s: **${backlogRate.toFixed(0)} completions/s** (the minute's arrival rate: ${(due / 60).toFixed(0)}/s) | |`,
     ].join('\n');
   } finally {
@@ -1010,7 +1010,7 @@ function render(seeded: { candidates: number; invitations: number }, rows: Row[]
   ];
   for (const row of rows) {
     const ratio = row.ratio;
-    const p99 = row.s.p99 / Math.max(1, row.b.p99);
+    const p99 = row.s.p99 / Math.max(0.01, row.b.p99);
     const met = [
       row.target.rps ? `${ratio >= row.target.rps ? 'met' : 'NOT met'}: ≥ ${row.target.rps}×` : '',
       row.target.p99 ? `p99 ${p99 <= row.target.p99 ? 'met' : 'NOT met'}: ≤ ${row.target.p99}×` : '',
