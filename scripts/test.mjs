@@ -49,11 +49,28 @@ console.log(`# Redis suites: ${redis}${process.env.REQUIRE_REDIS === '1' ? ' (RE
 const skipDir = mkdtempSync(path.join(tmpdir(), 'ac-skips-'));
 const skipLog = path.join(skipDir, 'skipped.txt');
 const concurrency = process.env.TEST_CONCURRENCY || '2';
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files], {
+const timings = path.join(skipDir, 'timings.tsv');
+const reporters = [
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${path.join(import.meta.dirname, 'test-timing-reporter.mjs')}`,
+  `--test-reporter-destination=${timings}`,
+];
+const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files], {
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test', TEST_SKIP_LOG: skipLog },
 });
 child.on('exit', (code, signal) => {
+  // The slowest files, to see where the suite's time goes (each file's first to last event).
+  if (existsSync(timings)) {
+    const slowest = readFileSync(timings, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split('\t'))
+      .sort((a, b) => Number(b[0]) - Number(a[0]))
+      .slice(0, 12);
+    console.log(`# slowest files: ${slowest.map(([seconds, file]) => `${path.relative(process.cwd(), file)} ${seconds} s`).join('; ')}`);
+  }
   const skipped = existsSync(skipLog) ? [...new Set(readFileSync(skipLog, 'utf8').split('\n').filter(Boolean))] : [];
   rmSync(skipDir, { recursive: true, force: true });
   console.log(skipped.length === 0 ? '# suites skipped: none' : `# suites skipped (${skipped.length}): ${skipped.join('; ')}`);
