@@ -146,7 +146,11 @@ async function openPostgres(connectionString: string, max: number, poolWaitMs: n
     query,
     prepared: (name, text, params) =>
       breaker.run(async () => {
-        const result = await pool.query({ name, text, values: params });
+        // A Query made from the text, then named: given a config object ({ name, text, values }),
+        // pg copies it property by property (Object.getOwnPropertyDescriptors), about 1 µs of a
+        // score read's CPU; given the text, it does not.
+        const prepared: pg.QueryConfig = Object.assign(new pg.Query(text, params as unknown[]), { text, name });
+        const result = await pool.query(prepared);
         return { rows: result.rows };
       }),
     async transaction(fn) {
