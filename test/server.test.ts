@@ -1,6 +1,7 @@
 // The README's promises, through real processes: `npm start` on a fresh data directory (and on
-// PostgreSQL when available), the operator CLI against it, the public API over a real port, a
-// restart that keeps everything, and an orderly stop on SIGTERM.
+// PostgreSQL when available), the operator CLI against it (its run() in this process, with this
+// suite's environment; test/build.test.ts runs bin/ as a process), the public API over a real
+// port, a restart that keeps everything, and an orderly stop on SIGTERM.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { catalogueFiles } from '../src/seed.js';
 import { freePort, freshPostgresDatabase, sampleAssessment, storeKinds } from './harness.js';
 import { startRelay, type Relay } from './relay.js';
+import { cli } from './support/cli.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -48,22 +50,6 @@ async function stop(running: Running): Promise<{ code: number | null; ms: number
   const exited = new Promise<number | null>((resolve) => running.child.on('exit', (code) => resolve(code)));
   running.child.kill('SIGTERM');
   return { code: await exited, ms: Date.now() - began };
-}
-
-function cli(args: string[], env: Record<string, string>, input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    if (input !== undefined) child.stdin!.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
 }
 
 const kinds = storeKinds().map((k) => k.name);

@@ -20,10 +20,22 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Where a run of the CLI writes, reads and finds its settings: the process's own (bin.ts), or
+ * strings and a given environment when it runs inside another program (the tests).
+ */
+export interface Io {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+  stdin: AsyncIterable<string | Buffer>;
+  env: Record<string, string | undefined>;
+}
+
 export interface Context {
   url: string;
   client: AdminClient;
   json: boolean;
+  io: Io;
 }
 
 const TIMEOUT_MS = 30_000;

@@ -38,7 +38,7 @@ async function follow(ctx: Context, instance: string, id: string): Promise<BulkI
   for (;;) {
     const bulk = await get(ctx, instance, id);
     if (bulk.status !== 'running') return bulk;
-    if (!ctx.json) process.stderr.write(`${progress(bulk)}\n`);
+    if (!ctx.json) ctx.io.stderr.write(`${progress(bulk)}\n`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -97,7 +97,7 @@ export const inviteCommands: Record<string, Command> = {
       ...(notes.length > 0 ? [`Known already (${notes.length}), invited again:`, ...notes.map((l) => `  ${l}`)] : []),
     ];
     if (created.bulkInvite.counts.pending === 0) {
-      process.stdout.write(`${head.join('\n')}\n`);
+      ctx.io.stdout.write(`${head.join('\n')}\n`);
       throw new Error('no row of the file can be invited; nothing was started');
     }
     const started = await ok(ctx, ctx.client.POST('/admin/v1/instances/{instance}/bulk-invites/{id}/start', { params: { path: { instance, id } } }));

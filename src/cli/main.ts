@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { assessmentCommands } from './assessments.js';
 import { candidateCommands } from './candidates.js';
-import { type Command, type Context, type Options, ApiError, UsageError, adminClient } from './client.js';
+import { type Command, type Context, type Io, type Options, ApiError, UsageError, adminClient } from './client.js';
 import { instanceCommands } from './instances.js';
 import { integrationCommands } from './integrations.js';
 import { inviteCommands } from './invite.js';
@@ -110,10 +110,10 @@ const COMMANDS: Record<string, Command> = {
   ...inviteCommands,
 };
 
-function resolveToken(given: string | undefined): string {
+function resolveToken(given: string | undefined, env: Io['env']): string {
   if (given) return given;
-  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
-  const file = path.resolve(process.env.DATA_DIR || './data', 'admin-token');
+  if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
+  const file = path.resolve(env.DATA_DIR || './data', 'admin-token');
   try {
     return readFileSync(file, 'utf8').trim();
   } catch {
@@ -125,14 +125,26 @@ function resolveToken(given: string | undefined): string {
  * The service: --url, as in every command. --server is the older spelling (a note says so). In
  * `webhook create` without --endpoint, --url is the receiver (the older spelling, see webhooks.ts).
  */
-function serviceUrl(command: string, values: Options): string {
-  if (typeof values.server === 'string') process.stderr.write('note: --server is deprecated; use --url URL (the service, in every command)\n');
+function serviceUrl(io: Io, command: string, values: Options): string {
+  if (typeof values.server === 'string') io.stderr.write('note: --server is deprecated; use --url URL (the service, in every command)\n');
   const url = command === 'webhook create' && values.endpoint === undefined ? undefined : values.url;
   const given = typeof values.server === 'string' ? values.server : typeof url === 'string' ? url : undefined;
-  return given ?? process.env.ASSESSMENT_CONNECT_URL ?? `http://localhost:${process.env.PORT || 8080}`;
+  return given ?? io.env.ASSESSMENT_CONNECT_URL ?? `http://localhost:${io.env.PORT || 8080}`;
 }
 
-export async function run(argv: string[]): Promise<number> {
+/**
+ * The process's own streams and environment. Standard input is only touched when a command reads
+ * it (--password-stdin, --client-secret-stdin), as before: asking for process.stdin opens it.
+ */
+const processIo = (): Io => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: { [Symbol.asyncIterator]: () => process.stdin[Symbol.asyncIterator]() },
+  env: process.env,
+});
+
+/** One command line: its exit code (0 done, 1 failed, 2 a mistake in the command line). */
+export async function run(argv: string[], io: Io = processIo()): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
@@ -200,30 +212,30 @@ export async function run(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
     return 2;
   }
   const { values, positionals } = parsed;
   if (values.help || positionals.length === 0) {
-    process.stdout.write(USAGE);
+    io.stdout.write(USAGE);
     return values.help ? 0 : 2;
   }
   const name = positionals.slice(0, 2).join(' ');
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`unknown command: ${name}\n\n${USAGE}`);
+    io.stderr.write(`unknown command: ${name}\n\n${USAGE}`);
     return 2;
   }
   const json = values.json === true;
   try {
-    const url = serviceUrl(name, values);
-    const ctx: Context = { url, client: adminClient(url, resolveToken(values.token)), json };
+    const url = serviceUrl(io, name, values);
+    const ctx: Context = { url, client: adminClient(url, resolveToken(values.token, io.env)), json, io };
     const result = await command(ctx, positionals.slice(2), values);
-    process.stdout.write(json ? `${JSON.stringify(result.data, null, 2)}\n` : `${result.text}\n`);
+    io.stdout.write(json ? `${JSON.stringify(result.data, null, 2)}\n` : `${result.text}\n`);
     return 0;
   } catch (error) {
-    if (json && error instanceof ApiError) process.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (json && error instanceof ApiError) io.stdout.write(`${JSON.stringify(error.body, null, 2)}\n`);
+    io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return error instanceof UsageError ? 2 : 1;
   }
 }

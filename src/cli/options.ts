@@ -1,5 +1,5 @@
 // Reading the command line: required and numeric options, lists, tables for the text output.
-import { type Options, UsageError } from './client.js';
+import { type Context, type Options, UsageError } from './client.js';
 
 export function required(options: Options, name: string): string {
   const value = options[name];
@@ -61,9 +61,9 @@ export function table<T extends object>(rows: readonly T[], columns: (keyof T & 
 }
 
 /** The first line of standard input, so that a password never appears in the process list or shell history. */
-export async function passwordFromStdin(): Promise<string> {
+export async function passwordFromStdin(ctx: Context): Promise<string> {
   let input = '';
-  for await (const chunk of process.stdin) {
+  for await (const chunk of ctx.io.stdin) {
     input += String(chunk);
     if (input.includes('\n')) break;
   }

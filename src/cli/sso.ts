@@ -52,7 +52,7 @@ export const ssoCommands: Record<string, Command> = {
       ...(text(options, 'display-name') !== undefined ? { displayName: text(options, 'display-name') } : {}),
       ...(text(options, 'issuer') !== undefined ? { issuer: text(options, 'issuer') } : {}),
       ...(text(options, 'client-id') !== undefined ? { clientId: text(options, 'client-id') } : {}),
-      ...(options['client-secret-stdin'] ? { clientSecret: await passwordFromStdin() } : {}),
+      ...(options['client-secret-stdin'] ? { clientSecret: await passwordFromStdin(ctx) } : {}),
       ...(list(options.domains) !== undefined ? { allowedDomains: list(options.domains) } : {}),
       ...(onOff(options, 'jit') !== undefined ? { jit: onOff(options, 'jit') } : {}),
       ...(role !== undefined ? { defaultRole: role } : {}),

@@ -21,7 +21,7 @@ const userId = (id: string | undefined, command: string) => needArg(id, `user ${
 
 export const userCommands: Record<string, Command> = {
   async 'user create'(ctx, _args, options) {
-    const password = options['password-stdin'] ? await passwordFromStdin() : undefined;
+    const password = options['password-stdin'] ? await passwordFromStdin(ctx) : undefined;
     const body = { email: required(options, 'email'), role: role(required(options, 'role')), instances: list(options.instance), password };
     const data = await ok(ctx, ctx.client.POST('/admin/v1/users', { body }));
     return { data, text: userCreated(data, 'Created') };
@@ -40,7 +40,7 @@ export const userCommands: Record<string, Command> = {
   },
   async 'user reset-password'(ctx, [id], options) {
     const path = { id: userId(id, 'reset-password') };
-    const password = options['password-stdin'] ? await passwordFromStdin() : undefined;
+    const password = options['password-stdin'] ? await passwordFromStdin(ctx) : undefined;
     const data = await ok(ctx, ctx.client.POST('/admin/v1/users/{id}/reset-password', { params: { path }, body: password === undefined ? {} : { password } }));
     return { data, text: userCreated(data, 'Reset the password of') };
   },

@@ -1,7 +1,7 @@
 // webhook create / list / update / delete / rotate-secret / replay / attempts. The receiver's
 // address is --endpoint URL (--url names the service, as in every command).
 import { EVENT_TYPES, type EventType } from '../modules/webhooks/repository.js';
-import { type Command, type Options, UsageError, done, ok } from './client.js';
+import { type Command, type Context, type Options, UsageError, done, ok } from './client.js';
 import { list, needArg, positiveInteger, required, table, text } from './options.js';
 
 /** The server's page size of webhook attempts when --limit is not given. */
@@ -24,11 +24,11 @@ function eventList(options: Options): EventType[] | undefined {
  * took the receiver as --url: that spelling still works there (when --endpoint is not given),
  * with a note on standard error.
  */
-export function endpointOption(command: string, options: Options): string | undefined {
+export function endpointOption(ctx: Context, command: string, options: Options): string | undefined {
   const endpoint = text(options, 'endpoint');
   if (endpoint !== undefined || command !== 'webhook create') return endpoint;
   const legacy = text(options, 'url');
-  if (legacy !== undefined) process.stderr.write('note: --url for the webhook endpoint is deprecated; use --endpoint URL (--url names the service, as in every command)\n');
+  if (legacy !== undefined) ctx.io.stderr.write('note: --url for the webhook endpoint is deprecated; use --endpoint URL (--url names the service, as in every command)\n');
   return legacy;
 }
 
@@ -37,7 +37,7 @@ const endpointId = (id: string | undefined, command: string) => needArg(id, `web
 
 export const webhookCommands: Record<string, Command> = {
   async 'webhook create'(ctx, _args, options) {
-    const url = endpointOption('webhook create', options);
+    const url = endpointOption(ctx, 'webhook create', options);
     if (!url) throw new UsageError("--endpoint is required (the receiver's URL)");
     const body = { url, events: eventList(options), description: text(options, 'description') };
     const data = await ok(ctx, ctx.client.POST('/admin/v1/instances/{instance}/webhooks', { params: { path: path(options) }, body }));
@@ -58,7 +58,7 @@ export const webhookCommands: Record<string, Command> = {
   },
   async 'webhook update'(ctx, [id], options) {
     const change = {
-      url: endpointOption('webhook update', options),
+      url: endpointOption(ctx, 'webhook update', options),
       events: eventList(options),
       description: text(options, 'description'),
       enabled: options.enable ? true : options.disable ? false : undefined,

@@ -1,24 +1,40 @@
-// Runs the operator CLI as an operator would, against a server: from its TypeScript (src/cli/bin.ts,
-// through tsx, as the other suites run the sources; test/build.test.ts runs bin/ on the build).
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+// Runs the operator CLI against a server inside the test's own process: src/cli/main.ts's run()
+// with its output caught in strings, an environment and a standard input of the test's, which
+// saves starting node and tsx for every command. test/build.test.ts runs bin/ on the build as a
+// process, as an operator does.
+import { run } from '../../src/cli/main.js';
 import { ADMIN_TOKEN } from '../harness.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..', '..');
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
 
-/** `assessment-connect <args> --url <url>` with the tests' admin token: its exit code and output; `input` is its standard input. */
-export function runCli(url: string, args: string[], input?: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', ...args, '--url', url], {
-      cwd: ROOT,
-      env: { ...process.env, ADMIN_TOKEN },
-      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    if (input !== undefined) child.stdin!.end(input);
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.on('exit', (code) => resolve({ code: code ?? 1, stdout, stderr }));
-  });
+/**
+ * `assessment-connect <args>` with the test process's environment and `env` over it: its exit
+ * code and output; `input` is its standard input (none: an empty one).
+ */
+export async function cli(args: string[], env: Record<string, string>, input?: string): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const io = {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    stdin: (async function* () {
+      if (input !== undefined) yield input;
+    })(),
+    env: { ...process.env, ...env },
+  };
+  try {
+    return { code: await run(args, io), stdout, stderr };
+  } catch (error) {
+    // What node does with an uncaught error: the stack on standard error, exit code 1.
+    return { code: 1, stdout, stderr: `${stderr}${error instanceof Error ? error.stack : String(error)}\n` };
+  }
+}
+
+/** `assessment-connect <args> --url <url>` with the tests' admin token. */
+export function runCli(url: string, args: string[], input?: string): Promise<CliRun> {
+  return cli([...args, '--url', url], { ADMIN_TOKEN }, input);
 }
