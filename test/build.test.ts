@@ -95,6 +95,20 @@ describe('the compiled build (dist/)', () => {
     assert.ok(Array.isArray(assessments) && assessments.length > 0, 'the demo catalogue was seeded from the build');
   });
 
+  it('the CLI bin, as a process, reads a secret from its standard input and exits 2 on a usage mistake', () => {
+    const cli = (args: string[], input?: string) =>
+      spawnSync(process.execPath, ['bin/assessment-connect.mjs', ...args], { cwd: ROOT, env: { ...process.env, ADMIN_TOKEN, NODE_OPTIONS: undefined }, encoding: 'utf8', input });
+    const created = cli(
+      ['user', 'create', '--email', 'process.check@example.com', '--role', 'owner', '--password-stdin', '--json', '--url', url('')],
+      'a passphrase long enough for the policy 2026\n',
+    );
+    assert.equal(created.status, 0, created.stderr);
+    assert.equal((JSON.parse(created.stdout) as { email: string }).email, 'process.check@example.com');
+    const mistaken = cli(['no-such-command']);
+    assert.equal(mistaken.status, 2);
+    assert.match(mistaken.stderr, /unknown command: no-such-command/);
+  });
+
   it('the CLI bin runs from dist/ with plain node', () => {
     const help = spawnSync(process.execPath, ['bin/assessment-connect.mjs', '--help'], { cwd: ROOT, env: { ...process.env, NODE_OPTIONS: undefined }, encoding: 'utf8' });
     assert.equal(help.status, 0, help.stderr);
