@@ -3,8 +3,9 @@
 // themselves once it is back.
 import assert from 'node:assert/strict';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { describe, it } from 'node:test';
+import { describe, it, mock } from 'node:test';
 import { freePort } from '../../test/harness.js';
+import { movingClock } from '../../test/support/clock.js';
 import { DatabaseUnavailable, isPoolBusy, isUnavailable, openDatabase } from './database.js';
 
 /** A TCP relay to PostgreSQL on a fixed local port that can be cut (listener and connections) and restored. */
@@ -100,7 +101,9 @@ function throughRelay(port: number): string {
 describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {
   it('fails fast while PostgreSQL is unreachable and recovers by itself', async () => {
     const cut = await relay(new URL(base!));
-    const db = await openDatabase({ databaseUrl: throughRelay(cut.port), poolSize: 4 });
+    // The breaker's open interval passes on this clock: the test moves it instead of waiting.
+    const clock = movingClock();
+    const db = await openDatabase({ databaseUrl: throughRelay(cut.port), poolSize: 4, now: clock.now });
     const heard: string[] = [];
     let outage: { ms: number; failedFast: number } | undefined;
     db.watchAvailability!({
@@ -124,10 +127,11 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
       }
 
       await cut.up();
-      // After the open interval one probe goes through, and its success closes the breaker.
+      // After the open interval one probe goes through, and its success closes the breaker (a
+      // probe that meets a pooled connection the outage broke fails, and opens it again).
       let recovered = false;
       for (let i = 0; i < 50 && !recovered; i++) {
-        await new Promise((r) => setTimeout(r, 100));
+        clock.offset += 500;
         recovered = await db.query('SELECT 1').then(
           () => true,
           () => false,
@@ -147,7 +151,8 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
 
   it('survives a connection lost while a transaction or an export holds it between queries', async () => {
     const cut = await relay(new URL(base!));
-    const db = await openDatabase({ databaseUrl: throughRelay(cut.port), poolSize: 2 });
+    const clock = movingClock();
+    const db = await openDatabase({ databaseUrl: throughRelay(cut.port), poolSize: 2, now: clock.now });
     try {
       const inTransaction = db.transaction(async (tx) => {
         await tx.query('SELECT 1');
@@ -159,14 +164,14 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
       await assert.rejects(inTransaction);
 
       await cut.up();
-      await new Promise((r) => setTimeout(r, 600));
+      clock.offset += 600; // past the breaker's open interval
       const rows = db.batches!<{ n: number }>('SELECT g AS n FROM generate_series(1, 5000) g', [], 1000);
       assert.equal((await rows.next()).value?.length, 1000);
       await cut.down();
       await new Promise((r) => setTimeout(r, 200));
       await assert.rejects(rows.next());
       await cut.up();
-      await new Promise((r) => setTimeout(r, 600));
+      clock.offset += 600; // past the breaker's open interval
       assert.equal((await db.query<{ n: number }>('SELECT 3 AS n')).rows[0]!.n, 3, 'the store works on');
     } finally {
       await db.close();
@@ -176,7 +181,8 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
 
   it('survives a connection that ends in the same breath as it opens (a server shutting down)', async () => {
     const relay = await shutdownRelay(new URL(base!));
-    const db = await openDatabase({ databaseUrl: throughRelay(relay.port), poolSize: 2 });
+    const clock = movingClock();
+    const db = await openDatabase({ databaseUrl: throughRelay(relay.port), poolSize: 2, now: clock.now });
     const uncaught: unknown[] = [];
     const record = (error: unknown) => uncaught.push(error);
     // The node test runner would report an uncaught error too, but as a failure of no test in particular.
@@ -184,7 +190,7 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
     try {
       for (const attempt of [() => db.transaction((tx) => tx.query('SELECT 1')), () => db.session((conn) => conn.query('SELECT 1')), () => db.query('SELECT 1')]) {
         await assert.rejects(attempt());
-        await new Promise((r) => setTimeout(r, 600)); // past the breaker's open interval: each attempt connects
+        clock.offset += 600; // past the breaker's open interval: each attempt connects
       }
       await new Promise((r) => setTimeout(r, 50));
       assert.deepEqual(uncaught.map(String), [], 'the error reaches the caller, never the process');
@@ -207,6 +213,27 @@ describe('circuit breaker of the PostgreSQL pool', { skip: base ? false : 'needs
       // The server was busy, not away: the next query runs at once instead of failing fast.
       assert.deepEqual((await db.query<{ one: number }>('SELECT 1 AS one')).rows, [{ one: 1 }]);
     } finally {
+      await db.close();
+    }
+  });
+});
+
+describe('an export read through a cursor', { skip: base ? false : 'needs TEST_DATABASE_URL (PostgreSQL)' }, () => {
+  it('is read to its end however long its reader pauses (past the driver’s 15 s read timeout)', async () => {
+    const db = await openDatabase({ databaseUrl: base! });
+    // The driver's read timeout is a setTimeout: mocked, the test moves time past it at once.
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      let read = 0;
+      for await (const rows of db.batches!<{ n: number }>('SELECT g AS n FROM generate_series(1, 5000) g', [], 1000)) {
+        assert.equal(rows[0]!.n, read + 1, 'batches come in order, none skipped');
+        read += rows.length;
+        // A slow client: the pause between two batches outlasts the driver's 15 s.
+        if (read === 1000) mock.timers.tick(20_000);
+      }
+      assert.equal(read, 5000, 'the export is not cut short as if it had ended');
+    } finally {
+      mock.timers.reset();
       await db.close();
     }
   });

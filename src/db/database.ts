@@ -21,10 +21,12 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Longest wait for a free pooled connection, in ms (default 5000). */
   poolWaitMs?: number;
+  /** PostgreSQL: the clock of the circuit breaker's open interval (a test moves it instead of waiting). */
+  now?: () => Date;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000) : openEmbedded(options.dataDir, options.template);
+  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000, options.now) : openEmbedded(options.dataDir, options.template);
 }
 
 /** Thrown without asking PostgreSQL while the breaker is open: it was just found unreachable. */
@@ -50,14 +52,18 @@ export class Breaker {
   private failedFast = 0;
   private readonly listeners: AvailabilityListener[] = [];
 
-  constructor(private readonly openMs = 500) {}
+  /** `now` is the clock the open interval is measured on (a test's, to move it instead of waiting). */
+  constructor(
+    private readonly openMs = 500,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   watch(listener: AvailabilityListener): void {
     this.listeners.push(listener);
   }
 
   async run<T>(work: () => Promise<T>): Promise<T> {
-    const now = Date.now();
+    const now = this.now().getTime();
     let probe = false;
     if (this.openUntil > 0) {
       if (now < this.openUntil || this.probing) {
@@ -75,7 +81,7 @@ export class Breaker {
       if (isUnavailable(error) && !isPoolBusy(error)) {
         this.lastError = error;
         if (this.openUntil === 0) this.open(error);
-        this.openUntil = Date.now() + this.openMs;
+        this.openUntil = this.now().getTime() + this.openMs;
       } else if (probe) {
         // The server answered, if only with an error of this query: it is reachable.
         this.close();
@@ -87,14 +93,14 @@ export class Breaker {
   }
 
   private open(cause: unknown): void {
-    this.openedAt = Date.now();
+    this.openedAt = this.now().getTime();
     this.failedFast = 0;
     for (const listener of this.listeners) listener.down(cause);
   }
 
   private close(): void {
     this.openUntil = 0;
-    for (const listener of this.listeners) listener.up({ ms: Date.now() - this.openedAt, failedFast: this.failedFast });
+    for (const listener of this.listeners) listener.up({ ms: this.now().getTime() - this.openedAt, failedFast: this.failedFast });
   }
 
   get isOpen(): boolean {
@@ -110,7 +116,7 @@ class Client extends pg.Client {
   }
 }
 
-async function openPostgres(connectionString: string, max: number, poolWaitMs: number): Promise<Database> {
+async function openPostgres(connectionString: string, max: number, poolWaitMs: number, now?: () => Date): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -124,7 +130,7 @@ async function openPostgres(connectionString: string, max: number, poolWaitMs: n
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const breaker = new Breaker();
+  const breaker = new Breaker(undefined, now);
   const query: Queryable['query'] = (text, params) =>
     breaker.run(async () => {
       const result = await pool.query(text, params as unknown[]);
@@ -197,6 +203,13 @@ async function openPostgres(connectionString: string, max: number, poolWaitMs: n
         await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         open = true;
         const reading = (cursor = client.query(new Cursor<T>(text, params)));
+        // pg arms its read timeout (query_timeout, 15 s) on every query it is given and disarms it
+        // through the query's callback, which a cursor never calls: 15 s after it was opened the
+        // timer failed the cursor, which then read as finished, so an export that a slow client
+        // took longer than that to read ended early as if complete (and the timer kept a closing
+        // process alive for those 15 s). The cursor's reads are watched by the loss handling above
+        // instead: its callback, pg's wrapper, is called once to clear the timer.
+        (reading as unknown as { callback?: () => void }).callback?.();
         const read = () =>
           lost
             ? Promise.reject(lost)
