@@ -190,6 +190,14 @@ describeEachStore('commands', (ctx) => {
        INSERT INTO invitations (instance_id, candidate_id, assessment_id, expires_at) SELECT c.instance_id, c.id, s.id, now() + interval '1 hour' FROM c, s`,
       [backlog],
     );
+    // The app's read-model job fills the new rows' records meanwhile, locking them as it goes, and
+    // the expiry job skips locked rows (SKIP LOCKED, to pick them up on its next run): the counts
+    // below are exact once the fill is done.
+    for (let i = 0; i < 200; i++) {
+      const unfilled = await count(`SELECT count(*)::int AS n FROM invitations i JOIN instances n ON n.id = i.instance_id WHERE n.name = $1 AND i.record IS NULL`, [backlog]);
+      if (unfilled === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     const later = () => new Date(Date.now() + 2 * 3600_000);
     const job = expiryJob(ctx().db, 60_000, later);
     const pending = () => count(`SELECT count(*)::int AS n FROM invitations i JOIN instances n ON n.id = i.instance_id WHERE n.name = $1 AND i.expired_at IS NULL`, [backlog]);
