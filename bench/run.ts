@@ -986,7 +986,7 @@ function roundTwo(rows: Row[], exp: ExportFigures, logging: Pair, metrics: { hel
     `${p.on.cpuUs >= p.off.cpuUs ? '+' : '−'}${Math.abs(p.on.cpuUs - p.off.cpuUs).toFixed(0)} µs (${p.on.cpuUs.toFixed(0)} against ${p.off.cpuUs.toFixed(0)})`;
   lines.push(
     '',
-    `Against the bare baseline of the same SQL, each ratio is in the table above; p99 ratios use whole milliseconds (autocannon's), so at 2–6 ms one millisecond moves them by 15–50 %.`,
+    `Against the bare baseline of the same SQL, each ratio is in the table above; latencies are each 2xx answer's, to the microsecond (bench/load.ts).`,
     '',
     `Export against \`psql \\copy\` of the same records: ${exportRatio.toFixed(2)}× (${exp.mbps.toFixed(1)} against ${exp.psqlMbps.toFixed(1)} MB/s; target of this round ≥ 0.8×: ${met(exportRatio >= 0.8)}).`,
     '',
