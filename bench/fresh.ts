@@ -28,6 +28,9 @@ export interface Service {
   stop(): Promise<void>;
 }
 
+/** package.json's start script, as `npm start` runs it. */
+const startScript = (): string => (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+
 /**
  * Starts the service as `npm start` does: the start script of package.json, run by a shell that
  * execs it (so that the process is node's own, whose CPU is measured), with the environment the
@@ -37,7 +40,7 @@ export interface Service {
  * this follows the script (after `npm run build`, if there is one).
  */
 export async function startService(env: Record<string, string>): Promise<Service> {
-  const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const script = startScript();
   const port = await freePort();
   const inherited = { ...process.env };
   delete inherited.NODE_ENV;
@@ -69,8 +72,9 @@ export async function startService(env: Record<string, string>): Promise<Service
  * with them too, so that a setting of the service's runtime is one both sides get.
  */
 export function startNodeOptions(): string[] {
-  const script = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const words = script.replace(/^exec\s+/, '').split(/\s+/);
+  const words = startScript()
+    .replace(/^exec\s+/, '')
+    .split(/\s+/);
   if (words[0] !== 'node') return [];
   return words.slice(1).filter((word) => word.startsWith('--'));
 }

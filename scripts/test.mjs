@@ -61,7 +61,7 @@ const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-conc
   env: { ...process.env, NODE_ENV: 'test', TEST_SKIP_LOG: skipLog },
 });
 child.on('exit', (code, signal) => {
-  // The slowest files, to see where the suite's time goes (each file's first to last event).
+  // The slowest files, to see where the suite's time goes (each file's time as the runner measured it).
   if (existsSync(timings)) {
     const slowest = readFileSync(timings, 'utf8')
       .split('\n')

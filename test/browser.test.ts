@@ -69,6 +69,9 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
   }
 
+  /** The answer given to a free-text question when answering well. */
+  const WELL_WRITTEN = 'I would thank them, apologise for the delay, explain the next step and when it will happen.';
+
   /** Answers the question on screen: correctly, or wrongly when `well` is false. */
   async function answer(page: Page, assessment: AssessmentContent, well: boolean) {
     const form = page.locator('#answer-form');
@@ -82,13 +85,13 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
     } else if (question.type === 'short-answer') {
       await page.locator('#answer').fill(well ? question.accept[0]! : 'no idea');
     } else {
-      await page.locator('#answer').fill(well ? 'I would thank them, apologise for the delay, explain the next step and when it will happen.' : 'ok');
+      await page.locator('#answer').fill(well ? WELL_WRITTEN : 'ok');
     }
     // Every answer is saved as it is given (a choice at once, text after a pause).
     await page.locator('#save-status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
   }
 
-  /** Asserts that the question on screen shows the answer `answer` gave it when `well`. */
+  /** Asserts that the question on screen shows the answer that `answer(…, true)` gave it. */
   async function shownAsAnswered(page: Page, assessment: AssessmentContent) {
     const id = await page.locator('#answer-form').getAttribute('data-question');
     const question = assessment.questions.find((q) => q.id === id)!;
@@ -97,7 +100,7 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
         assert.equal(await page.getByLabel(option.text, { exact: true }).isChecked(), !!option.correct, `${question.id}: ${option.text}`);
       }
     } else {
-      const given = question.type === 'short-answer' ? question.accept[0]! : 'I would thank them, apologise for the delay, explain the next step and when it will happen.';
+      const given = question.type === 'short-answer' ? question.accept[0]! : WELL_WRITTEN;
       assert.equal(await page.locator('#answer').inputValue(), given, question.id);
     }
   }
