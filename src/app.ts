@@ -18,6 +18,7 @@ import { problemResponses } from './http/openapi.js';
 import { registerOpenApi } from './http/openapi-document.js';
 import { backgroundJobs } from './background.js';
 import { Problem, ProblemDocument } from './http/problem.js';
+import { cachedSerializers } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
 import { qtiAdminRoutes } from './modules/assessments/qti/admin-routes.js';
@@ -157,6 +158,8 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     trustProxy: fastifyTrustProxy(config.trustProxy ?? false),
     // One line per request, when it is answered, instead of Fastify's two (src/http/logging.ts).
     logController: requestLog,
+    // Response serializers compiled once per schema text (src/http/serialization.ts).
+    schemaController: { compilersFactory: { buildSerializer: cachedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Metrics first, so that every route and job below uses the database and the mailer they time.

@@ -69,13 +69,26 @@ function decimalIntegers(validate: ValidateFunction, names: string[]): ReturnTyp
   return check as never;
 }
 
+/** The two Ajvs, made once per process: every app a process builds (the tests build dozens) shares them. */
+let ajvs: { body: Ajv; text: Ajv } | undefined;
+/** Compiled validators by request part and schema text: routes share schemas, and apps share routes. */
+const compiled = new Map<string, ReturnType<FastifySchemaCompiler<unknown>>>();
+
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
-  const body = ajv({ coerceTypes: false });
-  const text = ajv({ coerceTypes: 'array' });
+  ajvs ??= { body: ajv({ coerceTypes: false }), text: ajv({ coerceTypes: 'array' }) };
+  const { body, text } = ajvs;
   return ({ schema, httpPart }) => {
-    if (httpPart === 'body') return body.compile(schema as object);
-    const validate = text.compile(schema as object);
-    const integers = integerProperties(schema as TextSchema);
-    return integers.length === 0 ? validate : decimalIntegers(validate, integers);
+    const key = `${httpPart === 'body' ? 'body' : 'text'}\u0000${JSON.stringify(schema)}`;
+    let validate = compiled.get(key);
+    if (!validate) {
+      if (httpPart === 'body') validate = body.compile(schema as object);
+      else {
+        const plain = text.compile(schema as object);
+        const integers = integerProperties(schema as TextSchema);
+        validate = integers.length === 0 ? plain : decimalIntegers(plain, integers);
+      }
+      compiled.set(key, validate);
+    }
+    return validate;
   };
 }
