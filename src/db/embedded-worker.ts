@@ -32,6 +32,8 @@ export interface WorkerOptions {
   location?: string;
   /** A data directory to start from (a tarball from the 'dump' message) instead of an empty database. */
   template?: Uint8Array;
+  /** Arguments added to initdb's when the store is new (neither a template nor an existing directory). */
+  initdbArgs?: string[];
   /**
    * For statements inside a transaction, answered without the event loop: the reply goes to this
    * port, and the first Int32 of this buffer is set to 1 and notified, while the caller waits on it.
@@ -119,7 +121,12 @@ async function serve(options: WorkerOptions): Promise<void> {
   try {
     // Options as one object: PGlite(dataDir, options) drops the options when dataDir is
     // undefined, and the in-memory store (the tests') then handed out int8 as numbers and BigInts.
-    db = new PGlite({ dataDir: options.location, parsers: PGLITE_PARSERS, loadDataDir: options.template && new Blob([options.template.slice()]) });
+    db = new PGlite({
+      dataDir: options.location,
+      parsers: PGLITE_PARSERS,
+      loadDataDir: options.template && new Blob([options.template.slice()]),
+      initDbStartParams: options.initdbArgs,
+    });
     await db.waitReady;
   } catch (error) {
     port.postMessage({ ready: false, error: toWire(error) } satisfies Ready);

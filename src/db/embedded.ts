@@ -29,9 +29,10 @@ function fromWire(wire: WireError): Error {
 /**
  * Opens the embedded store in `dataDir`, or in memory when it is undefined. An in-memory store
  * can start from `template`, a data directory as a tarball (its `dumpDataDir()`), instead of an
- * empty database: the tests open their databases from one already migrated.
+ * empty database: the tests open their databases from one already migrated. `initdbArgs` are
+ * added to initdb's when the store is made anew (the tests' template has small WAL segments).
  */
-export async function openEmbedded(dataDir: string | undefined, template?: Uint8Array): Promise<Database> {
+export async function openEmbedded(dataDir: string | undefined, template?: Uint8Array, initdbArgs?: string[]): Promise<Database> {
   if (dataDir !== undefined && template) throw new Error('the embedded store starts from a template only in memory (no data directory)');
   let location: string | undefined;
   if (dataDir !== undefined) {
@@ -43,7 +44,7 @@ export async function openEmbedded(dataDir: string | undefined, template?: Uint8
   const signal = new SharedArrayBuffer(4);
   const { port1: syncReplies, port2: replies } = new MessageChannel();
   const worker = new Worker(new URL('./embedded-thread.mjs', import.meta.url), {
-    workerData: { location, template, replies, signal } satisfies WorkerOptions,
+    workerData: { location, template, initdbArgs, replies, signal } satisfies WorkerOptions,
     transferList: [replies],
     execArgv: [],
   });
