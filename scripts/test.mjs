@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 // Runs every *.test.ts under src/ and test/ with Node's test runner, one process per file,
-// two files at a time (the machines have two cores). Arguments narrow the run to matching paths.
+// two files at a time (the machines have two cores), compiled to JavaScript first
+// (scripts/test-build.mjs). Arguments narrow the run to matching paths.
 // Says which store kinds the storage suites run on, so that a skipped PostgreSQL run is visible,
 // and ends with a line naming every suite that skipped itself and why.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildTestTree, sourceOf } from './test-build.mjs';
 
 function find(dir) {
   const out = [];
@@ -56,7 +58,7 @@ const reporters = [
   `--test-reporter=${path.join(import.meta.dirname, 'test-timing-reporter.mjs')}`,
   `--test-reporter-destination=${timings}`,
 ];
-const child = spawn(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...files], {
+const child = spawn(process.execPath, ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...buildTestTree(files)], {
   stdio: 'inherit',
   env: { ...process.env, NODE_ENV: 'test', TEST_SKIP_LOG: skipLog },
 });
@@ -69,7 +71,7 @@ child.on('exit', (code, signal) => {
       .map((line) => line.split('\t'))
       .sort((a, b) => Number(b[0]) - Number(a[0]))
       .slice(0, 12);
-    console.log(`# slowest files: ${slowest.map(([seconds, file]) => `${path.relative(process.cwd(), file)} ${seconds} s`).join('; ')}`);
+    console.log(`# slowest files: ${slowest.map(([seconds, file]) => `${sourceOf(file)} ${seconds} s`).join('; ')}`);
   }
   const skipped = existsSync(skipLog) ? [...new Set(readFileSync(skipLog, 'utf8').split('\n').filter(Boolean))] : [];
   rmSync(skipDir, { recursive: true, force: true });
