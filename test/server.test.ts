@@ -12,6 +12,7 @@ import { catalogueFiles } from '../src/seed.js';
 import { freePort, freshPostgresDatabase, sampleAssessment, storeKinds } from './harness.js';
 import { startRelay, type Relay } from './relay.js';
 import { cli } from './support/cli.js';
+import { runnable } from './support/runnable.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -23,7 +24,8 @@ interface Running {
 
 async function start(env: Record<string, string>): Promise<Running> {
   const began = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const server = runnable(path.join(ROOT, 'src', 'server.ts'));
+  const child = spawn(process.execPath, [...server.loader, server.file], { cwd: ROOT, env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));

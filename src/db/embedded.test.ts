@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { runnable } from '../../test/support/runnable.js';
 import { openMigratedPglite } from '../../test/support/templates.js';
 import { isUnavailable, openDatabase } from './database.js';
 
@@ -164,9 +165,9 @@ describe('embedded store in its own thread', () => {
   });
 
   it('does not keep the process alive: a script that never closes its store still exits, whether it used it or not', () => {
-    const database = fileURLToPath(new URL('./database.ts', import.meta.url));
+    const database = runnable(fileURLToPath(new URL('./database.ts', import.meta.url)));
     const run = (use: string) =>
-      spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `const { openDatabase } = await import(${JSON.stringify(database)});\n${use}`], {
+      spawnSync(process.execPath, [...database.loader, '--input-type=module', '-e', `const { openDatabase } = await import(${JSON.stringify(database.file)});\n${use}`], {
         encoding: 'utf8',
         timeout: 60_000,
       });

@@ -5,6 +5,7 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { runnable } from '../../test/support/runnable.js';
 import { logDestination } from './log-destination.js';
 
 const flushed = (destination: ReturnType<typeof logDestination>) => new Promise<void>((resolve, reject) => destination.flush((error) => (error ? reject(error) : resolve())));
@@ -34,15 +35,15 @@ describe('log destination', () => {
   });
 
   it('writes what waits when the process exits, whether it ends by itself or by process.exit', () => {
-    const module = path.join(import.meta.dirname, 'log-destination.ts');
+    const module = runnable(path.join(import.meta.dirname, 'log-destination.ts'));
     for (const ending of ['', 'process.exit(3);']) {
-      const script = `import { logDestination } from ${JSON.stringify(module)};
+      const script = `import { logDestination } from ${JSON.stringify(module.file)};
         const d = logDestination(1, { flushMs: 3_600_000 });
         for (let i = 0; i < 3; i++) d.write('line ' + i + '\\n');
         ${ending}`;
       let out: string;
       try {
-        out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+        out = execFileSync(process.execPath, [...module.loader, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
       } catch (error) {
         const failed = error as { status: number; stdout: string };
         assert.equal(failed.status, 3);
