@@ -121,7 +121,12 @@ describe('the portal in German on a phone, in Chromium', { skip: !haveBrowser &&
     await page.getByRole('button', { name: 'Tippen beginnen' }).click();
     await page.locator('#typing-area:focus').waitFor();
     assert.equal(await page.locator('#typing-start').isVisible(), false, 'the used Start button makes room');
-    await page.waitForTimeout(600);
+    // The page scrolls the passage into view a moment after the box takes focus: wait for that.
+    await page.waitForFunction(() => {
+      const passage = document.getElementById('passage')!.getBoundingClientRect();
+      const bar = document.querySelector('.attempt-bar')!.getBoundingClientRect();
+      return passage.top >= bar.bottom - 1 && passage.bottom <= window.innerHeight;
+    });
 
     const inView = async () =>
       page.evaluate(() => {
