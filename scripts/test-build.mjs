@@ -3,13 +3,15 @@
 // it is. Test processes then run plain JavaScript: with tsx's hooks, which Node 20 runs on a
 // thread of their own and asks for every module, a test process spent about 1.5 s more CPU
 // loading the app (3.3 s against 1.8 s), in each of the suite's hundred-odd files.
-// The mirror is in node_modules/.cache, out of every tool's way, and made anew on each run.
+// The mirror is in node_modules/.cache, out of every tool's way: one per run, removed at its end.
 import { buildSync } from 'esbuild';
 import { linkSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
-export const MIRROR = path.join(ROOT, 'node_modules', '.cache', 'assessment-connect', 'test-tree');
+const CACHE = path.join(ROOT, 'node_modules', '.cache', 'assessment-connect');
+/** This run's copy: one per run, so that two runs at once in one checkout keep out of each other's way. */
+export const MIRROR = path.join(CACHE, `test-tree-${process.pid}`);
 /**
  * Linked whole, not mirrored: the packages, git's data (tests ask git what is tracked), the build,
  * and where the browser tests leave their screenshots (made here first, so that they land in it).
@@ -20,7 +22,7 @@ const SKIPPED = new Set(['dist.next']);
 /** Makes the mirror; returns the compiled path of each given test file. */
 export function buildTestTree(files) {
   const began = Date.now();
-  rmSync(MIRROR, { recursive: true, force: true });
+  removeLeftovers();
   mkdirSync(path.join(ROOT, 'artifacts'), { recursive: true });
   const sources = [];
   const walk = (dir) => {
@@ -56,6 +58,31 @@ export function buildTestTree(files) {
   });
   console.log(`# test tree: ${sources.length} TypeScript files compiled in ${((Date.now() - began) / 1000).toFixed(1)} s (${path.relative(ROOT, MIRROR)})`);
   return files.map((file) => path.join(MIRROR, file.replace(/\.ts$/, '.js')));
+}
+
+/** Removes this run's copy (when the run ends). */
+export function removeTestTree() {
+  rmSync(MIRROR, { recursive: true, force: true });
+}
+
+/** Copies of runs whose process is gone (killed before it could remove its own). */
+function removeLeftovers() {
+  let entries = [];
+  try {
+    entries = readdirSync(CACHE);
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const pid = Number(/^test-tree-(\d+)$/.exec(entry)?.[1]);
+    if (!pid) continue;
+    try {
+      if (pid !== process.pid) process.kill(pid, 0);
+      else rmSync(path.join(CACHE, entry), { recursive: true, force: true });
+    } catch {
+      rmSync(path.join(CACHE, entry), { recursive: true, force: true });
+    }
+  }
 }
 
 /** The project's own path of a compiled test file (test/x.test.ts for …/test-tree/test/x.test.js). */

@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildTestTree, sourceOf } from './test-build.mjs';
+import { buildTestTree, removeTestTree, sourceOf } from './test-build.mjs';
 
 function find(dir) {
   const out = [];
@@ -75,6 +75,7 @@ child.on('exit', (code, signal) => {
   }
   const skipped = existsSync(skipLog) ? [...new Set(readFileSync(skipLog, 'utf8').split('\n').filter(Boolean))] : [];
   rmSync(skipDir, { recursive: true, force: true });
+  removeTestTree();
   console.log(skipped.length === 0 ? '# suites skipped: none' : `# suites skipped (${skipped.length}): ${skipped.join('; ')}`);
   process.exit(code ?? (signal ? 1 : 0));
 });
