@@ -76,16 +76,20 @@ function removeLeftovers() {
   for (const entry of entries) {
     const pid = Number(/^test-tree-(\d+)$/.exec(entry)?.[1]);
     if (!pid) continue;
-    try {
-      if (pid !== process.pid) process.kill(pid, 0);
-      else rmSync(path.join(CACHE, entry), { recursive: true, force: true });
-    } catch {
-      rmSync(path.join(CACHE, entry), { recursive: true, force: true });
-    }
+    if (pid === process.pid || !running(pid)) rmSync(path.join(CACHE, entry), { recursive: true, force: true });
   }
 }
 
-/** The project's own path of a compiled test file (test/x.test.ts for …/test-tree/test/x.test.js). */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/** The project's own path of a compiled test file (test/x.test.ts for …/test-tree-<pid>/test/x.test.js). */
 export function sourceOf(compiled) {
   const relative = path.relative(MIRROR, compiled);
   return relative.startsWith('..') ? path.relative(ROOT, compiled) : relative.replace(/\.js$/, '.ts');

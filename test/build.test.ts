@@ -19,8 +19,8 @@ function newestSource(dir: string): number {
   for (const entry of readdirSync(dir)) {
     const full = path.join(dir, entry);
     const stat = statSync(full);
-    // (Not the .js files npm test compiles beside the sources in its copy of the tree.)
-    if (entry.endsWith('.js')) continue;
+    // (Not the .js that npm test compiles beside each .ts in its copy of the tree.)
+    if (entry.endsWith('.js') && existsSync(full.replace(/\.js$/, '.ts'))) continue;
     newest = Math.max(newest, stat.isDirectory() ? newestSource(full) : stat.mtimeMs);
   }
   return newest;
