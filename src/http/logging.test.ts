@@ -2,11 +2,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { OneLineRequestLog, loggerOptions, redactPlainQuery, scrubUrl, scrubUrlFully } from './logging.js';
+import { OneLineRequestLog, loggerOptions, plainStream, redactPlainQuery, scrubUrl, scrubUrlFully } from './logging.js';
 
-async function linesOf(level: string, requests: string[]): Promise<Record<string, unknown>[]> {
+async function linesOf(level: string, requests: string[], extra: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
   const written: string[] = [];
-  const app = Fastify({ logger: loggerOptions(level, { write: (line: string) => written.push(line) }), logController: new OneLineRequestLog() });
+  const app = Fastify({ logger: { ...(loggerOptions(level, { write: (line: string) => written.push(line) }) as object), ...extra }, logController: new OneLineRequestLog() });
   app.get('/items/:id', async () => ({ ok: true }));
   app.get('/broken', async () => {
     throw new Error('kaput');
@@ -40,6 +40,33 @@ describe('request logging', () => {
       [['request', '/broken', 500]],
     );
     assert.deepEqual(await linesOf('warn', ['/items/7', '/items/8?token=x', '/broken']), []);
+  });
+
+  it("writes the line in one template exactly as pino would, and through pino when the logger is not pino's plain one", async () => {
+    const requests = ['/items/7?token=s3cret&x=1', '/items/%22quoted%22?q=a@b.example', '/nowhere\\here', '/broken'];
+    const fast = await linesOf('info', requests);
+    // A log formatter (even one that changes nothing) makes the line go through pino.
+    const throughPino = await linesOf('info', requests, { formatters: { log: (object: Record<string, unknown>) => object } });
+    const comparable = (line: Record<string, unknown>) => ({ ...line, time: 0, reqId: '', ms: 0, err: undefined });
+    assert.equal(fast.length, 4);
+    assert.deepEqual(fast.map(comparable), throughPino.map(comparable));
+    // The same keys in the same order (an unmatched path has no route, as pino leaves undefined out).
+    assert.deepEqual(
+      fast.map((line) => Object.keys(line)),
+      throughPino.map((line) => Object.keys(line)),
+    );
+    assert.deepEqual(Object.keys(fast[0]!), ['level', 'time', 'pid', 'hostname', 'reqId', 'method', 'route', 'url', 'statusCode', 'ms', 'ip', 'msg']);
+    assert.equal(fast[2]!.route, undefined);
+    assert.equal(fast[2]!.statusCode, 404);
+    assert.equal(typeof fast[0]!.time, 'number');
+    // The first went the short way, the second through pino.
+    const sink = { write: () => true };
+    const plain = Fastify({ logger: loggerOptions('info', sink) });
+    const formatted = Fastify({ logger: { ...(loggerOptions('info', sink) as object), formatters: { log: (object: Record<string, unknown>) => object } } });
+    assert.equal(plainStream(plain.log), sink);
+    assert.equal(plainStream(plain.log.child({ reqId: 'r' })), sink);
+    assert.equal(plainStream(formatted.log), null);
+    await Promise.all([plain.close(), formatted.close()]);
   });
 
   it('scrubs keys and tokens wherever a client put them in the URL', () => {

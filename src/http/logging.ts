@@ -2,7 +2,8 @@
 // session cookies, link tokens, report links' signatures, single sign-on's codes, passwords, search terms and e-mail
 // addresses stay out of every line, including ones a client put where they do not belong (a key
 // in the query string).
-import { LogController, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import pino from 'pino';
 
 /**
  * The one list of what never reaches a log line from a URL: query parameters (by name, any case)
@@ -140,6 +141,48 @@ export function loggerOptions(level: string, stream?: { write(line: string): unk
 /** Hears a request once it is answered (its last byte written, or its connection failed). */
 export type RequestListener = (request: FastifyRequest, reply: FastifyReply) => void;
 
+const { chindingsSym, formattersSym, hooksSym, messageKeySym, mixinSym, nestedKeySym, needsMetadataGsym, streamSym, timeSym } = pino.symbols;
+// (Not in pino's types, though among its symbols: a child's message prefix.)
+const msgPrefixSym = (pino.symbols as unknown as Record<string, symbol>).msgPrefixSym!;
+type PinoInternals = Record<symbol, unknown>;
+interface LineStream {
+  write(line: string): unknown;
+}
+
+/**
+ * The stream a logger writes to, when its lines are pino's plain ones (as loggerOptions makes
+ * them): numeric level, epoch time, "msg", no mixin, prefix, nesting, formatters or hooks. Then a
+ * request line built in one template (requestLine) is the very line pino would write. Looked at on
+ * every line (a few property reads): loggers sharing a stream may be set up differently.
+ */
+export function plainStream(log: FastifyBaseLogger): LineStream | null {
+  const internals = log as unknown as PinoInternals;
+  const stream = internals[streamSym] as LineStream | undefined;
+  if (!stream || typeof stream.write !== 'function' || (stream as unknown as PinoInternals)[needsMetadataGsym]) return null;
+  if (internals[timeSym] !== pino.stdTimeFunctions.epochTime || internals[messageKeySym] !== 'msg' || internals[mixinSym] || internals[nestedKeySym] || internals[msgPrefixSym])
+    return null;
+  const formatters = internals[formattersSym] as { level?: (label: string, n: number) => { level?: unknown }; log?: unknown } | undefined;
+  const hooks = internals[hooksSym] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
+  if (formatters?.log !== undefined || hooks?.logMethod || hooks?.streamWrite) return null;
+  const level = formatters?.level?.('info', 30);
+  return level && level.level === 30 && Object.keys(level).length === 1 ? stream : null;
+}
+
+/**
+ * The request line of a plain logger (see plainStream): the JSON pino writes for
+ * `log.info({ method, route, url, statusCode, ms, ip }, 'request')`, keys in the same order, with
+ * the logger's bindings (pid, hostname, the request's reqId). Built in one template instead of
+ * through pino: at 9,000 score reads a second that was 3-5 µs of a read's ~95 µs of CPU.
+ */
+function requestLine(log: FastifyBaseLogger, request: FastifyRequest, reply: FastifyReply): string {
+  const route = request.routeOptions.url;
+  return (
+    `{"level":30,"time":${Date.now()}${(log as unknown as PinoInternals)[chindingsSym] as string},"method":${JSON.stringify(request.method)}` +
+    `${route === undefined ? '' : `,"route":${JSON.stringify(route)}`},"url":${JSON.stringify(scrubUrl(request.url))}` +
+    `,"statusCode":${reply.statusCode},"ms":${Math.round(reply.elapsedTime * 10) / 10},"ip":${JSON.stringify(request.ip)},"msg":"request"}\n`
+  );
+}
+
 /**
  * What an operator needs of every request, in one line written when it is answered: its id
  * (reqId, bound to the request's logger), method, route and path (secrets scrubbed), status, time
@@ -162,9 +205,17 @@ export class OneLineRequestLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     for (const listener of this.listeners) listener(request, reply);
+    const log = reply.log;
     // Below the level nothing is written, so nothing is built (the scrubbed URL, the route): at
     // LOG_LEVEL=warn that was 5 % of a node's time answering /healthz in a CPU profile.
-    if (!(reply.log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(error ? 'error' : 'info')) return;
+    if (!(log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(error ? 'error' : 'info')) return;
+    if (!error) {
+      const stream = plainStream(log);
+      if (stream) {
+        stream.write(requestLine(log, request, reply));
+        return;
+      }
+    }
     const line = {
       method: request.method,
       route: request.routeOptions.url,
@@ -173,7 +224,7 @@ export class OneLineRequestLog extends LogController {
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ip: request.ip,
     };
-    if (error) reply.log.error({ ...line, err: error }, 'request errored');
-    else reply.log.info(line, 'request');
+    if (error) log.error({ ...line, err: error }, 'request errored');
+    else log.info(line, 'request');
   }
 }
