@@ -2,7 +2,7 @@
 // problem naming it, with a suggestion when a declared one is close (`sendinvite` → `sendInvite`,
 // `candidateIds[]` → `candidateIds`). Ignoring it would turn a typo into a silently different
 // request: `sendinvite=true` sent no e-mail and `candidateIds[]=…` returned every record.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, preValidationHookHandler } from 'fastify';
 import { invalid, type FieldError } from './problem.js';
 
 /** Edit distance (insertions, deletions, substitutions), bounded by the lengths involved. */
@@ -33,27 +33,34 @@ export function suggest(name: string, known: string[]): string | undefined {
 
 const MAX_NAME = 64;
 
-/** The query parameters the route declares. */
-function declared(request: FastifyRequest): string[] {
-  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-  return Object.keys(schema?.properties ?? {});
+/** The answer to a query that names a parameter the route does not declare (`known`), if any does. */
+function unknownParameters(query: Record<string, unknown>, known: readonly string[]): Error | undefined {
+  let errors: FieldError[] | undefined;
+  for (const name in query) {
+    if (known.includes(name)) continue;
+    const shown = name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
+    const close = suggest(name, [...known]);
+    const allowed = known.length === 0 ? 'this operation takes no query parameters' : `known: ${known.map((k) => `\`${k}\``).join(', ')}`;
+    (errors ??= []).push({ in: 'query', name: shown, detail: `is not a known parameter${close ? `; did you mean \`${close}\`?` : ''} (${allowed})` });
+  }
+  return errors && invalid(errors, `Unknown query parameter${errors.length > 1 ? 's' : ''}: ${errors.map((e) => e.name).join(', ')}`);
 }
 
+/**
+ * Every route of `app` (registered after this call) refuses query parameters it does not declare.
+ * The declared names are read from each route's schema once, when it is added, and checked by a
+ * synchronous hook of the route's own, first among its preValidation hooks: no per-request look at
+ * the route's options or its schema (about 1 µs of a score read).
+ */
 export function registerStrictQuery(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    const query = request.query as Record<string, unknown> | undefined;
-    if (!query) return;
-    const given = Object.keys(query);
-    if (given.length === 0) return;
-    const known = declared(request);
-    const errors: FieldError[] = [];
-    for (const name of given) {
-      if (known.includes(name)) continue;
-      const shown = name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
-      const close = suggest(name, known);
-      const allowed = known.length === 0 ? 'this operation takes no query parameters' : `known: ${known.map((k) => `\`${k}\``).join(', ')}`;
-      errors.push({ in: 'query', name: shown, detail: `is not a known parameter${close ? `; did you mean \`${close}\`?` : ''} (${allowed})` });
-    }
-    if (errors.length > 0) throw invalid(errors, `Unknown query parameter${errors.length > 1 ? 's' : ''}: ${errors.map((e) => e.name).join(', ')}`);
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+    const known: readonly string[] = Object.keys(schema?.properties ?? {});
+    const strict: preValidationHookHandler = (request, _reply, done) => {
+      const query = request.query as Record<string, unknown> | undefined;
+      done(query ? unknownParameters(query, known) : undefined);
+    };
+    const own = route.preValidation;
+    route.preValidation = own === undefined ? [strict] : [strict, ...(Array.isArray(own) ? own : [own])];
   });
 }
