@@ -39,8 +39,6 @@ describe('closing the tab in Chromium', { skip: !browserHere && 'no Chromium' },
     await page.locator('form').first().waitFor();
     // A browser closing a tab without asking beforeunload (Playwright's page.close()).
     await page.close();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    assert.deepEqual(await signalsOf(invited.candidateId), [], 'closing the tab is not leaving the test');
 
     // Back from the link, the page still reports leaving it (a lost focus while it is visible).
     const again = await context.newPage();
@@ -52,7 +50,10 @@ describe('closing the tab in Chromium', { skip: !browserHere && 'no Chromium' },
     await again.locator('form').first().waitFor();
     await again.evaluate(() => window.dispatchEvent(new Event('blur')));
     for (let i = 0; i < 20 && (await signalsOf(invited.candidateId)).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.deepEqual(await signalsOf(invited.candidateId), ['focus-lost']);
+    // Whatever the closed tab could have sent left before this page was even opened, so by the
+    // time the lost focus is recorded it would be there too: only the lost focus is (no sleep
+    // waiting for a signal that should not come).
+    assert.deepEqual(await signalsOf(invited.candidateId), ['focus-lost'], 'closing the tab is not leaving the test');
     assert.ok((await allSignalsOf(invited.candidateId)).includes('automation'), 'the automation is recorded');
     await context.close();
   });
