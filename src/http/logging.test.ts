@@ -66,7 +66,11 @@ describe('request logging', () => {
     assert.equal(plainStream(plain.log), sink);
     assert.equal(plainStream(plain.log.child({ reqId: 'r' })), sink);
     assert.equal(plainStream(formatted.log), null);
-    await Promise.all([plain.close(), formatted.close()]);
+    // Levels written as labels ("level":"info") are not the template's either.
+    const labelled = Fastify({ logger: { ...(loggerOptions('info', sink) as object), formatters: { level: (label: string) => ({ level: label }) } } });
+    assert.equal(plainStream(labelled.log), null);
+    assert.equal(plainStream(plain.log), sink, 'asked again, the plain logger is still plain');
+    await Promise.all([plain.close(), formatted.close(), labelled.close()]);
   });
 
   it('scrubs keys and tokens wherever a client put them in the URL', () => {

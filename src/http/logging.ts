@@ -153,7 +153,8 @@ interface LineStream {
  * The stream a logger writes to, when its lines are pino's plain ones (as loggerOptions makes
  * them): numeric level, epoch time, "msg", no mixin, prefix, nesting, formatters or hooks. Then a
  * request line built in one template (requestLine) is the very line pino would write. Looked at on
- * every line (a few property reads): loggers sharing a stream may be set up differently.
+ * every line (a few property reads): loggers sharing a stream may be set up differently. Whether a
+ * level formatter writes `"level":n` alone is asked once per formatter function.
  */
 export function plainStream(log: FastifyBaseLogger): LineStream | null {
   const internals = log as unknown as PinoInternals;
@@ -164,8 +165,18 @@ export function plainStream(log: FastifyBaseLogger): LineStream | null {
   const formatters = internals[formattersSym] as { level?: (label: string, n: number) => { level?: unknown }; log?: unknown } | undefined;
   const hooks = internals[hooksSym] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
   if (formatters?.log !== undefined || hooks?.logMethod || hooks?.streamWrite) return null;
-  const level = formatters?.level?.('info', 30);
-  return level && level.level === 30 && Object.keys(level).length === 1 ? stream : null;
+  return formatters?.level && numericLevel(formatters.level) ? stream : null;
+}
+
+const numericLevels = new WeakMap<object, boolean>();
+function numericLevel(format: (label: string, n: number) => { level?: unknown }): boolean {
+  let numeric = numericLevels.get(format);
+  if (numeric === undefined) {
+    const level = format('info', 30);
+    numeric = level.level === 30 && Object.keys(level).length === 1;
+    numericLevels.set(format, numeric);
+  }
+  return numeric;
 }
 
 /**

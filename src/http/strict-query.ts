@@ -19,7 +19,7 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** The declared parameter an unknown one most likely meant, if any is close enough. */
-export function suggest(name: string, known: string[]): string | undefined {
+export function suggest(name: string, known: readonly string[]): string | undefined {
   const plain = name.replace(/\[\]$/, '').toLowerCase();
   const exact = known.find((k) => k.toLowerCase() === plain);
   if (exact) return exact;
@@ -39,7 +39,7 @@ function unknownParameters(query: Record<string, unknown>, known: readonly strin
   for (const name in query) {
     if (known.includes(name)) continue;
     const shown = name.length > MAX_NAME ? `${name.slice(0, MAX_NAME)}…` : name;
-    const close = suggest(name, [...known]);
+    const close = suggest(name, known);
     const allowed = known.length === 0 ? 'this operation takes no query parameters' : `known: ${known.map((k) => `\`${k}\``).join(', ')}`;
     (errors ??= []).push({ in: 'query', name: shown, detail: `is not a known parameter${close ? `; did you mean \`${close}\`?` : ''} (${allowed})` });
   }
@@ -50,7 +50,7 @@ function unknownParameters(query: Record<string, unknown>, known: readonly strin
  * Every route of `app` (registered after this call) refuses query parameters it does not declare.
  * The declared names are read from each route's schema once, when it is added, and checked by a
  * synchronous hook of the route's own, first among its preValidation hooks: no per-request look at
- * the route's options or its schema (about 1 µs of a score read).
+ * the route's options (a new object at each access) or its schema, and no promise.
  */
 export function registerStrictQuery(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
