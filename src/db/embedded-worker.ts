@@ -40,6 +40,8 @@ export interface WorkerOptions {
    */
   replies: MessagePort;
   signal: SharedArrayBuffer;
+  /** PostgreSQL's WASM, compiled by the opening thread. */
+  wasm: WebAssembly.Module;
 }
 
 const INT8 = 20;
@@ -126,6 +128,7 @@ async function serve(options: WorkerOptions): Promise<void> {
       parsers: PGLITE_PARSERS,
       loadDataDir: options.template && new Blob([options.template.slice()]),
       initDbStartParams: options.initdbArgs,
+      pgliteWasmModule: options.wasm,
     });
     await db.waitReady;
   } catch (error) {

@@ -4,7 +4,9 @@
 // interface and the same errors as before. One PGlite session serves everything, as it always
 // did: PGlite runs one statement or transaction at a time, in the order they arrive.
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import type { Database, Queryable } from './store.js';
 import type { Ready, Reply, Request, WireError, WorkerOptions } from './embedded-worker.js';
@@ -27,6 +29,14 @@ function fromWire(wire: WireError): Error {
 }
 
 /**
+ * PostgreSQL's WASM, compiled once per process and handed to every store's thread: a thread that
+ * compiled it itself spent about 0.3 s of CPU on it per store, which a process opening many
+ * stores (the tests') paid each time.
+ */
+let compiled: Promise<WebAssembly.Module> | undefined;
+const pgliteWasm = () => (compiled ??= readFile(fileURLToPath(import.meta.resolve('@electric-sql/pglite/pglite.wasm'))).then((bytes) => WebAssembly.compile(bytes)));
+
+/**
  * Opens the embedded store in `dataDir`, or in memory when it is undefined. An in-memory store
  * can start from `template`, a data directory as a tarball (its `dumpDataDir()`), instead of an
  * empty database: the tests open their databases from one already migrated. `initdbArgs` are
@@ -44,7 +54,7 @@ export async function openEmbedded(dataDir: string | undefined, template?: Uint8
   const signal = new SharedArrayBuffer(4);
   const { port1: syncReplies, port2: replies } = new MessageChannel();
   const worker = new Worker(new URL('./embedded-thread.mjs', import.meta.url), {
-    workerData: { location, template, initdbArgs, replies, signal } satisfies WorkerOptions,
+    workerData: { location, template, initdbArgs, replies, signal, wasm: await pgliteWasm() } satisfies WorkerOptions,
     transferList: [replies],
     execArgv: [],
   });
