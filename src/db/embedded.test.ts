@@ -1,13 +1,13 @@
 // The embedded store runs PGlite in a worker thread (src/db/embedded.ts): what crosses the
 // thread must be what the caller would have had from PGlite in its own thread. Tests that need
 // just a store open a copy of the tests' migrated template (no initdb: seconds quicker); the first
-// and the last open an empty one, as the server does.
+// opens an empty one, as the server does on its first start.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runnable } from '../../test/support/runnable.js';
-import { openMigratedPglite } from '../../test/support/templates.js';
+import { migratedPgliteFile, openMigratedPglite } from '../../test/support/templates.js';
 import { isUnavailable, openDatabase } from './database.js';
 
 describe('embedded store in its own thread', () => {
@@ -132,7 +132,7 @@ describe('embedded store in its own thread', () => {
   });
 
   it('opens a copy of another store from its data directory as a tarball, rows and all, that goes its own way', async () => {
-    const db = await openDatabase({});
+    const db = await openMigratedPglite();
     try {
       await db.query('CREATE TABLE copy_probe (id int PRIMARY KEY, note text)');
       await db.query(`INSERT INTO copy_probe VALUES (1, 'before the copy')`);
@@ -164,21 +164,25 @@ describe('embedded store in its own thread', () => {
     await db.close();
   });
 
-  it('does not keep the process alive: a script that never closes its store still exits, whether it used it or not', () => {
+  it('does not keep the process alive: a script that never closes its store still exits, whether it used it or not', async () => {
     const database = runnable(fileURLToPath(new URL('./database.ts', import.meta.url)));
+    const template = await migratedPgliteFile();
+    const prelude = `const { openDatabase } = await import(${JSON.stringify(database.file)});
+      const { readFileSync } = await import('node:fs');
+      const template = readFileSync(${JSON.stringify(template)});`;
     const run = (use: string) =>
-      spawnSync(process.execPath, [...database.loader, '--input-type=module', '-e', `const { openDatabase } = await import(${JSON.stringify(database.file)});\n${use}`], {
+      spawnSync(process.execPath, [...database.loader, '--input-type=module', '-e', `${prelude}\n${use}`], {
         encoding: 'utf8',
         timeout: 60_000,
       });
-    const used = run(`const db = await openDatabase({});
+    const used = run(`const db = await openDatabase({ template });
       const { rows } = await db.query('SELECT 41 + 1 AS n');
       process.stdout.write(String(rows[0].n));`);
     assert.equal(used.error, undefined, 'exited before the timeout');
     assert.equal(used.status, 0, used.stderr);
     assert.equal(used.stdout, '42');
     // Opened and never asked anything: the thread's own listeners once held the process for good.
-    const idle = run(`await openDatabase({}); process.stdout.write('open');`);
+    const idle = run(`await openDatabase({ template }); process.stdout.write('open');`);
     assert.equal(idle.error, undefined, 'exited before the timeout');
     assert.equal(idle.status, 0, idle.stderr);
     assert.equal(idle.stdout, 'open');
