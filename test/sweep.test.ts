@@ -2,10 +2,12 @@
 // that comes before its interval (never less than a short minimum), so an attempt is completed
 // moments after its deadline instead of up to an interval later; an attempt that cannot be
 // completed rests for an interval (it is neither retried by every run nor taken for the next
-// deadline meanwhile). The app's own sweep is kept out of the way (an hour's interval): the test
-// runs a sweep job of its own and reads what it would do next.
+// deadline meanwhile). The app's own background jobs are stopped: the test runs a sweep job of its
+// own and reads what it would do next. (The score-records job locks an invitation whose record a
+// test cleared, and the sweep rightly skips an attempt whose invitation is locked: one run's count
+// of attempts tried would then depend on which job came first; it failed so once in CI.)
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { deadlineSweepJob } from '../src/modules/attempts/sweeper.js';
@@ -36,6 +38,8 @@ describeEachStore(
       );
       return { attemptId: attempt.id, invitationId: rows[0]!.id };
     }
+    before(() => ctx().app.jobs.stop());
+
     const dueIn = (attemptId: string, interval: string) => ctx().db.query(`UPDATE attempts SET deadline_at = now() + $2::interval WHERE id = $1`, [attemptId, interval]);
     const finished = async (attemptId: string) => (await ctx().db.query<{ end: string | null }>('SELECT end_reason AS end FROM attempts WHERE id = $1', [attemptId])).rows[0]!.end;
 
