@@ -53,12 +53,13 @@ const PGLITE_TRIM = [
 ];
 
 const PGLITE_PREFIX = 'ac-pglite-template-';
-const pgliteTemplateFile = () => path.join(tmpdir(), `${PGLITE_PREFIX}${hashOf(pgliteVersion(), ...PGLITE_INITDB, ...PGLITE_TRIM)}.tar`);
+let templateFile: string | undefined;
+/** The shared file's path, named once per process (the hash reads every migration). */
+const pgliteTemplateFile = () => (templateFile ??= path.join(tmpdir(), `${PGLITE_PREFIX}${hashOf(pgliteVersion(), ...PGLITE_INITDB, ...PGLITE_TRIM)}.tar`));
 
 /** The migrated PGlite data directory as a tarball: read from the shared file, or made and written there. */
 function pgliteTemplate(): Promise<Uint8Array> {
   tarball ??= (async () => {
-    const prefix = PGLITE_PREFIX;
     const file = pgliteTemplateFile();
     try {
       return readFileSync(file);
@@ -79,7 +80,7 @@ function pgliteTemplate(): Promise<Uint8Array> {
     renameSync(partial, file);
     for (const entry of readdirSync(tmpdir())) {
       const other = path.join(tmpdir(), entry);
-      if (!entry.startsWith(prefix) || other === file) continue;
+      if (!entry.startsWith(PGLITE_PREFIX) || other === file) continue;
       try {
         if (Date.now() - statSync(other).mtimeMs > STALE_MS) rmSync(other, { force: true });
       } catch {
