@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Queryable } from '../src/db/database.js';
-import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
+import { firstPageStored, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
 import { completeExpired } from '../src/modules/attempts/completion.js';
@@ -182,7 +182,7 @@ for (const store of storeKinds()) {
       const byCandidate = ['invitations_instance', 'invitations_assessment', 'invitations_pkey'];
       sound(await plans((d) => scorePage(d, { instanceIds: [instanceId], candidateIds: [candidateId] }, '0'), byCandidate));
       sound(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], candidateIds: [candidateId] }, '0'), byCandidate));
-      sound(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], candidateIds: [candidateId] }), byCandidate));
+      sound(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], candidateIds: [candidateId] }), byCandidate));
     });
 
     it('reads scores by assessment and as export pages without touching unrelated indexes', async () => {
@@ -193,13 +193,13 @@ for (const store of storeKinds()) {
       // assessment, an instance), through the scope's own index, never through another. The
       // statistics the service keeps (src/jobs/statistics.ts) bring back the ordered walk.
       for (const slugs of [['beta'], ['rare'], ['rare', 'alpha']]) {
-        sound(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], assessmentIds: slugs }), byAssessment, CANDIDATES + 50));
+        sound(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: slugs }), byAssessment, CANDIDATES + 50));
         sound(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: slugs }, '0'), byAssessment, CANDIDATES + 50));
       }
       const byInstance = ['invitations_assessment', 'invitations_candidate_instance'];
       // Every invitation is the instance's here; read once (dead versions of updated rows aside).
       const instanceSize = 2 * (3 * CANDIDATES + 50);
-      sound(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId] }), byInstance, instanceSize));
+      sound(await plans((d) => firstPageStored(d, { instanceIds: [instanceId] }), byInstance, instanceSize));
       sound(await plans((d) => recordTextPage(d, { instanceIds: [instanceId] }, '20000'), byInstance, instanceSize));
     });
 

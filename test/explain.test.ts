@@ -12,7 +12,7 @@ import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { openSession } from '../src/modules/invitations/portal-sessions.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 import { searchCandidates } from '../src/modules/candidates/repository.js';
-import { firstPageJoined, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
+import { firstPageStored, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
 import { freshPostgresDatabase, sampleAssessment } from './harness.js';
@@ -164,10 +164,10 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['beta'] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['rare'] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId] }, '30000')));
-    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], candidateIds: [candidateId] })));
-    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], assessmentIds: ['beta'] })));
-    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId], assessmentIds: ['rare'] })));
-    noSeqScans(await plans((d) => firstPageJoined(d, { instanceIds: [instanceId] })));
+    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], candidateIds: [candidateId] })));
+    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: ['beta'] })));
+    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: ['rare'] })));
+    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId] })));
   });
 
   it('claims due webhook deliveries from an outbox of 1,000,000 delivered messages without scanning it', async () => {

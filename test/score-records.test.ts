@@ -80,8 +80,8 @@ describeEachStore('score records kept ready', (ctx) => {
   });
 
   it('pages and the whole list read the same texts, stored or not', async () => {
-    // A page, the whole list, and reads by assessment and by candidate (whose first page PostgreSQL
-    // joins into one text when every record is stored, and which are read row by row otherwise).
+    // A page, the whole list, and reads by assessment and by candidate (whose first page is read as
+    // stored when every record of it is, and row by row, formatted where missing, otherwise).
     const urls = ['/v1/score?limit=1', '/v1/score', '/v1/score?assessmentIds=alpha', '/v1/score?assessmentIds=alpha,nothing', `/v1/score?candidateIds=${candidateId}`];
     const readAll = () => Promise.all(urls.map((url) => ctx().request({ method: 'GET', url, headers: { 'x-api-key': key, instance } })));
     await ctx().db.query('UPDATE invitations SET record = NULL WHERE instance_id = (SELECT id FROM instances WHERE name = $1)', [instance]);
@@ -93,5 +93,38 @@ describeEachStore('score records kept ready', (ctx) => {
       assert.equal(JSON.parse(warm[i]!.body).length, 1, url);
       assert.equal(warm[i]!.headers['content-type'], 'application/json; charset=utf-8');
     }
+  });
+
+  it('reads a few candidates a row per record and a long list joined, the same texts either way, one record missing or none', async () => {
+    const emails = Array.from({ length: 12 }, (_, i) => `many-${i}@example.com`);
+    const ids: string[] = [];
+    for (const email of emails) {
+      const invited = await ctx().request({
+        method: 'POST',
+        url: '/v1/invite',
+        headers: { 'x-api-key': key, instance },
+        payload: { email, firstName: 'Many', lastName: 'Candidates', assessments: ['alpha'] },
+      });
+      assert.equal(invited.statusCode, 200, invited.body);
+      ids.push(invited.json()[0].candidateId);
+    }
+    await ctx().app.jobs.runOnce('score-records');
+    // One candidate, two (a row per record) and all twelve (more than a few: joined by PostgreSQL).
+    const lists = [ids.slice(0, 1), ids.slice(0, 2), ids];
+    const readAll = () =>
+      Promise.all(lists.map((list) => ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${list.join(',')}`, headers: { 'x-api-key': key, instance } })));
+    const warm = await readAll();
+    for (const [i, list] of lists.entries()) {
+      assert.equal(warm[i]!.statusCode, 200, warm[i]!.body);
+      assert.deepEqual(
+        JSON.parse(warm[i]!.body).map((r: { candidateId: string }) => r.candidateId),
+        list,
+        'every candidate once, in the order they were invited',
+      );
+    }
+    // The first candidate's record cleared (just changed): each read formats it and returns the same bytes.
+    await ctx().db.query('UPDATE invitations SET record = NULL WHERE candidate_id = $1', [ids[0]]);
+    const cold = await readAll();
+    for (const [i] of lists.entries()) assert.equal(cold[i]!.body, warm[i]!.body, `list ${i + 1}`);
   });
 });

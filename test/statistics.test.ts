@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Database } from '../src/db/database.js';
 import { JobRunner } from '../src/jobs/runner.js';
 import { keepStatistics, statisticsJob } from '../src/jobs/statistics.js';
-import { firstPageJoined } from '../src/modules/scores/repository.js';
+import { firstPageStored } from '../src/modules/scores/repository.js';
 import { openDatabase } from '../src/db/database.js';
 import { storeKinds } from './harness.js';
 
@@ -88,7 +88,7 @@ for (const store of storeKinds()) {
       if (db.kind === 'pglite') assert.ok(invitations.lastVacuum, 'invitations vacuumed');
       // The first export page: through invitations_instance in order, one page read, not the instance.
       const seen: { text: string; params?: unknown[] }[] = [];
-      await firstPageJoined({ ...db, query: (text, params) => (seen.push({ text, params }), db.query(text, params)) } as Database, { instanceIds: [instanceId] });
+      await firstPageStored({ ...db, query: (text, params) => (seen.push({ text, params }), db.query(text, params)) } as Database, { instanceIds: [instanceId] });
       const { rows } = await db.query<{ 'QUERY PLAN': string | [{ Plan: unknown }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${seen[0]!.text}`, seen[0]!.params);
       const plan = JSON.stringify(rows[0]!['QUERY PLAN']);
       // Every invitation is this instance's: PostgreSQL may walk the primary key or the instance's

@@ -8,7 +8,7 @@ import { invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { ScoreRecord } from './schema.js';
 import { CURSOR_LENGTH, CursorCodec } from './cursor.js';
-import { firstPageJoined, PAGE_SIZE, recordTextBatches, recordTextPage, type ScoreFilter } from './repository.js';
+import { firstPageStored, PAGE_SIZE, recordTextBatches, recordTextPage, type ScoreFilter } from './repository.js';
 
 const MAX_IDS = 500;
 
@@ -153,9 +153,8 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       if (request.query.limit !== undefined) return page(reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
       if (matchesNothing(filter)) return json(reply, []);
-      // The first page as one text when every record of it is ready (the usual case), else as rows.
-      const joined = await firstPageJoined(db, filter);
-      const first = joined ? { lastId: joined.lastId, count: joined.count, texts: joined.count > 0 ? [joined.joined] : [] } : await rowsPage(filter);
+      // The first page as stored when every record of it is ready (the usual case), else as rows.
+      const first = (await firstPageStored(db, filter)) ?? (await rowsPage(filter));
       if (first.count < PAGE_SIZE) return json(reply, first.texts);
       const stream = Readable.from(exportJson(filter, first), { objectMode: true });
       stream.on('error', (error) => request.log.error({ err: error }, 'score export failed mid-stream'));
