@@ -1,7 +1,8 @@
 // Authentication of the public API: one onRequest hook for the whole /v1 prefix, and
 // the resolution of the `instance` header into the instances a request may see.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Problem } from '../../http/problem.js';
+import { whenReady, type Maybe } from '../limits/counter.js';
 import type { RefusalLimit, RequestBudget } from '../limits/rate-limit.js';
 import type { KeyGrant, KeyRecord } from './repository.js';
 import type { KeyVerifier, Verification } from './verifier.js';
@@ -31,11 +32,22 @@ const FORBIDDEN = 'This API key is not granted the requested instance';
 export function registerApiKeyAuth(app: FastifyInstance, verifier: KeyVerifier, limits: { failures: RefusalLimit; budget: RequestBudget }): void {
   app.decorateRequest('apiKey', null);
   const authenticate = keyAuthenticator(verifier, limits);
-  app.addHook('onRequest', async (request, reply) => {
-    const header = request.headers['x-api-key'];
-    const key = await authenticate(request, reply, typeof header === 'string' ? header : '');
-    if (!key) throw new Problem('unauthorized', UNAUTHORIZED);
+  const admit = (request: FastifyRequest, key: KeyRecord | undefined, done: HookHandlerDoneFunction) => {
+    if (!key) return done(new Problem('unauthorized', UNAUTHORIZED));
     request.apiKey = key;
+    done();
+  };
+  // A callback hook, so that a key verified a moment ago, counted in memory, passes at once.
+  app.addHook('onRequest', (request, reply, done) => {
+    const header = request.headers['x-api-key'];
+    let outcome: Maybe<KeyRecord | undefined>;
+    try {
+      outcome = authenticate(request, reply, typeof header === 'string' ? header : '');
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (outcome instanceof Promise) outcome.then((key) => admit(request, key, done), done);
+    else admit(request, outcome, done);
   });
 }
 
@@ -65,22 +77,28 @@ export function keyAuthenticator(verifier: KeyVerifier, limits: { failures: Refu
     return result;
   }
 
-  return async (request: FastifyRequest, reply: FastifyReply, presented: string): Promise<KeyRecord | undefined> => {
-    let key = presented === '' ? undefined : verifier.cachedValid(presented);
-    if (presented === '' || key) {
-      await limits.failures.check(request);
-    } else {
-      const id = `${request.ip}\u0000${presented}`;
-      let pending = inFlight.get(id);
-      if (!pending) {
-        pending = evaluate(request, presented).finally(() => inFlight.delete(id));
-        inFlight.set(id, pending);
-      }
-      const result = await pending;
-      if (result.valid) key = result.key;
+  /** One request of the key's budget spent; the key. */
+  const spent = (key: KeyRecord, reply: FastifyReply): Maybe<KeyRecord> => whenReady(limits.budget.spend(key.id, key.rateLimit, reply), () => key);
+
+  /** A key that must be looked up (shared by concurrent requests with it from one address). */
+  async function looked(request: FastifyRequest, reply: FastifyReply, presented: string): Promise<KeyRecord | undefined> {
+    const id = `${request.ip}\u0000${presented}`;
+    let pending = inFlight.get(id);
+    if (!pending) {
+      pending = evaluate(request, presented).finally(() => inFlight.delete(id));
+      inFlight.set(id, pending);
     }
-    if (key) await limits.budget.spend(key.id, key.rateLimit, reply);
-    return key;
+    const result = await pending;
+    return result.valid ? spent(result.key, reply) : undefined;
+  }
+
+  // No header, or a key this node verified a moment ago: the address's refusals are looked at and
+  // the budget spent, at once when both are counted in memory.
+  return (request: FastifyRequest, reply: FastifyReply, presented: string): Maybe<KeyRecord | undefined> => {
+    if (presented === '') return whenReady(limits.failures.check(request), () => undefined);
+    const cached = verifier.cachedValid(presented);
+    if (!cached) return looked(request, reply, presented);
+    return whenReady(limits.failures.check(request), () => spent(cached, reply));
   };
 }
 

@@ -16,11 +16,24 @@ export interface WindowState {
   resetMs: number;
 }
 
+/**
+ * A value now, or a promise of it: a count kept in this process's memory is known at once, and a
+ * request whose every check is known at once passes them without a turn of the microtask queue
+ * (about 2 µs of a score read's CPU, a few per cent of its throughput); one kept in Redis comes
+ * later.
+ */
+export type Maybe<T> = T | Promise<T>;
+
+/** `next(value)`, now when the value is here, once it is when it is a promise. */
+export function whenReady<T, R>(value: Maybe<T>, next: (value: T) => Maybe<R>): Maybe<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
 export interface Counter {
   /** Counts one hit on key and says where the window stands. */
-  hit(key: string, windowMs: number): Promise<WindowState>;
+  hit(key: string, windowMs: number): Maybe<WindowState>;
   /** Where the window of key stands, without counting. */
-  peek(key: string): Promise<WindowState>;
+  peek(key: string): Maybe<WindowState>;
   /** Takes back one hit of key in its current window (never below 0, never opening a window). */
   undo(key: string): Promise<void>;
   /** Resolves when the counter can count where it should (or after timeoutMs, whichever first). */
@@ -30,11 +43,11 @@ export interface Counter {
 
 const MAX_KEYS = 100_000;
 
-/** Counts in this process's memory. */
+/** Counts in this process's memory, answering at once. */
 export class MemoryCounter implements Counter {
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
 
-  async hit(key: string, windowMs: number): Promise<WindowState> {
+  hit(key: string, windowMs: number): WindowState {
     const now = Date.now();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
@@ -46,7 +59,7 @@ export class MemoryCounter implements Counter {
     return { count: window.count, resetMs: window.endsAt - now };
   }
 
-  async peek(key: string): Promise<WindowState> {
+  peek(key: string): WindowState {
     const now = Date.now();
     const window = this.windows.get(key);
     if (!window || window.endsAt <= now) return { count: 0, resetMs: 0 };

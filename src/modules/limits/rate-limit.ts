@@ -20,7 +20,7 @@
 // one node or (with Redis) across all of them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
-import type { Counter } from './counter.js';
+import { whenReady, type Counter, type Maybe, type WindowState } from './counter.js';
 
 export const WINDOW_MS = 60_000;
 const WINDOW_SECONDS = WINDOW_MS / 1000;
@@ -34,20 +34,23 @@ export class RequestBudget {
     private readonly defaultPerMinute: number,
   ) {}
 
-  /** Counts a request of a key; sets the RateLimit fields; throws 429 when over budget. */
-  async spend(keyId: string, keyLimit: number | null, reply: FastifyReply): Promise<void> {
+  /** Counts a request of a key; sets the RateLimit fields; throws 429 when over budget (at once when the count is). */
+  spend(keyId: string, keyLimit: number | null, reply: FastifyReply): Maybe<void> {
     const quota = keyLimit ?? this.defaultPerMinute;
-    const state = await this.counter.hit(`key:${keyId}`, WINDOW_MS);
+    return whenReady(this.counter.hit(`key:${keyId}`, WINDOW_MS), (state) => this.answer(quota, state, reply));
+  }
+
+  private answer(quota: number, state: WindowState, reply: FastifyReply): void {
     const remaining = Math.max(0, quota - state.count);
     const reset = seconds(state.resetMs);
-    const headers = {
-      'ratelimit-policy': `"${POLICY_NAME}";q=${quota};w=${WINDOW_SECONDS}`,
-      ratelimit: `"${POLICY_NAME}";r=${remaining};t=${reset}`,
-    };
-    reply.headers(headers);
+    const policy = `"${POLICY_NAME}";q=${quota};w=${WINDOW_SECONDS}`;
+    const now = `"${POLICY_NAME}";r=${remaining};t=${reset}`;
+    reply.header('ratelimit-policy', policy);
+    reply.header('ratelimit', now);
     if (state.count > quota) {
       throw new Problem('rate-limited', `This API key may make ${quota} requests per minute; retry in ${reset} s`, undefined, {
-        ...headers,
+        'ratelimit-policy': policy,
+        ratelimit: now,
         'retry-after': String(reset),
       });
     }
@@ -69,10 +72,11 @@ export class RefusalLimit {
     private readonly what = 'refused credentials',
   ) {}
 
-  /** Refuses an address that has been refused too often in the current window. */
-  async check(request: FastifyRequest): Promise<void> {
-    const state = await this.counter.peek(this.key(request));
-    if (state.count >= this.perMinute) throw this.refusal(request, state.resetMs);
+  /** Refuses an address that has been refused too often in the current window (at once when the count is known at once). */
+  check(request: FastifyRequest): Maybe<void> {
+    return whenReady(this.counter.peek(this.key(request)), (state) => {
+      if (state.count >= this.perMinute) throw this.refusal(request, state.resetMs);
+    });
   }
 
   private refusal(request: FastifyRequest, resetMs: number): Problem {
