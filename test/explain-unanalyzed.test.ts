@@ -182,7 +182,7 @@ for (const store of storeKinds()) {
       const byCandidate = ['invitations_instance', 'invitations_assessment', 'invitations_pkey'];
       sound(await plans((d) => scorePage(d, { instanceIds: [instanceId], candidateIds: [candidateId] }, '0'), byCandidate));
       sound(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], candidateIds: [candidateId] }, '0'), byCandidate));
-      sound(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], candidateIds: [candidateId] }), byCandidate));
+      sound(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId], candidateIds: [candidateId] }), byCandidate));
     });
 
     it('reads scores by assessment and as export pages without touching unrelated indexes', async () => {
@@ -193,13 +193,13 @@ for (const store of storeKinds()) {
       // assessment, an instance), through the scope's own index, never through another. The
       // statistics the service keeps (src/jobs/statistics.ts) bring back the ordered walk.
       for (const slugs of [['beta'], ['rare'], ['rare', 'alpha']]) {
-        sound(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: slugs }), byAssessment, CANDIDATES + 50));
+        sound(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: slugs }), byAssessment, CANDIDATES + 50));
         sound(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: slugs }, '0'), byAssessment, CANDIDATES + 50));
       }
       const byInstance = ['invitations_assessment', 'invitations_candidate_instance'];
       // Every invitation is the instance's here; read once (dead versions of updated rows aside).
       const instanceSize = 2 * (3 * CANDIDATES + 50);
-      sound(await plans((d) => firstPageStored(d, { instanceIds: [instanceId] }), byInstance, instanceSize));
+      sound(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId] }), byInstance, instanceSize));
       sound(await plans((d) => recordTextPage(d, { instanceIds: [instanceId] }, '20000'), byInstance, instanceSize));
     });
 

@@ -164,10 +164,10 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['beta'] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['rare'] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId] }, '30000')));
-    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], candidateIds: [candidateId] })));
-    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: ['beta'] })));
-    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: ['rare'] })));
-    noSeqScans(await plans((d) => firstPageStored(d, { instanceIds: [instanceId] })));
+    noSeqScans(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId], candidateIds: [candidateId] })));
+    noSeqScans(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: ['beta'] })));
+    noSeqScans(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId], assessmentIds: ['rare'] })));
+    noSeqScans(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId] })));
   });
 
   it('claims due webhook deliveries from an outbox of 1,000,000 delivered messages without scanning it', async () => {

@@ -2,7 +2,7 @@
 // the resolution of the `instance` header into the instances a request may see.
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { Problem } from '../../http/problem.js';
-import { whenReady, type Maybe } from '../limits/counter.js';
+import { whenReady, type Maybe } from '../../domain/maybe.js';
 import type { RefusalLimit, RequestBudget } from '../limits/rate-limit.js';
 import type { KeyGrant, KeyRecord } from './repository.js';
 import type { KeyVerifier, Verification } from './verifier.js';

@@ -8,25 +8,13 @@
 // being away never fails or slows a request: commands are not queued while disconnected, time
 // out after COMMAND_TIMEOUT_MS, and the client reconnects by itself in the background.
 import { Redis } from 'ioredis';
+import type { Maybe } from '../../domain/maybe.js';
 
 export interface WindowState {
   /** Hits in the current window, this one included (for peek: without a new hit). */
   count: number;
   /** Milliseconds until the current window closes. */
   resetMs: number;
-}
-
-/**
- * A value now, or a promise of it: a count kept in this process's memory is known at once, and a
- * request whose every check is known at once passes them without a turn of the microtask queue
- * (about 2 µs of a score read's CPU, a few per cent of its throughput); one kept in Redis comes
- * later.
- */
-export type Maybe<T> = T | Promise<T>;
-
-/** `next(value)`, now when the value is here, once it is when it is a promise. */
-export function whenReady<T, R>(value: Maybe<T>, next: (value: T) => Maybe<R>): Maybe<R> {
-  return value instanceof Promise ? value.then(next) : next(value);
 }
 
 export interface Counter {

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
-import { MemoryCounter, whenReady, type Counter } from './counter.js';
+import { whenReady } from '../../domain/maybe.js';
+import { MemoryCounter, type Counter } from './counter.js';
 import { RefusalLimit, RequestBudget } from './rate-limit.js';
 
 /** A counter whose every answer comes later, as Redis's do. */

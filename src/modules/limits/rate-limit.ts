@@ -20,7 +20,8 @@
 // one node or (with Redis) across all of them.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Problem } from '../../http/problem.js';
-import { whenReady, type Counter, type Maybe, type WindowState } from './counter.js';
+import { whenReady, type Maybe } from '../../domain/maybe.js';
+import type { Counter, WindowState } from './counter.js';
 
 export const WINDOW_MS = 60_000;
 const WINDOW_SECONDS = WINDOW_MS / 1000;

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from '../../db/database.js';
+import { whenReady, type Maybe } from '../../domain/maybe.js';
 import { toScoreRecord, type InvitationRow, type ScoreRecord } from './format.js';
 import { recordJson } from './schema.js';
 
@@ -85,7 +86,7 @@ export async function recordsOf(db: Queryable, invitationIds: string[]): Promise
 const assessmentIds = new Map<string, string>();
 const MAX_KEPT_ASSESSMENTS = 10_000;
 
-async function assessmentIdsOf(db: Queryable, instanceIds: string[], slugs: string[]): Promise<string[]> {
+function assessmentIdsOf(db: Queryable, instanceIds: string[], slugs: string[]): Maybe<string[]> {
   const kept: string[] = [];
   for (const instanceId of instanceIds) {
     for (const slug of slugs) {
@@ -128,12 +129,19 @@ interface ScoreQuery {
  * 0.04 ms). True for reads by candidate (the candidate index, whatever the ids) and by one
  * assessment in the range form below; a list of assessments keeps custom plans.
  */
-async function scoreQuery(
-  db: Queryable,
+function scoreQuery(db: Queryable, filter: ScoreFilter, page?: { afterId: string; limit?: number }, shape: 'row' | 'text' | 'stored' = 'row'): Maybe<ScoreQuery | undefined> {
+  if (!filter.assessmentIds) return scoreQueryOf(filter, undefined, page, shape);
+  // Assessments are found within the instances in scope (at once when found before).
+  return whenReady(assessmentIdsOf(db, filter.instanceIds, filter.assessmentIds), (found) => scoreQueryOf(filter, found, page, shape));
+}
+
+/** scoreQuery once the ids of the filter's assessments (if any) are known. */
+function scoreQueryOf(
   filter: ScoreFilter,
-  page?: { afterId: string; limit?: number },
-  shape: 'row' | 'text' | 'stored' = 'row',
-): Promise<ScoreQuery | undefined> {
+  found: string[] | undefined,
+  page: { afterId: string; limit?: number } | undefined,
+  shape: 'row' | 'text' | 'stored',
+): ScoreQuery | undefined {
   // One id is an equality, many a list: a generic plan for `= ANY($1)` expects ten elements and
   // takes a bitmap scan and a sort where one candidate's few rows need an index lookup.
   const params: unknown[] = [];
@@ -144,10 +152,9 @@ async function scoreQuery(
   };
   let order = 'i.id';
   let prepare = false;
-  if (filter.assessmentIds) {
-    // Assessments are found within the instances in scope, and an invitation is in its
-    // assessment's instance: their ids alone keep the read in scope (one index fewer to plan).
-    const found = await assessmentIdsOf(db, filter.instanceIds, filter.assessmentIds);
+  if (found) {
+    // An invitation is in its assessment's instance: the ids of assessments found within the
+    // instances in scope alone keep the read in scope (one index fewer to plan).
     if (found.length === 0) return undefined;
     if (found.length === 1 && !filter.candidateIds) {
       // One assessment as a range of one value, in the order of its index (assessment_id, id):
@@ -244,9 +251,14 @@ const FEW_CANDIDATES = 10;
  * against 10,200 as rows). Any other read (an assessment's hundred records, a long list) has
  * PostgreSQL join the texts into one: one row for the node to read instead of one per record.
  */
-export async function firstPageStored(db: Queryable, filter: ScoreFilter): Promise<{ count: number; lastId: string | null; texts: string[] } | undefined> {
-  const query = await scoreQuery(db, filter, { afterId: '0', limit: PAGE_SIZE }, 'stored');
-  if (!query) return { count: 0, lastId: null, texts: [] };
+export function firstPageStored(db: Queryable, filter: ScoreFilter): Maybe<FirstPage | undefined> {
+  return whenReady(scoreQuery(db, filter, { afterId: '0', limit: PAGE_SIZE }, 'stored'), (query) => (query ? storedPage(db, filter, query) : NOTHING));
+}
+
+type FirstPage = { count: number; lastId: string | null; texts: string[] };
+const NOTHING: FirstPage = { count: 0, lastId: null, texts: [] };
+
+async function storedPage(db: Queryable, filter: ScoreFilter, query: ScoreQuery): Promise<FirstPage | undefined> {
   if (!filter.assessmentIds && filter.candidateIds && filter.candidateIds.length <= FEW_CANDIDATES) {
     const { rows } = await run<{ id: string; record: string | null }>(db, query);
     const texts: string[] = [];
