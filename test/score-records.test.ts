@@ -24,6 +24,18 @@ describeEachStore('score records kept ready', (ctx) => {
       )
     ).rows.map((row) => recordJson(row));
 
+  /** Invites a person to alpha; their candidate id. */
+  const invite = async (email: string, firstName: string, lastName: string): Promise<string> => {
+    const invited = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email, firstName, lastName, assessments: ['alpha'] },
+    });
+    assert.equal(invited.statusCode, 200, invited.body);
+    return invited.json()[0].candidateId;
+  };
+
   /** After a change: the record was cleared, the read is the formatter's, and the refilled text is the same bytes. */
   async function check(state: string) {
     assert.deepEqual(await stored(), [null], `${state}: the change cleared the stored record`);
@@ -40,22 +52,11 @@ describeEachStore('score records kept ready', (ctx) => {
     instance = await ctx().instance('ready');
     await ctx().publish(instance, sampleAssessment('alpha', { name: 'Alpha' }));
     key = await ctx().key([instance]);
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] },
-    });
-    candidateId = invited.json()[0].candidateId;
+    candidateId = await invite('ready@example.com', 'Ada', 'Ready');
     await check('invited');
     await ctx().app.jobs.runOnce('score-records');
     const untouched = await stored();
-    await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready', assessments: ['alpha'] },
-    });
+    await invite('ready@example.com', 'Ada', 'Ready');
     assert.deepEqual(await stored(), untouched, 'a change to nothing in the record keeps it');
 
     await takeAssessment(ctx(), instance, key, { email: 'ready@example.com', firstName: 'Ada', lastName: 'Ready' });
@@ -98,16 +99,7 @@ describeEachStore('score records kept ready', (ctx) => {
   it('reads a few candidates a row per record and a long list joined, the same texts either way, one record missing or none', async () => {
     const emails = Array.from({ length: 12 }, (_, i) => `many-${i}@example.com`);
     const ids: string[] = [];
-    for (const email of emails) {
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Many', lastName: 'Candidates', assessments: ['alpha'] },
-      });
-      assert.equal(invited.statusCode, 200, invited.body);
-      ids.push(invited.json()[0].candidateId);
-    }
+    for (const email of emails) ids.push(await invite(email, 'Many', 'Candidates'));
     await ctx().app.jobs.runOnce('score-records');
     // One candidate, two (a row per record) and all twelve (more than a few: joined by PostgreSQL).
     const lists = [ids.slice(0, 1), ids.slice(0, 2), ids];

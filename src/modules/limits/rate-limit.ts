@@ -45,13 +45,13 @@ export class RequestBudget {
     const remaining = Math.max(0, quota - state.count);
     const reset = seconds(state.resetMs);
     const policy = `"${POLICY_NAME}";q=${quota};w=${WINDOW_SECONDS}`;
-    const now = `"${POLICY_NAME}";r=${remaining};t=${reset}`;
+    const standing = `"${POLICY_NAME}";r=${remaining};t=${reset}`;
     reply.header('ratelimit-policy', policy);
-    reply.header('ratelimit', now);
+    reply.header('ratelimit', standing);
     if (state.count > quota) {
       throw new Problem('rate-limited', `This API key may make ${quota} requests per minute; retry in ${reset} s`, undefined, {
         'ratelimit-policy': policy,
-        ratelimit: now,
+        ratelimit: standing,
         'retry-after': String(reset),
       });
     }

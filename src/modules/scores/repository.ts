@@ -247,8 +247,8 @@ const FEW_CANDIDATES = 10;
  *
  * A read by a few candidates (a handful of records each) takes the rows as they are: joining them
  * in PostgreSQL (string_agg and its sort, three counts) cost the server more than the rows cost
- * the node (pgbench, one candidate's 3 records as a prepared statement: 9,300 reads/s joined
- * against 10,200 as rows). Any other read (an assessment's hundred records, a long list) has
+ * the node (pgbench, one candidate's 3 records as a prepared statement: 9,486 reads/s joined
+ * against 10,184 as rows). Any other read (an assessment's hundred records, a long list) has
  * PostgreSQL join the texts into one: one row for the node to read instead of one per record.
  */
 export function firstPageStored(db: Queryable, filter: ScoreFilter): Maybe<FirstPage | undefined> {
