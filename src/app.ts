@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config, TrustProxy } from './config.js';
 import type { Database } from './db/database.js';
 import { registerAdminAuth } from './modules/keys/admin-auth.js';
-import { OneLineRequestLog } from './http/logging.js';
+import { OneLineRequestLog, requestLoggerFactory } from './http/logging.js';
 import { registerDrain } from './http/drain.js';
 import { registerJsonDepthLimit } from './http/json-body.js';
 import { registerMetrics } from './http/metrics.js';
@@ -158,6 +158,8 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     trustProxy: fastifyTrustProxy(config.trustProxy ?? false),
     // One line per request, when it is answered, instead of Fastify's two (src/http/logging.ts).
     logController: requestLog,
+    // A request's pino child logger is made only when something is logged through it.
+    childLoggerFactory: requestLoggerFactory,
     // Response serializers compiled once per schema text (src/http/serialization.ts).
     schemaController: { compilersFactory: { buildSerializer: cachedSerializers() } },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -2,12 +2,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { OneLineRequestLog, loggerOptions, plainStream, redactPlainQuery, scrubUrl, scrubUrlFully } from './logging.js';
+import { OneLineRequestLog, RequestLogger, loggerOptions, plainStream, redactPlainQuery, requestLoggerFactory, scrubUrl, scrubUrlFully } from './logging.js';
 
-async function linesOf(level: string, requests: string[], extra: Record<string, unknown> = {}): Promise<Record<string, unknown>[]> {
+/** Request loggers the /said route saw, with whether each had made its child when the request was answered. */
+let seen: { log: RequestLogger; madeWhenAnswered: boolean }[] = [];
+
+async function linesOf(level: string, requests: string[], extra: Record<string, unknown> = {}, messages = ['request', 'request errored']): Promise<Record<string, unknown>[]> {
   const written: string[] = [];
-  const app = Fastify({ logger: { ...(loggerOptions(level, { write: (line: string) => written.push(line) }) as object), ...extra }, logController: new OneLineRequestLog() });
-  app.get('/items/:id', async () => ({ ok: true }));
+  const app = Fastify({
+    logger: { ...(loggerOptions(level, { write: (line: string) => written.push(line) }) as object), ...extra },
+    logController: new OneLineRequestLog(),
+    childLoggerFactory: requestLoggerFactory,
+  });
+  app.get('/items/:id', async (request) => {
+    if (request.log instanceof RequestLogger) seen.push({ log: request.log, madeWhenAnswered: request.log.isMade });
+    return { ok: true };
+  });
+  app.get('/said', async (request) => {
+    request.log.debug('below the level');
+    request.log.info({ n: 1 }, 'said');
+    return { ok: true };
+  });
   app.get('/broken', async () => {
     throw new Error('kaput');
   });
@@ -16,7 +31,7 @@ async function linesOf(level: string, requests: string[], extra: Record<string, 
   } finally {
     await app.close();
   }
-  return written.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === 'request' || line.msg === 'request errored');
+  return written.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => messages.includes(line.msg as string));
 }
 
 describe('request logging', () => {
@@ -73,6 +88,33 @@ describe('request logging', () => {
     await Promise.all([plain.close(), formatted.close(), labelled.close()]);
   });
 
+  it("makes a request's pino child only when something is logged through it, with the same bindings", async () => {
+    seen = [];
+    const [quiet] = await linesOf('info', ['/items/1']);
+    assert.equal(seen.length, 1);
+    assert.equal(seen[0]!.madeWhenAnswered, false, 'a request that logs nothing makes no child');
+    assert.equal(seen[0]!.log.isMade, false, 'nor does its request line');
+    assert.equal(quiet!.reqId, seen[0]!.log.bindings.reqId);
+
+    // A line written in the handler goes through the child, bound to the request's id, as does the request line.
+    const lines = await linesOf('info', ['/said'], {}, ['said', 'request', 'below the level']);
+    assert.deepEqual(
+      lines.map((line) => line.msg),
+      ['said', 'request'],
+    );
+    assert.equal(lines[0]!.n, 1);
+    assert.equal(typeof lines[0]!.reqId, 'string');
+    assert.equal(lines[0]!.reqId, lines[1]!.reqId);
+
+    // A binding with a serializer of its own is written as pino writes it: the child is made.
+    seen = [];
+    const serialized = await linesOf('info', ['/items/2'], {
+      serializers: { ...(loggerOptions('info') as { serializers: object }).serializers, reqId: (id: string) => `r-${id}` },
+    });
+    assert.match(serialized[0]!.reqId as string, /^r-/);
+    assert.equal(seen[0]!.log.isMade, true);
+  });
+
   it('scrubs keys and tokens wherever a client put them in the URL', () => {
     assert.equal(scrubUrl('/v1/score?api_key=ack_abc&candidateIds=1'), '/v1/score?api_key=[redacted]&candidateIds=1');
     assert.equal(scrubUrl('/portal/?sessionToken=xyz'), '/portal/?sessionToken=[redacted]');
@@ -82,8 +124,10 @@ describe('request logging', () => {
   it('scrubs a plain query by its names alone, as the whole scrub would', () => {
     assert.equal(scrubUrl('/v1/score?candidateIds=a,b'), '/v1/score?candidateIds=a,b');
     assert.equal(scrubUrl('/x?Q=Jane&instance=a&TOKEN=t&'), '/x?Q=[redacted]&instance=a&TOKEN=[redacted]&');
+    assert.equal(scrubUrl('/x?a=1& Token =t&\u212Aey=k&ſecret=s'), '/x?a=1& Token =[redacted]&\u212Aey=[redacted]&ſecret=s');
     // Random URLs of plain characters, parameter names of the list among them: the shortcut agrees with the whole scrub on each.
-    const pieces = ['q', 'Q', 'token', 'Signature', ' key', 'candidateIds', 'x', '=', '=', '&', '&', '?', '/', 'a b', '1', ''];
+    // The Kelvin sign lowers to `k` (so \u212Aey is a key), the long s (ſ) does not lower to `s`.
+    const pieces = ['q', 'Q', 'token', 'Signature', ' key', '\u212Aey', 'ſecret', '\t', 'candidateIds', 'x', '=', '=', '&', '&', '?', '/', 'a b', '1', ''];
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
     for (let i = 0; i < 5000; i++) {

@@ -41,6 +41,13 @@ const NESTED_DEPTH = 3;
 const QUICK_CHECK = /[?#@%]|ack_/;
 /** What only the full scrub handles: encoded text, a fragment, a key or an e-mail address. */
 const NEEDS_DECODING = /[#@%+]|ack_/;
+/**
+ * A parameter of the list may be named in a plain query: one of the names after `?` or `&`, with
+ * the spaces trim() would take. Case-folded with the `u` flag, which folds at least what
+ * toLowerCase() lowers to these names (the Kelvin sign to `k`), so a URL it does not match holds
+ * nothing redactPlainQuery would redact; one it matches is looked at name by name.
+ */
+const MAYBE_REDACTED = new RegExp(`[?&]\\s*(?:${[...REDACTED_PARAMS].map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})\\s*=`, 'iu');
 
 function decoded(text: string): string {
   try {
@@ -101,7 +108,7 @@ export function scrubUrl(url: string): string {
   if (!QUICK_CHECK.test(url)) return url;
   // A plain query (the API's reads: ?candidateIds=…): nothing in it is encoded, so no value can hold
   // a key, an address or a nested URL; only the parameters' names are looked at.
-  if (!NEEDS_DECODING.test(url)) return redactPlainQuery(url);
+  if (!NEEDS_DECODING.test(url)) return MAYBE_REDACTED.test(url) ? redactPlainQuery(url) : url;
   return scrubUrlAt(url, 0);
 }
 
@@ -141,13 +148,94 @@ export function loggerOptions(level: string, stream?: { write(line: string): unk
 /** Hears a request once it is answered (its last byte written, or its connection failed). */
 export type RequestListener = (request: FastifyRequest, reply: FastifyReply) => void;
 
-const { chindingsSym, formattersSym, hooksSym, messageKeySym, mixinSym, nestedKeySym, needsMetadataGsym, streamSym, timeSym } = pino.symbols;
+const { chindingsSym, formattersSym, hooksSym, messageKeySym, mixinSym, nestedKeySym, needsMetadataGsym, serializersSym, streamSym, stringifiersSym, timeSym, wildcardFirstSym } =
+  pino.symbols;
 // (Not in pino's types, though among its symbols: a child's message prefix.)
 const msgPrefixSym = (pino.symbols as unknown as Record<string, symbol>).msgPrefixSym!;
 type PinoInternals = Record<symbol, unknown>;
 interface LineStream {
   write(line: string): unknown;
 }
+
+type LogArgs = [object: unknown, message?: string, ...rest: unknown[]];
+
+/**
+ * A request's logger (request.log and reply.log): the server's logger and the request's bindings
+ * (its reqId). pino's child bound to them is made the first time a line is written through it,
+ * at a level that is on; most requests write only their request line, which is built from the
+ * server's bindings and the request's without it (requestLine). Fastify hands pino options with
+ * each child, and pino then builds the child's formatters and serializers anew: that was about
+ * 2 µs of a score read's CPU, for every request.
+ */
+export class RequestLogger implements FastifyBaseLogger {
+  #made: FastifyBaseLogger | undefined;
+
+  constructor(
+    readonly parent: FastifyBaseLogger,
+    readonly bindings: Record<string, unknown>,
+  ) {}
+
+  /** pino's child logger for this request, made now if it was not yet. */
+  get made(): FastifyBaseLogger {
+    return (this.#made ??= this.parent.child(this.bindings));
+  }
+
+  /** Whether the child was made (a line was written through it, or its level set). */
+  get isMade(): boolean {
+    return this.#made !== undefined;
+  }
+
+  get level(): string {
+    return (this.#made ?? this.parent).level;
+  }
+
+  set level(level: string) {
+    this.made.level = level;
+  }
+
+  isLevelEnabled(level: string): boolean {
+    return ((this.#made ?? this.parent) as unknown as { isLevelEnabled(level: string): boolean }).isLevelEnabled(level);
+  }
+
+  fatal(...args: LogArgs): void {
+    if (this.isLevelEnabled('fatal')) this.made.fatal(...args);
+  }
+
+  error(...args: LogArgs): void {
+    if (this.isLevelEnabled('error')) this.made.error(...args);
+  }
+
+  warn(...args: LogArgs): void {
+    if (this.isLevelEnabled('warn')) this.made.warn(...args);
+  }
+
+  info(...args: LogArgs): void {
+    if (this.isLevelEnabled('info')) this.made.info(...args);
+  }
+
+  debug(...args: LogArgs): void {
+    if (this.isLevelEnabled('debug')) this.made.debug(...args);
+  }
+
+  trace(...args: LogArgs): void {
+    if (this.isLevelEnabled('trace')) this.made.trace(...args);
+  }
+
+  silent(): void {}
+
+  child(bindings: Record<string, unknown>, options?: Parameters<FastifyBaseLogger['child']>[1]): FastifyBaseLogger {
+    return this.made.child(bindings, options);
+  }
+}
+
+/**
+ * Fastify's childLoggerFactory: a RequestLogger for each request. A route with a log level or
+ * serializers of its own (none has one today) gets pino's child at once, with them.
+ */
+export const requestLoggerFactory: NonNullable<FastifyServerOptions['childLoggerFactory']> = (logger, bindings, options) => {
+  for (const _ in options) return logger.child(bindings, options);
+  return new RequestLogger(logger, bindings);
+};
 
 /**
  * The stream a logger writes to, when its lines are pino's plain ones (as loggerOptions makes
@@ -157,6 +245,7 @@ interface LineStream {
  * level formatter writes `"level":n` alone is asked once per formatter function.
  */
 export function plainStream(log: FastifyBaseLogger): LineStream | null {
+  if (log instanceof RequestLogger && !log.isMade) return plainStreamOf(log.parent);
   const internals = log as unknown as PinoInternals;
   const stream = internals[streamSym] as LineStream | undefined;
   if (!stream || typeof stream.write !== 'function' || (stream as unknown as PinoInternals)[needsMetadataGsym]) return null;
@@ -166,6 +255,53 @@ export function plainStream(log: FastifyBaseLogger): LineStream | null {
   const hooks = internals[hooksSym] as { logMethod?: unknown; streamWrite?: unknown } | undefined;
   if (formatters?.log !== undefined || hooks?.logMethod || hooks?.streamWrite) return null;
   return formatters?.level && numericLevel(formatters.level) ? stream : null;
+}
+
+/** plainStream of a server's logger, whose setup is fixed when it is made: asked once. */
+const plainStreams = new WeakMap<object, LineStream | null>();
+function plainStreamOf(log: FastifyBaseLogger): LineStream | null {
+  let stream = plainStreams.get(log);
+  if (stream === undefined) {
+    stream = plainStream(log);
+    plainStreams.set(log, stream);
+  }
+  return stream;
+}
+
+/** For each server logger, the text (`,"key":`) of each binding key it writes as plain JSON, or null. */
+const bindingKeys = new WeakMap<object, Map<string, string | null>>();
+
+/** `,"key":` when the logger writes a string bound to `key` as JSON.stringify does (no serializer or redaction of its own); else null. */
+function plainKey(parent: PinoInternals, key: string): string | null {
+  let keys = bindingKeys.get(parent);
+  if (!keys) bindingKeys.set(parent, (keys = new Map()));
+  let text = keys.get(key);
+  if (text === undefined) {
+    const serializers = parent[serializersSym] as Record<string, unknown>;
+    const stringifiers = parent[stringifiersSym] as Record<string | symbol, unknown>;
+    text = serializers[key] || stringifiers[key] || stringifiers[wildcardFirstSym] ? null : `,${JSON.stringify(key)}:`;
+    keys.set(key, text);
+  }
+  return text;
+}
+
+/**
+ * The bindings' text of a logger (pino's chindings: `,"pid":…,"hostname":…,"reqId":…`). For a
+ * RequestLogger whose child was not made, the text pino would give the child: its parent's and
+ * then each binding's, when every binding is a string with no serializer or redaction of its own
+ * (as reqId is); otherwise the child is made and its own text taken.
+ */
+function bindingsText(log: FastifyBaseLogger): string {
+  if (!(log instanceof RequestLogger) || log.isMade) return (log as unknown as PinoInternals)[chindingsSym] as string;
+  const parent = log.parent as unknown as PinoInternals;
+  let text = parent[chindingsSym] as string;
+  for (const key in log.bindings) {
+    const value = log.bindings[key];
+    const keyText = typeof value === 'string' && Object.hasOwn(log.bindings, key) ? plainKey(parent, key) : null;
+    if (keyText === null) return (log.made as unknown as PinoInternals)[chindingsSym] as string;
+    text += keyText + JSON.stringify(value);
+  }
+  return text;
 }
 
 const numericLevels = new WeakMap<object, boolean>();
@@ -188,7 +324,7 @@ function numericLevel(format: (label: string, n: number) => { level?: unknown })
 function requestLine(log: FastifyBaseLogger, request: FastifyRequest, reply: FastifyReply): string {
   const route = request.routeOptions.url;
   return (
-    `{"level":30,"time":${Date.now()}${(log as unknown as PinoInternals)[chindingsSym] as string},"method":${JSON.stringify(request.method)}` +
+    `{"level":30,"time":${Date.now()}${bindingsText(log)},"method":${JSON.stringify(request.method)}` +
     `${route === undefined ? '' : `,"route":${JSON.stringify(route)}`},"url":${JSON.stringify(scrubUrl(request.url))}` +
     `,"statusCode":${reply.statusCode},"ms":${Math.round(reply.elapsedTime * 10) / 10},"ip":${JSON.stringify(request.ip)},"msg":"request"}\n`
   );
