@@ -96,7 +96,7 @@ export function keyAuthenticator(verifier: KeyVerifier, limits: { failures: Refu
   // the budget spent, at once when both are counted in memory.
   return (request: FastifyRequest, reply: FastifyReply, presented: string): Maybe<KeyRecord | undefined> => {
     if (presented === '') return whenReady(limits.failures.check(request), () => undefined);
-    const cached = verifier.cachedValid(presented);
+    const cached = verifier.cachedValid(presented, request.raw.socket);
     if (!cached) return looked(request, reply, presented);
     return whenReady(limits.failures.check(request), () => spent(cached, reply));
   };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { Agent, get as httpGet } from 'node:http';
 import { it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { buildApp } from '../../app.js';
@@ -112,6 +113,47 @@ describeEachStore(
         (await get(key, '/v1/assessment', { instance: b })).json().map((x: { id: string }) => x.id),
         ['two'],
       );
+    });
+
+    it('tells apart the keys presented one after another on one keep-alive connection', async () => {
+      const [first, second] = [await ctx().instance(), await ctx().instance()];
+      const [a, b] = [await ctx().key([first]), await ctx().key([second])];
+      const revoked = await ctx().key([first], { label: 'revoked on the connection' });
+      const url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      const sockets = new Set<unknown>();
+      const status = (key: string, instance: string) =>
+        new Promise<number>((resolve, reject) => {
+          const request = httpGet(`${url}/v1/assessment`, { agent, headers: { 'x-api-key': key, instance } }, (response) => {
+            sockets.add(response.socket);
+            response.resume().on('end', () => resolve(response.statusCode!));
+          });
+          request.on('error', reject);
+        });
+      try {
+        // Each key reaches its own instance and not the other's, whatever the connection presented before.
+        const seen: number[] = [];
+        for (const [key, instance] of [
+          [a, first],
+          [b, first],
+          [b, second],
+          [a, second],
+          [a, first],
+          [`${a.slice(0, -1)}!`, first],
+          [revoked, first],
+        ] as const) {
+          seen.push(await status(key, instance));
+        }
+        assert.deepEqual(seen, [200, 403, 200, 403, 200, 401, 200]);
+        const id = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${first}` }))
+          .json()
+          .find((k: { label: string }) => k.label === 'revoked on the connection').id;
+        assert.equal((await ctx().request({ method: 'POST', url: `/admin/v1/keys/${id}/revoke` })).statusCode, 200);
+        assert.equal(await status(revoked, first), 401, 'revoked, though its hash was the last this connection presented');
+        assert.equal(sockets.size, 1, 'every request went over one connection');
+      } finally {
+        agent.destroy();
+      }
     });
 
     it('revocation takes effect at once on the revoking node', async () => {

@@ -16,6 +16,13 @@ const TOUCH_EVERY_MS = 60_000;
 export class KeyVerifier {
   private readonly cache = new Map<string, { record: KeyRecord | undefined; until: number }>();
   private readonly touched = new Map<string, number>();
+  /**
+   * The SHA-256 of the key last presented on each connection: a client sends the same key with
+   * every request of a keep-alive connection, and hashing it cost a score read about 1.5 µs of CPU.
+   * Kept while the connection lives (it carries the key with every request anyway), and compared
+   * only with what that same connection presents.
+   */
+  private readonly lastHashed = new WeakMap<object, { presented: string; hash: string }>();
 
   constructor(
     private readonly db: Queryable,
@@ -40,16 +47,28 @@ export class KeyVerifier {
   /**
    * The verdict on a key from this node's memory alone, when it holds a fresh one that says the
    * key is valid; undefined when the database would have to be asked (or the key is refused).
+   * `connection` (the request's socket) lets a key presented again on it skip its hashing.
    */
-  cachedValid(presented: string): KeyRecord | undefined {
-    if (!looksLikeApiKey(presented)) return undefined;
-    const cached = this.cache.get(sha256Hex(presented));
+  cachedValid(presented: string, connection?: object): KeyRecord | undefined {
+    const hash = this.hashOf(presented, connection);
+    if (hash === undefined) return undefined;
+    const cached = this.cache.get(hash);
     const now = this.now();
     if (!cached?.record || cached.until <= now) return undefined;
     const { record } = cached;
     if ((record.revokedAt && record.revokedAt.getTime() <= now) || (record.expiresAt && record.expiresAt.getTime() <= now)) return undefined;
     this.touch(record.id, now);
     return record;
+  }
+
+  /** The SHA-256 (hex) of a well-formed key; undefined for anything else. */
+  private hashOf(presented: string, connection: object | undefined): string | undefined {
+    const last = connection && this.lastHashed.get(connection);
+    if (last && last.presented === presented) return last.hash;
+    if (!looksLikeApiKey(presented)) return undefined;
+    const hash = sha256Hex(presented);
+    if (connection) this.lastHashed.set(connection, { presented, hash });
+    return hash;
   }
 
   /** Drops everything cached: called when this node revokes a key or changes grants. */
