@@ -119,4 +119,32 @@ describeEachStore('score records kept ready', (ctx) => {
     const cold = await readAll();
     for (const [i] of lists.entries()) assert.equal(cold[i]!.body, warm[i]!.body, `list ${i + 1}`);
   });
+  it('reads one id as a list of one, trimmed, a repeated id once, and refuses an empty element wherever it is', async () => {
+    const [first, second] = [await invite('list-a@example.com', 'List', 'A'), await invite('list-b@example.com', 'List', 'B')];
+    const get = (query: string) => ctx().request({ method: 'GET', url: `/v1/score?${query}`, headers: { 'x-api-key': key, instance } });
+    const candidates = async (query: string) => {
+      const response = await get(query);
+      assert.equal(response.statusCode, 200, `${query}: ${response.body}`);
+      return JSON.parse(response.body).map((r: { candidateId: string }) => r.candidateId);
+    };
+    assert.deepEqual(await candidates(`candidateIds=${first}`), [first]);
+    assert.deepEqual(await candidates(`candidateIds=%20${first}%20`), [first], 'one id, padded');
+    assert.deepEqual(await candidates(`candidateIds=${second},${first},${second}`), [first, second], 'each candidate once, in the order invited');
+    assert.deepEqual(await candidates('candidateIds=not-a-uuid'), [], 'an unknown id matches nothing');
+    for (const [query, detail] of [
+      ['candidateIds=', 'element 1 is empty'],
+      ['candidateIds=%20', 'element 1 is empty'],
+      [`candidateIds=${first},`, 'element 2 is empty'],
+      [`candidateIds=${first},%20,${second}`, 'element 2 is empty'],
+      ['assessmentIds=', 'element 1 is empty'],
+    ]) {
+      const response = await get(query!);
+      assert.equal(response.statusCode, 400, query);
+      assert.deepEqual(
+        response.json().errors.map((e: { name: string; detail: string }) => [e.name, e.detail]),
+        [[query!.split('=')[0], detail]],
+        query,
+      );
+    }
+  });
 });

@@ -14,6 +14,12 @@ const MAX_IDS = 500;
 
 function idList(name: 'candidateIds' | 'assessmentIds', value: string | undefined): string[] | undefined {
   if (value === undefined) return undefined;
+  // One id (a read by one candidate, the usual one): no list to split, check or deduplicate.
+  if (!value.includes(',')) {
+    const id = value.trim();
+    if (id === '') throw invalid([{ in: 'query', name, detail: 'element 1 is empty' }]);
+    return [id];
+  }
   const ids = value.split(',').map((id) => id.trim());
   const empty = ids.findIndex((id) => id === '');
   if (empty >= 0) throw invalid([{ in: 'query', name, detail: `element ${empty + 1} is empty` }]);
