@@ -17,6 +17,8 @@ interface Scenario {
   invite?: string[];
   seconds: number;
   connections: number;
+  /** Requests a second across all connections (open loop); unset, each connection sends its next request when answered. */
+  rate?: number;
 }
 
 const scenario = JSON.parse(process.argv[2]!) as Scenario;
@@ -31,6 +33,7 @@ const result = await new Promise<autocannon.Result>((resolve, reject) => {
     {
       url: scenario.url,
       connections: scenario.connections,
+      ...(scenario.rate ? { overallRate: scenario.rate } : {}),
       duration: scenario.seconds,
       requests: [
         {
