@@ -108,13 +108,17 @@ async function findAssessmentIds(db: Queryable, instanceIds: string[], slugs: st
   return rows.map((row) => row.id);
 }
 
-/** A score read: its SQL, values, whether it may be prepared, and its name in /metrics. */
+/** A score read: its SQL (beginning with its name in /metrics), its values, and whether it may be prepared and under what name. */
 interface ScoreQuery {
-  name: 'score_by_assessment' | 'score_by_candidate' | 'score_by_instance';
   text: string;
   params: unknown[];
   prepare: boolean;
+  /** The prepared statement's name: one per text. */
+  statement: string;
 }
+
+/** What a score read selects: rows to format, texts, stored texts a row each, or joined into one. */
+type Shape = 'row' | 'text' | 'stored' | 'joined';
 
 /**
  * The SQL of the records in scope in id order, after `afterId` when given, at most `limit` when
@@ -129,19 +133,14 @@ interface ScoreQuery {
  * 0.04 ms). True for reads by candidate (the candidate index, whatever the ids) and by one
  * assessment in the range form below; a list of assessments keeps custom plans.
  */
-function scoreQuery(db: Queryable, filter: ScoreFilter, page?: { afterId: string; limit?: number }, shape: 'row' | 'text' | 'stored' = 'row'): Maybe<ScoreQuery | undefined> {
+function scoreQuery(db: Queryable, filter: ScoreFilter, page?: { afterId: string; limit?: number }, shape: Shape = 'row'): Maybe<ScoreQuery | undefined> {
   if (!filter.assessmentIds) return scoreQueryOf(filter, undefined, page, shape);
   // Assessments are found within the instances in scope (at once when found before).
   return whenReady(assessmentIdsOf(db, filter.instanceIds, filter.assessmentIds), (found) => scoreQueryOf(filter, found, page, shape));
 }
 
 /** scoreQuery once the ids of the filter's assessments (if any) are known. */
-function scoreQueryOf(
-  filter: ScoreFilter,
-  found: string[] | undefined,
-  page: { afterId: string; limit?: number } | undefined,
-  shape: 'row' | 'text' | 'stored',
-): ScoreQuery | undefined {
+function scoreQueryOf(filter: ScoreFilter, found: string[] | undefined, page: { afterId: string; limit?: number } | undefined, shape: Shape): ScoreQuery | undefined {
   // One id is an equality, many a list: a generic plan for `= ANY($1)` expects ten elements and
   // takes a bitmap scan and a sort where one candidate's few rows need an index lookup.
   const params: unknown[] = [];
@@ -184,15 +183,38 @@ function scoreQueryOf(
     params.push(page.limit);
     limit = `LIMIT $${params.length}`;
   }
-  return {
-    name: filter.assessmentIds ? 'score_by_assessment' : filter.candidateIds ? 'score_by_candidate' : 'score_by_instance',
-    text: `SELECT ${shape === 'row' ? `${RECORD_COLUMNS} FROM invitations i JOIN assessments a ON a.id = i.assessment_id` : shape === 'text' ? TEXT_FROM : 'i.id, i.record FROM invitations i'}
+  const name = filter.assessmentIds ? 'score_by_assessment' : filter.candidateIds ? 'score_by_candidate' : 'score_by_instance';
+  const { text, statement } = statementOf(`${name} ${shape} ${where.join(' AND ')} ${order} ${limit}`, () => {
+    const select = `SELECT ${shape === 'row' ? `${RECORD_COLUMNS} FROM invitations i JOIN assessments a ON a.id = i.assessment_id` : shape === 'text' ? TEXT_FROM : 'i.id, i.record FROM invitations i'}
       WHERE ${where.join(' AND ')}
       ORDER BY ${order}
-      ${limit}`,
-    params,
-    prepare,
-  };
+      ${limit}`;
+    // The page's texts joined by PostgreSQL, with its count, whether a record is missing and its last id.
+    const body =
+      shape === 'joined'
+        ? `SELECT count(*)::int AS count, count(*) FILTER (WHERE s.record IS NULL)::int AS missing, max(s.id)::text AS "lastId",
+            coalesce(string_agg(s.record, ',' ORDER BY s.id), '') AS joined
+       FROM (${select}) s`
+        : select;
+    return `/* ${name} */ ${body}`;
+  });
+  return { text, params, prepare, statement };
+}
+
+/**
+ * Statements by their form (name, shape, conditions, order, limit): each form's text is made once,
+ * with its name for /metrics in front and its prepared statement's name, rather than built, named
+ * and looked up by its whole text on every read (the joined first page's text wrapped the page's
+ * query again on each read).
+ */
+const statements = new Map<string, { text: string; statement: string }>();
+function statementOf(form: string, text: () => string): { text: string; statement: string } {
+  let found = statements.get(form);
+  if (!found) {
+    found = { text: text(), statement: `score-read-${statements.size + 1}` };
+    statements.set(form, found);
+  }
+  return found;
 }
 
 /**
@@ -202,31 +224,14 @@ function scoreQueryOf(
 export async function scorePage(db: Queryable, filter: ScoreFilter, afterId: string, limit = PAGE_SIZE): Promise<Row[]> {
   const query = await scoreQuery(db, filter, { afterId, limit });
   if (!query) return [];
-  return (await db.query<Row>(named(query), query.params)).rows;
-}
-
-/** Prepared statements by their text: each shape of the query (one id or a list, a first page or a later one) is its own. */
-const statementNames = new Map<string, string>();
-function statementName(text: string): string {
-  let name = statementNames.get(text);
-  if (!name) {
-    name = `score-read-${statementNames.size + 1}`;
-    statementNames.set(text, name);
-  }
-  return name;
-}
-
-/** The statement's text beginning with its name, under which /metrics times it (src/db/timing.ts). */
-function named(query: ScoreQuery): string {
-  return `/* ${query.name} */ ${query.text}`;
+  return (await db.query<Row>(query.text, query.params)).rows;
 }
 
 /** Runs a score read: as a prepared statement where its generic plan is sound (see scoreQuery). */
 function run<T>(db: Queryable, query: ScoreQuery): Promise<{ rows: T[] }> {
-  const text = named(query);
   return query.prepare && 'prepared' in db && typeof db.prepared === 'function'
-    ? (db as Database).prepared!<T>(statementName(text), text, query.params)
-    : db.query<T>(text, query.params);
+    ? (db as Database).prepared!<T>(query.statement, query.text, query.params)
+    : db.query<T>(query.text, query.params);
 }
 
 /** One page of records in scope as JSON texts (the read model), with the last invitation id. */
@@ -252,28 +257,27 @@ const FEW_CANDIDATES = 10;
  * PostgreSQL join the texts into one: one row for the node to read instead of one per record.
  */
 export function firstPageStored(db: Queryable, filter: ScoreFilter): Maybe<FirstPage | undefined> {
-  return whenReady(scoreQuery(db, filter, { afterId: '0', limit: PAGE_SIZE }, 'stored'), (query) => (query ? storedPage(db, filter, query) : NOTHING));
+  const few = !filter.assessmentIds && filter.candidateIds !== undefined && filter.candidateIds.length <= FEW_CANDIDATES;
+  return whenReady(scoreQuery(db, filter, { afterId: '0', limit: PAGE_SIZE }, few ? 'stored' : 'joined'), (query) =>
+    query ? (few ? storedRows(db, query) : storedJoined(db, query)) : NOTHING,
+  );
 }
 
 type FirstPage = { count: number; lastId: string | null; texts: string[] };
 const NOTHING: FirstPage = { count: 0, lastId: null, texts: [] };
 
-async function storedPage(db: Queryable, filter: ScoreFilter, query: ScoreQuery): Promise<FirstPage | undefined> {
-  if (!filter.assessmentIds && filter.candidateIds && filter.candidateIds.length <= FEW_CANDIDATES) {
-    const { rows } = await run<{ id: string; record: string | null }>(db, query);
-    const texts: string[] = [];
-    for (const row of rows) {
-      if (row.record === null) return undefined;
-      texts.push(row.record);
-    }
-    return { count: rows.length, lastId: rows.length > 0 ? String(rows[rows.length - 1]!.id) : null, texts };
+async function storedRows(db: Queryable, query: ScoreQuery): Promise<FirstPage | undefined> {
+  const { rows } = await run<{ id: string; record: string | null }>(db, query);
+  const texts: string[] = [];
+  for (const row of rows) {
+    if (row.record === null) return undefined;
+    texts.push(row.record);
   }
-  const { rows } = await run<{ count: number; missing: number; lastId: string | null; joined: string }>(db, {
-    ...query,
-    text: `SELECT count(*)::int AS count, count(*) FILTER (WHERE s.record IS NULL)::int AS missing, max(s.id)::text AS "lastId",
-            coalesce(string_agg(s.record, ',' ORDER BY s.id), '') AS joined
-       FROM (${query.text}) s`,
-  });
+  return { count: rows.length, lastId: rows.length > 0 ? String(rows[rows.length - 1]!.id) : null, texts };
+}
+
+async function storedJoined(db: Queryable, query: ScoreQuery): Promise<FirstPage | undefined> {
+  const { rows } = await run<{ count: number; missing: number; lastId: string | null; joined: string }>(db, query);
   const row = rows[0]!;
   if (row.missing > 0) return undefined;
   return { count: row.count, lastId: row.lastId, texts: row.count > 0 ? [row.joined] : [] };
@@ -287,7 +291,7 @@ export async function* recordTextBatches(db: Database, filter: ScoreFilter, last
   if (db.batches) {
     const query = await scoreQuery(db, filter, { afterId: lastId }, 'text');
     if (!query) return;
-    for await (const rows of db.batches<TextRow>(named(query), query.params, PAGE_SIZE)) yield rows.map(textOf);
+    for await (const rows of db.batches<TextRow>(query.text, query.params, PAGE_SIZE)) yield rows.map(textOf);
     return;
   }
   let after = lastId;
