@@ -37,8 +37,8 @@ export function registerMetrics(db: Database): Metrics {
   // One child per (method, route template, status), found without building a string: the method
   // and the route are the same few strings on every request, their hashes kept by V8.
   const children = new Map<string, Map<string, Map<number, HistogramChild>>>();
-  const observeRequest: RequestListener = (request, reply) => {
-    const route = request.routeOptions.url ?? 'unmatched';
+  const observeRequest: RequestListener = (request, reply, answered) => {
+    const route = answered.route ?? 'unmatched';
     const status = reply.statusCode;
     let byRoute = children.get(request.method);
     if (!byRoute) children.set(request.method, (byRoute = new Map()));
@@ -46,7 +46,7 @@ export function registerMetrics(db: Database): Metrics {
     if (!byStatus) byRoute.set(route, (byStatus = new Map()));
     let child = byStatus.get(status);
     if (!child) byStatus.set(status, (child = duration.child({ method: request.method, route, status_code: String(status) })));
-    child.observe(reply.elapsedTime / 1000);
+    child.observe(answered.ms / 1000);
     if (status === 429) refused.inc({ route });
   };
 
