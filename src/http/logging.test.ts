@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import { OneLineRequestLog, RequestLogger, loggerOptions, plainStream, redactPlainQuery, requestLoggerFactory, scrubUrl, scrubUrlFully } from './logging.js';
 
-/** Request loggers the /said route saw, with whether each had made its child when the request was answered. */
+/** Request loggers the /items/:id route saw, with whether each had made its child when its handler returned. */
 let seen: { log: RequestLogger; madeWhenAnswered: boolean }[] = [];
 
 async function linesOf(level: string, requests: string[], extra: Record<string, unknown> = {}, messages = ['request', 'request errored']): Promise<Record<string, unknown>[]> {

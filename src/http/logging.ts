@@ -188,7 +188,7 @@ export class RequestLogger implements FastifyBaseLogger {
     return (this.#made ??= this.parent.child(this.bindings));
   }
 
-  /** Whether the child was made (a line was written through it, or its level set). */
+  /** Whether the child was made: a line written through it, its level set, a child asked of it, or a binding only pino can write. */
   get isMade(): boolean {
     return this.#made !== undefined;
   }
@@ -369,13 +369,15 @@ export class OneLineRequestLog extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    // The route's template is a new object of Fastify's at each look: looked at once.
-    const answered: Answered = { route: request.routeOptions.url, ms: reply.elapsedTime };
-    for (const listener of this.listeners) listener(request, reply, answered);
     const log = reply.log;
     // Below the level nothing is written, so nothing is built (the scrubbed URL, the route): at
     // LOG_LEVEL=warn that was 5 % of a node's time answering /healthz in a CPU profile.
-    if (!(log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(error ? 'error' : 'info')) return;
+    const written = (log as { isLevelEnabled?(level: string): boolean }).isLevelEnabled?.(error ? 'error' : 'info') === true;
+    if (!written && this.listeners.length === 0) return;
+    // The route's template is a new object of Fastify's at each look: looked at once.
+    const answered: Answered = { route: request.routeOptions.url, ms: reply.elapsedTime };
+    for (const listener of this.listeners) listener(request, reply, answered);
+    if (!written) return;
     if (!error) {
       const stream = plainStream(log);
       if (stream) {
