@@ -149,6 +149,10 @@ describeEachStore(
       assert.match(intro.body, /<h2 id="webcam-heading">Webcam snapshots<\/h2>/);
       assert.match(intro.body, /a still image from your webcam every 30 seconds/);
       assert.match(intro.body, /never sent to anyone else\. No face recognition/);
+      // Whose request this is: the company of the candidate's instance (its name, unbranded), in the question and the title.
+      assert.ok(intro.body.includes(`${instance} asks to take a still image`), intro.body);
+      assert.ok(intro.body.includes(`Only ${instance}&#39;s reviewers see the images`), intro.body);
+      assert.match(intro.body, new RegExp(`<title>[^<]* · ${instance}</title>`));
       assert.match(intro.body, /<button type="submit" class="primary" name="webcam" value="agreed">Agree and start<\/button>/);
       assert.match(intro.body, /<button type="submit" name="webcam" value="declined">Decline and start without snapshots<\/button>/);
       const german = await ada.page('/portal/a/cam', { 'accept-language': 'de' });

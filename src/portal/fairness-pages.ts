@@ -6,7 +6,7 @@ import { formatNumber, t, type Lang } from '../i18n/i18n.js';
 import { webcamOf, type AssessmentContent, type PracticeContent } from '../modules/assessments/content-schema.js';
 import { FEEDBACK_COMMENT_MAX } from '../modules/attempts/feedback.js';
 import { questionCredit, type AnswerValue } from '../modules/attempts/scoring.js';
-import { languageNote, layout } from './pages.js';
+import { languageNote, layout, type Page } from './pages.js';
 import { questionField } from '../views/questions.js';
 import { startForm } from './webcam-pages.js';
 
@@ -64,7 +64,7 @@ export function practicePage(
     contentLang?: Lang;
     languageNotice?: string;
   },
-): SafeHtml {
+): Page {
   const { csrf, slug, answer, feedback, notice, contentLang, languageNotice } = options;
   const said = feedback ?? (notice ? { correct: null, message: notice } : undefined);
   return layout({
@@ -72,7 +72,7 @@ export function practicePage(
     page: 'practice',
     csrf,
     title: t(lang, 'practice.title', { name: content.name }),
-    body: html`<p><a href="/portal/a/${slug}">${t(lang, 'practice.back')}</a></p>
+    body: (brand) => html`<p><a href="/portal/a/${slug}">${t(lang, 'practice.back')}</a></p>
 <h1>${t(lang, 'practice.pageHeading')}</h1>
 <p class="info">${t(lang, 'practice.explain', { start: t(lang, 'intro.start') })}</p>
 ${languageNote(languageNotice)}
@@ -90,7 +90,7 @@ ${feedback && question.explanation && markdown(question.explanation)}
 }
 <h2>${t(lang, 'intro.start')}</h2>
 <p>${t(lang, 'practice.ready')}</p>
-${startForm(lang, csrf, slug, webcamOf(content))}`,
+${startForm(lang, csrf, slug, webcamOf(content), brand)}`,
   });
 }
 

@@ -5,7 +5,6 @@
 // api.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
-import type { SafeHtml } from '../html/html.js';
 import { currentVersion } from '../modules/assessments/repository.js';
 import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
 import { Problem } from '../http/problem.js';
@@ -15,13 +14,12 @@ import { completeAttempt } from '../modules/attempts/completion.js';
 import { observeClient } from '../modules/attempts/signals.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
-import { setPortalBrand } from './brand.js';
 import { feedbackOf } from '../modules/attempts/feedback.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
 import { feedbackSection } from './fairness-pages.js';
 import { checkCsrf, cookieValue, type PortalSession } from './session.js';
 import { findSession } from '../modules/invitations/portal-sessions.js';
-import { completedPage, messagePage } from './pages.js';
+import { completedPage, messagePage, type Page } from './pages.js';
 import { t, type Lang } from '../i18n/i18n.js';
 import { requestLanguage, sessionLanguage } from './language.js';
 import { shownContent } from './content-language.js';
@@ -62,7 +60,14 @@ export interface PortalKitDeps {
 
 export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDeps) {
   const client = (request: FastifyRequest) => ({ address: request.ip, agent: String(request.headers['user-agent'] ?? '').slice(0, 500) });
-  const html = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
+  /** A page, in the brand of the request's session once it is known. */
+  const html = (reply: FastifyReply, page: Page, status = 200) => {
+    const instance = sessionInstances.get(reply.request);
+    return reply
+      .code(status)
+      .type('text/html; charset=utf-8')
+      .send(page.render(instance && brandOf(instance)).toString());
+  };
 
   async function session(request: FastifyRequest): Promise<PortalSession | undefined> {
     const value = cookieValue(request);
@@ -72,7 +77,6 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
     else if (!request.url.startsWith('/portal/api/')) {
       const instance = await findInstanceById(db, found.instanceId);
       sessionInstances.set(request, instance);
-      if (instance) setPortalBrand(brandOf(instance));
     }
     return found;
   }
@@ -123,7 +127,7 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
   }
 
   /** The completed page: the optional feedback, then the optional self-identification when the instance asks for it. */
-  async function finishedPage(request: FastifyRequest, s: PortalSession, inv: InvitationRef, attempt: Attempt, selfIdState?: 'saved' | 'invalid'): Promise<SafeHtml> {
+  async function finishedPage(request: FastifyRequest, s: PortalSession, inv: InvitationRef, attempt: Attempt, selfIdState?: 'saved' | 'invalid'): Promise<Page> {
     const said = await speak(request, s);
     const { lang, company } = said;
     const { name } = (await shownOf(inv, attempt, said)).content;

@@ -14,7 +14,6 @@ import { problemFor, sendProblem } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { findAttempt } from '../modules/attempts/repository.js';
-import { withBrandSlot } from './brand.js';
 import { checkSameOrigin, cookieValue, setSessionCookie, type PortalSession } from './session.js';
 import { openSession } from '../modules/invitations/portal-sessions.js';
 import { dashboardPage, invalidLinkPage, landingPage, messagePage, type DashboardItem } from './pages.js';
@@ -67,9 +66,6 @@ export async function portalRoutes(
     // A page that takes webcam snapshots allows the camera (WEBCAM_PERMISSIONS); every other keeps it off.
     for (const [name, value] of Object.entries(PAGE_HEADERS)) if ((name !== 'cache-control' && name !== 'permissions-policy') || !reply.hasHeader(name)) reply.header(name, value);
   });
-
-  // Each page is drawn in its instance's brand once the session says whose candidate this is.
-  app.addHook('preHandler', (_request, _reply, done) => withBrandSlot(done));
 
   // Guessing at link tokens or session cookies: an address refused too often is turned away
   // before what it presents is looked at (429 with Retry-After, on pages too).

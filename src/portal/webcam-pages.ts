@@ -5,19 +5,22 @@
 import { html, type SafeHtml } from '../html/html.js';
 import { t, type Lang } from '../i18n/i18n.js';
 import type { WebcamSchedule } from '../modules/snapshots/repository.js';
-import { portalBrand } from './brand.js';
+import type { Brand } from '../modules/tenants/branding.js';
 
 /** The page may use the camera (the portal's other pages may not: camera=()). */
 export const WEBCAM_PERMISSIONS = 'camera=(self), microphone=(), geolocation=()';
 
-/** The Start form of an assessment: a plain Start button, or the webcam question with Agree and Decline (both start). */
-export function startForm(lang: Lang, csrf: string, slug: string, webcam: { intervalSeconds: number } | undefined): SafeHtml {
+/**
+ * The Start form of an assessment: a plain Start button, or the webcam question with Agree and
+ * Decline (both start), which names the company of `brand` (the candidate's instance).
+ */
+export function startForm(lang: Lang, csrf: string, slug: string, webcam: { intervalSeconds: number } | undefined, brand: Brand | undefined): SafeHtml {
   if (!webcam)
     return html`<form method="post" action="/portal/a/${slug}/start">
 <input type="hidden" name="_csrf" value="${csrf}">
 <button type="submit" class="primary">${t(lang, 'intro.start')}</button>
 </form>`;
-  const company = portalBrand()?.company ?? t(lang, 'layout.brand');
+  const company = brand?.company ?? t(lang, 'layout.brand');
   const seconds = webcam.intervalSeconds;
   return html`<section class="webcam-consent" aria-labelledby="webcam-heading">
 <h2 id="webcam-heading">${t(lang, 'webcam.heading')}</h2>
