@@ -190,6 +190,21 @@ interface PhaseResult {
   p99Ratio: number;
   /** Whether invitations had statistics (from anyone) when the phase ended, and when it began. */
   statistics: string;
+  /** Score reads the service answered per score statement it ran (it gathers reads that arrive together). */
+  readsPerStatement: number;
+}
+
+/**
+ * The service's score reads answered and score statements run so far, from its /metrics: reads by
+ * one candidate that reach a node in one turn of its event loop are read by one statement.
+ */
+async function scoreCounts(url: string): Promise<{ reads: number; statements: number }> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).text();
+  const sum = (pattern: RegExp) => [...text.matchAll(pattern)].reduce((n, m) => n + Number(m[1]), 0);
+  return {
+    reads: sum(/^http_request_duration_seconds_count\{[^}]*route="\/v1\/score"[^}]*\} (\d+)/gm),
+    statements: sum(/^db_query_duration_seconds_count\{query="score_by_candidate(?:_batch)?"\} (\d+)/gm),
+  };
 }
 
 export interface FreshOptions {
@@ -260,6 +275,7 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
       for (const phase of ['no ANALYZE', 'after ANALYZE'] as const) {
         if (phase === 'after ANALYZE') await client.query('ANALYZE');
         const before = await stats();
+        const countsBefore = await scoreCounts(service.url);
         const s: Figures[] = [];
         const b: Figures[] = [];
         for (let round = 0; round < o.rounds; round++) {
@@ -284,6 +300,7 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
           for (const side of round % 2 ? sides.reverse() : sides) await side();
         }
         const ratios = s.map((f, i) => f.rps / b[i]!.rps);
+        const countsAfter = await scoreCounts(service.url);
         const result: PhaseResult = {
           run,
           phase,
@@ -293,12 +310,13 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
           ratios,
           p99Ratio: median(s.map((f) => f.p99)) / Math.max(0.01, median(b.map((f) => f.p99))),
           statistics: `${before} → ${await stats()}`,
+          readsPerStatement: (countsAfter.reads - countsBefore.reads) / Math.max(1, countsAfter.statements - countsBefore.statements),
         };
         results.push(result);
         console.log(
           `# run ${run}, ${phase}: service ${result.service.rps.toFixed(0)} req/s p99 ${result.service.p99} ms node ${result.service.nodeUs.toFixed(0)} µs PG ${result.service.pgUs.toFixed(0)} µs; ` +
             `baseline ${result.baseline.rps.toFixed(0)} req/s p99 ${result.baseline.p99} ms node ${result.baseline.nodeUs.toFixed(0)} µs PG ${result.baseline.pgUs.toFixed(0)} µs; ` +
-            `ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}; p99 ratio ${result.p99Ratio.toFixed(2)}; invitations ${result.statistics}; non-2xx/errors ${result.service.bad}/${result.baseline.bad}`,
+            `ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}; p99 ratio ${result.p99Ratio.toFixed(2)}; service reads per statement ${result.readsPerStatement.toFixed(2)}; invitations ${result.statistics}; non-2xx/errors ${result.service.bad}/${result.baseline.bad}`,
         );
       }
     } finally {
@@ -325,6 +343,10 @@ export async function freshScenario(o: FreshOptions): Promise<string> {
   lines.push(
     '',
     "CPU ratio: the baseline's CPU per request (node + PostgreSQL) over the service's, the throughput ratio the two would have on a machine whose cores they had to themselves.",
+  );
+  lines.push(
+    '',
+    `What each side did per read: the baseline ran one statement (its pool's query); the service gathered the reads that reached its node in one turn of the event loop into one statement, ${results.map((r) => `${r.readsPerStatement.toFixed(2)}`).join(', ')} reads per statement in the phases above.`,
   );
   lines.push('', `Invitations' statistics during each phase: ${results.map((r) => `run ${r.run} ${r.phase}: ${r.statistics}`).join('; ')}.`);
   return lines.join('\n');

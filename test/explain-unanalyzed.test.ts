@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database, Queryable } from '../src/db/database.js';
-import { firstPageStored, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
+import { candidatePages, firstPageStored, recordTextPage, scorePage } from '../src/modules/scores/repository.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
 import { completeExpired } from '../src/modules/attempts/completion.js';
@@ -183,6 +183,10 @@ for (const store of storeKinds()) {
       sound(await plans((d) => scorePage(d, { instanceIds: [instanceId], candidateIds: [candidateId] }, '0'), byCandidate));
       sound(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], candidateIds: [candidateId] }, '0'), byCandidate));
       sound(await plans(async (d) => firstPageStored(d, { instanceIds: [instanceId], candidateIds: [candidateId] }), byCandidate));
+      // Several reads by one candidate each, gathered in one statement (src/modules/scores/candidate-reads.ts).
+      const others = (await db.query<{ id: string }>('SELECT id FROM candidates ORDER BY email LIMIT 5 OFFSET 100')).rows.map((r) => r.id);
+      const reads = [candidateId, ...others].map((id) => ({ instanceId, candidateId: id }));
+      sound(await plans((d) => candidatePages(d, reads), byCandidate));
     });
 
     it('reads scores by assessment and as export pages without touching unrelated indexes', async () => {

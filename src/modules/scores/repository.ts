@@ -263,17 +263,73 @@ export function firstPageStored(db: Queryable, filter: ScoreFilter): Maybe<First
   );
 }
 
-type FirstPage = { count: number; lastId: string | null; texts: string[] };
+/** A read's first page: its records' texts, how many, and the last invitation id (for the rest of an export). */
+export type FirstPage = { count: number; lastId: string | null; texts: string[] };
 const NOTHING: FirstPage = { count: 0, lastId: null, texts: [] };
 
 async function storedRows(db: Queryable, query: ScoreQuery): Promise<FirstPage | undefined> {
-  const { rows } = await run<{ id: string; record: string | null }>(db, query);
+  const { rows } = await run<StoredRow>(db, query);
+  return pageOf(rows);
+}
+
+type StoredRow = { id: string; record: string | null };
+
+/** A first page of stored rows in id order; undefined when a record of it is missing. */
+function pageOf(rows: readonly StoredRow[]): FirstPage | undefined {
   const texts: string[] = [];
   for (const row of rows) {
     if (row.record === null) return undefined;
     texts.push(row.record);
   }
   return { count: rows.length, lastId: rows.length > 0 ? String(rows[rows.length - 1]!.id) : null, texts };
+}
+
+/** A read by one candidate in one instance: an applicant-tracking system asking after its candidate, the usual score read. */
+export interface CandidateRead {
+  instanceId: string;
+  candidateId: string;
+}
+
+/**
+ * The reads' pairs, numbered, each looked up through invitations_candidate_instance by a nested
+ * loop, which LATERAL makes the only plan (no estimate of the arrays' length or of the table's
+ * size can turn it into a scan or a hash join). Each pair's rows are its first page, in id order.
+ */
+const CANDIDATES_TEXT = `/* score_by_candidate_batch */ SELECT w.n::int AS n, r.id, r.record
+       FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS w(instance_id, candidate_id, n)
+       CROSS JOIN LATERAL (SELECT i.id, i.record FROM invitations i
+                            WHERE i.candidate_id = w.candidate_id AND i.instance_id = w.instance_id
+                            ORDER BY i.id LIMIT ${PAGE_SIZE}) r`;
+
+/** Invitation ids (int8 as text) in order. */
+const idBefore = (a: string, b: string) => (a.length === b.length ? a < b : a.length < b.length);
+
+/**
+ * The first pages of reads by one candidate in one instance (entry i answers reads[i]; undefined
+ * where a record of it is missing), in one statement however many they are: a read alone as the
+ * single candidate's statement, several as one lookup per pair (CANDIDATES_TEXT). Each pair keeps
+ * its own instance, so a read sees its instance's invitations only, whatever it is read with.
+ */
+export async function candidatePages(db: Queryable, reads: readonly CandidateRead[]): Promise<(FirstPage | undefined)[]> {
+  if (reads.length === 1) {
+    const [{ instanceId, candidateId }] = reads as [CandidateRead];
+    const query = scoreQueryOf({ instanceIds: [instanceId], candidateIds: [candidateId] }, undefined, { afterId: '0', limit: PAGE_SIZE }, 'stored')!;
+    return [await storedRows(db, query)];
+  }
+  const params = [reads.map((r) => r.instanceId), reads.map((r) => r.candidateId)];
+  const { rows } = await run<StoredRow & { n: number }>(db, { text: CANDIDATES_TEXT, params, prepare: true, statement: 'score-read-candidates' });
+  const grouped: StoredRow[][] = reads.map(() => []);
+  for (const row of rows) grouped[row.n - 1]!.push(row);
+  return grouped.map((group) => {
+    // A nested loop hands each pair's rows on in the inner scan's order; SQL does not promise it.
+    for (let i = 1; i < group.length; i++) {
+      if (idBefore(String(group[i]!.id), String(group[i - 1]!.id))) {
+        group.sort((a, b) => (idBefore(String(a.id), String(b.id)) ? -1 : 1));
+        break;
+      }
+    }
+    return pageOf(group);
+  });
 }
 
 async function storedJoined(db: Queryable, query: ScoreQuery): Promise<FirstPage | undefined> {

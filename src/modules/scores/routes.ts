@@ -8,7 +8,8 @@ import { invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { ScoreRecord } from './schema.js';
 import { CURSOR_LENGTH, CursorCodec } from './cursor.js';
-import { firstPageStored, PAGE_SIZE, recordTextBatches, recordTextPage, type ScoreFilter } from './repository.js';
+import { ScoreReads } from './candidate-reads.js';
+import { PAGE_SIZE, recordTextBatches, recordTextPage, type ScoreFilter } from './repository.js';
 
 const MAX_IDS = 500;
 
@@ -41,6 +42,7 @@ const EXPORT_PIECE_CHARS = 60 * 1024;
 
 export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   const cursors = new CursorCodec(db);
+  const reads = new ScoreReads(db);
   /** Records as one JSON array, written as they are (the read model's texts, not serialized again). */
   const json = (reply: FastifyReply, texts: string[]) => reply.type('application/json; charset=utf-8').send(`[${texts.join(',')}]`);
 
@@ -160,7 +162,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
       if (matchesNothing(filter)) return json(reply, []);
       // The first page as stored when every record of it is ready (the usual case), else as rows.
-      const first = (await firstPageStored(db, filter)) ?? (await rowsPage(filter));
+      const first = (await reads.firstPage(filter)) ?? (await rowsPage(filter));
       if (first.count < PAGE_SIZE) return json(reply, first.texts);
       const stream = Readable.from(exportJson(filter, first), { objectMode: true });
       stream.on('error', (error) => request.log.error({ err: error }, 'score export failed mid-stream'));
