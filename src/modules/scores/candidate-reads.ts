@@ -46,9 +46,7 @@ export class ScoreReads {
   readonly #flush = () => {
     const waiting = this.#waiting;
     this.#waiting = [];
-    for (let from = 0; from < waiting.length; from += MOST_READS_PER_STATEMENT) {
-      void this.#read(from === 0 && waiting.length <= MOST_READS_PER_STATEMENT ? waiting : waiting.slice(from, from + MOST_READS_PER_STATEMENT));
-    }
+    for (let from = 0; from < waiting.length; from += MOST_READS_PER_STATEMENT) void this.#read(waiting.slice(from, from + MOST_READS_PER_STATEMENT));
   };
 
   async #read(group: Waiting[]): Promise<void> {
