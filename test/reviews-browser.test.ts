@@ -61,6 +61,7 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
       ['ann.reviewer@example.com', 'reviewer'],
       ['ben.reviewer@example.com', 'reviewer'],
       ['lea.manager@example.com', 'manager'],
+      ['cal.reviewer@example.com', 'reviewer'],
     ] as const) {
       passwords[email] = (await inject({ method: 'POST', url: '/admin/v1/users', payload: { email, role, instances: ['demo'] } })).json().password;
       await passwordChosen({ db }, email);
@@ -111,7 +112,7 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
   async function reviewBlind(email: string, score: string, comment: string, screen: string, unseen: RegExp[]) {
     const page = await signedIn(email);
     await page.goto(`${base}/console/reviews?instance=demo`);
-    await page.getByRole('heading', { name: 'An answer to Sample assessment' }).waitFor();
+    await page.getByRole('heading', { name: /^Answer [0-9A-F]{6} · Sample assessment$/ }).waitFor();
     const text = await page.locator('main').innerText();
     assert.match(text, /I listened, apologised & fixed the <order>\./);
     for (const hidden of unseen) assert.doesNotMatch(text, hidden, `${screen}: ${hidden} is hidden`);
@@ -146,5 +147,37 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
     const pending = await app.inject({ method: 'GET', url: '/admin/v1/instances/demo/reviews', headers: admin });
     assert.deepEqual(pending.json(), []);
     await lead.context().close();
+  });
+
+  it("a reviewer who has not reviewed the candidate finds no name or e-mail on any page, in the CSV, a search or the candidate's page", async () => {
+    const page = await signedIn('cal.reviewer@example.com');
+    const NAMES = /Zelda|Quux|zelda\.quux/i;
+    const candidateId = (await db.query<{ id: string }>("SELECT id FROM candidates WHERE first_name = 'Zelda'")).rows[0]!.id;
+    // Every page the navigation reaches, as the reviewer sees it (text and title).
+    const links = await page.locator('nav a[href^="/console"]').evaluateAll((as) => [...new Set(as.map((a) => (a as HTMLAnchorElement).getAttribute('href')!))]);
+    assert.ok(links.length >= 3, `the navigation has links: ${links.join(', ')}`);
+    assert.ok(!links.some((l) => l.startsWith('/console/candidates') || l.startsWith('/console/invitations')), links.join(', '));
+    for (const link of links) {
+      const response = await page.goto(`${base}${link}`);
+      assert.ok(response && response.status() < 400, `${link}: ${response?.status()}`);
+      assert.doesNotMatch(`${await page.title()}\n${await page.locator('body').innerText()}`, NAMES, link);
+    }
+    // What is not in the navigation is refused without a name, typed in by hand.
+    for (const url of [
+      '/console/candidates?instance=demo',
+      '/console/candidates?instance=demo&q=Zelda',
+      '/console/candidates.csv?instance=demo',
+      `/console/candidates/${candidateId}?instance=demo`,
+      `/console/compare?instance=demo&ids=${candidateId},${candidateId}`,
+      '/console/invitations?instance=demo',
+    ]) {
+      const response = await page.request.get(`${base}${url}`);
+      assert.equal(response.status(), 403, url);
+      assert.doesNotMatch(await response.text(), NAMES, url);
+    }
+    await page.goto(`${base}/console/candidates/${candidateId}?instance=demo`);
+    assert.doesNotMatch(`${await page.title()}\n${await page.locator('body').innerText()}`, NAMES);
+    await accessible(page, 'blind refusal');
+    await page.context().close();
   });
 });

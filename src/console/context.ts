@@ -10,6 +10,7 @@ import { commandRequest } from '../http/command.js';
 import type { InviteDeps } from '../modules/invitations/service.js';
 import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
+import { sightOf } from '../modules/reviews/blind.js';
 import type { Instance } from '../modules/tenants/repository.js';
 import type { SessionTimes, SignedIn } from '../modules/users/repository.js';
 import type { SsoOptions } from '../modules/users/sso.js';
@@ -34,8 +35,11 @@ export interface ConsoleDeps {
   sso?: SsoOptions;
 }
 
-/** What a user may do in an instance: read it, score its answers, or manage it. */
-export type Permission = 'read' | 'review' | 'manage';
+/**
+ * What a user may do in an instance: read it, see its candidates by name (every reader but a
+ * reviewer under blind review: modules/reviews/blind.ts), score its answers, or manage it.
+ */
+export type Permission = 'read' | 'names' | 'review' | 'manage';
 
 export interface Principal extends SignedIn {
   visible: Instance[];
@@ -47,11 +51,12 @@ declare module 'fastify' {
   }
 }
 
-/** The instances a user may act on with a permission: owners all; managers theirs; reviewers theirs, but never to manage. */
+/** The instances a user may act on with a permission: owners all; managers theirs; reviewers theirs, but never to manage, nor to see names under blind review. */
 export function instancesFor(user: SignedIn['user'], all: Instance[], permission: Permission): Instance[] {
   if (user.role === 'owner') return all;
   if (permission === 'manage' && user.role !== 'manager') return [];
-  return all.filter((i) => user.instances.includes(i.name));
+  const granted = all.filter((i) => user.instances.includes(i.name));
+  return permission === 'names' ? granted.filter((i) => sightOf(user, i) === 'named') : granted;
 }
 
 /** The signed-in user of a request (every section's route runs after the sign-in hook). */

@@ -15,14 +15,16 @@ export interface Frame {
   companies?: Record<string, string>;
   section: 'overview' | 'candidates' | 'reviews' | 'assessments' | 'invitations' | 'keys' | 'webhooks' | 'integrations' | 'settings' | 'impact' | 'users' | 'audit' | 'account';
   canManage: boolean;
+  /** The user sees the instance's candidates only in the review queue (a reviewer under blind review). */
+  blind?: boolean;
 }
 
-const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?: boolean }[] = [
+const SECTIONS: { id: Frame['section']; label: string; manage?: boolean; owner?: boolean; names?: boolean }[] = [
   { id: 'overview', label: 'Overview' },
-  { id: 'candidates', label: 'Candidates' },
+  { id: 'candidates', label: 'Candidates', names: true },
   { id: 'reviews', label: 'Review queue' },
   { id: 'assessments', label: 'Assessments' },
-  { id: 'invitations', label: 'Invitations' },
+  { id: 'invitations', label: 'Invitations', names: true },
   { id: 'keys', label: 'API keys', manage: true },
   { id: 'webhooks', label: 'Webhooks', manage: true },
   { id: 'integrations', label: 'Integrations', manage: true },
@@ -56,7 +58,7 @@ function instanceLabel(frame: Frame, name: string): string {
 }
 
 export function consolePage(frame: Frame, title: string, body: SafeHtml): SafeHtml {
-  const nav = SECTIONS.filter((s) => (!s.manage || frame.canManage) && (!s.owner || frame.user.role === 'owner')).map(
+  const nav = SECTIONS.filter((s) => (!s.manage || frame.canManage) && (!s.owner || frame.user.role === 'owner') && (!s.names || !frame.blind)).map(
     (s) => html`<li><a href="${sectionPath(s.id, frame.instance)}"${s.id === frame.section && html` aria-current="page"`}>${s.label}</a></li>`,
   );
   const picker =

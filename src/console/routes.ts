@@ -16,6 +16,7 @@ import { DomainError, forbidden, invalidInput } from '../domain/errors.js';
 import type { SafeHtml } from '../html/html.js';
 import { problemFor } from '../http/errors.js';
 import { PAGE_HEADERS } from '../http/page-headers.js';
+import { BLIND_REFUSAL, sightOf } from '../modules/reviews/blind.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { INSTANCE_NAME_PATTERN, listInstances, type Instance } from '../modules/tenants/repository.js';
 import { secretsEqual } from '../modules/keys/secret.js';
@@ -129,6 +130,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         instance: instance?.name,
         section,
         canManage: instancesFor(user.user, user.visible, 'manage').length > 0,
+        blind: instance !== undefined && sightOf(user.user, instance) === 'blind',
       };
     };
 
@@ -142,7 +144,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         if (!found)
           throw forbidden(
             user.visible.some((i) => i.name === name)
-              ? `Your role may not do this in ${name}`
+              ? permission === 'names'
+                ? BLIND_REFUSAL
+                : `Your role may not do this in ${name}`
               : INSTANCE_NAME.test(name)
                 ? `You have no access to an instance named ${name}`
                 : 'You have no access to an instance by that name',
@@ -150,6 +154,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         return found;
       }
       const first = allowed[0];
+      if (!first && permission === 'names' && user.visible.length > 0) throw forbidden(BLIND_REFUSAL);
       if (!first) throw forbidden(permission === 'manage' ? 'Your role may not manage any instance' : 'No instance is granted to your account yet: ask an owner');
       return first;
     }

@@ -33,7 +33,7 @@ export async function takeWithLink(
   link: string,
   stop?: 'started',
   answers: [string, unknown][] = SAMPLE_ANSWERS,
-  { slug = 'alpha', signals = [] }: { slug?: string; signals?: string[] } = {},
+  { slug = 'alpha', signals = [], feedback }: { slug?: string; signals?: string[]; feedback?: { rating: string; comment: string } } = {},
 ) {
   const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
   assert.equal(opened.statusCode < 400, true, opened.body);
@@ -58,4 +58,5 @@ export async function takeWithLink(
     assert.ok(sent.statusCode < 300, sent.body);
   }
   assert.equal((await form(`/portal/a/${slug}/submit`)).statusCode, 303);
+  if (feedback) assert.equal((await form(`/portal/a/${slug}/feedback`, feedback)).statusCode, 303);
 }

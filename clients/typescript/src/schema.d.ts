@@ -2771,7 +2771,7 @@ export interface operations {
                          */
                         reviewersPerAnswer: number;
                         /**
-                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own, and users with the reviewer role see candidates only in the review queue (by an opaque label per answer) until their reviews of a candidate are in (default false)
                          * @example true
                          */
                         blindReview: boolean;
@@ -3033,7 +3033,7 @@ export interface operations {
                          */
                         reviewersPerAnswer: number;
                         /**
-                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own, and users with the reviewer role see candidates only in the review queue (by an opaque label per answer) until their reviews of a candidate are in (default false)
                          * @example true
                          */
                         blindReview: boolean;
@@ -3314,7 +3314,7 @@ export interface operations {
                          */
                         reviewersPerAnswer: number;
                         /**
-                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own, and users with the reviewer role see candidates only in the review queue (by an opaque label per answer) until their reviews of a candidate are in (default false)
                          * @example true
                          */
                         blindReview: boolean;
@@ -3490,7 +3490,7 @@ export interface operations {
                          */
                         reviewersPerAnswer: number;
                         /**
-                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own, and users with the reviewer role see candidates only in the review queue (by an opaque label per answer) until their reviews of a candidate are in (default false)
                          * @example true
                          */
                         blindReview: boolean;
@@ -3684,7 +3684,7 @@ export interface operations {
                          */
                         reviewersPerAnswer: number;
                         /**
-                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)
+                         * @description Reviewers see neither the candidate's name nor the other reviews before submitting their own, and users with the reviewer role see candidates only in the review queue (by an opaque label per answer) until their reviews of a candidate are in (default false)
                          * @example true
                          */
                         blindReview: boolean;

@@ -31,7 +31,12 @@ export function registerAssessmentRoutes(scope: FastifyInstance, c: ConsoleConte
       const { roles, readingLevel } = await currentContent(db, uuid!);
       items.push({ ...a, roles, readingLevel, distribution: await scoreDistribution(db, uuid!), feedback: feedback.get(a.id) });
     }
-    const body = assessmentsBody(instance.name, items, { csrf: request.consoleUser!.csrfToken, canManage: c.may(request, instance, 'manage'), importState });
+    const body = assessmentsBody(instance.name, items, {
+      csrf: request.consoleUser!.csrfToken,
+      canManage: c.may(request, instance, 'manage'),
+      importState,
+      othersUnnamed: !c.may(request, instance, 'names'),
+    });
     return c.render(request, reply, { section: 'assessments', instance }, `Assessments of ${instance.name}`, body, status);
   }
 

@@ -22,7 +22,7 @@ export interface AssessmentView {
 }
 
 /** Candidates' feedback on one assessment: average, count, distribution, latest comments. */
-function feedbackPanel(instance: string, a: AssessmentView): SafeHtml {
+function feedbackPanel(instance: string, a: AssessmentView, unnamed: boolean): SafeHtml {
   const f = a.feedback;
   if (!f || f.count === 0) return html`<h3>Candidate feedback</h3><p>No candidate has given feedback yet.</p>`;
   return html`<h3>Candidate feedback</h3>
@@ -39,7 +39,9 @@ ${
   html`<h4>Latest comments</h4>
 <ul class="plain feedback-comments">${f.comments.map(
     (c) =>
-      html`<li><p>${c.comment}</p><p class="hint">Rated ${c.rating} · ${when(c.at)} · <a href="/console/candidates/${c.candidateId}?instance=${instance}">${c.candidateName ?? 'Erased candidate'}</a></p></li>`,
+      html`<li><p>${c.comment}</p><p class="hint">Rated ${c.rating} · ${when(c.at)}${
+        !unnamed && html` · <a href="/console/candidates/${c.candidateId}?instance=${instance}">${c.candidateName ?? 'Erased candidate'}</a>`
+      }</p></li>`,
   )}</ul>`
 }`;
 }
@@ -50,7 +52,11 @@ export interface ImportState {
   published?: string;
 }
 
-export function assessmentsBody(instance: string, items: AssessmentView[], options: { csrf: string; canManage: boolean; importState?: ImportState }): SafeHtml {
+export function assessmentsBody(
+  instance: string,
+  items: AssessmentView[],
+  options: { csrf: string; canManage: boolean; importState?: ImportState; othersUnnamed?: boolean },
+): SafeHtml {
   const state = options.importState;
   const importForm =
     options.canManage &&
@@ -99,7 +105,7 @@ ${
     a.distribution.bins.map((n, i) => ({ label: i === 9 ? '90–100 %' : `${i * 10}–${i * 10 + 9} %`, value: n })),
   )
 }
-${feedbackPanel(instance, a)}
+${feedbackPanel(instance, a, options.othersUnnamed === true)}
 <p><a href="/console/assessments/${a.id}/preview?instance=${instance}">Preview as a candidate sees it</a>${options.canManage && html` · <a href="/console/assessments/${a.id}/edit?instance=${instance}">Edit</a>`} · <a href="/console/assessments/${a.id}/versions?instance=${instance}">Versions and changes</a> · <a href="/console/assessments/${a.id}/qti?instance=${instance}" download>Export as QTI</a></p>
 </section>`,
       )

@@ -74,13 +74,13 @@ ${line('Red flag', (r) => (r.record.redFlag ? html`<span class="flag">yes</span>
 
 export interface CompareDeps {
   db: Queryable;
-  instanceOf: (request: FastifyRequest, name: string | undefined, permission: 'read') => Instance;
+  instanceOf: (request: FastifyRequest, name: string | undefined, permission: 'names') => Instance;
   render: (request: FastifyRequest, reply: FastifyReply, instance: Instance, title: string, body: SafeHtml) => unknown;
 }
 
 export function registerCompareRoutes(scope: FastifyInstance, deps: CompareDeps): void {
   scope.get<{ Querystring: { instance?: string; assessment?: string; ids?: string | string[] } }>('/console/compare', async (request, reply) => {
-    const instance = deps.instanceOf(request, request.query.instance, 'read');
+    const instance = deps.instanceOf(request, request.query.instance, 'names');
     const ids = [
       ...new Set(
         ([] as string[])

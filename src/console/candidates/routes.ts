@@ -1,7 +1,7 @@
 // The candidates: the list with its filters (and as CSV), one candidate's report with the
 // recruiters' marks, a retake, and the pieces beside them (saved searches, compare, decisions).
 import type { FastifyInstance } from 'fastify';
-import { invalidInput, notFound } from '../../domain/errors.js';
+import { forbidden, invalidInput, notFound } from '../../domain/errors.js';
 import { assessmentReports } from '../../modules/attempts/report.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
 import { findCandidate, searchCandidates, type CandidateListItem } from '../../modules/candidates/repository.js';
@@ -10,6 +10,7 @@ import { retakeInvitation, sendFreshLink } from '../../modules/invitations/lifec
 import { brandOf } from '../../modules/tenants/branding.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { savedSearches } from '../../modules/users/saved-searches.js';
+import { BLIND_REFUSAL, maySeeCandidate, reviewerOf, sightOf } from '../../modules/reviews/blind.js';
 import { userLeads } from '../../modules/reviews/repository.js';
 import type { ReviewViewer } from '../reviews/views.js';
 import type { SafeHtml } from '../../html/html.js';
@@ -63,7 +64,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
 
   scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
     const q = request.query;
-    const instance = c.instanceOf(request, q.instance, 'read');
+    const instance = c.instanceOf(request, q.instance, 'names');
     const { assessments, search } = await candidateSearch(q, instance, PAGE_SIZE + 1);
     const items = await searchCandidates(db, search);
     const more = items.length > PAGE_SIZE;
@@ -92,7 +93,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
   // The list as CSV, with its filters: every match (up to CSV_MAX_CANDIDATES), one row per candidate and assessment.
   scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates.csv', async (request, reply) => {
     const q = request.query;
-    const instance = c.instanceOf(request, q.instance, 'read');
+    const instance = c.instanceOf(request, q.instance, 'names');
     const { search } = await candidateSearch({ ...q, after: undefined }, instance, CSV_PAGE);
     const items: CandidateListItem[] = [];
     for (let after: string | undefined; items.length < CSV_MAX_CANDIDATES;) {
@@ -115,7 +116,15 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
   async function reportPage(
     instance: Instance,
     candidateId: string,
-    options: { viewer?: ReviewViewer; canReview: boolean; canRetake: boolean; notice?: string; csrf: string; marks: (erased: boolean) => Promise<SafeHtml> },
+    options: {
+      viewer?: ReviewViewer;
+      othersUnnamed?: boolean;
+      canReview: boolean;
+      canRetake: boolean;
+      notice?: string;
+      csrf: string;
+      marks: (erased: boolean) => Promise<SafeHtml>;
+    },
   ) {
     const candidate = await findCandidate(db, [instance.id], candidateId);
     if (!candidate) throw notFound('No such candidate in this instance');
@@ -130,12 +139,16 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       marks: await options.marks(candidate.email === null),
       attemptExtras: await webcamSections(db, reports, instance.name),
       viewer: options.viewer,
+      othersUnnamed: options.othersUnnamed,
     });
     return { title: `${candidate.firstName} ${candidate.lastName}`, body };
   }
 
   scope.get<{ Params: { id: string }; Querystring: { instance?: string; retake?: string; marked?: string } }>('/console/candidates/:id', async (request, reply) => {
     const instance = c.instanceOf(request, request.query.instance, 'read');
+    const user = request.consoleUser!.user;
+    // Under blind review a reviewer opens a candidate only once their own reviews of them are in.
+    if (!(await maySeeCandidate(db, instance, user, request.params.id))) throw forbidden(BLIND_REFUSAL);
     const retake = request.query.retake;
     const notice =
       retake === 'SENT' || retake === 'FAILED' || retake === 'none'
@@ -146,10 +159,11 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const { title, body } = await reportPage(instance, request.params.id, {
       csrf,
       viewer: {
-        reviewer: `user:${request.consoleUser!.user.email.toLowerCase()}`,
+        reviewer: reviewerOf(user),
         blind: instance.blindReview,
-        mayLead: await userLeads(db, instance.id, request.consoleUser!.user),
+        mayLead: await userLeads(db, instance.id, user),
       },
+      othersUnnamed: sightOf(user, instance) === 'blind',
       canReview: c.may(request, instance, 'review'),
       canRetake: canManage,
       notice,
@@ -167,7 +181,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
   });
 
   registerSearchRoutes(scope, { db, now: c.now, instanceOf: c.instanceOf });
-  registerWebcamRoutes(scope, { db, instanceOf: c.instanceOf });
+  registerWebcamRoutes(scope, { db, instanceOf: c.instanceOf, maySee: (request, instance, candidateId) => maySeeCandidate(db, instance, request.consoleUser!.user, candidateId) });
 
   registerCompareRoutes(scope, {
     db,

@@ -36,13 +36,13 @@ ${filled.map((name) => html`<input type="hidden" name="${name}" value="${input.f
 export interface SearchRouteDeps {
   db: Database;
   now: () => Date;
-  instanceOf: (request: FastifyRequest, name: string | undefined, permission: 'read') => Instance;
+  instanceOf: (request: FastifyRequest, name: string | undefined, permission: 'names') => Instance;
 }
 
 export function registerSearchRoutes(scope: FastifyInstance, deps: SearchRouteDeps): void {
   scope.post<{ Body: Record<string, string | undefined> }>('/console/searches', async (request, reply) => {
     const body = request.body ?? {};
-    const instance = deps.instanceOf(request, body.instance, 'read');
+    const instance = deps.instanceOf(request, body.instance, 'names');
     const saved = await runCommand(
       deps.db,
       commandRequest(request, deps.now()),
@@ -53,7 +53,7 @@ export function registerSearchRoutes(scope: FastifyInstance, deps: SearchRouteDe
   });
 
   scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/searches/:id/delete', async (request, reply) => {
-    const instance = deps.instanceOf(request, request.body?.instance, 'read');
+    const instance = deps.instanceOf(request, request.body?.instance, 'names');
     await runCommand(
       deps.db,
       commandRequest(request, deps.now()),

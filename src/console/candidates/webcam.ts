@@ -4,9 +4,10 @@
 // and instance check as the report, never cached. Not on shared report links nor their PDF.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
-import { notFound } from '../../domain/errors.js';
+import { forbidden, notFound } from '../../domain/errors.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { AssessmentReport } from '../../modules/attempts/report.js';
+import { BLIND_REFUSAL } from '../../modules/reviews/blind.js';
 import { snapshotImage, webcamReports, type WebcamReport, type WebcamState } from '../../modules/snapshots/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { when } from '../format.js';
@@ -48,11 +49,20 @@ export async function webcamSections(db: Database, reports: Pick<AssessmentRepor
 }
 
 /** GET /console/webcam/:id?instance=…: one snapshot, for those who may read the instance's reports. */
-export function registerWebcamRoutes(scope: FastifyInstance, deps: { db: Database; instanceOf: (request: FastifyRequest, name: unknown, permission: 'read') => Instance }): void {
+export function registerWebcamRoutes(
+  scope: FastifyInstance,
+  deps: {
+    db: Database;
+    instanceOf: (request: FastifyRequest, name: unknown, permission: 'read') => Instance;
+    /** Whether the signed-in user may see this candidate (blind review). */
+    maySee: (request: FastifyRequest, instance: Instance, candidateId: string) => Promise<boolean>;
+  },
+): void {
   scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/webcam/:id', async (request, reply) => {
     const instance = deps.instanceOf(request, request.query.instance, 'read');
-    const image = await snapshotImage(deps.db, [instance.id], request.params.id);
-    if (!image) throw notFound('No such snapshot in this instance');
-    return reply.type('image/jpeg').header('cache-control', 'private, no-store').header('content-disposition', 'inline').send(image);
+    const snapshot = await snapshotImage(deps.db, [instance.id], request.params.id);
+    if (!snapshot) throw notFound('No such snapshot in this instance');
+    if (!(await deps.maySee(request, instance, snapshot.candidateId))) throw forbidden(BLIND_REFUSAL);
+    return reply.type('image/jpeg').header('cache-control', 'private, no-store').header('content-disposition', 'inline').send(snapshot.image);
   });
 }

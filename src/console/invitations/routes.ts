@@ -27,7 +27,7 @@ export function registerInvitationRoutes(scope: FastifyInstance, c: ConsoleConte
   }
 
   scope.get<{ Querystring: { instance?: string } }>('/console/invitations', async (request, reply) =>
-    invitationsPage(request, reply, c.instanceOf(request, request.query.instance, 'read')),
+    invitationsPage(request, reply, c.instanceOf(request, request.query.instance, 'names')),
   );
 
   const checkInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/console/invitations' }) as ((data: unknown) => boolean) & {

@@ -104,6 +104,8 @@ export function reportBody(
     attemptExtras?: Map<string, SafeHtml>;
     /** Who reads it, for blind review (reviews/views.ts). */
     viewer?: ReviewViewer;
+    /** Other candidates are not named (a reviewer under blind review: modules/reviews/blind.ts). */
+    othersUnnamed?: boolean;
   },
 ): SafeHtml {
   // Shared by a report link (pdfHref): recruiters do not see accommodations, nor what operators do.
@@ -172,7 +174,7 @@ ${reviewPanel(q, { attemptId: r.attempt?.id, finished: Boolean(r.attempt?.finish
 </li>`,
   )}</ol>`
 }
-${operator ? similarSection(r, options.instance) : similarNote(r)}
+${operator ? similarSection(r, options.instance, options.othersUnnamed === true) : similarNote(r)}
 ${
   r.attempt &&
   html`<h3>Proctoring timeline</h3>
@@ -231,18 +233,20 @@ function similarNote(r: AssessmentReport): SafeHtml | false {
 }
 
 /** Answers of other candidates that are alike, side by side with the shared parts marked (docs/integrity.md). */
-function similarSection(r: AssessmentReport, instance: string): SafeHtml | false {
+function similarSection(r: AssessmentReport, instance: string, unnamed: boolean): SafeHtml | false {
   if (r.similar.length === 0) return false;
+  const other = (pair: AssessmentReport['similar'][number]) =>
+    unnamed ? html`another candidate` : html`<a href="/console/candidates/${pair.other.candidateId}?instance=${instance}">${pair.other.candidateName ?? 'an erased candidate'}</a>`;
   const marked = (segments: AssessmentReport['similar'][number]['mine']) => segments.map((s) => (s.shared ? html`<mark>${s.text}</mark>` : html`${s.text}`));
   return html`<h3>Similar answers</h3>
 <p class="hint">Answers to the same question by other candidates of this instance whose fingerprints overlap this candidate's; the shared parts are marked. Alike is not copied: read both before deciding.</p>
 <ul class="similar">${r.similar.map(
     (pair) => html`<li class="similar-pair">
 <div class="prompt">${markdown(pair.prompt)}</div>
-<p>${Math.round(pair.score * 100)} % alike (${pair.shared} shared fingerprints) with <a href="/console/candidates/${pair.other.candidateId}?instance=${instance}">${pair.other.candidateName ?? 'an erased candidate'}</a></p>
+<p>${Math.round(pair.score * 100)} % alike (${pair.shared} shared fingerprints) with ${other(pair)}</p>
 <div class="side-by-side">
 <figure><figcaption>This candidate</figcaption><pre class="answer-text">${marked(pair.mine)}</pre></figure>
-<figure><figcaption>${pair.other.candidateName ?? 'Erased candidate'}</figcaption><pre class="answer-text">${marked(pair.theirs)}</pre></figure>
+<figure><figcaption>${unnamed ? 'Another candidate' : (pair.other.candidateName ?? 'Erased candidate')}</figcaption><pre class="answer-text">${marked(pair.theirs)}</pre></figure>
 </div>
 </li>`,
   )}</ul>`;

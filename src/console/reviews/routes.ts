@@ -15,11 +15,11 @@ import { fieldErrors } from '../../http/errors.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { attemptOwner } from '../../modules/attempts/report.js';
 import { assignReview, settleReview, setReviewLead, submitReview, unassignReview } from '../../modules/reviews/commands.js';
+import { answerLabel, queueOf, sightOf } from '../../modules/reviews/blind.js';
 import { reviewBoard, reviewersOfInstance, userLeads, type BoardItem, type InstanceReviewer, type ReviewState } from '../../modules/reviews/repository.js';
 import { Settings } from '../../modules/tenants/admin-routes.js';
 import { changeTenantSettings } from '../../modules/tenants/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
-import type { User } from '../../modules/users/repository.js';
 import { when } from '../format.js';
 import type { Frame } from '../layout.js';
 import { settingsBody } from '../settings/views.js';
@@ -43,19 +43,10 @@ export async function waitingReviews(db: Database, instance: Instance): Promise<
   return (await reviewBoard(db, instance, { open: true, limit: 1000 })).length;
 }
 
-/** The answers of a viewer's queue: without their review, still short of reviews, assigned to them (or to nobody, when they may take those). */
-export function queueOf(items: BoardItem[], user: Pick<User, 'id' | 'email' | 'role'>, instance: Pick<Instance, 'reviewUnassigned'>): BoardItem[] {
-  const me = `user:${user.email.toLowerCase()}`;
-  return items.filter(
-    (item) =>
-      (item.state === 'awaiting' || item.state === 'in-review') &&
-      !item.reviews.some((r) => r.reviewer === me) &&
-      (item.assignees.some((a) => a.userId === user.id) || (item.assignees.length === 0 && (instance.reviewUnassigned || user.role !== 'reviewer'))),
-  );
-}
-
 interface QueueView {
   instance: Instance;
+  /** The viewer sees candidates only as opaque answer labels (a reviewer under blind review). */
+  blindViewer: boolean;
   csrf: string;
   saved?: string;
   queue: BoardItem[];
@@ -71,7 +62,7 @@ function currentPanel(view: QueueView, item: BoardItem): SafeHtml {
   const blind = view.instance.blindReview;
   const name = view.instance.name;
   return html`<section class="panel review-current" aria-labelledby="review-current">
-<h2 id="review-current">${blind ? html`An answer to ${item.assessmentName}` : html`${item.candidateName} · ${item.assessmentName}`}</h2>
+<h2 id="review-current">${blind ? html`${answerLabel(item)} · ${item.assessmentName}` : html`${item.candidateName} · ${item.assessmentName}`}</h2>
 <p class="hint">Completed ${when(item.finishedAt)}${
     blind
       ? html` · blind review: the candidate's name and the other reviews are shown once you have submitted yours`
@@ -100,7 +91,7 @@ function disagreementPanel(view: QueueView): SafeHtml | false {
 <ol class="plain">${view.disagreements.map((item, n) => {
     const id = `settle-${n}`;
     return html`<li class="disagreement">
-<h3>${item.candidateName} · ${item.assessmentName} · ${item.questionId}</h3>
+<h3>${view.blindViewer ? answerLabel(item) : item.candidateName} · ${item.assessmentName} · ${item.questionId}</h3>
 <div class="prompt">${markdown(item.prompt)}</div>
 <blockquote class="pre answer-text">${item.answer}</blockquote>
 ${reviewList(item.rubric, item.reviews)}
@@ -193,7 +184,7 @@ ${
   rest.length > 0 &&
   html`<h2>Next in your queue</h2><ol class="plain">${rest
     .slice(0, 20)
-    .map((p) => html`<li>${blind ? 'An answer' : p.candidateName} · ${p.assessmentName} · ${p.questionId} (completed ${when(p.finishedAt)})</li>`)}</ol>`
+    .map((p) => html`<li>${blind ? answerLabel(p) : p.candidateName} · ${p.assessmentName} · ${p.questionId} (completed ${when(p.finishedAt)})</li>`)}</ol>`
 }
 ${disagreementPanel(view)}
 ${boardPanel(view)}`;
@@ -267,6 +258,7 @@ export function registerReviewRoutes(scope: FastifyInstance, deps: ReviewPageDep
     ];
     const body = reviewQueueBody({
       instance,
+      blindViewer: sightOf(user, instance) === 'blind',
       csrf: csrfOf(request),
       saved,
       queue: queueOf(open, user, instance),

@@ -133,15 +133,15 @@ export async function webcamReports(db: Queryable, attemptIds: string[]): Promis
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A snapshot's image, only if it belongs to an attempt of one of these instances. */
-export async function snapshotImage(db: Queryable, instanceIds: string[], snapshotId: string): Promise<Buffer | undefined> {
+export async function snapshotImage(db: Queryable, instanceIds: string[], snapshotId: string): Promise<{ image: Buffer; candidateId: string } | undefined> {
   if (!UUID.test(snapshotId)) return undefined;
-  const { rows } = await db.query<{ image: Uint8Array }>(
-    `SELECT s.image FROM webcam_snapshots s JOIN attempts a ON a.id = s.attempt_id JOIN invitations i ON i.id = a.invitation_id
+  const { rows } = await db.query<{ image: Uint8Array; candidateId: string }>(
+    `SELECT s.image, i.candidate_id AS "candidateId" FROM webcam_snapshots s JOIN attempts a ON a.id = s.attempt_id JOIN invitations i ON i.id = a.invitation_id
       WHERE s.id = $1 AND i.instance_id = ANY($2::uuid[])`,
     [snapshotId, instanceIds],
   );
   const row = rows[0];
-  return row && Buffer.from(row.image);
+  return row && { image: Buffer.from(row.image), candidateId: row.candidateId };
 }
 
 /** The candidate's choices and snapshots (the images as base64), for the data export. */

@@ -62,7 +62,11 @@ const Instance = Type.Object(
     requireTwoFactor: Type.Boolean({ examples: [false], description: 'Every console user of the instance must have a second factor (default false)' }),
     timeZone: Type.String({ examples: ['Europe/Berlin'], description: "The time zone of candidates' deadlines (IANA; default UTC)" }),
     reviewersPerAnswer: Type.Integer({ examples: [2], description: 'How many reviewers score each free-text answer, 1-5 (default 1)' }),
-    blindReview: Type.Boolean({ examples: [true], description: "Reviewers see neither the candidate's name nor the other reviews before submitting their own (default false)" }),
+    blindReview: Type.Boolean({
+      examples: [true],
+      description:
+        "Reviewers see neither the candidate's name nor the other reviews before submitting their own, and users with the reviewer role see candidates only in the review queue (by an opaque label per answer) until their reviews of a candidate are in (default false)",
+    }),
     reviewAgreement: Type.String({
       examples: ['agree-within'],
       description: 'mean, or agree-within (the mean when all reviews are within reviewAgreementPoints; else a lead settles)',
