@@ -272,6 +272,12 @@ describeEachStore(
       assert.equal((await ctx().request({ method: 'POST', url: `/admin/v1/users/${gone.id}/disable` })).statusCode, 200);
       const owner = `owner-${instance}@acme.test`;
       await member(ctx(), owner, 'owner');
+      // A member whose provider asserts the address in full-width letters (the same account after NFKC).
+      const plain = `wide-${instance}@acme.test`;
+      await member(ctx(), plain, 'reviewer', [instance]);
+      const wide = plain.replace(/^[a-z]+/, (local) => [...local].map((ch) => String.fromCharCode(ch.charCodeAt(0) + 0xfee0)).join(''));
+      assert.notEqual(wide, plain);
+      assert.equal(wide.normalize('NFKC'), plain);
 
       const cases: [string, string | undefined, unknown, RegExp, string][] = [
         ['unverified', `unverified-${instance}@acme.test`, false, /not verified/, 'e-mail address not verified by the provider'],
@@ -281,6 +287,7 @@ describeEachStore(
         ['disabled', disabled, true, /disabled/, 'account disabled'],
         ['owner', owner, true, /Owners sign in with their e-mail and password/, 'owners sign in with their password'],
         ['other instance', outsider, true, /no access to this instance/, 'account is not a member of this instance'],
+        ['full-width letters', wide, true, /unusual characters/, 'e-mail address changes under NFKC normalisation'],
       ];
       for (const [label, email, verified, shown, reason] of cases) {
         const { response } = await ssoSignIn(ctx(), instance, account(email, verified));
@@ -288,7 +295,7 @@ describeEachStore(
         const entry = (await audits(ctx())).find((e) => e.action === 'user.sso.sign-in-failed')!;
         assert.equal(entry.target, `${instance}: ${reason}`, label);
         assert.equal(entry.status, 403, label);
-        if (email) assert.equal(entry.actor, `user:${email}`, label);
+        if (email) assert.equal(entry.actor, `user:${email.normalize('NFKC')}`, label);
       }
       const listed = await users(ctx());
       assert.deepEqual(listed.find((u) => u.email === outsider)!.instances, [other], 'the other instance’s account did not gain this one');
@@ -344,7 +351,13 @@ describeEachStore(
       const owner = `pw-owner-${instance}@example.com`;
       await member(ctx(), owner, 'owner');
       await ctx().db.query('UPDATE users SET must_change_password = false WHERE email = $1', [owner]);
-      assert.equal((await signIn(ctx(), manager, PASSWORD)).statusCode, 303, 'on until turned off');
+      const before = await signIn(ctx(), manager, PASSWORD);
+      assert.equal(before.statusCode, 303, 'on until turned off');
+      const managerSession = cookieOf(before, 'ac_console')!;
+      const ownerBefore = await signIn(ctx(), owner, PASSWORD);
+      const ownerSession = cookieOf(ownerBefore, 'ac_console')!;
+      const home = (cookie: string) => ctx().request({ method: 'GET', url: '/console/', headers: { cookie } });
+      assert.equal((await home(managerSession)).statusCode, 200, 'the password session works');
 
       const off = await configure(ctx(), instance, { passwordSignInOff: true });
       assert.equal(off.statusCode, 200, off.body);
@@ -355,6 +368,13 @@ describeEachStore(
       const entry = (await audits(ctx())).find((e) => e.actor === `user:${manager}`)!;
       assert.equal(`${entry.action} ${entry.status}`, 'user.sign-in-failed 403');
       assert.equal((await signIn(ctx(), owner, PASSWORD)).statusCode, 303, 'owners keep their password');
+      // The session the manager opened with a password ended with it; the owner's holds.
+      const ended = await home(managerSession);
+      assert.equal(ended.statusCode, 303, 'sent to sign in again');
+      assert.match(String(ended.headers.location), /^\/console\/sign-in/);
+      assert.equal((await ctx().db.query('SELECT 1 FROM console_sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1 AND NOT s.via_sso', [manager])).rows.length, 0);
+      assert.equal((await home(ownerSession)).statusCode, 200, "the owner's password session holds");
+      assert.match((await audits(ctx())).find((e) => e.action === 'sso.configure')!.target!, /1 password session ended/);
       // The manager still signs in through the provider.
       assert.equal((await ssoSignIn(ctx(), instance, account(manager))).response.statusCode, 200);
 

@@ -154,6 +154,15 @@ export async function openSession(
 }
 
 /** The signed-in user of a cookie value, when the session is alive at `now`; marks it seen. */
+/**
+ * SQL: the user (a users row named `u`) may not sign in with a password: a manager or reviewer
+ * with an instance whose password sign-in is off. Owners always may (they keep a way in). Decides
+ * both a new password sign-in and whether a session opened by password still holds.
+ */
+export const PASSWORD_SIGN_IN_OFF = (u: string) =>
+  `(${u}.role <> 'owner' AND EXISTS (SELECT 1 FROM user_instances ui JOIN instance_sso x ON x.instance_id = ui.instance_id WHERE ui.user_id = ${u}.id AND x.password_sign_in_off))`;
+
+/** The session of a cookie, if it still holds (and a session opened by password only while its user may sign in so). */
 export async function findSession(db: Queryable, value: string, now: Date, times: SessionTimes): Promise<SignedIn | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(value)) return undefined;
   const hash = sha256(value);
@@ -161,6 +170,7 @@ export async function findSession(db: Queryable, value: string, now: Date, times
     `UPDATE console_sessions s SET last_seen_at = $2
        FROM users u
       WHERE s.token_hash = $1 AND u.id = s.user_id AND u.disabled_at IS NULL AND s.expires_at > $2 AND s.last_seen_at > $3
+        AND (s.via_sso OR NOT ${PASSWORD_SIGN_IN_OFF('u')})
       RETURNING s.user_id AS "userId", s.csrf_token AS "csrfToken", s.second_factor_pending AS pending, s.via_sso AS "viaSso"`,
     [hash, now, new Date(now.getTime() - times.idleMs)],
   );

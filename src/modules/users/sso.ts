@@ -21,6 +21,7 @@ import { sealer, serverKey } from '../../db/secrets.js';
 import { audit } from '../audit/audit.js';
 import { isForbiddenAddress } from '../webhooks/ssrf.js';
 import { normaliseIdentifier } from './identifier.js';
+import { PASSWORD_SIGN_IN_OFF } from './repository.js';
 
 /** Who is at the browser, for the audit entry (as for the password sign-in). */
 export interface Client {
@@ -124,13 +125,8 @@ export async function ssoButton(db: Queryable, instanceName: string): Promise<{ 
  * whose password sign-in is off. Owners always may (they have every instance and keep a way in).
  */
 export async function passwordSignInOff(db: Queryable, userId: string): Promise<boolean> {
-  const { rows } = await db.query<{ off: boolean }>(
-    `SELECT EXISTS (
-       SELECT 1 FROM users u JOIN user_instances ui ON ui.user_id = u.id JOIN instance_sso s ON s.instance_id = ui.instance_id
-        WHERE u.id = $1 AND u.role <> 'owner' AND s.password_sign_in_off) AS off`,
-    [userId],
-  );
-  return rows[0]!.off;
+  const { rows } = await db.query<{ off: boolean }>(`SELECT ${PASSWORD_SIGN_IN_OFF('u')} AS off FROM users u WHERE u.id = $1`, [userId]);
+  return rows[0]?.off ?? false;
 }
 
 // ---- checking settings -----------------------------------------------------------------------
@@ -301,13 +297,28 @@ async function saveSso(ctx: CommandContext, options: SsoOptions, input: { instan
       ctx.now,
     ],
   );
+  // Password sign-in turned off: the sessions its managers and reviewers opened by password end now.
+  let ended = 0;
+  if (settings.passwordSignInOff && !current?.passwordSignInOff) {
+    const { rows } = await ctx.tx.query(
+      `DELETE FROM console_sessions s USING users u
+        WHERE u.id = s.user_id AND NOT s.via_sso AND u.role <> 'owner' AND EXISTS (SELECT 1 FROM user_instances ui WHERE ui.user_id = u.id AND ui.instance_id = $1)
+        RETURNING 1`,
+      [input.instanceId],
+    );
+    ended = rows.length;
+  }
   const changed = current
     ? (['displayName', 'issuer', 'clientId', 'allowedDomains', 'jit', 'defaultRole', 'passwordSignInOff'] as const).filter(
         (k) => JSON.stringify(current[k]) !== JSON.stringify(settings[k]),
       )
     : ['created'];
   if (settings.clientSecret !== undefined && current) changed.push('clientSecret' as never);
-  await audit(ctx, 'sso.configure', `${await instanceNameOf(ctx.tx, input.instanceId)}: ${changed.join(', ') || 'no change'}`);
+  await audit(
+    ctx,
+    'sso.configure',
+    `${await instanceNameOf(ctx.tx, input.instanceId)}: ${changed.join(', ') || 'no change'}${ended > 0 ? `; ${ended} password session${ended === 1 ? '' : 's'} ended` : ''}`,
+  );
   return viewOf((await ssoRow(ctx.tx, input.instanceId))!, options);
 }
 
