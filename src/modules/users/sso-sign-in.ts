@@ -179,6 +179,15 @@ async function signInWithClaims(
     return { ok: false, shown, status };
   };
   if (!email || !/^[^@\s]{1,64}@[^@\s]{1,253}$/.test(email)) return refuse('the provider gave no e-mail address', 'Your identity provider did not give an e-mail address.');
+  // An address that normalisation would change (full-width or compatibility letters: `ｒｅｖ@…`) is
+  // refused rather than matched to the plain account it would become: the provider verified a
+  // mailbox by that other spelling, which is not the account's. Case alone is no such change.
+  const asserted = (claims.email as string).trim();
+  if (asserted.normalize('NFKC') !== asserted)
+    return refuse(
+      'e-mail address changes under NFKC normalisation',
+      'Your identity provider gave your e-mail address in unusual characters (full-width or compatibility letters); ask your administrator.',
+    );
   // Only the boolean true: a provider that says "true" as text, or nothing, has not verified it.
   if (claims.email_verified !== true) return refuse('e-mail address not verified by the provider', 'Your e-mail address is not verified at your identity provider.');
   const domain = email.slice(email.lastIndexOf('@') + 1);
