@@ -12,6 +12,7 @@ import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { runCli } from './support/cli.js';
+import { recordCallbackAttempt } from '../src/modules/integrations/repository.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { takeWithLink } from './support/take.js';
 
@@ -346,6 +347,23 @@ describeEachStore(
       );
       assert.ok(data.callbacks.length > 0);
       assert.doesNotMatch(listed.stdout, /ashby-cli-key/);
+      // A callback refused by the address guard fails at once, with its category, and is not scheduled again.
+      const callbackId = String(data.callbacks[0].id);
+      const status = async () =>
+        (
+          await ctx().db.query<{ status: string; next: Date | null; response: string }>(
+            'SELECT status, next_attempt_at AS next, last_response AS response FROM partner_callbacks WHERE id = $1',
+            [callbackId],
+          )
+        ).rows[0]!;
+      assert.equal(await recordCallbackAttempt(ctx().db, callbackId, 0, { response: 'address not allowed' }, new Date()), 'failed');
+      assert.deepEqual(await status(), { status: 'failed', next: null, response: 'address not allowed' });
+      // The retry answers 204 (no document): a success, said as one; the callback waits to be sent again.
+      const retried = await runCli(url, ['ats', 'retry', callbackId, '--instance', instance]);
+      assert.equal(retried.code, 0, retried.stderr);
+      assert.equal(retried.stderr, '');
+      assert.match(retried.stdout, /will be sent again/);
+      assert.equal((await status()).status, 'pending');
       const nothing = await runCli(url, ['ats', 'ashby', '--instance', instance]);
       assert.equal(nothing.code, 2);
       const badFlag = await runCli(url, ['ats', 'greenhouse', '--instance', instance, '--send-email', 'maybe']);

@@ -60,6 +60,28 @@ describeEachStore(
       const log = logLines.slice(from).join('');
       assert.match(log, /webhook delivery got no answer/);
       assert.match(log, /"detail":"[A-Z]*: ?localhost resolves to (127\.0\.0\.1|::1)/, 'the operator log keeps the detail');
+      // A refusal by policy does not heal by waiting: failed at once, not scheduled again.
+      const deliveries = async () =>
+        (
+          await ctx().db.query<{ status: string; attempts: number; next: Date | null }>(
+            `SELECT d.status, d.attempts, d.next_attempt_at AS next FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id WHERE e.id = $1`,
+            [made.json().id],
+          )
+        ).rows;
+      assert.deepEqual(await deliveries(), [{ status: 'failed', attempts: 1, next: null }]);
+      // The tenant fixes the address and sends it again.
+      const fixed = await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}/webhooks/${made.json().id}`, payload: { url: 'https://hooks.example.com/x' } });
+      assert.equal(fixed.statusCode, 200, fixed.body);
+      const replayed = await ctx().request({
+        method: 'POST',
+        url: `/admin/v1/instances/${instance}/webhooks/${made.json().id}/replay`,
+        payload: { since: '2000-01-01T00:00:00Z' },
+      });
+      assert.ok(replayed.statusCode < 300, replayed.body);
+      assert.deepEqual(
+        (await deliveries()).map((d) => d.status),
+        ['pending'],
+      );
     });
 
     it('names what went wrong by category: connection refused, timeout, host not found, address not allowed', async () => {

@@ -77,11 +77,15 @@ async function settle<T>(ctx: Context, pending: Promise<Outcome<T>>): Promise<Ou
   return outcome;
 }
 
-/** The answer of a successful request that answers a document. */
+/**
+ * The answer of a successful request: its document, or null for 204 No Content (whose schema is
+ * null: every 2xx is a success). Another 2xx without the document its operation promises is an error.
+ */
 export async function ok<T>(ctx: Context, pending: Promise<Outcome<T>>): Promise<T> {
   const { data, response } = await settle(ctx, pending);
-  if (data === undefined) throw new ApiError(`${response.status}: the server answered no document`, undefined);
-  return data;
+  if (data !== undefined) return data;
+  if (response.status === 204) return null as T;
+  throw new ApiError(`${response.status}: the server answered no document`, undefined);
 }
 
 /** A successful request that answers nothing (204). */

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { sealer, serverKey } from '../../db/secrets.js';
 import { stateSql, type InvitationState } from '../invitations/machine.js';
+import { refusedByPolicy } from '../webhooks/post.js';
 import { RETRY_DELAYS_MS, type EmittedEvent } from '../webhooks/repository.js';
 
 export const PARTNERS = ['greenhouse', 'ashby'] as const;
@@ -166,7 +167,8 @@ export async function recordCallbackAttempt(
   const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
   const delay = RETRY_DELAYS_MS[attempts];
   // A 4xx other than 408 and 429 will not change by asking again: given up at once.
-  const final = outcome.status !== undefined && outcome.status >= 400 && outcome.status < 500 && outcome.status !== 408 && outcome.status !== 429;
+  // Nor will the service's own refusal of the address (refusedByPolicy).
+  const final = (outcome.status !== undefined && outcome.status >= 400 && outcome.status < 500 && outcome.status !== 408 && outcome.status !== 429) || refusedByPolicy(outcome);
   const result = ok ? 'succeeded' : final || delay === undefined ? 'failed' : 'retry';
   const next = result === 'retry' ? new Date(now.getTime() + Math.round(delay! * (0.9 + random() * 0.2))) : null;
   await db.query(

@@ -33,6 +33,16 @@ export const FAILURE_CATEGORIES = [
 ] as const;
 export type FailureCategory = (typeof FAILURE_CATEGORIES)[number];
 
+/**
+ * Failures that are the service's own refusal, not the receiver's trouble (an address the guard
+ * refuses, a URL that does not parse): asking again will not change them, so a delivery or
+ * callback that meets one fails at once, with its category, and waits for the tenant to fix the
+ * address and send it again (a webhook replay, a callback retry).
+ */
+export function refusedByPolicy(outcome: Pick<PostOutcome, 'status' | 'response'>): boolean {
+  return outcome.status === undefined && (outcome.response === 'address not allowed' || outcome.response === 'invalid URL');
+}
+
 /** The category of a failed request's error: the tenant's view of it. */
 export function failureCategory(error: NodeJS.ErrnoException | ForbiddenAddress): FailureCategory {
   const code = String(error.code ?? '');

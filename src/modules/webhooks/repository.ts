@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../domain/errors.js';
 import { generateSecret, messageId } from './signing.js';
+import { refusedByPolicy } from './post.js';
 
 export const EVENT_TYPES = [
   'invitation.created',
@@ -219,6 +220,10 @@ export async function recordAttempt(db: Queryable, delivery: DueDelivery, outcom
     return 'succeeded';
   }
   await db.query(`INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, response) VALUES ($1, $2, $3, $4, $5)`, attempt);
+  if (refusedByPolicy(outcome)) {
+    await db.query(`UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
+    return 'failed';
+  }
   if (outcome.status === 410) {
     await db.query(`UPDATE webhook_deliveries SET status = 'failed', attempts = attempts + 1, locked_until = NULL, next_attempt_at = NULL WHERE id = $1`, [delivery.id]);
     await disable(db, delivery.endpointId, 'the endpoint answered 410 Gone', now);
