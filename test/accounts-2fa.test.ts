@@ -174,6 +174,41 @@ describeEachStore(
       assert.match(String((await me.get('/console/')).headers.location), /two-factor/, 'still not signed in');
     });
 
+    it('limits the current-password checks like signing in: 25 wrong guesses meet a 429, and then even the right one waits', async () => {
+      const hashOf = async (email: string) => (await ctx().db.query<{ h: string }>('SELECT password_hash AS h FROM users WHERE email = $1', [email])).rows[0]!.h;
+      const guesses = async (send: (guess: string) => Promise<LightMyRequestResponse>) => {
+        const statuses: number[] = [];
+        for (let i = 0; i < 25; i++) statuses.push((await send(`wrong guess number ${i}`)).statusCode);
+        return statuses;
+      };
+      // Changing the password: the sign-in counted once, so the tenth guess is the eleventh attempt.
+      const changer = `change-guess-${instance}@example.com`;
+      await member(ctx(), changer);
+      const me = await session(ctx(), changer);
+      const before = await hashOf(changer);
+      const changes = await guesses((current) => me.post('/console/account/password', { current, password: 'another passphrase here', confirm: 'another passphrase here' }));
+      assert.deepEqual(changes, [...Array(9).fill(400), ...Array(16).fill(429)]);
+      const right = await me.post('/console/account/password', { current: PASSWORD, password: 'another passphrase here', confirm: 'another passphrase here' });
+      assert.equal(right.statusCode, 429);
+      assert.ok(Number(right.headers['retry-after']) > 0);
+      assert.match(right.body, /too many attempts: wait \d+ minutes? and try again/);
+      assert.equal(await hashOf(changer), before, 'nothing changed');
+
+      // Turning the second factor off checks the password the same way.
+      const owner = `off-guess-${instance}@example.com`;
+      await member(ctx(), owner);
+      const { secret } = await enrol(await session(ctx(), owner));
+      const second = await session(ctx(), owner);
+      time.offset += 30_000;
+      assert.equal((await second.post('/console/two-factor', { code: codeAt(secret, time.now()) })).statusCode, 303);
+      const offs = await guesses((password) => second.post('/console/account/two-factor/disable', { password }, '/console/account'));
+      assert.ok(offs.includes(429), `a 429 among ${offs.join(' ')}`);
+      assert.equal(offs.indexOf(429) <= 10, true, `the limit holds by the eleventh attempt: ${offs.join(' ')}`);
+      assert.deepEqual(offs.slice(offs.indexOf(429)), Array(25 - offs.indexOf(429)).fill(429));
+      assert.equal((await second.post('/console/account/two-factor/disable', { password: PASSWORD }, '/console/account')).statusCode, 429);
+      assert.equal((await ctx().db.query('SELECT 1 FROM users WHERE email = $1 AND totp_secret IS NOT NULL', [owner])).rows.length, 1, 'still on');
+    });
+
     it('turns the second factor off with the password; the operator resets it (admin API and CLI route) and the sessions end', async () => {
       const email = `off-${instance}@example.com`;
       const user = await member(ctx(), email);

@@ -91,10 +91,27 @@ export function accountRoutes(scope: FastifyInstance, helpers: AccountHelpers): 
 
   scope.get('/console/account/password', async (request, reply) => passwordPage(request, reply));
 
+  /**
+   * A form that checks the current password (changing it, turning the second factor off) counts
+   * against the sign-in limit of the account and the address: each check is a password guess and
+   * costs a scrypt. Past the limit: the form again with a 429 and Retry-After, and true (the reply
+   * is sent: a FastifyReply is thenable, so it is not what this resolves to); nothing is checked.
+   */
+  async function passwordGuessRefused(request: FastifyRequest, reply: FastifyReply, again: (errors: FieldError[], status: number) => FastifyReply): Promise<boolean> {
+    const wait = await helpers.signInLimit(request, request.consoleUser!.user.email);
+    if (wait === undefined) return false;
+    reply.header('retry-after', String(Math.max(1, wait)));
+    request.log.warn({ ip: request.ip }, 'too many current-password checks');
+    const minutes = Math.max(1, Math.ceil(wait / 60));
+    again([{ name: 'password', detail: `too many attempts: wait ${minutes} minute${minutes === 1 ? '' : 's'} and try again` }], 429);
+    return true;
+  }
+
   scope.post<{ Body: Record<string, unknown> }>('/console/account/password', async (request, reply) => {
     const user = request.consoleUser!;
     const body = request.body ?? {};
     const forced = user.user.mustChangePassword;
+    if (await passwordGuessRefused(request, reply, (errors, status) => passwordPage(request, reply, errors, status))) return reply;
     try {
       await runCommand(
         db,
@@ -180,13 +197,15 @@ export function accountRoutes(scope: FastifyInstance, helpers: AccountHelpers): 
 
   scope.post<{ Body: Record<string, unknown> }>(`${ENROL_STEP}/disable`, async (request, reply) => {
     const user = request.consoleUser!;
+    const accountPage = (errors: FieldError[], status: number) =>
+      page(reply, helpers.consolePage(request, 'Your account', accountBody(user.user, user.csrfToken, { twoFactorRequired: requiresTwoFactor(user), errors })), status);
+    if (await passwordGuessRefused(request, reply, accountPage)) return reply;
     try {
       await runCommand(db, commandRequest(request, now()), (ctx) => disableTwoFactor(ctx, { userId: user.user.id, password: text(request.body?.password) }), 'user_2fa_disable');
     } catch (error) {
       const errors = fieldsOf(error);
       if (!errors) throw error;
-      const body = accountBody(user.user, user.csrfToken, { twoFactorRequired: requiresTwoFactor(user), errors });
-      return page(reply, helpers.consolePage(request, 'Your account', body), 400);
+      return accountPage(errors, 400);
     }
     return reply.redirect('/console/account?changed=two-factor-off', 303);
   });
