@@ -97,9 +97,53 @@ describeEachStore(
       const badMap = await cli(['invite', '--csv', csv, '--assessment', 'sample', '--instance', instance, '--map', 'surname=Notes']);
       assert.equal(badMap.code, 2);
       assert.match(badMap.stderr, /--map takes field=Header pairs/);
+      // No assessments column and no default: the service says what to do, and nothing is stored.
       const noAssessment = await cli(['invite', '--csv', csv, '--instance', instance]);
-      assert.equal(noAssessment.code, 2);
-      assert.match(noAssessment.stderr, /--assessment is required/);
+      assert.equal(noAssessment.code, 1);
+      assert.match(noAssessment.stderr, /choose at least one assessment, or map the file's assessments column/);
+    });
+
+    it("uses each row's own assessments (ids separated by ; or |) and language; --assessment is the default for rows that name none", async () => {
+      const instance = await ctx().instance('bulkrows');
+      for (const id of ['alpha', 'beta', 'gamma']) assert.equal((await ctx().publish(instance, sampleAssessment(id))).statusCode, 201);
+      const rows = [
+        'email,first name,last name,assessments,language',
+        'r1@example.com,Rae,One,alpha;beta,de',
+        'r2@example.com,Rae,Two,gamma|alpha,es',
+        'r3@example.com,Rae,Three,,',
+        'r4@example.com,Rae,Four,nosuch,',
+      ];
+      const invitedTo = async (email: string) =>
+        (
+          await ctx().db.query<{ slug: string; language: string | null }>(
+            `SELECT a.slug, i.language FROM invitations i JOIN assessments a ON a.id = i.assessment_id JOIN candidates c ON c.id = i.candidate_id
+              WHERE c.email = $1 AND i.instance_id = (SELECT id FROM instances WHERE name = $2) ORDER BY a.slug`,
+            [email, instance],
+          )
+        ).rows.map((r) => `${r.slug}:${r.language ?? '-'}`);
+      // Without a default, the row that names none is a bad row, as is the unknown id; the others are invited.
+      const run = await cli(['invite', '--csv', file('rows.csv', rows.join('\n')), '--instance', instance, '--no-email']);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stdout, /: 4 rows, 2 to invite\./);
+      assert.match(run.stdout, /line 4: assessments: names no assessment, and no default assessment was chosen/);
+      assert.match(run.stdout, /line 5: assessments: "nosuch" is not a published assessment of this instance/);
+      assert.deepEqual(await invitedTo('r1@example.com'), ['alpha:de', 'beta:de']);
+      assert.deepEqual(await invitedTo('r2@example.com'), ['alpha:es', 'gamma:es']);
+      assert.deepEqual(await invitedTo('r3@example.com'), []);
+      // With --assessment, it is the default of the row that names none; the rows' own still win.
+      const again = await cli([
+        'invite',
+        '--csv',
+        file('rows2.csv', [rows[0], rows[3]!.replace('r3@', 'r5@'), rows[1]!.replace('r1@', 'r6@')].join('\n')),
+        '--assessment',
+        'beta',
+        '--instance',
+        instance,
+        '--no-email',
+      ]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.deepEqual(await invitedTo('r5@example.com'), ['beta:-']);
+      assert.deepEqual(await invitedTo('r6@example.com'), ['alpha:de', 'beta:de']);
     });
   },
   // The CLI waits for the service's own job, as an operator's would.

@@ -402,6 +402,33 @@ for (const kind of storeKinds()) {
         await count(`SELECT count(*)::int AS n FROM audit_log WHERE action = 'bulk-invite.start' AND target = $1 AND actor = $2`, [id, `user:mgr-${kind.name}@example.com`]),
         1,
       );
+
+      // A file with an assessments column: its rows name their own, and no default needs choosing.
+      const own = await upload(manager, 'email,firstName,lastName,Assessments\nd1@example.com,D,One,sample\nd2@example.com,D,Two,\n');
+      assert.equal(own.statusCode, 303, own.body);
+      const ownDetail = String(own.headers.location);
+      const ownId = /\/console\/invite\/bulk\/(\d+)\?/.exec(ownDetail)![1]!;
+      assert.match(
+        (await manager.get(ownDetail)).body,
+        /<select id="map-assessments" name="map_assessments"><option value="">\(none\)<\/option>(<option value="\d">[^<]+<\/option>)*<option value="3" selected>Assessments<\/option>/,
+      );
+      const ownPreview = await ctx.request({
+        method: 'POST',
+        url: `/console/invite/bulk/${ownId}/preview`,
+        headers: { cookie: manager.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams([
+          ['_csrf', manager.csrf],
+          ['instance', instance],
+          ['map_email', '0'],
+          ['map_firstName', '1'],
+          ['map_lastName', '2'],
+          ['map_assessments', '3'],
+        ]).toString(),
+      });
+      assert.equal(ownPreview.statusCode, 303, ownPreview.body);
+      const ownBody = (await manager.get(ownDetail)).body;
+      assert.match(ownBody, /2 rows: 1 to invite, <strong>1 bad<\/strong>/);
+      assert.match(ownBody, /names no assessment, and no default assessment was chosen/);
     });
   });
 }

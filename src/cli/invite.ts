@@ -43,7 +43,7 @@ async function follow(ctx: Context, instance: string, id: string): Promise<BulkI
   }
 }
 
-const FIELDS = ['email', 'firstName', 'lastName', 'externalReference', 'language', 'extraTimePercent'] as const;
+const FIELDS = ['email', 'firstName', 'lastName', 'assessments', 'externalReference', 'language', 'extraTimePercent'] as const;
 type Field = (typeof FIELDS)[number];
 
 /** --map field=Header[,field=Header...]: the columns the headers do not name (the service guesses the rest). */
@@ -63,10 +63,11 @@ function mapping(options: Options): Partial<Record<Field, string>> | undefined {
 
 export const inviteCommands: Record<string, Command> = {
   async invite(ctx, args, options) {
-    if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]} (invite --csv FILE --assessment ID --instance NAME)`);
+    if (args.length > 0) throw new UsageError(`unexpected argument: ${args[0]} (invite --csv FILE --instance NAME [--assessment ID,...])`);
     const instance = required(options, 'instance');
     const file = required(options, 'csv');
-    const assessments = list(required(options, 'assessment'))!;
+    // The file's own assessments column names each row's; --assessment is the default for rows that name none.
+    const assessments = list(text(options, 'assessment')) ?? [];
     let bytes: Buffer;
     try {
       bytes = readFileSync(file);

@@ -73,7 +73,7 @@ Commands:
                                                    --issuer, --client-id, --client-secret-stdin and --domains are needed
   sso show --instance <name>                       its settings, the redirect URI to register at the provider
   sso remove --instance <name>                     turn it off (its users sign in with passwords)
-  invite --csv FILE --assessment A[,B] --instance <name> [--map field=Header,...] [--no-email] [--no-wait] [--result FILE]
+  invite --csv FILE --instance <name> [--assessment A[,B]] [--map field=Header,...] [--no-email] [--no-wait] [--result FILE]
                                                    invite the candidates of a CSV file (UTF-8, a header row, at most
                                                    10,000 rows and 5 MB): prints the rows not invited, then follows the
                                                    service inviting the rest (--no-wait: leave it running) and can save

@@ -804,7 +804,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a CSV file of candidates to invite, and get its preview
-         * @description The file: UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row, at most 10000 rows and 5 MB. Its columns are matched to the fields of an invite by their headers (`mapping` overrides the guess). Every row is checked by the rules of POST /v1/invite; the answer names every bad row, duplicate and known candidate. Nothing is invited until `start`. A file that cannot be read, or no e-mail column: `400`, and nothing is stored. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The file: UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row, at most 10000 rows and 5 MB. Its columns are matched to the fields of an invite by their headers (`mapping` overrides the guess): `email`, `firstName`, `lastName`, `assessments` (a row's own assessment ids, separated by `;` or `|`), `language`, `externalReference`, `extraTimePercent`. Every row is checked by the rules of POST /v1/invite; the answer names every bad row, duplicate and known candidate. Nothing is invited until `start`. A file that cannot be read, or no e-mail column: `400`, and nothing is stored. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["createBulkInvite"];
         delete?: never;
@@ -6929,18 +6929,19 @@ export interface operations {
                      */
                     content: string;
                     /**
+                     * @description The default assessments: for every row when the file has no `assessments` column, otherwise for the rows whose cell is empty. A row's own `assessments` (ids separated by `;` or `|`) are used when it names some. Required (one or more) when the file has no such column.
                      * @example [
                      *       "customer-support"
                      *     ]
                      */
-                    assessments: string[];
+                    assessments?: string[];
                     /**
                      * @description E-mail each candidate their link (default true)
                      * @default true
                      */
                     sendInvite?: boolean;
                     /**
-                     * @description Field of the invite (email, firstName, lastName, externalReference, language, extraTimePercent) to the header of the column that gives it, where the guess from the headers is wrong
+                     * @description Field of the invite (email, firstName, lastName, assessments, externalReference, language, extraTimePercent) to the header of the column that gives it, where the guess from the headers is wrong
                      * @example {
                      *       "email": "Work e-mail"
                      *     }
@@ -6949,6 +6950,7 @@ export interface operations {
                         email?: string;
                         firstName?: string;
                         lastName?: string;
+                        assessments?: string;
                         externalReference?: string;
                         language?: string;
                         extraTimePercent?: string;

@@ -107,14 +107,21 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         operationId: 'createBulkInvite',
         tags,
         summary: 'Upload a CSV file of candidates to invite, and get its preview',
-        description: `The file: UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row, at most ${MAX_ROWS} rows and ${MAX_FILE_BYTES / 1024 / 1024} MB. Its columns are matched to the fields of an invite by their headers (\`mapping\` overrides the guess). Every row is checked by the rules of POST /v1/invite; the answer names every bad row, duplicate and known candidate. Nothing is invited until \`start\`. A file that cannot be read, or no e-mail column: \`400\`, and nothing is stored.`,
+        description: `The file: UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row, at most ${MAX_ROWS} rows and ${MAX_FILE_BYTES / 1024 / 1024} MB. Its columns are matched to the fields of an invite by their headers (\`mapping\` overrides the guess): \`email\`, \`firstName\`, \`lastName\`, \`assessments\` (a row's own assessment ids, separated by \`;\` or \`|\`), \`language\`, \`externalReference\`, \`extraTimePercent\`. Every row is checked by the rules of POST /v1/invite; the answer names every bad row, duplicate and known candidate. Nothing is invited until \`start\`. A file that cannot be read, or no e-mail column: \`400\`, and nothing is stored.`,
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         body: Type.Object(
           {
             fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, examples: ['candidates.csv'] })),
             content: Type.String({ minLength: 1, maxLength: BODY_LIMIT, contentEncoding: 'base64', description: "The file's bytes, base64-encoded" }),
-            assessments: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 50, examples: [['customer-support']] }),
+            assessments: Type.Optional(
+              Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+                maxItems: 50,
+                examples: [['customer-support']],
+                description:
+                  "The default assessments: for every row when the file has no `assessments` column, otherwise for the rows whose cell is empty. A row's own `assessments` (ids separated by `;` or `|`) are used when it names some. Required (one or more) when the file has no such column.",
+              }),
+            ),
             sendInvite: Type.Optional(Type.Boolean({ default: true, description: 'E-mail each candidate their link (default true)' })),
             mapping: Type.Optional(
               Type.Object(Object.fromEntries(FIELDS.map((f) => [f, Type.Optional(Type.String({ minLength: 1, maxLength: 200 }))])), {
@@ -146,7 +153,7 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         commandRequest(request, now()),
         async (ctx) => {
           const made = await importBulkInvite(ctx, { instanceId: instance.id, fileName: request.body.fileName ?? 'upload.csv', table, mapping });
-          await prepareBulkInvite(ctx, { instanceId: instance.id, id: made.id, mapping, assessments: request.body.assessments, sendInvite: request.body.sendInvite ?? true });
+          await prepareBulkInvite(ctx, { instanceId: instance.id, id: made.id, mapping, assessments: request.body.assessments ?? [], sendInvite: request.body.sendInvite ?? true });
           return made.id;
         },
         'bulk_invite_create',

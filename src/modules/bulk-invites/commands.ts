@@ -89,12 +89,40 @@ export interface PreparedSummary {
   existing: number;
 }
 
-/** The input of one row to the invite, or what is wrong with it, by the rules of POST /v1/invite. */
-export function rowInvite(cells: string[], mapping: Mapping, headers: string[], assessments: string[]): { request: InviteRequest } | { errors: RowError[] } {
+/** The assessments a row's own cell names (ids separated by `;` or `|`), in order, once each. */
+export const rowAssessments = (cell: string | undefined): string[] =>
+  normaliseAssessments(
+    (cell ?? '')
+      .split(/[;|]/)
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
+
+/**
+ * The input of one row to the invite, or what is wrong with it, by the rules of POST /v1/invite:
+ * the row's own assessments (its `assessments` cell) or, when it names none, the defaults; with
+ * `published`, an assessment the instance does not have is the row's error.
+ */
+export function rowInvite(
+  cells: string[],
+  mapping: Mapping,
+  headers: string[],
+  defaults: string[],
+  published?: ReadonlySet<string>,
+): { request: InviteRequest } | { errors: RowError[] } {
   const cell = (field: Field) => {
     const index = mapping[field];
     return index === undefined ? undefined : (cells[index] ?? '').trim();
   };
+  const column = (field: Field) => {
+    const index = mapping[field];
+    return index === undefined ? field : headers[index] || `column ${index + 1}`;
+  };
+  const own = rowAssessments(cell('assessments'));
+  const assessments = own.length > 0 ? own : defaults;
+  if (assessments.length === 0) return { errors: [{ column: column('assessments'), detail: 'names no assessment, and no default assessment was chosen' }] };
+  const unknown = published ? assessments.filter((slug) => !published.has(slug)) : [];
+  if (unknown.length > 0) return { errors: unknown.map((slug) => ({ column: column('assessments'), detail: `"${slug}" is not a published assessment of this instance` })) };
   const body: Record<string, unknown> = { email: cell('email') ?? '', firstName: cell('firstName') ?? '', lastName: cell('lastName') ?? '', assessments };
   for (const field of ['externalReference', 'language'] as const) {
     const value = cell(field);
@@ -106,8 +134,7 @@ export function rowInvite(cells: string[], mapping: Mapping, headers: string[], 
   if (invalid.length > 0) {
     const errors = invalid.map((e) => {
       const field = FIELDS.find((f) => e.name === f || e.name.startsWith(`${f}.`));
-      const index = field === undefined ? undefined : mapping[field];
-      return { column: index === undefined ? e.name : headers[index] || `column ${index + 1}`, detail: e.detail };
+      return { column: field === undefined || mapping[field] === undefined ? e.name : column(field), detail: e.detail };
     });
     return { errors };
   }
@@ -146,7 +173,9 @@ export async function prepareBulkInvite(
   for (const field of REQUIRED_FIELDS) {
     if (input.mapping[field] === undefined) problems.push({ name: `mapping.${field}`, detail: `is required: choose the file's ${FIELD_LABELS[field].toLowerCase()} column` });
   }
-  if (input.assessments.length === 0) problems.push({ name: 'assessments', detail: 'choose at least one assessment' });
+  // A file with an assessments column names them row by row; the chosen ones are then the default of rows that name none.
+  if (input.assessments.length === 0 && input.mapping.assessments === undefined)
+    problems.push({ name: 'assessments', detail: "choose at least one assessment, or map the file's assessments column" });
   if (problems.length > 0)
     throw invalidInput(
       problems.map((p) => ({ in: 'body', ...p })),
@@ -165,8 +194,9 @@ export async function prepareBulkInvite(
 
   const { rows } = await ctx.tx.query<{ line: number; cells: string[] }>('SELECT line, cells FROM bulk_invite_rows WHERE bulk_invite_id = $1 ORDER BY line', [bulk.id]);
   const firstLine = new Map<string, number>();
+  const named = new Set(assessments);
   const checked = rows.map((row) => {
-    const outcome = rowInvite(row.cells, input.mapping, bulk.headers, assessments);
+    const outcome = rowInvite(row.cells, input.mapping, bulk.headers, assessments, published);
     if ('errors' in outcome) {
       // The row's e-mail cell as written, so that the preview names whose row it is.
       const written = input.mapping.email === undefined ? '' : (row.cells[input.mapping.email] ?? '').trim();
@@ -176,6 +206,7 @@ export async function prepareBulkInvite(
     const earlier = firstLine.get(key);
     if (earlier !== undefined) return { line: row.line, email: outcome.request.email, status: 'duplicate', errors: [], duplicateOf: earlier };
     firstLine.set(key, row.line);
+    for (const slug of outcome.request.assessments) named.add(slug);
     return { line: row.line, email: outcome.request.email, status: 'pending', errors: [], duplicateOf: null };
   });
   // Candidates the instance has already, and their live invitations to these assessments.
@@ -186,7 +217,7 @@ export async function prepareBulkInvite(
                      AND (i.assessment_status = 'IN_PROGRESS' OR (i.assessment_status = 'INVITED' AND i.expires_at > $4))
                    ORDER BY a.slug) AS live
        FROM candidates c WHERE c.instance_id = $1 AND lower(c.email) = ANY($2::text[])`,
-    [input.instanceId, [...firstLine.keys()], assessments, ctx.now],
+    [input.instanceId, [...firstLine.keys()], [...named], ctx.now],
   );
   const existing = new Map(known.map((k) => [k.email, k.live]));
   const updates = checked.map((c) => {

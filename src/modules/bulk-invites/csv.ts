@@ -116,13 +116,14 @@ function firstBadByte(bytes: Buffer): { line: number } {
 }
 
 /** The fields of an invite a column can give, with the header words that name them. */
-export const FIELDS = ['email', 'firstName', 'lastName', 'externalReference', 'language', 'extraTimePercent'] as const;
+export const FIELDS = ['email', 'firstName', 'lastName', 'assessments', 'externalReference', 'language', 'extraTimePercent'] as const;
 export type Field = (typeof FIELDS)[number];
 
 export const FIELD_LABELS: Record<Field, string> = {
   email: 'E-mail',
   firstName: 'First name',
   lastName: 'Last name',
+  assessments: 'Assessments',
   externalReference: 'External reference',
   language: 'Language',
   extraTimePercent: 'Extra time (%)',
@@ -132,6 +133,7 @@ const WORDS: Record<Field, string[]> = {
   email: ['email', 'e-mail', 'mail', 'emailaddress', 'e-mailaddress', 'courriel', 'correo', 'e-mail-adresse'],
   firstName: ['firstname', 'first', 'givenname', 'forename', 'vorname', 'prenom', 'prénom', 'nombre'],
   lastName: ['lastname', 'last', 'surname', 'familyname', 'nachname', 'nom', 'apellido', 'apellidos'],
+  assessments: ['assessments', 'assessment', 'assessmentids', 'assessmentid', 'tests'],
   externalReference: ['externalreference', 'reference', 'ref', 'externalref', 'applicationid', 'application', 'externalid', 'id'],
   language: ['language', 'lang', 'locale', 'sprache', 'langue', 'idioma'],
   extraTimePercent: ['extratimepercent', 'extratime', 'extratime%', 'accommodation'],
