@@ -5,7 +5,7 @@
 // stylesheets, message catalogues) copied beside it, so that the code finds them where it does
 // in src/. Files outside src/ (catalogue/, templates/) are found from the package root either way.
 import { execFileSync } from 'node:child_process';
-import { cpSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
@@ -23,6 +23,11 @@ try {
   console.error('build: typescript is not installed (it is a devDependency: run `npm ci`, then `npm prune --omit=dev` if wanted)');
   process.exit(1);
 }
+
+// `npx assessment-connect` in this directory installs the directory into npm's exec cache to link
+// its command, and runs this `prepare` there: the build that `npm ci` made is already here, and
+// building it again made the first call after `npm ci` take 9-17 s.
+if (process.env.npm_command === 'exec' && existsSync(path.join(DIST, 'cli', 'bin.js'))) process.exit(0);
 
 const began = Date.now();
 rmSync(NEXT, { recursive: true, force: true });

@@ -116,4 +116,12 @@ describe('the compiled build (dist/)', () => {
     assert.equal(help.status, 0, help.stderr);
     assert.match(help.stdout, /^Usage: assessment-connect/);
   });
+
+  it('the prepare step that `npx assessment-connect` runs in its cache leaves the build as it is (the first call took 9-17 s)', () => {
+    const before = statSync(path.join(ROOT, 'dist', 'cli', 'bin.js')).mtimeMs;
+    const run = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, env: { ...process.env, npm_command: 'exec' }, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, '', 'no build');
+    assert.equal(statSync(path.join(ROOT, 'dist', 'cli', 'bin.js')).mtimeMs, before);
+  });
 });
