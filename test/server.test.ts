@@ -242,6 +242,10 @@ for (const kind of kinds) {
       const weak = await cli(['user', 'create', '--email', 'weak@example.com', '--role', 'owner', '--password-stdin'], env, 'password123456\n');
       assert.equal(weak.code, 1);
       assert.match(weak.stderr, /too common/);
+      // An error is said once: the list of fields repeats no line the detail already says.
+      const ownerWithInstance = await cli(['user', 'create', '--email', 'acme.owner@example.com', '--role', 'owner', '--instance', 'demo'], env);
+      assert.equal(ownerWithInstance.code, 1);
+      assert.equal(ownerWithInstance.stderr.match(/an owner has every instance/g)?.length, 1, ownerWithInstance.stderr);
       assert.match((await cli(['user', 'list'], env)).stdout, /rev@example\.com +reviewer +demo/);
       assert.equal((await cli(['user', 'disable', reviewer.id], env)).code, 0);
       assert.match((await cli(['user', 'list', '--json'], env)).stdout, /"disabled": true/);

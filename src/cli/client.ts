@@ -71,7 +71,9 @@ async function settle<T>(ctx: Context, pending: Promise<Outcome<T>>): Promise<Ou
   if (!outcome.response.ok) {
     const body = outcome.error;
     const lines = [`${outcome.response.status} ${isProblem(body) ? body.detail : typeof body === 'string' ? body : outcome.response.statusText}`];
-    if (isProblem(body)) for (const e of body.errors ?? []) lines.push(`  ${e.line ? `line ${e.line}: ` : ''}${e.name}: ${e.detail}`);
+    // Each field's error once: not again when the detail already says it (a detail made of the fields).
+    if (isProblem(body))
+      for (const e of body.errors ?? []) if (!body.detail.includes(`${e.name}: ${e.detail}`)) lines.push(`  ${e.line ? `line ${e.line}: ` : ''}${e.name}: ${e.detail}`);
     throw new ApiError(lines.join('\n'), body);
   }
   return outcome;
