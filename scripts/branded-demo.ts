@@ -30,7 +30,7 @@ export async function startBrandedDemo(options: { logo?: boolean } = {}): Promis
   if (options.logo !== false) {
     const checked = checkLogo('image/png', readFileSync(DEMO_LOGO));
     if ('detail' in checked) throw new Error(`${DEMO_LOGO}: ${checked.detail}`);
-    await setLogo(db, 'demo', checked.logo);
+    await setLogo(db, 'demo', checked.logo, new Date());
   }
   // The app must know its own address for links, so find a free port first.
   const probe = createServer();

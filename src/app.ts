@@ -59,6 +59,7 @@ import { privacyAdminRoutes } from './modules/privacy/admin-routes.js';
 import { equalityAdminRoutes } from './modules/equality/admin-routes.js';
 import { reportAdminRoutes } from './modules/reports/admin-routes.js';
 import { reportLinkRoutes } from './console/reports/links.js';
+import { systemClock } from './domain/clock.js';
 
 export interface AppDeps {
   config: Pick<Config, 'publicUrl' | 'adminToken' | 'keyCacheMs'> & {
@@ -126,7 +127,7 @@ declare module 'fastify' {
 
 export async function buildApp({ config, db: store, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = config.requestTimeoutMs ?? 30_000;
-  const clock = config.now ?? (() => new Date());
+  const clock = config.now ?? systemClock;
   const sso: SsoOptions = { publicUrl: config.publicUrl, allowInsecureHttp: config.ssoAllowInsecureHttp ?? false };
   const requestLog = new OneLineRequestLog();
   const app = Fastify({
@@ -165,7 +166,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Metrics first, so that every route and job below uses the database and the mailer they time.
-  const metrics = config.metrics === false ? undefined : registerMetrics(store);
+  const metrics = config.metrics === false ? undefined : registerMetrics(store, clock);
   if (metrics) requestLog.listen(metrics.observeRequest);
   const db = metrics?.db ?? store;
   const mailer = metrics ? observedMailer(relay, metrics.registry) : relay;
@@ -286,7 +287,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(webhookAdminRoutes, { db, now: clock });
       await admin.register(integrationAdminRoutes, { db, now: clock });
       await admin.register(bulkInviteAdminRoutes, { db, now: clock });
-      await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir });
+      await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir, now: clock });
       await admin.register(equalityAdminRoutes, { db, now: clock });
       await admin.register(reportAdminRoutes, { db, now: clock });
     },

@@ -13,6 +13,7 @@ import { migrate } from './db/migrate.js';
 import { createMailer } from './modules/mail/mailer.js';
 import { seedDemo } from './seed.js';
 import { isClusterPrimary, printsBanner, runPrimary } from './workers.js';
+import { monotonicMs, systemClock } from './domain/clock.js';
 
 /** The admin token: ADMIN_TOKEN, or in embedded mode one generated once into $DATA_DIR/admin-token. */
 function adminToken(config: Config): { token: string | undefined; source: string } {
@@ -41,10 +42,10 @@ async function main() {
     throw error;
   }
   if (isClusterPrimary(config)) return runPrimary(config);
-  const started = Date.now();
+  const started = monotonicMs();
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
   const applied = await migrate(db);
-  const seeded = config.seedDemo ? await seedDemo(db, new Date()) : false;
+  const seeded = config.seedDemo ? await seedDemo(db, systemClock()) : false;
   const admin = adminToken(config);
   const mailDir = path.join(config.dataDir, 'mail');
   const mailer = createMailer({ smtpUrl: config.smtpUrl, timeoutMs: config.mailTimeoutMs, mailDir });
@@ -85,7 +86,7 @@ async function main() {
   const retention = await db.query<{ name: string; days: number }>('SELECT name, retention_days AS days FROM instances WHERE retention_days IS NOT NULL ORDER BY name');
   await app.listen({ port: config.port, host: config.host });
   const store = db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${path.join(config.dataDir, 'pgdata')}`;
-  app.log.info({ store, migrationsApplied: applied, seededDemo: seeded, mail: mailer.description, ms: Date.now() - started }, 'ready');
+  app.log.info({ store, migrationsApplied: applied, seededDemo: seeded, mail: mailer.description, ms: Math.round(monotonicMs() - started) }, 'ready');
   const lines = [
     '',
     `Assessment Connect is running on ${store}.`,

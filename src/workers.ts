@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { seedDemo } from './seed.js';
+import { systemClock } from './domain/clock.js';
 
 const RESTART_DELAY_MS = 1000;
 
@@ -16,7 +17,7 @@ export async function runPrimary(config: Config): Promise<void> {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1 });
   try {
     await migrate(db);
-    if (config.seedDemo) await seedDemo(db, new Date());
+    if (config.seedDemo) await seedDemo(db, systemClock());
   } finally {
     await db.close();
   }

@@ -283,3 +283,27 @@ describe('surfaces', () => {
     assert.deepEqual(fixed, [], 'fixed: take it off KNOWN_SURFACE_DEBT');
   });
 });
+
+describe('one clock', () => {
+  it('the wall clock is read in one file (src/domain/clock.ts); everything else is handed a clock', () => {
+    const readers = sources(ROOT)
+      .filter((file) => path.relative(ROOT, file) !== path.join('domain', 'clock.ts'))
+      .filter((file) => /Date\.now\b|new Date\(\s*\)/.test(readFileSync(file, 'utf8').replace(/^\s*(\/\/|\*).*$/gm, '')))
+      .map((file) => path.relative(ROOT, file));
+    assert.deepEqual(readers, [], 'read the time from the clock the code is handed (domain/clock.ts: systemClock, wallMs, monotonicMs)');
+  });
+
+  it("the database's now() decides nothing: SQL is given the app's time", () => {
+    const found: string[] = [];
+    for (const file of sources(ROOT)) {
+      const text = readFileSync(file, 'utf8');
+      const parts = text.split('`');
+      // Every other part is inside a template literal; what is interpolated in it is code, not SQL.
+      for (let i = 1; i < parts.length; i += 2) {
+        const sql = parts[i]!.replace(/\$\{[^}]*\}/g, '').replace(/DEFAULT now\(\)/g, '');
+        if (/(?<![\w.$])now\(\)/.test(sql)) found.push(`${path.relative(ROOT, file)}: ${sql.trim().slice(0, 80)}`);
+      }
+    }
+    assert.deepEqual(found, [], "pass the command's or job's time as a parameter");
+  });
+});

@@ -217,7 +217,7 @@ for (const store of storeKinds()) {
       sound(await plans((d) => openSession(d, generateToken().token, new Date()), forbidden));
       const { rows } = await db.query<{ id: string }>(`SELECT id FROM assessments WHERE slug IN ('alpha', 'beta') ORDER BY slug`);
       const ids = rows.map((r) => r.id);
-      sound(await plans((d) => openedInvitations(d, candidateId, ids), forbidden));
+      sound(await plans((d) => openedInvitations(d, candidateId, ids, new Date()), forbidden));
       sound(await plans((d) => invitationLanguages(d, candidateId, ids), forbidden));
     });
 

@@ -5,6 +5,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import { openEmbedded } from './embedded.js';
 import type { AvailabilityListener, Database, Queryable } from './store.js';
+import { systemClock } from '../domain/clock.js';
 
 export type { AvailabilityListener, Database, Queryable } from './store.js';
 
@@ -55,7 +56,7 @@ export class Breaker {
   /** `now` is the clock the open interval is measured on (a test's, to move it instead of waiting). */
   constructor(
     private readonly openMs = 500,
-    private readonly now: () => Date = () => new Date(),
+    private readonly now: () => Date = systemClock,
   ) {}
 
   watch(listener: AvailabilityListener): void {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import type { Database, Queryable } from './store.js';
 import type { Ready, Reply, Request, WireError, WorkerOptions } from './embedded-worker.js';
+import { monotonicMs } from '../domain/clock.js';
 
 /** Longest a statement inside a transaction may take before the worker is taken for lost. */
 const SYNC_LIMIT_MS = 60_000;
@@ -143,13 +144,13 @@ export async function openEmbedded(dataDir: string | undefined, template?: Uint8
    * gave up, is dropped rather than taken for this one.
    */
   const syncReply = (id: number): Reply => {
-    const deadline = Date.now() + SYNC_LIMIT_MS;
+    const deadline = monotonicMs() + SYNC_LIMIT_MS;
     for (;;) {
       const reply = receiveMessageOnPort(syncReplies)?.message as Reply | undefined;
       if (reply?.id === id) return reply;
       if (reply && reply.id > id) throw new Error(`the embedded store answered statement ${reply.id} for ${id}`);
       if (reply) continue;
-      if (Date.now() > deadline) {
+      if (monotonicMs() > deadline) {
         stop(new Error(`${CLOSED}: the embedded store's thread did not answer a statement within ${SYNC_LIMIT_MS / 1000} s`));
         void worker.terminate();
         throw stopped!;

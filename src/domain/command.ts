@@ -25,6 +25,11 @@ export type Actor =
   | { kind: 'user'; id: string; email: string; role: 'owner' | 'manager' | 'reviewer'; clientIp?: string; userAgent?: string }
   /** A candidate in the portal. */
   | { kind: 'candidate'; id: string; clientIp?: string; userAgent?: string }
+  /**
+   * Someone not signed in who claims to be `name` (`user:<e-mail>` as typed at sign-in, or as an
+   * identity provider asserted it): sign-in, the second factor, single sign-on. Audited under that name.
+   */
+  | { kind: 'anonymous'; name: string; clientIp?: string; userAgent?: string }
   /** The service itself: a job, a deadline. */
   | { kind: 'system'; job: string };
 
@@ -53,6 +58,12 @@ export async function runCommand<T>(db: Transactional, request: CommandRequest, 
   for (const work of after) work();
   return result;
 }
+
+/** The same command context acting as someone not signed in who claims to be `name` (audited so). */
+export const asClaimant = (ctx: CommandContext, name: string, client: { ip?: string; userAgent?: string }): CommandContext => ({
+  ...ctx,
+  actor: { kind: 'anonymous', name, clientIp: client.ip, userAgent: client.userAgent },
+});
 
 /** The system actor of a job run, with its clock reading. */
 export const systemRequest = (job: string, now: Date, requestId = `job:${job}`): CommandRequest => ({ actor: { kind: 'system', job }, requestId, now });

@@ -16,6 +16,7 @@
 // later repeat (an impatient Ctrl-C) exits at once.
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { Problem } from './problem.js';
+import { monotonicMs } from '../domain/clock.js';
 
 /** How long idle keep-alive connections stay open once the listener closed. */
 const GRACE_MS = 500;
@@ -81,7 +82,7 @@ export function onStop(stop: (reason: StopReason) => Promise<void>, options: { b
   const { log } = options;
   let began: number | undefined;
   const begin = (reason: StopReason) => {
-    began = Date.now();
+    began = monotonicMs();
     setTimeout(() => {
       log.error({ ms: options.backstopMs }, 'shutdown took too long; exiting');
       process.exit(1);
@@ -96,7 +97,7 @@ export function onStop(stop: (reason: StopReason) => Promise<void>, options: { b
   };
   const onSignal = (signal: NodeJS.Signals) => {
     if (began === undefined) return begin({ signal });
-    if (Date.now() - began < DUPLICATE_SIGNAL_MS) return log.info({ signal }, 'shutting down already');
+    if (monotonicMs() - began < DUPLICATE_SIGNAL_MS) return log.info({ signal }, 'shutting down already');
     log.error({ signal }, 'second signal while shutting down; exiting now');
     process.exit(1);
   };

@@ -4,6 +4,7 @@
 // in the query string).
 import { LogController, type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import pino from 'pino';
+import { wallMs } from '../domain/clock.js';
 
 /**
  * The one list of what never reaches a log line from a URL: query parameters (by name, any case)
@@ -331,7 +332,7 @@ function numericLevel(format: (label: string, n: number) => { level?: unknown })
  */
 function requestLine(log: FastifyBaseLogger, request: FastifyRequest, reply: FastifyReply, { route, ms }: Answered): string {
   return (
-    `{"level":30,"time":${Date.now()}${bindingsText(log)},"method":${quoted(request.method)}` +
+    `{"level":30,"time":${wallMs()}${bindingsText(log)},"method":${quoted(request.method)}` +
     `${route === undefined ? '' : `,"route":${quoted(route)}`},"url":${JSON.stringify(scrubUrl(request.url))}` +
     `,"statusCode":${reply.statusCode},"ms":${Math.round(ms * 10) / 10},"ip":${JSON.stringify(request.ip)},"msg":"request"}\n`
   );

@@ -17,7 +17,8 @@ export interface Metrics {
   observeRequest: RequestListener;
 }
 
-export function registerMetrics(db: Database): Metrics {
+/** The service's metrics; `now` is the app's clock, by which the lags are measured. */
+export function registerMetrics(db: Database, now: () => Date): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
 
@@ -78,7 +79,8 @@ export function registerMetrics(db: Database): Metrics {
     registers: [registry],
     async collect() {
       const { rows } = await db.query<{ lag: number | null }>(
-        `SELECT extract(epoch FROM now() - min(next_attempt_at))::float8 AS lag FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
+        `SELECT extract(epoch FROM $1::timestamptz - min(next_attempt_at))::float8 AS lag FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1`,
+        [now()],
       );
       this.set(Math.max(0, rows[0]?.lag ?? 0));
     },
@@ -89,7 +91,8 @@ export function registerMetrics(db: Database): Metrics {
     registers: [registry],
     async collect() {
       const { rows } = await db.query<{ lag: number | null }>(
-        `SELECT extract(epoch FROM now() - min(deadline_at))::float8 AS lag FROM attempts WHERE finished_at IS NULL AND deadline_at <= now()`,
+        `SELECT extract(epoch FROM $1::timestamptz - min(deadline_at))::float8 AS lag FROM attempts WHERE finished_at IS NULL AND deadline_at <= $1`,
+        [now()],
       );
       this.set(Math.max(0, rows[0]?.lag ?? 0));
     },

@@ -82,7 +82,7 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
   }
 
   /** The invitations the session opens, with the attempt state of each. */
-  const invitations = (s: PortalSession) => openedInvitations(db, s.candidateId, s.assessmentIds);
+  const invitations = (s: PortalSession) => openedInvitations(db, s.candidateId, s.assessmentIds, clock());
 
   /** The candidate's language (and the company's name) for a request in a session; remembered for its error page. */
   async function speak(request: FastifyRequest, s: PortalSession): Promise<Speaking> {

@@ -12,6 +12,7 @@ import { runCode, type CodeRunner, type CodeTest, type RunResult } from '../codi
 import { ANSWER_HASH, recordCodingGrade } from './completion.js';
 import { versionContent } from './repository.js';
 import { isCodingAnswer, type CodingAnswer } from './scoring.js';
+import { systemClock } from '../../domain/clock.js';
 
 type CodingQuestion = Extract<QuestionContent, { type: 'coding' }>;
 
@@ -92,7 +93,7 @@ export async function gradeCodingAnswers(db: Database, options: { attemptId?: st
     if (question?.type !== 'coding' || !isCodingAnswer(row.value, question.languages)) continue;
     const result = await runAgainst(question, row.value, question.tests, options.runner);
     const { grade, summary } = gradeOf(question, result);
-    const done = await runCommand(db, systemRequest('coding-grades', options.now ?? new Date()), (ctx) =>
+    const done = await runCommand(db, systemRequest('coding-grades', options.now ?? systemClock()), (ctx) =>
       recordCodingGrade(ctx, { attemptId: row.attemptId, questionId: row.questionId, value: row.value as CodingAnswer, grade: Math.round(grade * 100) / 100, summary }),
     );
     if (done) recorded++;

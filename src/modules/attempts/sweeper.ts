@@ -1,11 +1,12 @@
 // Completes attempts whose time ran out although the candidate never came back: no request from
 // the candidate is needed for the record to turn COMPLETED. Safe on several nodes (SKIP LOCKED).
 // Deadlines are read by the app's clock (as they are set); the run's own budget and the rest of an
-// attempt that failed are wall time, Date.now(), since they pace this process, not the domain.
+// attempt that failed are monotonic time (monotonicMs), since they pace this process, not the domain.
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.js';
 import type { Job } from '../../jobs/runner.js';
 import { completeExpired, nextDeadlineInMs } from './completion.js';
+import { monotonicMs } from '../../domain/clock.js';
 
 // A run completes batches for at most RUN_BUDGET_MS (so that a stop never waits long for it);
 // when it stopped with attempts still due, the next run follows at once instead of a whole
@@ -28,19 +29,19 @@ export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBase
   let backlog = false;
   /** After a run without a backlog: ms until the next open attempt's deadline. */
   let next: number | undefined;
-  /** Attempts that could not be completed, and when (Date.now()) each may be tried again. */
+  /** Attempts that could not be completed, and when (monotonicMs()) each may be tried again. */
   const resting = new Map<string, number>();
   return {
     name: 'deadline-sweep',
     everyMs,
     async run() {
-      const started = Date.now();
+      const started = monotonicMs();
       let completed = 0;
       backlog = false;
       next = undefined;
       for (const [attemptId, until] of resting) if (until <= started) resting.delete(attemptId);
       const failed = (attemptId: string, error: unknown) => {
-        resting.set(attemptId, Date.now() + everyMs);
+        resting.set(attemptId, monotonicMs() + everyMs);
         log.error({ err: error, attemptId }, 'could not complete an attempt whose time ran out; passing it over');
       };
       // One list of attempts to pass over for all the run's workers: one that fails is tried once.
@@ -50,7 +51,7 @@ export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBase
           const done = await completeExpired(db, clock(), BATCH, failed, passedOver);
           completed += done;
           if (done < BATCH) return;
-          if (Date.now() - started >= RUN_BUDGET_MS) {
+          if (monotonicMs() - started >= RUN_BUDGET_MS) {
             backlog = true;
             return;
           }

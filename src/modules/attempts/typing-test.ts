@@ -9,23 +9,19 @@ import { updateCompletion, versionContent, type Attempt } from './repository.js'
 import { recordSignal } from './signals.js';
 import { measureTyping } from './typing.js';
 
-/**
- * Starts the typing clock. `at` is the time by the app's injected clock (tests move theirs);
- * null, the default, takes the database's now(): one clock for every node, so that a test started
- * on one node and submitted on another is timed right.
- */
-export async function startTyping(db: Queryable, attempt: Attempt, at: Date | null = null): Promise<void> {
+/** Starts the typing clock at `at`, the app's time (tests move theirs), within the attempt's deadline. */
+export async function startTyping(db: Queryable, attempt: Attempt, at: Date): Promise<void> {
   const { rows } = await db.query(
-    `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, $2::timestamptz, now())
-      WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_wpm IS NULL RETURNING id`,
+    `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, $2::timestamptz)
+      WHERE id = $1 AND finished_at IS NULL AND deadline_at > $2::timestamptz AND typing_wpm IS NULL RETURNING id`,
     [attempt.id, at],
   );
   if (rows.length === 0) throw conflict('The typing test cannot be started now');
 }
 
 /**
- * Scores the typing test from the text and the server's own clock (from its start to now: the
- * database's, or the app's injected one); the keystroke intervals the page reports are never trusted for the score, only
+ * Scores the typing test from the text and the server's own clock (from its start to `at`, the
+ * app's time); the keystroke intervals the page reports are never trusted for the score, only
  * cross-checked against that clock and against the shape of human typing (typingSignals).
  */
 export async function submitTyping(
@@ -33,16 +29,16 @@ export async function submitTyping(
   attempt: Attempt,
   typed: string,
   intervalsMs: number[],
-  /** The time by the app's injected clock; null: the database's now(), as startTyping. */
-  at: Date | null = null,
+  /** The app's time, as startTyping's. */
+  at: Date,
 ): Promise<{ netWpm: number; accuracy: number }> {
   const content = await versionContent(db, attempt.assessmentId, attempt.version);
   if (!content.typingTest) throw notFound('This assessment has no typing test');
   const result = await db.transaction(async (tx) => {
     await lockInvitationOfAttempt(tx, attempt.id);
     const { rows } = await tx.query<{ ms: number }>(
-      `SELECT greatest(0, (extract(epoch FROM coalesce($2::timestamptz, now()) - typing_started_at) * 1000))::int AS ms FROM attempts
-        WHERE id = $1 AND finished_at IS NULL AND deadline_at > now() AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
+      `SELECT greatest(0, (extract(epoch FROM $2::timestamptz - typing_started_at) * 1000))::int AS ms FROM attempts
+        WHERE id = $1 AND finished_at IS NULL AND deadline_at > $2::timestamptz AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
       [attempt.id, at],
     );
     if (rows.length === 0) throw conflict('The typing test is not running');

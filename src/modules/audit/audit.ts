@@ -94,15 +94,15 @@ export function registerAudit(app: FastifyInstance, db: Queryable, prefix: strin
     const action = ACTIONS[`${request.method} ${path}`] ?? `${request.method} ${path}`;
     const userAgent = request.headers['user-agent'];
     try {
-      await db.query(`INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
-        ACTOR,
-        request.ip,
-        typeof userAgent === 'string' ? userAgent.slice(0, MAX_USER_AGENT) : null,
+      await recordAudit(db, {
+        actor: ACTOR,
+        clientIp: request.ip,
+        userAgent: typeof userAgent === 'string' ? userAgent : undefined,
         action,
-        target(request, reply.statusCode, payload),
-        request.id,
-        reply.statusCode,
-      ]);
+        target: target(request, reply.statusCode, payload),
+        requestId: request.id,
+        status: reply.statusCode,
+      });
     } catch (error) {
       request.log.error({ err: error, action, status: reply.statusCode }, 'could not write the audit log');
     }
@@ -135,8 +135,12 @@ export interface AuditRecord {
   status: number;
 }
 
-/** Writes one audit entry; given the transaction of the change, the two commit together. */
-export async function recordAudit(tx: Queryable, entry: AuditRecord): Promise<void> {
+/**
+ * The one statement that writes the audit log: one entry, in the transaction of the change when
+ * given it (the two commit together). Commands call `audit`; only the admin API's record of
+ * requests that are no command (and of refused ones) calls this directly.
+ */
+async function recordAudit(tx: Queryable, entry: AuditRecord): Promise<void> {
   await tx.query(`INSERT INTO audit_log (actor, client_ip, user_agent, action, target, request_id, status) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
     entry.actor,
     entry.clientIp,
@@ -169,6 +173,8 @@ export function actorName(actor: Actor): string | undefined {
       return ACTOR;
     case 'user':
       return `user:${actor.email.toLowerCase()}`;
+    case 'anonymous':
+      return actor.name;
     default:
       return undefined;
   }
@@ -180,8 +186,14 @@ export function actorName(actor: Actor): string | undefined {
  * console users); what candidates do and what the clock does are recorded as events (the outbox),
  * not here, so that the log stays a record of decisions and does not grow with every answer saved.
  */
-export async function audit(ctx: CommandContext, action: string, target: string | null, status = 200): Promise<void> {
+export async function audit(ctx: CommandContext, action: string, target: string | null, status = 200, options: { evenBySystem?: boolean } = {}): Promise<void> {
+  // A job's decision is recorded only where the command says the operator must see it
+  // (evenBySystem: an erasure by the retention sweep), under the job's name.
+  if (ctx.actor.kind === 'system') {
+    if (options.evenBySystem) await recordAudit(ctx.tx, { actor: ctx.actor.job, clientIp: '-', action, target, requestId: ctx.requestId, status });
+    return;
+  }
   const actor = actorName(ctx.actor);
-  if (actor === undefined || ctx.actor.kind === 'system' || ctx.actor.kind === 'candidate') return;
+  if (actor === undefined || ctx.actor.kind === 'candidate') return;
   await recordAudit(ctx.tx, { actor, clientIp: ctx.actor.clientIp ?? '-', userAgent: ctx.actor.userAgent, action, target, requestId: ctx.requestId, status });
 }

@@ -10,14 +10,14 @@ export function foldForSearch(text: string): string {
  * on the unique index on (instance_id, lower(email)), so simultaneous invites of one new e-mail
  * make one candidate: the later insert waits for the earlier and becomes an update.
  */
-export async function upsertCandidate(db: Queryable, instanceId: string, person: { email: string; firstName: string; lastName: string }): Promise<string> {
+export async function upsertCandidate(db: Queryable, instanceId: string, person: { email: string; firstName: string; lastName: string }, now: Date): Promise<string> {
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO candidates (instance_id, email, first_name, last_name, search_name, search_last) VALUES ($1, $2, $3, $4, $5, $6)
+    `INSERT INTO candidates (instance_id, email, first_name, last_name, search_name, search_last, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
      ON CONFLICT (instance_id, lower(email))
      DO UPDATE SET email = EXCLUDED.email, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
-                   search_name = EXCLUDED.search_name, search_last = EXCLUDED.search_last, updated_at = now()
+                   search_name = EXCLUDED.search_name, search_last = EXCLUDED.search_last, updated_at = $7
      RETURNING id`,
-    [instanceId, person.email, person.firstName, person.lastName, foldForSearch(`${person.firstName} ${person.lastName}`), foldForSearch(person.lastName)],
+    [instanceId, person.email, person.firstName, person.lastName, foldForSearch(`${person.firstName} ${person.lastName}`), foldForSearch(person.lastName), now],
   );
   return rows[0]!.id;
 }

@@ -23,7 +23,8 @@ import { Problem } from '../../http/problem.js';
 export const HEADER = 'idempotency-key';
 export const TTL_HOURS = 24;
 const STALE_SECONDS = 60;
-const EXPIRED = `now() - interval '${TTL_HOURS} hours'`;
+/** SQL: older than the keys' lifetime at the time given as parameter `$n` (the app's clock). */
+const expiredBefore = (n: number) => `$${n}::timestamptz - interval '${TTL_HOURS} hours'`;
 
 export interface Scope {
   keyId: string;
@@ -133,21 +134,21 @@ const WHERE = 'key_id = $1 AND instance_id = $2 AND idempotency_key = $3';
  * Claims the scope for this request, or says what to answer instead: the stored answer (replay),
  * 422 when the key was used for a different request, 409 while the first is still in flight.
  */
-export async function claim(db: Queryable, scope: Scope, print: string): Promise<Claim> {
+export async function claim(db: Queryable, scope: Scope, print: string, at: Date): Promise<Claim> {
   const params = whereParams(scope);
   // Expiry is lazy here (and swept in bulk by sweepExpired): an expired key is a fresh key.
-  await db.query(`DELETE FROM idempotency_keys WHERE ${WHERE} AND created_at < ${EXPIRED}`, params);
+  await db.query(`DELETE FROM idempotency_keys WHERE ${WHERE} AND created_at < ${expiredBefore(4)}`, [...params, at]);
   // The released row of a failed first request can vanish between the insert and the read: try again.
   for (let attempt = 0; attempt < 3; attempt++) {
     const inserted = await db.query(
-      `INSERT INTO idempotency_keys (key_id, instance_id, idempotency_key, fingerprint) VALUES ($1, $2, $3, $4)
+      `INSERT INTO idempotency_keys (key_id, instance_id, idempotency_key, fingerprint, created_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT DO NOTHING RETURNING key_id`,
-      [...params, print],
+      [...params, print, at],
     );
     if (inserted.rows.length > 0) return { kind: 'claimed' };
     const { rows } = await db.query<{ fingerprint: string; status: number | null; response: unknown; stale: boolean }>(
-      `SELECT fingerprint, status, response, created_at < now() - make_interval(secs => ${STALE_SECONDS}) AS stale FROM idempotency_keys WHERE ${WHERE}`,
-      params,
+      `SELECT fingerprint, status, response, created_at < $4::timestamptz - make_interval(secs => ${STALE_SECONDS}) AS stale FROM idempotency_keys WHERE ${WHERE}`,
+      [...params, at],
     );
     const row = rows[0];
     if (!row) continue;
@@ -164,8 +165,8 @@ export async function claim(db: Queryable, scope: Scope, print: string): Promise
     }
     if (row.stale) {
       const taken = await db.query(
-        `UPDATE idempotency_keys SET created_at = now() WHERE ${WHERE} AND status IS NULL AND created_at < now() - make_interval(secs => ${STALE_SECONDS}) RETURNING key_id`,
-        params,
+        `UPDATE idempotency_keys SET created_at = $4 WHERE ${WHERE} AND status IS NULL AND created_at < $4::timestamptz - make_interval(secs => ${STALE_SECONDS}) RETURNING key_id`,
+        [...params, at],
       );
       if (taken.rows.length > 0) return { kind: 'claimed' };
     }
@@ -185,12 +186,12 @@ export async function release(db: Queryable, scope: Scope): Promise<void> {
 }
 
 /** Deletes every expired row; run now and then so that keys never used again do not pile up. */
-export async function sweepExpired(db: Queryable): Promise<number> {
-  const { rows } = await db.query(`DELETE FROM idempotency_keys WHERE created_at < ${EXPIRED} RETURNING 1`);
+export async function sweepExpired(db: Queryable, at: Date): Promise<number> {
+  const { rows } = await db.query(`DELETE FROM idempotency_keys WHERE created_at < ${expiredBefore(1)} RETURNING 1`, [at]);
   return rows.length;
 }
 
 /** Deletes expired keys now and then (they are also deleted when looked up). */
 export function idempotencySweepJob(db: Queryable, everyMs: number): Job {
-  return { name: 'idempotency-sweep', everyMs, run: () => sweepExpired(db) };
+  return { name: 'idempotency-sweep', everyMs, run: (now) => sweepExpired(db, now) };
 }

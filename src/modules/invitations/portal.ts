@@ -16,16 +16,16 @@ export interface OpenedInvitation {
   closed: 'withdrawn' | 'expired' | null;
 }
 
-export async function openedInvitations(db: Queryable, candidateId: string, assessmentIds: string[]): Promise<OpenedInvitation[]> {
+export async function openedInvitations(db: Queryable, candidateId: string, assessmentIds: string[], now: Date): Promise<OpenedInvitation[]> {
   const { rows } = await db.query<OpenedInvitation>(
     `SELECT i.id AS "invitationId", s.id AS "assessmentId", s.slug, s.name, ${LIMIT_MINUTES} AS "durationMinutes", i.assessment_status AS status,
-            CASE WHEN i.cancelled_at IS NOT NULL THEN 'withdrawn' WHEN i.assessment_status = 'INVITED' AND i.expires_at <= now() THEN 'expired' END AS closed
+            CASE WHEN i.cancelled_at IS NOT NULL THEN 'withdrawn' WHEN i.assessment_status = 'INVITED' AND i.expires_at <= $3 THEN 'expired' END AS closed
        FROM invitations i JOIN assessments s ON s.id = i.assessment_id
       WHERE i.candidate_id = $1
         AND (i.assessment_id = ANY($2::uuid[])
-             OR (i.cancelled_at IS NULL AND (i.assessment_status = 'IN_PROGRESS' OR (i.assessment_status = 'INVITED' AND i.expires_at > now()))))
+             OR (i.cancelled_at IS NULL AND (i.assessment_status = 'IN_PROGRESS' OR (i.assessment_status = 'INVITED' AND i.expires_at > $3))))
       ORDER BY array_position($2::uuid[], i.assessment_id) NULLS LAST, i.created_at, s.slug`,
-    [candidateId, assessmentIds],
+    [candidateId, assessmentIds, now],
   );
   return rows;
 }

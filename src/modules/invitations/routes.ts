@@ -227,7 +227,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
 
       const scope: Scope = { keyId: request.apiKey!.id, instanceId: instance!.id, key: idempotencyKey, secret: String(request.headers['x-api-key']) };
       const print = fingerprint(body, sendInvite);
-      const claimed = await claim(deps.db, scope, print);
+      const claimed = await claim(deps.db, scope, print, req.now);
       if (claimed.kind === 'replay') {
         reply.header('idempotent-replayed', 'true').code(claimed.status as 200);
         return claimed.response as [InviteResultType];

@@ -8,6 +8,7 @@ import type { Job } from '../../jobs/runner.js';
 import type { InvitationRow } from '../scores/format.js';
 import { RECORD_COLUMNS } from '../scores/repository.js';
 import { recordJson } from '../scores/schema.js';
+import { monotonicMs } from '../../domain/clock.js';
 
 const BATCH = 500;
 const RUN_BUDGET_MS = 1000;
@@ -35,14 +36,14 @@ export function scoreRecordJob(db: Database, everyMs: number): Job {
     name: 'score-records',
     everyMs,
     async run() {
-      const started = Date.now();
+      const started = monotonicMs();
       let filled = 0;
       backlog = false;
       for (;;) {
         const done = await fillScoreRecords(db);
         filled += done;
         if (done < BATCH) break;
-        if (Date.now() - started >= RUN_BUDGET_MS) {
+        if (monotonicMs() - started >= RUN_BUDGET_MS) {
           backlog = true;
           break;
         }

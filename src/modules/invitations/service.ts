@@ -17,6 +17,7 @@ import { brandOf, type BrandSource } from '../tenants/branding.js';
 import type { Mailer } from '../mail/mailer.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { decide, lockInvitationById, type AttemptsOfInvitation } from './machine.js';
+import { monotonicMs, systemClock } from '../../domain/clock.js';
 
 export interface InviteRequest {
   email: string;
@@ -67,7 +68,7 @@ export interface InviteDeps {
 /** What inviting, issuing links and e-mailing need (all of InviteDeps but the attempts' part). */
 export type LinkDeps = Omit<InviteDeps, 'attempts'>;
 
-export const now = (deps: LinkDeps) => (deps.now ? deps.now() : new Date());
+export const now = (deps: LinkDeps) => (deps.now ?? systemClock)();
 
 /** The path of the candidate portal under the portal URL. */
 export const PORTAL_PATH = '/portal';
@@ -149,7 +150,7 @@ export async function inviteCandidate(
       `Unknown assessment${unknown.length === 1 ? '' : 's'} for this instance: ${unknown.join(', ')}`,
     );
   }
-  const candidateId = await upsertCandidate(tx, instanceId, request);
+  const candidateId = await upsertCandidate(tx, instanceId, request, ctx.now);
   // A fixed order of inserts and locks keeps two invites of one candidate from deadlocking each other.
   const assessmentIds = found.map((a) => a.id).sort();
   const { rows: created } = await tx.query<{ id: string }>(
@@ -264,7 +265,7 @@ async function mailLocale(db: Queryable, instanceId: string, linkId: string) {
 
 /** Renders and sends the invitation e-mail, and records the outcome; never throws. */
 export async function deliver(deps: LinkDeps, d: Delivery): Promise<'SENT' | 'FAILED'> {
-  const started = Date.now();
+  const started = monotonicMs();
   let outcome;
   try {
     const { lang, timeZone } = await mailLocale(deps.db, d.instanceId, d.linkId);
@@ -296,7 +297,7 @@ export async function deliver(deps: LinkDeps, d: Delivery): Promise<'SENT' | 'FA
       await tx.query(
         `INSERT INTO deliveries (instance_id, candidate_id, invite_link_id, recipient, status, message_id, response, duration_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [d.instanceId, d.candidate.id, d.linkId, d.candidate.email, outcome.status, outcome.messageId ?? null, outcome.detail.slice(0, 1000), Date.now() - started],
+        [d.instanceId, d.candidate.id, d.linkId, d.candidate.email, outcome.status, outcome.messageId ?? null, outcome.detail.slice(0, 1000), Math.round(monotonicMs() - started)],
       );
       const { rows } = await tx.query<{ id: string }>(
         `SELECT i.id FROM invitations i JOIN invite_links l ON l.candidate_id = i.candidate_id AND i.assessment_id = ANY(l.assessment_ids) WHERE l.id = $1`,

@@ -93,7 +93,7 @@ export async function changeKey(ctx: CommandContext, deps: KeyDeps, input: { id:
 
 /** Revokes a key: refused at once on this node, within the key cache's time on the others. Revoking again is harmless. */
 export async function revokeKey(ctx: CommandContext, deps: KeyDeps, input: { id: string }): Promise<KeySummary> {
-  if (!KEY_ID.test(input.id) || !(await revokeRow(ctx.tx, input.id))) throw notFound(`No key ${input.id}`);
+  if (!KEY_ID.test(input.id) || !(await revokeRow(ctx.tx, input.id, ctx.now))) throw notFound(`No key ${input.id}`);
   await audit(ctx, 'key.revoke', input.id);
   ctx.afterCommit(() => deps.verifier.forget());
   return (await getKeySummary(ctx.tx, input.id))!;

@@ -75,8 +75,8 @@ export async function getKeySummary(db: Queryable, id: string): Promise<KeySumma
 }
 
 /** Revokes a key; revoking twice keeps the first time. Returns false when there is no such key. */
-export async function revokeKey(db: Queryable, id: string): Promise<boolean> {
-  const { rows } = await db.query(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id`, [id]);
+export async function revokeKey(db: Queryable, id: string, at: Date): Promise<boolean> {
+  const { rows } = await db.query(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE id = $1 RETURNING id`, [id, at]);
   return rows.length > 0;
 }
 
@@ -91,6 +91,6 @@ export async function updateKey(db: Queryable, id: string, changes: { rateLimit?
   return rows.length > 0;
 }
 
-export async function touchKey(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE api_keys SET last_used_at = now() WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`, [id]);
+export async function touchKey(db: Queryable, id: string, at: Date): Promise<void> {
+  await db.query(`UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`, [id, at]);
 }

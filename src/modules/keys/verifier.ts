@@ -3,6 +3,7 @@
 // (KEY_CACHE_MS ≤ 5 s), which bounds how late another node's revocation is seen; a revocation
 // on this node clears the cache at once.
 import type { Queryable } from '../../db/database.js';
+import { wallMs } from '../../domain/clock.js';
 import { findKeyByHash, touchKey, type KeyRecord } from './repository.js';
 import { looksLikeApiKey, sha256Hex } from './secret.js';
 
@@ -29,7 +30,7 @@ export class KeyVerifier {
     private readonly ttlMs: number,
     private readonly onTouchError: (error: unknown) => void = () => {},
     /** The clock that decides expiry and how long a cached verdict lasts (tests move it). */
-    private readonly now: () => number = Date.now,
+    private readonly now: () => number = wallMs,
   ) {}
 
   async verify(presented: string | undefined): Promise<Verification> {
@@ -94,6 +95,6 @@ export class KeyVerifier {
     if (last !== undefined && now - last < TOUCH_EVERY_MS) return;
     if (this.touched.size >= MAX_CACHED) this.touched.clear();
     this.touched.set(keyId, now);
-    touchKey(this.db, keyId).catch(this.onTouchError);
+    touchKey(this.db, keyId, new Date(now)).catch(this.onTouchError);
   }
 }

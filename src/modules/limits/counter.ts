@@ -9,6 +9,7 @@
 // out after COMMAND_TIMEOUT_MS, and the client reconnects by itself in the background.
 import { Redis } from 'ioredis';
 import type { Maybe } from '../../domain/maybe.js';
+import { wallMs } from '../../domain/clock.js';
 
 export interface WindowState {
   /** Hits in the current window, this one included (for peek: without a new hit). */
@@ -36,7 +37,7 @@ export class MemoryCounter implements Counter {
   private readonly windows = new Map<string, { count: number; endsAt: number }>();
 
   hit(key: string, windowMs: number): WindowState {
-    const now = Date.now();
+    const now = wallMs();
     let window = this.windows.get(key);
     if (!window || window.endsAt <= now) {
       if (this.windows.size >= MAX_KEYS) this.prune(now);
@@ -48,7 +49,7 @@ export class MemoryCounter implements Counter {
   }
 
   peek(key: string): WindowState {
-    const now = Date.now();
+    const now = wallMs();
     const window = this.windows.get(key);
     if (!window || window.endsAt <= now) return { count: 0, resetMs: 0 };
     return { count: window.count, resetMs: window.endsAt - now };
@@ -56,7 +57,7 @@ export class MemoryCounter implements Counter {
 
   async undo(key: string): Promise<void> {
     const window = this.windows.get(key);
-    if (window && window.endsAt > Date.now() && window.count > 0) window.count -= 1;
+    if (window && window.endsAt > wallMs() && window.count > 0) window.count -= 1;
   }
 
   async ready(): Promise<boolean> {
@@ -188,7 +189,7 @@ export class RedisCounter implements Counter {
   }
 
   private fellBack(error: Error): void {
-    const now = Date.now();
+    const now = wallMs();
     if (now - this.lastWarning < WARN_EVERY_MS) return;
     this.lastWarning = now;
     this.warn({ err: { message: error.message } }, 'Redis is unreachable: counting rate limits in this process until it is back');

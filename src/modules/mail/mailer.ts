@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { RenderedMessage } from './invitation-message.js';
+import { monotonicMs, wallMs } from '../../domain/clock.js';
 
 export type DeliveryOutcome = { status: 'SENT'; messageId: string; detail: string } | { status: 'FAILED'; messageId?: string; detail: string };
 
@@ -45,7 +46,7 @@ export function createFileMailer(options: { mailDir: string; timeoutMs: number; 
       return withTimeout(options.timeoutMs, async () => {
         const info = await transport.sendMail({ from, ...message, headers: HEADERS });
         await mkdir(options.mailDir, { recursive: true, mode: 0o700 });
-        const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+        const stamp = new Date(wallMs()).toISOString().replace(/[:.]/g, '-');
         const file = path.join(options.mailDir, `${stamp}-${info.messageId.replace(/[^A-Za-z0-9.@-]/g, '')}.eml`);
         await writeFile(file, info.message as Buffer, { mode: 0o600 });
         return { status: 'SENT', messageId: info.messageId, detail: `written to ${file}` };
@@ -84,7 +85,7 @@ function createSmtpMailer(smtpUrl: string, timeoutMs: number): Mailer {
   return {
     description: `e-mails are delivered through ${where}`,
     send(from, message) {
-      const deadline = Date.now() + timeoutMs;
+      const deadline = monotonicMs() + timeoutMs;
       return withTimeout(timeoutMs, async (abandoned) => {
         const release = await slots.acquire(deadline);
         if (!release || abandoned()) {
@@ -136,7 +137,7 @@ class Slots {
           this.waiting.splice(this.waiting.indexOf(waiter), 1);
           resolve(undefined);
         },
-        Math.max(0, deadline - Date.now()),
+        Math.max(0, deadline - monotonicMs()),
       );
       this.waiting.push(waiter);
     });

@@ -10,6 +10,8 @@ import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
 import type { Selector } from './repository.js';
 import { eraseCandidate, exportCandidate } from './service.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 
 const SelectorBody = Type.Object(
   {
@@ -117,7 +119,7 @@ const Export = Type.Object(
   { additionalProperties: false },
 );
 
-export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailDir?: string }> = async (app, { db, mailDir }) => {
+export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailDir?: string; now: () => Date }> = async (app, { db, mailDir, now }) => {
   app.post(
     '/instances/:instance/candidates/export',
     {
@@ -133,7 +135,7 @@ export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailD
         response: { 200: Export, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
     },
-    async (request) => exportCandidate(db, await requireInstance(db, request.params.instance), selector(request.body)),
+    async (request) => exportCandidate(db, await requireInstance(db, request.params.instance), selector(request.body), now()),
   );
 
   app.post(
@@ -150,7 +152,11 @@ export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailD
         body: SelectorBody,
         response: { 200: Erasure, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
+      config: { auditedByCommand: true },
     },
-    async (request) => eraseCandidate({ db, mailDir }, await requireInstance(db, request.params.instance), selector(request.body)),
+    async (request) => {
+      const instance = await requireInstance(db, request.params.instance);
+      return runCommand(db, commandRequest(request, now()), (ctx) => eraseCandidate(ctx, { instance, selector: selector(request.body), mailDir }), 'candidate_erase');
+    },
   );
 };

@@ -8,7 +8,6 @@
 // revokes): nothing ties them to the person without the client's keys; they expire in 24 hours.
 import { eraseCandidateAttempts } from '../attempts/repository.js';
 import { candidateReviews, eraseCandidateReviews } from '../reviews/repository.js';
-import { recordAudit } from '../audit/audit.js';
 import { anonymiseCandidate } from '../candidates/repository.js';
 import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/repository.js';
 import { eraseCandidateMail } from '../invitations/deliveries.js';
@@ -52,18 +51,6 @@ export async function eraseCandidateRows(tx: Queryable, candidate: { id: string;
   await eraseCandidateMarks(tx, candidate.id);
   await eraseCandidateBulkRows(tx, candidate.id);
   await anonymiseCandidate(tx, candidate.id, at);
-}
-
-/** An audit entry for an erasure the service made by itself (the retention sweep). */
-export async function auditErasure(tx: Queryable, entry: { actor: string; instance: string; candidateId: string; requestId: string }): Promise<void> {
-  await recordAudit(tx, {
-    actor: entry.actor,
-    clientIp: '-',
-    action: 'candidate.erase',
-    target: `${entry.instance}/${entry.candidateId}`,
-    requestId: entry.requestId,
-    status: 200,
-  });
 }
 
 /**

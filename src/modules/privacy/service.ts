@@ -2,6 +2,9 @@
 // from every table and from the local mailbox, in one transaction),
 // and storage limitation (a per-instance retention period enforced by a periodic sweep).
 import { randomUUID } from 'node:crypto';
+import { runCommand, systemRequest, type CommandContext } from '../../domain/command.js';
+import { systemClock, type Clock } from '../../domain/clock.js';
+import { audit } from '../audit/audit.js';
 import { forgetExpiredRevocations } from '../reports/links.js';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,7 +14,7 @@ import { simpleParser, type AddressObject } from 'mailparser';
 import type { Database, Queryable } from '../../db/database.js';
 import { DomainError, notFound as notFoundError } from '../../domain/errors.js';
 import type { Instance } from '../tenants/repository.js';
-import { auditErasure, candidateData, claimExpiredCandidate, eraseCandidateRows, findCandidate, type CandidateData, type Selector } from './repository.js';
+import { candidateData, claimExpiredCandidate, eraseCandidateRows, findCandidate, type CandidateData, type Selector } from './repository.js';
 
 export interface PrivacyDeps {
   db: Database;
@@ -44,7 +47,7 @@ function notFound(instance: Instance, selector: Selector): DomainError {
   return notFoundError(`No candidate ${describe(selector)} in instance "${instance.name}"${hint}`);
 }
 
-export async function exportCandidate(db: Queryable, instance: Instance, selector: Selector, now = new Date()): Promise<CandidateExport> {
+export async function exportCandidate(db: Queryable, instance: Instance, selector: Selector, now: Date): Promise<CandidateExport> {
   const candidate = await findCandidate(db, instance.id, selector);
   if (!candidate) throw notFound(instance, selector);
   const data = await candidateData(db, candidate.id);
@@ -53,25 +56,26 @@ export async function exportCandidate(db: Queryable, instance: Instance, selecto
 }
 
 /**
- * Erases the candidate: in one transaction the rows are locked, cleared and deleted, and the local
+ * Erases the candidate (a command): in its transaction the rows are locked, cleared and deleted,
+ * the erasure is audited (instance and candidate id, never the address or name), and the local
  * mailbox's e-mails to them are deleted before the commit (a failed commit leaves the rows for a
  * retry; the e-mails are gone either way). Erasing an erased candidate by id runs again (finding
  * nothing, unless something arrived since) and says `erased: false`; by e-mail it is 404, since the
  * address is no longer stored.
  */
-export async function eraseCandidate(deps: PrivacyDeps, instance: Instance, selector: Selector, now = new Date()): Promise<ErasureResult> {
-  return deps.db.transaction(async (tx) => {
-    const candidate = await findCandidate(tx, instance.id, selector, true);
-    if (!candidate) throw notFound(instance, selector);
-    // The addresses e-mails went to: the candidate's, and any a delivery recorded (an invite that
-    // was in flight during an earlier erasure may have written one since; erasing again by id
-    // cleans it up).
-    const sentTo = await recipients(tx, candidate);
-    await eraseCandidateRows(tx, candidate, now);
-    let mailFilesDeleted = 0;
-    if (deps.mailDir) for (const address of sentTo) mailFilesDeleted += await deleteMailTo(deps.mailDir, address);
-    return { id: candidate.id, instance: instance.name, erased: candidate.erasedAt === null, erasedAt: candidate.erasedAt ?? now, mailFilesDeleted };
-  });
+export async function eraseCandidate(ctx: CommandContext, input: { instance: Instance; selector: Selector; mailDir?: string }): Promise<ErasureResult> {
+  const { instance } = input;
+  const candidate = await findCandidate(ctx.tx, instance.id, input.selector, true);
+  if (!candidate) throw notFound(instance, input.selector);
+  // The addresses e-mails went to: the candidate's, and any a delivery recorded (an invite that
+  // was in flight during an earlier erasure may have written one since; erasing again by id
+  // cleans it up).
+  const sentTo = await recipients(ctx.tx, candidate);
+  await eraseCandidateRows(ctx.tx, candidate, ctx.now);
+  await audit(ctx, 'candidate.erase', `${instance.name}/${candidate.id}`, 200, { evenBySystem: true });
+  let mailFilesDeleted = 0;
+  if (input.mailDir) for (const address of sentTo) mailFilesDeleted += await deleteMailTo(input.mailDir, address);
+  return { id: candidate.id, instance: instance.name, erased: candidate.erasedAt === null, erasedAt: candidate.erasedAt ?? ctx.now, mailFilesDeleted };
 }
 
 async function recipients(tx: Queryable, candidate: { id: string; email: string | null }): Promise<string[]> {
@@ -118,24 +122,23 @@ export async function deleteMailTo(mailDir: string, email: string): Promise<numb
 }
 
 /**
- * Erases every candidate due under their instance's retention period at `now()`, one transaction
+ * Erases every candidate due under their instance's retention period at the clock's time, one transaction
  * each, audited as actor `retention-sweep`. Several nodes may sweep at once: each candidate is
  * claimed with FOR UPDATE SKIP LOCKED. Returns how many were erased.
  */
-export async function sweepRetention(deps: PrivacyDeps & { now?: () => Date; limit?: number }): Promise<number> {
-  const now = deps.now ?? (() => new Date());
+export async function sweepRetention(deps: PrivacyDeps & { now?: Clock; limit?: number }): Promise<number> {
+  const now = deps.now ?? systemClock;
   const limit = deps.limit ?? 100;
   let erased = 0;
   while (erased < limit) {
-    const done = await deps.db.transaction(async (tx) => {
-      const at = now();
-      const due = await claimExpiredCandidate(tx, at);
+    const done = await runCommand(deps.db, systemRequest('retention-sweep', now(), `retention-${randomUUID()}`), async (ctx) => {
+      const due = await claimExpiredCandidate(ctx.tx, ctx.now);
       if (!due) return false;
-      const candidate = await findCandidate(tx, due.instanceId, { candidateId: due.id });
-      const sentTo = candidate ? await recipients(tx, candidate) : [];
-      await eraseCandidateRows(tx, due, at);
+      const candidate = await findCandidate(ctx.tx, due.instanceId, { candidateId: due.id });
+      const sentTo = candidate ? await recipients(ctx.tx, candidate) : [];
+      await eraseCandidateRows(ctx.tx, due, ctx.now);
       if (deps.mailDir) for (const address of sentTo) await deleteMailTo(deps.mailDir, address);
-      await auditErasure(tx, { actor: 'retention-sweep', instance: due.instance, candidateId: due.id, requestId: `retention-${randomUUID()}` });
+      await audit(ctx, 'candidate.erase', `${due.instance}/${due.id}`, 200, { evenBySystem: true });
       return true;
     });
     if (!done) break;
@@ -145,7 +148,7 @@ export async function sweepRetention(deps: PrivacyDeps & { now?: () => Date; lim
 }
 
 /** Runs the retention sweep every `everyMs`; returns a stop function that waits for a running sweep. */
-export function retentionJob(deps: PrivacyDeps & { now?: () => Date }, everyMs: number, log: FastifyBaseLogger): Job {
+export function retentionJob(deps: PrivacyDeps & { now?: Clock }, everyMs: number, log: FastifyBaseLogger): Job {
   return {
     name: 'retention-sweep',
     everyMs,
@@ -153,7 +156,7 @@ export function retentionJob(deps: PrivacyDeps & { now?: () => Date }, everyMs: 
       const erased = await sweepRetention(deps);
       if (erased > 0) log.info({ erased }, 'erased candidates whose retention period ended');
       // Revocations of report links that have expired anyway need not be kept either.
-      await forgetExpiredRevocations(deps.db, deps.now?.() ?? new Date());
+      await forgetExpiredRevocations(deps.db, (deps.now ?? systemClock)());
       return erased;
     },
   };

@@ -94,7 +94,7 @@ export async function setTenantLogo(ctx: CommandContext, input: { instance: stri
   if (!instance) throw notFound(`No instance named "${input.instance}"`);
   const accepted = await acceptLogo(input.declaredType, input.bytes);
   if ('detail' in accepted) throw new DomainError(REFUSALS[accepted.status], accepted.detail, [{ in: 'body', name: 'logo', detail: accepted.detail }]);
-  await setLogo(ctx.tx, instance.name, accepted.logo);
+  await setLogo(ctx.tx, instance.name, accepted.logo, ctx.now);
   await audit(ctx, 'instance.logo.set', instance.name);
   return (await findInstanceByName(ctx.tx, instance.name))!;
 }

@@ -194,13 +194,13 @@ export interface Logo {
 }
 
 /** Stores (or replaces) the instance's logo; false when there is no such instance. */
-export async function setLogo(db: Queryable, name: string, logo: Logo): Promise<boolean> {
+export async function setLogo(db: Queryable, name: string, logo: Logo, at: Date): Promise<boolean> {
   const { rows } = await db.query(
-    `INSERT INTO instance_logos (instance_id, content_type, bytes, sha256)
-     SELECT id, $2, $3, $4 FROM instances WHERE name = $1
-     ON CONFLICT (instance_id) DO UPDATE SET content_type = excluded.content_type, bytes = excluded.bytes, sha256 = excluded.sha256, updated_at = now()
+    `INSERT INTO instance_logos (instance_id, content_type, bytes, sha256, updated_at)
+     SELECT id, $2, $3, $4, $5 FROM instances WHERE name = $1
+     ON CONFLICT (instance_id) DO UPDATE SET content_type = excluded.content_type, bytes = excluded.bytes, sha256 = excluded.sha256, updated_at = excluded.updated_at
      RETURNING instance_id`,
-    [name, logo.contentType, logo.bytes, logo.sha256],
+    [name, logo.contentType, logo.bytes, logo.sha256, at],
   );
   return rows.length > 0;
 }

@@ -3,9 +3,9 @@
 // command's transaction (a refused sign-in is recorded too: the command returns instead of
 // throwing, so that its entry commits). The lockout of repeated attempts is the console's
 // counter, applied by the surface before these run.
-import type { CommandContext } from '../../domain/command.js';
+import { asClaimant, type CommandContext } from '../../domain/command.js';
 import { invalidInput } from '../../domain/errors.js';
-import { audit, recordAudit } from '../audit/audit.js';
+import { audit } from '../audit/audit.js';
 import { normaliseIdentifier } from './identifier.js';
 import { hashPassword, passwordProblem, verifyPassword } from './password.js';
 import { passwordSignInOff } from './sso.js';
@@ -23,15 +23,7 @@ const ADDRESS = /^[^@\s]{1,64}@[^@\s]{1,253}$/;
 
 async function signInAudit(ctx: CommandContext, client: Client, email: string, action: string, target: string | null, status: number): Promise<void> {
   const identifier = normaliseIdentifier(email);
-  await recordAudit(ctx.tx, {
-    actor: ADDRESS.test(identifier) ? `user:${identifier}` : 'user:(not an e-mail address)',
-    clientIp: client.ip,
-    userAgent: client.userAgent,
-    action,
-    target,
-    requestId: ctx.requestId,
-    status,
-  });
+  await audit(asClaimant(ctx, ADDRESS.test(identifier) ? `user:${identifier}` : 'user:(not an e-mail address)', client), action, target, status);
 }
 
 export type SignInResult = { ok: true; userId: string; session: { value: string; csrfToken: string }; secondFactor: boolean } | { ok: false };
@@ -79,7 +71,7 @@ export async function changeOwnPassword(ctx: CommandContext, input: { userId: st
   if (problem) throw invalidInput([{ in: 'body', name: 'password', detail: problem }]);
   if (input.password !== input.confirm) throw invalidInput([{ in: 'body', name: 'confirm', detail: 'does not match the new password' }]);
   if (input.password === input.current) throw invalidInput([{ in: 'body', name: 'password', detail: 'must differ from the current password' }]);
-  await setPasswordHash(ctx.tx, user.id, await hashPassword(input.password), { keep: input.keep });
+  await setPasswordHash(ctx.tx, user.id, await hashPassword(input.password), ctx.now, { keep: input.keep });
   await audit(ctx, 'user.password.change', user.id, 303);
 }
 

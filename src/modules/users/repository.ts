@@ -88,11 +88,12 @@ export async function setDisabled(tx: Queryable, id: string, disabled: boolean, 
  * user changing their own). `mustChange`: the operator handed it out, so it is to be changed at
  * the next sign-in.
  */
-export async function setPasswordHash(tx: Queryable, id: string, passwordHash: string, options: { mustChange?: boolean; keep?: Buffer } = {}): Promise<void> {
-  const { rows } = await tx.query(`UPDATE users SET password_hash = $2, password_changed_at = now(), must_change_password = $3 WHERE id = $1 RETURNING id`, [
+export async function setPasswordHash(tx: Queryable, id: string, passwordHash: string, at: Date, options: { mustChange?: boolean; keep?: Buffer } = {}): Promise<void> {
+  const { rows } = await tx.query(`UPDATE users SET password_hash = $2, password_changed_at = $4, must_change_password = $3 WHERE id = $1 RETURNING id`, [
     id,
     passwordHash,
     options.mustChange ?? false,
+    at,
   ]);
   if (rows.length === 0) throw notFound('No such user');
   await tx.query('DELETE FROM console_sessions WHERE user_id = $1 AND ($2::bytea IS NULL OR token_hash <> $2)', [id, options.keep ?? null]);

@@ -67,7 +67,7 @@ export async function resetPassword(ctx: CommandContext, input: { id: string; pa
   checkNotSelf(ctx.actor, input.id, 'reset the password of');
   const user = await requireUser(ctx.tx, input.id);
   const password = input.password === undefined ? generatePassword() : checkedPassword(input.password, user.email);
-  await setPasswordHash(ctx.tx, user.id, await hashPassword(password), { mustChange: true });
+  await setPasswordHash(ctx.tx, user.id, await hashPassword(password), ctx.now, { mustChange: true });
   await audit(ctx, 'user.reset-password', user.id);
   return input.password === undefined ? { user, password } : { user };
 }

@@ -4,9 +4,9 @@
 // verified e-mail. Network calls run before the command's transaction, never in it.
 import { createHash, randomBytes } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { runCommand, type CommandContext, type CommandRequest } from '../../domain/command.js';
+import { asClaimant, runCommand, type CommandContext, type CommandRequest } from '../../domain/command.js';
 import type { Database } from '../../db/database.js';
-import { recordAudit } from '../audit/audit.js';
+import { audit } from '../audit/audit.js';
 import { normaliseIdentifier } from './identifier.js';
 import { hashPassword } from './password.js';
 import { createUser, openSession, type SessionTimes } from './repository.js';
@@ -16,15 +16,12 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest();
 
 /** Records a refused single sign-on: who (the e-mail when the provider named one), the instance and why. */
 async function failure(ctx: CommandContext, client: Client, instanceName: string, reason: string, email?: string, status = 401): Promise<void> {
-  await recordAudit(ctx.tx, {
-    actor: email ? `user:${normaliseIdentifier(email)}` : 'user:(single sign-on)',
-    clientIp: client.ip,
-    userAgent: client.userAgent,
-    action: 'user.sso.sign-in-failed',
-    target: `${instanceName}: ${reason}`.slice(0, 300),
-    requestId: ctx.requestId,
+  await audit(
+    asClaimant(ctx, email ? `user:${normaliseIdentifier(email)}` : 'user:(single sign-on)', client),
+    'user.sso.sign-in-failed',
+    `${instanceName}: ${reason}`.slice(0, 300),
     status,
-  });
+  );
 }
 
 export class SsoRefused extends Error {
@@ -220,8 +217,7 @@ async function signInWithClaims(
   }
   const session = await openSession(ctx.tx, user.id, ctx.now, times, false, true);
   await ctx.tx.query('UPDATE instance_sso SET first_success_at = COALESCE(first_success_at, $2) WHERE instance_id = $1', [pending.instanceId, ctx.now]);
-  const entry = (action: string, target: string) =>
-    recordAudit(ctx.tx, { actor: `user:${email}`, clientIp: client.ip, userAgent: client.userAgent, action, target, requestId: ctx.requestId, status: 303 });
+  const entry = (action: string, target: string) => audit(asClaimant(ctx, `user:${email}`, client), action, target, 303);
   if (created) await entry('user.sso.create', `${user.id} (${settings.defaultRole} of ${pending.instanceName})`);
   await entry('user.sso.sign-in', `${user.id} (${pending.instanceName})`);
   return { ok: true, userId: user.id, session, next: pending.next ?? undefined };

@@ -2,10 +2,10 @@
 // ten recovery codes shown once), give the code after the password, turn it off (the password
 // again), and the operator's reset. Each records its audit entry in its transaction; a refused
 // code is recorded too (the command returns instead of throwing, so that its entry commits).
-import type { CommandContext } from '../../domain/command.js';
+import { asClaimant, type CommandContext } from '../../domain/command.js';
 import { conflict, forbidden, invalidInput, notFound } from '../../domain/errors.js';
 import type { Queryable } from '../../db/database.js';
-import { audit, recordAudit } from '../audit/audit.js';
+import { audit } from '../audit/audit.js';
 import { verifyPassword } from './password.js';
 import { completeSecondFactor, passwordHashOf, requireUser, type SessionTimes, type User } from './repository.js';
 import { acceptedStep, enrolmentUri, newRecoveryCodes, newSecret, openSecret, qrSvg, recoveryHash, sealSecret } from './totp.js';
@@ -80,16 +80,9 @@ export async function giveSecondFactor(
   input: { userId: string; email: string; sessionHash: Buffer; code: string },
 ): Promise<SecondFactorResult> {
   const row = await totpRow(ctx.tx, input.userId);
-  const entry = (action: string, status: number) =>
-    recordAudit(ctx.tx, {
-      actor: `user:${input.email.toLowerCase()}`,
-      clientIp: ctx.actor.kind === 'user' ? (ctx.actor.clientIp ?? '-') : '-',
-      userAgent: ctx.actor.kind === 'user' ? ctx.actor.userAgent : undefined,
-      action,
-      target: input.userId,
-      requestId: ctx.requestId,
-      status,
-    });
+  // The session waits for this code: its user is not signed in yet, only claims to be.
+  const client = ctx.actor.kind === 'user' || ctx.actor.kind === 'anonymous' ? { ip: ctx.actor.clientIp, userAgent: ctx.actor.userAgent } : {};
+  const entry = (action: string, status: number) => audit(asClaimant(ctx, `user:${input.email.toLowerCase()}`, client), action, input.userId, status);
   if (!row.secret) return { ok: false };
   const code = input.code.trim();
   const step = acceptedStep(await openSecret(ctx.tx, input.userId, row.secret), code, ctx.now, row.lastStep === null ? null : Number(row.lastStep));

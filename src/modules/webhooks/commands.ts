@@ -45,7 +45,7 @@ export async function changeEndpoint(
   input: { instance: EndpointInstance; id: string; change: { url?: string; events?: string[]; description?: string | null; enabled?: boolean } },
 ): Promise<Endpoint> {
   checkUrl(input.change.url);
-  const changed = await updateEndpoint(ctx.tx, input.instance.id, input.id, { ...input.change, events: checkEvents(input.change.events) });
+  const changed = await updateEndpoint(ctx.tx, input.instance.id, input.id, { ...input.change, events: checkEvents(input.change.events) }, ctx.now);
   const action = input.change.enabled === undefined ? 'webhook.update' : input.change.enabled ? 'webhook.enable' : 'webhook.disable';
   await audit(ctx, action, targetOf(input.instance, input.id));
   return changed;

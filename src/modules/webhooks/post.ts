@@ -5,6 +5,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { ForbiddenAddress, guardedLookup, isForbiddenAddress } from './ssrf.js';
+import { monotonicMs } from '../../domain/clock.js';
 
 export interface PostOutcome {
   /** The HTTP status, undefined when there was no answer. */
@@ -68,7 +69,7 @@ export function postWebhook(
   body: string,
   options: { timeoutMs: number; allowPrivate: boolean; method?: 'POST' | 'PATCH' },
 ): Promise<PostOutcome> {
-  const started = Date.now();
+  const started = monotonicMs();
   return new Promise((resolve) => {
     let settled = false;
     const controller = new AbortController();
@@ -77,7 +78,7 @@ export function postWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...outcome, durationMs: Date.now() - started });
+      resolve({ ...outcome, durationMs: Math.round(monotonicMs() - started) });
     };
     let url: URL;
     try {

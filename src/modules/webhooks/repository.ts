@@ -83,16 +83,17 @@ export async function updateEndpoint(
   instanceId: string,
   id: string,
   change: { url?: string; events?: string[]; description?: string | null; enabled?: boolean },
+  at: Date,
 ): Promise<Endpoint> {
   await requireEndpoint(db, instanceId, id);
   await db.query(
     `UPDATE webhook_endpoints SET url = COALESCE($3, url), events = COALESCE($4, events),
             description = CASE WHEN $5::boolean THEN $6 ELSE description END,
-            disabled_at = CASE WHEN $7::boolean IS NULL THEN disabled_at WHEN $7 THEN NULL ELSE COALESCE(disabled_at, now()) END,
+            disabled_at = CASE WHEN $7::boolean IS NULL THEN disabled_at WHEN $7 THEN NULL ELSE COALESCE(disabled_at, $8) END,
             disabled_reason = CASE WHEN $7::boolean IS NULL THEN disabled_reason WHEN $7 THEN NULL ELSE 'disabled by the operator' END,
             failing_since = CASE WHEN $7::boolean THEN NULL ELSE failing_since END
       WHERE instance_id = $1 AND id = $2`,
-    [instanceId, id, change.url ?? null, change.events ?? null, change.description !== undefined, change.description ?? null, change.enabled ?? null],
+    [instanceId, id, change.url ?? null, change.events ?? null, change.description !== undefined, change.description ?? null, change.enabled ?? null, at],
   );
   return requireEndpoint(db, instanceId, id);
 }

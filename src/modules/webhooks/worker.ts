@@ -8,6 +8,7 @@ import type { Job } from '../../jobs/runner.js';
 import { postWebhook, type PostOutcome } from './post.js';
 import { claimDue, recordAttempt, releaseClaims, type DueDelivery } from './repository.js';
 import { webhookHeaders } from './signing.js';
+import { systemClock, wallMs } from '../../domain/clock.js';
 
 export interface WebhookWorkerOptions {
   db: Database;
@@ -30,7 +31,7 @@ export interface WebhookWorkerOptions {
 export type WebhookJob = Job & { settle(): Promise<void> };
 
 export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
-  const clock = options.clock ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxInFlight = options.maxInFlight ?? 64;
   const perEndpoint = options.perEndpoint ?? 8;
@@ -46,7 +47,7 @@ export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
   async function deliver(delivery: DueDelivery): Promise<void> {
     // webhook-timestamp is when this attempt is really sent (receivers compare it with their own
     // clock to refuse replays), not the scheduling clock.
-    const headers = webhookHeaders(delivery.secrets, delivery.messageId, Math.floor(Date.now() / 1000), delivery.body);
+    const headers = webhookHeaders(delivery.secrets, delivery.messageId, Math.floor(wallMs() / 1000), delivery.body);
     let outcome: PostOutcome;
     try {
       outcome = await post(delivery.url, headers, delivery.body, { timeoutMs, allowPrivate: options.allowPrivate });
