@@ -281,7 +281,12 @@ describeEachStore(
           ['time_taken', 'numeric_duration_minutes'],
         ],
       );
-      // Never a later state before an earlier one.
+      // Never a later state before an earlier one; with nothing to review, the result is said once
+      // (not "Completed: awaiting review" and then "Completed" a moment later).
+      assert.deepEqual(
+        updates.map((u) => u.assessment_status?.value),
+        ['Started', 'Completed'],
+      );
       assert.equal(updates.indexOf(result) > updates.indexOf(updates.find((u) => u.assessment_status?.value === 'Started')), true);
       for (const u of updates) assert.ok(u.timestamp >= startedUpdate.timestamp);
     });

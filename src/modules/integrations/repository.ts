@@ -121,6 +121,8 @@ export interface DueCallback {
   candidateId: string;
   assessmentSlug: string;
   reportDays: number;
+  /** The event of the link's next callback already queued after this one, if any (an adapter may leave out what it supersedes). */
+  nextEvent: string | null;
 }
 
 /**
@@ -140,10 +142,11 @@ export async function claimDueCallbacks(db: Queryable, now: Date, limit: number,
       WHERE c.id = due.id AND l.id = c.link_id AND i.id = l.invitation_id AND a.id = i.assessment_id AND n.id = l.instance_id
       RETURNING c.id::text AS id, c.event, c.body, c.attempts, l.id::text AS "linkId", l.public_id AS "publicId", l.instance_id AS "instanceId",
                 l.invitation_id::text AS "invitationId", l.partner, l.callback_url AS "callbackUrl", l.external, l.created_at AS "createdAt",
-                i.candidate_id AS "candidateId", a.slug AS "assessmentSlug", n.report_link_days AS "reportDays"`,
+                i.candidate_id AS "candidateId", a.slug AS "assessmentSlug", n.report_link_days AS "reportDays",
+                (SELECT b.event FROM partner_callbacks b WHERE b.link_id = c.link_id AND b.status = 'pending' AND b.id > c.id ORDER BY b.id LIMIT 1) AS "nextEvent"`,
     [now, limit, new Date(now.getTime() + holdMs)],
   );
-  return rows.map(({ id, event, body, attempts, candidateId, assessmentSlug, reportDays, linkId, ...link }) => ({
+  return rows.map(({ id, event, body, attempts, candidateId, assessmentSlug, reportDays, nextEvent, linkId, ...link }) => ({
     id,
     event,
     body,
@@ -151,6 +154,7 @@ export async function claimDueCallbacks(db: Queryable, now: Date, limit: number,
     candidateId,
     assessmentSlug,
     reportDays,
+    nextEvent,
     link: { ...link, id: linkId },
   }));
 }
@@ -178,6 +182,14 @@ export async function recordCallbackAttempt(
     [callbackId, result === 'retry' ? 'pending' : result, next, now, outcome.status ?? null, outcome.response.slice(0, 1024)],
   );
   return result;
+}
+
+/** Settles a callback the adapter leaves out (a later one of the same link says more), without sending it. */
+export async function skipCallback(db: Queryable, callbackId: string, reason: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE partner_callbacks SET status = 'succeeded', locked_until = NULL, next_attempt_at = NULL, last_attempt_at = $2, last_status = NULL, last_response = $3 WHERE id = $1`,
+    [callbackId, now, `not sent: ${reason}`.slice(0, 1024)],
+  );
 }
 
 /** Gives claimed callbacks back at once (a node that stops before sending them). */

@@ -8,7 +8,7 @@ import type { Job } from '../../jobs/runner.js';
 import { reportLinks } from '../reports/links.js';
 import type { ScoreRecord } from '../scores/format.js';
 import { postWebhook, type PostOutcome } from '../webhooks/post.js';
-import { claimDueCallbacks, partnerSettings, recordCallbackAttempt, type DueCallback, type Partner, type PartnerSettings } from './repository.js';
+import { claimDueCallbacks, partnerSettings, recordCallbackAttempt, skipCallback, type DueCallback, type Partner, type PartnerSettings } from './repository.js';
 
 /** The event a callback was queued for, as the outbox recorded it. */
 export interface CallbackEvent {
@@ -24,8 +24,11 @@ export interface CallbackEvent {
   };
 }
 
-/** One HTTP request to the ATS, or why there is none to make yet (no key set: tried again later). */
-export type CallbackRequest = { method: 'POST' | 'PATCH'; url: string; headers: Record<string, string>; body: string } | { notReady: string };
+/**
+ * One HTTP request to the ATS; or why there is none to make yet (no key set: tried again later);
+ * or why none is owed (`skip`: a later callback of the same link, already queued, says more).
+ */
+export type CallbackRequest = { method: 'POST' | 'PATCH'; url: string; headers: Record<string, string>; body: string } | { notReady: string } | { skip: string };
 
 /** What an adapter says a callback is on the wire. */
 export interface CallbackFormat {
@@ -65,6 +68,10 @@ export function partnerCallbackJob(options: PartnerCallbackOptions): PartnerCall
     );
     const settings = await partnerSettings(options.db, callback.link.instanceId, callback.link.partner);
     const request = options.formats[callback.link.partner].request({ callback, event, reportUrl: links.get(callback.assessmentSlug)!, settings });
+    if ('skip' in request) {
+      await skipCallback(options.db, callback.id, request.skip, now);
+      return;
+    }
     let outcome: PostOutcome;
     if ('notReady' in request) outcome = { response: request.notReady, durationMs: 0 };
     else {

@@ -52,6 +52,10 @@ export function ashbyCallbacks(apiUrl: string): CallbackFormat {
   const url = `${apiUrl.replace(/\/+$/, '')}/assessment.update`;
   return {
     request({ callback, event, reportUrl, settings }) {
+      // Completed, with the result queued right behind it (nothing to review): Ashby hears the
+      // result once, not "awaiting review" and then the result a moment later.
+      if (event.type === 'assessment.completed' && (callback.nextEvent === 'score.finalized' || callback.nextEvent === 'score.updated'))
+        return { skip: `the result (${callback.nextEvent}) follows at once` };
       if (!settings.apiKey) return { notReady: "no Ashby API key is set for this instance (the console's Integrations page, or assessment-connect ats ashby)" };
       return {
         method: 'POST',
