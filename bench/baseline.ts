@@ -4,7 +4,7 @@
 // Whatever the service costs beyond this is the price of its API layer.
 //
 // PUT /answer/:candidateId/:slug/:questionId is the campaign's baseline: the same answer rows
-// written by the service's own saveAnswer (the same transaction: attempt still open, upsert of the
+// written by the service's own saveAnswer command (the same statement: attempt still open, upsert of the
 // answer, completion), with the attempt read once and kept in memory, and no session, CSRF,
 // invitation or proctoring lookups. (The metrics are priced on the service itself, against a
 // node with METRICS=false.)
@@ -13,7 +13,9 @@ import { openDatabase } from '../src/db/database.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { invite } from '../src/modules/invitations/service.js';
 import { scorePage } from '../src/modules/scores/repository.js';
-import { findAttempt, saveAnswer, type Attempt } from '../src/modules/attempts/repository.js';
+import { runOneStatementCommand } from '../src/domain/command.js';
+import { saveAnswer } from '../src/modules/attempts/commands.js';
+import { findAttempt, type Attempt } from '../src/modules/attempts/repository.js';
 
 const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 const { rows } = await db.query<{ id: string }>(`SELECT id FROM instances WHERE name = 'bench'`);
@@ -47,7 +49,8 @@ app.put<{ Params: { candidateId: string; slug: string; questionId: string }; Bod
     if (!attempt) return reply.code(409).send();
     attempts.set(`${candidateId}/${slug}`, attempt);
   }
-  await saveAnswer(db, attempt, questionId, request.body.value, attempt.position, new Date());
+  const candidate = { actor: { kind: 'candidate' as const, id: candidateId }, requestId: request.id, now: new Date() };
+  await runOneStatementCommand(db, candidate, (ctx) => saveAnswer(ctx, { attempt: attempt!, questionId, value: request.body.value, position: attempt!.position }));
   return reply.code(204).send();
 });
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });

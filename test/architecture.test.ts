@@ -307,3 +307,43 @@ describe('one clock', () => {
     assert.deepEqual(found, [], "pass the command's or job's time as a parameter");
   });
 });
+
+/** Transactions opened outside runCommand, with why: to be made commands. */
+const KNOWN_TRANSACTIONS: Record<string, string> = {
+  'modules/invitations/score-records.ts': 'fills the derived score records (a projection of the invitation, no change of state)',
+};
+
+describe('commands', () => {
+  it('transactions are opened by runCommand only (and by the store itself)', () => {
+    const found = sources(ROOT)
+      .map((file) => path.relative(ROOT, file))
+      .filter((relative) => !relative.startsWith(`db${path.sep}`) && relative !== path.join('domain', 'command.ts'))
+      .filter((relative) => /\.transaction\(/.test(readFileSync(path.join(ROOT, relative), 'utf8')));
+    assert.deepEqual(
+      found.filter((f) => !(f in KNOWN_TRANSACTIONS)),
+      [],
+      'a module opened a transaction of its own: make the change a command, run by runCommand',
+    );
+    assert.deepEqual(
+      Object.keys(KNOWN_TRANSACTIONS).filter((f) => !found.includes(f)),
+      [],
+      'fixed: take it off KNOWN_TRANSACTIONS',
+    );
+  });
+
+  it("the candidate's side writes only in commands: every write of the attempts, snapshots and equality modules takes a command context or its transaction", () => {
+    const writers: string[] = [];
+    for (const file of sources(ROOT)) {
+      const relative = path.relative(ROOT, file);
+      if (!/^modules\/(attempts|snapshots|equality)\//.test(relative)) continue;
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/export async function (\w+)\s*(?:<[^>]*>)?\(\s*(\w+)\s*:/g)) {
+        const next = text.indexOf('\nexport ', match.index! + match[0].length);
+        const body = text.slice(match.index! + match[0].length, next < 0 ? undefined : next);
+        const writes = /\b(INSERT INTO|UPDATE \w+( AS \w+| \w)? ?SET|DELETE FROM)\b|save_answer\(/.test(body);
+        if (writes && match[2] !== 'ctx' && match[2] !== 'tx') writers.push(`${relative}: ${match[1]}(${match[2]})`);
+      }
+    }
+    assert.deepEqual(writers, [], 'a write of the candidate side outside a command: take (ctx: CommandContext, input), or the transaction of the command that calls it');
+  });
+});

@@ -1,5 +1,6 @@
 // Transitions of one invitation that race each other, on both stores: a client cancelling while the
-// candidate starts or submits, and an extend while the expiry job runs. Each race ends in exactly
+// candidate starts or submits, an extend while the expiry job runs, an answer saved while the
+// attempt is submitted, and a submit while the deadline sweep completes the attempt. Each race ends in exactly
 // one of the outcomes the state machine documents, never in a mix of both: no cancelled invitation
 // with a score, no score.finalized or assessment.completed after invitation.cancelled, no 5xx.
 import assert from 'node:assert/strict';
@@ -33,7 +34,9 @@ async function candidate(ctx: TestContext, instance: string, key: string, email:
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
       payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
     });
-  return { candidateId, form };
+  const save = (question: string, value: unknown) =>
+    ctx.request({ method: 'PUT', url: `/portal/api/a/quick/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } as never });
+  return { candidateId, form, save };
 }
 
 interface Row {
@@ -126,6 +129,55 @@ describeEachStore(
             `round ${round}: withdrawn first`,
           );
         }
+      }
+    });
+
+    it(`an answer saved while the attempt is submitted, ${ROUNDS} times: acknowledged and scored, or refused and not stored`, async () => {
+      const outcomes = { 'saved, then submitted': 0, 'submitted, then refused': 0 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const c = await candidate(ctx(), instance, key, `save-submit-${round}@race.example`);
+        assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
+        const [saved, submitted] = await Promise.all([c.save('q1', 1), c.form('/portal/a/quick/submit')]);
+        assert.equal(submitted.statusCode, 303, submitted.body.slice(0, 200));
+        assert.ok([204, 409].includes(saved.statusCode), `round ${round}: the save answered ${saved.statusCode}: ${saved.body.slice(0, 200)}`);
+        const row = await stateOf(ctx(), c.candidateId);
+        const stored = (
+          await ctx().db.query('SELECT 1 FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1', [
+            c.candidateId,
+          ])
+        ).rows.length;
+        assert.equal(row.assessmentStatus, 'COMPLETED', `round ${round}`);
+        if (saved.statusCode === 204) {
+          // An acknowledged answer is never lost: stored, and in the score.
+          assert.deepEqual([stored, row.scoreStatus], [1, 'PASS'], `round ${round}: acknowledged`);
+          outcomes['saved, then submitted']++;
+        } else {
+          assert.deepEqual([stored, row.scoreStatus], [0, 'FAIL'], `round ${round}: refused`);
+          outcomes['submitted, then refused']++;
+        }
+        assert.equal(row.events.filter((e) => e === 'score.finalized').length, 1, `round ${round}: ${row.events.join(', ')}`);
+      }
+      assert.equal(outcomes['saved, then submitted'] + outcomes['submitted, then refused'], ROUNDS, JSON.stringify(outcomes));
+    });
+
+    it(`submit while the deadline sweep completes the attempt, ${ROUNDS} times: completed once, at its deadline`, async () => {
+      for (let round = 0; round < ROUNDS; round++) {
+        const c = await candidate(ctx(), instance, key, `submit-sweep-${round}@race.example`);
+        assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
+        assert.equal((await c.save('q1', 1)).statusCode, 204);
+        // Past its ten minutes: the candidate's submit and the sweep both want to complete it.
+        clock.at += 11 * 60_000;
+        const [submitted] = await Promise.all([c.form('/portal/a/quick/submit'), ctx().app.jobs.runOnce('deadline-sweep')]);
+        assert.equal(submitted.statusCode, 303, submitted.body.slice(0, 200));
+        const row = await stateOf(ctx(), c.candidateId);
+        assert.deepEqual([row.assessmentStatus, row.scoreStatus, row.attemptEnd], ['COMPLETED', 'PASS', 'time-limit'], `round ${round}`);
+        for (const type of ['assessment.completed', 'score.finalized'])
+          assert.equal(row.events.filter((e) => e === type).length, 1, `round ${round}: ${type} once (${row.events.join(', ')})`);
+        const { rows } = await ctx().db.query<{ late: boolean }>(
+          'SELECT t.finished_at = t.deadline_at AS late FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1',
+          [c.candidateId],
+        );
+        assert.equal(rows[0]!.late, true, `round ${round}: it ended at its deadline, whoever completed it`);
       }
     });
 

@@ -11,9 +11,10 @@ import { before, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { deadlineSweepJob } from '../src/modules/attempts/sweeper.js';
-import { runCommand, systemRequest } from '../src/domain/command.js';
+import { runCommand, runOneStatementCommand, systemRequest } from '../src/domain/command.js';
 import { completeExpired } from '../src/modules/attempts/completion.js';
-import { findAttempt, saveAnswer, startAttempt } from '../src/modules/attempts/repository.js';
+import { findAttempt, startAttempt } from '../src/modules/attempts/repository.js';
+import { saveAnswer } from '../src/modules/attempts/commands.js';
 import type { Database, Queryable } from '../src/db/database.js';
 
 const EVERY_MS = 5000;
@@ -145,8 +146,9 @@ describeEachStore(
       // The faulty ones rest: three due attempts are completed together, one of them with answers to score.
       const batch = await open(['one', 'two', 'three']);
       const attempt = (await findAttempt(ctx().db, batch[0]!.invitationId))!;
-      await saveAnswer(ctx().db, attempt, 'q1', 1, 1, new Date());
-      await saveAnswer(ctx().db, attempt, 'q2', [0, 2], 2, new Date());
+      const candidate = { actor: { kind: 'candidate' as const, id: 'sweep-test' }, requestId: 'sweep-test', now: new Date() };
+      await runOneStatementCommand(ctx().db, candidate, (c) => saveAnswer(c, { attempt, questionId: 'q1', value: 1, position: 1 }));
+      await runOneStatementCommand(ctx().db, candidate, (c) => saveAnswer(c, { attempt, questionId: 'q2', value: [0, 2], position: 2 }));
       await due(batch);
       assert.equal(await job.run(new Date()), 3);
       const rows = await ctx().db.query<{ tx: string; right: boolean }>(

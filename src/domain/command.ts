@@ -59,6 +59,20 @@ export async function runCommand<T>(db: Transactional, request: CommandRequest, 
   return result;
 }
 
+/**
+ * Runs a command whose change is one statement, atomic by itself, without a transaction around it:
+ * its statements go to the store one by one (what it reads, then that one write) and its work for
+ * after the commit runs once it returns. For the busiest write, an answer saved, where BEGIN and
+ * COMMIT would cost two more round trips than the change itself. A command that writes twice runs
+ * through runCommand.
+ */
+export async function runOneStatementCommand<T>(db: Statements, request: CommandRequest, command: (ctx: CommandContext) => Promise<T>): Promise<T> {
+  const after: (() => void)[] = [];
+  const result = await command({ ...request, tx: db, afterCommit: (work) => after.push(work) });
+  for (const work of after) work();
+  return result;
+}
+
 /** The same command context acting as someone not signed in who claims to be `name` (audited so). */
 export const asClaimant = (ctx: CommandContext, name: string, client: { ip?: string; userAgent?: string }): CommandContext => ({
   ...ctx,

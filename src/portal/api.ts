@@ -1,16 +1,16 @@
 // The portal's JSON API of an open attempt (portal.js calls it): saving an answer as it is given,
 // running a coding question's examples, proctoring signals, webcam snapshots, the typing test,
 // and the optional self-identification form after submitting.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { runCommand } from '../domain/command.js';
+import type { FastifyInstance } from 'fastify';
+import { runCommand, runOneStatementCommand } from '../domain/command.js';
 import { Problem } from '../http/problem.js';
 import { BROWSER_SIGNALS, type SignalKind } from '../modules/attempts/proctoring.js';
-import { checkAnswer, saveAnswer, layoutOf, versionContent } from '../modules/attempts/repository.js';
+import { checkAnswer, layoutOf, versionContent } from '../modules/attempts/repository.js';
+import { saveAnswer } from '../modules/attempts/commands.js';
 import { MAX_REPORTED_CHARS, recordBrowserSignal } from '../modules/attempts/provenance.js';
 import { startTyping, submitTyping } from '../modules/attempts/typing-test.js';
 import { type CodingAnswer } from '../modules/attempts/scoring.js';
 import { runAgainst } from '../modules/attempts/coding-grades.js';
-import { type PortalSession } from './session.js';
 import { t } from '../i18n/i18n.js';
 import { reportCameraUnavailable, takeSnapshot } from '../modules/snapshots/commands.js';
 import { DomainError } from '../domain/errors.js';
@@ -20,7 +20,7 @@ import { selfIdForm } from '../modules/equality/repository.js';
 import { NO_NUL, PortalRefusal, type PortalKit } from './kit.js';
 
 export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
-  const { db, clock, codeRuns, client, html, speak, currentAttempt, finishedPage, forChange, openAttempt } = kit;
+  const { db, codeRuns, html, speak, currentAttempt, candidateRequest, finishedPage, forChange, openAttempt } = kit;
   // Saving as you go (portal.js): JSON in, 204 out.
   app.put<{ Params: { slug: string; questionId: string }; Body: { value?: unknown } }>(
     '/portal/api/a/:slug/answers/:questionId',
@@ -40,7 +40,8 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
     async (request, reply) => {
       const { s, inv } = await forChange(request);
       const attempt = await openAttempt(inv, request, s);
-      await saveAnswer(db, attempt, request.params.questionId, request.body.value, attempt.position, clock());
+      const questionId = request.params.questionId;
+      await runOneStatementCommand(db, candidateRequest(request, s), (ctx) => saveAnswer(ctx, { attempt, questionId, value: request.body.value, position: attempt.position }));
       return reply.code(204).send();
     },
   );
@@ -98,9 +99,10 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
       },
     },
     async (request, reply) => {
-      const { inv } = await forChange(request);
+      const { s, inv } = await forChange(request);
       const attempt = await currentAttempt(inv);
-      if (attempt && !attempt.finishedAt) await recordBrowserSignal(db, attempt, { ...request.body, kind: request.body.kind as SignalKind });
+      const report = { ...request.body, kind: request.body.kind as SignalKind };
+      if (attempt && !attempt.finishedAt) await runCommand(db, candidateRequest(request, s), (ctx) => recordBrowserSignal(ctx, { attempt, report }), 'signal_record');
       return reply.code(204).send();
     },
   );
@@ -109,10 +111,6 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
   // keeps the bytes whatever image type is declared, so that what they are is judged from them.
   const keepBytes = (_request: unknown, body: string | Buffer, done: (error: null, body: Buffer) => void) => done(null, Buffer.from(body));
   app.addContentTypeParser(/^image\//, { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, keepBytes);
-  const candidateRequest = (request: FastifyRequest, s: PortalSession) => {
-    const by = client(request);
-    return { actor: { kind: 'candidate' as const, id: s.candidateId, clientIp: by.address, userAgent: by.agent }, requestId: request.id, now: clock() };
-  };
 
   // Voluntary self-identification after submitting: fields q.<question> = <option>; the command
   // checks them, and a refused one shows the page again (400) with nothing changed.
@@ -163,7 +161,7 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
   app.post<{ Params: { slug: string } }>('/portal/api/a/:slug/typing/start', { schema: { hide: true } }, async (request, reply) => {
     const { s, inv } = await forChange(request);
     const attempt = await openAttempt(inv, request, s);
-    await startTyping(db, attempt, clock());
+    await runCommand(db, candidateRequest(request, s), (ctx) => startTyping(ctx, { attempt }), 'typing_start');
     return reply.code(204).send();
   });
 
@@ -185,7 +183,8 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
     async (request) => {
       const { s, inv } = await forChange(request);
       const attempt = await openAttempt(inv, request, s);
-      const result = await submitTyping(db, attempt, request.body.typed, request.body.intervals, clock());
+      const { typed, intervals } = request.body;
+      const result = await runCommand(db, candidateRequest(request, s), (ctx) => submitTyping(ctx, { attempt, typed, intervalsMs: intervals }), 'typing_submit');
       return { netWpm: Math.round(result.netWpm * 100) / 100, accuracy: Math.round(result.accuracy * 100) / 100 };
     },
   );

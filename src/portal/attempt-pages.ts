@@ -1,10 +1,9 @@
 // The pages of taking an assessment: the intro (or the finished page), the practice question, the
 // feedback, starting (with the webcam choice), a question's form, and submitting.
 import type { FastifyInstance } from 'fastify';
-import { runCommand } from '../domain/command.js';
-import { checkAnswer, movePosition, saveAnswer, startAttempt, layoutOf, versionContent } from '../modules/attempts/repository.js';
-import { completeAttempt } from '../modules/attempts/completion.js';
-import { observeClient, observePace } from '../modules/attempts/signals.js';
+import { runCommand, runOneStatementCommand } from '../domain/command.js';
+import { checkAnswer, startAttempt, layoutOf, versionContent } from '../modules/attempts/repository.js';
+import { moveTo, saveAnswer, submitAttempt } from '../modules/attempts/commands.js';
 import { typingResult } from '../modules/attempts/typing-test.js';
 import { FEEDBACK_COMMENT_MAX, checkFeedback, saveFeedback } from '../modules/attempts/feedback.js';
 import { isAnswered, type AnswerValue } from '../modules/attempts/scoring.js';
@@ -38,7 +37,24 @@ function moved(order: number[], option: number, direction: 'up' | 'down'): numbe
 }
 
 export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void {
-  const { db, clock, client, html, speak, invitation, currentAttempt, requireSession, finishedPage, shownOf, attemptView, forChange, openAttempt, practiceOfInvitation } = kit;
+  const {
+    db,
+    clock,
+    client,
+    html,
+    speak,
+    invitation,
+    currentAttempt,
+    candidateRequest,
+    observe,
+    requireSession,
+    finishedPage,
+    shownOf,
+    attemptView,
+    forChange,
+    openAttempt,
+    practiceOfInvitation,
+  } = kit;
   app.get<{ Params: { slug: string }; Querystring: { q?: string; 'self-id'?: string } }>('/portal/a/:slug', async (request, reply) => {
     const s = await requireSession(request, reply);
     if (!s) return reply;
@@ -51,7 +67,7 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
       return html(reply, introPage(lang, content, s.csrfToken, inv.slug, inv.durationMinutes, content.practice && practiceInvite(lang, inv.slug), notice));
     }
     if (attempt.finishedAt) return html(reply, await finishedPage(request, s, inv, attempt, request.query['self-id'] === 'saved' ? 'saved' : undefined));
-    await observeClient(db, attempt, client(request));
+    await observe(request, s, attempt);
     // Positions (?q=n) are places in this attempt's own order of the questions it was given.
     const { view, content, answers, layout } = await attemptView(said, s, inv, attempt, reply);
     const total = view.total;
@@ -59,7 +75,7 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
     if (q === 'review') return html(reply, reviewPage(view));
     const position = q === undefined ? attempt.position : Number(q);
     if (!Number.isInteger(position) || position < 1 || position > total) return reply.redirect(`/portal/a/${inv.slug}`, 303);
-    if (position !== attempt.position) await movePosition(db, attempt, position);
+    if (position !== attempt.position) await runOneStatementCommand(db, candidateRequest(request, s), (ctx) => moveTo(ctx, { attempt, position }));
     view.position = position;
     if (position > layout.questions.length) {
       const done = attempt.typingWpm !== null ? await typingResult(db, attempt.id) : undefined;
@@ -115,7 +131,9 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
     } catch {
       throw new PortalRefusal('malformed-request', t(lang, 'feedback.invalid', { max: FEEDBACK_COMMENT_MAX }));
     }
-    if (!(await saveFeedback(db, attempt.id, feedback))) throw new PortalRefusal('conflict', t(lang, 'feedback.already'));
+    const attemptId = attempt.id;
+    if (!(await runOneStatementCommand(db, candidateRequest(request, s), (ctx) => saveFeedback(ctx, { attemptId, feedback }))))
+      throw new PortalRefusal('conflict', t(lang, 'feedback.already'));
     return reply.redirect(`/portal/a/${inv.slug}`, 303);
   });
 
@@ -154,14 +172,18 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
     const value = formValue(question, request.body?.value, request.body?.language);
     const move = /^(\d+):(up|down)$/.exec(request.body?.move ?? '');
     if (question.type === 'ranking' && move && Array.isArray(value)) {
-      await saveAnswer(db, attempt, question.id, moved(value, Number(move[1]), move[2] as 'up' | 'down'), n, clock());
+      const order = moved(value, Number(move[1]), move[2] as 'up' | 'down');
+      await runOneStatementCommand(db, candidateRequest(request, s), (ctx) => saveAnswer(ctx, { attempt, questionId: question.id, value: order, position: n }));
       return reply.redirect(`/portal/a/${inv.slug}?q=${n}`, 303);
     }
     const total = layout.questions.length + (content.typingTest ? 1 : 0);
     const go = request.body?.go;
     const next = go === 'previous' ? Math.max(1, n - 1) : Math.min(total, n + 1);
-    if ((question.type === 'single-choice' || question.type === 'likert') && value === '') await movePosition(db, attempt, next);
-    else await saveAnswer(db, attempt, question.id, value, next, clock());
+    await runOneStatementCommand(db, candidateRequest(request, s), (ctx) =>
+      (question.type === 'single-choice' || question.type === 'likert') && value === ''
+        ? moveTo(ctx, { attempt, position: next })
+        : saveAnswer(ctx, { attempt, questionId: question.id, value, position: next }),
+    );
     return reply.redirect(go === 'review' ? `/portal/a/${inv.slug}?q=review` : `/portal/a/${inv.slug}?q=${next}`, 303);
   });
 
@@ -183,11 +205,10 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
       const { view } = await attemptView(await speak(request, s), s, inv, attempt, reply);
       if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
     }
-    await observePace(db, attempt);
-    await completeAttempt(db, attempt.id, 'submitted', clock());
+    const submitted = await runCommand(db, candidateRequest(request, s), (ctx) => submitAttempt(ctx, { attemptId: attempt.id }), 'attempt_completion');
     // Coding answers are graded in the sandbox after the response (seconds for Python); the
     // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.
-    if ((await versionContent(db, attempt.assessmentId, attempt.version)).questions.some((q) => q.type === 'coding')) {
+    if (submitted.codingToGrade) {
       const grading = gradeCodingAnswers(db, { attemptId: attempt.id })
         .catch((error: unknown) => request.log.error({ err: error, attemptId: attempt.id }, 'could not grade coding answers'))
         .finally(() => gradings.delete(grading));

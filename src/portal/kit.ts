@@ -10,8 +10,9 @@ import { openedInvitations, type OpenedInvitation } from '../modules/invitations
 import { Problem } from '../http/problem.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { answersOf, findAttempt, layoutOf, versionContent, type Attempt } from '../modules/attempts/repository.js';
-import { completeAttempt } from '../modules/attempts/completion.js';
-import { observeClient } from '../modules/attempts/signals.js';
+import { completeOverdue } from '../modules/attempts/commands.js';
+import { runCommand, systemRequest, type CommandRequest } from '../domain/command.js';
+import { clientChanges, observeClient } from '../modules/attempts/signals.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import { feedbackOf } from '../modules/attempts/feedback.js';
@@ -105,15 +106,28 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
     return found;
   }
 
-  /** The attempt, completed first if its time ran out (the sweep does the same for absent candidates). */
+  /** The attempt, completed first by the clock's command if its time ran out (the sweep does the same for absent candidates). */
   async function currentAttempt(inv: InvitationRef): Promise<Attempt | undefined> {
     let attempt = await findAttempt(db, inv.invitationId);
     const at = clock();
     if (attempt && !attempt.finishedAt && attempt.deadlineAt.getTime() <= at.getTime()) {
-      await completeAttempt(db, attempt.id, 'time-limit', at);
+      const attemptId = attempt.id;
+      await runCommand(db, systemRequest('attempt-deadline', at), (ctx) => completeOverdue(ctx, { attemptId }), 'attempt_completion');
       attempt = await findAttempt(db, inv.invitationId);
     }
     return attempt;
+  }
+
+  /** What the request tells of the attempt's client (a second address or browser, a headless one), recorded by a command when it tells something new. */
+  async function observe(request: FastifyRequest, s: PortalSession, attempt: Attempt): Promise<void> {
+    const changes = clientChanges(attempt, client(request));
+    if (changes.length > 0) await runCommand(db, candidateRequest(request, s), (ctx) => observeClient(ctx, { attempt, changes }), 'client_observe');
+  }
+
+  /** The command request of a candidate's request in their session, at the app's time. */
+  function candidateRequest(request: FastifyRequest, s: PortalSession): CommandRequest {
+    const by = client(request);
+    return { actor: { kind: 'candidate', id: s.candidateId, clientIp: by.address, userAgent: by.agent }, requestId: request.id, now: clock() };
   }
 
   async function requireSession(request: FastifyRequest, reply: FastifyReply): Promise<PortalSession | undefined> {
@@ -192,7 +206,7 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
       const { lang } = await speak(request, s);
       throw new PortalRefusal('conflict', t(lang, attempt ? 'error.finished.message' : 'error.notStarted'));
     }
-    await observeClient(db, attempt, client(request));
+    await observe(request, s, attempt);
     return attempt;
   }
 
@@ -218,6 +232,8 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
     speak,
     invitation,
     currentAttempt,
+    candidateRequest,
+    observe,
     requireSession,
     finishedPage,
     shownOf,

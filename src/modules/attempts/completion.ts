@@ -2,11 +2,11 @@
 // result is written onto the invitation in the same transaction. Reviews and coding grades that
 // score an answer later write through here too.
 import { isUnavailable, type Database, type Queryable } from '../../db/database.js';
-import type { CommandContext } from '../../domain/command.js';
+import { runCommand, systemRequest, type CommandContext } from '../../domain/command.js';
 import { conflict, notFound } from '../../domain/errors.js';
 import type { AssessmentContent, QuestionContent } from '../assessments/content-schema.js';
 import { storeFingerprints, type AnswerToFingerprint } from '../integrity/similarity.js';
-import { lockInvitationOfAttempt } from '../invitations/machine.js';
+import { decide, lockInvitationOfAttempt, stateSql, type InvitationState } from '../invitations/machine.js';
 import { markCompleted, setScores } from '../invitations/record.js';
 import { redFlagOf } from './proctoring.js';
 import { ATTEMPT, layoutOf, versionContent, type Attempt } from './repository.js';
@@ -108,19 +108,27 @@ function toFingerprint(content: AssessmentContent, answers: { questionId: string
   return out;
 }
 
-/** Completes an attempt (submitted, or found past its time). The invitation is locked first: a cancel that won leaves the attempt closed, and nothing is scored. */
-export async function completeAttempt(db: Database, attemptId: string, reason: 'submitted' | 'time-limit', now: Date): Promise<void> {
-  await db.transaction(async (tx) => {
-    if ((await lockInvitationOfAttempt(tx, attemptId)) !== undefined) await completeAttemptIn(tx, attemptId, reason, now);
-  }, 'attempt_completion');
-}
-
 /**
  * Open attempts past their deadline, but not those in `passedOver` ($1); each caller adds its
  * order, limit and lock (`FOR UPDATE OF a, i SKIP LOCKED`: the attempt and its invitation, so that
  * a command holding the invitation, a cancel, is passed over rather than waited for).
  */
-const CLAIM_EXPIRED = `SELECT ${ATTEMPT} FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.finished_at IS NULL AND a.deadline_at <= $3::timestamptz AND NOT (a.id = ANY($1::uuid[]))`;
+const CLAIM_EXPIRED = `SELECT ${ATTEMPT}, ${stateSql('$3::timestamptz')} AS "invitationState" FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.finished_at IS NULL AND a.deadline_at <= $3::timestamptz AND NOT (a.id = ANY($1::uuid[]))`;
+
+/**
+ * The claimed attempts whose completion the state machine allows (the clock's submit of an
+ * invitation in progress); one it refuses (an open attempt of an invitation whose record says
+ * otherwise: damaged data) is reported through onError and passed over, as a fault is.
+ */
+function dueByMachine(rows: (Attempt & { invitationState: InvitationState })[], onError: (attemptId: string, error: unknown) => void, passedOver: string[]): Attempt[] {
+  return rows.filter((row) => {
+    const outcome = decide(row.invitationState, 'submit', { started: true });
+    if ('to' in outcome) return true;
+    if (!passedOver.includes(row.id)) passedOver.push(row.id);
+    onError(row.id, conflict('refuse' in outcome ? outcome.refuse : `the invitation is ${row.invitationState}: nothing to complete`));
+    return false;
+  });
+}
 
 /**
  * Completes up to `batch` attempts whose time ran out, all in one transaction of a fixed number of
@@ -142,15 +150,28 @@ export async function completeExpired(
 ): Promise<number> {
   let taken: string[] = [];
   try {
-    return await db.transaction(async (tx) => {
-      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, batch, now]);
-      // A worker sharing `passedOver` may have failed one of these and let go of it after this
-      // statement was sent with the list as it was then: it is not taken up again.
-      const claimed = rows.filter((row) => !passedOver.includes(row.id));
-      taken = claimed.map((row) => row.id);
-      await completeAttemptsIn(tx, claimed, 'time-limit', now);
-      return claimed.length;
-    }, 'deadline_sweep_completion');
+    return await runCommand(
+      db,
+      systemRequest('deadline-sweep', now),
+      async ({ tx }) => {
+        const { rows } = await tx.query<Attempt & { invitationState: InvitationState }>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE OF a, i SKIP LOCKED`, [
+          passedOver,
+          batch,
+          now,
+        ]);
+        // A worker sharing `passedOver` may have failed one of these and let go of it after this
+        // statement was sent with the list as it was then: it is not taken up again.
+        const claimed = dueByMachine(
+          rows.filter((row) => !passedOver.includes(row.id)),
+          onError,
+          passedOver,
+        );
+        taken = claimed.map((row) => row.id);
+        await completeAttemptsIn(tx, claimed, 'time-limit', now);
+        return claimed.length;
+      },
+      'deadline_sweep_completion',
+    );
   } catch (error) {
     // The database being away ends the sweep; a fault in the batch has it done one by one.
     if (taken.length === 0 || isUnavailable(error)) throw error;
@@ -164,19 +185,29 @@ export async function completeExpired(
 async function completeOneExpired(db: Database, now: Date, attemptId: string, onError: (attemptId: string, error: unknown) => void, passedOver: string[]): Promise<boolean> {
   if (passedOver.includes(attemptId)) return false;
   try {
-    return await db.transaction(async (tx) => {
-      const { rows } = await tx.query<Attempt>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE OF a, i SKIP LOCKED`, [passedOver, attemptId, now]);
-      if (!rows[0]) return false;
-      try {
-        await completeAttemptsIn(tx, rows, 'time-limit', now);
-      } catch (error) {
-        // Passed over before the rollback lets go of it, so that sweeps sharing `passedOver`
-        // (the same run's other workers) do not take it up again.
-        if (!isUnavailable(error)) passedOver.push(attemptId);
-        throw error;
-      }
-      return true;
-    }, 'deadline_sweep_completion');
+    return await runCommand(
+      db,
+      systemRequest('deadline-sweep', now),
+      async ({ tx }) => {
+        const { rows } = await tx.query<Attempt & { invitationState: InvitationState }>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE OF a, i SKIP LOCKED`, [
+          passedOver,
+          attemptId,
+          now,
+        ]);
+        const due = dueByMachine(rows, onError, passedOver);
+        if (!due[0]) return false;
+        try {
+          await completeAttemptsIn(tx, due, 'time-limit', now);
+        } catch (error) {
+          // Passed over before the rollback lets go of it, so that sweeps sharing `passedOver`
+          // (the same run's other workers) do not take it up again.
+          if (!isUnavailable(error)) passedOver.push(attemptId);
+          throw error;
+        }
+        return true;
+      },
+      'deadline_sweep_completion',
+    );
   } catch (error) {
     if (isUnavailable(error)) throw error;
     if (!passedOver.includes(attemptId)) passedOver.push(attemptId);

@@ -3,6 +3,7 @@
 // privacy erase deletes it with the candidate's answers (eraseCandidateAttempts).
 import type { Queryable } from '../../db/database.js';
 import { invalidInput } from '../../domain/errors.js';
+import type { CommandContext } from '../../domain/command.js';
 
 export const FEEDBACK_COMMENT_MAX = 1000;
 
@@ -26,12 +27,13 @@ export function checkFeedback(rating: unknown, comment: unknown): { rating: numb
 }
 
 /** Stores the feedback of a finished attempt; false when it already has some (nothing changes). */
-export async function saveFeedback(db: Queryable, attemptId: string, feedback: { rating: number; comment: string | null }): Promise<boolean> {
-  const { rows } = await db.query(
-    `INSERT INTO attempt_feedback (attempt_id, rating, comment)
-     SELECT id, $2, $3 FROM attempts WHERE id = $1 AND finished_at IS NOT NULL
+export async function saveFeedback(ctx: CommandContext, input: { attemptId: string; feedback: { rating: number; comment: string | null } }): Promise<boolean> {
+  const { attemptId, feedback } = input;
+  const { rows } = await ctx.tx.query(
+    `INSERT INTO attempt_feedback (attempt_id, rating, comment, created_at)
+     SELECT id, $2, $3, $4 FROM attempts WHERE id = $1 AND finished_at IS NOT NULL
      ON CONFLICT (attempt_id) DO NOTHING RETURNING attempt_id`,
-    [attemptId, feedback.rating, feedback.comment],
+    [attemptId, feedback.rating, feedback.comment, ctx.now],
   );
   return rows.length > 0;
 }

@@ -2,7 +2,7 @@
 // (their size, the question, the time the server received them), answers that grew without
 // typing, and a browser driven by automation. The report's fields are checked here (known kinds,
 // bounded numbers, a question of this attempt) and the stored detail is written by the server.
-import type { Database } from '../../db/database.js';
+import type { CommandContext } from '../../domain/command.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { SignalKind } from './proctoring.js';
 import { layoutOf, versionContent, type Attempt } from './repository.js';
@@ -23,7 +23,8 @@ export interface BrowserReport {
 }
 
 /** Records a signal the page reported, after checking it; an open attempt only. */
-export async function recordBrowserSignal(db: Database, attempt: Attempt, report: BrowserReport): Promise<void> {
+export async function recordBrowserSignal(ctx: CommandContext, input: { attempt: Attempt; report: BrowserReport }): Promise<void> {
+  const { attempt, report } = input;
   if (attempt.finishedAt) return;
   const bad = (name: string, detail: string) => invalidInput([{ in: 'body', name, detail }], `${name} ${detail}`);
   for (const name of ['chars', 'keystrokes'] as const) {
@@ -32,7 +33,7 @@ export async function recordBrowserSignal(db: Database, attempt: Attempt, report
   }
   let where = '';
   if (report.question !== undefined) {
-    const content = await versionContent(db, attempt.assessmentId, attempt.version);
+    const content = await versionContent(ctx.tx, attempt.assessmentId, attempt.version);
     if (!layoutOf(attempt, content).questions.includes(report.question)) throw bad('question', 'must be a question of this attempt');
     const type = content.questions.find((q) => q.id === report.question)?.type;
     where = ` in question ${report.question}${type === 'coding' ? ' (code)' : type === 'free-text' ? ' (free text)' : ''}`;
@@ -40,17 +41,27 @@ export async function recordBrowserSignal(db: Database, attempt: Attempt, report
   switch (report.kind) {
     case 'paste':
       // An older page sends only its detail ("120 characters").
-      await recordSignal(db, attempt, 'paste', report.chars === undefined ? (report.detail ?? '') : `${report.chars} characters pasted${where}`, 'browser');
+      await recordSignal(ctx, {
+        attempt,
+        kind: 'paste',
+        detail: report.chars === undefined ? (report.detail ?? '') : `${report.chars} characters pasted${where}`,
+        source: 'browser',
+      });
       return;
     case 'untyped-answer':
       if (report.chars === undefined || report.keystrokes === undefined) throw bad('chars', 'and keystrokes must be given');
-      await recordSignalOnce(db, attempt, 'untyped-answer', `grew by ${report.chars} characters with ${report.keystrokes} keystrokes and nothing pasted${where}`, 'browser');
+      await recordSignalOnce(ctx, {
+        attempt,
+        kind: 'untyped-answer',
+        detail: `grew by ${report.chars} characters with ${report.keystrokes} keystrokes and nothing pasted${where}`,
+        source: 'browser',
+      });
       return;
     case 'automation':
       // The page says only that navigator.webdriver is true; once per attempt.
-      await recordSignalOnce(db, attempt, 'automation', 'navigator.webdriver is true', 'browser');
+      await recordSignalOnce(ctx, { attempt, kind: 'automation', detail: 'navigator.webdriver is true', source: 'browser' });
       return;
     default:
-      await recordSignal(db, attempt, report.kind, report.detail ?? '', 'browser');
+      await recordSignal(ctx, { attempt, kind: report.kind, detail: report.detail ?? '', source: 'browser' });
   }
 }

@@ -1,7 +1,7 @@
 // Attempts as stored: starting one (pinned to the current version), saving answers while the
 // time lasts, closing a withdrawn one, making one history for a retake (signals.ts keeps its
 // proctoring signals, typing-test.ts its typing test, completion.ts completes and scores it).
-import type { Database, Queryable } from '../../db/database.js';
+import type { Queryable } from '../../db/database.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import type { CommandContext } from '../../domain/command.js';
 import { allow, lockInvitationById } from '../invitations/machine.js';
@@ -162,33 +162,8 @@ export function checkAnswer(question: QuestionContent, value: unknown): AnswerVa
   }
 }
 
-const closed = () => conflict('This assessment is finished: answers can no longer change');
-
-/** Saves one answer while the attempt is open and within its time; updates completion. */
-export async function saveAnswer(db: Database, attempt: Attempt, questionId: string, value: unknown, position: number, now: Date): Promise<void> {
-  const content = await versionContent(db, attempt.assessmentId, attempt.version);
-  const shown = layoutOf(attempt, content).questions;
-  const question = shown.includes(questionId) ? content.questions.find((q) => q.id === questionId) : undefined;
-  if (!question) throw notFound(`No question ${questionId} in this attempt`);
-  const answer = checkAnswer(question, value);
-  // One round trip (the function save_answer, migration 0018): the position, the answer (or its
-  // removal when cleared) and the invitation's completion (of the questions this attempt shows), atomically.
-  const items = shown.length + (content.typingTest ? 1 : 0);
-  const { rows } = await db.query<{ saved: boolean }>('/* answer_save */ SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6, $7) AS saved', [
-    attempt.id,
-    position,
-    questionId,
-    isAnswered(question, answer) ? JSON.stringify(answer) : null,
-    items,
-    attempt.invitationId,
-    now,
-  ]);
-  if (!rows[0]?.saved) throw closed();
-}
-
-export async function movePosition(db: Queryable, attempt: Attempt, position: number): Promise<void> {
-  await db.query('UPDATE attempts SET position = $2 WHERE id = $1 AND finished_at IS NULL', [attempt.id, position]);
-}
+/** An attempt that is finished, or past its time: its answers can no longer change (409). */
+export const closedAttempt = () => conflict('This assessment is finished: answers can no longer change');
 
 /** The invitation's completion from the attempt's answers and typing test (in the caller's transaction). */
 export async function updateCompletion(tx: Queryable, attempt: Attempt, content: AssessmentContent) {

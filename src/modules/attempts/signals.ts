@@ -68,10 +68,22 @@ export const MAX_STORED_SIGNALS = 200;
  * signal itself is stored only while the attempt has fewer than MAX_STORED_SIGNALS, so neither the
  * work of a signal nor the size of a report grows with how many a page sends.
  */
-export async function recordSignal(db: Database, attempt: Attempt, kind: SignalKind, detail: string, source: 'browser' | 'server'): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    // The invitation first, then the attempt: the lock order of every transaction that changes both.
-    await lockInvitationOfAttempt(tx, attempt.id);
+export async function recordSignal(ctx: CommandContext, input: SignalInput): Promise<boolean> {
+  // The invitation first, then the attempt: the lock order of every transaction that changes both.
+  await lockInvitationOfAttempt(ctx.tx, input.attempt.id);
+  return recordSignalIn(ctx.tx, input.attempt, input.kind, input.detail, input.source);
+}
+
+export interface SignalInput {
+  attempt: Attempt;
+  kind: SignalKind;
+  detail: string;
+  source: 'browser' | 'server';
+}
+
+/** recordSignal in a transaction that holds the attempt's invitation already. */
+export async function recordSignalIn(tx: Queryable, attempt: Attempt, kind: SignalKind, detail: string, source: 'browser' | 'server'): Promise<boolean> {
+  {
     const { rows } = await tx.query<SignalTally>(
       `UPDATE attempts a SET signal_counts = jsonb_set(signal_counts, ARRAY[$2::text], to_jsonb(coalesce((signal_counts ->> $2)::int, 0) + 1))
         WHERE id = $1 AND finished_at IS NULL RETURNING signal_counts AS counts, dismissed_kinds AS "dismissedKinds", ${DISMISSED_SQL('a.id')} AS dismissed`,
@@ -85,41 +97,50 @@ export async function recordSignal(db: Database, attempt: Attempt, kind: SignalK
     );
     await setRedFlag(tx, attempt.invitationId, redFlagOf(countsOfTally(rows[0]!)));
     return true;
-  });
+  }
 }
 
 /** Records a signal once per attempt per detail (a second report of the same is not counted again). */
-export async function recordSignalOnce(db: Database, attempt: Attempt, kind: SignalKind, detail: string, source: 'browser' | 'server'): Promise<void> {
-  const seen = await db.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2 AND detail = $3', [attempt.id, kind, detail.slice(0, 500)]);
-  if (seen.rows.length === 0) await recordSignal(db, attempt, kind, detail, source);
+export async function recordSignalOnce(ctx: CommandContext, input: SignalInput): Promise<void> {
+  await lockInvitationOfAttempt(ctx.tx, input.attempt.id);
+  const seen = await ctx.tx.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2 AND detail = $3', [input.attempt.id, input.kind, input.detail.slice(0, 500)]);
+  if (seen.rows.length === 0) await recordSignalIn(ctx.tx, input.attempt, input.kind, input.detail, input.source);
 }
 
-/** Notes a second address or browser on the same attempt, once per distinct value, and a headless browser. */
-export async function observeClient(db: Database, attempt: Attempt, client: { address: string; agent: string }): Promise<void> {
-  if (attempt.finishedAt) return;
+/**
+ * What a request tells of the attempt's client: a second address or browser than the attempt's
+ * first, and a headless browser. Decided without the store, so that a request that tells nothing
+ * new (nearly every one) runs no command: observeClient records what this finds.
+ */
+export function clientChanges(attempt: Attempt, client: { address: string; agent: string }): { kind: SignalKind; detail: string }[] {
+  if (attempt.finishedAt) return [];
+  const found: { kind: SignalKind; detail: string }[] = [];
   const changes: [SignalKind, string | null, string][] = [
     ['address-changed', attempt.firstAddress, client.address],
     ['agent-changed', attempt.firstAgent, client.agent],
   ];
-  for (const [kind, first, now] of changes) {
-    if (first === null || first === now) continue;
-    await recordSignalOnce(db, attempt, kind, now, 'server');
-  }
+  for (const [kind, first, now] of changes) if (first !== null && first !== now) found.push({ kind, detail: now });
   const headless = HEADLESS_AGENT.exec(client.agent);
-  if (headless) await recordSignalOnce(db, attempt, 'automation', `headless browser (${headless[0]} in the user agent)`, 'server');
+  if (headless) found.push({ kind: 'automation', detail: `headless browser (${headless[0]} in the user agent)` });
+  return found;
+}
+
+/** Records what clientChanges found, each once per attempt and detail (a command of the candidate's request). */
+export async function observeClient(ctx: CommandContext, input: { attempt: Attempt; changes: { kind: SignalKind; detail: string }[] }): Promise<void> {
+  for (const change of input.changes) await recordSignalOnce(ctx, { attempt: input.attempt, ...change, source: 'server' });
 }
 
 /**
  * Before an attempt is submitted: the times its answers were last saved (the server's clock),
  * judged for a machine's pace (paceSignal). Recorded once per attempt.
  */
-export async function observePace(db: Database, attempt: Attempt): Promise<void> {
+export async function observePaceIn(tx: Queryable, attempt: Attempt): Promise<void> {
   if (attempt.finishedAt) return;
-  const { rows } = await db.query<{ at: Date }>('SELECT answered_at AS at FROM answers WHERE attempt_id = $1', [attempt.id]);
+  const { rows } = await tx.query<{ at: Date }>('SELECT answered_at AS at FROM answers WHERE attempt_id = $1', [attempt.id]);
   const signal = paceSignal(rows.map((r) => new Date(r.at)));
   if (!signal) return;
-  const seen = await db.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2', [attempt.id, signal.kind]);
-  if (seen.rows.length === 0) await recordSignal(db, attempt, signal.kind, signal.detail, 'server');
+  const seen = await tx.query('SELECT 1 FROM proctor_signals WHERE attempt_id = $1 AND kind = $2', [attempt.id, signal.kind]);
+  if (seen.rows.length === 0) await recordSignalIn(tx, attempt, signal.kind, signal.detail, 'server');
 }
 
 const MAX_REASON = 500;

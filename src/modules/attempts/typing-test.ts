@@ -1,62 +1,56 @@
 // The typing test as stored: its clock started and stopped by the server, the result measured
 // from the text and that clock, and the signals the keystrokes raise.
-import type { Database, Queryable } from '../../db/database.js';
+import type { Queryable } from '../../db/database.js';
+import type { CommandContext } from '../../domain/command.js';
 import { conflict, notFound } from '../../domain/errors.js';
 import { lockInvitationOfAttempt } from '../invitations/machine.js';
 import { setTypingSpeed } from '../invitations/record.js';
 import { typingSignals } from './proctoring.js';
 import { updateCompletion, versionContent, type Attempt } from './repository.js';
-import { recordSignal } from './signals.js';
+import { recordSignalIn } from './signals.js';
 import { measureTyping } from './typing.js';
 
-/** Starts the typing clock at `at`, the app's time (tests move theirs), within the attempt's deadline. */
-export async function startTyping(db: Queryable, attempt: Attempt, at: Date): Promise<void> {
-  const { rows } = await db.query(
+/** The candidate starts the typing test: its clock starts at the command's time, within the attempt's deadline (409 otherwise). */
+export async function startTyping(ctx: CommandContext, input: { attempt: Attempt }): Promise<void> {
+  const { rows } = await ctx.tx.query(
     `UPDATE attempts SET typing_started_at = coalesce(typing_started_at, $2::timestamptz)
       WHERE id = $1 AND finished_at IS NULL AND deadline_at > $2::timestamptz AND typing_wpm IS NULL RETURNING id`,
-    [attempt.id, at],
+    [input.attempt.id, ctx.now],
   );
   if (rows.length === 0) throw conflict('The typing test cannot be started now');
 }
 
 /**
- * Scores the typing test from the text and the server's own clock (from its start to `at`, the
- * app's time); the keystroke intervals the page reports are never trusted for the score, only
- * cross-checked against that clock and against the shape of human typing (typingSignals).
+ * The candidate submits the typing test: scored from the text and the server's own clock (from its
+ * start to the command's time); the keystroke intervals the page reports are never trusted for the
+ * score, only cross-checked against that clock and against the shape of human typing
+ * (typingSignals), whose signals are recorded in the same transaction.
  */
-export async function submitTyping(
-  db: Database,
-  attempt: Attempt,
-  typed: string,
-  intervalsMs: number[],
-  /** The app's time, as startTyping's. */
-  at: Date,
-): Promise<{ netWpm: number; accuracy: number }> {
-  const content = await versionContent(db, attempt.assessmentId, attempt.version);
+export async function submitTyping(ctx: CommandContext, input: { attempt: Attempt; typed: string; intervalsMs: number[] }): Promise<{ netWpm: number; accuracy: number }> {
+  const { attempt, typed, intervalsMs } = input;
+  const { tx } = ctx;
+  const content = await versionContent(tx, attempt.assessmentId, attempt.version);
   if (!content.typingTest) throw notFound('This assessment has no typing test');
-  const result = await db.transaction(async (tx) => {
-    await lockInvitationOfAttempt(tx, attempt.id);
-    const { rows } = await tx.query<{ ms: number }>(
-      `SELECT greatest(0, (extract(epoch FROM $2::timestamptz - typing_started_at) * 1000))::int AS ms FROM attempts
-        WHERE id = $1 AND finished_at IS NULL AND deadline_at > $2::timestamptz AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
-      [attempt.id, at],
-    );
-    if (rows.length === 0) throw conflict('The typing test is not running');
-    const ms = rows[0]!.ms;
-    const measure = measureTyping(content.typingTest!.passage, typed, ms);
-    await tx.query(`UPDATE attempts SET typing_text = $2, typing_ms = $3, typing_wpm = $4, typing_accuracy = $5 WHERE id = $1`, [
-      attempt.id,
-      typed.slice(0, 10_000),
-      ms,
-      Math.min(9999, Math.round(measure.netWpm * 100) / 100),
-      Math.round(measure.accuracy * 100) / 100,
-    ]);
-    await setTypingSpeed(tx, attempt.invitationId, Math.min(9999, Math.round(measure.netWpm * 100) / 100));
-    await updateCompletion(tx, attempt, content);
-    return { measure, signals: typingSignals(measure.netWpm, measure.typed, intervalsMs, ms) };
-  });
-  for (const signal of result.signals) await recordSignal(db, attempt, signal.kind, signal.detail, 'server');
-  return { netWpm: result.measure.netWpm, accuracy: result.measure.accuracy };
+  await lockInvitationOfAttempt(tx, attempt.id);
+  const { rows } = await tx.query<{ ms: number }>(
+    `SELECT greatest(0, (extract(epoch FROM $2::timestamptz - typing_started_at) * 1000))::int AS ms FROM attempts
+      WHERE id = $1 AND finished_at IS NULL AND deadline_at > $2::timestamptz AND typing_started_at IS NOT NULL AND typing_wpm IS NULL FOR UPDATE`,
+    [attempt.id, ctx.now],
+  );
+  if (rows.length === 0) throw conflict('The typing test is not running');
+  const ms = rows[0]!.ms;
+  const measure = measureTyping(content.typingTest.passage, typed, ms);
+  await tx.query(`UPDATE attempts SET typing_text = $2, typing_ms = $3, typing_wpm = $4, typing_accuracy = $5 WHERE id = $1`, [
+    attempt.id,
+    typed.slice(0, 10_000),
+    ms,
+    Math.min(9999, Math.round(measure.netWpm * 100) / 100),
+    Math.round(measure.accuracy * 100) / 100,
+  ]);
+  await setTypingSpeed(tx, attempt.invitationId, Math.min(9999, Math.round(measure.netWpm * 100) / 100));
+  await updateCompletion(tx, attempt, content);
+  for (const signal of typingSignals(measure.netWpm, measure.typed, intervalsMs, ms)) await recordSignalIn(tx, attempt, signal.kind, signal.detail, 'server');
+  return { netWpm: measure.netWpm, accuracy: measure.accuracy };
 }
 
 /** The typing test's result of an attempt, once it was taken. */

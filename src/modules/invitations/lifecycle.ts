@@ -11,7 +11,7 @@ import { audit } from '../audit/audit.js';
 import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { LIMIT_MINUTES, resetForRetake } from './record.js';
-import { allow, lockInvitation, stateSql, type InvitationState, type LockedInvitation } from './machine.js';
+import { allow, decide, lockInvitation, stateSql, type InvitationState, type LockedInvitation } from './machine.js';
 import { deliver, issueLink, type InvitationSource, type InviteDeps, type LinkDeps } from './service.js';
 
 export type { InvitationState } from './machine.js';
@@ -213,58 +213,63 @@ export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date):
     async run() {
       const now = clock();
       backlog = false;
-      const due = await deps.db.transaction(async (tx) => {
-        const { rows } = await tx.query<{
-          id: string;
-          instanceId: string;
-          candidateId: string;
-          assessmentUuid: string;
-          email: string | null;
-          firstName: string;
-          lastName: string;
-          name: string;
-          durationMinutes: number;
-          expiresAt: Date;
-        }>(
-          `SELECT i.id, i.instance_id AS "instanceId", i.expires_at AS "expiresAt", i.candidate_id AS "candidateId", i.assessment_id AS "assessmentUuid",
+      const due = await runCommand(
+        deps.db,
+        systemRequest('invitation-reminders', now),
+        async ({ tx }) => {
+          const { rows } = await tx.query<{
+            id: string;
+            instanceId: string;
+            candidateId: string;
+            assessmentUuid: string;
+            email: string | null;
+            firstName: string;
+            lastName: string;
+            name: string;
+            durationMinutes: number;
+            expiresAt: Date;
+          }>(
+            `SELECT i.id, i.instance_id AS "instanceId", i.expires_at AS "expiresAt", i.candidate_id AS "candidateId", i.assessment_id AS "assessmentUuid",
                   c.email, c.first_name AS "firstName", c.last_name AS "lastName", s.name, ${LIMIT_MINUTES} AS "durationMinutes"
              FROM invitations i JOIN instances n ON n.id = i.instance_id JOIN candidates c ON c.id = i.candidate_id JOIN assessments s ON s.id = i.assessment_id
             WHERE i.assessment_status = 'INVITED' AND i.cancelled_at IS NULL AND i.expired_at IS NULL AND i.reminded_at IS NULL
               AND i.expires_at > $1 AND i.expires_at <= $1 + make_interval(days => n.reminder_days)
               AND i.created_at <= i.expires_at - make_interval(days => n.reminder_days)
             ORDER BY i.expires_at LIMIT ${REMINDER_BATCH} FOR UPDATE OF i SKIP LOCKED`,
-          [now],
-        );
-        backlog = rows.length === REMINDER_BATCH;
-        if (rows.length === 0) return [];
-        await tx.query('UPDATE invitations SET reminded_at = $2 WHERE id = ANY($1::bigint[])', [rows.map((r) => String(r.id)), now]);
-        const byCandidate = new Map<string, typeof rows>();
-        for (const row of rows) if (row.email !== null) byCandidate.set(row.candidateId, [...(byCandidate.get(row.candidateId) ?? []), row]);
-        const deliveries = [];
-        for (const group of byCandidate.values()) {
-          const first = group[0]!;
-          const issued = await issueLink(
-            tx,
-            deps,
-            first.instanceId,
-            first.candidateId,
-            group.map((r) => r.assessmentUuid),
-            now,
+            [now],
           );
-          deliveries.push({
-            instanceId: first.instanceId,
-            instance: issued.instance,
-            candidate: { id: first.candidateId, email: first.email!, firstName: first.firstName, lastName: first.lastName },
-            linkId: issued.linkId,
-            link: issued.link,
-            // The e-mail names when the assessments must be started by, which is what is near.
-            expiresAt: new Date(Math.min(...group.map((r) => new Date(r.expiresAt).getTime()))),
-            reminder: true,
-            assessments: group.map((r) => ({ name: r.name, durationMinutes: r.durationMinutes })),
-          });
-        }
-        return deliveries;
-      });
+          backlog = rows.length === REMINDER_BATCH;
+          if (rows.length === 0) return [];
+          await tx.query('UPDATE invitations SET reminded_at = $2 WHERE id = ANY($1::bigint[])', [rows.map((r) => String(r.id)), now]);
+          const byCandidate = new Map<string, typeof rows>();
+          for (const row of rows) if (row.email !== null) byCandidate.set(row.candidateId, [...(byCandidate.get(row.candidateId) ?? []), row]);
+          const deliveries = [];
+          for (const group of byCandidate.values()) {
+            const first = group[0]!;
+            const issued = await issueLink(
+              tx,
+              deps,
+              first.instanceId,
+              first.candidateId,
+              group.map((r) => r.assessmentUuid),
+              now,
+            );
+            deliveries.push({
+              instanceId: first.instanceId,
+              instance: issued.instance,
+              candidate: { id: first.candidateId, email: first.email!, firstName: first.firstName, lastName: first.lastName },
+              linkId: issued.linkId,
+              link: issued.link,
+              // The e-mail names when the assessments must be started by, which is what is near.
+              expiresAt: new Date(Math.min(...group.map((r) => new Date(r.expiresAt).getTime()))),
+              reminder: true,
+              assessments: group.map((r) => ({ name: r.name, durationMinutes: r.durationMinutes })),
+            });
+          }
+          return deliveries;
+        },
+        'invitation_reminders',
+      );
       // After commit: each e-mail's outcome is recorded as a delivery (SENT or FAILED), as for invites.
       for (const delivery of due) await deliver(deps, delivery);
       return due.length;
@@ -279,13 +284,20 @@ export function reminderJob(deps: LinkDeps, everyMs: number, clock: () => Date):
  * state it leaves.
  */
 export async function expireDue(ctx: CommandContext, limit = EXPIRY_BATCH): Promise<number> {
-  const { rows } = await ctx.tx.query<{ id: string }>(
-    `SELECT id FROM invitations WHERE assessment_status = 'INVITED' AND cancelled_at IS NULL AND expired_at IS NULL AND expires_at <= $1
+  // Those whose time ran out and that were not announced yet, by their stored state (the state
+  // derived from the time would already say EXPIRED); the machine decides what the clock does to each.
+  const { rows } = await ctx.tx.query<{ id: string; state: InvitationState }>(
+    `SELECT id, CASE WHEN cancelled_at IS NOT NULL THEN 'CANCELLED' ELSE assessment_status END AS state FROM invitations
+      WHERE assessment_status = 'INVITED' AND cancelled_at IS NULL AND expired_at IS NULL AND expires_at <= $1
       ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
     [ctx.now, limit],
   );
-  if (rows.length === 0) return 0;
-  const ids = rows.map((r) => String(r.id));
+  const expiring = rows.filter((row) => {
+    const outcome = decide(row.state, 'expire', { started: false });
+    return 'to' in outcome && outcome.to === 'EXPIRED';
+  });
+  if (expiring.length === 0) return 0;
+  const ids = expiring.map((r) => String(r.id));
   await ctx.tx.query('UPDATE invitations SET expired_at = $2 WHERE id = ANY($1::bigint[])', [ids, ctx.now]);
   await emitInvitationEvents(ctx.tx, 'invitation.expired', ids, ctx.now);
   return ids.length;

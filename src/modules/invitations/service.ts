@@ -5,7 +5,7 @@
 import path from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, Queryable } from '../../db/database.js';
-import { runCommand, type CommandContext, type CommandRequest } from '../../domain/command.js';
+import { runCommand, systemRequest, type CommandContext, type CommandRequest } from '../../domain/command.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { audit } from '../audit/audit.js';
 import { findAssessmentsBySlug } from '../assessments/repository.js';
@@ -293,23 +293,37 @@ export async function deliver(deps: LinkDeps, d: Delivery): Promise<'SENT' | 'FA
   try {
     // The delivery and its event (invitation.email.sent or .failed, one per invitation the link
     // opens) commit together.
-    await deps.db.transaction(async (tx) => {
-      await tx.query(
-        `INSERT INTO deliveries (instance_id, candidate_id, invite_link_id, recipient, status, message_id, response, duration_ms)
+    await runCommand(
+      deps.db,
+      systemRequest('mail', now(deps)),
+      async ({ tx }) => {
+        await tx.query(
+          `INSERT INTO deliveries (instance_id, candidate_id, invite_link_id, recipient, status, message_id, response, duration_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [d.instanceId, d.candidate.id, d.linkId, d.candidate.email, outcome.status, outcome.messageId ?? null, outcome.detail.slice(0, 1000), Math.round(monotonicMs() - started)],
-      );
-      const { rows } = await tx.query<{ id: string }>(
-        `SELECT i.id FROM invitations i JOIN invite_links l ON l.candidate_id = i.candidate_id AND i.assessment_id = ANY(l.assessment_ids) WHERE l.id = $1`,
-        [d.linkId],
-      );
-      await emitInvitationEvents(
-        tx,
-        outcome.status === 'SENT' ? 'invitation.email.sent' : 'invitation.email.failed',
-        rows.map((r) => String(r.id)),
-        now(deps),
-      );
-    });
+          [
+            d.instanceId,
+            d.candidate.id,
+            d.linkId,
+            d.candidate.email,
+            outcome.status,
+            outcome.messageId ?? null,
+            outcome.detail.slice(0, 1000),
+            Math.round(monotonicMs() - started),
+          ],
+        );
+        const { rows } = await tx.query<{ id: string }>(
+          `SELECT i.id FROM invitations i JOIN invite_links l ON l.candidate_id = i.candidate_id AND i.assessment_id = ANY(l.assessment_ids) WHERE l.id = $1`,
+          [d.linkId],
+        );
+        await emitInvitationEvents(
+          tx,
+          outcome.status === 'SENT' ? 'invitation.email.sent' : 'invitation.email.failed',
+          rows.map((r) => String(r.id)),
+          now(deps),
+        );
+      },
+      'delivery_record',
+    );
   } catch (error) {
     deps.log?.error({ err: error, status: outcome.status }, 'could not record an e-mail delivery');
   }
