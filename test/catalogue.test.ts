@@ -37,6 +37,9 @@ const SUBJECTS: Record<string, string> = {
   'typing, standard': 'typing-standard',
   'typing, advanced': 'typing-advanced',
   'Big Five personality': 'big-five',
+  'programming in JavaScript': 'javascript-fundamentals',
+  'programming in Python': 'python-fundamentals',
+  'problem solving in JavaScript or Python': 'problem-solving',
 };
 
 /** Similarity above which two prompts count as near-duplicates (Jaccard on word bigrams). */
@@ -94,9 +97,10 @@ function keyedAnswer(q: QuestionContent): AnswerValue {
       return q.key.map((id) => q.options.findIndex((o) => o.id === id));
     case 'free-text':
       return 'A reply for the reviewer.';
-    default:
-      // Coding questions are graded by running a program; the library has none (yet).
-      throw new Error(`no keyed answer for a ${q.type} question`);
+    case 'coding':
+      // Graded by running the program (test/library-coding.test.ts runs the reference solutions);
+      // here, a program graded 100.
+      return { language: q.languages[0]!, source: 'graded' };
   }
 }
 
@@ -148,8 +152,9 @@ describe('the assessment library (catalogue/)', () => {
       });
 
       it('has a realistic length and every category used', () => {
+        const coding = content.questions.some((q) => q.type === 'coding');
         const ability = content.typingTest === undefined;
-        if (ability) assert.ok(questionCount(content) >= 8, `${questionCount(content)} questions`);
+        if (ability) assert.ok(questionCount(content) >= (coding ? 4 : 8), `${questionCount(content)} questions`);
         for (const category of content.categories) {
           const n = content.questions.filter((q) => q.category === category.id).length + (content.typingTest?.category === category.id ? 1 : 0);
           assert.ok(n >= (content.typingTest ? 1 : 2), `category ${category.id} has ${n} items`);
@@ -165,7 +170,7 @@ describe('the assessment library (catalogue/)', () => {
 
       it('scores 100 in every category when every question is answered by its key (free text reviewed at 100)', () => {
         const answers = Object.fromEntries(content.questions.map((q) => [q.id, keyedAnswer(q)]));
-        const reviews = Object.fromEntries(content.questions.filter((q) => q.type === 'free-text').map((q) => [q.id, 100]));
+        const reviews = Object.fromEntries(content.questions.filter((q) => q.type === 'free-text' || q.type === 'coding').map((q) => [q.id, 100]));
         const typingWpm = content.typingTest?.targetWpm;
         const result = scoreAttempt({ content, answers, reviews, ...(typingWpm === undefined ? {} : { typingWpm }) });
         assert.equal(result.completion, 100);
