@@ -2,12 +2,13 @@
 // from the text and that clock, and the signals the keystrokes raise.
 import type { Database, Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../domain/errors.js';
+import { localize } from '../assessments/translations.js';
 import { lockInvitationOfAttempt } from '../invitations/machine.js';
 import { setTypingSpeed } from '../invitations/record.js';
 import { typingSignals } from './proctoring.js';
 import { updateCompletion, versionContent, type Attempt } from './repository.js';
 import { recordSignal } from './signals.js';
-import { measureTyping } from './typing.js';
+import { CHARACTERS_PER_WORD, measureTyping } from './typing.js';
 
 /**
  * Starts the typing clock. `at` is the time by the app's injected clock (tests move theirs);
@@ -47,7 +48,9 @@ export async function submitTyping(
     );
     if (rows.length === 0) throw conflict('The typing test is not running');
     const ms = rows[0]!.ms;
-    const measure = measureTyping(content.typingTest!.passage, typed, ms);
+    // The passage the candidate was shown: the one written for the attempt's language, if any.
+    const passage = localize(content, attempt.language).typingTest!.passage;
+    const measure = measureTyping(passage, typed, ms, CHARACTERS_PER_WORD[attempt.language] ?? 5);
     await tx.query(`UPDATE attempts SET typing_text = $2, typing_ms = $3, typing_wpm = $4, typing_accuracy = $5 WHERE id = $1`, [
       attempt.id,
       typed.slice(0, 10_000),
