@@ -253,10 +253,20 @@ describe('the assessment library (catalogue/)', () => {
   });
 });
 
-/** The assessments the library ships in German and Spanish too (docs/library.md#languages). */
-const TRANSLATED = ['numerical-reasoning', 'verbal-reasoning', 'abstract-reasoning', 'big-five'];
+/** The tests of English itself, which stay in English (docs/library.md#languages). */
+const TESTS_OF_ENGLISH = ['english-grammar', 'reading-comprehension'];
+/** Every other assessment of the library ships in German and Spanish too. */
+const TRANSLATED = library.map((a) => a.content.id).filter((id) => !TESTS_OF_ENGLISH.includes(id));
 
 describe('the library in German and Spanish', () => {
+  it('translates every assessment that is not a test of English, and only those stay English', () => {
+    assert.ok(TRANSLATED.length >= 17, `${TRANSLATED.length} translated`);
+    assert.deepEqual(
+      library.filter((a) => contentLanguages(a.content).length === 1).map((a) => a.content.id),
+      TESTS_OF_ENGLISH,
+    );
+  });
+
   for (const id of TRANSLATED) {
     const file = catalogueFiles().find((f) => path.basename(f) === `${id}.yaml`)!;
     const parsed = parseAssessment(readFileSync(file, 'utf8'));
@@ -299,6 +309,11 @@ describe('the library in German and Spanish', () => {
         assert.deepEqual(scored(shown), scored(content));
         // Options stay distinct in the language, as the importer requires of the original.
         for (const q of shown.questions) if ('options' in q) assert.equal(new Set(q.options.map((o) => o.text)).size, q.options.length, q.id);
+        // A typing test's passage is written for the language, in its own letters.
+        if (content.typingTest) {
+          assert.notEqual(shown.typingTest!.passage, content.typingTest.passage);
+          assert.match(shown.typingTest!.passage, lang === 'de' ? /[äöüß]/ : /[áéíóúñ]/);
+        }
       });
     }
   }
