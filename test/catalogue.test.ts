@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAssessment } from '../src/modules/assessments/content.js';
-import { questionCount, scaleLabels, type QuestionContent } from '../src/modules/assessments/content-schema.js';
+import { practiceOf, questionCount, scaleLabels, type QuestionContent } from '../src/modules/assessments/content-schema.js';
 import { normaliseText, scoreAttempt, type AnswerValue } from '../src/modules/attempts/scoring.js';
 import { catalogueFiles } from '../src/seed.js';
-import { contentLanguages, localize } from '../src/modules/assessments/translations.js';
+import { contentLanguages, localize, translationsOf } from '../src/modules/assessments/translations.js';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 
@@ -280,6 +280,26 @@ describe('the library in German and Spanish', () => {
           [],
           'no text left out',
         );
+        // Every translatable string, walked here on its own (not only by the importer's warnings).
+        const given = translationsOf(content)[lang]!;
+        const practice = practiceOf(content);
+        const absent = [
+          ...(['name', 'description', 'instructions'] as const).filter((field) => !given[field]),
+          ...content.categories.filter((c) => !given.categories?.[c.id]).map((c) => `categories.${c.id}`),
+          ...content.questions.flatMap((q) => {
+            const t = given.questions?.[q.id];
+            return [
+              ...(t?.prompt ? [] : [`${q.id}.prompt`]),
+              ...('options' in q && t?.options?.length !== q.options.length ? [`${q.id}.options`] : []),
+              ...(q.type === 'likert' && typeof q.scale !== 'string' && !t?.scale && !q.scale.every((l) => given.scaleLabels?.[l]) ? [`${q.id}.scale`] : []),
+            ];
+          }),
+          ...(practice && !given.practice?.prompt ? ['practice.prompt'] : []),
+          ...(practice && 'options' in practice && given.practice?.options?.length !== practice.options.length ? ['practice.options'] : []),
+          ...(practice?.explanation && !given.practice?.explanation ? ['practice.explanation'] : []),
+          ...(content.typingTest && !given.typingTest?.passage ? ['typingTest.passage'] : []),
+        ];
+        assert.deepEqual(absent, [], `${lang}: every text given`);
         const shown = localize(content, lang);
         // Translated: every prompt and the instructions differ from the English, which state the duration in the language.
         assert.deepEqual(
