@@ -9,10 +9,10 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAssessment } from '../src/modules/assessments/content.js';
-import { questionCount, scaleLabels, type QuestionContent } from '../src/modules/assessments/content-schema.js';
+import { practiceOf, questionCount, scaleLabels, type QuestionContent } from '../src/modules/assessments/content-schema.js';
 import { normaliseText, scoreAttempt, type AnswerValue } from '../src/modules/attempts/scoring.js';
 import { catalogueFiles } from '../src/seed.js';
-import { contentLanguages, localize } from '../src/modules/assessments/translations.js';
+import { contentLanguages, localize, translationsOf } from '../src/modules/assessments/translations.js';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 
@@ -37,6 +37,9 @@ const SUBJECTS: Record<string, string> = {
   'typing, standard': 'typing-standard',
   'typing, advanced': 'typing-advanced',
   'Big Five personality': 'big-five',
+  'programming in JavaScript': 'javascript-fundamentals',
+  'programming in Python': 'python-fundamentals',
+  'problem solving in JavaScript or Python': 'problem-solving',
 };
 
 /** Similarity above which two prompts count as near-duplicates (Jaccard on word bigrams). */
@@ -94,9 +97,10 @@ function keyedAnswer(q: QuestionContent): AnswerValue {
       return q.key.map((id) => q.options.findIndex((o) => o.id === id));
     case 'free-text':
       return 'A reply for the reviewer.';
-    default:
-      // Coding questions are graded by running a program; the library has none (yet).
-      throw new Error(`no keyed answer for a ${q.type} question`);
+    case 'coding':
+      // Graded by running the program (test/library-coding.test.ts runs the reference solutions);
+      // here, a program graded 100.
+      return { language: q.languages[0]!, source: 'graded' };
   }
 }
 
@@ -148,8 +152,9 @@ describe('the assessment library (catalogue/)', () => {
       });
 
       it('has a realistic length and every category used', () => {
+        const coding = content.questions.some((q) => q.type === 'coding');
         const ability = content.typingTest === undefined;
-        if (ability) assert.ok(questionCount(content) >= 8, `${questionCount(content)} questions`);
+        if (ability) assert.ok(questionCount(content) >= (coding ? 4 : 8), `${questionCount(content)} questions`);
         for (const category of content.categories) {
           const n = content.questions.filter((q) => q.category === category.id).length + (content.typingTest?.category === category.id ? 1 : 0);
           assert.ok(n >= (content.typingTest ? 1 : 2), `category ${category.id} has ${n} items`);
@@ -165,7 +170,7 @@ describe('the assessment library (catalogue/)', () => {
 
       it('scores 100 in every category when every question is answered by its key (free text reviewed at 100)', () => {
         const answers = Object.fromEntries(content.questions.map((q) => [q.id, keyedAnswer(q)]));
-        const reviews = Object.fromEntries(content.questions.filter((q) => q.type === 'free-text').map((q) => [q.id, 100]));
+        const reviews = Object.fromEntries(content.questions.filter((q) => q.type === 'free-text' || q.type === 'coding').map((q) => [q.id, 100]));
         const typingWpm = content.typingTest?.targetWpm;
         const result = scoreAttempt({ content, answers, reviews, ...(typingWpm === undefined ? {} : { typingWpm }) });
         assert.equal(result.completion, 100);
@@ -248,10 +253,20 @@ describe('the assessment library (catalogue/)', () => {
   });
 });
 
-/** The assessments the library ships in German and Spanish too (docs/library.md#languages). */
-const TRANSLATED = ['numerical-reasoning', 'verbal-reasoning', 'abstract-reasoning', 'big-five'];
+/** The tests of English itself, which stay in English (docs/library.md#languages). */
+const TESTS_OF_ENGLISH = ['english-grammar', 'reading-comprehension'];
+/** Every other assessment of the library ships in German and Spanish too. */
+const TRANSLATED = library.map((a) => a.content.id).filter((id) => !TESTS_OF_ENGLISH.includes(id));
 
 describe('the library in German and Spanish', () => {
+  it('translates every assessment that is not a test of English, and only those stay English', () => {
+    assert.ok(TRANSLATED.length >= 17, `${TRANSLATED.length} translated`);
+    assert.deepEqual(
+      library.filter((a) => contentLanguages(a.content).length === 1).map((a) => a.content.id),
+      TESTS_OF_ENGLISH,
+    );
+  });
+
   for (const id of TRANSLATED) {
     const file = catalogueFiles().find((f) => path.basename(f) === `${id}.yaml`)!;
     const parsed = parseAssessment(readFileSync(file, 'utf8'));
@@ -265,6 +280,26 @@ describe('the library in German and Spanish', () => {
           [],
           'no text left out',
         );
+        // Every translatable string, walked here on its own (not only by the importer's warnings).
+        const given = translationsOf(content)[lang]!;
+        const practice = practiceOf(content);
+        const absent = [
+          ...(['name', 'description', 'instructions'] as const).filter((field) => !given[field]),
+          ...content.categories.filter((c) => !given.categories?.[c.id]).map((c) => `categories.${c.id}`),
+          ...content.questions.flatMap((q) => {
+            const t = given.questions?.[q.id];
+            return [
+              ...(t?.prompt ? [] : [`${q.id}.prompt`]),
+              ...('options' in q && t?.options?.length !== q.options.length ? [`${q.id}.options`] : []),
+              ...(q.type === 'likert' && typeof q.scale !== 'string' && !t?.scale && !q.scale.every((l) => given.scaleLabels?.[l]) ? [`${q.id}.scale`] : []),
+            ];
+          }),
+          ...(practice && !given.practice?.prompt ? ['practice.prompt'] : []),
+          ...(practice && 'options' in practice && given.practice?.options?.length !== practice.options.length ? ['practice.options'] : []),
+          ...(practice?.explanation && !given.practice?.explanation ? ['practice.explanation'] : []),
+          ...(content.typingTest && !given.typingTest?.passage ? ['typingTest.passage'] : []),
+        ];
+        assert.deepEqual(absent, [], `${lang}: every text given`);
         const shown = localize(content, lang);
         // Translated: every prompt and the instructions differ from the English, which state the duration in the language.
         assert.deepEqual(
@@ -294,6 +329,11 @@ describe('the library in German and Spanish', () => {
         assert.deepEqual(scored(shown), scored(content));
         // Options stay distinct in the language, as the importer requires of the original.
         for (const q of shown.questions) if ('options' in q) assert.equal(new Set(q.options.map((o) => o.text)).size, q.options.length, q.id);
+        // A typing test's passage is written for the language, in its own letters.
+        if (content.typingTest) {
+          assert.notEqual(shown.typingTest!.passage, content.typingTest.passage);
+          assert.match(shown.typingTest!.passage, lang === 'de' ? /[äöüß]/ : /[áéíóúñ]/);
+        }
       });
     }
   }

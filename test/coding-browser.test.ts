@@ -1,12 +1,15 @@
 // A coding question in Debian's Chromium (playwright-core, as test/browser.test.ts): the portal's
 // own CodeMirror bundle (no CDN) takes over the program field under the portal's
 // Content-Security-Policy, what the candidate types is saved as they type, Run the examples
-// answers from the sandbox, and axe finds no violation. Without Chromium this skips and says so,
-// unless REQUIRE_BROWSER=1.
+// answers from the sandbox, and axe finds no violation. Then a candidate invited to the library's
+// JavaScript and Python tests answers one question of each in the editor and submits; the score
+// records show the share of hidden tests passed (Python's indentation pasted into the editor
+// included). Without Chromium this skips and says so, unless REQUIRE_BROWSER=1.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { LIBRARY_SOLUTIONS } from './fixtures/library-solutions.js';
 import { ADMIN_TOKEN } from './harness.js';
 import { accessible, haveBrowser, startDemo, type DemoBrowser } from './support/demo-browser.js';
 
@@ -80,6 +83,65 @@ describe('a coding question in Chromium', { skip: !browserHere && 'no Chromium' 
       [],
       'nothing is loaded from elsewhere',
     );
+    await context.close();
+  });
+
+  it('a candidate answers the first question of the library JavaScript and Python tests; the score records show the share of hidden tests passed', async () => {
+    // The demo offers the whole library, the coding tests included; one invitation to both.
+    const invited = await demo.invite('dev@example.com', ['javascript-fundamentals', 'python-fundamentals']);
+    const context = await demo.browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(invited.link);
+    await page.getByRole('heading', { name: 'Hello Robin' }).waitFor();
+    // JavaScript: the wrong solution of js-01 (small vowels only) passes 5 of its 6 hidden tests;
+    // Python: the reference solution of py-01 passes all 7.
+    for (const [id, source] of [
+      ['javascript-fundamentals', LIBRARY_SOLUTIONS['js-01']!.wrong.javascript!],
+      ['python-fundamentals', LIBRARY_SOLUTIONS['py-01']!.right.python!],
+    ] as const) {
+      await page.goto(`${demo.base}/portal/a/${id}`);
+      await page.getByRole('button', { name: 'Start the assessment' }).click();
+      const editor = page.locator('.code-editor .cm-content');
+      await editor.waitFor();
+      await editor.click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.press('Delete');
+      // Pasted as a whole (no auto-indentation of typed lines), as a candidate pastes from their own editor.
+      await page.keyboard.insertText(source);
+      await page.locator('#save-status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
+      await page.goto(`${demo.base}/portal/a/${id}?q=review`);
+      await page.getByRole('button', { name: 'Submit the assessment' }).click();
+      // The other questions are left open: the portal asks once more.
+      await page.getByRole('button', { name: 'Submit anyway' }).click();
+      await page.getByText('Thank you').first().waitFor();
+    }
+    const records = async () =>
+      (await (await fetch(`${demo.base}/v1/score?candidateIds=${invited.candidateId}`, { headers: { 'x-api-key': demo.key } })).json()) as {
+        assessmentId: string;
+        scoreStatus: string;
+        totalScore: string;
+        categoryScores: { name: string; score: string }[];
+      }[];
+    let scored = await records();
+    for (let i = 0; i < 120 && scored.some((r) => r.scoreStatus === 'PENDING'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      scored = await records();
+    }
+    const of = (id: string) => scored.find((r) => r.assessmentId === id)!;
+    // js-01 at 5/6 is one of three questions of "Strings and arrays": 83.33 / 3; the other category is 0.
+    assert.deepEqual(of('javascript-fundamentals').categoryScores, [
+      { name: 'Strings and arrays', score: '27.78' },
+      { name: 'Maps and stacks', score: '0' },
+    ]);
+    // py-01 at 100 is one of two questions of "Strings and lists".
+    assert.deepEqual(of('python-fundamentals').categoryScores, [
+      { name: 'Strings and lists', score: '50' },
+      { name: 'Dictionaries and queues', score: '0' },
+    ]);
+    assert.equal(of('python-fundamentals').totalScore, '25');
+    assert.deepEqual(errors, []);
     await context.close();
   });
 });

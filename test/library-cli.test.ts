@@ -36,4 +36,23 @@ describeEachStore('CLI: the assessment library', (ctx) => {
     assert.equal(usage.code, 2);
     assert.match(usage.stderr, /library offer needs at least one library id/);
   });
+
+  it('offers the JavaScript and Python coding tests to a new instance in one command, ready to invite to', async () => {
+    const instance = await ctx().instance();
+    const offered = await cli(['library', 'offer', 'javascript-fundamentals', 'python-fundamentals', '--instance', instance]);
+    assert.equal(offered.code, 0, offered.stderr);
+    assert.equal(offered.stdout, 'Offered javascript-fundamentals (version 1)\nOffered python-fundamentals (version 1)\n');
+    const key = await ctx().key([instance]);
+    const invited = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance },
+      payload: { email: 'dev@example.com', firstName: 'Grace', lastName: 'Hopper', assessments: ['javascript-fundamentals', 'python-fundamentals'] },
+    });
+    assert.equal(invited.statusCode, 200, invited.body);
+    const [invite] = invited.json() as { link: string }[];
+    assert.match(invite!.link, /sessionToken=/);
+    const listed = (await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).json() as { id: string }[];
+    assert.deepEqual(listed.map((a) => a.id).sort(), ['javascript-fundamentals', 'python-fundamentals']);
+  });
 });

@@ -283,7 +283,7 @@ export function typingPage(view: AttemptView, passage: string, done: { netWpm: n
     ? html`<p class="info">${typingResultText(lang, done)}</p>
 <p><a class="button primary" href="/portal/a/${view.slug}?q=review">${t(lang, 'review.heading')}</a></p>`
     : html`<p>${tHtml(lang, 'typing.instructions', { start: html`<strong>${t(lang, 'typing.start')}</strong>` })}</p>
-<blockquote class="passage" id="passage" lang="en" tabindex="0">${passage}</blockquote>
+<blockquote class="passage" id="passage" lang="${view.contentLang}" tabindex="0">${passage}</blockquote>
 <noscript><p class="error">${t(lang, 'typing.noscript')}</p></noscript>
 <div id="typing" data-slug="${view.slug}" data-running="${String(running)}">
 <button type="button" id="typing-start" class="primary">${t(lang, 'typing.start')}</button>

@@ -171,14 +171,16 @@ describeEachStore('assessments', (ctx) => {
     const types = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^ {4}type: ([a-z-]+)$/gm)].map((m) => m[1]);
     assert.deepEqual(
       [...new Set(files.flatMap(types))].sort(),
-      ['free-text', 'likert', 'multiple-choice', 'ranking', 'short-answer', 'single-choice'],
+      ['coding', 'free-text', 'likert', 'multiple-choice', 'ranking', 'short-answer', 'single-choice'],
       'the catalogue shows every question type',
     );
     for (const assessment of listed) {
       assert.ok(assessment.categories.length >= 2 && assessment.categories.length <= 5, assessment.id);
       // The typing tests are a passage and two items to copy; the work-style questionnaire is the
-      // short one: 6 statements and 2 rankings. test/catalogue.test.ts checks the content itself.
-      const least = assessment.id.startsWith('typing-') ? 2 : assessment.id === 'work-style' ? 8 : 10;
+      // short one: 6 statements and 2 rankings; a coding test has 4 or 5 programs to write.
+      // test/catalogue.test.ts checks the content itself.
+      const coding = ['javascript-fundamentals', 'python-fundamentals', 'problem-solving'].includes(assessment.id);
+      const least = assessment.id.startsWith('typing-') ? 2 : coding ? 4 : assessment.id === 'work-style' ? 8 : 10;
       assert.ok(assessment.questionCount >= least, assessment.id);
       // The personality inventory has no pass mark (0 and 0); every other assessment has one.
       if (assessment.id === 'big-five') assert.equal(assessment.passScore, 0);

@@ -34,6 +34,14 @@ export const LanguageTranslation = Type.Object(
     ),
     questions: Type.Optional(Type.Record(Type.String(), QuestionTranslation, { description: 'Question texts by question id' })),
     practice: Type.Optional(QuestionTranslation),
+    typingTest: Type.Optional(
+      Type.Object(
+        {
+          passage: Text(5000, "The typing test's passage written in this language (plain ASCII and the language's own letters), typed by candidates who take it in this language"),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,7 +1,8 @@
 // Content in the candidate's language: the optional `translations` block of an assessment, by
 // language, holding the candidate-facing texts only (name, description, instructions, category
 // names, prompts, option texts, Likert labels given as a list (per question, or once per language
-// by label in scaleLabels), the practice question and its explanation). Ids, keys, correct flags, accepted answers and every number stay in the content
+// by label in scaleLabels), the practice question and its explanation, and the typing test's
+// passage, written for the language and typed by its candidates). Ids, keys, correct flags, accepted answers and every number stay in the content
 // itself, so scoring is the same in every language. The content's own text is English, the
 // portal's default language; a field a translation leaves out shows in English.
 import { DEFAULT_LANGUAGE, type Lang } from '../../i18n/i18n.js';
@@ -22,6 +23,12 @@ export function contentLanguages(content: AssessmentContent): Lang[] {
 
 /** The language the content is shown in for a candidate speaking `lang`: theirs if it has it, else English. */
 export const shownLanguage = (content: AssessmentContent, lang: Lang): Lang => (contentLanguages(content).includes(lang) ? lang : DEFAULT_LANGUAGE);
+
+/**
+ * The letters a typing passage in each language may have beyond printable ASCII: those of its
+ * alphabet, which its keyboards type (content.ts holds the English passage to ASCII).
+ */
+export const TYPING_LETTERS: Record<Lang, string> = { en: '', de: 'ÄÖÜäöüß', es: 'ÁÉÍÓÚÜÑáéíóúüñ¿¡' };
 
 interface Problem {
   segments: (string | number)[];
@@ -102,6 +109,16 @@ export function translationProblems(content: AssessmentContent): Problem[] {
       if (!question) problems.push({ segments: [...at, 'questions', id], message: `"${id}" is not a question of this assessment` });
       else problems.push(...questionProblems(question, translated, [...at, 'questions', id], false));
     }
+    if (translation.typingTest !== undefined) {
+      if (!content.typingTest) problems.push({ segments: [...at, 'typingTest'], message: 'the assessment has no typing test to translate: remove it' });
+      const allowed = TYPING_LETTERS[lang] ?? '';
+      const other = [...translation.typingTest.passage].find((c) => !/[\x20-\x7e\n]/.test(c) && !allowed.includes(c));
+      if (other !== undefined)
+        problems.push({
+          segments: [...at, 'typingTest', 'passage'],
+          message: `must be plain printable ASCII${allowed ? ` and the letters ${allowed}` : ''}, so that every ${lang} keyboard can type it; has "${other}"`,
+        });
+    }
     if (translation.practice !== undefined) {
       const practice = content.practice as PracticeContent | undefined;
       if (!practice) problems.push({ segments: [...at, 'practice'], message: 'the assessment has no practice question to translate: remove it' });
@@ -142,6 +159,7 @@ export function missingTranslations(content: AssessmentContent): MissingTranslat
     content.questions.forEach((q, index) => question(q, translation.questions?.[q.id], ['questions', q.id], `questions.${index}`, false));
     const practice = content.practice as PracticeContent | undefined;
     if (practice) question(practice, translation.practice, ['practice'], 'practice', true);
+    if (content.typingTest && translation.typingTest === undefined) miss(['typingTest', 'passage'], 'typingTest.passage');
   }
   return missing;
 }
@@ -175,5 +193,6 @@ export function localize(content: AssessmentContent, lang: Lang): AssessmentCont
     categories: content.categories.map((c) => ({ ...c, name: translation.categories?.[c.id] ?? c.name })),
     questions: content.questions.map((q) => localizedQuestion(q, translation.questions?.[q.id], translation.scaleLabels)),
     ...(practice ? { practice: localizedQuestion(practice, translation.practice, translation.scaleLabels) as unknown as AssessmentContent['practice'] } : {}),
+    ...(content.typingTest ? { typingTest: { ...content.typingTest, passage: translation.typingTest?.passage ?? content.typingTest.passage } } : {}),
   };
 }

@@ -28,11 +28,15 @@ export function sandboxTests(tests: CodingQuestion['tests']): CodeTest[] {
   }));
 }
 
-/** Runs a program against a question's tests (its hidden ones unless told otherwise). */
+/**
+ * Runs a program against a question's tests (its hidden ones unless told otherwise). No-break
+ * spaces (U+00A0) run as spaces: Chromium's editable content, under the portal's editor, puts them
+ * where the candidate typed or pasted spaces, and Python refuses them as a syntax error.
+ */
 export function runAgainst(question: CodingQuestion, answer: CodingAnswer, tests: CodingQuestion['tests'] = question.tests, runner?: CodeRunner): Promise<RunResult> {
   const request = {
     language: answer.language as 'javascript' | 'python',
-    source: answer.source,
+    source: answer.source.replace(/\u00a0/g, ' '),
     ...(question.entry !== undefined ? { entry: question.entry } : {}),
     tests: sandboxTests(tests),
     timeLimitMs: question.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,

@@ -3,12 +3,13 @@
 import type { Queryable } from '../../db/database.js';
 import type { CommandContext } from '../../domain/command.js';
 import { conflict, notFound } from '../../domain/errors.js';
+import { localize } from '../assessments/translations.js';
 import { lockInvitationOfAttempt } from '../invitations/machine.js';
 import { setTypingSpeed } from '../invitations/record.js';
 import { typingSignals } from './proctoring.js';
 import { updateCompletion, versionContent, type Attempt } from './repository.js';
 import { recordSignalIn } from './signals.js';
-import { measureTyping } from './typing.js';
+import { CHARACTERS_PER_WORD, measureTyping } from './typing.js';
 
 /** The candidate starts the typing test: its clock starts at the command's time, within the attempt's deadline (409 otherwise). */
 export async function startTyping(ctx: CommandContext, input: { attempt: Attempt }): Promise<void> {
@@ -39,7 +40,9 @@ export async function submitTyping(ctx: CommandContext, input: { attempt: Attemp
   );
   if (rows.length === 0) throw conflict('The typing test is not running');
   const ms = rows[0]!.ms;
-  const measure = measureTyping(content.typingTest.passage, typed, ms);
+  // The passage the candidate was shown: the one written for the attempt's language, if any.
+  const passage = localize(content, attempt.language).typingTest!.passage;
+  const measure = measureTyping(passage, typed, ms, CHARACTERS_PER_WORD[attempt.language] ?? 5);
   await tx.query(`UPDATE attempts SET typing_text = $2, typing_ms = $3, typing_wpm = $4, typing_accuracy = $5 WHERE id = $1`, [
     attempt.id,
     typed.slice(0, 10_000),

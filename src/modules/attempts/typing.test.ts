@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { alignmentErrors, measureTyping } from './typing.js';
+import { alignmentErrors, CHARACTERS_PER_WORD, measureTyping } from './typing.js';
 import { mulberry32 } from './layout.js';
 import { RULES, redFlagReasons, typingSignals, type Signal } from './proctoring.js';
 
@@ -44,6 +44,23 @@ describe('typing measures', () => {
     assert.equal(m.accuracy, 100);
     assert.equal(m.grossWpm, passage.length / 5);
     assert.equal(m.netWpm, passage.length / 5);
+  });
+
+  it('counts a word by the language of the passage: 6 characters in German, 5.5 in Spanish, 5 in English', () => {
+    assert.deepEqual(CHARACTERS_PER_WORD, { en: 5, de: 6, es: 5.5 });
+    const german = 'Größere Änderungen prüfen wir täglich.';
+    const m = measureTyping(german, german, 60_000, CHARACTERS_PER_WORD.de);
+    assert.equal(m.grossWpm, german.length / 6);
+    assert.equal(m.netWpm, german.length / 6);
+    assert.equal(measureTyping(german, german, 60_000).grossWpm, german.length / 5, 'English words unless told');
+  });
+
+  it('takes a letter typed as a base letter and a combining accent as the letter itself', () => {
+    const spanish = 'Canción de mañana';
+    const m = measureTyping(spanish, spanish.normalize('NFD'), 60_000, CHARACTERS_PER_WORD.es);
+    assert.equal(m.errors, 0);
+    assert.equal(m.typed, spanish.length);
+    assert.equal(measureTyping(spanish, 'Cancion de manana', 60_000).errors, 2);
   });
 
   it('charges one error for a skipped, doubled or wrong letter, not every letter after it', () => {
