@@ -203,6 +203,7 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       const decision = (await page.getByRole('heading', { name: 'Decision and tags' }).boundingBox())!;
       assert.ok(result.y < decision.y, `the result (y ${result.y}) comes before the decision (y ${decision.y})`);
       assert.ok(result.y < 800, 'the result is on the first screen');
+      await page.screenshot({ path: path.join(IMAGES, 'console-candidate-1280.png') });
       const [download] = await Promise.all([
         page.waitForEvent('download'),
         page
@@ -234,6 +235,7 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       // The track runs the plot's whole width: a bar of 100 would fill it.
       const [track, bar] = await Promise.all([tracks.first().boundingBox(), page.locator('svg .chart-bar').first().boundingBox()]);
       assert.ok(track && bar && track.width >= bar.width && Math.abs(track.x - bar.x) < 1, 'bars start where the track starts and never pass it');
+      await page.screenshot({ path: path.join(IMAGES, 'console-compare-1280.png') });
       await accessible(page, 'the compare page');
     } finally {
       await context.close();

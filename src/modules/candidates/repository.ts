@@ -95,7 +95,7 @@ export async function searchCandidates(db: Queryable, search: CandidateSearch): 
   if (search.invitedSince) invitationFilters.push(`i.created_at >= ${add(search.invitedSince)}`);
   if (search.decision === 'none') where.push(`NOT EXISTS (SELECT 1 FROM candidate_decisions d WHERE d.candidate_id = c.id)`);
   else if (search.decision) where.push(`EXISTS (SELECT 1 FROM candidate_decisions d WHERE d.candidate_id = c.id AND d.decision = ${add(search.decision)})`);
-  if (search.tag) where.push(`EXISTS (SELECT 1 FROM candidate_tags t WHERE t.candidate_id = c.id AND t.tag = ${add(search.tag)})`);
+  if (search.tag) where.push(`EXISTS (SELECT 1 FROM candidate_tags t WHERE t.candidate_id = c.id AND t.tag = lower(regexp_replace(btrim(${add(search.tag)}), '\\s+', '-', 'g')))`);
   if (invitationFilters.length > 0) where.push(`EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id AND ${invitationFilters.join(' AND ')})`);
   const { rows } = await db.query<CandidateListItem>(
     `/* console_candidate_search */ SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName",
