@@ -9,10 +9,6 @@ import { brandOf } from '../../modules/tenants/branding.js';
 import type { ConsoleContext } from '../context.js';
 import { renderReportPdf } from './pdf-pool.js';
 
-/** Where a candidate's page links for one assessment's PDF. */
-export const pdfPath = (instance: string, candidateId: string, assessmentId: string) =>
-  `/console/candidates/${encodeURIComponent(candidateId)}/pdf/${encodeURIComponent(assessmentId)}?instance=${encodeURIComponent(instance)}`;
-
 export function registerReportDownload(scope: FastifyInstance, c: Pick<ConsoleContext, 'db' | 'now' | 'instanceOf'>): void {
   scope.get<{ Params: { id: string; assessmentId: string }; Querystring: { instance?: string } }>('/console/candidates/:id/pdf/:assessmentId', async (request, reply) => {
     const instance = c.instanceOf(request, request.query.instance, 'read');

@@ -8,9 +8,8 @@ import { languageName } from '../../i18n/i18n.js';
 import type { AssessmentReport, QuestionReport } from '../../modules/attempts/report.js';
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
-import { pdfPath } from './download.js';
 import { barChart } from '../charts.js';
-import { categoryPercentilesText, duration, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
+import { categoryPercentilesText, duration, pdfPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
 import { reviewPanel, type ReviewViewer } from '../reviews/views.js';
 
 /** The language the candidate took the assessment in; the report shows the content's own (English) text. */
