@@ -222,6 +222,39 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     }
   });
 
+  it("the overview's pipeline counts equal the candidate list's, filtered as each count links", async () => {
+    // A decision on one who completed, so that the decided stage has a count too.
+    const context = await signedIn(WIDTHS[0]);
+    try {
+      const page = await context.newPage();
+      const id = (await demo.db.query<{ id: string }>("SELECT id FROM candidates WHERE email = 'person.1@example.com'")).rows[0]!.id;
+      await page.goto(`${demo.base}/console/candidates/${id}?instance=demo`);
+      await page.getByLabel('Hold').check();
+      await page.getByRole('button', { name: 'Save decision and tags' }).click();
+      await page.goto(`${demo.base}/console/?instance=demo`);
+      const links = await page.locator('table.pipeline a').evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, count: Number(a.textContent) })));
+      const row = await page.locator('table.pipeline tbody tr').first().innerText();
+      assert.match(row, /^Numerical Reasoning\s+6\s+4\s+3\s+3\s+0\s+1\s+0$/, 'invited 6, started 4, completed 3, scored 3, one on hold');
+      assert.ok(links.length >= 5, `a link for each count above zero: ${links.length}`);
+      const listed = await Promise.all(
+        links.map(async ({ href }) => {
+          const list = await context.newPage();
+          await list.goto(`${demo.base}${href}`);
+          const rows = await list.locator('table.data tbody tr').count();
+          await list.close();
+          return rows;
+        }),
+      );
+      assert.deepEqual(
+        listed,
+        links.map((l) => l.count),
+        `each count is its list's length: ${links.map((l) => l.href).join(', ')}`,
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
   it('the compare page draws the 0-100 track behind its bars', async () => {
     const context = await signedIn(WIDTHS[0]);
     try {

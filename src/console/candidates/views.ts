@@ -50,6 +50,7 @@ ${select('status', 'Status', filters.status, [
   ['INVITED', 'Not started'],
   ['IN_PROGRESS', 'In progress'],
   ['COMPLETED', 'Completed'],
+  ['STARTED', 'Started (in progress or completed)'],
 ])}
 ${select('score', 'Result', filters.score, [
   ['', 'Any'],
@@ -57,6 +58,7 @@ ${select('score', 'Result', filters.score, [
   ['LOW_PASS', 'Low pass'],
   ['FAIL', 'Fail'],
   ['PENDING', 'Awaiting a score'],
+  ['SCORED', 'Scored (any result)'],
 ])}
 ${select('flag', 'Red flag', filters.flag, [
   ['', 'Any'],
