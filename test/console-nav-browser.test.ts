@@ -7,6 +7,7 @@
 // UPDATE_SCREENSHOTS=1 writes docs/images/console-*-{1280,390}.png (else artifacts/screenshots/).
 // Skipped without Chromium unless REQUIRE_BROWSER=1.
 import assert from 'node:assert/strict';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
@@ -18,7 +19,8 @@ import { accessible, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './s
 import { takeWithLink } from './support/take.js';
 
 const present = haveBrowser('console navigation browser test');
-const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '..', 'docs', 'images') : SHOTS;
+// The test runs from a mirror of the repository in which artifacts/ is a link to the real one: docs/ is found through it.
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(realpathSync(SHOTS), '..', '..', 'docs', 'images') : SHOTS;
 const WIDTHS = [
   { name: '1280', width: 1280, height: 800 },
   { name: '390', width: 390, height: 844 },

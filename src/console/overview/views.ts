@@ -13,7 +13,7 @@ function pipelineTable(instance: string, rows: PipelineRow[]): SafeHtml {
   const list = (r: PipelineRow, filters: Record<string, string>) => `/console/candidates?${new URLSearchParams({ instance, assessment: r.assessmentId, ...filters }).toString()}`;
   const cell = (r: PipelineRow, count: number, filters: Record<string, string>, what: string) =>
     html`<td class="num">${count > 0 ? html`<a href="${list(r, filters)}" aria-label="${`${count} ${what} for ${r.assessmentName}`}">${count}</a>` : '0'}</td>`;
-  return html`<div class="table-scroll"><table class="data pipeline">
+  return html`<div class="table-scroll" role="region" aria-label="Pipeline per assessment" tabindex="0"><table class="data pipeline">
 <caption class="visually-hidden">Pipeline per assessment: candidates invited, started, completed, scored and decided on</caption>
 <thead><tr><th scope="col">Assessment</th><th scope="col" class="num">Invited</th><th scope="col" class="num">→ Started</th><th scope="col" class="num">→ Completed</th><th scope="col" class="num">→ Scored</th><th scope="col" class="num">→ Advance</th><th scope="col" class="num">Hold</th><th scope="col" class="num">Reject</th></tr></thead>
 <tbody>${rows.map(
