@@ -172,6 +172,13 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
                   `${href}: the navigation is one column of single lines`,
                 );
               }
+              const wide = await page.evaluate(() =>
+                [...document.querySelectorAll('.sidebar, .sidebar *, main > h1, .page-header, .page-header *')]
+                  .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+                  .map((el) => `${el.tagName}#${el.id}.${el.className} in ${el.parentElement?.tagName}.${el.parentElement?.className} ${el.getBoundingClientRect().right}`)
+                  .slice(0, 5),
+              );
+              assert.deepEqual(wide, [], `${href}: nothing of the frame or the page's header reaches past the right edge at ${width.name} px`);
               await accessible(page, `${href} at ${width.name} px`);
               const picture = PICTURES[href];
               if (picture) await page.screenshot({ path: path.join(IMAGES, `console-${picture}-${width.name}.png`) });
@@ -252,6 +259,23 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
         links.map((l) => l.count),
         `each count is its list's length: ${links.map((l) => l.href).join(', ')}`,
       );
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("the invitation's assessment picker is a list with a search box that narrows it", async () => {
+    const context = await signedIn(WIDTHS[1]);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${demo.base}/console/invitations?instance=demo`);
+      const options = page.locator('#inv-assessments .option');
+      assert.ok((await options.count()) > 8, 'the whole library');
+      await page.getByLabel('Attention to Detail').check();
+      await page.getByLabel('Find an assessment').fill('numer');
+      const visible = await options.evaluateAll((all) => all.filter((o) => (o as HTMLElement).offsetParent !== null).map((o) => o.textContent?.trim()));
+      assert.deepEqual(visible, ['Attention to Detail', 'Numerical Reasoning'], 'the match, and the one already ticked');
+      assert.deepEqual(await offTheLine(page), [], 'each still on the line of its label');
     } finally {
       await context.close();
     }

@@ -1,5 +1,6 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
+import { optionSearch } from '../components.js';
 
 export interface InvitationsState {
   values?: { email?: string; firstName?: string; lastName?: string; assessments?: string[] };
@@ -34,10 +35,10 @@ ${state.errors && html`<div role="alert" id="invite-errors"><p class="error">Not
 <div class="field"><label for="inv-first">First name</label><input type="text" id="inv-first" name="firstName" required maxlength="100" value="${v.firstName ?? ''}" autocomplete="off"></div>
 <div class="field"><label for="inv-last">Last name</label><input type="text" id="inv-last" name="lastName" required maxlength="100" value="${v.lastName ?? ''}" autocomplete="off"></div>
 <fieldset><legend>Assessments</legend>
-${assessments.map(
-  (a) =>
-    html`<div class="option"><input type="checkbox" id="inv-a-${a.id}" name="assessments" value="${a.id}"${(v.assessments ?? []).includes(a.id) && html` checked`}><label for="inv-a-${a.id}">${a.name}</label></div>`,
-)}
+${optionSearch('inv-assessments', assessments.length)}<div class="option-list" id="inv-assessments">${assessments.map(
+      (a) =>
+        html`<div class="option"><input type="checkbox" id="inv-a-${a.id}" name="assessments" value="${a.id}"${(v.assessments ?? []).includes(a.id) && html` checked`}><label for="inv-a-${a.id}">${a.name}</label></div>`,
+    )}</div>
 </fieldset>
 <div class="option"><input type="checkbox" id="inv-send" name="sendInvite" value="true" checked><label for="inv-send">E-mail the invitation to the candidate</label></div>
 <button type="submit" class="primary">Invite</button>
