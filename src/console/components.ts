@@ -40,3 +40,8 @@ export function fieldError(errors: FieldErrors, name: string, describedBy: strin
 export function invalidAttributes(errors: FieldErrors, name: string, describedBy: string): SafeHtml | false {
   return (errors ?? []).some((e) => e.name === name) && html` aria-invalid="true" aria-describedby="${describedBy}"`;
 }
+
+/** An empty list: what is missing, in bold, and what to do next. */
+export function emptyState(title: string, next: SafeHtml | string): SafeHtml {
+  return html`<div class="empty"><p><strong>${title}</strong> ${next}</p></div>`;
+}
