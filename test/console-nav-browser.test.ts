@@ -226,6 +226,15 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-', 'a PDF');
       assert.ok(bytes.length > 2000, `a PDF of some length (${bytes.length} bytes)`);
       await accessible(page, "a candidate's page");
+      // "Copy report link": the signed link of the API's reportUrl, which opens the report without an account.
+      await page
+        .getByRole('link', { name: /Copy report link/ })
+        .first()
+        .click();
+      const link = await page.getByLabel('The link').inputValue();
+      assert.match(link, new RegExp(`^${demo.base}/reports/${id}/[^?]+\\?expires=\\d+&signature=`));
+      assert.equal((await fetch(link)).status, 200, 'the link opens the report');
+      await accessible(page, 'the report link page');
     } finally {
       await context.close();
     }

@@ -46,6 +46,17 @@ document.addEventListener('DOMContentLoaded', function () {
       });
     });
   });
+  // A copy button puts its field's text on the clipboard (without script, the field is there to copy from).
+  document.querySelectorAll('.copy-button[data-copies]').forEach(function (button) {
+    var source = document.getElementById(button.getAttribute('data-copies'));
+    if (!source || !navigator.clipboard) return;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      navigator.clipboard.writeText(source.value).then(function () {
+        button.textContent = 'Copied';
+      });
+    });
+  });
   document.querySelectorAll('form.confirm').forEach(function (form) {
     form.addEventListener('submit', function (event) {
       if (!window.confirm(form.getAttribute('data-confirm') || 'Are you sure?')) event.preventDefault();

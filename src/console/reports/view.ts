@@ -9,7 +9,7 @@ import type { AssessmentReport, QuestionReport } from '../../modules/attempts/re
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { barChart } from '../charts.js';
-import { categoryPercentilesText, duration, pdfPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
+import { categoryPercentilesText, duration, pdfPath, reportLinkPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
 import { reviewPanel, type ReviewViewer } from '../reviews/views.js';
 
 /** The language the candidate took the assessment in; the report shows the content's own (English) text. */
@@ -121,7 +121,7 @@ export function reportBody(
     const download =
       operator &&
       candidate.email !== null &&
-      html`<a class="button no-print" href="${pdfPath(options.instance, candidate.id, rec.assessmentId)}" download>Download PDF<span class="visually-hidden"> of ${r.assessmentName}</span></a>`;
+      html`<div class="actions no-print">${options.canRetake && html`<a class="button" href="${reportLinkPath(options.instance, candidate.id, rec.assessmentId)}">Copy report link<span class="visually-hidden"> of ${r.assessmentName}</span></a>`}<a class="button" href="${pdfPath(options.instance, candidate.id, rec.assessmentId)}" download>Download PDF<span class="visually-hidden"> of ${r.assessmentName}</span></a></div>`;
     return html`<section class="report" aria-labelledby="a-${rec.assessmentId}">
 <div class="section-header"><h2 id="a-${rec.assessmentId}">${r.assessmentName}</h2>${download}</div>
 <dl class="figures">
