@@ -226,6 +226,17 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-', 'a PDF');
       assert.ok(bytes.length > 2000, `a PDF of some length (${bytes.length} bytes)`);
       await accessible(page, "a candidate's page");
+      // A bad id, an assessment the candidate was not invited to, another instance: each a 404 page, no PDF.
+      for (const url of [
+        `/console/candidates/not-an-id/pdf/numerical-reasoning?instance=demo`,
+        `/console/candidates/${id}/pdf/typing-basic?instance=demo`,
+        `/console/candidates/${id}/pdf/numerical-reasoning?instance=other`,
+        `/console/candidates/${id}/link/nope?instance=demo`,
+      ]) {
+        const refused = await page.request.get(`${demo.base}${url}`);
+        assert.equal(refused.status(), 404, url);
+        assert.match(refused.headers()['content-type']!, /^text\/html/, url);
+      }
       // "Copy report link": the signed link of the API's reportUrl, which opens the report without an account.
       await page
         .getByRole('link', { name: /Copy report link/ })
