@@ -122,6 +122,7 @@ describeEachStore('blind review across the console', (ctx) => {
   it("a candidate's page opens only once the reviewer's own reviews of them are in, and then names no other candidate", async () => {
     const page = `/console/candidates/${zelda.candidateId}?instance=${instance}`;
     refusedBlind(await reviewer.get(page), "a candidate's page before any review");
+    refusedBlind(await reviewer.get(`/console/candidates/${zelda.candidateId}/pdf/alpha?instance=${instance}`), 'its PDF before any review');
     refusedBlind(await reviewer.get(`/console/candidates/not-a-uuid?instance=${instance}`), 'a malformed id');
     const saved = await reviewer.post('/console/reviews', { instance, attemptId: zelda.attemptId, questionId: 'q4', score: '80', next: 'queue' });
     assert.equal(saved.statusCode, 303, saved.body);
@@ -133,6 +134,9 @@ describeEachStore('blind review across the console', (ctx) => {
     assert.match(opened.body, /Similar answers/);
     assert.match(opened.body, /another candidate/);
     assert.doesNotMatch(opened.body, /Yuri|Orlov|yuri\./i, 'the other candidate of the similar answers stays unnamed');
+    const pdf = await reviewer.get(`/console/candidates/${zelda.candidateId}/pdf/alpha?instance=${instance}`);
+    assert.equal(pdf.statusCode, 200);
+    assert.equal(pdf.headers['content-type'], 'application/pdf');
     // A manager sees the other candidate by name.
     assert.match((await manager.get(page)).body, /Yuri Orlov/);
   });

@@ -491,6 +491,10 @@ describeEachStore('console: content, invitations and users', (ctx) => {
     const bad = await owner.post('/console/invitations', { instance: a, email: 'not-an-email', firstName: 'A', lastName: 'B' });
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /Nothing was sent/);
+    // The error is in the summary at the top, linked to its field, and beside the field, which says it is invalid.
+    assert.match(bad.body, /<div class="error-summary" role="alert" id="invite-errors">.*<a href="#inv-email">email<\/a>/s);
+    assert.match(bad.body, /id="inv-email" name="email" aria-invalid="true" aria-describedby="inv-email-error"/);
+    assert.match(bad.body, /<p class="field-error" id="inv-email-error">[^<]+<\/p>/);
     const unknown = await ctx().request({
       method: 'POST',
       url: '/console/invitations',

@@ -170,6 +170,7 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
       `/console/candidates/${candidateId}?instance=demo`,
       `/console/compare?instance=demo&ids=${candidateId},${candidateId}`,
       '/console/invitations?instance=demo',
+      `/console/candidates/${candidateId}/pdf/alpha?instance=demo`,
     ]) {
       const response = await page.request.get(`${base}${url}`);
       assert.equal(response.status(), 403, url);

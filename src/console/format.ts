@@ -30,3 +30,11 @@ export function categoryPercentilesText(r: Pick<AssessmentReport, 'norm'>): stri
   const entries = Object.entries(r.norm.categories);
   return entries.length === 0 ? '' : entries.map(([name, percentile]) => `${name} ${percentile}`).join('; ');
 }
+
+/** Where a candidate's page links for one assessment's PDF (reports/download.ts). */
+export const pdfPath = (instance: string, candidateId: string, assessmentId: string) =>
+  `/console/candidates/${encodeURIComponent(candidateId)}/pdf/${encodeURIComponent(assessmentId)}?instance=${encodeURIComponent(instance)}`;
+
+/** Where a candidate's page links for one assessment's signed report link (reports/download.ts). */
+export const reportLinkPath = (instance: string, candidateId: string, assessmentId: string) =>
+  `/console/candidates/${encodeURIComponent(candidateId)}/link/${encodeURIComponent(assessmentId)}?instance=${encodeURIComponent(instance)}`;

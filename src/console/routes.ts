@@ -7,6 +7,7 @@
 // registers the sections, each a folder of routes and views: account, overview, candidates,
 // reviews, assessments, invitations, keys, webhooks, integrations, settings, users and audit.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
@@ -35,6 +36,7 @@ import { registerInvitationRoutes } from './invitations/routes.js';
 import { keyDepsOf, registerKeyRoutes } from './keys/routes.js';
 import { registerOverviewRoutes } from './overview/routes.js';
 import { bareMessagePage, consolePage, messageBody, type Frame } from './layout.js';
+import { registerReportDownload } from './reports/download.js';
 import { registerReviewRoutes } from './reviews/routes.js';
 import { registerSignalRoutes } from './reviews/signals.js';
 import { registerSettingsRoutes } from './settings/routes.js';
@@ -44,6 +46,8 @@ import { registerWebhookRoutes } from './webhooks/routes.js';
 export type { ConsoleDeps } from './context.js';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), 'assets');
+/** The CSS foundation under console.css: Open Props' design tokens (custom properties only), served from its package. */
+const OPEN_PROPS = createRequire(import.meta.url).resolve('open-props/style');
 
 // Control characters refused in query parameters (all of C0 and DEL) and in form fields (the same
 // but tab, line feed and carriage return, which a textarea sends).
@@ -216,6 +220,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     const c = consoleContext(deps, { page, frameOf, instanceOf });
     registerOverviewRoutes(scope, c);
     registerCandidateRoutes(scope, c);
+    registerReportDownload(scope, c);
     registerReviewRoutes(scope, { db, now, page, consolePage, frameOf, instanceOf });
     registerSignalRoutes(scope, c);
     registerAssessmentRoutes(scope, c);
@@ -228,10 +233,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     registerUserRoutes(scope, c);
     registerAuditRoutes(scope, c);
 
-    const asset = (file: string, type: string) => {
-      const body = readFileSync(path.join(ASSETS, file));
+    const asset = (file: string, type: string, from = path.join(ASSETS, file)) => {
+      const body = readFileSync(from);
       scope.get(`/console/assets/${file}`, async (_request, reply) => reply.type(type).header('cache-control', 'public, max-age=300').send(body));
     };
+    asset('open-props.min.css', 'text/css; charset=utf-8', OPEN_PROPS);
     asset('console.css', 'text/css; charset=utf-8');
     asset('console.js', 'text/javascript; charset=utf-8');
   });

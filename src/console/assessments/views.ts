@@ -2,6 +2,7 @@ import { barChart } from '../charts.js';
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { FeedbackSummary } from '../../modules/attempts/feedback.js';
+import { emptyState } from '../components.js';
 
 export interface AssessmentView {
   id: string;
@@ -84,7 +85,7 @@ ${
 ${importForm}
 ${
   items.length === 0
-    ? html`<p>No assessment is published yet.</p>`
+    ? emptyState('No assessment is published yet.', 'Publish one above from a YAML or JSON document, or write one in the editor.')
     : items.map(
         (a) => html`<section class="panel" aria-labelledby="as-${a.id}">
 <h2 id="as-${a.id}">${a.name} <span class="hint">(${a.id}, version ${a.version})</span></h2>

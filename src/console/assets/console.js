@@ -1,4 +1,5 @@
 // The console's only script: a print button on reports, a file picker that fills the import box,
+// a search box over a long list of assessments to choose from,
 // a confirmation before revoking a key or resetting a password, and a reload of a page of work in
 // progress.
 // Everything works without it.
@@ -31,6 +32,31 @@ document.addEventListener('DOMContentLoaded', function () {
       1000 * Number(refresh.getAttribute('data-refresh') || 5),
     );
   }
+  // A search box over a long list of choices hides the choices whose words do not contain it
+  // (a ticked one stays, so that nothing chosen is out of sight).
+  document.querySelectorAll('input[data-filters]').forEach(function (input) {
+    var list = document.getElementById(input.getAttribute('data-filters'));
+    if (!list) return;
+    input.closest('.option-search').hidden = false;
+    input.addEventListener('input', function () {
+      var wanted = input.value.trim().toLowerCase();
+      list.querySelectorAll('.option').forEach(function (option) {
+        var box = option.querySelector('input');
+        option.hidden = wanted !== '' && !(box && box.checked) && option.textContent.toLowerCase().indexOf(wanted) === -1;
+      });
+    });
+  });
+  // A copy button puts its field's text on the clipboard (without script, the field is there to copy from).
+  document.querySelectorAll('.copy-button[data-copies]').forEach(function (button) {
+    var source = document.getElementById(button.getAttribute('data-copies'));
+    if (!source || !navigator.clipboard) return;
+    button.hidden = false;
+    button.addEventListener('click', function () {
+      navigator.clipboard.writeText(source.value).then(function () {
+        button.textContent = 'Copied';
+      });
+    });
+  });
   document.querySelectorAll('form.confirm').forEach(function (form) {
     form.addEventListener('submit', function (event) {
       if (!window.confirm(form.getAttribute('data-confirm') || 'Are you sure?')) event.preventDefault();

@@ -36,13 +36,13 @@ export function compareBody(instance: string, assessment: { id: string; name: st
     barChart(
       `${assessment.name}: total score`,
       rows.filter((r) => scored(r.report)).map((r) => ({ label: nameOf(r.candidate), value: Number(r.report!.record.totalScore) })),
-      { max: 100, unit: ' %' },
+      { max: 100, unit: ' %', scale: true },
     ),
     ...categories.map((name) =>
       barChart(
         name,
         rows.filter((r) => scored(r.report)).map((r) => ({ label: nameOf(r.candidate), value: Number(r.report!.record.categoryScores.find((c) => c.name === name)?.score ?? 0) })),
-        { max: 100, unit: ' %' },
+        { max: 100, unit: ' %', scale: true },
       ),
     ),
   ];

@@ -88,7 +88,7 @@ export function candidatesCsv(items: CandidateListItem[], marks: Map<string, Can
   const lines = [header.map(csvCell).join(',')];
   for (const c of items) {
     const m = marks.get(c.id);
-    const person = [c.id, c.firstName, c.lastName, c.email, m?.decision?.decision, m?.decision?.note, m?.tags.join(' ')];
+    const person = [c.id, c.firstName, c.lastName, c.email, m?.decision?.decision, m?.decision?.note, m?.tags.join('; ')];
     const invitations = c.invitations.length > 0 ? c.invitations : [undefined];
     for (const i of invitations) {
       lines.push(

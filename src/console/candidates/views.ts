@@ -3,6 +3,7 @@ import { scoreBadge, statusText } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { CandidateListItem } from '../../modules/candidates/repository.js';
 import type { CandidateMarks } from '../../modules/decisions/repository.js';
+import { emptyState } from '../components.js';
 
 export interface CandidateFilters {
   q?: string;
@@ -50,6 +51,7 @@ ${select('status', 'Status', filters.status, [
   ['INVITED', 'Not started'],
   ['IN_PROGRESS', 'In progress'],
   ['COMPLETED', 'Completed'],
+  ['STARTED', 'Started (in progress or completed)'],
 ])}
 ${select('score', 'Result', filters.score, [
   ['', 'Any'],
@@ -57,6 +59,7 @@ ${select('score', 'Result', filters.score, [
   ['LOW_PASS', 'Low pass'],
   ['FAIL', 'Fail'],
   ['PENDING', 'Awaiting a score'],
+  ['SCORED', 'Scored (any result)'],
 ])}
 ${select('flag', 'Red flag', filters.flag, [
   ['', 'Any'],
@@ -82,7 +85,10 @@ ${select('tag', 'Tag', filters.tag, [['', 'Any'], ...(extra.tags ?? []).map((t):
 ${extra.saved}
 ${
   items.length === 0
-    ? html`<p>No candidate matches.</p>`
+    ? emptyState(
+        'No candidate matches.',
+        html`Clear a filter or <a href="/console/candidates?instance=${instance}">show every candidate</a>; to add candidates, <a href="/console/invitations?instance=${instance}">invite them</a>.`,
+      )
     : html`<table class="data">
 <caption class="visually-hidden">Candidates</caption>
 <thead><tr><th scope="col"><span class="visually-hidden">Compare</span></th><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Assessments</th><th scope="col">Decision and tags</th></tr></thead>

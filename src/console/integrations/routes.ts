@@ -16,6 +16,7 @@ import { createKey } from '../../modules/keys/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { when } from '../format.js';
 import type { Frame } from '../layout.js';
+import { emptyState } from '../components.js';
 
 export interface IntegrationPageDeps {
   db: Database;
@@ -206,7 +207,7 @@ ${view.settings.ashby.keyHint && html`<form method="post" action="/console/integ
 <h2 id="callbacks">Latest callbacks</h2>
 ${
   view.callbacks.length === 0
-    ? html`<p>None yet: a callback is made when a candidate an ATS sent starts, finishes, is scored, or is withdrawn.</p>`
+    ? emptyState('No callbacks yet.', 'A callback is made when a candidate an ATS sent starts, finishes, is scored, or is withdrawn.')
     : html`<table class="data"><thead><tr><th scope="col">When</th><th scope="col">ATS</th><th scope="col">Assessment id</th><th scope="col">Event</th><th scope="col">State</th><th scope="col">Tries</th><th scope="col">Last answer</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
 <tbody>${view.callbacks.map((c) => callbackRow(view.instance, view.csrf, c))}</tbody></table>`
 }

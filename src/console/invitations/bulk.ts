@@ -18,6 +18,7 @@ import { getBulkInvite, listBulkInvites, listRows, resultCsv, type BulkInviteVie
 import type { Instance } from '../../modules/tenants/repository.js';
 import { when } from '../format.js';
 import type { Frame } from '../layout.js';
+import { optionSearch } from '../components.js';
 
 export interface BulkInvitePageDeps {
   db: Database;
@@ -125,10 +126,10 @@ ${FIELDS.map(
     )}</select></div>`,
 )}
 <fieldset><legend>2. Assessments</legend>
-${assessments.map(
-  (a) =>
-    html`<div class="option"><input type="checkbox" id="bulk-a-${a.id}" name="assessments" value="${a.id}"${values.assessments.includes(a.id) && html` checked`}><label for="bulk-a-${a.id}">${a.name}</label></div>`,
-)}
+${optionSearch('bulk-assessments', assessments.length)}<div class="option-list" id="bulk-assessments">${assessments.map(
+      (a) =>
+        html`<div class="option"><input type="checkbox" id="bulk-a-${a.id}" name="assessments" value="${a.id}"${values.assessments.includes(a.id) && html` checked`}><label for="bulk-a-${a.id}">${a.name}</label></div>`,
+    )}</div>
 </fieldset>
 <div class="option"><input type="checkbox" id="bulk-send" name="sendInvite" value="true"${values.sendInvite && html` checked`}><label for="bulk-send">E-mail each candidate their invitation</label></div>
 <button type="submit" class="primary">Check the rows</button>

@@ -1,5 +1,6 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
+import { errorSummary, fieldError, invalidAttributes, optionSearch } from '../components.js';
 
 export interface InvitationsState {
   values?: { email?: string; firstName?: string; lastName?: string; assessments?: string[] };
@@ -26,18 +27,18 @@ ${
   html`<div class="info" role="status"><p>Invited ${state.result.email}${state.result.invitationStatus ? ` (e-mail ${state.result.invitationStatus})` : ''}. <a href="/console/candidates/${state.result.candidateId}?instance=${instance}">Open their report</a>.</p>
 <p>Their link, if you send it yourself: <code class="secret">${state.result.link}</code></p></div>`
 }
-${state.errors && html`<div role="alert" id="invite-errors"><p class="error">Nothing was sent:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+${errorSummary('invite-errors', 'Nothing was sent:', state.errors, { email: 'inv-email', firstName: 'inv-first', lastName: 'inv-last', assessments: 'inv-assessments' })}
 <form method="post" action="/console/invitations" class="invite-form">
 <input type="hidden" name="_csrf" value="${options.csrf}">
 <input type="hidden" name="instance" value="${instance}">
-<div class="field"><label for="inv-email">E-mail</label><input type="email" id="inv-email" name="email" required maxlength="254" value="${v.email ?? ''}" autocomplete="off"></div>
-<div class="field"><label for="inv-first">First name</label><input type="text" id="inv-first" name="firstName" required maxlength="100" value="${v.firstName ?? ''}" autocomplete="off"></div>
-<div class="field"><label for="inv-last">Last name</label><input type="text" id="inv-last" name="lastName" required maxlength="100" value="${v.lastName ?? ''}" autocomplete="off"></div>
+<div class="field"><label for="inv-email">E-mail</label><input type="email" id="inv-email" name="email"${invalidAttributes(state.errors, 'email', 'inv-email-error')} required maxlength="254" value="${v.email ?? ''}" autocomplete="off">${fieldError(state.errors, 'email', 'inv-email-error')}</div>
+<div class="field"><label for="inv-first">First name</label><input type="text" id="inv-first" name="firstName"${invalidAttributes(state.errors, 'firstName', 'inv-first-error')} required maxlength="100" value="${v.firstName ?? ''}" autocomplete="off">${fieldError(state.errors, 'firstName', 'inv-first-error')}</div>
+<div class="field"><label for="inv-last">Last name</label><input type="text" id="inv-last" name="lastName"${invalidAttributes(state.errors, 'lastName', 'inv-last-error')} required maxlength="100" value="${v.lastName ?? ''}" autocomplete="off">${fieldError(state.errors, 'lastName', 'inv-last-error')}</div>
 <fieldset><legend>Assessments</legend>
-${assessments.map(
-  (a) =>
-    html`<div class="option"><input type="checkbox" id="inv-a-${a.id}" name="assessments" value="${a.id}"${(v.assessments ?? []).includes(a.id) && html` checked`}><label for="inv-a-${a.id}">${a.name}</label></div>`,
-)}
+${fieldError(state.errors, 'assessments', 'inv-assessments-error')}${optionSearch('inv-assessments', assessments.length)}<div class="option-list" id="inv-assessments">${assessments.map(
+      (a) =>
+        html`<div class="option"><input type="checkbox" id="inv-a-${a.id}" name="assessments" value="${a.id}"${(v.assessments ?? []).includes(a.id) && html` checked`}><label for="inv-a-${a.id}">${a.name}</label></div>`,
+    )}</div>
 </fieldset>
 <div class="option"><input type="checkbox" id="inv-send" name="sendInvite" value="true" checked><label for="inv-send">E-mail the invitation to the candidate</label></div>
 <button type="submit" class="primary">Invite</button>

@@ -1,6 +1,7 @@
 // The overview: how far the candidates of the last 30 and 90 days got, e-mail that failed, answers
 // waiting for review and webhook endpoints in trouble.
 import type { FastifyInstance } from 'fastify';
+import { pipeline } from '../../modules/candidates/repository.js';
 import { failedDeliveries } from '../../modules/invitations/insights.js';
 import { funnel } from '../../modules/scores/insights.js';
 import { listEndpoints } from '../../modules/webhooks/repository.js';
@@ -19,6 +20,15 @@ export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext
     const waiting = await waitingReviews(c.db, instance);
     const endpoints = await listEndpoints(c.db, instance.id);
     const hooks = { disabled: endpoints.filter((e) => e.disabled).length, failing: endpoints.filter((e) => !e.disabled && e.failingSince).length };
-    return c.render(request, reply, { section: 'overview', instance }, `Overview of ${instance.name}`, overviewBody(instance.name, periods, waiting, hooks));
+    return c.render(
+      request,
+      reply,
+      { section: 'overview', instance },
+      `Overview of ${instance.name}`,
+      overviewBody(instance.name, periods, waiting, hooks, await pipeline(c.db, instance.id), {
+        names: c.may(request, instance, 'names'),
+        manage: c.may(request, instance, 'manage'),
+      }),
+    );
   });
 }

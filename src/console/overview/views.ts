@@ -1,13 +1,41 @@
 import { barChart } from '../charts.js';
 import { html, type SafeHtml } from '../../html/html.js';
+import type { PipelineRow } from '../../modules/candidates/repository.js';
 import type { Funnel } from '../../modules/scores/insights.js';
+
+/**
+ * The pipeline per assessment as a table: each count links to the candidate list with the filters
+ * that count it (modules/candidates/repository.ts pipeline), so the list shows exactly that many.
+ */
+function pipelineTable(instance: string, rows: PipelineRow[], names: boolean): SafeHtml {
+  if (rows.length === 0)
+    return names
+      ? html`<div class="empty"><strong>No one invited yet.</strong>Invite a candidate from <a href="/console/invitations?instance=${instance}">Invitations</a>, one at a time or from a CSV file, and their progress shows here.</div>`
+      : html`<div class="empty"><strong>No one invited yet.</strong></div>`;
+  const list = (r: PipelineRow, filters: Record<string, string>) => `/console/candidates?${new URLSearchParams({ instance, assessment: r.assessmentId, ...filters }).toString()}`;
+  const cell = (r: PipelineRow, count: number, filters: Record<string, string>, what: string) =>
+    // Under blind review a reviewer sees the counts, not the lists of names behind them.
+    html`<td class="num">${count > 0 && names ? html`<a href="${list(r, filters)}" aria-label="${`${count} ${what} for ${r.assessmentName}`}">${count}</a>` : String(count)}</td>`;
+  return html`<div class="table-scroll" role="region" aria-label="Pipeline per assessment" tabindex="0"><table class="data pipeline">
+<caption class="visually-hidden">Pipeline per assessment: candidates invited, started, completed, scored and decided on</caption>
+<thead><tr><th scope="col">Assessment</th><th scope="col" class="num">Invited</th><th scope="col" class="num">→ Started</th><th scope="col" class="num">→ Completed</th><th scope="col" class="num">→ Scored</th><th scope="col" class="num">→ Advance</th><th scope="col" class="num">Hold</th><th scope="col" class="num">Reject</th></tr></thead>
+<tbody>${rows.map(
+    (r) => html`<tr><th scope="row">${r.assessmentName}</th>
+${cell(r, r.invited, {}, 'invited')}${cell(r, r.started, { status: 'STARTED' }, 'started')}${cell(r, r.completed, { status: 'COMPLETED' }, 'completed')}${cell(r, r.scored, { score: 'SCORED' }, 'scored')}${cell(r, r.advance, { decision: 'advance' }, 'to advance')}${cell(r, r.hold, { decision: 'hold' }, 'on hold')}${cell(r, r.reject, { decision: 'reject' }, 'rejected')}</tr>`,
+  )}</tbody>
+</table></div>`;
+}
 
 export function overviewBody(
   instance: string,
   periods: { days: number; funnel: Funnel; failedMail: number }[],
   waitingReviews: number,
   webhooks: { disabled: number; failing: number } = { disabled: 0, failing: 0 },
+  pipeline: PipelineRow[] = [],
+  /** What the viewer may open: the lists that name candidates (not a reviewer under blind review), the instance's setup. */
+  may: { names: boolean; manage: boolean } = { names: true, manage: true },
 ): SafeHtml {
+  const failedMail = periods[0]?.failedMail ?? 0;
   const sections = periods.map(({ days, funnel, failedMail }) => {
     return html`<section class="panel" aria-labelledby="period-${days}">
 <h2 id="period-${days}">Invited in the last ${days} days</h2>
@@ -29,10 +57,18 @@ ${barChart(`Candidates invited in the last ${days} days, by how far they got`, [
 </section>`;
   });
   return html`<h1>Overview of ${instance}</h1>
-<p class="lead"><a href="/console/reviews?instance=${instance}">${waitingReviews} free-text answer${waitingReviews === 1 ? '' : 's'} waiting for review</a></p>
 ${
+  may.manage &&
   webhooks.disabled + webhooks.failing > 0 &&
   html`<p class="error" role="status"><a href="/console/webhooks?instance=${instance}">${webhooks.disabled} webhook endpoint${webhooks.disabled === 1 ? ' is' : 's are'} disabled and ${webhooks.failing} failing</a>: their events are not arriving.</p>`
 }
+<h2 id="needs-title">Needs you now</h2>
+<ul class="cards" aria-labelledby="needs-title">
+<li><a href="/console/reviews?instance=${instance}"><span class="label">Free-text answers waiting for review</span><span class="figure">${waitingReviews}</span></a></li>
+${may.names && html`<li><a href="/console/invitations?instance=${instance}"><span class="label">E-mails that failed (30 days)</span><span class="figure">${failedMail}</span></a></li>`}
+${may.manage && html`<li><a href="/console/webhooks?instance=${instance}"><span class="label">Webhook endpoints failing or disabled</span><span class="figure">${webhooks.disabled + webhooks.failing}</span></a></li>`}
+</ul>
+<h2>Pipeline per assessment</h2>
+${pipelineTable(instance, pipeline, may.names)}
 <div class="panels">${sections}</div>`;
 }

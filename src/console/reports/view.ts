@@ -9,7 +9,7 @@ import type { AssessmentReport, QuestionReport } from '../../modules/attempts/re
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { barChart } from '../charts.js';
-import { categoryPercentilesText, duration, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
+import { categoryPercentilesText, duration, pdfPath, reportLinkPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
 import { reviewPanel, type ReviewViewer } from '../reviews/views.js';
 
 /** The language the candidate took the assessment in; the report shows the content's own (English) text. */
@@ -120,8 +120,12 @@ export function reportBody(
         rec.categoryScores.map((c) => ({ label: c.name, value: Number(c.score), marker: r.categoryAverages[c.name] })),
         { max: 100, unit: ' %', markerLabel: 'average' },
       );
+    const download =
+      operator &&
+      candidate.email !== null &&
+      html`<div class="actions no-print">${options.canRetake && html`<a class="button" href="${reportLinkPath(options.instance, candidate.id, rec.assessmentId)}">Copy report link<span class="visually-hidden"> of ${r.assessmentName}</span></a>`}<a class="button" href="${pdfPath(options.instance, candidate.id, rec.assessmentId)}" download>Download PDF<span class="visually-hidden"> of ${r.assessmentName}</span></a></div>`;
     return html`<section class="report" aria-labelledby="a-${rec.assessmentId}">
-<h2 id="a-${rec.assessmentId}">${r.assessmentName}</h2>
+<div class="section-header"><h2 id="a-${rec.assessmentId}">${r.assessmentName}</h2>${download}</div>
 <dl class="figures">
 <div><dt>Status</dt><dd>${statusText(rec.assessmentStatus)}</dd></div>
 <div><dt>Result</dt><dd>${rec.assessmentStatus === 'COMPLETED' ? scoreBadge(rec.scoreStatus) : '-'}</dd></div>
@@ -210,11 +214,15 @@ ${operator && r.attempt && options.attemptExtras?.get(r.attempt.id)}
     options.pdfHref === undefined
       ? html`<a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button>`
       : html`<a href="${options.pdfHref}">Download as PDF</a> · <button type="button" class="print-button" hidden>Print this report</button>`;
+  // Results first: the name and the page's actions, then each assessment's result; the decision and tags after them.
+  const decide = options.marks && html`<a class="button" href="#marks-title">Decision and tags</a>`;
   return html`${options.notice && html`<p class="info" role="status">${options.notice}</p>`}<p class="no-print">${tools}</p>
+<div class="page-header"><div>
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
-<p>${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
-${options.marks}
-${sections}`;
+<p class="lead">${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
+</div>${decide && html`<div class="actions no-print">${decide}</div>`}</div>
+${sections}
+${options.marks}`;
 }
 
 /** The risk level in words, with its reasons (docs/integrity.md). */

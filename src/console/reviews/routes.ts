@@ -24,6 +24,7 @@ import { when } from '../format.js';
 import type { Frame } from '../layout.js';
 import { settingsBody } from '../settings/views.js';
 import { reviewList, scoreFields } from './views.js';
+import { emptyState } from '../components.js';
 
 export interface ReviewPageDeps {
   db: Database;
@@ -130,7 +131,7 @@ ${hidden(view.csrf, name)}${answerHidden(item)}
   }${blind ? '; blind review' : ''}. Answers with assignees are theirs alone${view.instance.reviewUnassigned ? '; reviewers may take the others' : '; the others wait for an owner or a manager, or an assignment'}.</p>
 ${
   items.length === 0
-    ? html`<p>No answers to review yet.</p>`
+    ? emptyState('No answers to review yet.', 'Free-text answers appear here when candidates submit an assessment that has them.')
     : html`<div class="table-scroll"><table class="data">
 <caption class="visually-hidden">Free-text answers of ${name}, their reviews and assignees</caption>
 <thead><tr><th scope="col">Candidate</th><th scope="col">Assessment · question</th><th scope="col">Completed</th><th scope="col">State</th><th scope="col">Reviews</th><th scope="col">Assignees</th><th scope="col">Assign</th></tr></thead>

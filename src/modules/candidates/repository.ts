@@ -48,8 +48,10 @@ export interface CandidateSearch {
   query?: string;
   /** An assessment (its id, the slug clients use) the candidate is invited to. */
   assessmentId?: string;
-  assessmentStatus?: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED';
-  scoreStatus?: 'PENDING' | 'LOW_PASS' | 'PASS' | 'FAIL';
+  /** STARTED: in progress or completed (the overview's pipeline). */
+  assessmentStatus?: 'INVITED' | 'IN_PROGRESS' | 'COMPLETED' | 'STARTED';
+  /** SCORED: completed and scored, whatever the result (the overview's pipeline). */
+  scoreStatus?: 'PENDING' | 'LOW_PASS' | 'PASS' | 'FAIL' | 'SCORED';
   redFlag?: boolean;
   /** Invited on or after this instant. */
   invitedSince?: Date;
@@ -89,13 +91,15 @@ export async function searchCandidates(db: Queryable, search: CandidateSearch): 
   }
   const invitationFilters: string[] = [];
   if (search.assessmentId) invitationFilters.push(`i.assessment_id = (SELECT id FROM assessments WHERE instance_id = $1 AND slug = ${add(search.assessmentId)})`);
-  if (search.assessmentStatus) invitationFilters.push(`i.assessment_status = ${add(search.assessmentStatus)}`);
-  if (search.scoreStatus) invitationFilters.push(`i.score_status = ${add(search.scoreStatus)} AND i.assessment_status = 'COMPLETED'`);
+  if (search.assessmentStatus === 'STARTED') invitationFilters.push(`i.assessment_status IN ('IN_PROGRESS', 'COMPLETED')`);
+  else if (search.assessmentStatus) invitationFilters.push(`i.assessment_status = ${add(search.assessmentStatus)}`);
+  if (search.scoreStatus === 'SCORED') invitationFilters.push(`i.score_status <> 'PENDING' AND i.assessment_status = 'COMPLETED'`);
+  else if (search.scoreStatus) invitationFilters.push(`i.score_status = ${add(search.scoreStatus)} AND i.assessment_status = 'COMPLETED'`);
   if (search.redFlag !== undefined) invitationFilters.push(`i.red_flag = ${add(search.redFlag)}`);
   if (search.invitedSince) invitationFilters.push(`i.created_at >= ${add(search.invitedSince)}`);
   if (search.decision === 'none') where.push(`NOT EXISTS (SELECT 1 FROM candidate_decisions d WHERE d.candidate_id = c.id)`);
   else if (search.decision) where.push(`EXISTS (SELECT 1 FROM candidate_decisions d WHERE d.candidate_id = c.id AND d.decision = ${add(search.decision)})`);
-  if (search.tag) where.push(`EXISTS (SELECT 1 FROM candidate_tags t WHERE t.candidate_id = c.id AND t.tag = ${add(search.tag)})`);
+  if (search.tag) where.push(`EXISTS (SELECT 1 FROM candidate_tags t WHERE t.candidate_id = c.id AND t.tag = lower(regexp_replace(btrim(${add(search.tag)}), '\\s+', '-', 'g')))`);
   if (invitationFilters.length > 0) where.push(`EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id AND ${invitationFilters.join(' AND ')})`);
   const { rows } = await db.query<CandidateListItem>(
     `/* console_candidate_search */ SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName",
@@ -107,6 +111,47 @@ export async function searchCandidates(db: Queryable, search: CandidateSearch): 
       ORDER BY c.id
       LIMIT $2`,
     params,
+  );
+  return rows;
+}
+
+/** One assessment's pipeline: candidates invited, started, completed, scored, and decided on. */
+export interface PipelineRow {
+  /** The slug (the candidate list's assessment filter). */
+  assessmentId: string;
+  assessmentName: string;
+  invited: number;
+  started: number;
+  completed: number;
+  scored: number;
+  advance: number;
+  hold: number;
+  reject: number;
+}
+
+/**
+ * The overview's pipeline per assessment of an instance. Each count is of candidates, counted as
+ * searchCandidates counts them with the same filters (assessment with status STARTED or COMPLETED,
+ * score SCORED, or a decision), so that a count links to a list of exactly that many.
+ */
+export async function pipeline(db: Queryable, instanceId: string): Promise<PipelineRow[]> {
+  const { rows } = await db.query<PipelineRow>(
+    `/* console_pipeline */ SELECT a.slug AS "assessmentId", min(a.name) AS "assessmentName",
+            count(*)::int AS invited,
+            count(*) FILTER (WHERE i.assessment_status IN ('IN_PROGRESS', 'COMPLETED'))::int AS started,
+            count(*) FILTER (WHERE i.assessment_status = 'COMPLETED')::int AS completed,
+            count(*) FILTER (WHERE i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING')::int AS scored,
+            count(*) FILTER (WHERE d.decision = 'advance')::int AS advance,
+            count(*) FILTER (WHERE d.decision = 'hold')::int AS hold,
+            count(*) FILTER (WHERE d.decision = 'reject')::int AS reject
+       FROM invitations i
+       JOIN candidates c ON c.id = i.candidate_id
+       JOIN assessments a ON a.id = i.assessment_id
+       LEFT JOIN candidate_decisions d ON d.candidate_id = c.id
+      WHERE c.instance_id = $1 AND a.instance_id = $1
+      GROUP BY a.slug
+      ORDER BY min(a.name), a.slug`,
+    [instanceId],
   );
   return rows;
 }

@@ -11,7 +11,7 @@ import { DECISIONS, clearDecision, marksOf, replaceTags, writeDecision, type Can
 
 export const NOTE_MAX = 2000;
 export const TAGS_MAX = 20;
-/** A tag as stored: lower case letters, digits, - and _, 1-32 characters, starting with a letter or digit. */
+/** A tag's key (tagKey): lower case letters, digits, - and _, 1-32 characters, starting with a letter or digit. */
 const TAG = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 // Control characters but tab and line breaks, and bidirectional overrides (text that reads otherwise than it is stored).
 // eslint-disable-next-line no-control-regex -- these are the characters refused
@@ -43,15 +43,32 @@ async function requireCandidate(ctx: CommandContext, target: MarkTarget): Promis
   if (candidate.email === null) throw invalidInput([{ in: 'path', name: 'candidateId', detail: 'was erased: nothing more is kept about them' }]);
 }
 
-/** Tags as stored: trimmed, lower case, spaces as -, without repeats; an invalid error naming each refused one. */
-export function normaliseTags(tags: readonly string[]): string[] {
-  const normal = [...new Set(tags.map((t) => t.trim().toLowerCase().replace(/\s+/g, '-')).filter((t) => t !== ''))].sort();
-  const bad = normal.filter((t) => !TAG.test(t));
+/** A tag as compared: lower case, runs of spaces as one -. "Round 1", "round 1" and "ROUND-1" are one tag. */
+export const tagKey = (tag: string): string => tag.trim().toLowerCase().replace(/\s+/g, '-');
+
+/** A tag as typed and shown: trimmed, runs of spaces as one. */
+const tagLabel = (tag: string): string => tag.trim().replace(/\s+/g, ' ');
+
+/**
+ * Tags as stored: each as the user typed it (trimmed) with the key it is compared by (tagKey);
+ * of two that compare equal the first given stays; in key order. An invalid error names each
+ * refused one.
+ */
+export function normaliseTags(tags: readonly string[]): { tag: string; label: string }[] {
+  const byKey = new Map<string, string>();
+  for (const typed of tags) {
+    const label = tagLabel(typed);
+    if (label !== '' && !byKey.has(tagKey(label))) byKey.set(tagKey(label), label);
+  }
+  const normal = [...byKey.entries()].map(([tag, label]) => ({ tag, label })).sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0));
+  const bad = normal.filter((t) => !TAG.test(t.tag));
   if (bad.length > 0)
     throw invalidInput(
-      bad
-        .slice(0, 5)
-        .map((t) => ({ in: 'body' as const, name: 'tags', detail: `"${t.slice(0, 40)}" is not a tag: 1-32 letters, digits, - or _, starting with a letter or digit` })),
+      bad.slice(0, 5).map((t) => ({
+        in: 'body' as const,
+        name: 'tags',
+        detail: `"${t.label.slice(0, 40)}" is not a tag: 1-32 letters, digits, spaces, - or _, starting with a letter or digit`,
+      })),
     );
   if (normal.length > TAGS_MAX) throw invalidInput([{ in: 'body', name: 'tags', detail: `lists ${normal.length} tags; a candidate may have at most ${TAGS_MAX}` }]);
   return normal;

@@ -11,7 +11,7 @@ export interface CandidateDecision {
   decidedAt: Date;
 }
 
-/** What a recruiter marked on a candidate: the decision (or none) and the tags, in tag order. */
+/** What a recruiter marked on a candidate: the decision (or none) and the tags as typed, in the order of their keys. */
 export interface CandidateMarks {
   decision: CandidateDecision | null;
   tags: string[];
@@ -21,7 +21,7 @@ export async function marksOf(db: Queryable, candidateId: string): Promise<Candi
   const { rows } = await db.query<{ decision: CandidateDecision | null; tags: string[] }>(
     `SELECT (SELECT jsonb_build_object('decision', d.decision, 'note', d.note, 'decidedBy', d.decided_by, 'decidedAt', d.decided_at)
                FROM candidate_decisions d WHERE d.candidate_id = $1) AS decision,
-            ARRAY(SELECT t.tag FROM candidate_tags t WHERE t.candidate_id = $1 ORDER BY t.tag) AS tags`,
+            ARRAY(SELECT coalesce(t.label, t.tag) FROM candidate_tags t WHERE t.candidate_id = $1 ORDER BY t.tag) AS tags`,
     [candidateId],
   );
   const row = rows[0]!;
@@ -38,7 +38,7 @@ export async function marksOfMany(db: Queryable, candidateIds: string[]): Promis
     [candidateIds],
   );
   const tags = await db.query<{ candidateId: string; tag: string }>(
-    `SELECT candidate_id AS "candidateId", tag FROM candidate_tags WHERE candidate_id = ANY($1::uuid[]) ORDER BY tag`,
+    `SELECT candidate_id AS "candidateId", coalesce(label, tag) AS tag FROM candidate_tags WHERE candidate_id = ANY($1::uuid[]) ORDER BY candidate_tags.tag`,
     [candidateIds],
   );
   const of = (id: string) => marks.get(id) ?? (marks.set(id, { decision: null, tags: [] }), marks.get(id)!);
@@ -47,10 +47,10 @@ export async function marksOfMany(db: Queryable, candidateIds: string[]): Promis
   return marks;
 }
 
-/** The instance's tags in use, with how many candidates carry each (for the list's filter). */
+/** The instance's tags in use (one label for each key), with how many candidates carry each (for the list's filter). */
 export async function tagsInUse(db: Queryable, instanceId: string): Promise<{ tag: string; candidates: number }[]> {
   const { rows } = await db.query<{ tag: string; candidates: number }>(
-    `SELECT tag, count(*)::int AS candidates FROM candidate_tags WHERE instance_id = $1 GROUP BY tag ORDER BY tag LIMIT 500`,
+    `SELECT min(coalesce(label, tag)) AS tag, count(*)::int AS candidates FROM candidate_tags WHERE instance_id = $1 GROUP BY candidate_tags.tag ORDER BY candidate_tags.tag LIMIT 500`,
     [instanceId],
   );
   return rows;
@@ -71,14 +71,15 @@ export async function clearDecision(tx: Queryable, candidateId: string): Promise
   await tx.query(`DELETE FROM candidate_decisions WHERE candidate_id = $1`, [candidateId]);
 }
 
-/** Makes the candidate's tags exactly `tags`. */
-export async function replaceTags(tx: Queryable, input: { instanceId: string; candidateId: string; tags: string[] }): Promise<void> {
-  await tx.query(`DELETE FROM candidate_tags WHERE candidate_id = $1 AND NOT (tag = ANY($2::text[]))`, [input.candidateId, input.tags]);
-  await tx.query(`INSERT INTO candidate_tags (candidate_id, instance_id, tag) SELECT $1, $2, t FROM unnest($3::text[]) AS t ON CONFLICT (candidate_id, tag) DO NOTHING`, [
-    input.candidateId,
-    input.instanceId,
-    input.tags,
-  ]);
+/** Makes the candidate's tags exactly `tags` (keys and labels: commands.ts normaliseTags); a tag given again keeps its new label. */
+export async function replaceTags(tx: Queryable, input: { instanceId: string; candidateId: string; tags: { tag: string; label: string }[] }): Promise<void> {
+  const keys = input.tags.map((t) => t.tag);
+  await tx.query(`DELETE FROM candidate_tags WHERE candidate_id = $1 AND NOT (tag = ANY($2::text[]))`, [input.candidateId, keys]);
+  await tx.query(
+    `INSERT INTO candidate_tags (candidate_id, instance_id, tag, label) SELECT $1, $2, t, l FROM unnest($3::text[], $4::text[]) AS u (t, l)
+     ON CONFLICT (candidate_id, tag) DO UPDATE SET label = EXCLUDED.label`,
+    [input.candidateId, input.instanceId, keys, input.tags.map((t) => t.label)],
+  );
 }
 
 /** Erasure: the decision (its note may describe the person) and the tags go. */
