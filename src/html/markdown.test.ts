@@ -22,9 +22,23 @@ describe('Markdown prompts', () => {
   it('keeps headings and images out: they render as text', () => {
     assert.equal(render('# Title'), '<p># Title</p>\n');
     assert.equal(render('Title\n---'), '<p>Title</p>\n<hr>\n');
-    // An image is at most a link to it (the CSP would refuse to load it anyway).
-    assert.equal(render('![alt](https://example.com/x.png)'), '<p>!<a href="https://example.com/x.png" target="_blank" rel="noopener noreferrer">alt</a></p>\n');
+    // An image from elsewhere is its text: nothing is loaded from outside the service.
+    assert.equal(render('![alt](https://example.com/x.png)'), '<p>alt</p>\n');
     assert.doesNotMatch(render('![x](javascript:alert(1))'), /<(img|a) /);
+    assert.doesNotMatch(render('![x](media:abc.png)'), /<img /);
+  });
+
+  it('shows a stored media file: an image with its alternative text, audio and video with controls and their description', () => {
+    const sha = 'a'.repeat(64);
+    assert.equal(
+      render(`See ![A "bar" chart <b>](media:${sha}.png)`),
+      `<p>See <img class="media" src="/portal/media/${sha}.png" alt="A &quot;bar&quot; chart &lt;b&gt;" loading="lazy"></p>\n`,
+    );
+    assert.equal(
+      render(`![Two colleagues plan a meeting](media:${sha}.mp3)`),
+      `<p><span class="media audio"><audio controls preload="metadata" src="/portal/media/${sha}.mp3" aria-label="Two colleagues plan a meeting"></audio><span class="media-description">Two colleagues plan a meeting</span></span></p>\n`,
+    );
+    assert.match(render(`![A demo](media:${sha}.webm)`), /<video controls preload="metadata" src="\/portal\/media\/a{64}\.webm"/);
   });
 
   it('escapes raw HTML: <script>, <img onerror>, event handlers and entities stay text', () => {

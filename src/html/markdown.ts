@@ -5,17 +5,41 @@
 // Why trustedHtml is sound here: markdown-it runs with `html: false`, so raw HTML in a prompt
 // (`<script>`, `<img onerror=…>`) is text and comes out escaped; every text and attribute value
 // it writes is escaped by markdown-it itself; links it refuses (javascript:, data:, relative …)
-// stay plain text. Headings are off (a prompt must not add to the page's outline), images are
-// off (not part of the subset; the pages' CSP would refuse them anyway), and table alignment is
-// written as a class instead of markdown-it's inline style attribute, which the CSP forbids.
+// stay plain text. Headings are off (a prompt must not add to the page's outline), and table
+// alignment is written as a class instead of markdown-it's inline style attribute, which the CSP
+// forbids. An image is only a media file the service stores (`![text](media:<sha256>.<ext>)`,
+// as publishing writes it): an <img> with the text as its alternative, or an <audio> or <video>
+// with controls and the text as its visible description; any other image is its text.
 import MarkdownIt from 'markdown-it';
-import { trustedHtml, type SafeHtml } from './html.js';
+import { html, trustedHtml, type SafeHtml } from './html.js';
 
 const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
+/** A stored media file as published content names it (see modules/assessments/media-store.ts). */
+const MEDIA_REFERENCE = /^media:([0-9a-f]{64})\.(png|jpg|webp|gif|svg|mp3|ogg|wav|mp4|webm)$/;
+const MEDIA_KIND: Record<string, 'audio' | 'video' | undefined> = { mp3: 'audio', ogg: 'audio', wav: 'audio', mp4: 'video', webm: 'video' };
+
+/** The address the service serves a stored media file at. */
+export const mediaPath = (sha256: string, extension: string) => `/portal/media/${sha256}.${extension}`;
 
 const md = new MarkdownIt('default', { html: false, linkify: false, typographer: false, breaks: true });
-md.disable(['heading', 'lheading', 'image', 'html_block', 'html_inline']);
-md.validateLink = (url: string) => ALLOWED_LINK.test(url.trim());
+md.disable(['heading', 'lheading', 'html_block', 'html_inline']);
+md.validateLink = (url: string) => ALLOWED_LINK.test(url.trim()) || MEDIA_REFERENCE.test(url.trim());
+
+md.renderer.rules.image = (tokens, index, options, env, self) => {
+  const token = tokens[index]!;
+  const text = self.renderInlineAsText(token.children ?? [], options, env);
+  const media = MEDIA_REFERENCE.exec(String(token.attrGet('src') ?? ''));
+  if (!media) return html`${text}`.toString();
+  const src = mediaPath(media[1]!, media[2]!);
+  const kind = MEDIA_KIND[media[2]!];
+  if (kind === 'audio') {
+    return html`<span class="media audio"><audio controls preload="metadata" src="${src}" aria-label="${text}"></audio><span class="media-description">${text}</span></span>`.toString();
+  }
+  if (kind === 'video') {
+    return html`<span class="media video"><video controls preload="metadata" src="${src}" aria-label="${text}"></video><span class="media-description">${text}</span></span>`.toString();
+  }
+  return html`<img class="media" src="${src}" alt="${text}" loading="lazy">`.toString();
+};
 
 for (const rule of ['th_open', 'td_open'] as const) {
   md.renderer.rules[rule] = (tokens, index, options, _env, self) => {
