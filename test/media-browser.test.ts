@@ -41,6 +41,8 @@ The shapes: ![Three squares in a row, the last one filled](shapes.svg)
 
 Listen: ![A speaker reads the sales figures for January to April](audio/figures.wav)
 
+The sales follow $$s = 10m$$ where $m$ is the month.
+
 What is the trend?`;
 
 function wav(size: number): Buffer {
@@ -116,6 +118,7 @@ describe('media in content, published as a zip and shown to a candidate', { skip
         /talk\.wav: is 10\.0 MB; audio files may be at most 10 MB/,
       ],
       ['a file outside the folder', { 'a.yaml': yaml('Look: ![A chart](../etc/chart.png)') }, /a media file is named by its path beside the content/],
+      ['TeX that does not convert', { 'a.yaml': yaml('Solve $\\frac{1$ now.') }, /has the formula \$\\frac\{1\$, which is not TeX that converts/],
       ['two documents', { 'a.yaml': yaml('x'), 'b.yaml': yaml('y') }, /has 2 documents at its top/],
     ];
     for (const [what, files, message] of cases) {
@@ -179,6 +182,12 @@ describe('media in content, published as a zip and shown to a candidate', { skip
     await page.waitForFunction(() => (document.querySelector('audio') as HTMLAudioElement).readyState >= 1, undefined, { timeout: 10000 });
     const duration = await audio.evaluate((a) => (a as HTMLAudioElement).duration);
     assert.ok(Math.abs(duration - 2) < 0.01, `the audio lasts 2 s, is ${duration}`);
+    // The formula is MathML, drawn by the browser.
+    const formula = page.locator('.prompt math[display="block"]');
+    assert.equal(await formula.count(), 1);
+    assert.equal((await formula.textContent())?.replace(/\s/g, ''), 's=10m');
+    const box = await formula.boundingBox();
+    assert.ok(box && box.height > 5 && box.width > 20, `the formula is drawn: ${JSON.stringify(box)}`);
     assert.deepEqual(blocked, [], 'nothing was refused by the CSP');
 
     // Each file is served by its sha256 with its type, nosniff and a year's caching; the PNG has no EXIF.

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { html } from './html.js';
-import { markdown } from './markdown.js';
+import { optionText, markdown } from './markdown.js';
 
 const render = (text: string) => markdown(text).toString();
 
@@ -39,6 +39,26 @@ describe('Markdown prompts', () => {
       `<p><span class="media audio"><audio controls preload="metadata" src="/portal/media/${sha}.mp3" aria-label="Two colleagues plan a meeting"></audio><span class="media-description">Two colleagues plan a meeting</span></span></p>\n`,
     );
     assert.match(render(`![A demo](media:${sha}.webm)`), /<video controls preload="metadata" src="\/portal\/media\/a{64}\.webm"/);
+  });
+
+  it('draws TeX formulas and MathML as sanitised MathML, and leaves prices alone', () => {
+    assert.equal(render('E = $mc^2$.'), '<p>E = <math><mrow><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></mrow></math>.</p>\n');
+    assert.match(render('$$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$$'), /^<p><math display="block"><mrow><mi>x<\/mi><mo>=<\/mo><mfrac>.*<msqrt>/);
+    assert.equal(render('Costs $5 and $10.'), '<p>Costs $5 and $10.</p>\n');
+    assert.equal(render('bad $\\frac{$ TeX'), '<p>bad <code>\\frac{</code> TeX</p>\n');
+    assert.equal(
+      render('<math><mi>x</mi><mi onclick="alert(1)" style="color:red">y</mi><mtext><a href="javascript:alert(1)">k</a></mtext></math> <script>x</script>'),
+      '<p><math><mi>x</mi><mi>y</mi><mtext>k</mtext></math> &lt;script&gt;x&lt;/script&gt;</p>\n',
+    );
+  });
+
+  it('draws an option as plain text but for the media files it names', () => {
+    const sha = 'b'.repeat(64);
+    assert.equal(
+      String(optionText(`*Not* <b>bold</b> ![A filled square](media:${sha}.svg)`)),
+      `*Not* &lt;b&gt;bold&lt;/b&gt; <img class="media" src="/portal/media/${sha}.svg" alt="A filled square" loading="lazy">`,
+    );
+    assert.equal(String(optionText('![x](https://example.com/x.png)')), '![x](https://example.com/x.png)');
   });
 
   it('escapes raw HTML: <script>, <img onerror>, event handlers and entities stay text', () => {

@@ -12,6 +12,7 @@
 // with controls and the text as its visible description; any other image is its text.
 import MarkdownIt from 'markdown-it';
 import { html, trustedHtml, type SafeHtml } from './html.js';
+import { sanitiseMathml, texToMathml } from './math.js';
 
 const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
 /** A stored media file as published content names it (see modules/assessments/media-store.ts). */
@@ -81,6 +82,60 @@ md.renderer.rules.link_open = (tokens, index, options, _env, self) => {
   token.attrSet('rel', 'noopener noreferrer');
   return self.renderToken(tokens, index, options);
 };
+
+// Formulas: $$TeX$$ (a block) and $TeX$ (inline; not when a space or a digit touches the inside
+// of a dollar, so "$5 and $10" stays text), and MathML as written in <math>…</math> (from QTI):
+// each drawn as sanitised MathML (math.ts). TeX that does not convert shows as code.
+md.inline.ruler.before('escape', 'math', (state, silent) => {
+  const src = state.src;
+  const start = state.pos;
+  if (src.startsWith('<math', start) && /^<math[\s>]/.test(src.slice(start, start + 6))) {
+    const end = src.indexOf('</math>', start);
+    if (end < 0) return false;
+    if (!silent) state.push('math_mathml', 'math', 0).content = src.slice(start, end + 7);
+    state.pos = end + 7;
+    return true;
+  }
+  if (src.charCodeAt(start) !== 0x24 /* $ */ || (start > 0 && /[\\\w$]/.test(src[start - 1]!))) return false;
+  const display = src.startsWith('$$', start);
+  const open = display ? 2 : 1;
+  const end = src.indexOf(display ? '$$' : '$', start + open);
+  if (end < 0) return false;
+  const tex = src.slice(start + open, end);
+  if (tex.trim() === '' || (!display && (/^\s|\s$/.test(tex) || tex.includes('\n') || /[\w$]/.test(src[end + 1] ?? '')))) return false;
+  if (!silent) {
+    const token = state.push('math_tex', 'math', 0);
+    token.content = tex;
+    token.meta = { display };
+  }
+  state.pos = end + open;
+  return true;
+});
+md.renderer.rules.math_tex = (tokens, index) => {
+  const token = tokens[index]!;
+  try {
+    return texToMathml(token.content, Boolean((token.meta as { display?: boolean } | undefined)?.display));
+  } catch {
+    return html`<code>${token.content}</code>`.toString();
+  }
+};
+md.renderer.rules.math_mathml = (tokens, index) => sanitiseMathml(tokens[index]!.content);
+
+/**
+ * An option's text, which is plain text (never Markdown) but for the stored media files it names
+ * (`![text](media:<sha256>.<ext>)`), drawn as in a prompt: a picture as an option.
+ */
+export function optionText(text: string): SafeHtml {
+  const parts: SafeHtml[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/!\[([^\]\n]*)\]\((media:[0-9a-f]{64}\.[a-z0-9]{3,4})\)/g)) {
+    parts.push(html`${text.slice(last, match.index)}`);
+    parts.push(trustedHtml(md.renderInline(match[0])));
+    last = match.index + match[0].length;
+  }
+  parts.push(html`${text.slice(last)}`);
+  return html`${parts}`;
+}
 
 /** A prompt's Markdown as markup for an `html` template. */
 export function markdown(text: string): SafeHtml {

@@ -3,9 +3,11 @@
 // (`media:<sha256>.<ext>`, as published content says it). Given files are checked and re-encoded
 // (media.ts), stored by their sha256, and the reference is rewritten to the stored name, so that
 // the version's content says exactly which bytes it shows. The text in brackets is required: the
-// alternative text of an image, the description or transcript of audio and video.
+// alternative text of an image, the description or transcript of audio and video. Formulas
+// ($…$, $$…$$) are checked here too: TeX that does not convert to MathML is refused.
 import { posix } from 'node:path';
 import type { Queryable } from '../../db/database.js';
+import { FORMULA, texProblem } from '../../html/math.js';
 import type { ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { MEDIA_MAX_FILES, MEDIA_MAX_TOTAL_BYTES, MEDIA_TYPES, MediaError, acceptMedia, type MediaExtension, type StoredMedia } from './media.js';
@@ -67,6 +69,12 @@ export async function resolveMedia(
   const references: { path: string; text: string; target: string }[] = [];
   mapMarkdown(content, (text, path) => {
     for (const match of text.matchAll(REFERENCE)) references.push({ path: path.join('.'), text: match[1]!, target: match[2]! });
+    // Formulas are turned into MathML when shown; TeX that would not convert is refused now.
+    for (const match of text.matchAll(FORMULA)) {
+      const tex = match[1] ?? match[2]!;
+      const problem = texProblem(tex);
+      if (problem) errors.push({ path: path.join('.'), message: `has the formula $${tex.slice(0, 80)}$, which is not TeX that converts: ${problem}` });
+    }
     return text;
   });
   const accepted = new Map<string, StoredMedia>(); // by the given name
