@@ -20,7 +20,7 @@ export interface QtiImportResult extends ImportResult {
  */
 export async function importQtiPackage(ctx: CommandContext, input: { instance: AssessmentInstance; bytes: Uint8Array; fileName?: string }): Promise<QtiImportResult> {
   const reading = readQtiPackage(input.bytes, input.fileName);
-  const result = await publishContent(ctx, { instance: input.instance, content: reading.content, hash: reading.hash });
+  const result = await publishContent(ctx, { instance: input.instance, content: reading.content, hash: reading.hash, files: reading.media });
   return { ...result, report: reading.report };
 }
 

@@ -25,6 +25,8 @@ export interface QtiReport {
 export interface QtiReading {
   content: AssessmentContent;
   hash: string;
+  /** The package's files the content's Markdown names (pictures, sound, video), by their paths in it. */
+  media: Map<string, Uint8Array>;
   report: QtiReport;
 }
 
@@ -65,6 +67,7 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
   if (localName(manifest) !== 'manifest') throw new PackageError('imsmanifest.xml', `has the root element <${manifest.nodeName}>, not <manifest>`);
 
   const report: QtiReport = { imported: [], notImported: [], notes: [] };
+  const media = new Map<string, Uint8Array>();
   const note = (file: string, item: string | undefined, what: string) => {
     if (!report.notes.some((n) => n.file === file && n.item === item && n.what === what)) report.notes.push({ file, ...(item === undefined ? {} : { item }), what });
   };
@@ -185,7 +188,7 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
     }
     const extension = extensionOf(resource) as ItemExtension;
     const pilot = lomText(resource?.metadata, ['lom', 'educational', 'typicalLearningTime', 'duration']);
-    const result = readItem(root, file, extension, (what) => note(file, itemId, what));
+    const result = readItem(root, file, extension, (what) => note(file, itemId, what), files, media);
     if ('why' in result) {
       report.notImported.push({ file, item: itemId, what: result.what, why: result.why });
       continue;
@@ -344,7 +347,7 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
     );
   }
   report.assessment = { id: parsed.content.id, name: parsed.content.name, questions: parsed.content.questions.length };
-  return { content: parsed.content, hash: parsed.hash, report };
+  return { content: parsed.content, hash: parsed.hash, media, report };
 }
 
 /** The question's fields in the order the service writes them. */
