@@ -4,7 +4,7 @@
 // admin API, the files are stored and the formula is MathML on the candidate's page.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { strToU8, zipSync } from 'fflate';
+import { strToU8, unzipSync, zipSync } from 'fflate';
 import sharp from 'sharp';
 import { markdown } from '../src/html/markdown.js';
 import { readQtiPackage } from '../src/modules/assessments/qti/import.js';
@@ -87,5 +87,69 @@ describeEachStore('QTI items with media over the admin API', (ctx) => {
     assert.equal(served.statusCode, 200);
     assert.equal(served.headers['content-type'], 'image/png');
     assert.equal(served.headers['x-content-type-options'], 'nosniff');
+  });
+
+  it('exports the files with the items, and the export imports again to the same content', async () => {
+    const png = await sharp({ create: { width: 16, height: 16, channels: 3, background: '#36c' } })
+      .jpeg()
+      .toBuffer();
+    const yaml = `id: round-media
+name: Round trip with media
+description: Pictures and sound.
+durationMinutes: 10
+passScore: 50
+lowPassScore: 40
+categories:
+  - id: c
+    name: C
+questions:
+  - id: q1
+    category: c
+    type: single-choice
+    prompt: "Look: ![A blue square](blue.jpg) and listen: ![A beep](beep.mp3)"
+    options:
+      - text: Blue
+        correct: true
+      - text: Red
+`;
+    const zip = zipSync({
+      'assessment.yaml': strToU8(yaml),
+      'blue.jpg': png,
+      'beep.mp3': Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(300)]),
+    });
+    const published = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${instance}/assessments/package`,
+      headers: { 'content-type': 'application/zip' },
+      payload: Buffer.from(zip),
+    });
+    assert.equal(published.statusCode, 201, published.body);
+    const exported = await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/assessments/round-media/qti` });
+    assert.equal(exported.statusCode, 200, exported.body);
+    const files = Object.keys(unzipSync(new Uint8Array(exported.rawPayload)));
+    assert.equal(files.filter((f) => /^media\/[0-9a-f]{64}\.(jpg|mp3)$/.test(f)).length, 2, files.join(', '));
+    const item = new TextDecoder().decode(unzipSync(new Uint8Array(exported.rawPayload))['items/q1.xml']!);
+    assert.match(item, /<img src="\.\.\/media\/[0-9a-f]{64}\.jpg" alt="A blue square"\/>/);
+    assert.match(item, /<audio src="\.\.\/media\/[0-9a-f]{64}\.mp3" controls="controls" title="A beep"\/>/);
+
+    const other = await ctx().instance('qti-media-again');
+    const again = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${other}/assessments/qti`,
+      headers: { 'content-type': 'application/zip' },
+      payload: exported.rawPayload,
+    });
+    assert.equal(again.statusCode, 201, again.body);
+    const contentOf = async (name: string) =>
+      (
+        await ctx().db.query<{ content: { questions: { prompt: string }[] } }>(
+          `SELECT v.content FROM assessments a JOIN instances i ON i.id = a.instance_id JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version
+            WHERE i.name = $1 AND a.slug = 'round-media'`,
+          [name],
+        )
+      ).rows[0]!.content;
+    const before = await contentOf(instance);
+    assert.match(before.questions[0]!.prompt, /^Look: !\[A blue square\]\(media:[0-9a-f]{64}\.jpg\) and listen: !\[A beep\]\(media:[0-9a-f]{64}\.mp3\)$/);
+    assert.equal((await contentOf(other)).questions[0]!.prompt, before.questions[0]!.prompt);
   });
 });

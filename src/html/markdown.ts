@@ -39,7 +39,8 @@ md.renderer.rules.image = (tokens, index, options, env, self) => {
   if (kind === 'video') {
     return html`<span class="media video"><video controls preload="metadata" src="${src}" aria-label="${text}"></video><span class="media-description">${text}</span></span>`.toString();
   }
-  return html`<img class="media" src="${src}" alt="${text}" loading="lazy">`.toString();
+  const img = html`<img class="media" src="${src}" alt="${text}" loading="lazy">`.toString();
+  return options.xhtmlOut ? img.replace(/>$/, ' />') : img;
 };
 
 for (const rule of ['th_open', 'td_open'] as const) {

@@ -5,6 +5,7 @@
 // the version's content says exactly which bytes it shows. The text in brackets is required: the
 // alternative text of an image, the description or transcript of audio and video. Formulas
 // ($…$, $$…$$) are checked here too: TeX that does not convert to MathML is refused.
+import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Queryable } from '../../db/database.js';
 import { FORMULA, texProblem } from '../../html/math.js';
@@ -102,7 +103,13 @@ export async function resolveMedia(
         continue;
       }
       try {
-        media = await acceptMedia(name!, bytes);
+        // A file that is, byte for byte, one stored already (from an export) is that file.
+        const same = await findMedia(db, createHash('sha256').update(bytes).digest('hex'));
+        const extension = same && (Object.entries(MEDIA_TYPES).find(([, t]) => t.contentType === same.contentType)?.[0] as MediaExtension | undefined);
+        media =
+          same && extension
+            ? { sha256: createHash('sha256').update(bytes).digest('hex'), extension, contentType: same.contentType, kind: MEDIA_TYPES[extension].kind, bytes: same.bytes }
+            : await acceptMedia(name!, bytes);
       } catch (error) {
         if (!(error instanceof MediaError)) throw error;
         errors.push({ path: ref.path, message: `names the file ${error.message}` });
