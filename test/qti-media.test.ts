@@ -62,6 +62,23 @@ describe('QTI items with pictures, sound and formulas', () => {
   });
 });
 
+describe('ids of imported assessments', () => {
+  const withTest = (identifier: string, title: string) => {
+    const test = `<?xml version="1.0"?><qti-assessment-test xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="${identifier}" title="${title}"><qti-test-part identifier="p" navigation-mode="nonlinear" submission-mode="simultaneous"><qti-assessment-section identifier="s" title="Part one" visible="true"><qti-assessment-item-ref identifier="i" href="items/i.xml"/></qti-assessment-section></qti-test-part></qti-assessment-test>`;
+    const manifest = `<?xml version="1.0"?><manifest xmlns="http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1" identifier="m"><organizations/><resources><resource identifier="t" type="imsqti_test_xmlv3p0" href="test.xml"><file href="test.xml"/></resource><resource identifier="r" type="imsqti_item_xmlv3p0" href="items/i.xml"><file href="items/i.xml"/></resource></resources></manifest>`;
+    return zipSync({ 'imsmanifest.xml': strToU8(manifest), 'test.xml': strToU8(test), 'items/i.xml': strToU8(item('i', '<p>Is it?</p>')) });
+  };
+
+  it('makes the id from the title when the identifier is for machines, takes a chosen id, and sets no "Imported from" description', () => {
+    const read = readQtiPackage(withTest('ce0e519b-1b33-5503-b093-37dda626e3c4', 'Demotoets'), 'x.zip');
+    assert.equal(read.content.id, 'demotoets');
+    assert.equal(read.content.description, 'Demotoets');
+    assert.ok(read.report.notes.some((n) => /is not readable: the id "demotoets" is made from its title/.test(n.what)));
+    assert.equal(readQtiPackage(withTest('customer-support', 'Customer support'), 'x.zip').content.id, 'customer-support');
+    assert.equal(readQtiPackage(withTest('ce0e519b-1b33-5503-b093-37dda626e3c4', 'Demotoets'), 'x.zip', 'rekenen-2026').content.id, 'rekenen-2026');
+  });
+});
+
 describeEachStore('QTI items with media over the admin API', (ctx) => {
   let instance: string;
   before(async () => {

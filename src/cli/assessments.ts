@@ -48,7 +48,7 @@ async function importPackage(ctx: Context, path: string, instance: string): Prom
   return { data, text: `${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance} from ${basename(path)}` };
 }
 
-async function importQti(ctx: Context, file: string, instance: string): Promise<{ data: unknown; text: string }> {
+async function importQti(ctx: Context, file: string, instance: string, id?: string): Promise<{ data: unknown; text: string }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -59,7 +59,7 @@ async function importQti(ctx: Context, file: string, instance: string): Promise<
     ctx,
     ctx.client.POST('/admin/v1/instances/{instance}/assessments/qti', {
       params: { path: { instance } },
-      body: { fileName: basename(file), content: bytes.toString('base64') },
+      body: { fileName: basename(file), content: bytes.toString('base64'), ...(id === undefined ? {} : { id }) },
     }),
   );
   const r = data.report;
@@ -75,7 +75,7 @@ async function importQti(ctx: Context, file: string, instance: string): Promise<
 export const assessmentCommands: Record<string, Command> = {
   async 'assessment import'(ctx, [file], options) {
     const qti = text(options, 'qti');
-    if (qti !== undefined) return importQti(ctx, qti, required(options, 'instance'));
+    if (qti !== undefined) return importQti(ctx, qti, required(options, 'instance'), text(options, 'id'));
     if (!file) throw new UsageError('assessment import needs a file');
     const instance = required(options, 'instance');
     let folder = false;

@@ -4567,6 +4567,11 @@ export interface operations {
                     /** @example customer-support-qti.zip */
                     fileName?: string;
                     /**
+                     * @description The assessment's id here; without it, the test's identifier when it is readable, else its title as a slug
+                     * @example demotoets
+                     */
+                    id?: string;
+                    /**
                      * Format: byte
                      * @description The zip's bytes, base64-encoded
                      */
