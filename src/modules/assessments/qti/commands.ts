@@ -20,10 +20,7 @@ export interface QtiImportResult extends ImportResult {
  * one with its id). A package that cannot be read, or of which nothing imports, publishes nothing:
  * the error names each file and item and why.
  */
-export async function importQtiPackage(
-  ctx: CommandContext,
-  input: { instance: AssessmentInstance; bytes: Uint8Array; fileName?: string; id?: string },
-): Promise<QtiImportResult> {
+export async function importQtiPackage(ctx: CommandContext, input: { instance: AssessmentInstance; bytes: Uint8Array; fileName?: string; id?: string }): Promise<QtiImportResult> {
   const reading = readQtiPackage(input.bytes, input.fileName, input.id);
   const result = await publishContent(ctx, { instance: input.instance, content: reading.content, hash: reading.hash, files: reading.media });
   return { ...result, report: reading.report };

@@ -281,7 +281,8 @@ function read(bytes: Uint8Array, fileName: string, chosenId?: string): QtiReadin
   const identifier = (test && attr(test, 'identifier')) ?? lomText(manifestMetadata, ['lom', 'general', 'identifier', 'entry']);
   const readable = identifier !== undefined && !unreadable(identifier) ? slugOf(identifier) : undefined;
   const id = chosenId ?? readable ?? slugOf(title || manifestTitle || identifier || 'imported');
-  if (!chosenId && !readable && identifier !== undefined) note(testFile || 'imsmanifest.xml', undefined, `its identifier "${identifier.slice(0, 80)}" is not readable: the id "${id}" is made from its title`);
+  if (!chosenId && !readable && identifier !== undefined)
+    note(testFile || 'imsmanifest.xml', undefined, `its identifier "${identifier.slice(0, 80)}" is not readable: the id "${id}" is made from its title`);
   const name = (title || manifestTitle || id).slice(0, 200);
   let description = lomText(manifestMetadata, ['lom', 'general', 'description', 'string']) ?? lomText(tests[0]?.metadata, ['lom', 'general', 'description', 'string']);
   if (!description) {
