@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { html } from './html.js';
-import { optionText, markdown } from './markdown.js';
+import { markdownBlocks, optionText, markdown } from './markdown.js';
 
 const render = (text: string) => markdown(text).toString();
 
@@ -50,6 +50,16 @@ describe('Markdown prompts', () => {
       render('<math><mi>x</mi><mi onclick="alert(1)" style="color:red">y</mi><mtext><a href="javascript:alert(1)">k</a></mtext></math> <script>x</script>'),
       '<p><math><mi>x</mi><mi>y</mi><mtext>k</mtext></math> &lt;script&gt;x&lt;/script&gt;</p>\n',
     );
+  });
+
+  it('gives what draws text alone (the PDF) every block: a list inside a quote and what follows it, pictures and formulas as text', () => {
+    const sha = 'c'.repeat(64);
+    assert.deepEqual(markdownBlocks(`> Read this:\n>\n> - one\n> - two\n>\n> After the list.\n\nThen ![A chart](media:${sha}.png), ![A talk](media:${sha}.mp3) and $x^2$.`), [
+      { kind: 'quote', text: 'Read this:' },
+      { kind: 'list', ordered: false, items: ['one', 'two'], quoted: true },
+      { kind: 'quote', text: 'After the list.' },
+      { kind: 'paragraph', text: 'Then [Image: A chart], [Audio: A talk] and x^2.' },
+    ]);
   });
 
   it('draws an option as plain text but for the media files it names', () => {

@@ -154,7 +154,7 @@ export function markdownXhtml(text: string): string {
 /** A block of Markdown as plain text, for what draws text itself (the report PDF). */
 export type MarkdownBlock =
   | { kind: 'paragraph'; text: string }
-  | { kind: 'list'; ordered: boolean; items: string[] }
+  | { kind: 'list'; ordered: boolean; items: string[]; quoted?: boolean }
   | { kind: 'table'; header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[] }
   | { kind: 'code'; text: string }
   | { kind: 'quote'; text: string };
@@ -163,9 +163,24 @@ export type MarkdownBlock =
 export function markdownBlocks(text: string): MarkdownBlock[] {
   const tokens = md.parse(text, {});
   const inline = (i: number) =>
-    (tokens[i]?.children ?? []).map((c) => (c.type === 'softbreak' || c.type === 'hardbreak' ? '\n' : c.type === 'text' || c.type === 'code_inline' ? c.content : '')).join('');
+    (tokens[i]?.children ?? [])
+      .map((c) => {
+        if (c.type === 'softbreak' || c.type === 'hardbreak') return '\n';
+        if (c.type === 'text' || c.type === 'code_inline') return c.content;
+        // What draws text alone says what a picture, a sound or a formula is, rather than drop it.
+        if (c.type === 'image')
+          return `[${/\.(mp3|ogg|wav)$/.test(String(c.attrGet('src'))) ? 'Audio' : /\.(mp4|webm)$/.test(String(c.attrGet('src'))) ? 'Video' : 'Image'}: ${c.children?.map((x) => x.content).join('') ?? ''}]`;
+        if (c.type === 'math_tex') return c.content;
+        if (c.type === 'math_mathml')
+          return c.content
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim();
+        return '';
+      })
+      .join('');
   const blocks: MarkdownBlock[] = [];
-  let list: { ordered: boolean; items: string[] } | undefined;
+  let list: { ordered: boolean; items: string[]; level: number; quoted: boolean } | undefined;
   let table: { header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[]; row?: string[]; inHead: boolean } | undefined;
   let quoteDepth = 0;
   for (let i = 0; i < tokens.length; i++) {
@@ -173,12 +188,13 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
     switch (t.type) {
       case 'bullet_list_open':
       case 'ordered_list_open':
-        if (!list) list = { ordered: t.type === 'ordered_list_open', items: [] };
+        if (!list) list = { ordered: t.type === 'ordered_list_open', items: [], level: t.level, quoted: quoteDepth > 0 };
         break;
       case 'bullet_list_close':
       case 'ordered_list_close':
-        if (list && t.level === 0) {
-          blocks.push({ kind: 'list', ...list });
+        // The list ends where it began (inside a quote, its level is the quote's).
+        if (list && t.level === list.level) {
+          blocks.push({ kind: 'list', ordered: list.ordered, items: list.items, ...(list.quoted ? { quoted: true } : {}) });
           list = undefined;
         }
         break;

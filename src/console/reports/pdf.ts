@@ -61,7 +61,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     for (const block of markdownBlocks(source)) {
       if (block.kind === 'paragraph') text(block.text, { gap: 0.2 });
       else if (block.kind === 'quote') text(`“${block.text}”`, { color: MUTED, gap: 0.2 });
-      else if (block.kind === 'list') block.items.forEach((item, n) => text(`${block.ordered ? `${n + 1}.` : '•'} ${item}`));
+      else if (block.kind === 'list') block.items.forEach((item, n) => text(`${block.ordered ? `${n + 1}.` : '•'} ${item}`, block.quoted ? { color: MUTED } : {}));
       else if (block.kind === 'code') {
         doc.font('Courier').fontSize(9).fillColor(INK).text(printable(block.text), { width });
         doc.moveDown(0.2);
