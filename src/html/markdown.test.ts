@@ -58,7 +58,8 @@ describe('Markdown prompts', () => {
       { kind: 'quote', text: 'Read this:' },
       { kind: 'list', ordered: false, items: ['one', 'two'], quoted: true },
       { kind: 'quote', text: 'After the list.' },
-      { kind: 'paragraph', text: 'Then [Image: A chart], [Audio: A talk] and x^2.' },
+      { kind: 'paragraph', text: 'Then , [Audio: A talk] and x^2.' },
+      { kind: 'image', file: `${sha}.png`, alt: 'A chart' },
     ]);
   });
 

@@ -157,7 +157,9 @@ export type MarkdownBlock =
   | { kind: 'list'; ordered: boolean; items: string[]; quoted?: boolean }
   | { kind: 'table'; header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[] }
   | { kind: 'code'; text: string }
-  | { kind: 'quote'; text: string };
+  | { kind: 'quote'; text: string }
+  /** A stored picture (`<sha256>.<ext>`), after the paragraph that shows it. */
+  | { kind: 'image'; file: string; alt: string };
 
 /** The same subset, parsed the same way, as blocks of plain text (emphasis dropped, links as their text). */
 export function markdownBlocks(text: string): MarkdownBlock[] {
@@ -168,8 +170,16 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
         if (c.type === 'softbreak' || c.type === 'hardbreak') return '\n';
         if (c.type === 'text' || c.type === 'code_inline') return c.content;
         // What draws text alone says what a picture, a sound or a formula is, rather than drop it.
-        if (c.type === 'image')
-          return `[${/\.(mp3|ogg|wav)$/.test(String(c.attrGet('src'))) ? 'Audio' : /\.(mp4|webm)$/.test(String(c.attrGet('src'))) ? 'Video' : 'Image'}: ${c.children?.map((x) => x.content).join('') ?? ''}]`;
+        if (c.type === 'image') {
+          const src = String(c.attrGet('src'));
+          const alt = c.children?.map((x) => x.content).join('') ?? '';
+          const stored = MEDIA_REFERENCE.exec(src);
+          if (stored && !MEDIA_KIND[stored[2]!]) {
+            pictures.push({ kind: 'image', file: `${stored[1]}.${stored[2]}`, alt });
+            return '';
+          }
+          return `[${/\.(mp3|ogg|wav)$/.test(src) ? 'Audio' : /\.(mp4|webm)$/.test(src) ? 'Video' : 'Image'}: ${alt}]`;
+        }
         if (c.type === 'math_tex') return c.content;
         if (c.type === 'math_mathml')
           return c.content
@@ -180,6 +190,8 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
       })
       .join('');
   const blocks: MarkdownBlock[] = [];
+  // The pictures of the inline text being read, drawn after its block.
+  let pictures: MarkdownBlock[] = [];
   let list: { ordered: boolean; items: string[]; level: number; quoted: boolean } | undefined;
   let table: { header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[]; row?: string[]; inHead: boolean } | undefined;
   let quoteDepth = 0;
@@ -237,8 +249,13 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
         break;
       case 'inline':
         if (table) break;
+        pictures = [];
         if (list) list.items.push(inline(i));
-        else blocks.push(quoteDepth > 0 ? { kind: 'quote', text: inline(i) } : { kind: 'paragraph', text: inline(i) });
+        else {
+          const line = inline(i).trim();
+          if (line !== '') blocks.push(quoteDepth > 0 ? { kind: 'quote', text: line } : { kind: 'paragraph', text: line });
+        }
+        blocks.push(...pictures);
         break;
     }
   }

@@ -7,6 +7,7 @@
 // ($…$, $$…$$) are checked here too: TeX that does not convert to MathML is refused.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
+import sharp from 'sharp';
 import type { Queryable } from '../../db/database.js';
 import { FORMULA, texProblem } from '../../html/math.js';
 import type { ContentError } from './content.js';
@@ -183,4 +184,29 @@ export async function versionMedia(db: Queryable, assessmentId: string, version:
     [assessmentId, version],
   );
   return rows.map((r) => ({ ...r, bytes: Buffer.from(r.bytes) }));
+}
+
+/**
+ * The stored pictures these Markdown texts show, as PNG or JPEG (what a PDF can draw: SVG, WebP
+ * and GIF are drawn into a PNG), by their stored name; for the report's PDF.
+ */
+export async function picturesFor(db: Queryable, texts: string[]): Promise<Record<string, Uint8Array>> {
+  const names = new Set<string>();
+  for (const text of texts) for (const match of text.matchAll(REFERENCE)) if (/^media:[0-9a-f]{64}\.(png|jpg|webp|gif|svg)$/.test(match[2]!)) names.add(match[2]!.slice(6));
+  const out: Record<string, Uint8Array> = {};
+  for (const name of names) {
+    const media = await findMedia(db, name.slice(0, 64));
+    if (!media) continue;
+    if (name.endsWith('.png') || name.endsWith('.jpg')) out[name] = media.bytes;
+    else {
+      try {
+        out[name] = await sharp(media.bytes, { limitInputPixels: 16 * 1024 * 1024 })
+          .png()
+          .toBuffer();
+      } catch {
+        // Printed as its alternative text.
+      }
+    }
+  }
+  return out;
 }
