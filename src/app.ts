@@ -48,6 +48,7 @@ import { scoreRoutes } from './modules/scores/routes.js';
 const CODE_RUNS_PER_MINUTE = 10;
 import { portalRoutes } from './portal/routes.js';
 import { brandRoutes } from './modules/tenants/brand-routes.js';
+import { mediaRoutes } from './modules/assessments/media-routes.js';
 import { consoleRoutes } from './console/routes.js';
 import { userAdminRoutes } from './modules/users/admin-routes.js';
 import { ssoAdminRoutes } from './modules/users/sso-admin-routes.js';
@@ -312,6 +313,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     now: clock,
   });
   await app.register(brandRoutes, { db });
+  await app.register(mediaRoutes, { db });
   await app.register(consoleRoutes, {
     db,
     invite: inviteDeps,

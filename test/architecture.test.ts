@@ -22,6 +22,8 @@ const OWNERS: Record<string, string> = {
   api_key_instances: 'modules/keys',
   assessments: 'modules/assessments',
   assessment_versions: 'modules/assessments',
+  assessment_media: 'modules/assessments',
+  assessment_version_media: 'modules/assessments',
   candidates: 'modules/candidates',
   invitations: 'modules/invitations',
   invite_links: 'modules/invitations',

@@ -1,6 +1,7 @@
 // assessment import / list, library list / offer, attempt list, review list / score, delivery list / resend.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { zipSync } from 'fflate';
 import { ApiError, type Command, type Context, UsageError, ok } from './client.js';
 import { needArg, positiveInteger, required, table, text } from './options.js';
 
@@ -14,7 +15,40 @@ function deliveryStatus(value: string | undefined): 'SENT' | 'FAILED' | undefine
   throw new UsageError('--status must be SENT or FAILED');
 }
 
-async function importQti(ctx: Context, file: string, instance: string): Promise<{ data: unknown; text: string }> {
+/** A folder's files (dot files left out), by their paths inside it, as a zip. */
+function zipFolder(folder: string): Uint8Array {
+  const files: Record<string, Uint8Array> = {};
+  const walk = (dir: string, prefix: string) => {
+    for (const entry of readdirSync(dir).sort()) {
+      if (entry.startsWith('.')) continue;
+      const full = join(dir, entry);
+      if (statSync(full).isDirectory()) walk(full, `${prefix}${entry}/`);
+      else files[`${prefix}${entry}`] = readFileSync(full);
+    }
+  };
+  walk(folder, '');
+  return zipSync(files, { level: 6 });
+}
+
+/** A folder or zip of the content document and its media files (docs/media.md). */
+async function importPackage(ctx: Context, path: string, instance: string): Promise<{ data: unknown; text: string }> {
+  let bytes: Uint8Array;
+  try {
+    bytes = statSync(path).isDirectory() ? zipFolder(path) : readFileSync(path);
+  } catch (error) {
+    throw new UsageError(`cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const data = await ok(
+    ctx,
+    ctx.client.POST('/admin/v1/instances/{instance}/assessments/package', {
+      params: { path: { instance } },
+      body: { content: Buffer.from(bytes).toString('base64') },
+    }),
+  );
+  return { data, text: `${OUTCOME_VERBS[data.outcome]} ${data.id} (version ${data.version}) in ${instance} from ${basename(path)}` };
+}
+
+async function importQti(ctx: Context, file: string, instance: string, id?: string): Promise<{ data: unknown; text: string }> {
   let bytes: Buffer;
   try {
     bytes = readFileSync(file);
@@ -25,7 +59,7 @@ async function importQti(ctx: Context, file: string, instance: string): Promise<
     ctx,
     ctx.client.POST('/admin/v1/instances/{instance}/assessments/qti', {
       params: { path: { instance } },
-      body: { fileName: basename(file), content: bytes.toString('base64') },
+      body: { fileName: basename(file), content: bytes.toString('base64'), ...(id === undefined ? {} : { id }) },
     }),
   );
   const r = data.report;
@@ -41,9 +75,16 @@ async function importQti(ctx: Context, file: string, instance: string): Promise<
 export const assessmentCommands: Record<string, Command> = {
   async 'assessment import'(ctx, [file], options) {
     const qti = text(options, 'qti');
-    if (qti !== undefined) return importQti(ctx, qti, required(options, 'instance'));
+    if (qti !== undefined) return importQti(ctx, qti, required(options, 'instance'), text(options, 'id'));
     if (!file) throw new UsageError('assessment import needs a file');
     const instance = required(options, 'instance');
+    let folder = false;
+    try {
+      folder = statSync(file).isDirectory();
+    } catch {
+      // read below, with its error
+    }
+    if (folder || file.toLowerCase().endsWith('.zip')) return importPackage(ctx, file, instance);
     let raw: string;
     try {
       raw = readFileSync(file, 'utf8');

@@ -34,7 +34,8 @@ Commands:
   key revoke <id>
   audit list [--limit N] [--before ID]
   assessment import <file.yaml|file.json> --instance <name>
-  assessment import --qti <package.zip> --instance <name>
+  assessment import <folder|file.zip> --instance <name>     (the document with its media files)
+  assessment import --qti <package.zip> --instance <name> [--id <id>]
                                                    publish a QTI 3.0 package; prints the import report
   assessment export <id> --qti <out.zip> --instance <name>
                                                    write the assessment as a QTI 3.0 package

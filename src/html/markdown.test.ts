@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { html } from './html.js';
-import { markdown } from './markdown.js';
+import { markdownBlocks, optionText, markdown } from './markdown.js';
 
 const render = (text: string) => markdown(text).toString();
 
@@ -22,9 +22,54 @@ describe('Markdown prompts', () => {
   it('keeps headings and images out: they render as text', () => {
     assert.equal(render('# Title'), '<p># Title</p>\n');
     assert.equal(render('Title\n---'), '<p>Title</p>\n<hr>\n');
-    // An image is at most a link to it (the CSP would refuse to load it anyway).
-    assert.equal(render('![alt](https://example.com/x.png)'), '<p>!<a href="https://example.com/x.png" target="_blank" rel="noopener noreferrer">alt</a></p>\n');
+    // An image from elsewhere is its text: nothing is loaded from outside the service.
+    assert.equal(render('![alt](https://example.com/x.png)'), '<p>alt</p>\n');
     assert.doesNotMatch(render('![x](javascript:alert(1))'), /<(img|a) /);
+    assert.doesNotMatch(render('![x](media:abc.png)'), /<img /);
+  });
+
+  it('shows a stored media file: an image with its alternative text, audio and video with controls and their description', () => {
+    const sha = 'a'.repeat(64);
+    assert.equal(
+      render(`See ![A "bar" chart <b>](media:${sha}.png)`),
+      `<p>See <img class="media" src="/portal/media/${sha}.png" alt="A &quot;bar&quot; chart &lt;b&gt;" loading="lazy"></p>\n`,
+    );
+    assert.equal(
+      render(`![Two colleagues plan a meeting](media:${sha}.mp3)`),
+      `<p><span class="media audio"><audio controls preload="metadata" src="/portal/media/${sha}.mp3" aria-label="Two colleagues plan a meeting"></audio><span class="media-description">Two colleagues plan a meeting</span></span></p>\n`,
+    );
+    assert.match(render(`![A demo](media:${sha}.webm)`), /<video controls preload="metadata" src="\/portal\/media\/a{64}\.webm"/);
+  });
+
+  it('draws TeX formulas and MathML as sanitised MathML, and leaves prices alone', () => {
+    assert.equal(render('E = $mc^2$.'), '<p>E = <math><mrow><mi>m</mi><msup><mi>c</mi><mn>2</mn></msup></mrow></math>.</p>\n');
+    assert.match(render('$$x = \\frac{-b \\pm \\sqrt{b^2-4ac}}{2a}$$'), /^<p><math display="block"><mrow><mi>x<\/mi><mo>=<\/mo><mfrac>.*<msqrt>/);
+    assert.equal(render('Costs $5 and $10.'), '<p>Costs $5 and $10.</p>\n');
+    assert.equal(render('bad $\\frac{$ TeX'), '<p>bad <code>\\frac{</code> TeX</p>\n');
+    assert.equal(
+      render('<math><mi>x</mi><mi onclick="alert(1)" style="color:red">y</mi><mtext><a href="javascript:alert(1)">k</a></mtext></math> <script>x</script>'),
+      '<p><math><mi>x</mi><mi>y</mi><mtext>k</mtext></math> &lt;script&gt;x&lt;/script&gt;</p>\n',
+    );
+  });
+
+  it('gives what draws text alone (the PDF) every block: a list inside a quote and what follows it, pictures and formulas as text', () => {
+    const sha = 'c'.repeat(64);
+    assert.deepEqual(markdownBlocks(`> Read this:\n>\n> - one\n> - two\n>\n> After the list.\n\nThen ![A chart](media:${sha}.png), ![A talk](media:${sha}.mp3) and $x^2$.`), [
+      { kind: 'quote', text: 'Read this:' },
+      { kind: 'list', ordered: false, items: ['one', 'two'], quoted: true },
+      { kind: 'quote', text: 'After the list.' },
+      { kind: 'paragraph', text: 'Then , [Audio: A talk] and x^2.' },
+      { kind: 'image', file: `${sha}.png`, alt: 'A chart' },
+    ]);
+  });
+
+  it('draws an option as plain text but for the media files it names', () => {
+    const sha = 'b'.repeat(64);
+    assert.equal(
+      String(optionText(`*Not* <b>bold</b> ![A filled square](media:${sha}.svg)`)),
+      `*Not* &lt;b&gt;bold&lt;/b&gt; <img class="media" src="/portal/media/${sha}.svg" alt="A filled square" loading="lazy">`,
+    );
+    assert.equal(String(optionText('![x](https://example.com/x.png)')), '![x](https://example.com/x.png)');
   });
 
   it('escapes raw HTML: <script>, <img onerror>, event handlers and entities stay text', () => {

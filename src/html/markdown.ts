@@ -5,17 +5,43 @@
 // Why trustedHtml is sound here: markdown-it runs with `html: false`, so raw HTML in a prompt
 // (`<script>`, `<img onerror=…>`) is text and comes out escaped; every text and attribute value
 // it writes is escaped by markdown-it itself; links it refuses (javascript:, data:, relative …)
-// stay plain text. Headings are off (a prompt must not add to the page's outline), images are
-// off (not part of the subset; the pages' CSP would refuse them anyway), and table alignment is
-// written as a class instead of markdown-it's inline style attribute, which the CSP forbids.
+// stay plain text. Headings are off (a prompt must not add to the page's outline), and table
+// alignment is written as a class instead of markdown-it's inline style attribute, which the CSP
+// forbids. An image is only a media file the service stores (`![text](media:<sha256>.<ext>)`,
+// as publishing writes it): an <img> with the text as its alternative, or an <audio> or <video>
+// with controls and the text as its visible description; any other image is its text.
 import MarkdownIt from 'markdown-it';
-import { trustedHtml, type SafeHtml } from './html.js';
+import { html, trustedHtml, type SafeHtml } from './html.js';
+import { sanitiseMathml, texToMathml } from './math.js';
 
 const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
+/** A stored media file as published content names it (see modules/assessments/media-store.ts). */
+const MEDIA_REFERENCE = /^media:([0-9a-f]{64})\.(png|jpg|webp|gif|svg|mp3|ogg|wav|mp4|webm)$/;
+const MEDIA_KIND: Record<string, 'audio' | 'video' | undefined> = { mp3: 'audio', ogg: 'audio', wav: 'audio', mp4: 'video', webm: 'video' };
+
+/** The address the service serves a stored media file at. */
+export const mediaPath = (sha256: string, extension: string) => `/portal/media/${sha256}.${extension}`;
 
 const md = new MarkdownIt('default', { html: false, linkify: false, typographer: false, breaks: true });
-md.disable(['heading', 'lheading', 'image', 'html_block', 'html_inline']);
-md.validateLink = (url: string) => ALLOWED_LINK.test(url.trim());
+md.disable(['heading', 'lheading', 'html_block', 'html_inline']);
+md.validateLink = (url: string) => ALLOWED_LINK.test(url.trim()) || MEDIA_REFERENCE.test(url.trim());
+
+md.renderer.rules.image = (tokens, index, options, env, self) => {
+  const token = tokens[index]!;
+  const text = self.renderInlineAsText(token.children ?? [], options, env);
+  const media = MEDIA_REFERENCE.exec(String(token.attrGet('src') ?? ''));
+  if (!media) return html`${text}`.toString();
+  const src = mediaPath(media[1]!, media[2]!);
+  const kind = MEDIA_KIND[media[2]!];
+  if (kind === 'audio') {
+    return html`<span class="media audio"><audio controls preload="metadata" src="${src}" aria-label="${text}"></audio><span class="media-description">${text}</span></span>`.toString();
+  }
+  if (kind === 'video') {
+    return html`<span class="media video"><video controls preload="metadata" src="${src}" aria-label="${text}"></video><span class="media-description">${text}</span></span>`.toString();
+  }
+  const img = html`<img class="media" src="${src}" alt="${text}" loading="lazy">`.toString();
+  return options.xhtmlOut ? img.replace(/>$/, ' />') : img;
+};
 
 for (const rule of ['th_open', 'td_open'] as const) {
   md.renderer.rules[rule] = (tokens, index, options, _env, self) => {
@@ -58,6 +84,60 @@ md.renderer.rules.link_open = (tokens, index, options, _env, self) => {
   return self.renderToken(tokens, index, options);
 };
 
+// Formulas: $$TeX$$ (a block) and $TeX$ (inline; not when a space or a digit touches the inside
+// of a dollar, so "$5 and $10" stays text), and MathML as written in <math>…</math> (from QTI):
+// each drawn as sanitised MathML (math.ts). TeX that does not convert shows as code.
+md.inline.ruler.before('escape', 'math', (state, silent) => {
+  const src = state.src;
+  const start = state.pos;
+  if (src.startsWith('<math', start) && /^<math[\s>]/.test(src.slice(start, start + 6))) {
+    const end = src.indexOf('</math>', start);
+    if (end < 0) return false;
+    if (!silent) state.push('math_mathml', 'math', 0).content = src.slice(start, end + 7);
+    state.pos = end + 7;
+    return true;
+  }
+  if (src.charCodeAt(start) !== 0x24 /* $ */ || (start > 0 && /[\\\w$]/.test(src[start - 1]!))) return false;
+  const display = src.startsWith('$$', start);
+  const open = display ? 2 : 1;
+  const end = src.indexOf(display ? '$$' : '$', start + open);
+  if (end < 0) return false;
+  const tex = src.slice(start + open, end);
+  if (tex.trim() === '' || (!display && (/^\s|\s$/.test(tex) || tex.includes('\n') || /[\w$]/.test(src[end + 1] ?? '')))) return false;
+  if (!silent) {
+    const token = state.push('math_tex', 'math', 0);
+    token.content = tex;
+    token.meta = { display };
+  }
+  state.pos = end + open;
+  return true;
+});
+md.renderer.rules.math_tex = (tokens, index) => {
+  const token = tokens[index]!;
+  try {
+    return texToMathml(token.content, Boolean((token.meta as { display?: boolean } | undefined)?.display));
+  } catch {
+    return html`<code>${token.content}</code>`.toString();
+  }
+};
+md.renderer.rules.math_mathml = (tokens, index) => sanitiseMathml(tokens[index]!.content);
+
+/**
+ * An option's text, which is plain text (never Markdown) but for the stored media files it names
+ * (`![text](media:<sha256>.<ext>)`), drawn as in a prompt: a picture as an option.
+ */
+export function optionText(text: string): SafeHtml {
+  const parts: SafeHtml[] = [];
+  let last = 0;
+  for (const match of text.matchAll(/!\[([^\]\n]*)\]\((media:[0-9a-f]{64}\.[a-z0-9]{3,4})\)/g)) {
+    parts.push(html`${text.slice(last, match.index)}`);
+    parts.push(trustedHtml(md.renderInline(match[0])));
+    last = match.index + match[0].length;
+  }
+  parts.push(html`${text.slice(last)}`);
+  return html`${parts}`;
+}
+
 /** A prompt's Markdown as markup for an `html` template. */
 export function markdown(text: string): SafeHtml {
   return trustedHtml(md.render(text));
@@ -74,18 +154,45 @@ export function markdownXhtml(text: string): string {
 /** A block of Markdown as plain text, for what draws text itself (the report PDF). */
 export type MarkdownBlock =
   | { kind: 'paragraph'; text: string }
-  | { kind: 'list'; ordered: boolean; items: string[] }
+  | { kind: 'list'; ordered: boolean; items: string[]; quoted?: boolean }
   | { kind: 'table'; header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[] }
   | { kind: 'code'; text: string }
-  | { kind: 'quote'; text: string };
+  | { kind: 'quote'; text: string }
+  /** A stored picture (`<sha256>.<ext>`), after the paragraph that shows it. */
+  | { kind: 'image'; file: string; alt: string };
 
 /** The same subset, parsed the same way, as blocks of plain text (emphasis dropped, links as their text). */
 export function markdownBlocks(text: string): MarkdownBlock[] {
   const tokens = md.parse(text, {});
   const inline = (i: number) =>
-    (tokens[i]?.children ?? []).map((c) => (c.type === 'softbreak' || c.type === 'hardbreak' ? '\n' : c.type === 'text' || c.type === 'code_inline' ? c.content : '')).join('');
+    (tokens[i]?.children ?? [])
+      .map((c) => {
+        if (c.type === 'softbreak' || c.type === 'hardbreak') return '\n';
+        if (c.type === 'text' || c.type === 'code_inline') return c.content;
+        // What draws text alone says what a picture, a sound or a formula is, rather than drop it.
+        if (c.type === 'image') {
+          const src = String(c.attrGet('src'));
+          const alt = c.children?.map((x) => x.content).join('') ?? '';
+          const stored = MEDIA_REFERENCE.exec(src);
+          if (stored && !MEDIA_KIND[stored[2]!]) {
+            pictures.push({ kind: 'image', file: `${stored[1]}.${stored[2]}`, alt });
+            return '';
+          }
+          return `[${/\.(mp3|ogg|wav)$/.test(src) ? 'Audio' : /\.(mp4|webm)$/.test(src) ? 'Video' : 'Image'}: ${alt}]`;
+        }
+        if (c.type === 'math_tex') return c.content;
+        if (c.type === 'math_mathml')
+          return c.content
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim();
+        return '';
+      })
+      .join('');
   const blocks: MarkdownBlock[] = [];
-  let list: { ordered: boolean; items: string[] } | undefined;
+  // The pictures of the inline text being read, drawn after its block.
+  let pictures: MarkdownBlock[] = [];
+  let list: { ordered: boolean; items: string[]; level: number; quoted: boolean } | undefined;
   let table: { header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[]; row?: string[]; inHead: boolean } | undefined;
   let quoteDepth = 0;
   for (let i = 0; i < tokens.length; i++) {
@@ -93,12 +200,13 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
     switch (t.type) {
       case 'bullet_list_open':
       case 'ordered_list_open':
-        if (!list) list = { ordered: t.type === 'ordered_list_open', items: [] };
+        if (!list) list = { ordered: t.type === 'ordered_list_open', items: [], level: t.level, quoted: quoteDepth > 0 };
         break;
       case 'bullet_list_close':
       case 'ordered_list_close':
-        if (list && t.level === 0) {
-          blocks.push({ kind: 'list', ...list });
+        // The list ends where it began (inside a quote, its level is the quote's).
+        if (list && t.level === list.level) {
+          blocks.push({ kind: 'list', ordered: list.ordered, items: list.items, ...(list.quoted ? { quoted: true } : {}) });
           list = undefined;
         }
         break;
@@ -141,8 +249,13 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
         break;
       case 'inline':
         if (table) break;
+        pictures = [];
         if (list) list.items.push(inline(i));
-        else blocks.push(quoteDepth > 0 ? { kind: 'quote', text: inline(i) } : { kind: 'paragraph', text: inline(i) });
+        else {
+          const line = inline(i).trim();
+          if (line !== '') blocks.push(quoteDepth > 0 ? { kind: 'quote', text: line } : { kind: 'paragraph', text: line });
+        }
+        blocks.push(...pictures);
         break;
     }
   }

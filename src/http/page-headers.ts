@@ -2,7 +2,7 @@
 // report links): no inline script or style, nothing fetched from elsewhere, no framing, no caching.
 export const PAGE_HEADERS = {
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
   'x-frame-options': 'DENY',
   'cache-control': 'no-store',
   'permissions-policy': 'camera=(), microphone=(), geolocation=()',

@@ -2,7 +2,7 @@
 // question type, in the candidate's language. The portal's question pages draw it, and the
 // console's preview draws the same markup, so a recruiter previews exactly what candidates see.
 import { html, type SafeHtml } from '../html/html.js';
-import { markdown } from '../html/markdown.js';
+import { markdown, optionText } from '../html/markdown.js';
 import { t, type Lang, type MessageKey } from '../i18n/i18n.js';
 import { scaleLabels, type QuestionContent } from '../modules/assessments/content-schema.js';
 import { isPermutation, type AnswerValue } from '../modules/attempts/scoring.js';
@@ -69,7 +69,7 @@ ${body}</fieldset>`;
           ([
             o,
             i,
-          ]) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}"${textLang}>${o.text}</label></div>
+          ]) => html`<div class="option"><input type="radio" id="${id(`o${i}`)}" name="value" value="${i}"${checked(answer === i)}><label for="${id(`o${i}`)}"${textLang}>${optionText(o.text)}</label></div>
 `,
         ),
       );
@@ -81,7 +81,7 @@ ${body}</fieldset>`;
           ([
             o,
             i,
-          ]) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}"${textLang}>${o.text}</label></div>
+          ]) => html`<div class="option"><input type="checkbox" id="${id(`o${i}`)}" name="value" value="${i}"${checked(chosen.has(i))}><label for="${id(`o${i}`)}"${textLang}>${optionText(o.text)}</label></div>
 `,
         ),
       );

@@ -324,6 +324,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/instances/{instance}/assessments/package": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish assessment content with its media files (a zip)
+         * @description A zip of the content document (one YAML or JSON file at its top, or at the top of the one folder it holds) and the media files its Markdown names as `![alternative text](path/beside/it.png)` (docs/media.md). The zip is the body (Content-Type application/zip), or its bytes base64-encoded in JSON. Images (PNG, JPEG, WebP, GIF; SVG sanitised) at most 2 MB and 16,777,216 pixels, audio (MP3, OGG, WAV) 10 MB, video (MP4, WebM) 25 MB; at most 100 files and 50 MB per assessment; the zip at most 60 MB, 80 MB unpacked. A file's type is read from its bytes; raster images are encoded again without their metadata. A file refused (an unknown type, a polyglot, a decompression bomb, an SVG with script or outside links, over a limit), a reference without its text or to a file not given: `400` naming each, and nothing is published. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         */
+        post: operations["importAssessmentPackage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/instances/{instance}/assessments": {
         parameters: {
             query?: never;
@@ -4118,6 +4138,154 @@ export interface operations {
             };
         };
     };
+    importAssessmentPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Instance name: 1-63 characters of a-z, 0-9 and -, starting with a letter
+                 * @example demo
+                 */
+                instance: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: byte
+                     * @description The zip's bytes, base64-encoded
+                     */
+                    content: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        id: string;
+                        /** @example demo */
+                        instance: string;
+                        /** @example 2 */
+                        version: number;
+                        /**
+                         * @description created: a new assessment; updated: a new version was published; unchanged: the same content was published already
+                         * @example updated
+                         */
+                        outcome: "created" | "updated" | "unchanged";
+                        /** @description Present when the content has translations that leave candidate-facing fields out: each such field, language by language (at most 50, then how many more). A missing text shows in English; the content is published all the same. */
+                        warnings?: {
+                            /**
+                             * @description Where the missing text would be written
+                             * @example translations.de.questions.q1.prompt
+                             */
+                            path: string;
+                            /**
+                             * @description The line of the document nearest to it
+                             * @example 42
+                             */
+                            line?: number;
+                            /** @example 7 */
+                            column?: number;
+                            /** @example is missing: the Deutsch (de) text of questions.0.prompt, shown in English until it is given */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @example customer-support */
+                        id: string;
+                        /** @example demo */
+                        instance: string;
+                        /** @example 2 */
+                        version: number;
+                        /**
+                         * @description created: a new assessment; updated: a new version was published; unchanged: the same content was published already
+                         * @example updated
+                         */
+                        outcome: "created" | "updated" | "unchanged";
+                        /** @description Present when the content has translations that leave candidate-facing fields out: each such field, language by language (at most 50, then how many more). A missing text shows in English; the content is published all the same. */
+                        warnings?: {
+                            /**
+                             * @description Where the missing text would be written
+                             * @example translations.de.questions.q1.prompt
+                             */
+                            path: string;
+                            /**
+                             * @description The line of the document nearest to it
+                             * @example 42
+                             */
+                            line?: number;
+                            /** @example 7 */
+                            column?: number;
+                            /** @example is missing: the Deutsch (de) text of questions.0.prompt, shown in English until it is given */
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Validation failed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listInstanceAssessments: {
         parameters: {
             query?: never;
@@ -4398,6 +4566,11 @@ export interface operations {
                 "application/json": {
                     /** @example customer-support-qti.zip */
                     fileName?: string;
+                    /**
+                     * @description The assessment's id here; without it, the test's identifier when it is readable, else its title as a slug
+                     * @example demotoets
+                     */
+                    id?: string;
                     /**
                      * Format: byte
                      * @description The zip's bytes, base64-encoded

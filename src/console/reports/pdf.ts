@@ -61,10 +61,19 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
     for (const block of markdownBlocks(source)) {
       if (block.kind === 'paragraph') text(block.text, { gap: 0.2 });
       else if (block.kind === 'quote') text(`“${block.text}”`, { color: MUTED, gap: 0.2 });
-      else if (block.kind === 'list') block.items.forEach((item, n) => text(`${block.ordered ? `${n + 1}.` : '•'} ${item}`));
+      else if (block.kind === 'list') block.items.forEach((item, n) => text(`${block.ordered ? `${n + 1}.` : '•'} ${item}`, block.quoted ? { color: MUTED } : {}));
       else if (block.kind === 'code') {
         doc.font('Courier').fontSize(9).fillColor(INK).text(printable(block.text), { width });
         doc.moveDown(0.2);
+      } else if (block.kind === 'image') {
+        // The picture itself when the report holds it (PNG or JPEG for the PDF), else its alternative text.
+        const bytes = report.images?.[block.file];
+        if (bytes) {
+          if (doc.y + 160 > doc.page.height - MARGIN) doc.addPage();
+          doc.image(Buffer.from(bytes), MARGIN, doc.y, { fit: [Math.min(width, 320), 150] });
+          doc.moveDown(0.3);
+          doc.x = MARGIN;
+        } else text(`[Image: ${block.alt}]`, { color: MUTED, gap: 0.2 });
       } else table(block.header, block.rows, block.align);
     }
   };

@@ -6,7 +6,8 @@ import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { publishAssessment } from './commands.js';
+import { CONTENT_PACKAGE_MAX_BYTES, CONTENT_PACKAGE_MAX_UNPACKED_BYTES, publishAssessmentPackage, publishAssessment } from './commands.js';
+import { IMAGE_MAX_PIXELS, MEDIA_MAX_BYTES, MEDIA_MAX_FILES, MEDIA_MAX_TOTAL_BYTES } from './media.js';
 import { listAssessments } from './repository.js';
 import { Assessment } from './routes.js';
 
@@ -46,6 +47,35 @@ export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
   app.addContentTypeParser(CONTENT_TYPES, { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
 
   const instanceOf = (name: string) => requireInstance(db, name);
+
+  // A content package is the zip itself as the body, or base64-encoded in JSON.
+  app.addContentTypeParser(['application/zip', 'application/x-zip-compressed'], { parseAs: 'buffer', bodyLimit: CONTENT_PACKAGE_MAX_BYTES }, (_request, body, done) =>
+    done(null, { content: (body as Buffer).toString('base64') }),
+  );
+  const MB = 1024 * 1024;
+  app.post(
+    '/instances/:instance/assessments/package',
+    {
+      bodyLimit: Math.ceil((CONTENT_PACKAGE_MAX_BYTES * 4) / 3) + 64 * 1024,
+      schema: {
+        operationId: 'importAssessmentPackage',
+        tags: ['admin'],
+        summary: 'Publish assessment content with its media files (a zip)',
+        description: `A zip of the content document (one YAML or JSON file at its top, or at the top of the one folder it holds) and the media files its Markdown names as \`![alternative text](path/beside/it.png)\` (docs/media.md). The zip is the body (Content-Type application/zip), or its bytes base64-encoded in JSON. Images (PNG, JPEG, WebP, GIF; SVG sanitised) at most ${MEDIA_MAX_BYTES.image / MB} MB and ${IMAGE_MAX_PIXELS.toLocaleString('en')} pixels, audio (MP3, OGG, WAV) ${MEDIA_MAX_BYTES.audio / MB} MB, video (MP4, WebM) ${MEDIA_MAX_BYTES.video / MB} MB; at most ${MEDIA_MAX_FILES} files and ${MEDIA_MAX_TOTAL_BYTES / MB} MB per assessment; the zip at most ${CONTENT_PACKAGE_MAX_BYTES / MB} MB, ${CONTENT_PACKAGE_MAX_UNPACKED_BYTES / MB} MB unpacked. A file's type is read from its bytes; raster images are encoded again without their metadata. A file refused (an unknown type, a polyglot, a decompression bomb, an SVG with script or outside links, over a limit), a reference without its text or to a file not given: \`400\` naming each, and nothing is published.`,
+        security: adminSecurity,
+        params: Type.Object({ instance: InstanceName }),
+        body: Type.Object({ content: Type.String({ minLength: 1, contentEncoding: 'base64', description: "The zip's bytes, base64-encoded" }) }, { additionalProperties: false }),
+        response: { 200: ImportResult, 201: ImportResult, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'unsupported-media-type', 'payload-too-large') },
+      },
+      config: { auditedByCommand: true },
+    },
+    async (request, reply) => {
+      const instance = await instanceOf(request.params.instance);
+      const zip = Buffer.from(request.body.content, 'base64');
+      const result = await runCommand(db, commandRequest(request, now()), (ctx) => publishAssessmentPackage(ctx, { instance, zip }), 'assessment_import');
+      return reply.code(result.outcome === 'created' ? 201 : 200).send(result);
+    },
+  );
 
   app.post(
     '/instances/:instance/assessments',

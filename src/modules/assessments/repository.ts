@@ -1,5 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { questionCount, type AssessmentContent } from './content-schema.js';
+import { storeVersionMedia, type ResolvedMedia } from './media-store.js';
 
 export interface AssessmentSummary {
   id: string;
@@ -42,7 +43,23 @@ function summaryValues(content: AssessmentContent) {
  * assessments module's commands). A version once published is never changed: attempts pin the
  * version they started on, so re-publishing cannot alter them.
  */
-export async function importAssessment(tx: Queryable, instance: { id: string; name: string }, content: AssessmentContent, hash: string, now: Date): Promise<ImportResult> {
+export async function importAssessment(
+  tx: Queryable,
+  instance: { id: string; name: string },
+  content: AssessmentContent,
+  hash: string,
+  now: Date,
+  media?: ResolvedMedia,
+): Promise<ImportResult> {
+  const insertVersion = async (assessmentId: string, version: number) => {
+    await tx.query(`INSERT INTO assessment_versions (assessment_id, version, content, content_hash) VALUES ($1, $2, $3, $4)`, [
+      assessmentId,
+      version,
+      JSON.stringify(content),
+      hash,
+    ]);
+    if (media) await storeVersionMedia(tx, assessmentId, version, media, now);
+  };
   const created = await tx.query<{ id: string }>(
     `INSERT INTO assessments (instance_id, slug, current_version, name, description, duration_minutes, categories,
                               typing_test, question_count, pass_score, low_pass_score)
@@ -51,7 +68,7 @@ export async function importAssessment(tx: Queryable, instance: { id: string; na
     [instance.id, content.id, ...summaryValues(content)],
   );
   if (created.rows[0]) {
-    await insertVersion(tx, created.rows[0].id, 1, content, hash);
+    await insertVersion(created.rows[0].id, 1);
     return { id: content.id, instance: instance.name, version: 1, outcome: 'created' };
   }
   const { rows } = await tx.query<{ id: string; version: number; hash: string }>(
@@ -64,7 +81,7 @@ export async function importAssessment(tx: Queryable, instance: { id: string; na
   const current = rows[0]!;
   if (current.hash === hash) return { id: content.id, instance: instance.name, version: current.version, outcome: 'unchanged' };
   const version = current.version + 1;
-  await insertVersion(tx, current.id, version, content, hash);
+  await insertVersion(current.id, version);
   await tx.query(
     `UPDATE assessments SET current_version = $2, name = $3, description = $4, duration_minutes = $5, categories = $6,
             typing_test = $7, question_count = $8, pass_score = $9, low_pass_score = $10, updated_at = $11
@@ -72,10 +89,6 @@ export async function importAssessment(tx: Queryable, instance: { id: string; na
     [current.id, version, ...summaryValues(content), now],
   );
   return { id: content.id, instance: instance.name, version, outcome: 'updated' };
-}
-
-async function insertVersion(tx: Queryable, assessmentId: string, version: number, content: AssessmentContent, hash: string) {
-  await tx.query(`INSERT INTO assessment_versions (assessment_id, version, content, content_hash) VALUES ($1, $2, $3, $4)`, [assessmentId, version, JSON.stringify(content), hash]);
 }
 
 export async function listAssessments(db: Queryable, instanceIds: string[]): Promise<AssessmentSummary[]> {

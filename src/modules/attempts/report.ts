@@ -4,6 +4,7 @@
 // the total stands among everyone who completed the same version.
 import type { Queryable } from '../../db/database.js';
 import { scaleLabels, type QuestionContent, type RubricContent } from '../assessments/content-schema.js';
+import { picturesFor } from '../assessments/media-store.js';
 import { MIN_NORM_GROUP, normAndAverages, publishedByName, type Norm } from '../scores/norms.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
@@ -75,6 +76,8 @@ export interface AssessmentReport {
   risk: { level: RiskLevel; reasons: string[] };
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
+  /** The pictures the prompts show, as PNG or JPEG for the PDF, by their stored name (`<sha256>.<ext>`). */
+  images?: Record<string, Uint8Array>;
   /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
   similar: (SimilarPair & { prompt: string })[];
   /** The total's percentile against the norm group (`norm`); null until scored, or without a norm group yet. */
@@ -260,6 +263,10 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       risk: riskOf(countsOfTally(tally)),
       dismissedKinds: tally.dismissedKinds,
       similar,
+      images: await picturesFor(
+        db,
+        questions.map((q) => q.prompt),
+      ),
       cohort: norm.size,
       categoryAverages,
       percentile: norm.total,
@@ -294,6 +301,8 @@ export interface AttemptSummary {
   redFlagReasons: string[];
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
+  /** The pictures the prompts show, as PNG or JPEG for the PDF, by their stored name (`<sha256>.<ext>`). */
+  images?: Record<string, Uint8Array>;
   /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
   similar: (SimilarPair & { prompt: string })[];
   signals: StoredSignal[];

@@ -95,6 +95,13 @@ export const qtiAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
         body: Type.Object(
           {
             fileName: Type.Optional(Type.String({ minLength: 1, maxLength: 255, examples: ['customer-support-qti.zip'] })),
+            id: Type.Optional(
+              Type.String({
+                pattern: '^[a-z][a-z0-9-]{0,63}$',
+                examples: ['demotoets'],
+                description: "The assessment's id here; without it, the test's identifier when it is readable, else its title as a slug",
+              }),
+            ),
             content: Type.String({ minLength: 1, maxLength: BODY_LIMIT, contentEncoding: 'base64', description: "The zip's bytes, base64-encoded" }),
           },
           { additionalProperties: false },
@@ -110,7 +117,7 @@ export const qtiAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
       const result = await runCommand(
         db,
         commandRequest(request, now()),
-        (ctx) => importQtiPackage(ctx, { instance, bytes, fileName: request.body.fileName }),
+        (ctx) => importQtiPackage(ctx, { instance, bytes, fileName: request.body.fileName, id: request.body.id }),
         'assessment_import_qti',
       );
       return reply.code(result.outcome === 'created' ? 201 : 200).send(result);

@@ -5,7 +5,9 @@ import type { Queryable } from '../../../db/database.js';
 import type { CommandContext } from '../../../domain/command.js';
 import { notFound } from '../../../domain/errors.js';
 import { publishContent, type AssessmentInstance } from '../commands.js';
-import { assessmentUuid, currentContent, type ImportResult } from '../repository.js';
+import { versionMedia } from '../media-store.js';
+import { MEDIA_TYPES } from '../media.js';
+import { assessmentUuid, currentContent, currentVersion, type ImportResult } from '../repository.js';
 import { exportQti, type QtiExport } from './export.js';
 import { readQtiPackage, type QtiReport } from './import.js';
 
@@ -18,9 +20,9 @@ export interface QtiImportResult extends ImportResult {
  * one with its id). A package that cannot be read, or of which nothing imports, publishes nothing:
  * the error names each file and item and why.
  */
-export async function importQtiPackage(ctx: CommandContext, input: { instance: AssessmentInstance; bytes: Uint8Array; fileName?: string }): Promise<QtiImportResult> {
-  const reading = readQtiPackage(input.bytes, input.fileName);
-  const result = await publishContent(ctx, { instance: input.instance, content: reading.content, hash: reading.hash });
+export async function importQtiPackage(ctx: CommandContext, input: { instance: AssessmentInstance; bytes: Uint8Array; fileName?: string; id?: string }): Promise<QtiImportResult> {
+  const reading = readQtiPackage(input.bytes, input.fileName, input.id);
+  const result = await publishContent(ctx, { instance: input.instance, content: reading.content, hash: reading.hash, files: reading.media });
   return { ...result, report: reading.report };
 }
 
@@ -28,5 +30,7 @@ export async function importQtiPackage(ctx: CommandContext, input: { instance: A
 export async function qtiPackageOf(db: Queryable, instanceId: string, id: string): Promise<QtiExport & { id: string }> {
   const uuid = /^[a-z][a-z0-9-]{0,63}$/.test(id) ? await assessmentUuid(db, instanceId, id) : undefined;
   if (!uuid) throw notFound('No such assessment in this instance');
-  return { id, ...exportQti(await currentContent(db, uuid)) };
+  const media = await versionMedia(db, uuid, await currentVersion(db, uuid));
+  const extension = (contentType: string) => Object.entries(MEDIA_TYPES).find(([, t]) => t.contentType === contentType)?.[0];
+  return { id, ...exportQti(await currentContent(db, uuid), new Map(media.map((m) => [`${m.sha256}.${extension(m.contentType)}`, m.bytes]))) };
 }

@@ -36,6 +36,8 @@ export interface QtiExport {
   zip: Uint8Array;
   /** The files of the package, by path (for tests and for reading). */
   files: Map<string, string>;
+  /** The media files of the package (media/<sha256>.<ext>), by path. */
+  media: Map<string, Uint8Array>;
   omitted: ExportOmission[];
 }
 
@@ -46,7 +48,11 @@ const PRACTICE_FILE = 'practice/practice.xml';
 /** Numbers written as QTI values: no exponent, no float noise. */
 const num = (n: number) => String(Number(n.toPrecision(12)));
 
-export function exportQti(content: AssessmentContent): QtiExport {
+/**
+ * The content as a QTI package; `media`: the stored files it names, by `<sha256>.<ext>` (a file
+ * named but not given is left out, and said).
+ */
+export function exportQti(content: AssessmentContent, media: ReadonlyMap<string, Uint8Array> = new Map()): QtiExport {
   const omitted: ExportOmission[] = [];
   const questions = content.questions.filter((q) => {
     if (q.type !== 'coding') return true;
@@ -130,7 +136,7 @@ export function exportQti(content: AssessmentContent): QtiExport {
         { identifier: ALL_SECTION, title: content.name, visible: true },
         content.shuffleQuestions !== undefined && el('qti-ordering', { shuffle: content.shuffleQuestions }),
         content.instructions !== undefined &&
-          el('qti-rubric-block', { view: 'candidate', use: 'instructions' }, el('qti-content-body', {}, el('div', {}, markdownToXhtml(content.instructions)))),
+          el('qti-rubric-block', { view: 'candidate', use: 'instructions' }, el('qti-content-body', {}, el('div', {}, markdownToXhtml(content.instructions, '')))),
         categories.map((category) =>
           el(
             'qti-assessment-section',
@@ -187,7 +193,16 @@ export function exportQti(content: AssessmentContent): QtiExport {
     ),
   );
   files.set('imsmanifest.xml', serializeXml(manifest));
-  return { zip: writeZip(files), files, omitted };
+  // The media files the documents name, beside them in media/.
+  const mediaFiles = new Map<string, Uint8Array>();
+  for (const text of files.values()) {
+    for (const [, name] of text.matchAll(/media\/([0-9a-f]{64}\.[a-z0-9]{3,4})/g)) {
+      const bytes = media.get(name!);
+      if (bytes) mediaFiles.set(`media/${name}`, bytes);
+      else if (!mediaFiles.has(`media/${name}`)) omitted.push({ what: `the media file ${name}`, why: 'it is not stored here' });
+    }
+  }
+  return { zip: writeZip(new Map<string, string | Uint8Array>([...files, ...mediaFiles])), files, media: mediaFiles, omitted };
 }
 
 function itemExtension(question: QuestionContent): ItemExtension {

@@ -13,6 +13,9 @@ import { exactOr, orderedQuestion, readItem, slugOf, type Question } from './ite
 
 export const MAX_ITEMS = 500;
 
+/** An identifier made for machines: a UUID, or a long run of hex digits. */
+const unreadable = (identifier: string) => /[0-9a-f]{8}-[0-9a-f]{4}-|[0-9a-f]{12,}|\d{6,}/i.test(identifier) || !/[a-z]{3,}/i.test(identifier);
+
 export interface QtiReport {
   /** The assessment the package became (absent when it was refused). */
   assessment?: { id: string; name: string; questions: number };
@@ -25,6 +28,8 @@ export interface QtiReport {
 export interface QtiReading {
   content: AssessmentContent;
   hash: string;
+  /** The package's files the content's Markdown names (pictures, sound, video), by their paths in it. */
+  media: Map<string, Uint8Array>;
   report: QtiReport;
 }
 
@@ -41,9 +46,9 @@ function decode(bytes: Uint8Array, file: string): string {
 }
 
 /** Reads a package; refused (an invalid-input error naming file and problem) when it cannot be read or nothing in it imports. */
-export function readQtiPackage(bytes: Uint8Array, fileName = 'package.zip'): QtiReading {
+export function readQtiPackage(bytes: Uint8Array, fileName = 'package.zip', chosenId?: string): QtiReading {
   try {
-    return read(bytes, fileName);
+    return read(bytes, fileName, chosenId);
   } catch (error) {
     if (error instanceof PackageError) throw invalidInput([{ in: 'body', name: error.file, detail: error.message }], `The QTI package was refused: ${error.file} ${error.message}`);
     throw error;
@@ -57,7 +62,7 @@ interface Resource {
   metadata?: Element;
 }
 
-function read(bytes: Uint8Array, fileName: string): QtiReading {
+function read(bytes: Uint8Array, fileName: string, chosenId?: string): QtiReading {
   const files = readZip(bytes);
   const manifestBytes = files.get('imsmanifest.xml');
   if (!manifestBytes) throw new PackageError(fileName, 'has no imsmanifest.xml at its root: it is not an IMS content package');
@@ -65,6 +70,7 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
   if (localName(manifest) !== 'manifest') throw new PackageError('imsmanifest.xml', `has the root element <${manifest.nodeName}>, not <manifest>`);
 
   const report: QtiReport = { imported: [], notImported: [], notes: [] };
+  const media = new Map<string, Uint8Array>();
   const note = (file: string, item: string | undefined, what: string) => {
     if (!report.notes.some((n) => n.file === file && n.item === item && n.what === what)) report.notes.push({ file, ...(item === undefined ? {} : { item }), what });
   };
@@ -185,7 +191,7 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
     }
     const extension = extensionOf(resource) as ItemExtension;
     const pilot = lomText(resource?.metadata, ['lom', 'educational', 'typicalLearningTime', 'duration']);
-    const result = readItem(root, file, extension, (what) => note(file, itemId, what));
+    const result = readItem(root, file, extension, (what) => note(file, itemId, what), files, media);
     if ('why' in result) {
       report.notImported.push({ file, item: itemId, what: result.what, why: result.why });
       continue;
@@ -271,12 +277,17 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
   // The test's settings.
   const title = test ? attr(test, 'title') : undefined;
   const manifestTitle = lomText(manifestMetadata, ['lom', 'general', 'title', 'string']);
-  const id = slugOf((test && attr(test, 'identifier')) ?? lomText(manifestMetadata, ['lom', 'general', 'identifier', 'entry']) ?? manifestTitle ?? 'imported');
+  // The id: the one chosen, else the test's identifier when people can read it, else its title as a slug.
+  const identifier = (test && attr(test, 'identifier')) ?? lomText(manifestMetadata, ['lom', 'general', 'identifier', 'entry']);
+  const readable = identifier !== undefined && !unreadable(identifier) ? slugOf(identifier) : undefined;
+  const id = chosenId ?? readable ?? slugOf(title || manifestTitle || identifier || 'imported');
+  if (!chosenId && !readable && identifier !== undefined)
+    note(testFile || 'imsmanifest.xml', undefined, `its identifier "${identifier.slice(0, 80)}" is not readable: the id "${id}" is made from its title`);
   const name = (title || manifestTitle || id).slice(0, 200);
   let description = lomText(manifestMetadata, ['lom', 'general', 'description', 'string']) ?? lomText(tests[0]?.metadata, ['lom', 'general', 'description', 'string']);
   if (!description) {
-    description = `Imported from the QTI package ${fileName}.`;
-    note('imsmanifest.xml', undefined, 'the package has no description: one saying where it came from is set');
+    description = name;
+    note('imsmanifest.xml', undefined, 'the package has no description: its name is set; write one for candidates');
   }
   if (description.length > 2000) {
     description = `${description.slice(0, 1999)}…`;
@@ -344,7 +355,7 @@ function read(bytes: Uint8Array, fileName: string): QtiReading {
     );
   }
   report.assessment = { id: parsed.content.id, name: parsed.content.name, questions: parsed.content.questions.length };
-  return { content: parsed.content, hash: parsed.hash, report };
+  return { content: parsed.content, hash: parsed.hash, media, report };
 }
 
 /** The question's fields in the order the service writes them. */

@@ -4,7 +4,8 @@
 import type { Element } from '@xmldom/xmldom';
 import { LIKERT_SCALES } from '../content-schema.js';
 import { MAP_RESPONSE, MATCH_CORRECT, type ItemExtension } from './format.js';
-import { markdownToXhtml, nodesOf, xhtmlToMarkdown } from './xhtml.js';
+import { posix } from 'node:path';
+import { markdownToXhtml, nodesOf, xhtmlToMarkdown, type MediaContext } from './xhtml.js';
 import { attr, child, children, descendants, el, localName, parseXml, serializeXml, textOf } from './xml.js';
 
 export type Question = Record<string, unknown> & { id: string; type: string; prompt: string };
@@ -57,7 +58,21 @@ export function orderedQuestion(question: Question, id: string): Question {
 
 type ItemResult = { question: Question; shuffle?: boolean } | { what: string; why: string };
 
-export function readItem(root: Element, file: string, extension: ItemExtension, note: (what: string) => void): ItemResult {
+/**
+ * An item as a question, or why it is not imported. `files`: the package, whose pictures, sound,
+ * video and formulas the prompt keeps (the files used are returned); an item whose media cannot be
+ * kept would lose its meaning, and is not imported. The files the prompt names are added to `used`.
+ */
+export function readItem(
+  root: Element,
+  file: string,
+  extension: ItemExtension,
+  note: (what: string) => void,
+  files?: ReadonlyMap<string, Uint8Array>,
+  used: Map<string, Uint8Array> = new Map(),
+): ItemResult {
+  const lost: string[] = [];
+  const media: MediaContext | undefined = files && { base: posix.dirname(file) === '.' ? '' : posix.dirname(file), files, used, lost: (what) => lost.push(what) };
   if (attr(root, 'adaptive') === 'true') return { what: 'an adaptive item', why: 'its scoring changes over several tries; a question here is answered once' };
   if (children(root, 'qti-template-declaration').length > 0 || child(root, 'qti-template-processing')) {
     return { what: 'a template item', why: 'its values are generated for each candidate; a question here is the same for everyone' };
@@ -97,9 +112,10 @@ export function readItem(root: Element, file: string, extension: ItemExtension, 
     if (name === 'qti-rubric-block' && !(attr(e, 'view') ?? 'candidate').split(/\s+/).includes('candidate')) return 'skip';
     return undefined;
   };
-  const parts = [xhtmlToMarkdown(nodesOf(body), dropped, skip)];
+  const parts = [xhtmlToMarkdown(nodesOf(body), dropped, skip, media)];
   const qtiPrompt = child(interaction, 'qti-prompt');
-  if (qtiPrompt) parts.push(xhtmlToMarkdown(nodesOf(qtiPrompt), dropped));
+  if (qtiPrompt) parts.push(xhtmlToMarkdown(nodesOf(qtiPrompt), dropped, undefined, media));
+  if (lost.length > 0) return { what: 'its prompt', why: `${[...new Set(lost)].join('; ')}: the question would lose its meaning without it` };
   let prompt = exactOr(parts.filter((p) => p !== '').join('\n\n'), extension.prompt);
   if (prompt === '') prompt = attr(root, 'title') ?? '';
   if (prompt === '') return { what: `<${kind}>`, why: 'the item has no prompt' };
@@ -112,8 +128,10 @@ export function readItem(root: Element, file: string, extension: ItemExtension, 
     for (const choice of choices) {
       const text = textOf(choice);
       const ident = attr(choice, 'identifier') ?? '';
-      if (descendants(choice, 'img').length > 0 || descendants(choice, 'math').length > 0 || descendants(choice, 'object').length > 0)
-        note(`option ${ident}: only its text is imported (options here are plain text)`);
+      // A formula or sound as its text would be wrong; a picture beside the option's words is left out, and said.
+      if (['math', 'object', 'audio', 'video'].some((name) => descendants(choice, name).length > 0))
+        return { what: `option ${ident}`, why: 'holds a formula or media, which an imported option cannot keep (options here are text)' };
+      if (descendants(choice, 'img').length > 0) note(`option ${ident}: only its text is imported (options here are plain text)`);
       if (text === '') return { what: `option ${ident}`, why: 'has no text (options here are plain text)' };
       if (text.length > 500) return { what: `option ${ident}`, why: `is ${text.length} characters long; an option here may have at most 500` };
       options.push({ id: ident, text });

@@ -3,17 +3,36 @@
 // for the subset prompts support: paragraphs and line breaks, emphasis, code, lists, tables, block
 // quotes and http(s)/mailto links. What is outside it (images, media, math, headings, ...) is kept
 // as its text, or named, and reported.
+import { posix } from 'node:path';
 import type { Element, Node } from '@xmldom/xmldom';
 import { markdownXhtml } from '../../../html/markdown.js';
-import { CDATA_NODE, ELEMENT_NODE, TEXT_NODE, attr, children, el, localName, parseXml, type XmlChild } from './xml.js';
+import { CDATA_NODE, ELEMENT_NODE, TEXT_NODE, attr, children, el, localName, parseXml, type XmlChild, type XmlElement } from './xml.js';
 
-/** The Markdown as XHTML elements for a QTI document. */
-export function markdownToXhtml(markdown: string): XmlChild[] {
+/**
+ * The Markdown as XHTML elements for a QTI document. A stored media file is written as an <img>,
+ * <audio> or <video> naming `media/<sha256>.<ext>` from the package's root (`toRoot`: the way up
+ * from the document's folder), its text as `alt` or `title`; `used` collects the files named.
+ * Formulas are MathML in its namespace.
+ */
+export function markdownToXhtml(markdown: string, toRoot = '../', used?: Set<string>): XmlChild[] {
   const root = parseXml(`<root>${markdownXhtml(markdown)}</root>`, '(prompt)');
-  return convertChildren(root);
+  return convertChildren(root, { toRoot, used });
 }
 
-function convertChildren(element: Element): XmlChild[] {
+const STORED_SRC = /^\/portal\/media\/([0-9a-f]{64}\.[a-z0-9]{3,4})$/;
+const MATHML_NS = 'http://www.w3.org/1998/Math/MathML';
+
+function mathElement(e: Element, top: boolean): XmlElement {
+  const attrs: Record<string, string> = top ? { xmlns: MATHML_NS } : {};
+  for (let i = 0; i < e.attributes.length; i++) {
+    const a = e.attributes.item(i)!;
+    if (a.name !== 'xmlns') attrs[a.name] = a.value;
+  }
+  const kids = nodesOf(e).flatMap((n): XmlChild[] => (n.nodeType === ELEMENT_NODE ? [mathElement(n as Element, false)] : n.nodeType === TEXT_NODE ? [n.nodeValue ?? ''] : []));
+  return el(localName(e), attrs, kids);
+}
+
+function convertChildren(element: Element, media: { toRoot: string; used?: Set<string> }): XmlChild[] {
   const nodes = nodesOf(element);
   // Whitespace between blocks is the serializer's to write; within text it is kept.
   const hasBlock = nodes.some(isBlock);
@@ -24,12 +43,32 @@ function convertChildren(element: Element): XmlChild[] {
       if (!(hasBlock && text.trim() === '')) out.push(text);
     } else if (node.nodeType === ELEMENT_NODE) {
       const e = node as Element;
-      const attrs: Record<string, string> = {};
-      for (const name of ['href', 'class', 'start']) {
-        const value = attr(e, name);
-        if (value !== undefined) attrs[name] = value;
+      const name = localName(e);
+      if (name === 'math') {
+        out.push(mathElement(e, true));
+        continue;
       }
-      out.push(el(localName(e), attrs, convertChildren(e)));
+      const stored = (child: Element | undefined) => {
+        const file = child && STORED_SRC.exec(attr(child, 'src') ?? '')?.[1];
+        if (file) media.used?.add(file);
+        return file && `${media.toRoot}media/${file}`;
+      };
+      if (name === 'img' && stored(e)) {
+        out.push(el('img', { src: stored(e)!, alt: attr(e, 'alt') ?? '' }));
+        continue;
+      }
+      if (name === 'span' && /\bmedia\b/.test(attr(e, 'class') ?? '')) {
+        const player = children(e).find((c) => ['audio', 'video'].includes(localName(c)));
+        const src = stored(player);
+        if (player && src) out.push(el(localName(player), { src, controls: 'controls', title: attr(player, 'aria-label') ?? '' }));
+        continue;
+      }
+      const attrs: Record<string, string> = {};
+      for (const attrName of ['href', 'class', 'start']) {
+        const value = attr(e, attrName);
+        if (value !== undefined) attrs[attrName] = value;
+      }
+      out.push(el(name, attrs, convertChildren(e, media)));
     }
   }
   return out;
@@ -43,9 +82,21 @@ export type Dropped = (what: string) => void;
 
 const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
 
+/**
+ * The package's files as an item's media see them: `base` is the item file's folder, `files` the
+ * package; each file used is added to `used` (by its path in the package), and what cannot be kept
+ * is `lost`: the item would lose its meaning, and is not imported.
+ */
+export interface MediaContext {
+  base: string;
+  files: ReadonlyMap<string, Uint8Array>;
+  used: Map<string, Uint8Array>;
+  lost: (what: string) => void;
+}
+
 /** XHTML content (the children of an element, or a list of nodes) as Markdown. */
-export function xhtmlToMarkdown(nodes: Node[], dropped: Dropped, skip: (e: Element) => 'skip' | 'blank' | undefined = () => undefined): string {
-  const converter = new Converter(dropped, skip);
+export function xhtmlToMarkdown(nodes: Node[], dropped: Dropped, skip: (e: Element) => 'skip' | 'blank' | undefined = () => undefined, media?: MediaContext): string {
+  const converter = new Converter(dropped, skip, media);
   return converter.blocks(nodes).join('\n\n').trim();
 }
 
@@ -59,7 +110,41 @@ class Converter {
   constructor(
     private readonly dropped: Dropped,
     private readonly skip: (e: Element) => 'skip' | 'blank' | undefined,
+    private readonly media?: MediaContext,
   ) {}
+
+  /** `![text](path)` for a file of the package, or nothing (and the item lost) when it cannot be kept. */
+  private mediaReference(what: string, src: string, text: string): string {
+    const media = this.media;
+    const shown = src.slice(0, 100) || 'without a source';
+    if (!media) {
+      this.dropped(`the ${what} "${shown}" is not imported here`);
+      return '';
+    }
+    let path: string | undefined;
+    try {
+      path = src === '' || /^[a-z][a-z0-9+.-]*:/i.test(src) ? undefined : posix.normalize(posix.join(media.base, decodeURIComponent(src)));
+    } catch {
+      path = undefined;
+    }
+    const bytes = path !== undefined && !path.startsWith('../') ? media.files.get(path) : undefined;
+    if (!bytes) {
+      media.lost(`the ${what} "${shown}" is not a file of the package`);
+      return '';
+    }
+    if (text === '') {
+      media.lost(
+        what === 'image' ? `the image "${shown}" has no alternative text (alt)` : `the ${what} "${shown}" has no description or transcript (title, aria-label or its text)`,
+      );
+      return '';
+    }
+    media.used.set(path!, bytes);
+    const target = path!.replace(/[\s()%]/g, (c) => encodeURIComponent(c));
+    return `![${text
+      .replace(/[[\]\\]/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim()}](${target})`;
+  }
 
   blocks(nodes: Node[]): string[] {
     const out: string[] = [];
@@ -245,13 +330,23 @@ class Converter {
           }
           break;
         }
-        case 'img': {
-          const alt = (attr(e, 'alt') ?? '').trim();
-          const src = (attr(e, 'src') ?? '').trim();
-          this.dropped(`the image "${(src || alt || 'without a source').slice(0, 100)}" is not imported: prompts have no images; its alternative text stands in its place`);
-          out += escapeInline(`[image: ${alt || src || 'no description'}]`);
+        case 'img':
+          out += this.mediaReference('image', (attr(e, 'src') ?? '').trim(), (attr(e, 'alt') ?? '').trim());
+          break;
+        case 'audio':
+        case 'video':
+        case 'object': {
+          const source = children(e).find((c) => localName(c) === 'source');
+          const src = (attr(e, 'src') ?? attr(e, 'data') ?? (source && attr(source, 'src')) ?? '').trim();
+          const type = (attr(e, 'type') ?? (source && attr(source, 'type')) ?? '').toLowerCase();
+          const what = name === 'object' ? (type.startsWith('audio') ? 'audio' : type.startsWith('image') ? 'image' : 'video') : name;
+          const text = (attr(e, 'title') ?? attr(e, 'aria-label') ?? e.textContent ?? '').replace(/\s+/g, ' ').trim();
+          out += this.mediaReference(what, src, text);
           break;
         }
+        case 'math':
+          out += mathml(e);
+          break;
         case 'span':
         case 'sub':
         case 'sup':
@@ -274,14 +369,32 @@ class Converter {
           if (name === 'p' || name === 'div') out += '\n';
           break;
         default:
-          if (name === 'math') this.dropped('MathML is kept as its text only');
-          else if (name === 'object' || name === 'audio' || name === 'video' || name === 'iframe') this.dropped(`<${name}> media is not imported: prompts have no media`);
+          if (name === 'iframe') this.media?.lost('an <iframe> cannot be kept');
           else this.dropped(`<${name}> is kept as its text only`);
-          if (name !== 'object' && name !== 'audio' && name !== 'video' && name !== 'iframe') out += this.inline(nodesOf(e));
+          if (name !== 'iframe') out += this.inline(nodesOf(e));
       }
     }
     return out;
   }
+}
+
+/** A <math> element as MathML markup without namespace prefixes, on one line (markdown.ts keeps it). */
+function mathml(element: Element): string {
+  const write = (node: Node): string => {
+    if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_NODE)
+      return (node.nodeValue ?? '').replace(/\s+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    if (node.nodeType !== ELEMENT_NODE) return '';
+    const e = node as Element;
+    const name = localName(e);
+    const attrs: string[] = [];
+    for (let i = 0; i < e.attributes.length; i++) {
+      const a = e.attributes.item(i)!;
+      if (a.name === 'xmlns' || a.name.startsWith('xmlns:') || a.name.includes(':')) continue;
+      attrs.push(` ${a.name}="${a.value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`);
+    }
+    return `<${name}${attrs.join('')}>${nodesOf(e).map(write).join('')}</${name}>`;
+  };
+  return write(element);
 }
 
 const BLOCK_ELEMENTS = new Set([

@@ -22,11 +22,19 @@ export function safePath(name: string, file = PACKAGE): string {
 }
 
 /** The files of a zip (directories left out), by normalised path; refused past any limit. */
-export function readZip(bytes: Uint8Array): Map<string, Uint8Array> {
+export function readZip(
+  bytes: Uint8Array,
+  limits: { packageBytes: number; uncompressedBytes: number; what: string } = {
+    packageBytes: MAX_PACKAGE_BYTES,
+    uncompressedBytes: MAX_UNCOMPRESSED_BYTES,
+    what: 'a QTI package is a zip with imsmanifest.xml',
+  },
+): Map<string, Uint8Array> {
+  const { packageBytes: MAX_PACKAGE_BYTES, uncompressedBytes: MAX_UNCOMPRESSED_BYTES } = limits;
   if (bytes.length > MAX_PACKAGE_BYTES) {
     throw new PackageError(PACKAGE, `is ${(bytes.length / 1024 / 1024).toFixed(1)} MB; a package may be at most ${MAX_PACKAGE_BYTES / 1024 / 1024} MB`);
   }
-  if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) throw new PackageError(PACKAGE, 'is not a zip file (a QTI package is a zip with imsmanifest.xml)');
+  if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b) throw new PackageError(PACKAGE, `is not a zip file (${limits.what})`);
   // First pass: the directory only, nothing inflated.
   const entries: { name: string; size: number }[] = [];
   try {
@@ -57,9 +65,9 @@ export function readZip(bytes: Uint8Array): Map<string, Uint8Array> {
 }
 
 /** A zip of the files, by path; a fixed date, so that the same content makes the same bytes. */
-export function writeZip(files: Map<string, string>): Uint8Array {
+export function writeZip(files: Map<string, string | Uint8Array>): Uint8Array {
   const entries: Record<string, [Uint8Array, { mtime: Date }]> = {};
   const mtime = new Date(Date.UTC(2020, 0, 1));
-  for (const [name, text] of files) entries[name] = [Buffer.from(text, 'utf8'), { mtime }];
+  for (const [name, data] of files) entries[name] = [typeof data === 'string' ? Buffer.from(data, 'utf8') : data, { mtime }];
   return zipSync(entries, { level: 6 });
 }

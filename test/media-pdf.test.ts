@@ -1,0 +1,53 @@
+// The report's PDF prints the pictures a prompt shows (the stored file, drawn by pdfkit) and its
+// formulas as text, read back with poppler's pdfimages and pdftotext.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, it } from 'node:test';
+import { strToU8, zipSync } from 'fflate';
+import sharp from 'sharp';
+import { describeEachStore, sampleAssessment } from './harness.js';
+import { takeAssessment } from './support/take.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'ac-media-pdf-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describeEachStore('pictures and formulas in the report PDF', (ctx) => {
+  it('prints the picture of a prompt and its formula', async () => {
+    const instance = await ctx().instance('media-pdf');
+    const yaml = sampleAssessment('alpha').replace('prompt: What is 2 + 2?', 'prompt: "Look: ![A green square](square.png) and $E = mc^2$. What is 2 + 2?"');
+    const square = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#2a6' } })
+      .png()
+      .toBuffer();
+    const published = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${instance}/assessments/package`,
+      headers: { 'content-type': 'application/zip' },
+      payload: Buffer.from(zipSync({ 'alpha.yaml': strToU8(yaml), 'square.png': square })),
+    });
+    assert.equal(published.statusCode, 201, published.body);
+    const key = await ctx().key([instance]);
+    const candidateId = await takeAssessment(ctx(), instance, key, { email: 'pia.picture@example.com', firstName: 'Pia', lastName: 'Picture' });
+    const invitations = (await ctx().request({ method: 'GET', url: `/v1/candidates/${candidateId}`, headers: { 'x-api-key': key } })).json().invitations as {
+      assessmentId: string;
+      reportUrl: string;
+    }[];
+    const u = new URL(invitations.find((i) => i.assessmentId === 'alpha')!.reportUrl);
+    const pdf = await ctx().request({ method: 'GET', url: `${u.pathname}.pdf${u.search}` });
+    assert.equal(pdf.statusCode, 200, pdf.body);
+    const file = path.join(work, `${ctx().store}.pdf`);
+    writeFileSync(file, pdf.rawPayload);
+    const images = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
+      .split('\n')
+      .slice(2)
+      .filter((l) => l.trim() !== '');
+    assert.ok(
+      images.some((line) => /\s40\s+40\s/.test(line)),
+      `the 40 × 40 picture is in the PDF:\n${images.join('\n')}`,
+    );
+    const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
+    assert.match(text, /Look: and E = mc\^2\. What is 2 \+ 2\?/);
+  });
+});
