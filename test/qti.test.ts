@@ -79,6 +79,11 @@ describe('QTI 3.0 export and import', () => {
     let exact = 0;
     for (const file of files) {
       const content = parse(readFileSync(path.join(ROOT, 'catalogue', file), 'utf8'));
+      // A test of coding questions only has nothing QTI can hold: its export is refused, saying so.
+      if (mappable(content).questions.length === 0) {
+        assert.throws(() => exportQti(content), /has no question that QTI can hold/, file);
+        continue;
+      }
       const exported = exportQti(content);
       const read = readQtiPackage(exported.zip, `${content.id}.zip`);
       assert.deepEqual(read.content, mappable(content), file);
@@ -100,7 +105,8 @@ describe('QTI 3.0 export and import', () => {
         exact++;
       }
     }
-    assert.ok(exact >= 8, `${exact} catalogue assessments have only mappable types and one language`);
+    // Every test but the two tests of English carries German and Spanish (which QTI export leaves out, as named above).
+    assert.ok(exact >= 2, `${exact} catalogue assessments have only mappable types and one language`);
   });
 
   it('round-trips a fixture with every mappable type and setting; the package is QTI 3.0 as other tools read it', () => {
@@ -143,6 +149,11 @@ describe('QTI 3.0 export and import', () => {
     const content = parse(readFileSync(path.join(FIXTURES, 'every-type.yaml'), 'utf8'));
     for (const file of readdirSync(path.join(ROOT, 'catalogue'))) {
       const catalogue = parse(readFileSync(path.join(ROOT, 'catalogue', file), 'utf8'));
+      // A test of coding questions only has nothing QTI can hold: its export is refused, saying so.
+      if (mappable(catalogue).questions.length === 0) {
+        assert.throws(() => exportQti(catalogue), /has no question that QTI can hold/, file);
+        continue;
+      }
       for (const source of [content, catalogue]) {
         const files = unzipSync(exportQti(source).zip);
         files['imsmanifest.xml'] = strToU8(new TextDecoder().decode(files['imsmanifest.xml']).replace(/<ac:extension>[^<]*<\/ac:extension>/g, ''));
