@@ -1885,7 +1885,7 @@ export interface operations {
                              */
                             decidedAt: string;
                         } | null;
-                        /** @description Tags your recruiters gave the candidate in the console, in alphabetical order */
+                        /** @description Tags your recruiters gave the candidate in the console, as they typed them ("Round 1"), in alphabetical order of their lower-case form; tags that differ only in case are one tag */
                         tags: string[];
                     };
                 };

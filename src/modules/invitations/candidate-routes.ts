@@ -92,7 +92,10 @@ const Candidate = Type.Object({
         "Your recruiters' decision on the candidate in the console (advance, hold or reject), with its note; null while there is none. Never shown to the candidate, and not part of the score record.",
     },
   ),
-  tags: Type.Array(Type.String({ examples: ['shortlist'] }), { description: 'Tags your recruiters gave the candidate in the console, in alphabetical order' }),
+  tags: Type.Array(Type.String({ examples: ['shortlist'] }), {
+    description:
+      'Tags your recruiters gave the candidate in the console, as they typed them ("Round 1"), in alphabetical order of their lower-case form; tags that differ only in case are one tag',
+  }),
 });
 
 const Params = Type.Object({
