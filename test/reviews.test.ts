@@ -330,6 +330,13 @@ describeEachStore(
       assert.equal(await reviewRows(attemptId), 0);
 
       const reminders = () => readdirSync(ctx().mailDir).filter((f) => readFileSync(path.join(ctx().mailDir, f), 'utf8').includes(`A review waits for you in ${instance}`)).length;
+      // The overview says what needs whom: Amy has one answer waiting; nothing is overdue yet.
+      const needs = async (who: typeof manager, label: string) =>
+        new RegExp(`${label}</span><span class="figure">(\\d+)<`).exec((await who.as.get(`/console/?instance=${instance}`)).body)?.[1];
+      assert.equal(await needs(mine, 'Waiting for your review'), '1');
+      assert.equal(await needs(other, 'Waiting for your review'), '0');
+      assert.equal(await needs(manager, 'Reviews past their due time'), '0');
+      assert.equal(await needs(mine, 'Reviews past their due time'), undefined, 'a reviewer is not shown the instance-wide count');
       await ctx().app.jobs.runOnce('review-reminders');
       assert.equal(reminders(), 0, 'not due yet');
       clock.move(47 * 3600_000);
@@ -338,6 +345,8 @@ describeEachStore(
       clock.move(2 * 3600_000);
       await ctx().app.jobs.runOnce('review-reminders');
       assert.equal(reminders(), 1, 'overdue: reminded');
+      // (Two days on, the earlier sessions have ended: a manager signs in now.)
+      assert.equal(await needs(await person(instance, 'meg', 'manager'), 'Reviews past their due time'), '1');
       clock.move(24 * 3600_000);
       await ctx().app.jobs.runOnce('review-reminders');
       assert.equal(reminders(), 1, 'once');

@@ -6,7 +6,9 @@ import { failedDeliveries } from '../../modules/invitations/insights.js';
 import { funnel } from '../../modules/scores/insights.js';
 import { listEndpoints } from '../../modules/webhooks/repository.js';
 import type { ConsoleContext } from '../context.js';
-import { waitingReviews } from '../reviews/routes.js';
+import { failedCallbacks } from '../../modules/integrations/repository.js';
+import { queueOf } from '../../modules/reviews/blind.js';
+import { overdueAssignments, reviewBoard } from '../../modules/reviews/repository.js';
 import { overviewBody } from './views.js';
 
 export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext): void {
@@ -17,7 +19,14 @@ export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext
       const since = new Date(c.now().getTime() - days * 86_400_000);
       periods.push({ days, funnel: await funnel(c.db, instance.id, since), failedMail: await failedDeliveries(c.db, instance.id, since) });
     }
-    const waiting = await waitingReviews(c.db, instance);
+    const open = await reviewBoard(c.db, instance, { open: true, limit: 1000 });
+    const manage = c.may(request, instance, 'manage');
+    const since = new Date(c.now().getTime() - 30 * 86_400_000);
+    const needs = {
+      mine: queueOf(open, request.consoleUser!.user, instance).length,
+      overdue: manage ? await overdueAssignments(c.db, instance.id, c.now()) : 0,
+      failedCallbacks: manage ? await failedCallbacks(c.db, instance.id, since) : 0,
+    };
     const endpoints = await listEndpoints(c.db, instance.id);
     const hooks = { disabled: endpoints.filter((e) => e.disabled).length, failing: endpoints.filter((e) => !e.disabled && e.failingSince).length };
     return c.render(
@@ -25,9 +34,10 @@ export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext
       reply,
       { section: 'overview', instance },
       `Overview of ${instance.name}`,
-      overviewBody(instance.name, periods, waiting, hooks, await pipeline(c.db, instance.id), {
+      overviewBody(instance.name, periods, open.length, hooks, await pipeline(c.db, instance.id), {
         names: c.may(request, instance, 'names'),
-        manage: c.may(request, instance, 'manage'),
+        manage,
+        needs,
       }),
     );
   });

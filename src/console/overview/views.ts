@@ -32,8 +32,8 @@ export function overviewBody(
   waitingReviews: number,
   webhooks: { disabled: number; failing: number } = { disabled: 0, failing: 0 },
   pipeline: PipelineRow[] = [],
-  /** What the viewer may open: the lists that name candidates (not a reviewer under blind review), the instance's setup. */
-  may: { names: boolean; manage: boolean } = { names: true, manage: true },
+  /** What the viewer may open: the lists that name candidates (not a reviewer under blind review), the instance's setup; and what needs them. */
+  may: { names: boolean; manage: boolean; needs?: { mine: number; overdue: number; failedCallbacks: number } } = { names: true, manage: true },
 ): SafeHtml {
   const failedMail = periods[0]?.failedMail ?? 0;
   const sections = periods.map(({ days, funnel, failedMail }) => {
@@ -64,9 +64,12 @@ ${
 }
 <h2 id="needs-title">Needs you now</h2>
 <ul class="cards" aria-labelledby="needs-title">
+${may.needs && html`<li><a href="/console/reviews?instance=${instance}"><span class="label">Waiting for your review</span><span class="figure">${may.needs.mine}</span></a></li>`}
 <li><a href="/console/reviews?instance=${instance}"><span class="label">Free-text answers waiting for review</span><span class="figure">${waitingReviews}</span></a></li>
+${may.needs && may.manage && html`<li><a href="/console/reviews?instance=${instance}"><span class="label">Reviews past their due time</span><span class="figure">${may.needs.overdue}</span></a></li>`}
 ${may.names && html`<li><a href="/console/invitations?instance=${instance}"><span class="label">E-mails that failed (30 days)</span><span class="figure">${failedMail}</span></a></li>`}
 ${may.manage && html`<li><a href="/console/webhooks?instance=${instance}"><span class="label">Webhook endpoints failing or disabled</span><span class="figure">${webhooks.disabled + webhooks.failing}</span></a></li>`}
+${may.needs && may.manage && html`<li><a href="/console/integrations?instance=${instance}"><span class="label">ATS callbacks that failed (30 days)</span><span class="figure">${may.needs.failedCallbacks}</span></a></li>`}
 </ul>
 <h2>Pipeline per assessment</h2>
 ${pipelineTable(instance, pipeline, may.names)}

@@ -39,11 +39,6 @@ export const STATE_TEXT: Record<ReviewState, string> = { awaiting: 'awaiting', '
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const QUESTION = /^[a-z][a-z0-9-]{0,63}$/;
 
-/** The answers waiting for a final score (for the overview's count). */
-export async function waitingReviews(db: Database, instance: Instance): Promise<number> {
-  return (await reviewBoard(db, instance, { open: true, limit: 1000 })).length;
-}
-
 interface QueueView {
   instance: Instance;
   /** The viewer sees candidates only as opaque answer labels (a reviewer under blind review). */

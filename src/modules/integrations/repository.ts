@@ -192,6 +192,15 @@ export async function skipCallback(db: Queryable, callbackId: string, reason: st
   );
 }
 
+/** How many of the instance's ATS callbacks failed for good since `since` (the overview). */
+export async function failedCallbacks(db: Queryable, instanceId: string, since: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM partner_callbacks WHERE instance_id = $1 AND status = 'failed' AND last_attempt_at >= $2`, [
+    instanceId,
+    since,
+  ]);
+  return rows[0]!.n;
+}
+
 /** Gives claimed callbacks back at once (a node that stops before sending them). */
 export async function releaseCallbacks(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length > 0) await db.query('UPDATE partner_callbacks SET locked_until = NULL WHERE id = ANY($1::bigint[])', [ids]);

@@ -257,6 +257,22 @@ export async function claimOverdue(tx: Queryable, now: Date, limit: number): Pro
   return rows;
 }
 
+/** How many assignments of the instance are overdue at `now` (as claimOverdue judges them, reminded or not), for the overview. */
+export async function overdueAssignments(db: Queryable, instanceId: string, now: Date): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n
+       FROM review_assignments g JOIN users u ON u.id = g.user_id JOIN attempts t ON t.id = g.attempt_id JOIN invitations i ON i.id = t.invitation_id
+       JOIN instances n ON n.id = i.instance_id JOIN answers a ON a.attempt_id = g.attempt_id AND a.question_id = g.question_id
+      WHERE i.instance_id = $1 AND n.review_due_hours IS NOT NULL AND u.disabled_at IS NULL
+        AND t.finished_at IS NOT NULL AND t.superseded_at IS NULL AND t.end_reason <> 'cancelled' AND a.review_score IS NULL
+        AND greatest(t.finished_at, g.assigned_at) + make_interval(hours => n.review_due_hours) <= $2
+        AND NOT EXISTS (SELECT 1 FROM answer_reviews r WHERE r.attempt_id = g.attempt_id AND r.question_id = g.question_id AND r.reviewer = 'user:' || lower(u.email))
+        AND NOT EXISTS (SELECT 1 FROM review_settlements x WHERE x.attempt_id = g.attempt_id AND x.question_id = g.question_id)`,
+    [instanceId, now],
+  );
+  return rows[0]!.n;
+}
+
 /** Records that the overdue reminder of an assignment went; false when it had gone already (or the assignment is gone). */
 export async function markReminded(db: Queryable, input: { attemptId: string; questionId: string; userId: string; at: Date }): Promise<boolean> {
   const { rows } = await db.query(
