@@ -80,7 +80,8 @@ describe('single sign-on in Chromium', { skip: !haveBrowser && `no Chromium at $
     assert.equal(new URL(page.url()).pathname, '/console/', page.url());
     assert.match(await page.locator('h1').first().innerText(), /Overview of acme/);
     assert.match(await page.content(), /maria\.lopez@acme\.test/);
-    // A form of the console works with the session (its CSRF token): signing out.
+    // A form of the console works with the session (its CSRF token): signing out, from the user's menu.
+    await page.locator('details.user-menu > summary').click();
     await page.getByRole('button', { name: /sign out/i }).click();
     await page.waitForURL(/\/console\/sign-in\?signedOut=1/);
     await context.close();
