@@ -2,20 +2,13 @@
 // database answering with the same SQL (the service's own repository and invite functions), but
 // with no authentication, no rate limit, no validation, no response schema and no logging.
 // Whatever the service costs beyond this is the price of its API layer.
-//
-// PUT /answer/:candidateId/:slug/:questionId is the campaign's baseline: the same answer rows
-// written by the service's own saveAnswer command (the same statement: attempt still open, upsert of the
-// answer, completion), with the attempt read once and kept in memory, and no session, CSRF,
-// invitation or proctoring lookups. (The metrics are priced on the service itself, against a
-// node with METRICS=false.)
+// (The metrics are priced on the service itself, against a node with METRICS=false.) Answer saves
+// have a baseline of their own, independent of the service's code: bench/save-baseline.ts.
 import Fastify from 'fastify';
 import { openDatabase } from '../src/db/database.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { invite } from '../src/modules/invitations/service.js';
 import { scorePage } from '../src/modules/scores/repository.js';
-import { runOneStatementCommand } from '../src/domain/command.js';
-import { saveAnswer } from '../src/modules/attempts/commands.js';
-import { findAttempt, type Attempt } from '../src/modules/attempts/repository.js';
 
 const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL!, poolSize: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
 const { rows } = await db.query<{ id: string }>(`SELECT id FROM instances WHERE name = 'bench'`);
@@ -36,23 +29,6 @@ app.get<{ Querystring: { candidateIds?: string; assessmentIds?: string } }>('/sc
 app.post<{ Body: { email: string; firstName: string; lastName: string; assessments: string[] } }>('/invite', async (request) => [
   await invite(deps, instanceId, request.body, false, { actor: { kind: 'api-key', id: 'bench' }, requestId: request.id, now: new Date() }),
 ]);
-const attempts = new Map<string, Attempt>();
-app.put<{ Params: { candidateId: string; slug: string; questionId: string }; Body: { value: unknown } }>('/answer/:candidateId/:slug/:questionId', async (request, reply) => {
-  const { candidateId, slug, questionId } = request.params;
-  let attempt = attempts.get(`${candidateId}/${slug}`);
-  if (!attempt) {
-    const { rows: found } = await db.query<{ id: string }>(
-      `SELECT i.id FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 AND a.slug = $2`,
-      [candidateId, slug],
-    );
-    attempt = await findAttempt(db, found[0]!.id);
-    if (!attempt) return reply.code(409).send();
-    attempts.set(`${candidateId}/${slug}`, attempt);
-  }
-  const candidate = { actor: { kind: 'candidate' as const, id: candidateId }, requestId: request.id, now: new Date() };
-  await runOneStatementCommand(db, candidate, (ctx) => saveAnswer(ctx, { attempt: attempt!, questionId, value: request.body.value, position: attempt!.position }));
-  return reply.code(204).send();
-});
 await app.listen({ port: Number(process.env.PORT), host: '127.0.0.1' });
 process.stdout.write('baseline ready\n');
 process.on('SIGTERM', () => {

@@ -18,9 +18,10 @@
 // behind shows as latency and is not hidden by a generator waiting for it.
 import http from 'node:http';
 import { cpuUs } from '../test/reliability/support/server.js';
+import { pgPhase, type PgFigures } from './pg-phase.js';
 
 interface Job {
-  mode: 'campaign' | 'complete';
+  mode: 'campaign' | 'complete' | 'saves';
   url: string;
   /** The bare baseline (campaign mode), or none to skip the baseline phase. */
   baselineUrl?: string;
@@ -37,6 +38,12 @@ interface Job {
   baselinePid?: number;
   /** Candidates being set up at once. */
   setupConcurrency?: number;
+  /** `saves`: alternated rounds of service and baseline, each a closed loop of `connections` for `seconds`. */
+  rounds?: number;
+  /** `saves`: the assessment's id, the baseline's key beside the candidate's. */
+  assessmentId?: string;
+  /** `saves` on PostgreSQL: where the statistics of each phase are read (PostgreSQL's CPU, WAL, rows). */
+  databaseUrl?: string;
 }
 
 const job = JSON.parse(process.argv[2]!) as Job;
@@ -167,7 +174,7 @@ function answerOf(k: number): { question: string; value: unknown } {
 const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
 const round = (n: number) => Math.round(n * 10) / 10;
 
-interface SaveFigures {
+export interface SaveFigures {
   saves: number;
   perSecond: number;
   p50: number;
@@ -200,7 +207,7 @@ async function savePhase(candidates: Candidate[], target: 'service' | 'baseline'
         const sent =
           target === 'service'
             ? call(job.url, 'PUT', `/portal/api/a/alpha/answers/${question}`, { ...browser, cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, body)
-            : call(job.baselineUrl!, 'PUT', `/answer/${c.candidateId}/alpha/${question}`, { 'content-type': 'application/json' }, body);
+            : call(job.baselineUrl!, 'PUT', `/answer/${c.candidateId}/${job.assessmentId}/${question}`, { 'content-type': 'application/json' }, body);
         // Saves do not wait for each other: a slow answer does not delay the candidate's next save.
         const work = sent.then(
           (answer) => {
@@ -222,6 +229,11 @@ async function savePhase(candidates: Candidate[], target: 'service' | 'baseline'
     }),
   );
   await Promise.all([...inFlight]);
+  return figuresOf(latencies, non2xx, errors, began, cpuOf(pid) - cpuBefore);
+}
+
+/** A phase's figures from its latencies (ms), failures, start (performance.now()) and the server's CPU time (µs). */
+function figuresOf(latencies: number[], non2xx: number, errors: number, began: number, cpu: number): SaveFigures {
   const elapsed = (performance.now() - began) / 1000;
   const sorted = latencies.sort((a, b) => a - b);
   const saves = latencies.length + errors;
@@ -233,8 +245,61 @@ async function savePhase(candidates: Candidate[], target: 'service' | 'baseline'
     max: round(sorted[sorted.length - 1] ?? 0),
     non2xx,
     errors,
-    cpuUsPerSave: round((cpuOf(pid) - cpuBefore) / Math.max(1, saves)),
+    cpuUsPerSave: round(cpu / Math.max(1, saves)),
   };
+}
+
+export interface ClosedFigures extends SaveFigures {
+  /** PostgreSQL's side of the phase (PostgreSQL only). */
+  pg?: PgFigures;
+}
+
+/**
+ * A closed loop: `job.connections` senders for `job.seconds`, each sending the next candidate's
+ * next save as soon as its last one is answered (the candidates in turn). Latency is from send.
+ */
+async function closedPhase(candidates: Candidate[], target: 'service' | 'baseline'): Promise<ClosedFigures> {
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  let next = 0;
+  const pid = target === 'service' ? job.servicePid : job.baselinePid;
+  const pgSide = job.databaseUrl ? await pgPhase(job.databaseUrl, target === 'service' ? 'assessment-connect' : 'bench-save-baseline') : undefined;
+  const cpuBefore = cpuOf(pid);
+  const began = performance.now();
+  const end = began + job.seconds * 1000;
+  await Promise.all(
+    Array.from({ length: job.connections ?? 32 }, async () => {
+      while (performance.now() < end) {
+        const c = candidates[next++ % candidates.length]!;
+        const { question, value } = answerOf(c.saves++);
+        const body = JSON.stringify({ value });
+        const sentAt = performance.now();
+        try {
+          const answer =
+            target === 'service'
+              ? await call(
+                  job.url,
+                  'PUT',
+                  `/portal/api/a/alpha/answers/${question}`,
+                  { ...browser, cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' },
+                  body,
+                )
+              : await call(job.baselineUrl!, 'PUT', `/answer/${c.candidateId}/${job.assessmentId}/${question}`, { 'content-type': 'application/json' }, body);
+          latencies.push(performance.now() - sentAt);
+          if (answer.status < 200 || answer.status > 299) {
+            non2xx++;
+            fail(`save on ${target}`, answer);
+          }
+        } catch (error) {
+          errors++;
+          fail(`save on ${target}`, error as Error);
+        }
+      }
+    }),
+  );
+  const figures = figuresOf(latencies, non2xx, errors, began, cpuOf(pid) - cpuBefore);
+  return { ...figures, pg: pgSide ? await pgSide.end(figures.saves) : undefined };
 }
 
 /** The typing test (when asked) and the submission of one candidate; true when all went as in a browser. */
@@ -280,13 +345,22 @@ const set = await pool(job.n, job.setupConcurrency ?? 32, setUp);
 const candidates = set.filter((c): c is Candidate => c !== undefined);
 const setup = { candidates: candidates.length, failed: job.n - candidates.length, seconds: round((performance.now() - setupBegan) / 1000) };
 
-if (job.mode === 'campaign') {
+if (job.mode === 'saves') {
+  // Rounds alternate which side goes first, so that neither always meets a warmer database.
+  const service: ClosedFigures[] = [];
+  const baseline: ClosedFigures[] = [];
+  for (let r = 0; r < (job.rounds ?? 3) && candidates.length > 0; r++) {
+    if (r % 2 === 0) {
+      service.push(await closedPhase(candidates, 'service'));
+      baseline.push(await closedPhase(candidates, 'baseline'));
+    } else {
+      baseline.push(await closedPhase(candidates, 'baseline'));
+      service.push(await closedPhase(candidates, 'service'));
+    }
+  }
+  process.stdout.write(JSON.stringify({ setup, service, baseline, failures }) + '\n');
+} else if (job.mode === 'campaign') {
   const service = candidates.length > 0 ? await savePhase(candidates, 'service') : undefined;
-  // The baseline reads each attempt once and keeps it: that first read is not what is measured.
-  if (job.baselineUrl)
-    await pool(candidates.length, 32, (i) =>
-      call(job.baselineUrl!, 'PUT', `/answer/${candidates[i]!.candidateId}/alpha/q1`, { 'content-type': 'application/json' }, '{"value":1}').catch(() => undefined),
-    );
   const baseline = job.baselineUrl && candidates.length > 0 ? await savePhase(candidates, 'baseline') : undefined;
   const finishBegan = performance.now();
   // Candidates finish at different moments, not all in the same instant: spread over

@@ -39,8 +39,8 @@ const startScript = (): string => (JSON.parse(readFileSync(path.join(ROOT, 'pack
  * The one place that says how the service runs: if `npm start` becomes `node dist/server.js`,
  * this follows the script (after `npm run build`, if there is one).
  */
-export async function startService(env: Record<string, string>): Promise<Service> {
-  const script = startScript();
+export async function startService(env: Record<string, string>, nodeArgs: string[] = []): Promise<Service> {
+  const script = nodeArgs.length ? startScript().replace(/^(exec\s+)?node\s/, `$1node ${nodeArgs.join(' ')} `) : startScript();
   const port = await freePort();
   const inherited = { ...process.env };
   delete inherited.NODE_ENV;

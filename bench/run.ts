@@ -27,6 +27,9 @@
 //                                          PGlite at each number of invitations, no outside ANALYZE
 //   npm run bench -- --webhooks 10000      N attempts completed within a minute, delivered to a
 //                                          local receiver (--webhook-wait: seconds to wait after)
+//   npm run bench -- --saves              only this: answer saves through the portal's API against a
+//                                          bare upsert (bench/saves.ts), 200 candidates, 3 rounds of
+//                                          32 connections × 5 s; --saves-pglite: on the embedded store
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
@@ -42,6 +45,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { openDatabase } from '../src/db/database.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { freshScenario, pgliteScale } from './fresh.js';
+import { SAVE_BASELINE_ASSESSMENT, savesScenario, startSaveBaseline } from './saves.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // The service's nodes run the compiled build, as `npm start` does (`npm run bench` builds it first).
@@ -72,6 +76,10 @@ const { values: options } = parseArgs({
     fresh: { type: 'string' },
     'fresh-candidates': { type: 'string', default: '2000' },
     'pglite-scale': { type: 'string' },
+    saves: { type: 'boolean', default: false },
+    'saves-pglite': { type: 'boolean', default: false },
+    'saves-candidates': { type: 'string', default: '200' },
+    'saves-connections': { type: 'string', default: '32' },
   },
 });
 const candidates = Number(options.candidates);
@@ -251,6 +259,23 @@ async function main() {
     if (options['pglite-scale'] !== undefined) console.log(`\n${await pgliteScale(options['pglite-scale'].split(',').map(Number), o)}`);
     return;
   }
+  if (options.saves || options['saves-pglite']) {
+    // Printed, not written: the figures go into docs/performance.md by hand.
+    const o = {
+      baseUrl,
+      candidates: Number(options.quick ? 20 : options['saves-candidates']),
+      rounds: Number(options.rounds ?? (options.quick ? 1 : 3)),
+      seconds: Number(options.seconds ?? (options.quick ? 2 : 5)),
+      connections: Number(options['saves-connections']),
+    };
+    for (const pglite of [options.saves, options['saves-pglite']].map((on, i) => (on ? i === 1 : undefined)).filter((x) => x !== undefined)) {
+      const { text, failures } = await savesScenario({ ...o, pglite });
+      console.log(`\n${text}`);
+      for (const failure of failures) console.log(`saves failure: ${failure}`);
+      if (failures.length > 0) process.exitCode = 1;
+    }
+    return;
+  }
   if (options.only === 'sweep') {
     console.log(`\n${await sweepScenario()}`);
     return;
@@ -394,7 +419,7 @@ async function main() {
     }
     if (options.scale) extra.push(await scale(options.scale.split(',').map(Number)));
     const online = options['candidates-online'] ? Number(options['candidates-online']) : options.quick ? 50 : undefined;
-    if (online) extra.push(await campaign(service, baseline, key, online));
+    if (online) extra.push(await campaign(service, seeded.url, key, online));
     if (options.sweep) extra.push(await sweepScenario());
     if (options.webhooks) extra.push(await webhookScenario(seeded.url, service, Number(options.webhooks)));
 
@@ -657,12 +682,13 @@ const saveLine = (f: SaveFigures) =>
 
 /**
  * The campaign: N candidates online at once, each saving an answer every 5 s (N/5 saves a second),
- * on the service and then, on the same schedule, on the bare baseline writing the same rows; then
+ * on the service and then, on the same schedule, on the bare upsert baseline (bench/save-baseline.ts); then
  * the search for the largest N whose saves keep p99 under 100 ms without errors.
  */
-async function campaign(service: Node, baseline: { url: string; child: ChildProcess }, key: string, n: number): Promise<string> {
+async function campaign(service: Node, databaseUrl: string, key: string, n: number): Promise<string> {
   const campaignSeconds = Number(options['campaign-seconds'] ?? (options.quick ? 10 : 30));
   console.log(`# campaign: ${n} candidates, a save every 5 s each, ${campaignSeconds} s`);
+  const baseline = await startSaveBaseline({ DATABASE_URL: databaseUrl });
   const result = await drive({
     mode: 'campaign',
     url: service.url,
@@ -671,8 +697,9 @@ async function campaign(service: Node, baseline: { url: string; child: ChildProc
     n,
     seconds: campaignSeconds,
     servicePid: service.child.pid,
-    baselinePid: baseline.child.pid,
-  });
+    baselinePid: baseline.pid,
+    assessmentId: SAVE_BASELINE_ASSESSMENT,
+  }).finally(() => baseline.stop());
   const s = result.service;
   const b = result.baseline;
   console.log(`campaign setup: ${result.setup.candidates} candidates ready in ${result.setup.seconds} s (${result.setup.failed} failed)`);
@@ -690,7 +717,7 @@ async function campaign(service: Node, baseline: { url: string; child: ChildProc
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...(s ? [`| service | ${s.saves} | ${s.perSecond} | ${s.p50} | ${s.p99} | ${s.max} | ${s.non2xx} | ${s.errors} | ${s.cpuUsPerSave} |`] : []),
     ...(b
-      ? [`| bare baseline (the same rows through saveAnswer) | ${b.saves} | ${b.perSecond} | ${b.p50} | ${b.p99} | ${b.max} | ${b.non2xx} | ${b.errors} | ${b.cpuUsPerSave} |`]
+      ? [`| bare upsert baseline (bench/save-baseline.ts) | ${b.saves} | ${b.perSecond} | ${b.p50} | ${b.p99} | ${b.max} | ${b.non2xx} | ${b.errors} | ${b.cpuUsPerSave} |`]
       : []),
     '',
     `Setup: ${result.setup.candidates} of ${n} candidates ready in ${result.setup.seconds} s; finish: ${result.finish?.completed ?? 0} completed, ${result.finish?.failed ?? 0} failed.` +
