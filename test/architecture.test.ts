@@ -86,6 +86,8 @@ const SQL_FUNCTIONS: Record<string, { module: string; writes: Record<string, str
         "the invitation's completion moves with every answer saved: the portal's most frequent write, one round trip for the lock, the answer and the record (a transaction of the same statements is six)",
     },
   },
+  save_answer_again: { module: 'modules/attempts', writes: { answers: true } },
+  portal_session_holds: { module: 'modules/invitations', writes: {} },
   invitations_record_stale: { module: 'modules/invitations', writes: {} },
   assessments_record_stale: {
     module: 'modules/assessments',

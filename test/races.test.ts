@@ -160,6 +160,35 @@ describeEachStore(
       assert.equal(outcomes['saved, then submitted'] + outcomes['submitted, then refused'], ROUNDS, JSON.stringify(outcomes));
     });
 
+    it(`an answer given again while the attempt is submitted, ${ROUNDS} times: the new answer acknowledged and scored, or refused and the first one scored`, async () => {
+      // The save of an answer already given takes the short way (the node keeps the attempt; the
+      // statement locks only the attempt's row): the submit must still wait for it or refuse it.
+      const outcomes = { 'saved, then submitted': 0, 'submitted, then refused': 0 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const c = await candidate(ctx(), instance, key, `again-submit-${round}@race.example`);
+        assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
+        assert.equal((await c.save('q1', 0)).statusCode, 204);
+        const [saved, submitted] = await Promise.all([c.save('q1', 1), c.form('/portal/a/quick/submit')]);
+        assert.equal(submitted.statusCode, 303, submitted.body.slice(0, 200));
+        assert.ok([204, 409].includes(saved.statusCode), `round ${round}: the save answered ${saved.statusCode}: ${saved.body.slice(0, 200)}`);
+        const row = await stateOf(ctx(), c.candidateId);
+        const { rows } = await ctx().db.query<{ value: number }>(
+          'SELECT a.value FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1',
+          [c.candidateId],
+        );
+        assert.equal(row.assessmentStatus, 'COMPLETED', `round ${round}`);
+        if (saved.statusCode === 204) {
+          assert.deepEqual([rows.map((r) => r.value), row.scoreStatus], [[1], 'PASS'], `round ${round}: acknowledged, so stored and scored`);
+          outcomes['saved, then submitted']++;
+        } else {
+          assert.deepEqual([rows.map((r) => r.value), row.scoreStatus], [[0], 'FAIL'], `round ${round}: refused, so the first answer stands`);
+          outcomes['submitted, then refused']++;
+        }
+        assert.equal(row.events.filter((e) => e === 'score.finalized').length, 1, `round ${round}: ${row.events.join(', ')}`);
+      }
+      assert.equal(outcomes['saved, then submitted'] + outcomes['submitted, then refused'], ROUNDS, JSON.stringify(outcomes));
+    });
+
     it(`submit while the deadline sweep completes the attempt, ${ROUNDS} times: completed once, at its deadline`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const c = await candidate(ctx(), instance, key, `submit-sweep-${round}@race.example`);

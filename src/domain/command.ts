@@ -61,8 +61,9 @@ export async function runCommand<T>(db: Transactional, request: CommandRequest, 
 
 /**
  * Runs a command whose change is one statement, atomic by itself, without a transaction around it:
- * its statements go to the store one by one (what it reads, then that one write) and its work for
- * after the commit runs once it returns. For the busiest write, an answer saved, where BEGIN and
+ * its statements go to the store one by one (what it reads, then the one statement that writes;
+ * a statement before it may check and find nothing to change) and its work for after the commit
+ * runs once it returns. For the busiest write, an answer saved, where BEGIN and
  * COMMIT would cost two more round trips than the change itself. A command that writes twice runs
  * through runCommand.
  */

@@ -17,10 +17,10 @@ import { DomainError } from '../domain/errors.js';
 import { recordSelfId } from '../modules/equality/commands.js';
 import { selfIdForm } from '../modules/equality/repository.js';
 
-import { NO_NUL, PortalRefusal, type PortalKit } from './kit.js';
+import { NO_NUL, PortalRefusal, type KnownAttempt, type PortalKit } from './kit.js';
 
 export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
-  const { db, codeRuns, html, speak, currentAttempt, candidateRequest, finishedPage, forChange, openAttempt } = kit;
+  const { db, codeRuns, html, speak, currentAttempt, candidateRequest, finishedPage, forChange, openAttempt, knownAttempt, resolveAttempt, forget } = kit;
   // Saving as you go (portal.js): JSON in, 204 out.
   app.put<{ Params: { slug: string; questionId: string }; Body: { value?: unknown } }>(
     '/portal/api/a/:slug/answers/:questionId',
@@ -38,10 +38,21 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
       },
     },
     async (request, reply) => {
-      const { s, inv } = await forChange(request);
-      const attempt = await openAttempt(inv, request, s);
-      const questionId = request.params.questionId;
-      await runOneStatementCommand(db, candidateRequest(request, s), (ctx) => saveAnswer(ctx, { attempt, questionId, value: request.body.value, position: attempt.position }));
+      const save = ({ s, attempt, session }: KnownAttempt) =>
+        runOneStatementCommand(db, candidateRequest(request, s), (ctx) => saveAnswer(ctx, { attempt, questionId: request.params.questionId, value: request.body.value, session }));
+      // What this node knows of the session's open attempt saves the reads; a refusal of the
+      // save's statement (the attempt or the session ended) resolves it all afresh, and refuses so.
+      const known = knownAttempt(request);
+      if (known) {
+        try {
+          await save(known);
+          return reply.code(204).send();
+        } catch (error) {
+          if (!(error instanceof DomainError && (error.code === 'conflict' || error.code === 'forbidden'))) throw error;
+          forget(request);
+        }
+      }
+      await save(await resolveAttempt(request));
       return reply.code(204).send();
     },
   );

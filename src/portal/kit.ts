@@ -19,7 +19,7 @@ import { feedbackOf } from '../modules/attempts/feedback.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
 import { feedbackSection } from './fairness-pages.js';
 import { checkCsrf, cookieValue, type PortalSession } from './session.js';
-import { findSession } from '../modules/invitations/portal-sessions.js';
+import { findSession, sessionKey } from '../modules/invitations/portal-sessions.js';
 import { completedPage, messagePage, type Page } from './pages.js';
 import { t, type Lang } from '../i18n/i18n.js';
 import { requestLanguage, sessionLanguage } from './language.js';
@@ -210,6 +210,51 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
     return attempt;
   }
 
+  /**
+   * The open attempts of sessions, kept per node for the busiest request, an answer saved by
+   * portal.js: who the session is, its CSRF token, the attempt and its layout do not change while
+   * the attempt is open; what can change (the session's end, the attempt's end and deadline) the
+   * save's statement checks every time, and a refusal drops the entry, so that the request is
+   * resolved afresh and refused as it would be with no entry. Keyed by the cookie's hash and the
+   * slug; the oldest entries go past OPEN_ATTEMPTS_KEPT.
+   */
+  const openAttempts = new Map<string, KnownAttempt>();
+  const knownKey = (request: FastifyRequest<{ Params: { slug: string } }>) => {
+    const value = cookieValue(request);
+    if (value === undefined) return undefined;
+    const session = sessionKey(value);
+    return { session, key: `${session.toString('base64')}/${request.params.slug}` };
+  };
+
+  /** The request's session and open attempt as this node last resolved them, when its CSRF token matches and its client tells nothing new. */
+  function knownAttempt(request: FastifyRequest<{ Params: { slug: string } }>): KnownAttempt | undefined {
+    const found = openAttempts.get(knownKey(request)?.key ?? '');
+    if (!found) return undefined;
+    try {
+      checkCsrf(request, found.s, origin);
+    } catch {
+      return undefined;
+    }
+    return clientChanges(found.attempt, client(request)).length === 0 ? found : undefined;
+  }
+
+  /** Resolves session, CSRF, invitation and open attempt afresh (refusing as every page does), and keeps them for the next request. */
+  async function resolveAttempt(request: FastifyRequest<{ Params: { slug: string } }>): Promise<KnownAttempt> {
+    const { s, inv } = await forChange(request);
+    const attempt = await openAttempt(inv, request, s);
+    const known = knownKey(request)!;
+    const found = { s, attempt, session: known.session };
+    openAttempts.delete(known.key);
+    if (openAttempts.size >= OPEN_ATTEMPTS_KEPT) openAttempts.delete(openAttempts.keys().next().value!);
+    openAttempts.set(known.key, found);
+    return found;
+  }
+
+  /** Drops what knownAttempt keeps for the request's session and attempt. */
+  function forget(request: FastifyRequest<{ Params: { slug: string } }>): void {
+    openAttempts.delete(knownKey(request)?.key ?? '');
+  }
+
   // The practice question: before the attempt exists, so before the clock starts; its answer is
   // checked and shown with feedback, and never stored.
   async function practiceOfInvitation(inv: InvitationRef, said: Speaking) {
@@ -241,7 +286,20 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
     forChange,
     openAttempt,
     practiceOfInvitation,
+    knownAttempt,
+    resolveAttempt,
+    forget,
   };
 }
+
+/** A session's open attempt as a node keeps it between saves; `session`: the cookie's hash, which the save checks. */
+export interface KnownAttempt {
+  s: PortalSession;
+  attempt: Attempt;
+  session: Buffer;
+}
+
+/** Open attempts a node keeps at most (a few hundred bytes each, its layout the most). */
+const OPEN_ATTEMPTS_KEPT = 20_000;
 
 export type PortalKit = ReturnType<typeof portalKit>;

@@ -13,6 +13,7 @@ import type { Database } from '../db/database.js';
 import { problemFor, sendProblem } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
+import type { Maybe } from '../domain/maybe.js';
 import { findAttempt } from '../modules/attempts/repository.js';
 import { checkSameOrigin, cookieValue, setSessionCookie, type PortalSession } from './session.js';
 import { openSession } from '../modules/invitations/portal-sessions.js';
@@ -62,17 +63,28 @@ export async function portalRoutes(
   await app.register(formBody, { bodyLimit: 64 * 1024 });
   app.decorateRequest('portalSession', null);
 
-  app.addHook('onSend', async (_request, reply) => {
+  // Both hooks are callbacks, not async functions: they run on every portal request, an answer
+  // saved included, and neither needs a promise unless the refusals are counted in Redis.
+  app.addHook('onSend', (_request, reply, payload, done) => {
     // A page that takes webcam snapshots allows the camera (WEBCAM_PERMISSIONS); every other keeps it off.
     for (const [name, value] of Object.entries(PAGE_HEADERS)) if ((name !== 'cache-control' && name !== 'permissions-policy') || !reply.hasHeader(name)) reply.header(name, value);
+    done(null, payload);
   });
 
   // Guessing at link tokens or session cookies: an address refused too often is turned away
   // before what it presents is looked at (429 with Retry-After, on pages too).
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', (request, _reply, done) => {
     const path = request.url.split('?')[0]!;
     const presents = (cookieValue(request) !== undefined && !path.startsWith('/portal/assets/')) || (request.method === 'POST' && path === '/portal/api/session');
-    if (presents) await refusals.check(request);
+    if (!presents) return done();
+    let checked: Maybe<void>;
+    try {
+      checked = refusals.check(request);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (checked instanceof Promise) checked.then(() => done(), done);
+    else done();
   });
 
   // Errors on pages are pages, in the candidate's language; errors on the JSON API are problem

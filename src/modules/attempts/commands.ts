@@ -5,7 +5,7 @@
 // its JSON API only parse, call these and render; the deadline sweep calls completeOverdue's
 // batch form (completion.ts).
 import type { CommandContext } from '../../domain/command.js';
-import { notFound } from '../../domain/errors.js';
+import { forbidden, notFound } from '../../domain/errors.js';
 import { allow, lockInvitationById, type InvitationState } from '../invitations/machine.js';
 import { completeAttemptIn } from './completion.js';
 import { checkAnswer, closedAttempt, layoutOf, versionContent, ATTEMPT, type Attempt } from './repository.js';
@@ -70,28 +70,60 @@ async function shownQuestion(ctx: CommandContext, attempt: Attempt, questionId: 
 }
 
 /**
- * The candidate saves an answer (or clears it) and where they are: checked against the question
- * the attempt shows, then one statement (save_answer) that writes only while the attempt is open
- * and within its time, by the command's clock. It is one statement, atomic by itself, so that the
- * command may run without a transaction around it (runOneStatement): a save is the busiest write.
- * Refused (409) once the attempt is finished or past its time.
+ * The candidate saves an answer (or clears it), and where they are when `position` is given:
+ * checked against the question the attempt shows and the question's kind of answer, then written
+ * only while the attempt is open and within its time by the command's clock and, when `session`
+ * is given (the hash of the portal session's cookie), while that session holds. Refused (409)
+ * once the attempt is finished or past its time, 403 once the session has ended.
+ *
+ * Each write is one statement, atomic by itself, so that the command may run without a
+ * transaction around it (runOneStatement): a save is the busiest write. An answer given again
+ * (nearly every save) is save_answer_again: the attempt locked in share mode and the answer's row
+ * updated in place, nothing else; a first answer, a cleared one or a move is save_answer, which
+ * also counts the invitation's completion (0042-save-answer-again.sql says why they are two).
  */
-export async function saveAnswer(ctx: CommandContext, input: { attempt: Attempt; questionId: string; value: unknown; position: number }): Promise<void> {
+export async function saveAnswer(ctx: CommandContext, input: { attempt: Attempt; questionId: string; value: unknown; position?: number; session?: Buffer }): Promise<void> {
   const { attempt } = input;
   const { content, shown, question } = await shownQuestion(ctx, attempt, input.questionId);
   const answer = checkAnswer(question, input.value);
+  const value = isAnswered(question, answer) ? JSON.stringify(answer) : null;
+  const session = input.session ?? null;
+  if (value !== null && input.position === undefined) {
+    const again = await ctx.tx.query<{ outcome: SaveOutcome }>('/* answer_save_again */ SELECT save_answer_again($1, $2, $3::jsonb, $4, $5, $6) AS outcome', [
+      attempt.id,
+      question.id,
+      value,
+      attempt.invitationId,
+      ctx.now,
+      session,
+    ]);
+    if (refuse(again.rows[0]?.outcome) === 'saved') return;
+  }
   const items = shown.length + (content.typingTest ? 1 : 0);
-  const { rows } = await ctx.tx.query<{ saved: boolean }>('/* answer_save */ SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6, $7) AS saved', [
+  const { rows } = await ctx.tx.query<{ outcome: SaveOutcome }>('/* answer_save */ SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6, $7, $8) AS outcome', [
     attempt.id,
-    input.position,
+    input.position ?? null,
     question.id,
-    isAnswered(question, answer) ? JSON.stringify(answer) : null,
+    value,
     items,
     attempt.invitationId,
     ctx.now,
+    session,
   ]);
-  if (!rows[0]?.saved) throw closedAttempt();
+  refuse(rows[0]?.outcome);
 }
+
+type SaveOutcome = 'saved' | 'new' | 'closed' | 'session';
+
+/** The outcome of a save statement, or its refusal thrown. */
+function refuse(outcome: SaveOutcome | undefined): 'saved' | 'new' {
+  if (outcome === 'saved' || outcome === 'new') return outcome;
+  if (outcome === 'session') throw sessionEnded();
+  throw closedAttempt();
+}
+
+/** The portal session a save was made in has ended (signed out, expired, its link revoked). */
+export const sessionEnded = () => forbidden('Your session has ended: open the link from your invitation e-mail again');
 
 /** The candidate moves to another question without answering: only where they are changes, while the attempt is open. */
 export async function moveTo(ctx: CommandContext, input: { attempt: Attempt; position: number }): Promise<void> {

@@ -24,6 +24,9 @@ export type OpenResult =
   /** A real link whose every assessment is completed: it has done its work and opens nothing. */
   | { kind: 'used' };
 
+/** What a session's cookie is known by in the store (a command checks that the session still holds by it). */
+export const sessionKey = (value: string): Buffer => sha256(value);
+
 /**
  * Exchanges an invite link's token for a new session. A link works while it has not expired and
  * at least one of the assessments it opens is not completed; once all are, it stops working.

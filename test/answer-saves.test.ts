@@ -1,0 +1,156 @@
+// Saving an answer through the portal's JSON API, as portal.js does, on both stores: an answer
+// given again changes the answer's row only (no completion, no invitation row rewritten), a first
+// answer moves the completion, and a node that keeps the session's open attempt between saves
+// refuses as it would without: the session ended, the attempt past its time, the invitation
+// withdrawn, a wrong CSRF token; a second browser is still noticed.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { TestContext } from './harness.js';
+import { describeEachStore, sampleAssessment } from './harness.js';
+import { frozenClock } from './support/clock.js';
+
+const clock = frozenClock();
+
+async function candidate(ctx: TestContext, instance: string, key: string, email: string) {
+  const invited = await ctx.request({
+    method: 'POST',
+    url: '/v1/invite',
+    headers: { 'x-api-key': key, instance },
+    payload: { email, firstName: 'Sa', lastName: 'Ve', assessments: ['alpha'] },
+  });
+  assert.equal(invited.statusCode, 200, invited.body);
+  const { candidateId, link } = invited.json()[0] as { candidateId: string; link: string };
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
+  const started = await ctx.request({
+    method: 'POST',
+    url: '/portal/a/alpha/start',
+    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: `_csrf=${csrf}`,
+  });
+  assert.equal(started.statusCode, 303, started.body);
+  const save = (question: string, value: unknown, headers: Record<string, string> = {}) =>
+    ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf, ...headers }, payload: { value } as never });
+  return { candidateId, cookie, save };
+}
+
+describeEachStore(
+  'answer saves',
+  (ctx) => {
+    let instance: string;
+    let key: string;
+    const stored = async (candidateId: string) => {
+      const { rows } = await ctx().db.query<{ question: string; value: unknown; at: Date }>(
+        `SELECT a.question_id AS question, a.value, a.answered_at AS at FROM answers a JOIN attempts t ON t.id = a.attempt_id
+           JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1 ORDER BY a.question_id`,
+        [candidateId],
+      );
+      return rows;
+    };
+    const invitation = async (candidateId: string) =>
+      (await ctx().db.query<{ completion: string; version: string }>('SELECT completion::text, xmin::text AS version FROM invitations WHERE candidate_id = $1', [candidateId]))
+        .rows[0]!;
+
+    it('an answer given again changes only the answer; a first answer and a cleared one move the completion', async () => {
+      instance = await ctx().instance('saves');
+      await ctx().publish(instance, sampleAssessment('alpha'));
+      key = await ctx().key([instance]);
+      const c = await candidate(ctx(), instance, key, 'again@saves.example');
+      assert.equal((await c.save('q4', 'First draft')).statusCode, 204);
+      const first = await invitation(c.candidateId);
+      assert.equal(first.completion, '25.00');
+      clock.move(1000);
+      assert.equal((await c.save('q4', 'First draft, then more')).statusCode, 204);
+      const again = await invitation(c.candidateId);
+      assert.deepEqual(again, first, 'the invitation row is not rewritten: same completion, same row version');
+      const rows = await stored(c.candidateId);
+      assert.deepEqual(
+        rows.map((r) => [r.question, r.value, new Date(r.at).getTime()]),
+        [['q4', 'First draft, then more', clock.at]],
+      );
+      assert.equal((await c.save('q1', 1)).statusCode, 204);
+      assert.equal((await invitation(c.candidateId)).completion, '50.00');
+      assert.equal((await c.save('q1', 1)).statusCode, 204, 'given again');
+      assert.equal((await c.save('q3', '')).statusCode, 204, 'nothing given: no answer stored');
+      assert.equal((await c.save('q3', '1250')).statusCode, 204);
+      assert.equal((await invitation(c.candidateId)).completion, '75.00');
+      assert.equal((await c.save('q3', '')).statusCode, 204, 'cleared');
+      assert.equal((await invitation(c.candidateId)).completion, '50.00');
+      assert.deepEqual(
+        (await stored(c.candidateId)).map((r) => r.question),
+        ['q1', 'q4'],
+      );
+    });
+
+    it('a session ended elsewhere: the next save is refused (401) and nothing changes', async () => {
+      const c = await candidate(ctx(), instance, key, 'ended@saves.example');
+      assert.equal((await c.save('q4', 'Kept')).statusCode, 204);
+      // Another node, or the retention of sessions, ends it: this node still keeps the attempt.
+      await ctx().db.query('DELETE FROM portal_sessions WHERE candidate_id = $1', [c.candidateId]);
+      const refused = await c.save('q4', 'After the end');
+      assert.equal(refused.statusCode, 401, refused.body);
+      assert.deepEqual(
+        (await stored(c.candidateId)).map((r) => r.value),
+        ['Kept'],
+      );
+    });
+
+    it('past its time by the clock: the next save is refused (409) and the attempt completed at its deadline', async () => {
+      const c = await candidate(ctx(), instance, key, 'late@saves.example');
+      assert.equal((await c.save('q1', 1)).statusCode, 204);
+      clock.move(21 * 60_000);
+      const refused = await c.save('q1', 0);
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.deepEqual(
+        (await stored(c.candidateId)).map((r) => r.value),
+        [1],
+      );
+      const { rows } = await ctx().db.query<{ status: string; late: boolean }>(
+        `SELECT i.assessment_status AS status, t.finished_at = t.deadline_at AS late FROM invitations i JOIN attempts t ON t.invitation_id = i.id WHERE i.candidate_id = $1`,
+        [c.candidateId],
+      );
+      assert.deepEqual(rows[0], { status: 'COMPLETED', late: true });
+    });
+
+    it('withdrawn during the attempt: the next save is refused (409, withdrawn) and nothing changes', async () => {
+      const c = await candidate(ctx(), instance, key, 'withdrawn@saves.example');
+      assert.equal((await c.save('q4', 'Before')).statusCode, 204);
+      const cancelled = await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      const refused = await c.save('q4', 'After');
+      assert.equal(refused.statusCode, 409, refused.body);
+      assert.match(refused.body, /withdrawn/);
+      assert.deepEqual(
+        (await stored(c.candidateId)).map((r) => r.value),
+        ['Before'],
+      );
+    });
+
+    it('a wrong CSRF token is refused (403) though the node keeps the attempt', async () => {
+      const c = await candidate(ctx(), instance, key, 'csrf@saves.example');
+      assert.equal((await c.save('q4', 'Mine')).statusCode, 204);
+      const refused = await c.save('q4', 'Forged', { 'x-csrf-token': 'not-the-token' });
+      assert.equal(refused.statusCode, 403, refused.body);
+      assert.deepEqual(
+        (await stored(c.candidateId)).map((r) => r.value),
+        ['Mine'],
+      );
+    });
+
+    it('a second browser is noticed on a save the node keeps the attempt for', async () => {
+      const c = await candidate(ctx(), instance, key, 'browser@saves.example');
+      assert.equal((await c.save('q4', 'One')).statusCode, 204, 'the browser it started in');
+      assert.equal((await c.save('q4', 'Two', { 'user-agent': 'Mozilla/5.0 (second)' })).statusCode, 204);
+      const { rows } = await ctx().db.query<{ kind: string }>(
+        `SELECT s.kind FROM proctor_signals s JOIN attempts t ON t.id = s.attempt_id JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1`,
+        [c.candidateId],
+      );
+      assert.ok(
+        rows.some((r) => r.kind === 'agent-changed'),
+        JSON.stringify(rows),
+      );
+    });
+  },
+  { now: clock.now },
+);
