@@ -215,20 +215,19 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
    * portal.js: who the session is, its CSRF token, the attempt and its layout do not change while
    * the attempt is open; what can change (the session's end, the attempt's end and deadline) the
    * save's statement checks every time, and a refusal drops the entry, so that the request is
-   * resolved afresh and refused as it would be with no entry. Keyed by the cookie's hash and the
-   * slug; the oldest entries go past OPEN_ATTEMPTS_KEPT.
+   * resolved afresh and refused as it would be with no entry. Keyed by the slug and the cookie;
+   * the oldest entries go past OPEN_ATTEMPTS_KEPT.
    */
   const openAttempts = new Map<string, KnownAttempt>();
+  // The cookie's value itself keys the entry (it is in the request anyway): no hash per save.
   const knownKey = (request: FastifyRequest<{ Params: { slug: string } }>) => {
     const value = cookieValue(request);
-    if (value === undefined) return undefined;
-    const session = sessionKey(value);
-    return { session, key: `${session.toString('base64')}/${request.params.slug}` };
+    return value === undefined ? undefined : `${request.params.slug}/${value}`;
   };
 
   /** The request's session and open attempt as this node last resolved them, when its CSRF token matches and its client tells nothing new. */
   function knownAttempt(request: FastifyRequest<{ Params: { slug: string } }>): KnownAttempt | undefined {
-    const found = openAttempts.get(knownKey(request)?.key ?? '');
+    const found = openAttempts.get(knownKey(request) ?? '');
     if (!found) return undefined;
     try {
       checkCsrf(request, found.s, origin);
@@ -242,17 +241,17 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
   async function resolveAttempt(request: FastifyRequest<{ Params: { slug: string } }>): Promise<KnownAttempt> {
     const { s, inv } = await forChange(request);
     const attempt = await openAttempt(inv, request, s);
-    const known = knownKey(request)!;
-    const found = { s, attempt, session: known.session };
-    openAttempts.delete(known.key);
+    const key = knownKey(request)!;
+    const found = { s, attempt, session: sessionKey(cookieValue(request)!) };
+    openAttempts.delete(key);
     if (openAttempts.size >= OPEN_ATTEMPTS_KEPT) openAttempts.delete(openAttempts.keys().next().value!);
-    openAttempts.set(known.key, found);
+    openAttempts.set(key, found);
     return found;
   }
 
   /** Drops what knownAttempt keeps for the request's session and attempt. */
   function forget(request: FastifyRequest<{ Params: { slug: string } }>): void {
-    openAttempts.delete(knownKey(request)?.key ?? '');
+    openAttempts.delete(knownKey(request) ?? '');
   }
 
   // The practice question: before the attempt exists, so before the clock starts; its answer is
@@ -299,7 +298,7 @@ export interface KnownAttempt {
   session: Buffer;
 }
 
-/** Open attempts a node keeps at most (a few hundred bytes each, its layout the most). */
+/** Open attempts a node keeps at most (a kilobyte or two each, the layout the most). */
 const OPEN_ATTEMPTS_KEPT = 20_000;
 
 export type PortalKit = ReturnType<typeof portalKit>;
