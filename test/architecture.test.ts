@@ -349,3 +349,42 @@ describe('commands', () => {
     assert.deepEqual(writers, [], 'a write of the candidate side outside a command: take (ctx: CommandContext, input), or the transaction of the command that calls it');
   });
 });
+
+/** The expression that starts at `start`: up to a comma or a closing bracket outside its own brackets. */
+function expressionAt(text: string, start: number): string {
+  let depth = 0;
+  for (let i = start; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === '(' || ch === '{' || ch === '[') depth++;
+    else if (ch === ')' || ch === '}' || ch === ']') depth--;
+    if (depth < 0 || (depth === 0 && ch === ',')) return text.slice(start, i);
+  }
+  return text.slice(start);
+}
+
+describe('the audit log', () => {
+  it('is written by one statement, inside commands only: no hook writes an entry after the answer', () => {
+    const inserts = sources(ROOT)
+      .map((file) => ({ relative: path.relative(ROOT, file), text: readFileSync(file, 'utf8') }))
+      .flatMap(({ relative, text }) => [...text.matchAll(/INSERT\s+INTO\s+audit_log\b/g)].map(() => relative));
+    assert.deepEqual(inserts, [path.join('modules', 'audit', 'audit.ts')], 'one INSERT writes the audit log (recordAudit), called by audit(ctx, …) only');
+    const audit = readFileSync(path.join(ROOT, 'modules', 'audit', 'audit.ts'), 'utf8');
+    assert.deepEqual(
+      [...audit.matchAll(/\brecordAudit\(/g)].length,
+      [...audit.matchAll(/await recordAudit\(ctx\.tx,/g)].length + 1,
+      'recordAudit is called with the command’s transaction only (its definition aside)',
+    );
+    assert.doesNotMatch(audit, /addHook\(/, 'the audit module registers no hook');
+    // A hook that runs once the answer is decided (onSend, onResponse) cannot be in the change's
+    // transaction: none may write the audit log, nor run a command that would.
+    const hooks: string[] = [];
+    for (const file of sources(ROOT)) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/addHook\(\s*'(onSend|onResponse)'\s*,|\b(onSend|onResponse)\s*:/g)) {
+        const hook = expressionAt(text, match.index! + match[0].length);
+        if (/audit\w*\(|audit_log|runCommand\(/i.test(hook)) hooks.push(`${path.relative(ROOT, file)}: ${match[1] ?? match[2]}`);
+      }
+    }
+    assert.deepEqual(hooks, [], 'a file with an onSend or onResponse hook writes audit entries: audit inside the command instead');
+  });
+});

@@ -135,7 +135,6 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         ),
         response: { 201: Created, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'payload-too-large') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -179,7 +178,6 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         params: Params,
         response: { 200: BulkInvite, ...problemResponses('unauthorized', 'not-found', 'conflict') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -200,7 +198,6 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         params: Params,
         response: { 200: BulkInvite, ...problemResponses('unauthorized', 'not-found', 'conflict') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);

@@ -50,7 +50,6 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
   app.post(
     '/instances/:instance/deliveries/:id/resend',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'resendDelivery',
         tags: ['admin'],
@@ -71,7 +70,6 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
   app.post(
     '/instances/:instance/candidates/:candidateId/invitations/:assessmentId/retake',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'retakeAssessment',
         tags: ['admin'],
