@@ -19,7 +19,10 @@ import { DomainError, conflict, invalidInput, notFound } from '../../domain/erro
 import { listAssessments } from '../assessments/repository.js';
 import { actorName, audit } from '../audit/audit.js';
 import { inviteBodyErrors, normaliseAssessments } from '../invitations/routes.js';
-import { emailInvite, inviteCandidate, retryOnConflict, type InvitationSource, type InviteRequest, type LinkDeps, type PreparedInvite } from '../invitations/service.js';
+import { emailInvite } from '../invitations/invitation-mail.js';
+import { retryOnConflict } from '../invitations/retry.js';
+import type { InvitationSource, InviteRequest, LinkDeps, PreparedInvite } from '../invitations/deps.js';
+import { inviteCandidate } from '../invitations/service.js';
 import { FIELDS, FIELD_LABELS, guessMapping, type CsvTable, type Field } from './csv.js';
 
 export type Mapping = Partial<Record<Field, number>>;

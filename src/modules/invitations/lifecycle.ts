@@ -12,7 +12,9 @@ import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { LIMIT_MINUTES, resetForRetake } from './record.js';
 import { allow, decide, lockInvitation, stateSql, type InvitationState, type LockedInvitation } from './machine.js';
-import { deliver, issueLink, type InvitationSource, type InviteDeps, type LinkDeps } from './service.js';
+import { deliver } from './invitation-mail.js';
+import type { InvitationSource, InviteDeps, LinkDeps } from './deps.js';
+import { issueLink } from './links.js';
 
 export type { InvitationState } from './machine.js';
 
