@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Queryable } from '../src/db/database.js';
-import { inviteRow } from '../src/modules/bulk-invites/commands.js';
+import { inviteRow } from '../src/modules/bulk-invites/invite-row.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { createTestContext, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 import { consoleAs, consoleUser, passwordChosen } from './support/console.js';

@@ -10,7 +10,8 @@ import { commandRequest } from '../../http/command.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { cancelBulkInvite, importBulkInvite, prepareBulkInvite, startBulkInvite, type Mapping } from './commands.js';
+import { cancelBulkInvite, importBulkInvite, prepareBulkInvite, startBulkInvite } from './commands.js';
+import type { Mapping } from './csv.js';
 import { FIELDS, MAX_FILE_BYTES, MAX_ROWS, guessMapping, readCsv, type Field } from './csv.js';
 import { getBulkInvite, listRows, resultCsv, type BulkInviteView, type BulkRowView } from './repository.js';
 
