@@ -15,6 +15,7 @@ import { allow, decide, lockInvitation, stateSql, type InvitationState, type Loc
 import { deliver } from './invitation-mail.js';
 import type { InvitationSource, InviteDeps, LinkDeps } from './deps.js';
 import { issueLink } from './links.js';
+import { isUuid } from '../../domain/ids.js';
 
 export type { InvitationState } from './machine.js';
 
@@ -46,7 +47,7 @@ const STATE = stateSql('$3');
 
 /** A candidate of the given instances with each invitation's state; undefined for anyone else. */
 export async function candidateView(db: Queryable, instanceIds: string[], candidateId: string, now: Date, publicUrl: string): Promise<CandidateView | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId)) return undefined;
+  if (!isUuid(candidateId)) return undefined;
   const { rows } = await db.query<{
     email: string | null;
     firstName: string | null;
