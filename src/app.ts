@@ -23,8 +23,7 @@ import { validatorCompiler } from './http/validation.js';
 import { assessmentAdminRoutes } from './modules/assessments/admin-routes.js';
 import { qtiAdminRoutes } from './modules/assessments/qti/admin-routes.js';
 import { libraryAdminRoutes } from './modules/assessments/library-routes.js';
-import { auditAdminRoutes } from './modules/audit/admin-routes.js';
-import { registerAudit } from './modules/audit/audit.js';
+import { auditAdminRoutes, registerRefusalAudit } from './modules/audit/admin-routes.js';
 import { assessmentRoutes } from './modules/assessments/routes.js';
 import { attemptAdminRoutes } from './modules/attempts/admin-routes.js';
 import { reviewAdminRoutes } from './modules/reviews/admin-routes.js';
@@ -273,7 +272,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   await app.register(
     async (admin) => {
       registerAdminAuth(admin, config.adminToken, new RefusalLimit(counter, authFailuresPerMinute, 'admin'));
-      registerAudit(admin, db, '/admin/v1');
+      registerRefusalAudit(admin, db, { prefix: '/admin/v1', now: clock });
       await admin.register(auditAdminRoutes, { db });
       await admin.register(tenantAdminRoutes, { db, now: clock });
       await admin.register(keyAdminRoutes, { db, verifier, rateCeiling, now: clock });

@@ -11,7 +11,7 @@ import { partnerCallbackJob } from './modules/integrations/worker.js';
 import { idempotencySweepJob } from './modules/invitations/idempotency.js';
 import { expiryJob, reminderJob } from './modules/invitations/lifecycle.js';
 import { scoreRecordJob } from './modules/invitations/score-records.js';
-import type { InviteDeps } from './modules/invitations/service.js';
+import type { InviteDeps } from './modules/invitations/deps.js';
 import { retentionJob } from './modules/privacy/service.js';
 import { reviewReminderJob } from './modules/reviews/job.js';
 import type { Mailer } from './modules/mail/mailer.js';

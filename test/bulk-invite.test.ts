@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Queryable } from '../src/db/database.js';
-import { inviteRow } from '../src/modules/bulk-invites/commands.js';
+import { inviteRow } from '../src/modules/bulk-invites/invite-row.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { createTestContext, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 import { consoleAs, consoleUser, passwordChosen } from './support/console.js';
@@ -161,6 +161,7 @@ for (const kind of storeKinds()) {
         mailer: createFileMailer({ from: 'T <t@localhost>', timeoutMs: 1000, mailDir: ctx.mailDir }),
         publicUrl: 'http://portal.test',
         mailFrom: 't@localhost',
+        now: () => new Date(),
       };
       // The same row tried twice, at once and again: invited once.
       const row = { bulkInviteId: bulkInvite.id, line: 2 };
@@ -192,6 +193,7 @@ for (const kind of storeKinds()) {
         mailer: createFileMailer({ from: 'T <t@localhost>', timeoutMs: 1000, mailDir: ctx.mailDir }),
         publicUrl: 'http://portal.test',
         mailFrom: 't@localhost',
+        now: () => new Date(),
       };
       assert.equal((await inviteRow(deps, new Date(), { bulkInviteId: bulkInvite.id, line: 2 })).kind, 'done');
       // The assessment is gone when line 3's turn comes (as if withdrawn since the preview): the
@@ -242,6 +244,7 @@ for (const kind of storeKinds()) {
         mailer: createFileMailer({ from: 'T <t@localhost>', timeoutMs: 1000, mailDir: ctx.mailDir }),
         publicUrl: 'http://portal.test',
         mailFrom: 't@localhost',
+        now: () => new Date(),
         onRowError: (_error: unknown, reference: string) => heard.push(reference),
       };
       const first = await inviteRow(deps, new Date(), { bulkInviteId: bulkInvite.id, line: 2 });
@@ -260,6 +263,7 @@ for (const kind of storeKinds()) {
         mailer: createFileMailer({ from: 'T <t@localhost>', timeoutMs: 1000, mailDir: ctx.mailDir }),
         publicUrl: 'http://portal.test',
         mailFrom: 't@localhost',
+        now: () => new Date(),
       };
       for (let round = 0; round < 5; round++) {
         const { bulkInvite } = (await create({ content: b64(`email,firstName,lastName\nrace${round}@example.com,R,Race\n`), assessments: ['sample'], sendInvite: false })).json();

@@ -104,6 +104,37 @@ describeEachStore('commands', (ctx) => {
     assert.deepEqual([rows[0]!.action, rows[0]!.target], ['invitation.cancel', `${c.candidateId}/quick`]);
   });
 
+  it('an erasure is audited inside its transaction: when the audit entry cannot be written, nothing is erased', async () => {
+    const c = await take(ctx(), instance, key, 'erased@commands.example', ['quick']);
+    const erase = (requestId: string) =>
+      ctx().request({
+        method: 'POST',
+        url: `/admin/v1/instances/${instance}/candidates/erase`,
+        headers: { 'x-request-id': requestId },
+        payload: { candidateId: c.candidateId },
+      });
+    // The audit log refuses this erasure's entry (a trigger of the real store, dropped below).
+    await ctx().db.query(`CREATE FUNCTION refuse_erase_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.action = 'candidate.erase' THEN RAISE EXCEPTION 'audit log unavailable'; END IF; RETURN NEW; END $$`);
+    await ctx().db.query('CREATE TRIGGER refuse_erase_audit BEFORE INSERT ON audit_log FOR EACH ROW EXECUTE FUNCTION refuse_erase_audit()');
+    try {
+      assert.equal((await erase('erase-unaudited')).statusCode, 500);
+    } finally {
+      await ctx().db.query('DROP TRIGGER refuse_erase_audit ON audit_log');
+      await ctx().db.query('DROP FUNCTION refuse_erase_audit()');
+    }
+    assert.equal(await count('SELECT count(*)::int AS n FROM candidates WHERE id = $1 AND email IS NOT NULL AND erased_at IS NULL', [c.candidateId]), 1, 'not erased');
+    assert.equal(await count('SELECT count(*)::int AS n FROM audit_log WHERE request_id = $1', ['erase-unaudited']), 0);
+
+    const done = await erase('erase-audited');
+    assert.equal(done.statusCode, 200, done.body);
+    const { rows } = await ctx().db.query<{ actor: string; action: string; target: string; status: number }>(
+      'SELECT actor, action, target, status FROM audit_log WHERE request_id = $1',
+      ['erase-audited'],
+    );
+    assert.deepEqual(rows, [{ actor: 'admin-token', action: 'candidate.erase', target: `${instance}/${c.candidateId}`, status: 200 }], 'one entry, by the command');
+  });
+
   it('inviting again to a completed assessment sends no e-mail, fires no event, and says so', async () => {
     const c = await take(ctx(), instance, key, 'done@commands.example', ['quick']);
     assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);

@@ -225,7 +225,7 @@ for (const store of storeKinds()) {
       sound(await plans((d) => claimDue(d, new Date(), 32, 30_000)));
       const mailer = createFileMailer({ mailDir: '/tmp', timeoutMs: 1000 });
       const clock = () => new Date();
-      sound(await plans((d) => reminderJob({ db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' }, 60_000, clock).run(clock())));
+      sound(await plans((d) => reminderJob({ db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost', now: clock }, 60_000, clock).run(clock())));
       sound(await plans((d) => expiryJob(d, 60_000, clock).run(clock())));
       const failed: unknown[] = [];
       sound(await plans((d) => completeExpired(d, new Date(), 50, (_id, error) => failed.push(error))));

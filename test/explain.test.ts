@@ -8,7 +8,6 @@ import { openDatabase, type Database, type Queryable } from '../src/db/database.
 import { findKeyByHash } from '../src/modules/keys/repository.js';
 import { generateToken, sha256 } from '../src/modules/keys/secret.js';
 import { invite } from '../src/modules/invitations/service.js';
-import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { openSession } from '../src/modules/invitations/portal-sessions.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 import { searchCandidates } from '../src/modules/candidates/repository.js';
@@ -221,16 +220,13 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
   });
 
   it('invites an existing candidate again without scanning a big table', async () => {
-    const mailer = createFileMailer({ mailDir: '/tmp', timeoutMs: 1000 });
     noSeqScans(
       await plans((d) =>
-        invite(
-          { db: d, mailer, publicUrl: 'http://x', mailFrom: 'x@localhost' },
-          instanceId,
-          { email: 'C778@scale.example', firstName: 'F', lastName: 'L', assessments: ['alpha', 'gamma'] },
-          false,
-          { actor: { kind: 'api-key', id: 'explain' }, requestId: 'explain', now: new Date() },
-        ),
+        invite({ db: d, publicUrl: 'http://x' }, instanceId, { email: 'C778@scale.example', firstName: 'F', lastName: 'L', assessments: ['alpha', 'gamma'] }, false, {
+          actor: { kind: 'api-key', id: 'explain' },
+          requestId: 'explain',
+          now: new Date(),
+        }),
       ),
     );
   });

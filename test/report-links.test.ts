@@ -123,9 +123,11 @@ describeEachStore(
     });
 
     it('revokes one link: 410 from then on, idempotently; the instance setting sets the lifetime', async () => {
-      const revoked = await ctx().request({ method: 'POST', url: '/admin/v1/report-links/revoke', payload: { url: link } });
+      const revoked = await ctx().request({ method: 'POST', url: '/admin/v1/report-links/revoke', headers: { 'x-request-id': 'revoke-link-1' }, payload: { url: link } });
       assert.equal(revoked.statusCode, 200, revoked.body);
       assert.deepEqual(revoked.json().candidateId, candidateId);
+      const { rows: entries } = await ctx().db.query('SELECT actor, action, target, status FROM audit_log WHERE request_id = $1', ['revoke-link-1']);
+      assert.deepEqual(entries, [{ actor: 'admin-token', action: 'report-link.revoke', target: `${candidateId}/alpha`, status: 200 }], 'audited by the command');
       const page = await get(pathOf(link));
       assert.equal(page.statusCode, 410);
       assert.match(page.body, /withdrawn/);
@@ -159,8 +161,10 @@ describeEachStore(
     });
 
     it('a key rotation voids every earlier link; new links work', async () => {
-      const rotated = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/report-links/rotate-key` });
+      const rotated = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/report-links/rotate-key`, headers: { 'x-request-id': 'rotate-key-1' } });
       assert.equal(rotated.statusCode, 200, rotated.body);
+      const { rows: entries } = await ctx().db.query('SELECT action, target FROM audit_log WHERE request_id = $1', ['rotate-key-1']);
+      assert.deepEqual(entries, [{ action: 'report-link.rotate-key', target: instance }], 'audited by the command');
       assert.equal((await get(pathOf(link))).statusCode, 404);
       const fresh = await reportUrl();
       assert.notEqual(fresh, link);

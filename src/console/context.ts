@@ -7,7 +7,7 @@ import type { Database } from '../db/database.js';
 import { runCommand, type CommandContext } from '../domain/command.js';
 import type { SafeHtml } from '../html/html.js';
 import { commandRequest } from '../http/command.js';
-import type { InviteDeps } from '../modules/invitations/service.js';
+import type { InviteDeps } from '../modules/invitations/deps.js';
 import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { sightOf } from '../modules/reviews/blind.js';

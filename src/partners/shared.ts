@@ -6,7 +6,7 @@ import { problemFor } from '../http/errors.js';
 import { Problem } from '../http/problem.js';
 import type { keyAuthenticator } from '../modules/keys/authenticate.js';
 import type { KeyGrant } from '../modules/keys/repository.js';
-import type { InviteDeps } from '../modules/invitations/service.js';
+import type { InviteDeps } from '../modules/invitations/deps.js';
 import type { CommandRequest } from '../domain/command.js';
 import { commandRequest } from '../http/command.js';
 import { BIDI_CONTROLS } from '../http/validation.js';

@@ -24,12 +24,11 @@ import {
   publishDraft,
   saveDraft,
   validateDraft,
-  versionContent,
   type ContentSummary,
   type DraftTarget,
   type VersionEntry,
 } from '../../modules/assessments/drafts.js';
-import { assessmentUuid, currentContent } from '../../modules/assessments/repository.js';
+import { assessmentUuid, currentContent, versionContent } from '../../modules/assessments/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import type { Permission } from '../context.js';
 import { NEW_TEMPLATE, checkPanel, editorBody, outlinePanel, previewFrame, versionsBody } from './editor-views.js';
@@ -253,7 +252,7 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
     const current = versions.find((v) => v.current)!.version;
     const to = versionParam(request.query.to, versions, draft !== undefined, 'to') ?? (draft ? 'draft' : String(current));
     const from = versionParam(request.query.from, versions, draft !== undefined, 'from') ?? String(draft ? current : Math.max(1, current - 1));
-    const yamlOf = async (which: string) => (which === 'draft' ? draft!.source : contentYaml((await versionContent(db, target.uuid!, Number(which)))!));
+    const yamlOf = async (which: string) => (which === 'draft' ? draft!.source : contentYaml(await versionContent(db, target.uuid!, Number(which))));
     const label = (which: string) => (which === 'draft' ? 'the draft' : `version ${which}`);
     const diff = from === to ? undefined : { from: label(from), to: label(to), lines: diffText(await yamlOf(from), await yamlOf(to)) };
     const content = await currentContent(db, target.uuid!);

@@ -11,7 +11,7 @@ import { html, type SafeHtml } from '../../html/html.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
 import { configurePartner, retryPartnerCallback, startFromPartner } from '../../modules/integrations/commands.js';
 import { PARTNERS, listCallbacks, partnerSettings, type CallbackView, type Partner } from '../../modules/integrations/repository.js';
-import type { InviteDeps } from '../../modules/invitations/service.js';
+import type { InviteDeps } from '../../modules/invitations/deps.js';
 import { createKey } from '../../modules/keys/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { when } from '../format.js';

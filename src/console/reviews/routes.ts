@@ -25,6 +25,7 @@ import type { Frame } from '../layout.js';
 import { settingsBody } from '../settings/views.js';
 import { reviewList, scoreFields } from './views.js';
 import { emptyState } from '../components.js';
+import { isUuid } from '../../domain/ids.js';
 
 export interface ReviewPageDeps {
   db: Database;
@@ -36,7 +37,6 @@ export interface ReviewPageDeps {
 }
 
 export const STATE_TEXT: Record<ReviewState, string> = { awaiting: 'awaiting', 'in-review': 'in review', disagreement: 'disagreement', settled: 'settled' };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const QUESTION = /^[a-z][a-z0-9-]{0,63}$/;
 
 interface QueueView {
@@ -268,7 +268,7 @@ export function registerReviewRoutes(scope: FastifyInstance, deps: ReviewPageDep
   const answerOf = (body: Record<string, string | undefined>) => {
     const attemptId = body.attemptId ?? '';
     const questionId = body.questionId ?? '';
-    if (!UUID.test(attemptId) || !QUESTION.test(questionId)) throw notFound('No such answer in this instance');
+    if (!isUuid(attemptId) || !QUESTION.test(questionId)) throw notFound('No such answer in this instance');
     return { attemptId, questionId };
   };
   const scoreOf = (text: string | undefined) => {
@@ -313,7 +313,7 @@ export function registerReviewRoutes(scope: FastifyInstance, deps: ReviewPageDep
     const instance = deps.instanceOf(request, body.instance, 'manage');
     const answer = answerOf(body);
     const userId = body.userId ?? '';
-    if (!UUID.test(userId)) throw invalidInput([{ name: 'userId', detail: 'choose a console user of this instance' }]);
+    if (!isUuid(userId)) throw invalidInput([{ name: 'userId', detail: 'choose a console user of this instance' }]);
     await runCommand(
       db,
       commandRequest(request, deps.now()),
@@ -335,7 +335,7 @@ export function registerReviewRoutes(scope: FastifyInstance, deps: ReviewPageDep
     const body = request.body ?? {};
     const instance = deps.instanceOf(request, body.instance, 'manage');
     const userId = body.userId ?? '';
-    if (!UUID.test(userId)) throw invalidInput([{ name: 'userId', detail: 'choose a console user of this instance' }]);
+    if (!isUuid(userId)) throw invalidInput([{ name: 'userId', detail: 'choose a console user of this instance' }]);
     if (body.lead !== '1' && body.lead !== '0') throw invalidInput([{ name: 'lead', detail: 'must be 1 (mark) or 0 (unmark)' }]);
     await runCommand(db, commandRequest(request, deps.now()), (ctx) => setReviewLead(ctx, { instance, userId, lead: body.lead === '1' }), 'review_lead');
     return reply.redirect(queueUrl(instance, 'lead'), 303);

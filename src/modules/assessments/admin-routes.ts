@@ -67,7 +67,6 @@ export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         body: Type.Object({ content: Type.String({ minLength: 1, contentEncoding: 'base64', description: "The zip's bytes, base64-encoded" }) }, { additionalProperties: false }),
         response: { 200: ImportResult, 201: ImportResult, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'unsupported-media-type', 'payload-too-large') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await instanceOf(request.params.instance);
@@ -96,7 +95,6 @@ export const assessmentAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         }),
         response: { 200: ImportResult, 201: ImportResult, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'unsupported-media-type') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await instanceOf(request.params.instance);

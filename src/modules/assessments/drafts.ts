@@ -288,9 +288,3 @@ export async function listVersions(db: Queryable, assessmentId: string): Promise
   );
   return rows;
 }
-
-/** The content of one published version, if the assessment has it. */
-export async function versionContent(db: Queryable, assessmentId: string, version: number): Promise<AssessmentContent | undefined> {
-  const { rows } = await db.query<{ content: AssessmentContent }>('SELECT content FROM assessment_versions WHERE assessment_id = $1 AND version = $2', [assessmentId, version]);
-  return rows[0]?.content;
-}

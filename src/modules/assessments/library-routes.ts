@@ -100,7 +100,6 @@ export const libraryAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         ),
         response: { 200: Type.Array(OfferResult), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);

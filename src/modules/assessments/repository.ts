@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { notFound } from '../../domain/errors.js';
 import { questionCount, type AssessmentContent } from './content-schema.js';
 import { storeVersionMedia, type ResolvedMedia } from './media-store.js';
 
@@ -121,6 +122,22 @@ export async function assessmentUuid(db: Queryable, instanceId: string, slug: st
 }
 
 /** The content of the current version of an assessment. */
+// Published versions never change, so their content is kept in memory once read.
+const contentCache = new Map<string, AssessmentContent>();
+
+/** The content of one published version (read once, then from memory); not-found if the assessment has no such version. */
+export async function versionContent(db: Queryable, assessmentId: string, version: number): Promise<AssessmentContent> {
+  const key = `${assessmentId}/${version}`;
+  const cached = contentCache.get(key);
+  if (cached) return cached;
+  const { rows } = await db.query<{ content: AssessmentContent }>('SELECT content FROM assessment_versions WHERE assessment_id = $1 AND version = $2', [assessmentId, version]);
+  const content = rows[0]?.content;
+  if (!content) throw notFound('No such version of this assessment');
+  if (contentCache.size > 1000) contentCache.clear();
+  contentCache.set(key, content);
+  return content;
+}
+
 export async function currentContent(db: Queryable, assessmentId: string): Promise<AssessmentContent> {
   const { rows } = await db.query<{ content: AssessmentContent }>(
     'SELECT v.content FROM assessments a JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version WHERE a.id = $1',

@@ -12,6 +12,7 @@ import { redFlagOf } from './proctoring.js';
 import { ATTEMPT, layoutOf, versionContent, type Attempt } from './repository.js';
 import { scoreAttempt, type AnswerValue } from './scoring.js';
 import { countsOfTally, DISMISSED_SQL, type SignalTally } from './signals.js';
+import { isUuid } from '../../domain/ids.js';
 /**
  * Completes an attempt and writes its score onto the invitation. Idempotent: completing a
  * completed attempt changes nothing. Must run inside a transaction (it locks the attempt); given
@@ -246,7 +247,7 @@ export async function lockReviewableAnswer(
   attemptId: string,
   questionId: string,
 ): Promise<{ attempt: Attempt; question: Extract<QuestionContent, { type: 'free-text' }>; answer: string }> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attemptId)) throw notFound('No such attempt');
+  if (!isUuid(attemptId)) throw notFound('No such attempt');
   await lockInvitationOfAttempt(tx, attemptId);
   const { rows } = await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId]);
   const attempt = rows[0];

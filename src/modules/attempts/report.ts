@@ -3,6 +3,7 @@
 // correct, reviews, the proctoring timeline with the rules that raised the red flag, and where
 // the total stands among everyone who completed the same version.
 import type { Queryable } from '../../db/database.js';
+import { isUuid } from '../../domain/ids.js';
 import { scaleLabels, type QuestionContent, type RubricContent } from '../assessments/content-schema.js';
 import { picturesFor } from '../assessments/media-store.js';
 import { MIN_NORM_GROUP, normAndAverages, publishedByName, type Norm } from '../scores/norms.js';
@@ -330,7 +331,7 @@ export async function attemptsOfCandidate(db: Queryable, instanceId: string, can
 
 /** The candidate and assessment of an attempt of the instance; undefined for another instance's. */
 export async function attemptOwner(db: Queryable, instanceId: string, attemptId: string): Promise<{ candidateId: string; assessmentId: string } | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attemptId)) return undefined;
+  if (!isUuid(attemptId)) return undefined;
   const { rows } = await db.query<{ candidateId: string; assessmentId: string }>(
     `SELECT i.candidate_id AS "candidateId", s.slug AS "assessmentId" FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
       WHERE t.id = $1 AND i.instance_id = $2`,

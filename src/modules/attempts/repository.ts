@@ -12,6 +12,11 @@ import { isAnswered, isPermutation, type AnswerValue } from './scoring.js';
 import { attemptLayout, authoredLayout, newSeed, type AttemptLayout } from './layout.js';
 import { startingPoint, markStarted, setCompletion } from '../invitations/record.js';
 import { eraseFingerprintsOfCandidate } from '../integrity/similarity.js';
+import { versionContent } from '../assessments/repository.js';
+
+// The content of the version an attempt is pinned to: the assessments module's one reader of
+// published versions, named here for the attempts module's files.
+export { versionContent };
 
 export interface Attempt {
   id: string;
@@ -43,20 +48,6 @@ export const ATTEMPT = `a.id, a.invitation_id AS "invitationId", a.assessment_id
   a.position, a.typing_started_at AS "typingStartedAt", a.typing_wpm AS "typingWpm",
   a.first_address AS "firstAddress", a.first_agent AS "firstAgent", a.superseded_at AS "supersededAt", a.layout,
   a.content_language AS language`;
-
-// Published versions never change, so their content is kept in memory once read.
-const contentCache = new Map<string, AssessmentContent>();
-
-export async function versionContent(db: Queryable, assessmentId: string, version: number): Promise<AssessmentContent> {
-  const key = `${assessmentId}/${version}`;
-  const cached = contentCache.get(key);
-  if (cached) return cached;
-  const { rows } = await db.query<{ content: AssessmentContent }>('SELECT content FROM assessment_versions WHERE assessment_id = $1 AND version = $2', [assessmentId, version]);
-  const content = rows[0]!.content;
-  if (contentCache.size > 1000) contentCache.clear();
-  contentCache.set(key, content);
-  return content;
-}
 
 export async function findAttempt(db: Queryable, invitationId: string): Promise<Attempt | undefined> {
   const { rows } = await db.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.invitation_id = $1 AND a.superseded_at IS NULL`, [invitationId]);

@@ -10,7 +10,8 @@ import { commandRequest } from '../../http/command.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { cancelBulkInvite, importBulkInvite, prepareBulkInvite, startBulkInvite, type Mapping } from './commands.js';
+import { cancelBulkInvite, importBulkInvite, prepareBulkInvite, startBulkInvite } from './commands.js';
+import type { Mapping } from './csv.js';
 import { FIELDS, MAX_FILE_BYTES, MAX_ROWS, guessMapping, readCsv, type Field } from './csv.js';
 import { getBulkInvite, listRows, resultCsv, type BulkInviteView, type BulkRowView } from './repository.js';
 
@@ -135,7 +136,6 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         ),
         response: { 201: Created, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'payload-too-large') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -179,7 +179,6 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         params: Params,
         response: { 200: BulkInvite, ...problemResponses('unauthorized', 'not-found', 'conflict') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -200,7 +199,6 @@ export const bulkInviteAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; no
         params: Params,
         response: { 200: BulkInvite, ...problemResponses('unauthorized', 'not-found', 'conflict') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);

@@ -9,20 +9,15 @@
 //   and live invitations they hold: the preview, before anything is sent;
 // - startBulkInvite hands the rows to the background job (job.ts); cancelBulkInvite leaves the
 //   rows not yet tried;
-// - inviteRow invites one row through the invite command itself (inviteCandidate), in the same
-//   transaction that marks the row invited: the row (file id and line) is the idempotency key, so
-//   a row tried twice, or by two nodes, or again after a restart, invites once.
-// Each is audited in its transaction; the rows' invites are audited as the person who started.
-import { isUnavailable, type Database } from '../../db/database.js';
-import { runCommand, type Actor, type CommandContext, type CommandRequest, type Statements } from '../../domain/command.js';
-import { DomainError, conflict, invalidInput, notFound } from '../../domain/errors.js';
+// - inviting a row, the background job's step, is invite-row.ts; a candidate's erasure in the
+//   files, erasure.ts; a row's cells read as the invite's input, csv.ts.
+// Each is audited in its transaction.
+import type { Actor, CommandContext } from '../../domain/command.js';
+import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import { listAssessments } from '../assessments/repository.js';
 import { actorName, audit } from '../audit/audit.js';
-import { inviteBodyErrors, normaliseAssessments } from '../invitations/routes.js';
-import { emailInvite, inviteCandidate, retryOnConflict, type InvitationSource, type InviteRequest, type LinkDeps, type PreparedInvite } from '../invitations/service.js';
-import { FIELDS, FIELD_LABELS, guessMapping, type CsvTable, type Field } from './csv.js';
-
-export type Mapping = Partial<Record<Field, number>>;
+import { normaliseAssessments } from '../invitations/routes.js';
+import { FIELDS, FIELD_LABELS, guessMapping, rowInvite, type CsvTable, type Field, type Mapping } from './csv.js';
 
 /** Fields a file must give a column for (the invite requires them). */
 export const REQUIRED_FIELDS: Field[] = ['email', 'firstName', 'lastName'];
@@ -73,12 +68,6 @@ async function readBulkInvite(ctx: CommandContext, instanceId: string, id: strin
 
 const lockBulkInvite = (ctx: CommandContext, instanceId: string, id: string) => readBulkInvite(ctx, instanceId, id, true);
 
-/** A row's problem: the column (as the file names it) and why. */
-export interface RowError {
-  column: string;
-  detail: string;
-}
-
 /** What the preview says of the rows (the rows themselves are read with listRows). */
 export interface PreparedSummary {
   id: string;
@@ -87,67 +76,6 @@ export interface PreparedSummary {
   invalid: number;
   duplicates: number;
   existing: number;
-}
-
-/** The assessments a row's own cell names (ids separated by `;` or `|`), in order, once each. */
-export const rowAssessments = (cell: string | undefined): string[] =>
-  normaliseAssessments(
-    (cell ?? '')
-      .split(/[;|]/)
-      .map((id) => id.trim())
-      .filter((id) => id !== ''),
-  );
-
-/**
- * The input of one row to the invite, or what is wrong with it, by the rules of POST /v1/invite:
- * the row's own assessments (its `assessments` cell) or, when it names none, the defaults; with
- * `published`, an assessment the instance does not have is the row's error.
- */
-export function rowInvite(
-  cells: string[],
-  mapping: Mapping,
-  headers: string[],
-  defaults: string[],
-  published?: ReadonlySet<string>,
-): { request: InviteRequest } | { errors: RowError[] } {
-  const cell = (field: Field) => {
-    const index = mapping[field];
-    return index === undefined ? undefined : (cells[index] ?? '').trim();
-  };
-  const column = (field: Field) => {
-    const index = mapping[field];
-    return index === undefined ? field : headers[index] || `column ${index + 1}`;
-  };
-  const own = rowAssessments(cell('assessments'));
-  const assessments = own.length > 0 ? own : defaults;
-  if (assessments.length === 0) return { errors: [{ column: column('assessments'), detail: 'names no assessment, and no default assessment was chosen' }] };
-  const unknown = published ? assessments.filter((slug) => !published.has(slug)) : [];
-  if (unknown.length > 0) return { errors: unknown.map((slug) => ({ column: column('assessments'), detail: `"${slug}" is not a published assessment of this instance` })) };
-  const body: Record<string, unknown> = { email: cell('email') ?? '', firstName: cell('firstName') ?? '', lastName: cell('lastName') ?? '', assessments };
-  for (const field of ['externalReference', 'language'] as const) {
-    const value = cell(field);
-    if (value) body[field] = value;
-  }
-  const extra = cell('extraTimePercent');
-  if (extra) body.extraTimePercent = /^\d{1,6}$/.test(extra) ? Number(extra) : extra;
-  const invalid = inviteBodyErrors(body);
-  if (invalid.length > 0) {
-    const errors = invalid.map((e) => {
-      const field = FIELDS.find((f) => e.name === f || e.name.startsWith(`${f}.`));
-      return { column: field === undefined || mapping[field] === undefined ? e.name : column(field), detail: e.detail };
-    });
-    return { errors };
-  }
-  const request: InviteRequest = {
-    email: body.email as string,
-    firstName: (body.firstName as string).trim(),
-    lastName: (body.lastName as string).trim(),
-    assessments,
-    ...(body.externalReference === undefined ? {} : { externalReference: body.externalReference as string }),
-    ...(body.language === undefined ? {} : { language: body.language as string }),
-    ...(body.extraTimePercent === undefined ? {} : { extraTimePercent: body.extraTimePercent as number }),
-  };
-  return { request };
 }
 
 /**
@@ -289,122 +217,6 @@ export async function cancelBulkInvite(ctx: CommandContext, input: { instanceId:
  * A finished file keeps of its rows only what the result file says (line, e-mail, outcome,
  * candidate, why): the rest of what was uploaded (every other column) is not kept past its use.
  */
-async function forgetCells(ctx: CommandContext, bulkInviteId: string): Promise<void> {
+export async function forgetCells(ctx: CommandContext, bulkInviteId: string): Promise<void> {
   await ctx.tx.query(`UPDATE bulk_invite_rows SET cells = '[]' WHERE bulk_invite_id = $1`, [bulkInviteId]);
-}
-
-/**
- * Erases what bulk invites hold of a candidate (their rows' e-mail and cells, in every file of the
- * instance, matched by the candidate or by e-mail), in the transaction of the candidate's erasure
- * and before the candidate's own e-mail is gone; a row still to invite is left.
- */
-export async function eraseCandidateBulkRows(tx: Statements, candidateId: string): Promise<void> {
-  await tx.query(
-    `UPDATE bulk_invite_rows r SET cells = '[]', email = NULL, notes = '[]', detail = 'erased',
-            status = CASE WHEN r.status = 'pending' THEN 'skipped' ELSE r.status END
-       FROM bulk_invites b, candidates c
-      WHERE b.id = r.bulk_invite_id AND c.id = $1 AND b.instance_id = c.instance_id
-        AND (r.candidate_id = c.id OR (c.email IS NOT NULL AND lower(r.email) = lower(c.email)))`,
-    [candidateId],
-  );
-}
-
-/** What inviting a row needs: the invite's, and where the invitations say they came from. */
-export interface RowDeps extends LinkDeps {
-  db: Database;
-  /** Hears an unexpected error that failed a row (for the operator's log). */
-  onRowError?: (error: unknown, reference: string) => void;
-}
-
-export type RowOutcome = { kind: 'none' } | { kind: 'done'; bulkInviteId: string; line: number; status: 'invited' | 'failed' };
-
-/**
- * Invites one pending row of a running bulk invite (the given one, or the next any node has not
- * claimed), then e-mails its link when the file asked for that. `none`: no such row is pending
- * (another node has it, or it was invited already).
- */
-export async function inviteRow(deps: RowDeps, now: Date, which?: { bulkInviteId: string; line: number }): Promise<RowOutcome> {
-  const request: CommandRequest = { actor: { kind: 'system', job: 'bulk-invites' }, requestId: 'job:bulk-invites', now };
-  const made = await retryOnConflict(() =>
-    runCommand(
-      deps.db,
-      request,
-      async (ctx) => {
-        const { rows } = await ctx.tx.query<{
-          bulkInviteId: string;
-          line: number;
-          instanceId: string;
-          cells: string[];
-          headers: string[];
-          mapping: Mapping;
-          assessments: string[];
-          sendInvite: boolean;
-          startedBy: Actor;
-        }>(
-          `SELECT r.bulk_invite_id::text AS "bulkInviteId", r.line, r.cells, b.instance_id AS "instanceId", b.headers, b.mapping, b.assessments,
-                  b.send_invite AS "sendInvite", b.started_by AS "startedBy"
-             FROM bulk_invite_rows r JOIN bulk_invites b ON b.id = r.bulk_invite_id
-            WHERE r.status = 'pending' AND b.status = 'running' ${which ? 'AND r.bulk_invite_id = $1 AND r.line = $2' : ''}
-            ORDER BY r.bulk_invite_id, r.line LIMIT 1 FOR UPDATE OF r SKIP LOCKED`,
-          which ? [which.bulkInviteId, which.line] : [],
-        );
-        const row = rows[0];
-        if (!row) return undefined;
-        const outcome = rowInvite(row.cells, row.mapping, row.headers, row.assessments);
-        let prepared: PreparedInvite | undefined;
-        let detail: string | null = null;
-        if ('errors' in outcome) detail = outcome.errors.map((e) => `${e.column}: ${e.detail}`).join('; ');
-        else {
-          // The invite command itself, as the person who started; a refusal (an assessment
-          // unpublished since the preview) undoes only its own writes and fails the row.
-          const source: InvitationSource = row.startedBy.kind === 'user' ? 'console' : 'api';
-          const inner: CommandContext = { ...ctx, actor: row.startedBy, requestId: `bulk-invite:${row.bulkInviteId}:${row.line}` };
-          await ctx.tx.query('SAVEPOINT bulk_row');
-          try {
-            prepared = await inviteCandidate(inner, deps, { instanceId: row.instanceId, request: outcome.request, source });
-            await ctx.tx.query('RELEASE SAVEPOINT bulk_row');
-          } catch (error) {
-            // The database away, or a conflict to retry: the whole row waits for the next try.
-            const code = (error as { code?: unknown }).code;
-            if (isUnavailable(error) || code === '40001' || code === '40P01') throw error;
-            await ctx.tx.query('ROLLBACK TO SAVEPOINT bulk_row');
-            if (error instanceof DomainError) detail = [error.message, ...(error.fields ?? []).map((f) => `${f.name}: ${f.detail}`)].join('; ');
-            else {
-              // Anything else (a fault of ours) fails this row alone rather than holding up every row
-              // after it run after run; its detail stays in the service's log, not in the tenant's file.
-              deps.onRowError?.(error, inner.requestId);
-              detail = `could not be invited: an error on our side (reference ${inner.requestId}); invite this person on their own`;
-            }
-          }
-        }
-        const status = prepared ? 'invited' : 'failed';
-        // What the invite left as it was (a completed assessment), as /v1/invite names it in `skipped`.
-        if (prepared && prepared.skipped.length > 0) detail = prepared.skipped.map((k) => `${k.assessmentId}: ${k.detail}`).join('; ');
-        await ctx.tx.query(`UPDATE bulk_invite_rows SET status = $3, candidate_id = $4, detail = $5, processed_at = $6 WHERE bulk_invite_id = $1 AND line = $2`, [
-          row.bulkInviteId,
-          row.line,
-          status,
-          prepared?.candidateId ?? null,
-          detail?.slice(0, 1000) ?? null,
-          ctx.now,
-        ]);
-        const { rows: finished } = await ctx.tx.query(
-          `UPDATE bulk_invites SET status = 'done', finished_at = $2
-            WHERE id = $1 AND status = 'running' AND NOT EXISTS (SELECT 1 FROM bulk_invite_rows WHERE bulk_invite_id = $1 AND status = 'pending')
-            RETURNING id`,
-          [row.bulkInviteId, ctx.now],
-        );
-        if (finished.length > 0) await forgetCells(ctx, row.bulkInviteId);
-        return { row, status, prepared, request: 'request' in outcome ? outcome.request : undefined } as const;
-      },
-      'bulk_invite_row',
-    ),
-  );
-  if (!made) return { kind: 'none' };
-  const { row, status, prepared } = made;
-  if (prepared && made.request && row.sendInvite && prepared.open.length > 0) {
-    const mail = await emailInvite(deps, row.instanceId, prepared, made.request);
-    await deps.db.query('UPDATE bulk_invite_rows SET mail_status = $3 WHERE bulk_invite_id = $1 AND line = $2', [row.bulkInviteId, row.line, mail]);
-  }
-  return { kind: 'done', bulkInviteId: row.bulkInviteId, line: row.line, status };
 }

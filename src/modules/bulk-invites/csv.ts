@@ -3,8 +3,13 @@
 // What is refused, with a sentence for the person who uploaded it: an empty file, a file over the
 // limits, binary data (a spreadsheet workbook, an image), text that is not UTF-8, a header row
 // without names, rows of more cells than the header has names. Nothing is stored by reading.
+//
+// A row read as the input of POST /v1/invite (`rowInvite`): its cells by the chosen columns, checked
+// by the invite's own rules, or what is wrong with it by column.
 import { parse } from 'csv-parse/sync';
 import { invalidInput } from '../../domain/errors.js';
+import type { InviteRequest } from '../invitations/deps.js';
+import { inviteBodyErrors, normaliseAssessments } from '../invitations/routes.js';
 
 /** The largest file accepted, in bytes. */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -173,4 +178,74 @@ function guessFromHeaders(headers: string[]): Partial<Record<Field, number>> {
   for (const field of FIELDS) take(field, (h) => WORDS[field].includes(h));
   for (const field of FIELDS) take(field, (h) => (PARTS[field] ?? []).some((part) => h.includes(part)));
   return mapping;
+}
+
+/** Which column (by index) gives which field. */
+export type Mapping = Partial<Record<Field, number>>;
+
+/** A row's problem: the column (as the file names it) and why. */
+export interface RowError {
+  column: string;
+  detail: string;
+}
+
+/** The assessments a row's own cell names (ids separated by `;` or `|`), in order, once each. */
+export const rowAssessments = (cell: string | undefined): string[] =>
+  normaliseAssessments(
+    (cell ?? '')
+      .split(/[;|]/)
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
+
+/**
+ * The input of one row to the invite, or what is wrong with it, by the rules of POST /v1/invite:
+ * the row's own assessments (its `assessments` cell) or, when it names none, the defaults; with
+ * `published`, an assessment the instance does not have is the row's error.
+ */
+export function rowInvite(
+  cells: string[],
+  mapping: Mapping,
+  headers: string[],
+  defaults: string[],
+  published?: ReadonlySet<string>,
+): { request: InviteRequest } | { errors: RowError[] } {
+  const cell = (field: Field) => {
+    const index = mapping[field];
+    return index === undefined ? undefined : (cells[index] ?? '').trim();
+  };
+  const column = (field: Field) => {
+    const index = mapping[field];
+    return index === undefined ? field : headers[index] || `column ${index + 1}`;
+  };
+  const own = rowAssessments(cell('assessments'));
+  const assessments = own.length > 0 ? own : defaults;
+  if (assessments.length === 0) return { errors: [{ column: column('assessments'), detail: 'names no assessment, and no default assessment was chosen' }] };
+  const unknown = published ? assessments.filter((slug) => !published.has(slug)) : [];
+  if (unknown.length > 0) return { errors: unknown.map((slug) => ({ column: column('assessments'), detail: `"${slug}" is not a published assessment of this instance` })) };
+  const body: Record<string, unknown> = { email: cell('email') ?? '', firstName: cell('firstName') ?? '', lastName: cell('lastName') ?? '', assessments };
+  for (const field of ['externalReference', 'language'] as const) {
+    const value = cell(field);
+    if (value) body[field] = value;
+  }
+  const extra = cell('extraTimePercent');
+  if (extra) body.extraTimePercent = /^\d{1,6}$/.test(extra) ? Number(extra) : extra;
+  const invalid = inviteBodyErrors(body);
+  if (invalid.length > 0) {
+    const errors = invalid.map((e) => {
+      const field = FIELDS.find((f) => e.name === f || e.name.startsWith(`${f}.`));
+      return { column: field === undefined || mapping[field] === undefined ? e.name : column(field), detail: e.detail };
+    });
+    return { errors };
+  }
+  const request: InviteRequest = {
+    email: body.email as string,
+    firstName: (body.firstName as string).trim(),
+    lastName: (body.lastName as string).trim(),
+    assessments,
+    ...(body.externalReference === undefined ? {} : { externalReference: body.externalReference as string }),
+    ...(body.language === undefined ? {} : { language: body.language as string }),
+    ...(body.extraTimePercent === undefined ? {} : { extraTimePercent: body.extraTimePercent as number }),
+  };
+  return { request };
 }

@@ -3,7 +3,7 @@
 // repeating them. The rows are in the database: a restart continues where the last run stopped,
 // and the page that started a file need not stay open.
 import type { Job } from '../../jobs/runner.js';
-import { inviteRow, type RowDeps } from './commands.js';
+import { inviteRow, type RowDeps } from './invite-row.js';
 
 /** Rows one run invites before it lets other jobs run (it runs again at once while rows wait). */
 export const ROWS_PER_RUN = 50;

@@ -1,7 +1,7 @@
 // Reading bulk invites: a file's state and counts, its rows for the preview, and the result file.
 import type { Queryable } from '../../db/database.js';
 import { notFound } from '../../domain/errors.js';
-import type { Mapping, RowError } from './commands.js';
+import type { Mapping, RowError } from './csv.js';
 
 export type BulkStatus = 'draft' | 'ready' | 'running' | 'done' | 'cancelled';
 export type RowStatus = 'pending' | 'invalid' | 'duplicate' | 'invited' | 'failed' | 'skipped';

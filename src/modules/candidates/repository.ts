@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { isUuid } from '../../domain/ids.js';
 
 /** Lower case without accents, as the console's search compares text ("Zoë Ågren" → "zoe agren"). */
 export function foldForSearch(text: string): string {
@@ -33,7 +34,7 @@ export interface CandidateSummary {
 
 /** A candidate of one of the given instances; undefined for another instance's, as for an unknown id. */
 export async function findCandidate(db: Queryable, instanceIds: string[], id: string): Promise<CandidateSummary | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const { rows } = await db.query<CandidateSummary>(
     `SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName"
        FROM candidates c JOIN instances n ON n.id = c.instance_id WHERE c.id = $1 AND c.instance_id = ANY($2::uuid[])`,

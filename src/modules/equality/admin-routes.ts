@@ -90,7 +90,6 @@ export const equalityAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now:
         body: Change,
         response: { 200: SettingsView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);

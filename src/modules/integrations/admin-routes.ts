@@ -62,7 +62,6 @@ export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; n
         ),
         response: { 200: SettingsView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -111,7 +110,6 @@ export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; n
         params: Type.Object({ instance: InstanceName, id: Type.String({ pattern: '^[0-9]{1,18}$' }) }),
         response: { 204: Type.Null(), ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);

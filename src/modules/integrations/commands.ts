@@ -6,7 +6,10 @@ import { runCommand, type CommandContext, type CommandRequest } from '../../doma
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import { audit } from '../audit/audit.js';
 import { cancelInvitation } from '../invitations/lifecycle.js';
-import { emailInvite, inviteCandidate, retryOnConflict, type InviteDeps, type InviteRequest, type PreparedInvite } from '../invitations/service.js';
+import { emailInvite } from '../invitations/invitation-mail.js';
+import { retryOnConflict } from '../invitations/retry.js';
+import type { InviteDeps, InviteRequest, PreparedInvite } from '../invitations/deps.js';
+import { inviteCandidate } from '../invitations/service.js';
 import { listenToEvents } from '../webhooks/repository.js';
 import {
   findLink,

@@ -9,7 +9,8 @@ import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
 import { retakeInvitation, sendFreshLink } from './lifecycle.js';
 import { findDelivery, listDeliveries } from './deliveries.js';
-import { now, resend, type InviteDeps } from './service.js';
+import { resend } from './invitation-mail.js';
+import type { InviteDeps } from './deps.js';
 
 const Delivery = Type.Object({
   id: Type.String({ examples: ['42'] }),
@@ -50,7 +51,6 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
   app.post(
     '/instances/:instance/deliveries/:id/resend',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'resendDelivery',
         tags: ['admin'],
@@ -63,7 +63,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
     },
     async (request) => {
       const instance = await instanceOf(request.params.instance);
-      const id = await resend(deps, instance, request.params.id, commandRequest(request, now(deps)));
+      const id = await resend(deps, instance, request.params.id, commandRequest(request, deps.now()));
       return (await findDelivery(deps.db, id))!;
     },
   );
@@ -71,7 +71,6 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
   app.post(
     '/instances/:instance/candidates/:candidateId/invitations/:assessmentId/retake',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'retakeAssessment',
         tags: ['admin'],
@@ -108,7 +107,7 @@ export const deliveryAdminRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async 
     async (request) => {
       const instance = await instanceOf(request.params.instance);
       const ref = { instanceIds: [instance.id], candidateId: request.params.candidateId, assessmentId: request.params.assessmentId };
-      const fresh = await runCommand(deps.db, commandRequest(request, now(deps)), (ctx) => retakeInvitation(ctx, deps, ref), 'invitation_retake');
+      const fresh = await runCommand(deps.db, commandRequest(request, deps.now()), (ctx) => retakeInvitation(ctx, deps, ref), 'invitation_retake');
       const result: { link: string; expiresAt: Date; invitationStatus?: 'SENT' | 'FAILED' } = { link: fresh.issued.link, expiresAt: fresh.issued.expiresAt };
       if (request.body?.email ?? true) result.invitationStatus = await sendFreshLink(deps, fresh);
       return result;

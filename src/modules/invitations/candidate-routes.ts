@@ -11,7 +11,7 @@ import { commandRequest } from '../../http/command.js';
 import { marksOf } from '../decisions/repository.js';
 import { normsOfCandidate } from './norms.js';
 import { cancelInvitation, candidateView, extendInvitation, remindInvitation, sendFreshLink } from './lifecycle.js';
-import type { InviteDeps } from './service.js';
+import type { InviteDeps } from './deps.js';
 
 const STATES = 'INVITED (may be started until expiresAt), IN_PROGRESS, COMPLETED, CANCELLED (withdrawn: its link no longer opens it) or EXPIRED (not started before expiresAt)';
 

@@ -12,7 +12,10 @@ import { reportLinks } from '../reports/links.js';
 import { emitInvitationEvents } from '../webhooks/events.js';
 import { LIMIT_MINUTES, resetForRetake } from './record.js';
 import { allow, decide, lockInvitation, stateSql, type InvitationState, type LockedInvitation } from './machine.js';
-import { deliver, issueLink, type InvitationSource, type InviteDeps, type LinkDeps } from './service.js';
+import { deliver } from './invitation-mail.js';
+import type { InvitationSource, InviteDeps, LinkDeps } from './deps.js';
+import { issueLink } from './links.js';
+import { isUuid } from '../../domain/ids.js';
 
 export type { InvitationState } from './machine.js';
 
@@ -44,7 +47,7 @@ const STATE = stateSql('$3');
 
 /** A candidate of the given instances with each invitation's state; undefined for anyone else. */
 export async function candidateView(db: Queryable, instanceIds: string[], candidateId: string, now: Date, publicUrl: string): Promise<CandidateView | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId)) return undefined;
+  if (!isUuid(candidateId)) return undefined;
   const { rows } = await db.query<{
     email: string | null;
     firstName: string | null;

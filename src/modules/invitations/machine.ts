@@ -9,6 +9,7 @@
 // first, then the attempt. Every path keeps that order, so none can deadlock another.
 import type { Queryable } from '../../db/database.js';
 import { conflict, notFound } from '../../domain/errors.js';
+import { isUuid } from '../../domain/ids.js';
 
 export type InvitationState = 'INVITED' | 'IN_PROGRESS' | 'COMPLETED' | 'CANCELLED' | 'EXPIRED';
 export const STATES: readonly InvitationState[] = ['INVITED', 'EXPIRED', 'IN_PROGRESS', 'COMPLETED', 'CANCELLED'];
@@ -153,12 +154,11 @@ export async function lockInvitationOfAttempt(tx: Queryable, attemptId: string):
   return rows[0]?.id;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG = /^[a-z][a-z0-9-]{0,63}$/;
 
 /** The invitation of a candidate and assessment (by the id clients use) within the given instances, locked; 404 otherwise. */
 export async function lockInvitation(tx: Queryable, instanceIds: string[], candidateId: string, assessmentId: string, now: Date): Promise<LockedInvitation> {
-  if (!UUID.test(candidateId) || !SLUG.test(assessmentId)) throw notFound('No such invitation');
+  if (!isUuid(candidateId) || !SLUG.test(assessmentId)) throw notFound('No such invitation');
   const { rows } = await tx.query<LockedRow>(
     `SELECT ${LOCKED} FROM invitations i JOIN assessments s ON s.id = i.assessment_id
       WHERE i.candidate_id = $2 AND i.instance_id = ANY($3::uuid[]) AND s.slug = $4

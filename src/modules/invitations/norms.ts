@@ -2,7 +2,7 @@
 // published norms where the assessment's content cites them, else the instance's own candidates
 // who completed the same version (scores/norms.ts). The score record itself stays as published.
 import type { Queryable } from '../../db/database.js';
-import { versionContent } from '../assessments/drafts.js';
+import { versionContent } from '../assessments/repository.js';
 import { normOf, publishedByName, type Norm } from '../scores/norms.js';
 
 /** By assessment id (slug): the norm of each completed and scored invitation of the candidate. */
@@ -24,7 +24,7 @@ export async function normsOfCandidate(db: Queryable, candidateId: string): Prom
         version: row.version,
         total: Number(row.total),
         categories: row.categories.map((c) => ({ name: c.name, score: Number(c.score) })),
-        published: content ? publishedByName(content.norms, content.categories) : undefined,
+        published: publishedByName(content.norms, content.categories),
       }),
     );
   }

@@ -6,7 +6,8 @@ import { BIDI_CONTROLS, validatorCompiler } from '../../http/validation.js';
 import { fieldErrors } from '../../http/errors.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { claim, complete, fingerprint, release, HEADER as IDEMPOTENCY_HEADER, TTL_HOURS, type Scope } from './idempotency.js';
-import { invite, now, type InviteDeps } from './service.js';
+import type { InviteDeps } from './deps.js';
+import { invite } from './service.js';
 import { commandRequest } from '../../http/command.js';
 
 // A name: no control characters (bidirectional ones included), at least one visible character;
@@ -222,7 +223,7 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
         externalReference: body.externalReference,
       };
       const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
-      const req = commandRequest(request, now(deps));
+      const req = commandRequest(request, deps.now());
       if (idempotencyKey === undefined) return [await invite(deps, instance!.id, input, sendInvite, req)];
 
       const scope: Scope = { keyId: request.apiKey!.id, instanceId: instance!.id, key: idempotencyKey, secret: String(request.headers['x-api-key']) };

@@ -42,7 +42,6 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
   app.post(
     '/keys',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'createKey',
         tags: ['admin'],
@@ -86,7 +85,6 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
   app.patch(
     '/keys/:id',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'updateKey',
         tags: ['admin'],
@@ -117,7 +115,6 @@ export const keyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
   app.post(
     '/keys/:id/revoke',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'revokeKey',
         tags: ['admin'],

@@ -135,7 +135,10 @@ export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailD
         response: { 200: Export, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
     },
-    async (request) => exportCandidate(db, await requireInstance(db, request.params.instance), selector(request.body), now()),
+    async (request) => {
+      const instance = await requireInstance(db, request.params.instance);
+      return runCommand(db, commandRequest(request, now()), (ctx) => exportCandidate(ctx, { instance, selector: selector(request.body) }), 'candidate_export');
+    },
   );
 
   app.post(
@@ -152,7 +155,6 @@ export const privacyAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; mailD
         body: SelectorBody,
         response: { 200: Erasure, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);

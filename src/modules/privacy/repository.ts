@@ -11,7 +11,7 @@ import { candidateReviews, eraseCandidateReviews } from '../reviews/repository.j
 import { anonymiseCandidate } from '../candidates/repository.js';
 import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/repository.js';
 import { eraseCandidateMail } from '../invitations/deliveries.js';
-import { eraseCandidateBulkRows } from '../bulk-invites/commands.js';
+import { eraseCandidateBulkRows } from '../bulk-invites/erasure.js';
 import { eraseCandidateSnapshots, snapshotsOfCandidate } from '../snapshots/repository.js';
 import { eraseCandidateSelfId, selfIdOfCandidate } from '../equality/repository.js';
 import type { Queryable } from '../../db/database.js';

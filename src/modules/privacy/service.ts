@@ -47,12 +47,18 @@ function notFound(instance: Instance, selector: Selector): DomainError {
   return notFoundError(`No candidate ${describe(selector)} in instance "${instance.name}"${hint}`);
 }
 
-export async function exportCandidate(db: Queryable, instance: Instance, selector: Selector, now: Date): Promise<CandidateExport> {
-  const candidate = await findCandidate(db, instance.id, selector);
+/**
+ * Everything stored about one candidate (a command, for its audit entry: `candidate.export`, the
+ * instance and the candidate id, never the address or name), read in one transaction.
+ */
+export async function exportCandidate(ctx: CommandContext, input: { instance: Instance; selector: Selector }): Promise<CandidateExport> {
+  const { instance, selector } = input;
+  const candidate = await findCandidate(ctx.tx, instance.id, selector);
   if (!candidate) throw notFound(instance, selector);
-  const data = await candidateData(db, candidate.id);
+  const data = await candidateData(ctx.tx, candidate.id);
+  await audit(ctx, 'candidate.export', `${instance.name}/${candidate.id}`);
   const { id, email, firstName, lastName, createdAt, updatedAt, erasedAt } = candidate;
-  return { id, instance: instance.name, exportedAt: now, candidate: { id, email, firstName, lastName, createdAt, updatedAt, erasedAt }, ...data };
+  return { id, instance: instance.name, exportedAt: ctx.now, candidate: { id, email, firstName, lastName, createdAt, updatedAt, erasedAt }, ...data };
 }
 
 /**

@@ -1,13 +1,15 @@
 // Admin API of report links: withdraw one link, or every link of an instance (a new key).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import type { Queryable } from '../../db/database.js';
+import type { Database } from '../../db/database.js';
+import { runCommand } from '../../domain/command.js';
+import { commandRequest } from '../../http/command.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
 import { revokeReportLink, rotateReportKey } from './links.js';
 
-export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: () => Date }> = async (app, { db, now }) => {
+export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
   app.post(
     '/report-links/revoke',
     {
@@ -42,7 +44,10 @@ export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: 
         },
       },
     },
-    async (request) => ({ ...(await revokeReportLink(db, 'all', request.body.url, now())), revoked: true as const }),
+    async (request) => ({
+      ...(await runCommand(db, commandRequest(request, now()), (ctx) => revokeReportLink(ctx, { instanceIds: 'all', url: request.body.url }), 'report_link_revoke')),
+      revoked: true as const,
+    }),
   );
 
   app.post(
@@ -64,9 +69,9 @@ export const reportAdminRoutes: FastifyPluginAsyncTypebox<{ db: Queryable; now: 
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
-      const at = now();
-      await rotateReportKey(db, instance.id, at);
-      return { instance: instance.name, rotatedAt: at };
+      const command = commandRequest(request, now());
+      await runCommand(db, command, (ctx) => rotateReportKey(ctx, instance), 'report_key_rotate');
+      return { instance: instance.name, rotatedAt: command.now };
     },
   );
 };

@@ -12,7 +12,9 @@
 // expired), or every link of an instance at once by rotating its key.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
+import type { CommandContext } from '../../domain/command.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
+import { audit } from '../audit/audit.js';
 
 const DAY = 86_400_000;
 // How many revoked links of one report a day are stepped past (each a second earlier).
@@ -123,39 +125,45 @@ export function parseReportLink(url: string): ReportLinkParts | undefined {
   return { candidateId: match[1]!, assessmentId: match[2]!, expires: Number(expires), signature };
 }
 
-/** Revokes one link of one of the given instances; revoking it again changes nothing. */
+/**
+ * Revokes one link of one of the given instances (a command, audited: `report-link.revoke`, the
+ * candidate and assessment as target); revoking it again changes nothing.
+ */
 export async function revokeReportLink(
-  db: Queryable,
-  instanceIds: string[] | 'all',
-  url: string,
-  now: Date,
+  ctx: CommandContext,
+  input: { instanceIds: string[] | 'all'; url: string },
 ): Promise<{ candidateId: string; assessmentId: string; expiresAt: Date }> {
-  const parts = parseReportLink(url);
+  const parts = parseReportLink(input.url);
   if (!parts) throw invalidInput([{ in: 'body', name: 'url', detail: 'is not a report link (/reports/<candidateId>/<assessmentId>?expires=…&signature=…)' }]);
-  const check = await checkReportLink(db, parts, now);
-  if (check.state === 'invalid' || (instanceIds !== 'all' && !instanceIds.includes(check.instanceId)))
+  const check = await checkReportLink(ctx.tx, parts, ctx.now);
+  if (check.state === 'invalid' || (input.instanceIds !== 'all' && !input.instanceIds.includes(check.instanceId)))
     throw notFound('No such report link: its signature does not match any of your instances');
   const expiresAt = new Date(parts.expires * 1000);
   if (check.state === 'valid') {
-    await db.query('INSERT INTO revoked_report_links (signature, instance_id, expires_at, revoked_at) VALUES ($1, $2, $3, $4) ON CONFLICT (signature) DO NOTHING', [
+    await ctx.tx.query('INSERT INTO revoked_report_links (signature, instance_id, expires_at, revoked_at) VALUES ($1, $2, $3, $4) ON CONFLICT (signature) DO NOTHING', [
       parts.signature,
       check.instanceId,
       expiresAt,
-      now,
+      ctx.now,
     ]);
   }
+  await audit(ctx, 'report-link.revoke', `${parts.candidateId}/${parts.assessmentId}`);
   return { candidateId: parts.candidateId, assessmentId: parts.assessmentId, expiresAt };
 }
 
-/** Voids every report link of an instance: later links are signed with a new key. */
-export async function rotateReportKey(db: Queryable, instanceId: string, now: Date): Promise<void> {
-  await db.query(
+/**
+ * Voids every report link of an instance (a command, audited: `report-link.rotate-key`): later
+ * links are signed with a new key.
+ */
+export async function rotateReportKey(ctx: CommandContext, instance: { id: string; name: string }): Promise<void> {
+  await ctx.tx.query(
     `INSERT INTO report_link_keys (instance_id, secret, created_at) VALUES ($1, $2, $3)
      ON CONFLICT (instance_id) DO UPDATE SET secret = excluded.secret, created_at = excluded.created_at`,
-    [instanceId, randomBytes(32), now],
+    [instance.id, randomBytes(32), ctx.now],
   );
   // Revocations of links the old key signed are moot now.
-  await db.query('DELETE FROM revoked_report_links WHERE instance_id = $1', [instanceId]);
+  await ctx.tx.query('DELETE FROM revoked_report_links WHERE instance_id = $1', [instance.id]);
+  await audit(ctx, 'report-link.rotate-key', instance.name);
 }
 
 /** Forgets revocations of links that have expired anyway (run by the retention sweep). */

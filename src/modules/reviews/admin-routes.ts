@@ -105,7 +105,6 @@ export const reviewAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: (
           ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'conflict'),
         },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);

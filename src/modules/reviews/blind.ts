@@ -7,7 +7,8 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import type { Instance } from '../tenants/repository.js';
 import type { User } from '../users/repository.js';
-import { reviewBoard, type BoardItem } from './repository.js';
+import { isUuid } from '../../domain/ids.js';
+import { reviewerAndCandidate, type BoardItem } from './repository.js';
 
 /** How a user sees an instance's candidates: by name, or blind (reviewers under blind review). */
 export type Sight = 'named' | 'blind';
@@ -48,15 +49,16 @@ export async function maySeeCandidate(
   candidateId: string,
 ): Promise<boolean> {
   if (sightOf(user, instance) === 'named') return true;
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(candidateId)) return false;
-  const { rows } = await db.query(
-    `SELECT 1 FROM answer_reviews r JOIN attempts t ON t.id = r.attempt_id JOIN invitations i ON i.id = t.invitation_id
-      WHERE i.instance_id = $1 AND i.candidate_id = $2 AND r.reviewer = $3 LIMIT 1`,
-    [instance.id, candidateId, reviewerOf(user)],
-  );
-  if (rows.length === 0) return false;
-  const open = await reviewBoard(db, instance, { open: true, limit: 5000 });
-  return !queueOf(open, user, instance).some((item) => item.candidateId === candidateId);
+  if (!isUuid(candidateId)) return false;
+  const { reviewed, queued } = await reviewerAndCandidate(db, {
+    instanceId: instance.id,
+    candidateId,
+    reviewer: reviewerOf(user),
+    userId: user.id,
+    reviewersPerAnswer: instance.reviewersPerAnswer,
+    takesUnassigned: instance.reviewUnassigned || user.role !== 'reviewer',
+  });
+  return reviewed && !queued;
 }
 
 /** What a blind viewer is told where a page would name candidates. */

@@ -7,6 +7,7 @@ import type { RubricContent } from '../assessments/content-schema.js';
 import { REVIEW_CURRENT } from '../attempts/completion.js';
 import { versionContent } from '../attempts/repository.js';
 import type { RubricChoice } from './rubric.js';
+import { isUuid } from '../../domain/ids.js';
 
 export interface Review {
   reviewer: string;
@@ -31,7 +32,7 @@ export interface Assignee {
 
 /** The candidate and instance an attempt belongs to; undefined when it is not the instance's. */
 export async function attemptInInstance(db: Queryable, instanceId: string, attemptId: string): Promise<boolean> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(attemptId)) return false;
+  if (!isUuid(attemptId)) return false;
   const { rows } = await db.query('SELECT 1 FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE t.id = $1 AND i.instance_id = $2', [attemptId, instanceId]);
   return rows.length > 0;
 }
@@ -224,6 +225,36 @@ export async function reviewBoard(db: Queryable, instance: { id: string; reviewe
     items.push({ ...item, state: stateOf(item, instance.reviewersPerAnswer) });
   }
   return items;
+}
+
+/**
+ * Of one candidate, for a reviewer's blind sight, in one query: whether the reviewer has reviewed
+ * any of their answers, and whether any of their answers waits in the reviewer's queue (as
+ * `queueOf` judges the open board: a free-text answer of a completed attempt, without a final
+ * score or a settlement, short of reviews, not reviewed by them, assigned to them or, when they may
+ * take those, to nobody).
+ */
+export async function reviewerAndCandidate(
+  db: Queryable,
+  input: { instanceId: string; candidateId: string; reviewer: string; userId: string; reviewersPerAnswer: number; takesUnassigned: boolean },
+): Promise<{ reviewed: boolean; queued: boolean }> {
+  const { rows } = await db.query<{ reviewed: boolean; queued: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM answer_reviews r JOIN attempts t ON t.id = r.attempt_id JOIN invitations i ON i.id = t.invitation_id
+                     WHERE i.instance_id = $1 AND i.candidate_id = $2 AND r.reviewer = $3) AS reviewed,
+            EXISTS (SELECT 1 FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id
+                     WHERE i.instance_id = $1 AND i.candidate_id = $2
+                       AND t.finished_at IS NOT NULL AND t.superseded_at IS NULL AND t.end_reason <> 'cancelled' AND jsonb_typeof(a.value) = 'string'
+                       AND NOT ${REVIEW_CURRENT}
+                       AND NOT EXISTS (SELECT 1 FROM review_settlements x WHERE x.attempt_id = a.attempt_id AND x.question_id = a.question_id)
+                       AND (SELECT count(*) FROM answer_reviews r WHERE r.attempt_id = a.attempt_id AND r.question_id = a.question_id) < $5
+                       AND NOT EXISTS (SELECT 1 FROM answer_reviews r WHERE r.attempt_id = a.attempt_id AND r.question_id = a.question_id AND r.reviewer = $3)
+                       AND (EXISTS (SELECT 1 FROM review_assignments g WHERE g.attempt_id = a.attempt_id AND g.question_id = a.question_id AND g.user_id = $4)
+                            OR ($6 AND NOT EXISTS (SELECT 1 FROM review_assignments g JOIN users u ON u.id = g.user_id WHERE g.attempt_id = a.attempt_id AND g.question_id = a.question_id)))
+                       AND EXISTS (SELECT 1 FROM assessment_versions v, jsonb_array_elements(v.content->'questions') q
+                                    WHERE v.assessment_id = t.assessment_id AND v.version = t.version AND q->>'id' = a.question_id AND q->>'type' = 'free-text')) AS queued`,
+    [input.instanceId, input.candidateId, input.reviewer, input.userId, input.reviewersPerAnswer, input.takesUnassigned],
+  );
+  return rows[0]!;
 }
 
 export interface OverdueAssignment {

@@ -10,6 +10,7 @@ import { ScoreRecord } from './schema.js';
 import { CURSOR_LENGTH, CursorCodec } from './cursor.js';
 import { ScoreReads } from './candidate-reads.js';
 import { PAGE_SIZE, recordTextBatches, recordTextPage, type ScoreFilter } from './repository.js';
+import { isUuid } from '../../domain/ids.js';
 
 const MAX_IDS = 500;
 
@@ -29,7 +30,6 @@ function idList(name: 'candidateIds' | 'assessmentIds', value: string | undefine
 }
 
 const MAX_LIMIT = 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // Assessment ids are slugs (the CHECK on assessments.slug). Anything else, NUL included, which
 // PostgreSQL refuses in a text parameter, is an unknown id and never reaches the database.
 const SLUG = /^[a-z][a-z0-9-]{0,63}$/;
@@ -155,7 +155,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
       // Candidate ids are UUIDs and assessment ids slugs: any other id is unknown, and unknown ids match nothing.
       const filter: ScoreFilter = {
         instanceIds: scope.map((i) => i.id),
-        candidateIds: candidateIds?.filter((id) => UUID.test(id)),
+        candidateIds: candidateIds?.filter((id) => isUuid(id)),
         assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)),
       };
       if (request.query.limit !== undefined) return page(reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });

@@ -5,6 +5,7 @@
 import type { Queryable } from '../../db/database.js';
 import { webcamOf } from '../assessments/content-schema.js';
 import { versionContent } from '../attempts/repository.js';
+import { isUuid } from '../../domain/ids.js';
 
 export type WebcamChoice = 'agreed' | 'declined';
 export const WEBCAM_CHOICES: readonly WebcamChoice[] = ['agreed', 'declined'];
@@ -130,11 +131,9 @@ export async function webcamReports(db: Queryable, attemptIds: string[]): Promis
   return found;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** A snapshot's image, only if it belongs to an attempt of one of these instances. */
 export async function snapshotImage(db: Queryable, instanceIds: string[], snapshotId: string): Promise<{ image: Buffer; candidateId: string } | undefined> {
-  if (!UUID.test(snapshotId)) return undefined;
+  if (!isUuid(snapshotId)) return undefined;
   const { rows } = await db.query<{ image: Uint8Array; candidateId: string }>(
     `SELECT s.image, i.candidate_id AS "candidateId" FROM webcam_snapshots s JOIN attempts a ON a.id = s.attempt_id JOIN invitations i ON i.id = a.invitation_id
       WHERE s.id = $1 AND i.instance_id = ANY($2::uuid[])`,

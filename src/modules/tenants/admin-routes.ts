@@ -236,7 +236,6 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: (
         body: Type.Object({ name: InstanceName, ...Settings.properties }, { additionalProperties: false }),
         response: { 201: Instance, ...problemResponses('validation-failed', 'unauthorized', 'conflict') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const { name, ...settings } = request.body;
@@ -257,7 +256,6 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: (
         body: Settings,
         response: { 200: Instance, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) =>
       view(
@@ -296,7 +294,6 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: (
         params: Type.Object({ instance: InstanceName }),
         response: { 200: Instance, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'payload-too-large', 'unsupported-media-type') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const bytes = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -317,7 +314,6 @@ export const tenantAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: (
         params: Type.Object({ instance: InstanceName }),
         response: { 200: Instance, ...problemResponses('unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => view(await runCommand(db, commandRequest(request, now()), (ctx) => removeTenantLogo(ctx, { instance: request.params.instance }), 'instance_logo_remove')),
   );

@@ -63,7 +63,6 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () 
         ),
         response: { 201: WithPassword, ...problemResponses('validation-failed', 'unauthorized', 'conflict') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const { user, password } = await runCommand(db, commandRequest(request, now()), (ctx) => addUser(ctx, request.body), 'user_create');
@@ -100,7 +99,6 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () 
           params: UserId,
           response: { 200: UserView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
         },
-        config: { auditedByCommand: true },
       },
       async (request) => runCommand(db, commandRequest(request, now()), (ctx) => setUserDisabled(ctx, { id: request.params.id, disabled }), `user_${action}`),
     );
@@ -119,7 +117,6 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () 
         body: Type.Optional(Type.Object({ password: Type.Optional(Password) }, { additionalProperties: false })),
         response: { 200: WithPassword, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const { user, password } = await runCommand(
@@ -135,7 +132,6 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () 
   app.post(
     '/users/:id/reset-2fa',
     {
-      config: { auditedByCommand: true },
       schema: {
         operationId: 'resetUserTwoFactor',
         tags: ['admin'],

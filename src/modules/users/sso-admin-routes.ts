@@ -86,7 +86,6 @@ export const ssoAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
         body: Change,
         response: { 200: SsoView, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'conflict') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -105,7 +104,6 @@ export const ssoAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
         params,
         response: { 204: Type.Null(), ...problemResponses('unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);

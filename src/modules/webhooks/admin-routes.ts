@@ -63,7 +63,6 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         ),
         response: { 201: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -109,7 +108,6 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         ),
         response: { 200: EndpointView, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -128,7 +126,6 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         params: Params,
         response: { 204: { type: 'null', description: 'Deleted' }, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -149,7 +146,6 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
         params: Params,
         response: { 200: WithSecret, ...problemResponses('validation-failed', 'unauthorized', 'not-found') },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
@@ -179,7 +175,6 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: 
           ...problemResponses('validation-failed', 'unauthorized', 'not-found'),
         },
       },
-      config: { auditedByCommand: true },
     },
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);

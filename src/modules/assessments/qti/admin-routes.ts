@@ -108,7 +108,6 @@ export const qtiAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
         ),
         response: { 200: QtiImportResult, 201: QtiImportResult, ...problemResponses('validation-failed', 'unauthorized', 'not-found', 'payload-too-large') },
       },
-      config: { auditedByCommand: true },
     },
     async (request, reply) => {
       const instance = await requireInstance(db, request.params.instance);
