@@ -44,6 +44,22 @@ function mapMarkdown(value: unknown, visit: (text: string, path: (string | numbe
   return value;
 }
 
+/**
+ * The files the content's Markdown names beside it (not the stored ones), by their normal path
+ * from the document's folder, each once; for reading them from a folder (the library's).
+ */
+export function givenMediaNames(content: AssessmentContent): string[] {
+  const names = new Set<string>();
+  mapMarkdown(content, (text) => {
+    for (const match of text.matchAll(REFERENCE)) {
+      const name = STORED_REFERENCE.test(match[2]!) ? undefined : normalName(match[2]!);
+      if (name !== undefined) names.add(name);
+    }
+    return text;
+  });
+  return [...names].sort();
+}
+
 /** A file name as given beside the content: relative, inside the folder. */
 function normalName(name: string): string | undefined {
   if (name.includes('\\') || name.startsWith('/') || /^[a-z][a-z0-9+.-]*:/i.test(name)) return undefined;
