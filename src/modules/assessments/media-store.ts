@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import sharp from 'sharp';
 import type { Queryable } from '../../db/database.js';
+import { markdownBlocks } from '../../html/markdown.js';
 import { FORMULA, texProblem } from '../../html/math.js';
+import { formulaPng } from './formula-image.js';
 import type { ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { MEDIA_MAX_FILES, MEDIA_MAX_TOTAL_BYTES, MEDIA_TYPES, MediaError, acceptMedia, type MediaExtension, type StoredMedia } from './media.js';
@@ -204,7 +206,8 @@ export async function versionMedia(db: Queryable, assessmentId: string, version:
 
 /**
  * The stored pictures these Markdown texts show, as PNG or JPEG (what a PDF can draw: SVG, WebP
- * and GIF are drawn into a PNG), by their stored name; for the report's PDF.
+ * and GIF are drawn into a PNG), by their stored name; and their formulas shown as blocks, drawn
+ * (formula-image.ts) by the name markdownBlocks gives them; for the report's PDF.
  */
 export async function picturesFor(db: Queryable, texts: string[]): Promise<Record<string, Uint8Array>> {
   const names = new Set<string>();
@@ -224,5 +227,11 @@ export async function picturesFor(db: Queryable, texts: string[]): Promise<Recor
       }
     }
   }
+  for (const text of texts)
+    for (const block of markdownBlocks(text)) {
+      if (block.kind !== 'image' || !('formula' in block) || out[block.file]) continue;
+      const png = await formulaPng(block.formula);
+      if (png) out[block.file] = png;
+    }
   return out;
 }
