@@ -1,12 +1,11 @@
 // The demo tenant: on an empty store, `npm start` creates the instance `demo` and publishes the
 // sample catalogue into it, so that a newcomer has something to invite candidates to.
-import { readFileSync } from 'node:fs';
 import type { Database } from './db/database.js';
 import { runCommand, systemRequest } from './domain/command.js';
 import { DomainError } from './domain/errors.js';
+import { audit } from './modules/audit/audit.js';
 import { keepStatistics } from './jobs/statistics.js';
-import { parseAssessment } from './modules/assessments/content.js';
-import { LIBRARY_DIR, libraryFiles } from './modules/assessments/library.js';
+import { LIBRARY_DIR, libraryFiles, readLibraryFile } from './modules/assessments/library.js';
 import { publishContent } from './modules/assessments/commands.js';
 import { createTenant } from './modules/tenants/commands.js';
 import { countInstances, findInstanceByName } from './modules/tenants/repository.js';
@@ -18,15 +17,21 @@ export function catalogueFiles(dir = CATALOGUE_DIR): string[] {
   return libraryFiles(dir);
 }
 
-/** Publishes every catalogue file into the instance (the seed's own commands); a broken file stops with its errors. */
+/**
+ * Publishes every catalogue file, with its media files, into the instance as the library offers it
+ * (the seed's own commands); a broken file stops with its errors.
+ */
 export async function importCatalogue(db: Database, instance: { id: string; name: string }, now: Date, files = catalogueFiles()) {
   const results = [];
   for (const file of files) {
-    const parsed = parseAssessment(readFileSync(file, 'utf8'));
-    if (!parsed.ok) {
-      throw new Error(`${file}:\n${parsed.errors.map((e) => `  line ${e.line ?? '?'}: ${e.path} ${e.message}`).join('\n')}`);
-    }
-    results.push(await runCommand(db, systemRequest('seed', now), (ctx) => publishContent(ctx, { instance, content: parsed.content, hash: parsed.hash })));
+    const entry = readLibraryFile(file);
+    results.push(
+      await runCommand(db, systemRequest('seed', now), async (ctx) => {
+        const result = await publishContent(ctx, { instance, content: entry.content, hash: entry.hash, files: entry.files, library: true });
+        await audit(ctx, 'assessment.import', `${instance.name}/${result.id}`, result.outcome === 'created' ? 201 : 200);
+        return result;
+      }),
+    );
   }
   return results;
 }

@@ -15,6 +15,7 @@ import { catalogueFiles } from '../src/seed.js';
 import { contentLanguages, localize, translationsOf } from '../src/modules/assessments/translations.js';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { publishLibraryFile } from './support/library.js';
 
 const library = catalogueFiles().map((file) => {
   const parsed = parseAssessment(readFileSync(file, 'utf8'));
@@ -343,7 +344,7 @@ describeEachStore('the library through the importer and the portal', (ctx) => {
   it('publishes every catalogue file, lists each one, and renders its introduction and every question page', async () => {
     const instance = await ctx().instance();
     for (const { file } of library) {
-      const published = await ctx().publish(instance, readFileSync(path.join(path.dirname(catalogueFiles()[0]!), file), 'utf8'));
+      const published = await publishLibraryFile(ctx(), instance, path.join(path.dirname(catalogueFiles()[0]!), file));
       assert.equal(published.statusCode, 201, `${file}: ${published.body}`);
     }
     const key = await ctx().key([instance]);
@@ -384,7 +385,7 @@ describeEachStore('the library through the importer and the portal', (ctx) => {
   it('the console lists each assessment with what it measures, its roles and reading level, and previews them', async () => {
     const instance = await ctx().instance();
     for (const id of ['big-five', 'spreadsheet-skills']) {
-      assert.equal((await ctx().publish(instance, readFileSync(path.join(path.dirname(catalogueFiles()[0]!), `${id}.yaml`), 'utf8'))).statusCode, 201);
+      assert.equal((await publishLibraryFile(ctx(), instance, path.join(path.dirname(catalogueFiles()[0]!), `${id}.yaml`))).statusCode, 201);
     }
     const user = await consoleUser(ctx(), `owner-${instance}@example.com`, 'owner');
     const owner = await consoleAs(ctx(), `owner-${instance}@example.com`, user.password);

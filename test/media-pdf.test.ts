@@ -1,8 +1,9 @@
-// The report's PDF prints the pictures a prompt shows (the stored file, drawn by pdfkit) and its
-// formulas as text, read back with poppler's pdfimages and pdftotext.
+// The report's PDF prints the pictures a prompt shows (the stored file, drawn by pdfkit), a formula
+// shown as a block drawn as a formula (MathJax's layout in a picture, not its TeX as text), and an
+// inline formula as its TeX, read back with poppler's pdfimages and pdftotext.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
@@ -15,9 +16,12 @@ const work = mkdtempSync(path.join(tmpdir(), 'ac-media-pdf-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 describeEachStore('pictures and formulas in the report PDF', (ctx) => {
-  it('prints the picture of a prompt and its formula', async () => {
+  it('prints the picture of a prompt and its formulas: one shown as a block drawn as a formula', async () => {
     const instance = await ctx().instance('media-pdf');
-    const yaml = sampleAssessment('alpha').replace('prompt: What is 2 + 2?', 'prompt: "Look: ![A green square](square.png) and $E = mc^2$. What is 2 + 2?"');
+    const yaml = sampleAssessment('alpha').replace(
+      'prompt: What is 2 + 2?',
+      () => 'prompt: "Look: ![A green square](square.png) and $E = mc^2$.\\n\\n$$x = \\\\frac{-b \\\\pm \\\\sqrt{b^2-4ac}}{2a}$$\\n\\nWhat is 2 + 2?"',
+    );
     const square = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#2a6' } })
       .png()
       .toBuffer();
@@ -47,7 +51,24 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
       images.some((line) => /\s40\s+40\s/.test(line)),
       `the 40 × 40 picture is in the PDF:\n${images.join('\n')}`,
     );
+    // The formula: a picture three pixels a point, 320 points wide (the formula at its size, then transparent).
+    const formula = images.find((line) => /\s960\s+\d+\s/.test(line));
+    assert.ok(formula, `the formula is drawn in the PDF:\n${images.join('\n')}`);
     const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
-    assert.match(text, /Look: and E = mc\^2\. What is 2 \+ 2\?/);
+    assert.match(text, /Look: and E = mc\^2\./);
+    assert.match(text, /What is 2 \+ 2\?/);
+    assert.doesNotMatch(text, /frac|sqrt|b\^2-4ac/, 'the block formula is not flattened to its TeX');
+    // Drawn, it has ink: its transparency mask, read back, is opaque where the strokes are and only there.
+    const prefix = path.join(work, `${ctx().store}-image`);
+    execFileSync('pdfimages', ['-png', file, prefix]);
+    const masks = [];
+    for (const name of readdirSync(work).filter((f) => f.startsWith(`${ctx().store}-image`))) {
+      const { data, info } = await sharp(path.join(work, name)).greyscale().raw().toBuffer({ resolveWithObject: true });
+      if (info.width === 960) masks.push(data.filter((v) => v > 128).length / data.length);
+    }
+    assert.ok(
+      masks.some((inked) => inked > 0.01 && inked < 0.5),
+      `the formula's picture has strokes on a clear ground (${masks.join(', ')})`,
+    );
   });
 });

@@ -147,7 +147,7 @@ describe('QTI 3.0 export and import', () => {
 
   it('without the extension metadata (as another tool re-exports it), prompts come back as Markdown that renders the same', () => {
     const content = parse(readFileSync(path.join(FIXTURES, 'every-type.yaml'), 'utf8'));
-    for (const file of readdirSync(path.join(ROOT, 'catalogue'))) {
+    for (const file of readdirSync(path.join(ROOT, 'catalogue')).filter((f) => f.endsWith('.yaml'))) {
       const catalogue = parse(readFileSync(path.join(ROOT, 'catalogue', file), 'utf8'));
       // A test of coding questions only has nothing QTI can hold: its export is refused, saying so.
       if (mappable(catalogue).questions.length === 0) {
@@ -199,7 +199,7 @@ describe('QTI 3.0 export and import', () => {
     const notes = report.notes.map((n) => `${n.item ?? '-'}: ${n.what}`).join('\n');
     assert.match(notes, /MultipleChoice-choice-planets: feedback \(<qti-feedback-block>\) is not imported/);
     assert.match(notes, /text_entry-capital: the answer "Sydney" is worth 0.5 of 1 there/);
-    assert.match(notes, /order-rivers: option Nile: only its text is imported/);
+    assert.match(notes, /order-rivers: option Nile: its picture is left out, its words saying what its alternative text says/);
     assert.match(notes, /order-rivers: its own response processing is replaced/);
     assert.match(notes, /Likert-choice-teamwork: no correct response: imported as a Likert item of 5 points/);
     assert.match(notes, /the test has no time limit: 30 minutes is set/);
@@ -284,6 +284,59 @@ describe('QTI 3.0 export and import', () => {
       });
     }
   });
+
+  it('reads an item with nothing to answer (an introduction) as the instructions, not a question; one without text is refused, saying so', () => {
+    const intro = `<?xml version="1.0"?><qti-assessment-item xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="intro" title="Introduction" adaptive="false" time-dependent="false">
+<qti-item-body><h2>Welcome</h2><p>This test has <strong>one</strong> question. Read it carefully.</p></qti-item-body></qti-assessment-item>`;
+    const empty = `<?xml version="1.0"?><qti-assessment-item xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="blank" title="Blank" adaptive="false" time-dependent="false"><qti-item-body><p> </p></qti-item-body></qti-assessment-item>`;
+    const read = readQtiPackage(itemsPackage({ 'intro.xml': intro, 'q1.xml': choiceItem('colour-one'), 'blank.xml': empty }));
+    assert.deepEqual(
+      read.content.questions.map((q) => q.id),
+      ['colour-one'],
+    );
+    assert.match(read.content.instructions ?? '', /Welcome/);
+    assert.match(read.content.instructions ?? '', /This test has \*\*one\*\* question\. Read it carefully\./);
+    assert.deepEqual(
+      read.report.imported.find((i) => i.item === 'intro'),
+      { file: 'intro.xml', item: 'intro', question: 'instructions', type: 'introduction (an item with nothing to answer)' },
+    );
+    assert.deepEqual(
+      read.report.notImported.map((n) => [n.item, n.what, n.why]),
+      [['blank', 'an item without interaction', 'there is nothing to answer or to read']],
+    );
+    assert.doesNotMatch(read.content.description, /imported from/i, 'the description is not about where it came from');
+  });
+
+  it("keeps an option's picture as its alternative text (options are text), and refuses an option picture without one", () => {
+    const item = (options: string) =>
+      `<?xml version="1.0"?><qti-assessment-item xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="shapes" title="Shapes" adaptive="false" time-dependent="false">
+<qti-response-declaration identifier="RESPONSE" cardinality="single" base-type="identifier"><qti-correct-response><qti-value>A</qti-value></qti-correct-response></qti-response-declaration>
+<qti-item-body><qti-choice-interaction response-identifier="RESPONSE" max-choices="1"><qti-prompt>Which shape has three sides?</qti-prompt>${options}</qti-choice-interaction></qti-item-body></qti-assessment-item>`;
+    const read = readQtiPackage(
+      itemsPackage({
+        'shapes.xml': item(
+          '<qti-simple-choice identifier="A"><img src="t.png" alt="A red triangle"/></qti-simple-choice><qti-simple-choice identifier="B">Square <img src="s.png" alt="a blue square on its corner"/></qti-simple-choice><qti-simple-choice identifier="C">Circle</qti-simple-choice>',
+        ),
+      }),
+    );
+    const question = read.content.questions[0] as { options: { text: string }[] };
+    assert.deepEqual(
+      question.options.map((o) => o.text),
+      ['A red triangle', 'Square (a blue square on its corner)', 'Circle'],
+    );
+    assert.ok(read.report.notes.some((n) => n.what.startsWith('option A: its picture is kept as its alternative text, the option reading "A red triangle"')));
+    const refused = readQtiPackage(
+      itemsPackage({
+        'shapes.xml': item('<qti-simple-choice identifier="A"><img src="t.png"/></qti-simple-choice><qti-simple-choice identifier="B">Square</qti-simple-choice>'),
+        'q1.xml': choiceItem('colour-one'),
+      }),
+    );
+    assert.deepEqual(
+      refused.report.notImported.map((n) => [n.item, n.what]),
+      [['shapes', 'option A']],
+    );
+    assert.match(refused.report.notImported[0]!.why, /picture without alternative text/);
+  });
 });
 
 describeEachStore('QTI packages over the admin API and in the console', (ctx) => {
@@ -340,6 +393,40 @@ describeEachStore('QTI packages over the admin API and in the console', (ctx) =>
       assert.ok((refused.json() as { errors: unknown[] }).errors.length > 0);
     }
     assert.equal(await count(third), 0);
+  });
+
+  it('imports a package again as a new assessment with a free id (demotoets, then demotoets-2), unless an id is chosen', async () => {
+    const instance = await ctx().instance('qti-again');
+    const test = `<?xml version="1.0"?><qti-assessment-test xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="ce0e519b-1c2d-4e5f-8a9b-0c1d2e3f4a5b" title="Demotoets"><qti-test-part identifier="p" navigation-mode="nonlinear" submission-mode="simultaneous"><qti-assessment-section identifier="s" title="Vragen" visible="true"><qti-assessment-item-ref identifier="q1" href="q1.xml"/></qti-assessment-section></qti-test-part></qti-assessment-test>`;
+    const manifest = `<?xml version="1.0"?><manifest xmlns="http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1" identifier="m"><organizations/><resources><resource identifier="t" type="imsqti_test_xmlv3p0" href="test.xml"><file href="test.xml"/></resource><resource identifier="r1" type="imsqti_item_xmlv3p0" href="q1.xml"><file href="q1.xml"/></resource></resources></manifest>`;
+    const zip = Buffer.from(zipSync({ 'imsmanifest.xml': strToU8(manifest), 'test.xml': strToU8(test), 'q1.xml': strToU8(choiceItem('colour-one')) })).toString('base64');
+    const importAs = (id?: string) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/assessments/qti`, payload: { content: zip, ...(id ? { id } : {}) } });
+    const first = await importAs();
+    assert.equal(first.statusCode, 201, first.body);
+    assert.equal(first.json().id, 'demotoets');
+    const second = await importAs();
+    assert.equal(second.statusCode, 201, second.body);
+    assert.deepEqual([second.json().id, second.json().version, second.json().outcome], ['demotoets-2', 1, 'created']);
+    assert.equal(second.json().report.assessment.id, 'demotoets-2');
+    assert.ok(second.json().report.notes.some((n: { what: string }) => /the id "demotoets" is taken in this instance: imported as "demotoets-2"/.test(n.what)));
+    assert.equal((await importAs()).json().id, 'demotoets-3');
+    // A chosen id is that assessment: the same content again is unchanged, not a copy.
+    const chosen = await importAs('demotoets');
+    assert.deepEqual([chosen.statusCode, chosen.json().id, chosen.json().outcome], [200, 'demotoets', 'unchanged']);
+    const own = await importAs('kennistoets');
+    assert.deepEqual([own.statusCode, own.json().id], [201, 'kennistoets']);
+    const { rows } = await ctx().db.query<{ slug: string; description: string }>(
+      'SELECT a.slug, a.description FROM assessments a JOIN instances i ON i.id = a.instance_id WHERE i.name = $1 ORDER BY a.slug',
+      [instance],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.slug),
+      ['demotoets', 'demotoets-2', 'demotoets-3', 'kennistoets'],
+    );
+    assert.ok(
+      rows.every((r) => r.description === 'Demotoets'),
+      'the description is its name, not where it came from',
+    );
   });
 
   it('console: the assessments page links "Export as QTI" and "Import a QTI package"; the import page shows the report; a bad package shows why', async () => {

@@ -10,6 +10,7 @@
 // forbids. An image is only a media file the service stores (`![text](media:<sha256>.<ext>)`,
 // as publishing writes it): an <img> with the text as its alternative, or an <audio> or <video>
 // with controls and the text as its visible description; any other image is its text.
+import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import { html, trustedHtml, type SafeHtml } from './html.js';
 import { sanitiseMathml, texToMathml } from './math.js';
@@ -159,7 +160,13 @@ export type MarkdownBlock =
   | { kind: 'code'; text: string }
   | { kind: 'quote'; text: string }
   /** A stored picture (`<sha256>.<ext>`), after the paragraph that shows it. */
-  | { kind: 'image'; file: string; alt: string };
+  | { kind: 'image'; file: string; alt: string }
+  /**
+   * A formula shown as a block (`$$…$$`, or `<math display="block">` alone in its paragraph), to be
+   * drawn as a picture (`file`: a name of its own, `formula-<sha256>.png`), else printed as `alt`
+   * (its TeX, or the text of its MathML).
+   */
+  | { kind: 'image'; file: string; alt: string; formula: { tex: string } | { mathml: string } };
 
 /** The same subset, parsed the same way, as blocks of plain text (emphasis dropped, links as their text). */
 export function markdownBlocks(text: string): MarkdownBlock[] {
@@ -181,11 +188,7 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
           return `[${/\.(mp3|ogg|wav)$/.test(src) ? 'Audio' : /\.(mp4|webm)$/.test(src) ? 'Video' : 'Image'}: ${alt}]`;
         }
         if (c.type === 'math_tex') return c.content;
-        if (c.type === 'math_mathml')
-          return c.content
-            .replace(/<[^>]*>/g, ' ')
-            .replace(/\s+/g, ' ')
-            .trim();
+        if (c.type === 'math_mathml') return mathmlText(c.content);
         return '';
       })
       .join('');
@@ -251,6 +254,7 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
         if (table) break;
         pictures = [];
         if (list) list.items.push(inline(i));
+        else if (displayFormula(t) && quoteDepth === 0) blocks.push(displayFormula(t)!);
         else {
           const line = inline(i).trim();
           if (line !== '') blocks.push(quoteDepth > 0 ? { kind: 'quote', text: line } : { kind: 'paragraph', text: line });
@@ -260,4 +264,22 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
     }
   }
   return blocks;
+}
+
+const mathmlText = (mathml: string) =>
+  mathml
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The formula an inline run is, when it is one formula shown as a block and nothing else. */
+function displayFormula(token: { children: { type: string; content: string; meta?: unknown }[] | null }): MarkdownBlock | undefined {
+  const parts = (token.children ?? []).filter((c) => !(c.type === 'softbreak' || c.type === 'hardbreak' || (c.type === 'text' && c.content.trim() === '')));
+  const only = parts.length === 1 ? parts[0]! : undefined;
+  let formula: { tex: string } | { mathml: string };
+  if (only?.type === 'math_tex' && (only.meta as { display?: boolean } | undefined)?.display) formula = { tex: only.content };
+  else if (only?.type === 'math_mathml' && /^<math\b[^>]*\sdisplay\s*=\s*["']block["']/.test(only.content)) formula = { mathml: only.content };
+  else return undefined;
+  const file = `formula-${createHash('sha256').update(JSON.stringify(formula)).digest('hex')}.png`;
+  return { kind: 'image', file, alt: 'tex' in formula ? formula.tex : mathmlText(formula.mathml), formula };
 }

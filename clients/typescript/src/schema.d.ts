@@ -396,7 +396,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a QTI 3.0 package as an assessment, with an import report
-         * @description The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most 10 MB, 1000 entries, 50 MB unpacked and 500 items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: `400` naming each problem, and nothing is published. Publishing changed content makes a new version; attempts keep theirs. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most 10 MB, 1000 entries, 50 MB unpacked and 500 items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: `400` naming each problem, and nothing is published. Items with nothing to answer (an introduction) become the instructions. Without `id` the package is a new assessment; with it, changed content makes a new version of that one, and attempts keep theirs. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
          */
         post: operations["importAssessmentQti"];
         delete?: never;
@@ -4567,7 +4567,7 @@ export interface operations {
                     /** @example customer-support-qti.zip */
                     fileName?: string;
                     /**
-                     * @description The assessment's id here; without it, the test's identifier when it is readable, else its title as a slug
+                     * @description The assessment's id here (an existing one gets a new version when the content changed); without it, a new assessment with the test's identifier when it is readable, else its title as a slug, made unique in the instance (demotoets, demotoets-2, ...)
                      * @example demotoets
                      */
                     id?: string;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from '../../../test/harness.js';
+import { publishLibraryFile } from '../../../test/support/library.js';
 import { catalogueFiles } from '../../seed.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -155,7 +156,8 @@ describeEachStore('assessments', (ctx) => {
     const files = catalogueFiles();
     assert.ok(files.length >= 12, `${files.length} files`);
     for (const file of files) {
-      const response = await ctx().publish(instance, readFileSync(file, 'utf8'));
+      // As a folder is: the document with the media files it names beside it (catalogue/media/…).
+      const response = await publishLibraryFile(ctx(), instance, file);
       assert.equal(response.statusCode, 201, `${file}: ${response.body}`);
     }
     const key = await ctx().key([instance]);

@@ -22,20 +22,24 @@ export interface AssessmentInstance {
 /**
  * Publishes parsed content (its hash from parseAssessment) as the current version of its
  * assessment, with the media files its Markdown names (`files`: given beside it, by path; or
- * stored already): each checked and stored, its reference rewritten to the stored file.
+ * stored already): each checked and stored, its reference rewritten to the stored file. A library
+ * entry (`library`) keeps its own hash and is audited by its caller.
  */
 export async function publishContent(
   ctx: CommandContext,
-  input: { instance: AssessmentInstance; content: AssessmentContent; hash: string; files?: ReadonlyMap<string, Uint8Array> },
+  input: { instance: AssessmentInstance; content: AssessmentContent; hash: string; files?: ReadonlyMap<string, Uint8Array>; library?: boolean },
 ): Promise<ImportResult> {
   const resolved = await resolveMedia(ctx.tx, input.content, input.files ?? new Map());
   if (!resolved.ok) throw refusedContent(resolved.errors);
   const content = resolved.value.content;
-  // References rewritten to stored files make other content: its hash is of what is published.
+  // References rewritten to stored files make other content: its hash is of what is published
+  // (a library entry's is its own, of its document and files, so that the library knows it).
   const hash =
-    content === input.content || JSON.stringify(content) === JSON.stringify(input.content) ? input.hash : createHash('sha256').update(JSON.stringify(content)).digest('hex');
+    input.library || content === input.content || JSON.stringify(content) === JSON.stringify(input.content)
+      ? input.hash
+      : createHash('sha256').update(JSON.stringify(content)).digest('hex');
   const result = await importAssessment(ctx.tx, input.instance, content, hash, ctx.now, resolved.value);
-  await audit(ctx, 'assessment.import', `${input.instance.name}/${result.id}`, result.outcome === 'created' ? 201 : 200);
+  if (!input.library) await audit(ctx, 'assessment.import', `${input.instance.name}/${result.id}`, result.outcome === 'created' ? 201 : 200);
   return result;
 }
 
@@ -133,10 +137,18 @@ export async function offerLibrary(
       results.push({ id: entry.id, version: null, outcome: 'kept' });
       continue;
     }
-    const imported = await importAssessment(ctx.tx, input.instance, entry.content, entry.hash, ctx.now);
+    const imported = await publishLibraryEntry(ctx, input.instance, entry);
     results.push({ id: entry.id, version: imported.version, outcome: imported.outcome });
   }
   const changed = results.filter((r) => r.outcome === 'created' || r.outcome === 'updated').map((r) => r.id);
   if (changed.length > 0) await audit(ctx, 'library.offer', `${input.instance.name}/${changed.join(',')}`.slice(0, 500));
   return results;
+}
+
+/**
+ * Publishes a library entry with its media files, recording the entry's hash; audited by its
+ * caller (offerLibrary as library.offer, the demo's seed as assessment.import).
+ */
+export async function publishLibraryEntry(ctx: CommandContext, instance: AssessmentInstance, entry: LibraryEntry): Promise<ImportResult> {
+  return publishContent(ctx, { instance, content: entry.content, hash: entry.hash, files: entry.files, library: true });
 }

@@ -48,6 +48,60 @@ describeEachStore('the assessment library over the admin API', (ctx) => {
     assert.deepEqual((await offer(instance, { assessments: ['big-five'] })).json(), [{ id: 'big-five', version: 1, outcome: 'unchanged' }]);
   });
 
+  it('offers assessments with their media files: figures as sanitised SVG, a spoken clip as WAV, each served and described', async () => {
+    const instance = await ctx().instance();
+    const ids = ['abstract-reasoning', 'numerical-reasoning', 'english-grammar'];
+    const first = await offer(instance, { assessments: ids });
+    assert.equal(first.statusCode, 200, first.body);
+    assert.deepEqual(
+      (first.json() as { outcome: string }[]).map((r) => r.outcome),
+      ['created', 'created', 'created'],
+    );
+    const offered = await offeredOf(instance);
+    assert.deepEqual(
+      ids.map((id) => offered[id]),
+      ['current', 'current', 'current'],
+      'the library knows its content with media as offered',
+    );
+    assert.deepEqual(
+      (await offer(instance, { assessments: ids })).json().map((r: { outcome: string }) => r.outcome),
+      ['unchanged', 'unchanged', 'unchanged'],
+    );
+    const versions = await ctx().db.query<{ slug: string; content: { questions: { id: string; prompt: string }[]; translations?: unknown } }>(
+      `SELECT a.slug, v.content FROM assessments a JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version
+        JOIN instances i ON i.id = a.instance_id WHERE i.name = $1 ORDER BY a.slug`,
+      [instance],
+    );
+    const prompt = (slug: string, id: string) => versions.rows.find((r) => r.slug === slug)!.content.questions.find((q) => q.id === id)!.prompt;
+    const target = (text: string) => /!\[([^\]]+)\]\(media:([0-9a-f]{64})\.(\w+)\)/.exec(text)!;
+    const served = async (text: string) => {
+      const [, alt, sha256, ext] = target(text);
+      const response = await ctx().request({ method: 'GET', url: `/portal/media/${sha256}.${ext}` });
+      assert.equal(response.statusCode, 200, text);
+      return { alt: alt!, type: String(response.headers['content-type']), body: response.rawPayload };
+    };
+    for (const [slug, id] of [
+      ['abstract-reasoning', 'ar-14'],
+      ['abstract-reasoning', 'ar-16'],
+      ['numerical-reasoning', 'nr-08'],
+    ] as const) {
+      const figure = await served(prompt(slug, id));
+      assert.match(figure.type, /^image\/svg\+xml/);
+      assert.match(figure.body.toString('utf8'), /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+      assert.ok(figure.alt.length > 60, `${slug} ${id}: the alternative text says what the figure shows`);
+    }
+    assert.match((await served(prompt('numerical-reasoning', 'nr-08'))).alt, /January 260, February 310, March 290, April 340/);
+    const clip = await served(prompt('english-grammar', 'eg-17'));
+    assert.match(clip.type, /^audio\/wav/);
+    assert.equal(clip.body.subarray(8, 12).toString('latin1'), 'WAVE');
+    assert.ok(clip.body.length > 100_000, 'a spoken clip, not a beep');
+    // German and Spanish prompts show the figures with their own alternative text (and charts in their language).
+    const numerical = JSON.stringify(versions.rows.find((r) => r.slug === 'numerical-reasoning')!.content.translations);
+    assert.match(numerical, /Balkendiagramm[^\]]*\]\(media:[0-9a-f]{64}\.svg\)/);
+    assert.match(numerical, /gráfico de barras[^\]]*\]\(media:[0-9a-f]{64}\.svg\)/);
+    assert.doesNotMatch(numerical, /\]\(media\//, 'every translated reference names a stored file');
+  });
+
   it('refuses an id the library does not have, publishing nothing', async () => {
     const instance = await ctx().instance();
     const refused = await offer(instance, { assessments: ['verbal-reasoning', 'astrology'] });

@@ -1,12 +1,14 @@
 // The assessment library: the ready assessments of catalogue/ (docs/library.md) that an instance
 // may offer. Reading it is pure; offering one publishes it into the instance as any import does,
 // so a candidate who has started keeps the version they started.
-import { readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Queryable } from '../../db/database.js';
 import { parseAssessment } from './content.js';
 import { questionCount, type AssessmentContent } from './content-schema.js';
+import { givenMediaNames } from './media-store.js';
 import { currentHashes } from './repository.js';
 
 /** catalogue/ at the package root, from src/modules/assessments or dist/modules/assessments. */
@@ -22,6 +24,15 @@ export interface LibraryEntry {
   questionCount: number;
   typingTest: boolean;
   content: AssessmentContent;
+  /**
+   * The media files the content names, by their path from catalogue/ (catalogue/media/<id>/…),
+   * published with it as a folder's are (docs/media.md).
+   */
+  files: ReadonlyMap<string, Uint8Array>;
+  /**
+   * What an instance's current version records when it offers this entry: the content's hash, and
+   * with media files the hash of the content and of each file's bytes as they lie in catalogue/.
+   */
   hash: string;
 }
 
@@ -35,23 +46,39 @@ export function libraryFiles(dir = LIBRARY_DIR): string[] {
 
 /** Every library assessment, parsed and checked; a broken file throws with its errors. */
 export function readLibrary(dir = LIBRARY_DIR): LibraryEntry[] {
-  return libraryFiles(dir).map((file) => {
-    const parsed = parseAssessment(readFileSync(file, 'utf8'));
-    if (!parsed.ok) throw new Error(`${file}:\n${parsed.errors.map((e) => `  line ${e.line ?? '?'}: ${e.path} ${e.message}`).join('\n')}`);
-    const { content, hash } = parsed;
-    return {
-      id: content.id,
-      name: content.name,
-      description: content.description,
-      roles: content.roles ?? [],
-      readingLevel: content.readingLevel ?? null,
-      durationMinutes: content.durationMinutes,
-      questionCount: questionCount(content),
-      typingTest: content.typingTest !== undefined,
-      content,
-      hash,
-    };
-  });
+  return libraryFiles(dir).map(readLibraryFile);
+}
+
+/** One library file with the media files it names beside it; a broken file, or one missing, throws. */
+export function readLibraryFile(file: string): LibraryEntry {
+  const parsed = parseAssessment(readFileSync(file, 'utf8'));
+  if (!parsed.ok) throw new Error(`${file}:\n${parsed.errors.map((e) => `  line ${e.line ?? '?'}: ${e.path} ${e.message}`).join('\n')}`);
+  const { content } = parsed;
+  const files = new Map<string, Uint8Array>();
+  for (const name of givenMediaNames(content)) {
+    const at = path.join(path.dirname(file), name);
+    if (!existsSync(at)) throw new Error(`${file}: names the media file ${name}, which is not in ${path.dirname(file)}`);
+    files.set(name, readFileSync(at));
+  }
+  const hash =
+    files.size === 0
+      ? parsed.hash
+      : createHash('sha256')
+          .update([parsed.hash, ...[...files].map(([name, bytes]) => `${name} ${createHash('sha256').update(bytes).digest('hex')}`)].join('\n'))
+          .digest('hex');
+  return {
+    id: content.id,
+    name: content.name,
+    description: content.description,
+    roles: content.roles ?? [],
+    readingLevel: content.readingLevel ?? null,
+    durationMinutes: content.durationMinutes,
+    questionCount: questionCount(content),
+    typingTest: content.typingTest !== undefined,
+    content,
+    files,
+    hash,
+  };
 }
 
 /**

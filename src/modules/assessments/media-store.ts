@@ -9,7 +9,9 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import sharp from 'sharp';
 import type { Queryable } from '../../db/database.js';
+import { markdownBlocks } from '../../html/markdown.js';
 import { FORMULA, texProblem } from '../../html/math.js';
+import { formulaPng } from './formula-image.js';
 import type { ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { MEDIA_MAX_FILES, MEDIA_MAX_TOTAL_BYTES, MEDIA_TYPES, MediaError, acceptMedia, type MediaExtension, type StoredMedia } from './media.js';
@@ -42,6 +44,22 @@ function mapMarkdown(value: unknown, visit: (text: string, path: (string | numbe
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, NOT_MARKDOWN.has(key) ? item : mapMarkdown(item, visit, [...path, key])]));
   }
   return value;
+}
+
+/**
+ * The files the content's Markdown names beside it (not the stored ones), by their normal path
+ * from the document's folder, each once; for reading them from a folder (the library's).
+ */
+export function givenMediaNames(content: AssessmentContent): string[] {
+  const names = new Set<string>();
+  mapMarkdown(content, (text) => {
+    for (const match of text.matchAll(REFERENCE)) {
+      const name = STORED_REFERENCE.test(match[2]!) ? undefined : normalName(match[2]!);
+      if (name !== undefined) names.add(name);
+    }
+    return text;
+  });
+  return [...names].sort();
 }
 
 /** A file name as given beside the content: relative, inside the folder. */
@@ -188,7 +206,8 @@ export async function versionMedia(db: Queryable, assessmentId: string, version:
 
 /**
  * The stored pictures these Markdown texts show, as PNG or JPEG (what a PDF can draw: SVG, WebP
- * and GIF are drawn into a PNG), by their stored name; for the report's PDF.
+ * and GIF are drawn into a PNG), by their stored name; and their formulas shown as blocks, drawn
+ * (formula-image.ts) by the name markdownBlocks gives them; for the report's PDF.
  */
 export async function picturesFor(db: Queryable, texts: string[]): Promise<Record<string, Uint8Array>> {
   const names = new Set<string>();
@@ -208,5 +227,11 @@ export async function picturesFor(db: Queryable, texts: string[]): Promise<Recor
       }
     }
   }
+  for (const text of texts)
+    for (const block of markdownBlocks(text)) {
+      if (block.kind !== 'image' || !('formula' in block) || out[block.file]) continue;
+      const png = await formulaPng(block.formula);
+      if (png) out[block.file] = png;
+    }
   return out;
 }

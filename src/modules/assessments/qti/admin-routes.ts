@@ -89,7 +89,7 @@ export const qtiAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
         operationId: 'importAssessmentQti',
         tags: ['admin'],
         summary: 'Publish a QTI 3.0 package as an assessment, with an import report',
-        description: `The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most ${MAX_PACKAGE_BYTES / MB} MB, ${MAX_ENTRIES} entries, ${MAX_UNCOMPRESSED_BYTES / MB} MB unpacked and ${MAX_ITEMS} items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: \`400\` naming each problem, and nothing is published. Publishing changed content makes a new version; attempts keep theirs.`,
+        description: `The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most ${MAX_PACKAGE_BYTES / MB} MB, ${MAX_ENTRIES} entries, ${MAX_UNCOMPRESSED_BYTES / MB} MB unpacked and ${MAX_ITEMS} items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: \`400\` naming each problem, and nothing is published. Items with nothing to answer (an introduction) become the instructions. Without \`id\` the package is a new assessment; with it, changed content makes a new version of that one, and attempts keep theirs.`,
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName }),
         body: Type.Object(
@@ -99,7 +99,8 @@ export const qtiAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () =
               Type.String({
                 pattern: '^[a-z][a-z0-9-]{0,63}$',
                 examples: ['demotoets'],
-                description: "The assessment's id here; without it, the test's identifier when it is readable, else its title as a slug",
+                description:
+                  "The assessment's id here (an existing one gets a new version when the content changed); without it, a new assessment with the test's identifier when it is readable, else its title as a slug, made unique in the instance (demotoets, demotoets-2, ...)",
               }),
             ),
             content: Type.String({ minLength: 1, maxLength: BODY_LIMIT, contentEncoding: 'base64', description: "The zip's bytes, base64-encoded" }),

@@ -1,13 +1,14 @@
 // QTI packages as commands and queries of the assessments module: an import publishes through the
 // same path as every import (publishContent: one transaction, audited as assessment.import), and
 // an export reads the current version.
+import { createHash } from 'node:crypto';
 import type { Queryable } from '../../../db/database.js';
 import type { CommandContext } from '../../../domain/command.js';
 import { notFound } from '../../../domain/errors.js';
 import { publishContent, type AssessmentInstance } from '../commands.js';
 import { versionMedia } from '../media-store.js';
 import { MEDIA_TYPES } from '../media.js';
-import { assessmentUuid, currentContent, currentVersion, type ImportResult } from '../repository.js';
+import { assessmentUuid, currentContent, currentHashes, currentVersion, type ImportResult } from '../repository.js';
 import { exportQti, type QtiExport } from './export.js';
 import { readQtiPackage, type QtiReport } from './import.js';
 
@@ -22,7 +23,24 @@ export interface QtiImportResult extends ImportResult {
  */
 export async function importQtiPackage(ctx: CommandContext, input: { instance: AssessmentInstance; bytes: Uint8Array; fileName?: string; id?: string }): Promise<QtiImportResult> {
   const reading = readQtiPackage(input.bytes, input.fileName, input.id);
-  const result = await publishContent(ctx, { instance: input.instance, content: reading.content, hash: reading.hash, files: reading.media });
+  let { content, hash } = reading;
+  // Without a chosen id, an import is a new assessment: an id the instance has gets the first free -2, -3, ...
+  if (input.id === undefined) {
+    const taken = await currentHashes(ctx.tx, input.instance.id);
+    if (taken.has(content.id)) {
+      let n = 2;
+      while (taken.has(`${content.id.slice(0, 60)}-${n}`)) n++;
+      const id = `${content.id.slice(0, 60)}-${n}`;
+      reading.report.notes.push({
+        file: 'imsmanifest.xml',
+        what: `the id "${content.id}" is taken in this instance: imported as "${id}" (choose the id to publish a new version of it)`,
+      });
+      content = { ...content, id };
+      hash = createHash('sha256').update(JSON.stringify(content)).digest('hex');
+      if (reading.report.assessment) reading.report.assessment.id = id;
+    }
+  }
+  const result = await publishContent(ctx, { instance: input.instance, content, hash, files: reading.media });
   return { ...result, report: reading.report };
 }
 

@@ -167,6 +167,8 @@ function read(bytes: Uint8Array, fileName: string, chosenId?: string): QtiReadin
   const usedIds = new Set<string>();
   const shuffles = new Set<boolean>();
   let practice: Question | undefined;
+  /** The texts of the items with nothing to answer (an introduction), in the test's order: the instructions. */
+  const introductions: string[] = [];
   let shuffleQuestions: boolean | undefined;
 
   for (const ref of refs) {
@@ -194,6 +196,11 @@ function read(bytes: Uint8Array, fileName: string, chosenId?: string): QtiReadin
     const result = readItem(root, file, extension, (what) => note(file, itemId, what), files, media);
     if ('why' in result) {
       report.notImported.push({ file, item: itemId, what: result.what, why: result.why });
+      continue;
+    }
+    if ('introduction' in result) {
+      introductions.push(result.introduction);
+      report.imported.push({ file, item: itemId, question: 'instructions', type: 'introduction (an item with nothing to answer)' });
       continue;
     }
     const question = result.question;
@@ -316,6 +323,9 @@ function read(bytes: Uint8Array, fileName: string, chosenId?: string): QtiReadin
     const converted = candidateBlocks.map((b) => xhtmlToMarkdown(nodesOf(b), (what) => note(testFile, undefined, `instructions: ${what}`))).join('\n\n');
     instructions = exactOr(converted, testExtension.instructions);
   }
+  // An introduction item is read before the questions: it follows the test's own instructions.
+  if (introductions.length > 0) instructions = [instructions, ...introductions].filter((t) => t).join('\n\n');
+  if (instructions && instructions.length > 4000) note(testFile || 'imsmanifest.xml', undefined, `the instructions are cut to 4000 characters (they were ${instructions.length})`);
   if (test)
     for (const b of descendants(test, 'qti-rubric-block').filter((b) => !candidateBlocks.includes(b)))
       note(testFile, undefined, `a rubric block for ${attr(b, 'view')} is not imported`);

@@ -56,7 +56,8 @@ export function orderedQuestion(question: Question, id: string): Question {
   return { id, type, ...(points === undefined ? {} : { points }), ...(pilotSeconds === undefined ? {} : { pilotSeconds }), prompt, ...rest } as Question;
 }
 
-type ItemResult = { question: Question; shuffle?: boolean } | { what: string; why: string };
+/** A question; an introduction (an item with text and nothing to answer), as Markdown; or why it is not imported. */
+type ItemResult = { question: Question; shuffle?: boolean } | { introduction: string } | { what: string; why: string };
 
 /**
  * An item as a question, or why it is not imported. `files`: the package, whose pictures, sound,
@@ -80,7 +81,12 @@ export function readItem(
   const body = child(root, 'qti-item-body');
   if (!body) return { what: 'an item without <qti-item-body>', why: 'there is nothing to show' };
   const interactions = allInteractions(body);
-  if (interactions.length === 0) return { what: 'an item without interaction', why: 'there is nothing to answer' };
+  if (interactions.length === 0) {
+    // An introduction (a text before the questions): the assessment's instructions, not a question.
+    const text = xhtmlToMarkdown(nodesOf(body), (what) => note(`introduction: ${what}`), undefined, media);
+    if (lost.length > 0) return { what: 'its introduction', why: `${[...new Set(lost)].join('; ')}: the text would lose its meaning without it` };
+    return text === '' ? { what: 'an item without interaction', why: 'there is nothing to answer or to read' } : { introduction: text };
+  }
   if (interactions.length > 1)
     return { what: `${interactions.length} interactions (${[...new Set(interactions.map(localName))].join(', ')})`, why: 'a question here has one answer' };
   const interaction = interactions[0]!;
@@ -126,12 +132,20 @@ export function readItem(
     const choices = children(interaction, 'qti-simple-choice');
     const options: { id: string; text: string }[] = [];
     for (const choice of choices) {
-      const text = textOf(choice);
       const ident = attr(choice, 'identifier') ?? '';
-      // A formula or sound as its text would be wrong; a picture beside the option's words is left out, and said.
+      // A formula or sound as its text would be wrong; a picture is kept as its alternative text, and said.
       if (['math', 'object', 'audio', 'video'].some((name) => descendants(choice, name).length > 0))
         return { what: `option ${ident}`, why: 'holds a formula or media, which an imported option cannot keep (options here are text)' };
-      if (descendants(choice, 'img').length > 0) note(`option ${ident}: only its text is imported (options here are plain text)`);
+      const pictures = descendants(choice, 'img');
+      if (pictures.some((img) => (attr(img, 'alt') ?? '').trim() === ''))
+        return { what: `option ${ident}`, why: 'shows a picture without alternative text (alt), which is what an imported option keeps (options here are text)' };
+      const text = optionText(choice);
+      if (pictures.length > 0)
+        note(
+          text === textOf(choice)
+            ? `option ${ident}: its picture is left out, its words saying what its alternative text says (options here are plain text)`
+            : `option ${ident}: its picture is kept as its alternative text, the option reading "${text.slice(0, 80)}" (options here are plain text)`,
+        );
       if (text === '') return { what: `option ${ident}`, why: 'has no text (options here are plain text)' };
       if (text.length > 500) return { what: `option ${ident}`, why: `is ${text.length} characters long; an option here may have at most 500` };
       options.push({ id: ident, text });
@@ -249,4 +263,23 @@ function likertScale(extension: ItemExtension, options: { text: string }[]): str
     if (named.length === labels.length && named.every((l, i) => l === labels[i])) return extension.scale;
   }
   return labels;
+}
+
+/**
+ * An option's text, each picture in it given by its alternative text: in place of the picture
+ * when the option has no words, after the words in brackets when it says more than they do.
+ */
+function optionText(choice: Element): string {
+  const words = textOf(choice);
+  const said = (text: string) =>
+    text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]+/gu, ' ')
+      .trim()
+      .replace(/^(the|a|an) /, '');
+  const alts = descendants(choice, 'img')
+    .map((img) => (attr(img, 'alt') ?? '').replace(/\s+/g, ' ').trim())
+    .filter((alt) => words === '' || !said(words).includes(said(alt)));
+  if (words === '') return alts.join(' ');
+  return alts.length > 0 ? `${words} (${alts.join('; ')})` : words;
 }
