@@ -284,6 +284,39 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     }
   });
 
+  it("the overview draws completions per day and each assessment's scores against its pass marks, with the numbers as tables", async () => {
+    const context = await signedIn(WIDTHS[0]);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${demo.base}/console/?instance=demo`);
+      const completions = page.locator('#completions-title + figure');
+      const daily = await completions.locator('table.chart-data tbody td').allInnerTexts();
+      assert.equal(daily.length, 30, 'a row a day');
+      const { rows } = await demo.db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM invitations i JOIN instances s ON s.id = i.instance_id WHERE s.name = 'demo' AND i.assessment_status = 'COMPLETED'`,
+      );
+      assert.equal(
+        daily.reduce((n, d) => n + Number(d), 0),
+        rows[0]!.n,
+        'every completion of the demo (all within 30 days) is counted once',
+      );
+      const numerical = page.locator('figure', { hasText: 'Numerical Reasoning: total scores of 3 completed attempts' });
+      await numerical.waitFor();
+      const bins = await numerical.locator('table.chart-data tbody td').allInnerTexts();
+      assert.equal(
+        bins.reduce((n, d) => n + Number(d), 0),
+        3,
+        'the three scored attempts, one per bin they fall in',
+      );
+      assert.match(await numerical.locator('table.chart-data caption').innerText(), /pass \d+ %/);
+      assert.equal((await numerical.locator('svg line.chart-line').count()) >= 1, true, 'the pass mark is drawn, dashed and named');
+      await page.locator('#scores-title').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(IMAGES, 'console-overview-charts-1280.png'), fullPage: false });
+    } finally {
+      await context.close();
+    }
+  });
+
   it("the invitation's assessment picker is a list with a search box that narrows it", async () => {
     const context = await signedIn(WIDTHS[1]);
     try {

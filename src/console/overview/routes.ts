@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pipeline } from '../../modules/candidates/repository.js';
 import { failedDeliveries } from '../../modules/invitations/insights.js';
-import { funnel } from '../../modules/scores/insights.js';
+import { completionsByDay, funnel, scoreDistributions } from '../../modules/scores/insights.js';
 import { listEndpoints } from '../../modules/webhooks/repository.js';
 import type { ConsoleContext } from '../context.js';
 import { failedCallbacks } from '../../modules/integrations/repository.js';
@@ -34,11 +34,19 @@ export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext
       reply,
       { section: 'overview', instance },
       `Overview of ${instance.name}`,
-      overviewBody(instance.name, periods, open.length, hooks, await pipeline(c.db, instance.id), {
-        names: c.may(request, instance, 'names'),
-        manage,
-        needs,
-      }),
+      overviewBody(
+        instance.name,
+        periods,
+        open.length,
+        hooks,
+        await pipeline(c.db, instance.id),
+        {
+          names: c.may(request, instance, 'names'),
+          manage,
+          needs,
+        },
+        { distributions: await scoreDistributions(c.db, instance.id), completions: await completionsByDay(c.db, instance.id, c.now(), 30) },
+      ),
     );
   });
 }

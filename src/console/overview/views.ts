@@ -1,7 +1,7 @@
-import { barChart } from '../charts.js';
+import { barChart, columnChart } from '../charts.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { PipelineRow } from '../../modules/candidates/repository.js';
-import type { Funnel } from '../../modules/scores/insights.js';
+import type { Funnel, scoreDistributions } from '../../modules/scores/insights.js';
 
 /**
  * The pipeline per assessment as a table: each count links to the candidate list with the filters
@@ -34,6 +34,7 @@ export function overviewBody(
   pipeline: PipelineRow[] = [],
   /** What the viewer may open: the lists that name candidates (not a reviewer under blind review), the instance's setup; and what needs them. */
   may: { names: boolean; manage: boolean; needs?: { mine: number; overdue: number; failedCallbacks: number } } = { names: true, manage: true },
+  charts: { distributions: Distribution[]; completions: { day: string; completed: number }[] } = { distributions: [], completions: [] },
 ): SafeHtml {
   const failedMail = periods[0]?.failedMail ?? 0;
   const sections = periods.map(({ days, funnel, failedMail }) => {
@@ -73,5 +74,43 @@ ${may.needs && may.manage && html`<li><a href="/console/integrations?instance=${
 </ul>
 <h2>Pipeline per assessment</h2>
 ${pipelineTable(instance, pipeline, may.names)}
+${resultCharts(charts)}
 <div class="panels">${sections}</div>`;
+}
+
+type Distribution = Awaited<ReturnType<typeof scoreDistributions>>[number];
+
+/** Completions over the last days, and each assessment's scores against its pass marks. */
+function resultCharts({ distributions, completions }: { distributions: Distribution[]; completions: { day: string; completed: number }[] }): SafeHtml {
+  const total = completions.reduce((n, d) => n + d.completed, 0);
+  const dayLabel = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  const daily = columnChart(
+    `Assessments completed per day, last ${completions.length} days (${total} in all)`,
+    completions.map((d, i) => ({ label: dayLabel(d.day), value: d.completed, tick: (completions.length - 1 - i) % 7 === 0 ? dayLabel(d.day) : '' })),
+    { unit: 'completed', item: 'Day (UTC)' },
+  );
+  const histograms = distributions.map((d) =>
+    columnChart(
+      `${d.name}: total scores of ${d.count} completed attempt${d.count === 1 ? '' : 's'}`,
+      d.bins.map((n, i) => ({ label: i === 9 ? '90–100 %' : `${i * 10}–${i * 10 + 9} %`, value: n })),
+      {
+        domain: [0, 100],
+        axis: [0, 20, 40, 60, 80, 100],
+        unit: 'attempts',
+        item: 'Total score',
+        lines: [
+          { at: d.lowPassScore, label: `low pass ${d.lowPassScore} %` },
+          { at: d.passScore, label: `pass ${d.passScore} %` },
+        ].filter((l, i, all) => i === 0 || l.at !== all[0]!.at),
+      },
+    ),
+  );
+  return html`<section class="panel" aria-labelledby="completions-title">
+<h2 id="completions-title">Completions</h2>
+${daily}
+</section>
+<section class="panel" aria-labelledby="scores-title">
+<h2 id="scores-title">Scores per assessment</h2>
+${histograms.length > 0 ? html`<div class="chart-grid-2">${histograms}</div>` : html`<div class="empty"><strong>No scores yet.</strong>Each assessment's distribution of total scores, with its pass marks, shows here once candidates complete it.</div>`}
+</section>`;
 }

@@ -53,3 +53,45 @@ export async function scoreDistribution(db: Queryable, assessmentId: string): Pr
   }
   return { bins, passRate: count === 0 ? null : Math.round((passed / count) * 1000) / 10, count };
 }
+
+/** Score distributions of every assessment of the instance with a completed, scored invitation: 10-point bins (the last holds 100) and its pass marks. */
+export async function scoreDistributions(
+  db: Queryable,
+  instanceId: string,
+): Promise<{ assessmentId: string; name: string; passScore: number; lowPassScore: number; bins: number[]; count: number }[]> {
+  const { rows } = await db.query<{ id: string; name: string; pass: string; low: string; bin: number; n: number }>(
+    `SELECT a.id, a.name, a.pass_score::text AS pass, a.low_pass_score::text AS low, least(floor(i.total_score / 10), 9)::int AS bin, count(*)::int AS n
+       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+      WHERE i.instance_id = $1 AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING'
+      GROUP BY a.id, a.name, a.pass_score, a.low_pass_score, 5 ORDER BY a.name, a.id`,
+    [instanceId],
+  );
+  const byAssessment = new Map<string, { assessmentId: string; name: string; passScore: number; lowPassScore: number; bins: number[]; count: number }>();
+  for (const row of rows) {
+    let found = byAssessment.get(row.id);
+    if (!found) {
+      found = { assessmentId: row.id, name: row.name, passScore: Number(row.pass), lowPassScore: Number(row.low), bins: Array.from({ length: 10 }, () => 0), count: 0 };
+      byAssessment.set(row.id, found);
+    }
+    found.bins[row.bin] = row.n;
+    found.count += row.n;
+  }
+  return [...byAssessment.values()];
+}
+
+/** Assessments completed in the instance on each of the `days` UTC days that end with `now`'s, oldest first. */
+export async function completionsByDay(db: Queryable, instanceId: string, now: Date, days: number): Promise<{ day: string; completed: number }[]> {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const first = new Date(today - (days - 1) * 86_400_000);
+  const { rows } = await db.query<{ day: string; n: number }>(
+    `SELECT to_char(finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day, count(*)::int AS n
+       FROM invitations WHERE instance_id = $1 AND assessment_status = 'COMPLETED' AND finished_at >= $2 AND finished_at < $3
+      GROUP BY 1`,
+    [instanceId, first, new Date(today + 86_400_000)],
+  );
+  const counted = new Map(rows.map((r) => [r.day, r.n]));
+  return Array.from({ length: days }, (_, i) => {
+    const day = new Date(first.getTime() + i * 86_400_000).toISOString().slice(0, 10);
+    return { day, completed: counted.get(day) ?? 0 };
+  });
+}
