@@ -69,8 +69,15 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
         // The picture itself when the report holds it (PNG or JPEG for the PDF), else its alternative text.
         const bytes = report.images?.[block.file];
         if (bytes) {
-          if (doc.y + 160 > doc.page.height - MARGIN) doc.addPage();
-          doc.image(Buffer.from(bytes), MARGIN, doc.y, { fit: [Math.min(width, 320), 150] });
+          // Scaled to fit 320 × 150 pt at most (never enlarged), then the text goes on below it:
+          // pdfkit does not move the cursor past a picture placed at a given point.
+          const picture = (doc as unknown as OpensImages).openImage(Buffer.from(bytes));
+          const scale = Math.min(1, Math.min(width, 320) / picture.width, 150 / picture.height);
+          const [w, h] = [picture.width * scale, picture.height * scale];
+          if (doc.y + h + 10 > doc.page.height - MARGIN) doc.addPage();
+          const top = doc.y;
+          doc.image(picture, MARGIN, top, { width: w, height: h });
+          doc.y = top + h;
           doc.moveDown(0.3);
           doc.x = MARGIN;
         } else text(`[Image: ${block.alt}]`, { color: MUTED, gap: 0.2 });
@@ -274,4 +281,9 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
   }
   doc.end();
   return done;
+}
+
+/** pdfkit's openImage (documented, missing from its type declarations): a picture read once, with its size in points, to draw with image(). */
+interface OpensImages {
+  openImage(source: Buffer): PDFKit.Mixins.ImageSrc & { width: number; height: number };
 }
