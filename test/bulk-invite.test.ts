@@ -328,6 +328,12 @@ for (const kind of storeKinds()) {
 
       const page = await manager.get(`/console/invite/bulk?instance=${instance}`);
       assert.equal(page.statusCode, 200);
+      assert.match(
+        page.body,
+        /Optional columns: <strong>assessments<\/strong>, the ids of the row.s own assessments separated by <code>;<\/code> or <code>\|<\/code>/,
+        'the hint names the per-row assessments column',
+      );
+      assert.match(page.body, /<strong>language<\/strong>/);
       assert.match((await manager.get(`/console/invitations?instance=${instance}`)).body, /href="\/console\/invite\/bulk\?instance=/);
       assert.equal((await rev.get(`/console/invite/bulk?instance=${instance}`)).statusCode, 403);
       assert.doesNotMatch((await rev.get(`/console/invitations?instance=${instance}`)).body, /invite\/bulk/);

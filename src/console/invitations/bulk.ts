@@ -56,6 +56,7 @@ ${errorList(errors, 'The file was not stored:')}
 <section class="panel" aria-labelledby="upload-heading">
 <h2 id="upload-heading">Upload a file</h2>
 <p class="hint">A CSV file saved as UTF-8, separated by commas or semicolons, with a header row naming its columns: at least e-mail, first name and last name. At most ${MAX_ROWS.toLocaleString('en')} rows and ${MAX_FILE_BYTES / 1024 / 1024} MB. Nothing is sent before you have seen the preview.</p>
+<p class="hint">Optional columns: <strong>assessments</strong>, the ids of the row's own assessments separated by <code>;</code> or <code>|</code> (rows without them take the assessments you choose after the upload); <strong>language</strong>, the candidate's language as a tag such as <code>en</code>, <code>de</code> or <code>es</code>; <strong>external reference</strong>; <strong>extra time (%)</strong>.</p>
 <form method="post" action="${BASE}" enctype="multipart/form-data" class="invite-form">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="instance" value="${instance}">
