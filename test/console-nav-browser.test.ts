@@ -317,6 +317,24 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     }
   });
 
+  it("the overview's charts keep their words readable on a phone (at least 10 px at 390 px)", async () => {
+    const context = await signedIn(WIDTHS[1]);
+    try {
+      const page = await context.newPage();
+      await page.goto(`${demo.base}/console/?instance=demo`);
+      const ticks = page.locator('#completions-title + figure svg text.chart-tick');
+      await ticks.first().waitFor();
+      const heights = await ticks.evaluateAll((all) => all.map((t) => (t as SVGTextElement).getBoundingClientRect().height));
+      assert.ok(heights.length > 0, 'the axis is labelled');
+      const smallest = Math.min(...heights);
+      assert.ok(smallest >= 10, `the axis labels are ${smallest.toFixed(1)} px high at 390 px`);
+      await page.locator('#scores-title').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(IMAGES, 'console-overview-charts-390.png'), fullPage: false });
+    } finally {
+      await context.close();
+    }
+  });
+
   it("the invitation's assessment picker is a list with a search box that narrows it", async () => {
     const context = await signedIn(WIDTHS[1]);
     try {

@@ -100,10 +100,12 @@ export function columnChart(
   },
 ): SafeHtml {
   const width = 560;
-  const height = 236;
+  const height = 254;
   const left = 34;
-  const right = 14;
-  const top = 38;
+  // Room for the last axis label, centred on the plot's right edge, when phones draw it larger.
+  const right = 28;
+  // Room above the plot for the lines' names, a row each, high enough for the phone's larger words.
+  const top = 56;
   const bottom = 28;
   const [d0, d1] = options.domain ?? [0, columns.length];
   const x = scaleLinear()
@@ -139,8 +141,8 @@ ${!options.axis && c.tick && html`<text x="${cx + columnWidth / 2}" y="${height 
   // each beside its line, on its left when the line is in the right half.
   const lines = (options.lines ?? []).map((l, i) => {
     const onLeft = x(l.at) > (left + width - right) / 2;
-    return html`<line x1="${x(l.at)}" x2="${x(l.at)}" y1="${top - 30 + i * 14}" y2="${height - bottom}" class="chart-line"/>
-<text x="${x(l.at) + (onLeft ? -4 : 4)}" y="${top - 22 + i * 14}" class="chart-tick" text-anchor="${onLeft ? 'end' : 'start'}">${l.label}</text>
+    return html`<line x1="${x(l.at)}" x2="${x(l.at)}" y1="${top - 48 + i * 22}" y2="${height - bottom}" class="chart-line"/>
+<text x="${x(l.at) + (onLeft ? -4 : 4)}" y="${top - 32 + i * 22}" class="chart-tick" text-anchor="${onLeft ? 'end' : 'start'}">${l.label}</text>
 `;
   });
   const said = `${title}: ${columns.map((c) => `${c.label} ${c.value}`).join('; ')}${(options.lines ?? []).map((l) => `; ${l.label}`).join('')}`;
