@@ -335,6 +335,61 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     }
   });
 
+  it("the candidates list sorts by a header, folds its filters on a phone, and keeps a row's box on the line of its name", async () => {
+    const wide = await signedIn(WIDTHS[0]);
+    try {
+      const page = await wide.newPage();
+      await page.goto(`${demo.base}/console/candidates?instance=demo`);
+      assert.equal(await page.locator('form.filters').isVisible(), true, 'the filters are open at 1280 px');
+      assert.equal(await page.locator('.filters-fold > summary').isVisible(), false);
+      await page.getByRole('link', { name: /^Name/ }).click();
+      await page.waitForURL(/sort=name/);
+      assert.match(await page.locator('th[aria-sort="ascending"]').innerText(), /^Name ↑/);
+      const names = await page.locator('table.candidates tbody th').allInnerTexts();
+      assert.deepEqual(
+        names,
+        [...names].sort((a, b) => a.localeCompare(b)),
+        'in name order',
+      );
+      assert.match(await page.locator('.pager-count').innerText(), /^Candidates 1–\d+ of \d+$/);
+      // Two chosen, decided at once through the Decide panel (a popover: no script of ours).
+      const boxes = page.locator('table.candidates tbody input[type=checkbox]');
+      await boxes.nth(0).check();
+      await boxes.nth(1).check();
+      await page.getByRole('button', { name: 'Decide…' }).click();
+      const panel = page.locator('#bulk-decide');
+      assert.equal(await panel.isVisible(), true, 'the panel opens');
+      await accessible(page, 'the Decide panel open at 1280 px');
+      await page.screenshot({ path: path.join(IMAGES, 'console-candidates-decide-1280.png') });
+      await panel.getByLabel('Decision').selectOption('hold');
+      await panel.getByLabel(/Note/).fill('Phone screen next week');
+      await panel.getByRole('button', { name: 'Decide for the chosen' }).click();
+      await page.waitForURL(/done=decided/);
+      assert.equal(await page.getByRole('status').first().innerText(), 'Hold: decided for 2 candidates.');
+      assert.match(await page.locator('th[aria-sort="ascending"]').innerText(), /^Name/, 'back on the list as it was sorted');
+    } finally {
+      await wide.close();
+    }
+    const phone = await signedIn(WIDTHS[1]);
+    try {
+      const page = await phone.newPage();
+      await page.goto(`${demo.base}/console/candidates?instance=demo`);
+      assert.equal(await page.locator('form.filters').isVisible(), false, 'the filters are folded at 390 px');
+      const firstRow = page.locator('table.candidates tbody tr').first();
+      const box = (await firstRow.locator('input[type=checkbox]').boundingBox())!;
+      const name = (await firstRow.locator('th').boundingBox())!;
+      assert.ok(box.y < name.y + name.height && name.y < box.y + box.height, `the box (y ${box.y}) is on the name's line (y ${name.y}..${name.y + name.height})`);
+      assert.ok(box.x < name.x, 'before the name');
+      assert.ok(name.y < 844, 'the first candidate is on the first screen');
+      await page.screenshot({ path: path.join(IMAGES, 'console-candidates-list-390.png') });
+      await page.locator('.filters-fold > summary').click();
+      assert.equal(await page.locator('form.filters').isVisible(), true, 'the summary opens them');
+      await accessible(page, 'the candidates list with its filters open at 390 px');
+    } finally {
+      await phone.close();
+    }
+  });
+
   it("the invitation's assessment picker is a list with a search box that narrows it", async () => {
     const context = await signedIn(WIDTHS[1]);
     try {

@@ -177,8 +177,9 @@ describeEachStore('comparing candidates', (ctx) => {
 
   it('shows the chosen candidates side by side on one scale, from the list', async () => {
     const list = await reviewer.get(`/console/candidates?instance=${instance}&assessment=quick`);
-    assert.match(list.body, /<form id="compare-form" method="get" action="\/console\/compare"/);
-    assert.match(list.body, /name="ids" value="[^"]+" form="compare-form"/);
+    assert.match(list.body, /<form id="bulk-form" method="post" action="\/console\/candidates\/bulk"/);
+    assert.match(list.body, /name="ids" value="[^"]+" form="bulk-form"/);
+    assert.match(list.body, /<button type="submit" name="action" value="compare">Compare<\/button>/);
     const page = await reviewer.get(`/console/compare?instance=${instance}&assessment=quick&ids=${ids[0]}&ids=${ids[1]}`);
     assert.equal(page.statusCode, 200, page.body);
     assert.match(page.body, /<h1>Compare candidates: Quick check<\/h1>/);

@@ -45,3 +45,43 @@ export function invalidAttributes(errors: FieldErrors, name: string, describedBy
 export function emptyState(title: string, next: SafeHtml | string): SafeHtml {
   return html`<div class="empty"><p><strong>${title}</strong> ${next}</p></div>`;
 }
+
+/**
+ * A column header that sorts the list by it: a link (no script), the column's current direction
+ * in aria-sort and as an arrow. Following it on the sorted column turns the order round; on
+ * another column sorts by that in its natural order (`firstDescending`: newest or highest first).
+ */
+export function sortHeader(
+  label: string,
+  key: string,
+  current: { sort: string; descending: boolean },
+  href: (sort: string, descending: boolean) => string,
+  firstDescending = false,
+): SafeHtml {
+  const on = current.sort === key;
+  const next = on ? !current.descending : firstDescending;
+  const state = on ? (current.descending ? 'descending' : 'ascending') : 'none';
+  return html`<th scope="col" aria-sort="${state}"><a class="sort" href="${href(key, next)}">${label}<span class="sort-arrow" aria-hidden="true">${on ? (current.descending ? ' ↓' : ' ↑') : ' ↕'}</span><span class="visually-hidden">${`, sort ${next ? 'descending' : 'ascending'}`}</span></a></th>`;
+}
+
+/** Numbered pages of a list: where one is, the first and last pages, two either side, Previous and Next. */
+export function pager(input: { page: number; size: number; total: number; noun: string; href: (page: number) => string }): SafeHtml {
+  const pages = Math.max(1, Math.ceil(input.total / input.size));
+  const first = Math.min(input.total, (input.page - 1) * input.size + 1);
+  const last = Math.min(input.total, input.page * input.size);
+  const shown = [...new Set([1, pages, ...[-2, -1, 0, 1, 2].map((d) => input.page + d)])].filter((p) => p >= 1 && p <= pages).sort((a, b) => a - b);
+  const count = (n: number) => n.toLocaleString('en-GB');
+  const items = shown.map((p, i) => {
+    const gap = i > 0 && p - shown[i - 1]! > 1 && html`<li class="gap" aria-hidden="true">…</li>`;
+    const link =
+      p === input.page ? html`<li><a href="${input.href(p)}" aria-current="page">${p}</a></li>` : html`<li><a href="${input.href(p)}" aria-label="${`Page ${p}`}">${p}</a></li>`;
+    return html`${gap}${link}`;
+  });
+  return html`<nav class="pager" aria-label="${`Pages of ${input.noun}`}">
+<p class="pager-count" role="status">${input.total === 0 ? `No ${input.noun}` : `${input.noun[0]!.toUpperCase()}${input.noun.slice(1)} ${count(first)}–${count(last)} of ${count(input.total)}`}</p>
+${
+  pages > 1 &&
+  html`<ul>${input.page > 1 && html`<li><a href="${input.href(input.page - 1)}" rel="prev">Previous</a></li>`}${items}${input.page < pages && html`<li><a href="${input.href(input.page + 1)}" rel="next">Next</a></li>`}</ul>`
+}
+</nav>`;
+}

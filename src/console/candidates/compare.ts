@@ -72,6 +72,19 @@ ${line('Red flag', (r) => (r.record.redFlag ? html`<span class="flag">yes</span>
 <div class="panels">${charts}</div>`;
 }
 
+/** Candidate ids as a form or query gives them: repeated, or separated by commas; each once. */
+export function idsOf(value: string | string[] | undefined): string[] {
+  return [
+    ...new Set(
+      ([] as string[])
+        .concat(value ?? [])
+        .flatMap((id) => id.split(','))
+        .map((id) => id.trim())
+        .filter((id) => id !== ''),
+    ),
+  ];
+}
+
 export interface CompareDeps {
   db: Queryable;
   instanceOf: (request: FastifyRequest, name: string | undefined, permission: 'names') => Instance;
@@ -81,14 +94,7 @@ export interface CompareDeps {
 export function registerCompareRoutes(scope: FastifyInstance, deps: CompareDeps): void {
   scope.get<{ Querystring: { instance?: string; assessment?: string; ids?: string | string[] } }>('/console/compare', async (request, reply) => {
     const instance = deps.instanceOf(request, request.query.instance, 'names');
-    const ids = [
-      ...new Set(
-        ([] as string[])
-          .concat(request.query.ids ?? [])
-          .flatMap((id) => id.split(','))
-          .map((id) => id.trim()),
-      ),
-    ].filter((id) => id !== '');
+    const ids = idsOf(request.query.ids);
     if (ids.length < 2 || ids.length > COMPARE_MAX)
       throw invalidInput([{ in: 'query', name: 'ids', detail: `choose 2 to ${COMPARE_MAX} candidates to compare (${ids.length} chosen)` }]);
     const bad = ids.find((id) => !UUID.test(id));

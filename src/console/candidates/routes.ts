@@ -1,10 +1,11 @@
 // The candidates: the list with its filters (and as CSV), one candidate's report with the
 // recruiters' marks, a retake, and the pieces beside them (saved searches, compare, decisions).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, invalidInput, notFound } from '../../domain/errors.js';
 import { assessmentReports } from '../../modules/attempts/report.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
-import { findCandidate, searchCandidates, type CandidateListItem } from '../../modules/candidates/repository.js';
+import { countCandidates, findCandidate, searchCandidates, type CandidateListItem } from '../../modules/candidates/repository.js';
+import { BULK_MAX } from '../../modules/decisions/commands.js';
 import { marksOf, marksOfMany, tagsInUse } from '../../modules/decisions/repository.js';
 import { retakeInvitation, sendFreshLink } from '../../modules/invitations/lifecycle.js';
 import { brandOf } from '../../modules/tenants/branding.js';
@@ -16,6 +17,7 @@ import type { ReviewViewer } from '../reviews/views.js';
 import type { SafeHtml } from '../../html/html.js';
 import type { ConsoleContext } from '../context.js';
 import { reportBody } from '../reports/view.js';
+import { doneText, parseOrder, parsePage, registerBulkRoutes } from './bulk.js';
 import { registerCompareRoutes } from './compare.js';
 import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
@@ -62,21 +64,31 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     return { assessments, search };
   }
 
-  scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
-    const q = request.query;
+  /** The list's page: its filters, order and page from the query; the bulk actions' errors or outcome when given. */
+  async function listPage(request: FastifyRequest, q: Record<string, string | undefined>, bulk: { errors?: readonly { name: string; detail: string }[]; done?: string } = {}) {
     const instance = c.instanceOf(request, q.instance, 'names');
     const { assessments, search } = await candidateSearch(q, instance, PAGE_SIZE + 1);
-    const items = await searchCandidates(db, search);
+    const order = parseOrder(q.sort);
+    const page = parsePage(q.page);
+    const keyset = search.after !== undefined;
+    const [items, total] = await Promise.all([
+      searchCandidates(db, keyset ? search : { ...search, sort: order.sort, descending: order.descending, offset: (page - 1) * PAGE_SIZE }),
+      countCandidates(db, search),
+    ]);
     const more = items.length > PAGE_SIZE;
     const shown = items.slice(0, PAGE_SIZE);
-    let nextHref: string | undefined;
-    const params = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && e[0] !== 'after'));
-    params.set('instance', instance.name);
-    const csvHref = `/console/candidates.csv?${params}`;
-    if (more) {
-      params.set('after', shown.at(-1)!.id);
-      nextHref = `/console/candidates?${params}`;
-    }
+    const kept = Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && !['after', 'page', 'sort', 'instance'].includes(e[0]));
+    const query = (change: Record<string, string>) => new URLSearchParams([['instance', instance.name], ...kept, ...Object.entries(change)]).toString();
+    const orderText = (sort: string, descending: boolean) => `${sort}${descending ? '-desc' : ''}`;
+    const list = {
+      ...order,
+      page: keyset ? 1 : page,
+      size: PAGE_SIZE,
+      total,
+      href: (change: { sort?: string; descending?: boolean; page?: number }) =>
+        `/console/candidates?${query({ sort: orderText(change.sort ?? order.sort, change.descending ?? order.descending), ...(change.page && change.page > 1 ? { page: String(change.page) } : {}) })}`,
+      nextHref: keyset && more ? `/console/candidates?${query({ after: shown.at(-1)!.id })}` : undefined,
+    };
     const filters = { q: q.q, assessment: q.assessment, status: q.status, score: q.score, flag: q.flag, days: q.days, decision: q.decision, tag: q.tag };
     const marks = await marksOfMany(
       db,
@@ -85,9 +97,49 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const tags = (await tagsInUse(db, instance.id)).map((t) => t.tag);
     const user = request.consoleUser!;
     const saved = savedSearchesPanel({ instance: instance.name, csrf: user.csrfToken, saved: await savedSearches(db, user.user.id, instance.id), filters });
-    const choices = assessments.map((a) => ({ id: a.id, name: a.name }));
-    const body = candidatesBody(instance.name, filters, choices, shown, nextHref, { marks, tags, csvHref, saved });
+    const body = candidatesBody({
+      instance: instance.name,
+      filters,
+      assessments: assessments.map((a) => ({ id: a.id, name: a.name })),
+      items: shown,
+      list,
+      bulk: {
+        csrf: user.csrfToken,
+        mayDecide: c.may(request, instance, 'manage'),
+        back: new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')).toString(),
+        ...bulk,
+      },
+      marks,
+      tags,
+      csvHref: `/console/candidates.csv?${query({})}`,
+      saved,
+    });
+    return { instance, body };
+  }
+
+  scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
+    const { instance, body } = await listPage(request, request.query, { done: doneText(request.query.done) });
     return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${instance.name}`, body);
+  });
+
+  registerBulkRoutes(scope, {
+    db,
+    now: c.now,
+    instanceOf: c.instanceOf,
+    again: async (request, reply, back, errors) => {
+      const { instance, body } = await listPage(request, Object.fromEntries(new URLSearchParams(back)), { errors });
+      return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${instance.name}`, body, 400);
+    },
+    csv: async (instance, ids) => {
+      const items = await searchCandidates(db, { instanceId: instance.id, ids, limit: BULK_MAX });
+      return candidatesCsv(
+        items,
+        await marksOfMany(
+          db,
+          items.map((candidate) => candidate.id),
+        ),
+      );
+    },
   });
 
   // The list as CSV, with its filters: every match (up to CSV_MAX_CANDIDATES), one row per candidate and assessment.

@@ -1,9 +1,11 @@
-import { marksLine } from './decisions.js';
+import { DECISION_TEXT, marksLine } from './decisions.js';
 import { scoreBadge, statusText } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { CandidateListItem } from '../../modules/candidates/repository.js';
 import type { CandidateMarks } from '../../modules/decisions/repository.js';
-import { emptyState } from '../components.js';
+import { DECISIONS } from '../../modules/decisions/repository.js';
+import { NOTE_MAX } from '../../modules/decisions/commands.js';
+import { emptyState, errorSummary, fieldError, invalidAttributes, pager, sortHeader } from '../components.js';
 
 export interface CandidateFilters {
   q?: string;
@@ -16,36 +18,116 @@ export interface CandidateFilters {
   tag?: string;
 }
 
+const day = (d: Date | string) => new Date(d).toISOString().slice(0, 10);
+
 const select = (name: string, label: string, current: string | undefined, options: [string, string][]) =>
   html`<div class="field"><label for="f-${name}">${label}</label><select id="f-${name}" name="${name}">${options.map(
     ([value, text]) => html`<option value="${value}"${value === (current ?? '') && html` selected`}>${text}</option>`,
   )}</select></div>`;
 
-export function candidatesBody(
-  instance: string,
-  filters: CandidateFilters,
-  assessments: { id: string; name: string }[],
-  items: CandidateListItem[],
-  nextHref?: string,
-  extra: { marks?: Map<string, CandidateMarks>; tags?: string[]; csvHref?: string; saved?: SafeHtml } = {},
-): SafeHtml {
+/** What the list shows of its order and page, and how to link to another order or page with the same filters. */
+export interface ListView {
+  sort: string;
+  descending: boolean;
+  page: number;
+  size: number;
+  total: number;
+  /** The list with these filters, another order or page. */
+  href: (change: { sort?: string; descending?: boolean; page?: number }) => string;
+  /** A keyset page (an old "next page" link): no numbers, the next link only. */
+  nextHref?: string;
+}
+
+export interface BulkView {
+  csrf: string;
+  /** Owners and managers: decide on and tag the chosen candidates. */
+  mayDecide: boolean;
+  /** The list's query, for the way back after an action. */
+  back: string;
+  errors?: readonly { name: string; detail: string }[];
+  done?: string;
+}
+
+const SORT_LABEL: Record<string, string> = { invited: 'Last invited', name: 'Name', email: 'E-mail', score: 'Best score', decision: 'Decision' };
+
+/**
+ * The actions on the chosen rows, one line: one form the rows' boxes belong to; Compare and
+ * Export act at once, Decide and Add tag open a panel (a popover, no script) for their fields,
+ * shown in place instead when they come back with an error.
+ */
+function bulkBar(instance: string, bulk: BulkView, filters: CandidateFilters): SafeHtml {
+  const has = (...names: string[]) => (bulk.errors ?? []).some((e) => names.includes(e.name));
+  const panel = (id: string, title: string, open: boolean, fields: SafeHtml) =>
+    open
+      ? html`<div id="${id}" class="bulk-panel" role="group" aria-labelledby="${id}-title"><p class="bulk-panel-title" id="${id}-title">${title}</p>${fields}</div>`
+      : html`<button type="button" popovertarget="${id}">${title}…</button><div id="${id}" class="bulk-panel" popover role="group" aria-labelledby="${id}-title"><p class="bulk-panel-title" id="${id}-title">${title}</p>${fields}<button type="button" popovertarget="${id}" popovertargetaction="hide">Cancel</button></div>`;
+  return html`<form id="bulk-form" method="post" action="/console/candidates/bulk" class="bulk-bar" aria-label="With the chosen candidates">
+<input type="hidden" name="_csrf" value="${bulk.csrf}">
+<input type="hidden" name="instance" value="${instance}">
+<input type="hidden" name="back" value="${bulk.back}">${filters.assessment && html`<input type="hidden" name="assessment" value="${filters.assessment}">`}
+<span class="bulk-title">With the chosen:</span>
+<button type="submit" name="action" value="compare">Compare</button>
+<button type="submit" name="action" value="export">Export CSV</button>
+${
+  bulk.mayDecide &&
+  html`${panel(
+    'bulk-decide',
+    'Decide',
+    has('decision', 'note'),
+    html`<div class="field"><label for="bulk-decision">Decision</label><select id="bulk-decision" name="decision"${invalidAttributes(bulk.errors, 'decision', 'bulk-decision-error')}>${DECISIONS.map((d) => html`<option value="${d}">${DECISION_TEXT[d]}</option>`)}</select>${fieldError(bulk.errors, 'decision', 'bulk-decision-error')}</div>
+<div class="field"><label for="bulk-note">Note (optional; for your team)</label><textarea id="bulk-note" name="note" rows="2" maxlength="${NOTE_MAX}"${invalidAttributes(bulk.errors, 'note', 'bulk-note-error')}></textarea>${fieldError(bulk.errors, 'note', 'bulk-note-error')}</div>
+<button type="submit" name="action" value="decide" class="primary">Decide for the chosen</button>`,
+  )}
+${panel(
+  'bulk-tag',
+  'Add tag',
+  has('tag'),
+  html`<div class="field"><label for="bulk-tag-name">Tag</label><input id="bulk-tag-name" name="tag" maxlength="40"${invalidAttributes(bulk.errors, 'tag', 'bulk-tag-error')}>${fieldError(bulk.errors, 'tag', 'bulk-tag-error')}</div>
+<button type="submit" name="action" value="tag" class="primary">Add to the chosen</button>`,
+)}`
+}
+</form>`;
+}
+
+export function candidatesBody(input: {
+  instance: string;
+  filters: CandidateFilters;
+  assessments: { id: string; name: string }[];
+  items: CandidateListItem[];
+  list: ListView;
+  bulk: BulkView;
+  marks?: Map<string, CandidateMarks>;
+  tags?: string[];
+  csvHref?: string;
+  saved?: SafeHtml;
+}): SafeHtml {
+  const { instance, filters, items, list, bulk } = input;
+  const nameOf = (c: CandidateListItem) => (c.email === null ? 'Erased candidate' : `${c.firstName} ${c.lastName}`);
+  const header = (label: string, key: string, firstDescending = false) =>
+    sortHeader(label, key, list, (sort, descending) => list.href({ sort, descending, page: 1 }), firstDescending);
   const rows = items.map(
     (c) => html`<tr>
-<td><input type="checkbox" name="ids" value="${c.id}" form="compare-form" aria-label="${`Compare ${c.email === null ? 'erased candidate' : `${c.firstName} ${c.lastName}`}`}"></td>
-<th scope="row"><a href="/console/candidates/${c.id}?instance=${instance}">${c.email === null ? 'Erased candidate' : `${c.firstName} ${c.lastName}`}</a></th>
+<td class="select"><input type="checkbox" name="ids" value="${c.id}" form="bulk-form" aria-label="${`Choose ${nameOf(c)}`}"></td>
+<th scope="row" class="name"><a href="/console/candidates/${c.id}?instance=${instance}">${nameOf(c)}</a></th>
 <td>${c.email ?? '(erased)'}</td>
 <td><ul class="plain">${c.invitations.map(
       (i) =>
         html`<li>${i.assessmentName}: ${statusText(i.assessmentStatus)}${i.assessmentStatus === 'COMPLETED' && html`, ${scoreBadge(i.scoreStatus)} ${i.scoreStatus === 'PENDING' ? '' : `${Number(i.totalScore)} %`}`}${i.redFlag && html` <span class="flag">red flag</span>`}</li>`,
     )}</ul></td>
-<td>${marksLine(extra.marks?.get(c.id))}</td>
+<td class="nowrap"><span class="cell-label">Last invited </span>${c.lastInvitedAt ? day(c.lastInvitedAt) : '-'}</td>
+<td>${marksLine(input.marks?.get(c.id))}</td>
 </tr>`,
   );
-  return html`<h1>Candidates of ${instance}</h1>
+  const active = Object.entries(filters).filter(([, v]) => v !== undefined && v !== '').length;
+  return html`<div class="page-header"><div><h1>Candidates of ${instance}</h1><p class="lead">${list.total.toLocaleString('en-GB')} ${list.total === 1 ? 'candidate matches' : 'candidates match'}${active > 0 ? ` ${active === 1 ? 'one filter' : `${active} filters`}` : ''}, by ${SORT_LABEL[list.sort]?.toLowerCase() ?? 'id'}${list.descending ? ' (descending)' : ''}.</p></div>
+<div class="actions"><a class="button primary" href="/console/invitations?instance=${instance}">Invite candidates</a>${input.csvHref && items.length > 0 && html`<a class="button" href="${input.csvHref}" download>Download CSV</a>`}</div></div>
+${errorSummary('bulk-errors', 'Nothing was changed:', bulk.errors, { ids: 'bulk-form', decision: 'bulk-decision', note: 'bulk-note', tag: 'bulk-tag-name' })}
+${bulk.done && html`<p class="info" role="status">${bulk.done}</p>`}
+<details class="filters-fold"><summary>Filters and order${active > 0 ? ` (${active} on)` : ''}</summary>
 <form method="get" action="/console/candidates" class="filters" role="search">
 <input type="hidden" name="instance" value="${instance}">
 <div class="field grow"><label for="f-q">Name or e-mail starts with</label><input type="search" id="f-q" name="q" value="${filters.q ?? ''}" maxlength="100"></div>
-${select('assessment', 'Assessment', filters.assessment, [['', 'Any'], ...assessments.map((a): [string, string] => [a.id, a.name])])}
+${select('assessment', 'Assessment', filters.assessment, [['', 'Any'], ...input.assessments.map((a): [string, string] => [a.id, a.name])])}
 ${select('status', 'Status', filters.status, [
   ['', 'Any'],
   ['INVITED', 'Not started'],
@@ -79,29 +161,37 @@ ${select('decision', 'Decision', filters.decision, [
   ['reject', 'Reject'],
   ['none', 'None yet'],
 ])}
-${select('tag', 'Tag', filters.tag, [['', 'Any'], ...(extra.tags ?? []).map((t): [string, string] => [t, t])])}
+${select('tag', 'Tag', filters.tag, [['', 'Any'], ...(input.tags ?? []).map((t): [string, string] => [t, t])])}
+${select('sort', 'Order', `${list.sort}${list.descending ? '-desc' : ''}`, [
+  ['invited-desc', 'Last invited, newest first'],
+  ['invited', 'Last invited, oldest first'],
+  ['name', 'Name, A to Z'],
+  ['name-desc', 'Name, Z to A'],
+  ['email', 'E-mail, A to Z'],
+  ['email-desc', 'E-mail, Z to A'],
+  ['score-desc', 'Best score, highest first'],
+  ['score', 'Best score, lowest first'],
+  ['decision', 'Decision: advance, hold, reject, none'],
+  ['decision-desc', 'Decision: reject, hold, advance, none'],
+])}
 <button type="submit" class="primary">Search</button>
 </form>
-${extra.saved}
+${input.saved}
+</details>
 ${
   items.length === 0
     ? emptyState(
-        'No candidate matches.',
-        html`Clear a filter or <a href="/console/candidates?instance=${instance}">show every candidate</a>; to add candidates, <a href="/console/invitations?instance=${instance}">invite them</a>.`,
+        list.total > 0 ? 'This page is past the last one.' : 'No candidate matches.',
+        list.total > 0
+          ? html`<a href="${list.href({ page: 1 })}">Go to the first page</a>.`
+          : html`Clear a filter or <a href="/console/candidates?instance=${instance}">show every candidate</a>; to add candidates, <a href="/console/invitations?instance=${instance}">invite them</a>.`,
       )
-    : html`<table class="data">
-<caption class="visually-hidden">Candidates</caption>
-<thead><tr><th scope="col"><span class="visually-hidden">Compare</span></th><th scope="col">Name</th><th scope="col">E-mail</th><th scope="col">Assessments</th><th scope="col">Decision and tags</th></tr></thead>
+    : html`${bulkBar(instance, bulk, filters)}
+<div class="table-scroll"><table class="data candidates">
+<caption class="visually-hidden">Candidates, ${list.total} in all</caption>
+<thead><tr><th scope="col"><span class="visually-hidden">Choose</span></th>${header('Name', 'name')}${header('E-mail', 'email')}${header('Assessments and best score', 'score', true)}${header('Last invited', 'invited', true)}${header('Decision and tags', 'decision')}</tr></thead>
 <tbody>${rows}</tbody>
-</table>`
+</table></div>`
 }
-${
-  items.length > 1 &&
-  html`<form id="compare-form" method="get" action="/console/compare" class="compare-form">
-<input type="hidden" name="instance" value="${instance}">${filters.assessment && html`<input type="hidden" name="assessment" value="${filters.assessment}">`}
-<button type="submit">Compare the chosen candidates</button> (2 to 10, side by side${filters.assessment ? '' : ' on the assessment most of them took'})
-</form>`
-}
-${extra.csvHref && items.length > 0 && html`<p><a href="${extra.csvHref}" download>Download these candidates as CSV</a> (with decisions, notes and tags)</p>`}
-${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Next page</a></p>`}`;
+${list.nextHref ? html`<p><a class="button" href="${list.nextHref}" rel="next">Next page</a></p>` : pager({ page: list.page, size: list.size, total: list.total, noun: 'candidates', href: (page) => list.href({ page }) })}`;
 }

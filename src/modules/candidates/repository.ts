@@ -60,30 +60,42 @@ export interface CandidateSearch {
   decision?: 'advance' | 'hold' | 'reject' | 'none';
   /** A tag the candidate carries. */
   tag?: string;
-  /** Keyset: candidates after this id. */
+  /** Only these candidates (a selection of the list). */
+  ids?: readonly string[];
+  /** Keyset: candidates after this id (in id order; `sort` does not apply). */
   after?: string;
+  /** The order of a numbered page (default: id order, for keyset paging). */
+  sort?: CandidateSort;
+  descending?: boolean;
+  /** Rows of the order to skip (numbered pages). */
+  offset?: number;
   limit: number;
 }
 
+/**
+ * The orders of the console's list. Each ends on the id, so that pages never share or skip a row;
+ * candidates without the value (an erased name, no score yet, no decision) come last either way.
+ * `score` is the best total of a completed attempt (of the assessment filtered on, when one is).
+ */
+export const CANDIDATE_SORTS = ['invited', 'name', 'email', 'score', 'decision'] as const;
+export type CandidateSort = (typeof CANDIDATE_SORTS)[number];
+
 export interface CandidateListItem extends CandidateSummary {
+  /** When the candidate was last invited (their newest invitation). */
+  lastInvitedAt: Date | null;
   invitations: { assessmentId: string; assessmentName: string; assessmentStatus: string; scoreStatus: string; totalScore: string; redFlag: boolean }[];
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/**
- * Candidates of an instance in id order, after a keyset cursor: the prefix search uses the three
- * folded-text indexes (a bitmap OR), the filters look at the candidate's invitations through
- * their unique (candidate, assessment) index, so a page costs the same however many candidates
- * the instance has.
- */
-export async function searchCandidates(db: Queryable, search: CandidateSearch): Promise<CandidateListItem[]> {
-  const params: unknown[] = [search.instanceId, search.limit];
+/** The WHERE clause of a search (its filters), with its parameters after the instance's ($1). */
+function searchWhere(search: Omit<CandidateSearch, 'limit'>, params: unknown[]): string {
   const where = ['c.instance_id = $1'];
   const add = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
   };
+  if (search.ids) where.push(`c.id = ANY(${add(search.ids.filter(isUuid))}::uuid[])`);
   if (search.after) where.push(`c.id > ${add(search.after)}::uuid`);
   const folded = search.query ? foldForSearch(search.query.trim()) : '';
   if (folded) {
@@ -102,18 +114,63 @@ export async function searchCandidates(db: Queryable, search: CandidateSearch): 
   else if (search.decision) where.push(`EXISTS (SELECT 1 FROM candidate_decisions d WHERE d.candidate_id = c.id AND d.decision = ${add(search.decision)})`);
   if (search.tag) where.push(`EXISTS (SELECT 1 FROM candidate_tags t WHERE t.candidate_id = c.id AND t.tag = lower(regexp_replace(btrim(${add(search.tag)}), '\\s+', '-', 'g')))`);
   if (invitationFilters.length > 0) where.push(`EXISTS (SELECT 1 FROM invitations i WHERE i.candidate_id = c.id AND ${invitationFilters.join(' AND ')})`);
+  return where.join(' AND ');
+}
+
+/** The ORDER BY of a search: its sort key (missing values last in either direction), then the id. */
+function searchOrder(search: CandidateSearch, params: unknown[]): string {
+  const direction = search.descending ? 'DESC' : 'ASC';
+  switch (search.sort) {
+    case undefined:
+      return 'c.id';
+    case 'name':
+      return `c.search_last ${direction} NULLS LAST, c.search_name ${direction}, c.id`;
+    case 'email':
+      return `lower(c.email) ${direction} NULLS LAST, c.id`;
+    case 'invited':
+      return `(SELECT max(i.created_at) FROM invitations i WHERE i.candidate_id = c.id) ${direction} NULLS LAST, c.id`;
+    case 'score': {
+      params.push(search.assessmentId ?? null);
+      const of = `$${params.length}::text`;
+      return `(SELECT max(i.total_score) FROM invitations i JOIN assessments a ON a.id = i.assessment_id
+                WHERE i.candidate_id = c.id AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING' AND (${of} IS NULL OR a.slug = ${of})) ${direction} NULLS LAST, c.id`;
+    }
+    case 'decision':
+      return `(SELECT array_position(ARRAY['advance', 'hold', 'reject'], d.decision) FROM candidate_decisions d WHERE d.candidate_id = c.id) ${direction} NULLS LAST, c.id`;
+  }
+}
+
+/**
+ * Candidates of an instance. In id order after a keyset cursor (the CSV export, old "next page"
+ * links) the prefix search uses the three folded-text indexes (a bitmap OR), the filters look at
+ * the candidate's invitations through their unique (candidate, assessment) index, so a page costs
+ * the same however many candidates the instance has. A sorted, numbered page orders every match.
+ */
+export async function searchCandidates(db: Queryable, search: CandidateSearch): Promise<CandidateListItem[]> {
+  const params: unknown[] = [search.instanceId, search.limit, search.offset ?? 0];
+  const where = searchWhere(search, params);
+  const order = searchOrder(search, params);
   const { rows } = await db.query<CandidateListItem>(
     `/* console_candidate_search */ SELECT c.id, n.name AS instance, c.email, c.first_name AS "firstName", c.last_name AS "lastName",
+            (SELECT max(i.created_at) FROM invitations i WHERE i.candidate_id = c.id) AS "lastInvitedAt",
             COALESCE((SELECT jsonb_agg(jsonb_build_object('assessmentId', a.slug, 'assessmentName', a.name, 'assessmentStatus', i.assessment_status,
                                                           'scoreStatus', i.score_status, 'totalScore', i.total_score::text, 'redFlag', i.red_flag) ORDER BY i.id)
                         FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = c.id), '[]'::jsonb) AS invitations
        FROM candidates c JOIN instances n ON n.id = c.instance_id
-      WHERE ${where.join(' AND ')}
-      ORDER BY c.id
-      LIMIT $2`,
+      WHERE ${where}
+      ORDER BY ${order}
+      LIMIT $2 OFFSET $3`,
     params,
   );
   return rows;
+}
+
+/** How many candidates a search matches (its filters; not its cursor, order or page). */
+export async function countCandidates(db: Queryable, search: Omit<CandidateSearch, 'limit'>): Promise<number> {
+  const params: unknown[] = [search.instanceId];
+  const where = searchWhere({ ...search, after: undefined }, params);
+  const { rows } = await db.query<{ n: number }>(`/* console_candidate_count */ SELECT count(*)::int AS n FROM candidates c WHERE ${where}`, params);
+  return rows[0]!.n;
 }
 
 /** One assessment's pipeline: candidates invited, started, completed, scored, and decided on. */

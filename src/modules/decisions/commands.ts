@@ -5,6 +5,7 @@
 // its audit entry in one transaction.
 import type { Actor, CommandContext } from '../../domain/command.js';
 import { forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import { isUuid } from '../../domain/ids.js';
 import { audit } from '../audit/audit.js';
 import { findCandidate } from '../candidates/repository.js';
 import { DECISIONS, clearDecision, marksOf, replaceTags, writeDecision, type CandidateMarks, type Decision } from './repository.js';
@@ -98,4 +99,44 @@ export async function tagCandidate(ctx: CommandContext, input: MarkTarget & { ta
   await replaceTags(ctx.tx, { instanceId: input.instance.id, candidateId: input.candidateId, tags });
   await audit(ctx, 'candidate.tags', `${input.instance.name}/${input.candidateId}`);
   return marksOf(ctx.tx, input.candidateId);
+}
+
+/** At most this many candidates are decided on or tagged at once (a page of the list is 50). */
+export const BULK_MAX = 100;
+
+function chosen(candidateIds: readonly string[]): string[] {
+  const ids = [...new Set(candidateIds)];
+  if (ids.length === 0) throw invalidInput([{ in: 'body', name: 'ids', detail: 'chooses no candidate: tick at least one' }]);
+  if (ids.length > BULK_MAX) throw invalidInput([{ in: 'body', name: 'ids', detail: `chooses ${ids.length} candidates; at most ${BULK_MAX} at once` }]);
+  const bad = ids.find((id) => !isUuid(id));
+  if (bad !== undefined) throw invalidInput([{ in: 'body', name: 'ids', detail: `"${bad.slice(0, 40)}" is not a candidate id` }]);
+  return ids;
+}
+
+/**
+ * The same decision (and note) for each of the chosen candidates: each as decideCandidate decides
+ * one, with its audit entry, all in the command's one transaction, so that one refused (erased,
+ * another instance's) leaves every one as it was.
+ */
+export async function decideCandidates(
+  ctx: CommandContext,
+  input: { instance: MarkTarget['instance']; candidateIds: readonly string[]; decision: string; note?: string | null },
+): Promise<number> {
+  checkMayMark(ctx.actor);
+  const ids = chosen(input.candidateIds);
+  for (const candidateId of ids) await decideCandidate(ctx, { instance: input.instance, candidateId, decision: input.decision, note: input.note });
+  return ids.length;
+}
+
+/** One more tag on each of the chosen candidates, beside the tags they have (as tagCandidate sets them), in one transaction. */
+export async function addTagToCandidates(ctx: CommandContext, input: { instance: MarkTarget['instance']; candidateIds: readonly string[]; tag: string }): Promise<number> {
+  checkMayMark(ctx.actor);
+  const ids = chosen(input.candidateIds);
+  if (input.tag.trim() === '') throw invalidInput([{ in: 'body', name: 'tag', detail: 'is empty: type the tag to add' }]);
+  normaliseTags([input.tag]);
+  for (const candidateId of ids) {
+    const { tags } = await marksOf(ctx.tx, candidateId);
+    await tagCandidate(ctx, { instance: input.instance, candidateId, tags: [...tags, input.tag] });
+  }
+  return ids.length;
 }
