@@ -252,8 +252,8 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
 
     // 6. Rita compares the five side by side, decides on each and downloads the decisions.
     await rita.goto(`${demo.base}/console/candidates?instance=demo&assessment=service-desk&status=COMPLETED`);
-    for (let i = 1; i <= 5; i++) await rita.getByRole('checkbox', { name: `Compare Given${i} Surname${i}` }).check();
-    await rita.getByRole('button', { name: 'Compare the chosen candidates' }).click();
+    for (let i = 1; i <= 5; i++) await rita.getByRole('checkbox', { name: `Choose Given${i} Surname${i}` }).check();
+    await rita.getByRole('button', { name: 'Compare', exact: true }).click();
     await rita.getByRole('heading', { name: 'Compare candidates: Service desk' }).waitFor();
     assert.match(await rita.locator('table.compare caption').innerText(), /^5 candidates, Service desk$/);
     await accessible(rita, 'compare');
@@ -266,7 +266,7 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
       await rita.locator('.marks').getByText(decision, { exact: true }).first().waitFor();
     }
     await rita.goto(`${demo.base}/console/candidates?instance=demo&assessment=service-desk&status=COMPLETED`);
-    const [csv] = await Promise.all([rita.waitForEvent('download'), rita.getByRole('link', { name: 'Download these candidates as CSV' }).click()]);
+    const [csv] = await Promise.all([rita.waitForEvent('download'), rita.getByRole('link', { name: 'Download CSV' }).click()]);
     const exported = readFileSync((await csv.path())!, 'utf8');
     for (const [i, decision] of ['advance', 'hold', 'reject', 'advance', 'hold'].entries()) {
       assert.match(exported, new RegExp(`person${i + 1}@example\\.com[^\\n]*${decision}[^\\n]*Round one: ${decision}`), `person${i + 1}'s decision in the export`);
