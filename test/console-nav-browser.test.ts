@@ -226,6 +226,18 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       assert.equal(bytes.subarray(0, 5).toString('latin1'), '%PDF-', 'a PDF');
       assert.ok(bytes.length > 2000, `a PDF of some length (${bytes.length} bytes)`);
       await accessible(page, "a candidate's page");
+      const header = (await page.locator('.page-header').boundingBox())!;
+      assert.ok(header.y + header.height < result.y, 'the decision buttons are in the header, above the result');
+      // At 390 px the header's buttons open the same form, on the first screen.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.locator('.page-header').getByRole('button', { name: 'Advance', exact: true }).click();
+      const form = page.getByRole('dialog', { name: 'Advance: decide' });
+      const box = (await form.boundingBox())!;
+      assert.ok(box.x >= 0 && box.x + box.width <= 390, `the form fits the phone's width (${box.x}..${box.x + box.width})`);
+      await page.screenshot({ path: path.join(IMAGES, 'console-candidate-decide-390.png') });
+      await form.getByRole('button', { name: 'Cancel' }).click();
+      assert.equal(await form.isVisible(), false, 'Cancel closes it, nothing decided');
+      await page.setViewportSize({ width: 1280, height: 800 });
       // A bad id, an assessment the candidate was not invited to, another instance: each a 404 page, no PDF.
       for (const url of [
         `/console/candidates/not-an-id/pdf/numerical-reasoning?instance=demo`,
@@ -258,8 +270,18 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       const page = await context.newPage();
       const id = (await demo.db.query<{ id: string }>("SELECT id FROM candidates WHERE email = 'person.1@example.com'")).rows[0]!.id;
       await page.goto(`${demo.base}/console/candidates/${id}?instance=demo`);
-      await page.getByLabel('Hold').check();
-      await page.getByRole('button', { name: 'Save decision and tags' }).click();
+      // Decided from the header: Hold opens its form (a popover) for the note; the header shows it after.
+      await page.locator('.page-header').getByRole('button', { name: 'Hold', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Hold: decide' });
+      assert.equal(await dialog.isVisible(), true, 'the note form opens');
+      await accessible(page, "a candidate's page with the Hold form open");
+      await dialog.getByLabel(/Note for your team/).fill('Second interview after the holidays');
+      await page.screenshot({ path: path.join(IMAGES, 'console-candidate-decide-1280.png') });
+      await dialog.getByRole('button', { name: 'Hold', exact: true }).click();
+      await page.waitForURL(/marked=1/);
+      assert.equal(await page.locator('.candidate-marks .badge').innerText(), 'Hold', 'the decision is in the header');
+      assert.equal(await page.locator('.page-header').getByRole('button', { name: 'Hold', exact: true }).getAttribute('aria-pressed'), 'true');
+      assert.match(await page.locator('.marks').innerText(), /Second interview after the holidays/);
       await page.goto(`${demo.base}/console/?instance=demo`);
       const links = await page.locator('table.pipeline a').evaluateAll((as) => as.map((a) => ({ href: a.getAttribute('href')!, count: Number(a.textContent) })));
       const row = await page.locator('table.pipeline tbody tr').first().innerText();

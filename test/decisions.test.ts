@@ -91,6 +91,54 @@ describeEachStore('decisions and tags', (ctx) => {
     assert.deepEqual(seen.tags, ['python dev', 'Shortlist']);
   });
 
+  it("the candidate's header decides alone (the note in its own form) and the panel tags alone; each leaves the other as it was", async () => {
+    const page = await manager.get(`/console/candidates/${ids.bob}?instance=${instance}`);
+    for (const d of ['advance', 'hold', 'reject']) {
+      assert.match(page.body, new RegExp(`<button type="button" popovertarget="decide-${d}"`));
+      assert.match(page.body, new RegExp(`<div id="decide-${d}" class="decide-panel" popover role="dialog"`));
+    }
+    assert.match(page.body, /<button type="button" popovertarget="decide-hold" class="decide-hold" aria-pressed="true">Hold<\/button>/, 'the decision given is pressed');
+    assert.match(page.body, /<p class="candidate-marks"><span class="badge decision-hold">Hold<\/span>/);
+    assert.match(page.body, /<a class="button" href="\/console\/candidates\?instance=[^&"]+&amp;assessment=alpha&amp;chosen=[0-9a-f-]+">Compare<\/a>/);
+    const tagsBefore = (await candidate('bob')).tags;
+    const decided = await mark(manager, 'bob', {});
+    assert.equal(decided.statusCode, 303, 'the combined form of earlier versions still answers');
+    assert.equal((await manager.post(`/console/candidates/${ids.bob}/tags`, { instance, tags: 'Backend, On site' })).statusCode, 303);
+    assert.equal((await manager.post(`/console/candidates/${ids.bob}/decision`, { instance, decision: 'advance', note: 'Great pairing session' })).statusCode, 303);
+    const seen = await candidate('bob');
+    assert.deepEqual([seen.decision?.value, seen.decision?.note, seen.tags], ['advance', 'Great pairing session', ['Backend', 'On site']]);
+    assert.notDeepEqual(tagsBefore, seen.tags);
+    const decidedAt = seen.decision!.decidedAt;
+    assert.equal((await manager.post(`/console/candidates/${ids.bob}/tags`, { instance, tags: 'Backend' })).statusCode, 303);
+    assert.equal((await candidate('bob')).decision?.decidedAt, decidedAt, 'saving tags does not decide again');
+    // A refused note comes back in its own form, open in the page, the error beside it; nothing changes.
+    const refused = await manager.post(`/console/candidates/${ids.bob}/decision`, { instance, decision: 'reject', note: 'x'.repeat(2001) });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /<div id="decide-reject" class="decide-panel" role="group"/);
+    assert.match(refused.body, /<p class="field-error" id="decide-reject-note-error">is 2001 characters; at most 2000<\/p>/);
+    assert.match(refused.body, /aria-invalid="true" aria-describedby="decide-reject-note-error"/);
+    assert.equal((await candidate('bob')).decision?.value, 'advance');
+    const badTags = await manager.post(`/console/candidates/${ids.bob}/tags`, { instance, tags: '<x>' });
+    assert.equal(badTags.statusCode, 400);
+    assert.match(badTags.body, /<p class="field-error" id="marks-tags-error">&quot;&lt;x&gt;&quot; is not a tag/);
+    assert.equal((await manager.post(`/console/candidates/${ids.bob}/decision`, { instance, decision: 'maybe' })).statusCode, 400);
+    // Clear: no decision, the tags kept.
+    assert.equal((await manager.post(`/console/candidates/${ids.bob}/decision`, { instance, decision: '' })).statusCode, 303);
+    assert.deepEqual([(await candidate('bob')).decision, (await candidate('bob')).tags], [null, ['Backend']]);
+    // Reviewers see the decision, not the buttons; they may not post either form.
+    const seenByReviewer = await reviewer.get(`/console/candidates/${ids.bob}?instance=${instance}`);
+    assert.doesNotMatch(seenByReviewer.body, /popovertarget="decide-/);
+    assert.equal((await reviewer.post(`/console/candidates/${ids.bob}/decision`, { instance, decision: 'advance' })).statusCode, 403);
+    assert.equal((await reviewer.post(`/console/candidates/${ids.bob}/tags`, { instance, tags: 'x' })).statusCode, 403);
+    // Compare from the page: the list of the same assessment with this candidate ticked.
+    const compare = /href="(\/console\/candidates\?[^"]+chosen=[^"]+)">Compare</.exec(page.body)![1]!.replaceAll('&amp;', '&');
+    const list = await manager.get(compare);
+    assert.match(list.body, new RegExp(`value="${ids.bob}" form="bulk-form" aria-label="Choose Bob Tester" checked`));
+    assert.match(list.body, /Bob Tester is chosen: tick the others to compare with, then Compare\./);
+    assert.equal((await manager.get(`/console/candidates?instance=${instance}&chosen=nope`)).statusCode, 400);
+    await mark(manager, 'bob', { decision: 'hold', note: 'Waiting for references', tags: '' });
+  });
+
   it('the list filters by decision and tag, and exports them as CSV with formulas made inert', async () => {
     const list = async (query: string) => (await manager.get(`/console/candidates?instance=${instance}&${query}`)).body;
     const advanced = await list('decision=advance');

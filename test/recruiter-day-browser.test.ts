@@ -260,10 +260,11 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
     await rita.screenshot({ path: path.join(SHOTS, 'recruiter-day-compare.png'), fullPage: true });
     for (const [i, decision] of (['Advance', 'Hold', 'Reject', 'Advance', 'Hold'] as const).entries()) {
       await rita.goto(`${demo.base}/console/candidates/${candidateIds.get(five[i]!)}?instance=demo`);
-      await rita.getByRole('radio', { name: decision }).check();
-      await rita.getByLabel('Note (for your team; never shown to the candidate)').fill(`Round one: ${decision.toLowerCase()}`);
-      await rita.getByRole('button', { name: 'Save decision and tags' }).click();
-      await rita.locator('.marks').getByText(decision, { exact: true }).first().waitFor();
+      await rita.locator('.page-header').getByRole('button', { name: decision, exact: true }).click();
+      const form = rita.getByRole('dialog', { name: `${decision}: decide` });
+      await form.getByLabel(/Note for your team/).fill(`Round one: ${decision.toLowerCase()}`);
+      await form.getByRole('button', { name: decision, exact: true }).click();
+      await rita.locator('.candidate-marks .badge').getByText(decision, { exact: true }).waitFor();
     }
     await rita.goto(`${demo.base}/console/candidates?instance=demo&assessment=service-desk&status=COMPLETED`);
     const [csv] = await Promise.all([rita.waitForEvent('download'), rita.getByRole('link', { name: 'Download CSV' }).click()]);

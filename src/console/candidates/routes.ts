@@ -6,6 +6,7 @@ import { assessmentReports } from '../../modules/attempts/report.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
 import { countCandidates, findCandidate, searchCandidates, type CandidateListItem } from '../../modules/candidates/repository.js';
 import { BULK_MAX } from '../../modules/decisions/commands.js';
+import { isUuid } from '../../domain/ids.js';
 import { marksOf, marksOfMany, tagsInUse } from '../../modules/decisions/repository.js';
 import { retakeInvitation, sendFreshLink } from '../../modules/invitations/lifecycle.js';
 import { brandOf } from '../../modules/tenants/branding.js';
@@ -19,7 +20,7 @@ import type { ConsoleContext } from '../context.js';
 import { reportBody } from '../reports/view.js';
 import { doneText, parseOrder, parsePage, registerBulkRoutes } from './bulk.js';
 import { registerCompareRoutes } from './compare.js';
-import { candidatesCsv, marksPanel, registerDecisionRoutes } from './decisions.js';
+import { candidatesCsv, decisionActions, headerMarks, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
 import { candidatesBody } from './views.js';
 import { registerWebcamRoutes, webcamSections } from './webcam.js';
@@ -77,7 +78,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     ]);
     const more = items.length > PAGE_SIZE;
     const shown = items.slice(0, PAGE_SIZE);
-    const kept = Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && !['after', 'page', 'sort', 'instance'].includes(e[0]));
+    const kept = Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && !['after', 'page', 'sort', 'instance', 'chosen'].includes(e[0]));
     const query = (change: Record<string, string>) => new URLSearchParams([['instance', instance.name], ...kept, ...Object.entries(change)]).toString();
     const orderText = (sort: string, descending: boolean) => `${sort}${descending ? '-desc' : ''}`;
     const list = {
@@ -96,6 +97,8 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     );
     const tags = (await tagsInUse(db, instance.id)).map((t) => t.tag);
     const user = request.consoleUser!;
+    if (q.chosen !== undefined && !isUuid(q.chosen)) throw invalidInput([{ name: 'chosen', in: 'query', detail: 'is not a candidate id' }]);
+    const chosen = q.chosen === undefined ? undefined : await findCandidate(db, [instance.id], q.chosen);
     const saved = savedSearchesPanel({ instance: instance.name, csrf: user.csrfToken, saved: await savedSearches(db, user.user.id, instance.id), filters });
     const body = candidatesBody({
       instance: instance.name,
@@ -106,7 +109,9 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       bulk: {
         csrf: user.csrfToken,
         mayDecide: c.may(request, instance, 'manage'),
-        back: new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '')).toString(),
+        back: new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '' && e[0] !== 'chosen')).toString(),
+        chosen: chosen && { id: chosen.id, name: chosen.email === null ? 'The erased candidate' : `${chosen.firstName} ${chosen.lastName}` },
+        chosenShown: chosen !== undefined && shown.some((row) => row.id === chosen.id),
         ...bulk,
       },
       marks,
@@ -164,6 +169,37 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       .send(candidatesCsv(items.slice(0, CSV_MAX_CANDIDATES), marks));
   });
 
+  /** The candidate page's header: the decision and tags, Advance / Hold / Reject, and Compare (on the list of those who completed the same assessment, this one chosen). */
+  async function candidateHeader(
+    instance: Instance,
+    candidateId: string,
+    erased: boolean,
+    reports: Awaited<ReturnType<typeof assessmentReports>>,
+    csrf: string,
+    options: { canDecide: boolean; canCompare: boolean; errors?: { name: string; detail: string }[]; attempted?: string },
+  ) {
+    const marks = await marksOf(db, candidateId);
+    const completed = reports.filter((r) => r.record.assessmentStatus === 'COMPLETED');
+    const assessment = (completed.at(-1) ?? reports.at(-1))?.record.assessmentId;
+    const compare =
+      options.canCompare &&
+      assessment !== undefined &&
+      `/console/candidates?${new URLSearchParams({ instance: instance.name, assessment, ...(completed.length > 0 ? { status: 'COMPLETED' } : {}), chosen: candidateId })}`;
+    return {
+      marks: headerMarks(marks),
+      actions: decisionActions({
+        instance: instance.name,
+        candidateId,
+        csrf,
+        canDecide: options.canDecide && !erased,
+        compareHref: compare || undefined,
+        current: marks.decision?.decision,
+        errors: options.errors,
+        attempted: options.attempted,
+      }),
+    };
+  }
+
   /** A candidate's report page, with the recruiters' marks panel given. */
   async function reportPage(
     instance: Instance,
@@ -176,11 +212,14 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       notice?: string;
       csrf: string;
       marks: (erased: boolean) => Promise<SafeHtml>;
+      /** The header's decision buttons and Compare (for who may decide, or see names). */
+      header?: { canDecide: boolean; canCompare: boolean; errors?: { name: string; detail: string }[]; attempted?: string };
     },
   ) {
     const candidate = await findCandidate(db, [instance.id], candidateId);
     if (!candidate) throw notFound('No such candidate in this instance');
     const reports = await assessmentReports(db, [instance.id], candidate.id);
+    const header = options.header && (await candidateHeader(instance, candidate.id, candidate.email === null, reports, options.csrf, options.header));
     const body = reportBody(candidate, reports, {
       csrf: options.csrf,
       instance: instance.name,
@@ -192,6 +231,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       attemptExtras: await webcamSections(db, reports, instance.name),
       viewer: options.viewer,
       othersUnnamed: options.othersUnnamed,
+      header,
     });
     return { title: `${candidate.firstName} ${candidate.lastName}`, body };
   }
@@ -218,6 +258,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
       othersUnnamed: sightOf(user, instance) === 'blind',
       canReview: c.may(request, instance, 'review'),
       canRetake: canManage,
+      header: { canDecide: canManage, canCompare: c.may(request, instance, 'names') },
       notice,
       marks: async (erased) =>
         marksPanel({
@@ -245,13 +286,15 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     db,
     now: c.now,
     instanceOf: c.instanceOf,
-    again: async (request, reply, instance, candidateId, errors) => {
+    again: async (request, reply, instance, candidateId, errors, attempted) => {
       const csrf = request.consoleUser!.csrfToken;
       const { title, body } = await reportPage(instance, candidateId, {
         csrf,
         canReview: true,
         canRetake: true,
-        marks: async () => marksPanel({ instance: instance.name, candidateId, marks: await marksOf(db, candidateId), csrf, canDecide: true, errors }),
+        header: { canDecide: true, canCompare: c.may(request, instance, 'names'), errors: attempted ? errors : undefined, attempted },
+        marks: async () =>
+          marksPanel({ instance: instance.name, candidateId, marks: await marksOf(db, candidateId), csrf, canDecide: true, errors: attempted ? undefined : errors }),
       });
       return c.render(request, reply, { section: 'candidates', instance }, title, body, 400);
     },

@@ -46,6 +46,10 @@ export interface BulkView {
   back: string;
   errors?: readonly { name: string; detail: string }[];
   done?: string;
+  /** A candidate chosen already (Compare on their page): ticked when on the page, carried along when not. */
+  chosen?: { id: string; name: string };
+  /** Whether the chosen candidate is a row of this page. */
+  chosenShown?: boolean;
 }
 
 const SORT_LABEL: Record<string, string> = { invited: 'Last invited', name: 'Name', email: 'E-mail', score: 'Best score', decision: 'Decision' };
@@ -65,6 +69,7 @@ function bulkBar(instance: string, bulk: BulkView, filters: CandidateFilters): S
 <input type="hidden" name="_csrf" value="${bulk.csrf}">
 <input type="hidden" name="instance" value="${instance}">
 <input type="hidden" name="back" value="${bulk.back}">${filters.assessment && html`<input type="hidden" name="assessment" value="${filters.assessment}">`}
+${bulk.chosen && html`<p class="bulk-chosen">${bulk.chosen.name} is chosen: tick the others to compare with, then Compare.</p>`}${bulk.chosen && !bulk.chosenShown && html`<input type="hidden" name="ids" value="${bulk.chosen.id}">`}
 <span class="bulk-title">With the chosen:</span>
 <button type="submit" name="action" value="compare">Compare</button>
 <button type="submit" name="action" value="export">Export CSV</button>
@@ -107,7 +112,7 @@ export function candidatesBody(input: {
     sortHeader(label, key, list, (sort, descending) => list.href({ sort, descending, page: 1 }), firstDescending);
   const rows = items.map(
     (c) => html`<tr>
-<td class="select"><input type="checkbox" name="ids" value="${c.id}" form="bulk-form" aria-label="${`Choose ${nameOf(c)}`}"></td>
+<td class="select"><input type="checkbox" name="ids" value="${c.id}" form="bulk-form" aria-label="${`Choose ${nameOf(c)}`}"${bulk.chosen?.id === c.id ? html` checked` : html``}></td>
 <th scope="row" class="name"><a href="/console/candidates/${c.id}?instance=${instance}">${nameOf(c)}</a></th>
 <td>${c.email ?? '(erased)'}</td>
 <td><ul class="plain">${c.invitations.map(

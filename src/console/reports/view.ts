@@ -100,6 +100,8 @@ export function reportBody(
     pdfHref?: string;
     company?: string;
     marks?: SafeHtml;
+    /** The header's line under the e-mail (the decision and tags) and its actions (decide, compare), in the console. */
+    header?: { marks: SafeHtml; actions: SafeHtml };
     /** More of an attempt's report, by attempt id, in the console only (webcam snapshots: candidates/webcam.ts). */
     attemptExtras?: Map<string, SafeHtml>;
     /** Who reads it, for blind review (reviews/views.ts). */
@@ -215,11 +217,12 @@ ${operator && r.attempt && options.attemptExtras?.get(r.attempt.id)}
       ? html`<a href="/console/candidates?instance=${options.instance}">Back to candidates</a> · <button type="button" class="print-button" hidden>Print this report</button>`
       : html`<a href="${options.pdfHref}">Download as PDF</a> · <button type="button" class="print-button" hidden>Print this report</button>`;
   // Results first: the name and the page's actions, then each assessment's result; the decision and tags after them.
-  const decide = options.marks && html`<a class="button" href="#marks-title">Decision and tags</a>`;
+  const decide = options.header?.actions ?? (options.marks && html`<a class="button" href="#marks-title">Decision and tags</a>`);
   return html`${options.notice && html`<p class="info" role="status">${options.notice}</p>`}<p class="no-print">${tools}</p>
 <div class="page-header"><div>
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
 <p class="lead">${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
+${options.header?.marks}
 </div>${decide && html`<div class="actions no-print">${decide}</div>`}</div>
 ${sections}
 ${options.marks}`;
