@@ -522,6 +522,23 @@ describeEachStore('console: content, invitations and users', (ctx) => {
     const resent = await owner.post(`/console/invitations/${deliveryId}/resend`, { instance: a });
     assert.equal(resent.statusCode, 200);
     assert.match(resent.body, /Sent again to ines@example.com: sent/);
+    // The e-mails list: all, sent or failed, 50 a page with the total; a failed one listed under Failed only.
+    await ctx().db.query(
+      `INSERT INTO deliveries (instance_id, candidate_id, invite_link_id, recipient, status, response, duration_ms, attempted_at)
+       SELECT instance_id, candidate_id, invite_link_id, 'bounce-' || n || '@example.com', 'FAILED', '550 no such mailbox', 5, now()
+         FROM deliveries, generate_series(1, 51) n WHERE id = $1`,
+      [deliveryId],
+    );
+    const all = await owner.get(`/console/invitations?instance=${a}`);
+    assert.match(all.body, /E-mails 1–50 of 53/);
+    assert.match(all.body, /<a href="[^"]*page=2#mail-heading" rel="next">Next<\/a>/);
+    const failed = await owner.get(`/console/invitations?instance=${a}&mail=failed&page=2`);
+    assert.match(failed.body, /E-mails 51–51 of 51/);
+    assert.doesNotMatch(failed.body, /ines@example\.com/);
+    assert.match(failed.body, /<a class="button" href="[^"]*mail=failed#mail-heading" aria-current="page">Failed<\/a>/);
+    const sentOnly = await owner.get(`/console/invitations?instance=${a}&mail=sent`);
+    assert.match(sentOnly.body, /E-mails 1–2 of 2/);
+    for (const bad of ['mail=bounced', 'page=0', 'page=abc']) assert.equal((await owner.get(`/console/invitations?instance=${a}&${bad}`)).statusCode, 400, bad);
   });
 
   it('lets owners add users with a one-time password, disable and reset them; nobody else', async () => {

@@ -2,34 +2,61 @@
 // its schema, then the invitations module's checks), the e-mails sent with the relay's answers,
 // and an e-mail sent again. Inviting from a CSV file is bulk.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from '../../domain/errors.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
 import { fieldErrors, problemFor } from '../../http/errors.js';
 import { commandRequest } from '../../http/command.js';
 import { validatorCompiler } from '../../http/validation.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
-import { listDeliveries } from '../../modules/invitations/deliveries.js';
+import { countDeliveries, listDeliveries } from '../../modules/invitations/deliveries.js';
 import { InviteBody, normaliseAssessments } from '../../modules/invitations/routes.js';
 import { resend } from '../../modules/invitations/invitation-mail.js';
 import { invite } from '../../modules/invitations/service.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import type { ConsoleContext } from '../context.js';
 import { consolePage } from '../layout.js';
+import { parsePage } from '../candidates/bulk.js';
 import { bulkInviteRoutes } from './bulk.js';
 import { invitationsBody, type InvitationsState } from './views.js';
+
+const MAIL_PAGE = 50;
 
 export function registerInvitationRoutes(scope: FastifyInstance, c: ConsoleContext): void {
   const { db } = c;
 
-  async function invitationsPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, state?: InvitationsState, status = 200) {
+  /** The page: the invite form, and the e-mails sent, newest first, 50 a page (`page`), all or of one status (`mail`: sent, failed). */
+  async function invitationsPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    instance: Instance,
+    state?: InvitationsState,
+    status = 200,
+    list: { page: number; mail?: 'SENT' | 'FAILED' } = { page: 1 },
+  ) {
     const assessments = (await listAssessments(db, [instance.id])).map((a) => ({ id: a.id, name: a.name }));
-    const deliveries = await listDeliveries(db, instance.id, { limit: 50 });
-    const body = invitationsBody(instance.name, assessments, deliveries, { csrf: request.consoleUser!.csrfToken, canManage: c.may(request, instance, 'manage'), state });
+    const [deliveries, total] = await Promise.all([
+      listDeliveries(db, instance.id, { limit: MAIL_PAGE, offset: (list.page - 1) * MAIL_PAGE, status: list.mail }),
+      countDeliveries(db, instance.id, list.mail),
+    ]);
+    const href = (change: { page?: number; mail?: string }) => {
+      const mail = 'mail' in change ? change.mail : list.mail?.toLowerCase();
+      const page = change.page ?? 1;
+      return `/console/invitations?${new URLSearchParams({ instance: instance.name, ...(mail ? { mail } : {}), ...(page > 1 ? { page: String(page) } : {}) })}#mail-heading`;
+    };
+    const body = invitationsBody(instance.name, assessments, deliveries, {
+      csrf: request.consoleUser!.csrfToken,
+      canManage: c.may(request, instance, 'manage'),
+      state,
+      mail: { page: list.page, size: MAIL_PAGE, total, status: list.mail, href },
+    });
     return c.render(request, reply, { section: 'invitations', instance }, `Invitations of ${instance.name}`, body, status);
   }
 
-  scope.get<{ Querystring: { instance?: string } }>('/console/invitations', async (request, reply) =>
-    invitationsPage(request, reply, c.instanceOf(request, request.query.instance, 'names')),
-  );
+  scope.get<{ Querystring: { instance?: string; page?: string; mail?: string } }>('/console/invitations', async (request, reply) => {
+    const { mail } = request.query;
+    if (mail !== undefined && mail !== '' && mail !== 'sent' && mail !== 'failed') throw invalidInput([{ in: 'query', name: 'mail', detail: 'must be sent or failed' }]);
+    const list = { page: parsePage(request.query.page), mail: mail ? (mail.toUpperCase() as 'SENT' | 'FAILED') : undefined };
+    return invitationsPage(request, reply, c.instanceOf(request, request.query.instance, 'names'), undefined, 200, list);
+  });
 
   const checkInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/console/invitations' }) as ((data: unknown) => boolean) & {
     errors?: unknown[];

@@ -1,6 +1,6 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
-import { errorSummary, fieldError, invalidAttributes, optionSearch } from '../components.js';
+import { emptyState, errorSummary, fieldError, invalidAttributes, optionSearch, pager } from '../components.js';
 
 export interface InvitationsState {
   values?: { email?: string; firstName?: string; lastName?: string; assessments?: string[] };
@@ -13,9 +13,16 @@ export function invitationsBody(
   instance: string,
   assessments: { id: string; name: string }[],
   deliveries: { id: string; candidateId: string; recipient: string; status: string; response: string; attemptedAt: Date }[],
-  options: { csrf: string; canManage: boolean; state?: InvitationsState },
+  options: {
+    csrf: string;
+    canManage: boolean;
+    state?: InvitationsState;
+    /** The e-mails' page, status shown, and links to another. */
+    mail?: { page: number; size: number; total: number; status?: 'SENT' | 'FAILED'; href: (change: { page?: number; mail?: string }) => string };
+  },
 ): SafeHtml {
   const state = options.state ?? {};
+  const mail = options.mail;
   const v = state.values ?? {};
   const form =
     options.canManage &&
@@ -46,11 +53,30 @@ ${fieldError(state.errors, 'assessments', 'inv-assessments-error')}${optionSearc
 </section>`;
   return html`<h1>Invitations of ${instance}</h1>
 ${form}
-<h2>Recent invitation e-mails</h2>
+<div class="section-header"><h2 id="mail-heading">Invitation e-mails</h2>${
+    mail &&
+    html`<nav class="actions" aria-label="Which e-mails">${(
+      [
+        ['', 'All'],
+        ['sent', 'Sent'],
+        ['failed', 'Failed'],
+      ] as const
+    ).map(
+      ([value, label]) =>
+        html`<a class="button" href="${mail.href({ mail: value })}"${(mail.status?.toLowerCase() ?? '') === value ? html` aria-current="page"` : html``}>${label}</a>`,
+    )}</nav>`
+  }</div>
 ${state.resent && html`<p class="info" role="status">${state.resent}</p>`}
 ${
   deliveries.length === 0
-    ? html`<p>No e-mail has been sent yet.</p>`
+    ? emptyState(
+        mail && mail.total > 0 ? 'This page is past the last one.' : mail?.status === 'FAILED' ? 'No e-mail has failed.' : 'No e-mail has been sent yet.',
+        mail && mail.total > 0
+          ? html`<a href="${mail.href({ page: 1 })}">Go to the first page</a>.`
+          : options.canManage
+            ? 'Invite a candidate above and tick "E-mail the invitation" to send one.'
+            : 'An owner or a manager invites candidates.',
+      )
     : html`<table class="data"><caption class="visually-hidden">Invitation e-mails, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">The relay said</th>${options.canManage && html`<th scope="col">Action</th>`}</tr></thead>
 <tbody>${deliveries.map(
@@ -58,5 +84,6 @@ ${
 <td>${d.status === 'SENT' ? 'sent' : html`<span class="flag">failed</span>`}</td><td>${d.response}</td>
 ${options.canManage && html`<td><form method="post" action="/console/invitations/${d.id}/resend" class="inline"><input type="hidden" name="_csrf" value="${options.csrf}"><input type="hidden" name="instance" value="${instance}"><button type="submit">Resend<span class="visually-hidden"> to ${d.recipient}</span></button></form></td>`}</tr>`,
       )}</tbody></table>`
-}`;
+}
+${mail && pager({ page: mail.page, size: mail.size, total: mail.total, noun: 'e-mails', href: (page) => mail.href({ page }) })}`;
 }

@@ -68,7 +68,7 @@ ${
 ${may.needs && html`<li><a href="/console/reviews?instance=${instance}"><span class="label">Waiting for your review</span><span class="figure">${may.needs.mine}</span></a></li>`}
 <li><a href="/console/reviews?instance=${instance}"><span class="label">Free-text answers waiting for review</span><span class="figure">${waitingReviews}</span></a></li>
 ${may.needs && may.manage && html`<li><a href="/console/reviews?instance=${instance}"><span class="label">Reviews past their due time</span><span class="figure">${may.needs.overdue}</span></a></li>`}
-${may.names && html`<li><a href="/console/invitations?instance=${instance}"><span class="label">E-mails that failed (30 days)</span><span class="figure">${failedMail}</span></a></li>`}
+${may.names && html`<li><a href="/console/invitations?instance=${instance}&amp;mail=failed#mail-heading"><span class="label">E-mails that failed (30 days)</span><span class="figure">${failedMail}</span></a></li>`}
 ${may.manage && html`<li><a href="/console/webhooks?instance=${instance}"><span class="label">Webhook endpoints failing or disabled</span><span class="figure">${webhooks.disabled + webhooks.failing}</span></a></li>`}
 ${may.needs && may.manage && html`<li><a href="/console/integrations?instance=${instance}"><span class="label">ATS callbacks that failed (30 days)</span><span class="figure">${may.needs.failedCallbacks}</span></a></li>`}
 </ul>
