@@ -392,7 +392,21 @@ describeEachStore(
       const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
       const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
       assert.equal((await reviewer.get(`/console/webhooks?instance=${a}`)).statusCode, 403);
-      assert.equal((await manager.post('/console/webhooks', { instance: a, url: 'gopher://x' })).statusCode, 400);
+      const refused = await ctx().request({
+        method: 'POST',
+        url: '/console/webhooks',
+        headers: { cookie: manager.cookie, 'content-type': FORM },
+        payload: `_csrf=${manager.csrf}&instance=${a}&url=gopher%3A%2F%2Fx&events=score.finalized`,
+      });
+      assert.equal(refused.statusCode, 400);
+      // The error at the top links to the field, the field says it beside itself, and what was typed and ticked is kept.
+      assert.match(refused.body, /<div class="error-summary" role="alert" id="hook-errors">.*<a href="#hook-url">url<\/a>/s);
+      assert.match(
+        refused.body,
+        /id="hook-url" name="url" required maxlength="2000" placeholder="[^"]+" value="gopher:\/\/x" aria-invalid="true" aria-describedby="hook-url-error"/,
+      );
+      assert.match(refused.body, /<p class="field-error" id="hook-url-error">[^<]+<\/p>/);
+      assert.match(refused.body, /value="score.finalized" checked/);
       const made = await ctx().request({
         method: 'POST',
         url: '/console/webhooks',
@@ -550,7 +564,12 @@ describeEachStore('console: content, invitations and users', (ctx) => {
     const newcomer = await as(ctx(), `new-${a}@example.com`, password);
     assert.equal((await newcomer.get(`/console/candidates?instance=${a}`)).statusCode, 200);
     assert.equal((await owner.post('/console/users', { email: `new-${a}@example.com`, role: 'reviewer', instances: a })).statusCode, 409);
-    assert.equal((await owner.post('/console/users', { email: 'bad', role: 'reviewer' })).statusCode, 400);
+    const bad = await owner.post('/console/users', { email: 'bad', role: 'manager', instances: a });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /<div class="error-summary" role="alert" id="user-errors">.*<a href="#user-email">email<\/a> is not an e-mail address/s);
+    assert.match(bad.body, /id="user-email" name="email" required maxlength="254" autocomplete="off" value="bad" aria-invalid="true" aria-describedby="user-email-error"/);
+    assert.match(bad.body, /<option value="manager" selected>/);
+    assert.match(bad.body, new RegExp(`value="${a}" checked`));
     const id = (await ctx().request({ method: 'GET', url: '/admin/v1/users' })).json().find((u: { email: string }) => u.email === `new-${a}@example.com`).id;
     const reset = await owner.post(`/console/users/${id}/reset-password`);
     assert.equal(reset.statusCode, 200);

@@ -14,9 +14,16 @@ function requireOwner(request: FastifyRequest): void {
 }
 
 export function registerUserRoutes(scope: FastifyInstance, c: ConsoleContext): void {
-  async function usersPage(request: FastifyRequest, reply: FastifyReply, created?: { email: string; password: string }, errors?: { name: string; detail: string }[], status = 200) {
+  async function usersPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    created?: { email: string; password: string },
+    errors?: { name: string; detail: string }[],
+    status = 200,
+    values?: { email: string; role: string; instances: string[] },
+  ) {
     const instances = (await listInstances(c.db)).map((i) => i.name);
-    const body = usersBody(await listUsers(c.db), instances, request.consoleUser!.csrfToken, created, errors);
+    const body = usersBody(await listUsers(c.db), instances, request.consoleUser!.csrfToken, created, errors, values);
     return c.render(request, reply, { section: 'users' }, 'Users', body, status);
   }
 
@@ -32,15 +39,16 @@ export function registerUserRoutes(scope: FastifyInstance, c: ConsoleContext): v
     const role = typeof body.role === 'string' ? body.role : '';
     const instances = body.instances === undefined ? [] : ([] as string[]).concat(body.instances);
     if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email) || BIDI_CONTROL.test(email))
-      return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400);
-    if (!(ROLES as readonly string[]).includes(role)) return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400);
+      return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400, { email, role, instances });
+    if (!(ROLES as readonly string[]).includes(role))
+      return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400, { email, role, instances });
     try {
       const made = await c.command(request, 'user_create', (ctx) => addUser(ctx, { email, role: role as Role, instances: role === 'owner' ? undefined : instances }));
       return usersPage(request, reply, { email: made.user.email, password: made.password! });
     } catch (error) {
       if (!(error instanceof DomainError) || error.code === 'not-found') throw error;
       const errors = error.fields?.map((f) => ({ name: f.name, detail: f.detail })) ?? [{ name: 'email', detail: error.message }];
-      return usersPage(request, reply, undefined, errors, error.code === 'conflict' ? 409 : 400);
+      return usersPage(request, reply, undefined, errors, error.code === 'conflict' ? 409 : 400, { email, role, instances });
     }
   });
 

@@ -1,21 +1,38 @@
 import { html, type SafeHtml } from '../../html/html.js';
 import type { User } from '../../modules/users/repository.js';
+import { errorSummary, fieldError, invalidAttributes } from '../components.js';
 
-export function usersBody(users: User[], instances: string[], csrf: string, created?: { email: string; password: string }, errors?: { name: string; detail: string }[]): SafeHtml {
+const ROLE_CHOICES = [
+  ['reviewer', 'Reviewer: reads results, scores free-text answers'],
+  ['manager', 'Manager: also invitations, content and keys'],
+  ['owner', 'Owner: everything, every instance'],
+] as const;
+
+export function usersBody(
+  users: User[],
+  instances: string[],
+  csrf: string,
+  created?: { email: string; password: string },
+  errors?: { name: string; detail: string }[],
+  values?: { email: string; role: string; instances: string[] },
+): SafeHtml {
   return html`<h1>Users</h1>
 ${
   created &&
   html`<div class="panel" role="status"><p><strong>${created.email}</strong> can sign in with this one-time password, shown once. Pass it on safely.</p><p><code class="secret">${created.password}</code></p></div>`
 }
-${errors && html`<div role="alert"><p class="error">No user was made:</p><ul>${errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+${errorSummary('user-errors', 'No user was made:', errors, { email: 'user-email', role: 'user-role', instances: `user-i-${instances[0]}` })}
 <section class="panel" aria-labelledby="new-user">
 <h2 id="new-user">Add a user</h2>
 <form method="post" action="/console/users" class="invite-form">
 <input type="hidden" name="_csrf" value="${csrf}">
-<div class="field"><label for="user-email">E-mail</label><input type="email" id="user-email" name="email" required maxlength="254" autocomplete="off"></div>
-<div class="field"><label for="user-role">Role</label><select id="user-role" name="role"><option value="reviewer">Reviewer: reads results, scores free-text answers</option><option value="manager">Manager: also invitations, content and keys</option><option value="owner">Owner: everything, every instance</option></select></div>
-<fieldset><legend>Instances (managers and reviewers)</legend>
-${instances.map((name) => html`<div class="option"><input type="checkbox" id="user-i-${name}" name="instances" value="${name}"><label for="user-i-${name}">${name}</label></div>`)}
+<div class="field"><label for="user-email">E-mail</label><input type="email" id="user-email" name="email" required maxlength="254" autocomplete="off" value="${values?.email ?? ''}"${invalidAttributes(errors, 'email', 'user-email-error')}>${fieldError(errors, 'email', 'user-email-error')}</div>
+<div class="field"><label for="user-role">Role</label><select id="user-role" name="role"${invalidAttributes(errors, 'role', 'user-role-error')}>${ROLE_CHOICES.map(
+    ([value, text]) => html`<option value="${value}"${values?.role === value ? html` selected` : html``}>${text}</option>`,
+  )}</select>${fieldError(errors, 'role', 'user-role-error')}</div>
+<fieldset${invalidAttributes(errors, 'instances', 'user-instances-error')}><legend>Instances (managers and reviewers)</legend>
+${fieldError(errors, 'instances', 'user-instances-error')}
+${instances.map((name) => html`<div class="option"><input type="checkbox" id="user-i-${name}" name="instances" value="${name}"${values?.instances.includes(name) ? html` checked` : html``}><label for="user-i-${name}">${name}</label></div>`)}
 </fieldset>
 <button type="submit" class="primary">Add the user</button>
 </form>

@@ -35,7 +35,7 @@ export function registerWebhookRoutes(scope: FastifyInstance, c: ConsoleContext)
       return webhooksPage(request, reply, instance, { created: { id: made.id, secret: made.secret } });
     } catch (error) {
       // The form comes back with what was wrong, in the command's words.
-      if (error instanceof DomainError && error.code === 'invalid') return webhooksPage(request, reply, instance, { errors: error.fields ?? [] }, 400);
+      if (error instanceof DomainError && error.code === 'invalid') return webhooksPage(request, reply, instance, { errors: error.fields ?? [], values: { url, events } }, 400);
       throw error;
     }
   });

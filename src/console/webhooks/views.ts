@@ -1,5 +1,6 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
+import { errorSummary, fieldError, invalidAttributes } from '../components.js';
 import { FAILURE_CATEGORIES } from '../../modules/webhooks/post.js';
 
 export interface WebhookEndpointView {
@@ -27,7 +28,7 @@ export function webhooksBody(
   attempts: Record<string, { type: string; at: Date; statusCode: number | null; durationMs: number; deliveryStatus: string; response: string }[]>,
   eventTypes: readonly string[],
   csrf: string,
-  state: { created?: { id: string; secret: string }; errors?: { name: string; detail: string }[]; notice?: string } = {},
+  state: { created?: { id: string; secret: string }; errors?: { name: string; detail: string }[]; notice?: string; values?: { url: string; events: string[] } } = {},
 ): SafeHtml {
   const hidden = html`<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">`;
   return html`<h1>Webhooks of ${instance}</h1>
@@ -37,14 +38,15 @@ ${
   state.created &&
   html`<div class="panel" role="status"><p><strong>Endpoint ${state.created.id}.</strong> Its signing secret is shown this once: store it with the receiver.</p><p><code class="secret">${state.created.secret}</code></p></div>`
 }
-${state.errors && html`<div role="alert"><p class="error">No endpoint was made:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
+${errorSummary('hook-errors', 'No endpoint was made:', state.errors, { url: 'hook-url', events: `hook-e-${eventTypes[0]}` })}
 <section class="panel" aria-labelledby="new-endpoint">
 <h2 id="new-endpoint">Add an endpoint</h2>
 <form method="post" action="/console/webhooks" class="invite-form">
 ${hidden}
-<div class="field"><label for="hook-url">URL</label><input type="url" id="hook-url" name="url" required maxlength="2000" placeholder="https://ats.example.com/hooks"></div>
-<fieldset><legend>Events (none chosen: every event)</legend>
-${eventTypes.map((t) => html`<div class="option"><input type="checkbox" id="hook-e-${t}" name="events" value="${t}"><label for="hook-e-${t}">${t}</label></div>`)}
+<div class="field"><label for="hook-url">URL</label><input type="url" id="hook-url" name="url" required maxlength="2000" placeholder="https://ats.example.com/hooks" value="${state.values?.url ?? ''}"${invalidAttributes(state.errors, 'url', 'hook-url-error')}>${fieldError(state.errors, 'url', 'hook-url-error')}</div>
+<fieldset${invalidAttributes(state.errors, 'events', 'hook-events-error')}><legend>Events (none chosen: every event)</legend>
+${fieldError(state.errors, 'events', 'hook-events-error')}
+${eventTypes.map((t) => html`<div class="option"><input type="checkbox" id="hook-e-${t}" name="events" value="${t}"${state.values?.events.includes(t) ? html` checked` : html``}><label for="hook-e-${t}">${t}</label></div>`)}
 </fieldset>
 <button type="submit" class="primary">Add the endpoint</button>
 </form>
