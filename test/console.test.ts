@@ -259,8 +259,11 @@ describeEachStore(
       const owner = await as(ctx(), `owner-${a}@example.com`, people.owner!.password);
       const bad = await owner.post('/console/settings', { instance: a, portalUrl: 'javascript:alert(1)', inviteTtlDays: '500', mailFromName: 'HR', mailFromAddress: '' });
       assert.equal(bad.statusCode, 400);
-      assert.match(bad.body, /portalUrl/);
-      assert.match(bad.body, /inviteTtlDays/);
+      assert.match(bad.body, /<div class="error-summary" role="alert" id="settings-errors">.*<a href="#set-portal">portalUrl<\/a>.*<a href="#set-ttl">inviteTtlDays<\/a>/s);
+      assert.match(
+        bad.body,
+        /id="set-ttl" name="inviteTtlDays" min="1" max="365" step="1" required value="500" aria-invalid="true" aria-describedby="set-ttl-error"><p class="field-error" id="set-ttl-error">/,
+      );
       const saved = await owner.post('/console/settings', {
         instance: a,
         portalUrl: 'https://jobs.example.com/',
@@ -332,12 +335,14 @@ describeEachStore(
         [{ accentColor: 'gold' }, /accentColor/],
         [{ displayName: 'x'.repeat(101) }, /displayName/],
         [{ supportEmail: 'nobody' }, /supportEmail/],
-        [{ privacyUrl: 'http://acme.example/privacy' }, /privacyUrl<\/code> must be an https:\/\/ address/],
+        [{ privacyUrl: 'http://acme.example/privacy' }, /<a href="#set-privacy">privacyUrl<\/a> must be an https:\/\/ address/],
       ] as [Record<string, string>, RegExp][]) {
         const refused = await manager.post('/console/settings', { ...base, displayName: 'Should Not Stick', ...fields });
         assert.equal(refused.statusCode, 400, JSON.stringify(fields));
         assert.match(refused.body, /Nothing was saved/);
         assert.match(refused.body, message, JSON.stringify(fields));
+        const [name] = Object.keys(fields);
+        assert.match(refused.body, new RegExp(`name="${name}"[^>]* aria-invalid="true"`), `${name} is marked beside itself`);
       }
       assert.deepEqual(await show(), set, 'a refused form changes nothing');
 
