@@ -209,7 +209,7 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
     // Coding answers are graded in the sandbox after the response (seconds for Python); the
     // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.
     if (submitted.codingToGrade) {
-      const grading = gradeCodingAnswers(db, { attemptId: attempt.id })
+      const grading = gradeCodingAnswers(db, { attemptId: attempt.id, now: clock() })
         .catch((error: unknown) => request.log.error({ err: error, attemptId: attempt.id }, 'could not grade coding answers'))
         .finally(() => gradings.delete(grading));
       gradings.add(grading);
