@@ -13,7 +13,7 @@ import { markdown } from '../../html/markdown.js';
 import { commandRequest } from '../../http/command.js';
 import { fieldErrors } from '../../http/errors.js';
 import { validatorCompiler } from '../../http/validation.js';
-import { attemptOwner } from '../../modules/attempts/report.js';
+import { attemptOwner } from '../../modules/attempts/attempt-lookups.js';
 import { assignReview, settleReview, setReviewLead, submitReview, unassignReview } from '../../modules/reviews/commands.js';
 import { answerLabel, queueOf, sightOf } from '../../modules/reviews/blind.js';
 import { reviewBoard, reviewersOfInstance, userLeads, type BoardItem, type InstanceReviewer, type ReviewState } from '../../modules/reviews/repository.js';

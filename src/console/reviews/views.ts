@@ -6,7 +6,7 @@
 import { html, type Renderable, type SafeHtml } from '../../html/html.js';
 import { markdown } from '../../html/markdown.js';
 import type { RubricContent } from '../../modules/assessments/content-schema.js';
-import type { QuestionReport } from '../../modules/attempts/report.js';
+import type { QuestionReport } from '../../modules/attempts/report-questions.js';
 import { reviewerName, when } from '../format.js';
 
 type Review = QuestionReport['reviews'][number];
