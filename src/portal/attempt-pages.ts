@@ -2,7 +2,8 @@
 // feedback, starting (with the webcam choice), a question's form, and submitting.
 import type { FastifyInstance } from 'fastify';
 import { runCommand, runOneStatementCommand } from '../domain/command.js';
-import { checkAnswer, startAttempt, layoutOf, versionContent } from '../modules/attempts/repository.js';
+import { checkAnswer, startAttempt, layoutOf } from '../modules/attempts/repository.js';
+import { versionContent } from '../modules/assessments/repository.js';
 import { moveTo, saveAnswer, submitAttempt } from '../modules/attempts/commands.js';
 import { typingResult } from '../modules/attempts/typing-test.js';
 import { FEEDBACK_COMMENT_MAX, checkFeedback, saveFeedback } from '../modules/attempts/feedback.js';

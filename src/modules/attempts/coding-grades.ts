@@ -10,7 +10,7 @@ import type { Job } from '../../jobs/runner.js';
 import type { QuestionContent } from '../assessments/content-schema.js';
 import { runCode, type CodeRunner, type CodeTest, type RunResult } from '../coding/sandbox.js';
 import { ANSWER_HASH, recordCodingGrade } from './completion.js';
-import { versionContent } from './repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { isCodingAnswer, type CodingAnswer } from './scoring.js';
 
 type CodingQuestion = Extract<QuestionContent, { type: 'coding' }>;
