@@ -9,33 +9,14 @@ import { parseAssessment } from '../src/modules/assessments/content.js';
 import { gradeCodingAnswers } from '../src/modules/attempts/coding-grades.js';
 import { describeEachStore, type TestContext } from './harness.js';
 import { movingClock } from './support/clock.js';
+import { candidate } from './support/portal.js';
 
 const CODING = readFileSync(path.join(import.meta.dirname, 'fixtures', 'coding.yaml'), 'utf8');
 
 async function takeAssessment(ctx: TestContext, instance: string, key: string, email: string, answer: unknown) {
-  const [invite] = (
-    await ctx.request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email, firstName: 'Ada', lastName: 'Byron', assessments: ['coding'] },
-    })
-  ).json();
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/coding', headers: { cookie } })).body)![1]!;
-  const form = (url: string, fields: [string, string][] = []) =>
-    ctx.request({
-      method: 'POST',
-      url,
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams([['_csrf', csrf], ...fields]).toString(),
-    });
-  const put = (question: string, value: unknown) =>
-    ctx.request({ method: 'PUT', url: `/portal/api/a/coding/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-  assert.equal((await form('/portal/a/coding/start')).statusCode, 303);
-  const post = (url: string, payload: unknown) => ctx.request({ method: 'POST', url, headers: { cookie, 'x-csrf-token': csrf }, payload: payload as Record<string, unknown> });
-  return { candidateId: invite.candidateId as string, form, put, post, get: (url: string) => ctx.request({ method: 'GET', url, headers: { cookie } }), answer };
+  const c = await candidate(ctx, { instance, key }, { email, firstName: 'Ada', lastName: 'Byron' }, ['coding']);
+  assert.equal((await c.form('/portal/a/coding/start')).statusCode, 303);
+  return { ...c, answer };
 }
 
 async function scoreOf(ctx: TestContext, key: string, candidateId: string) {
@@ -84,7 +65,7 @@ describeEachStore(
       assert.match(page, /<select id="language" name="language"><option value="javascript" selected>JavaScript<\/option><option value="python">Python<\/option><\/select>/);
       assert.match(page, /<textarea id="answer" name="value" class="code"[^>]*>function total\(xs\) \{\n\}\n<\/textarea>/);
       for (const refused of [{ language: 'ruby', source: 'x' }, { language: 'javascript' }, 'function total() {}', { language: 'javascript', source: 'x', extra: 1 }]) {
-        assert.equal((await js.put('sum', refused)).statusCode, 400, JSON.stringify(refused));
+        assert.equal((await js.save('sum', refused)).statusCode, 400, JSON.stringify(refused));
       }
       assert.match(page, /<ol class="examples"><li><pre><code>total\(\[1,2\]\) → 3<\/code><\/pre><\/li><\/ol>/);
       assert.match(page, /<button type="button" class="run-examples" id="run-examples" hidden/);
@@ -104,8 +85,8 @@ describeEachStore(
       assert.equal((await js.post('/portal/api/a/coding/run/even', { value: { language: 'javascript', source: 'x' } })).statusCode, 404);
 
       const wrong = 'function total(xs) { return Math.abs(xs.reduce((a, b) => a + b, 0)) + (xs.some((x) => x < 0) ? 1 : 0); }';
-      assert.equal((await js.put('sum', { language: 'javascript', source: wrong })).statusCode, 204);
-      assert.equal((await js.put('even', 1)).statusCode, 204);
+      assert.equal((await js.save('sum', { language: 'javascript', source: wrong })).statusCode, 204);
+      assert.equal((await js.save('even', 1)).statusCode, 204);
       assert.equal((await js.form('/portal/a/coding/submit')).statusCode, 303);
       await gradeCodingAnswers(ctx().db, { now: clock.now() });
       let record = await scoreOf(ctx(), key, js.candidateId);
