@@ -8,31 +8,16 @@ import { it } from 'node:test';
 import type { TestContext } from './harness.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { frozenClock } from './support/clock.js';
+import { candidate } from './support/portal.js';
 
 const clock = frozenClock();
 
-async function candidate(ctx: TestContext, instance: string, key: string, email: string) {
-  const invited = await ctx.request({
-    method: 'POST',
-    url: '/v1/invite',
-    headers: { 'x-api-key': key, instance },
-    payload: { email, firstName: 'Sa', lastName: 'Ve', assessments: ['alpha'] },
-  });
-  assert.equal(invited.statusCode, 200, invited.body);
-  const { candidateId, link } = invited.json()[0] as { candidateId: string; link: string };
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
-  const started = await ctx.request({
-    method: 'POST',
-    url: '/portal/a/alpha/start',
-    headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-    payload: `_csrf=${csrf}`,
-  });
-  assert.equal(started.statusCode, 303, started.body);
-  const save = (question: string, value: unknown, headers: Record<string, string> = {}) =>
-    ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf, ...headers }, payload: { value } as never });
-  return { candidateId, cookie, save };
+/** A candidate signed in to the portal who has started the sample assessment. */
+async function started(ctx: TestContext, instance: string, key: string, email: string) {
+  const c = await candidate(ctx, { instance, key }, { email, firstName: 'Sa', lastName: 'Ve' }, ['alpha']);
+  const start = await c.form('/portal/a/alpha/start');
+  assert.equal(start.statusCode, 303, start.body);
+  return c;
 }
 
 describeEachStore(
@@ -56,7 +41,7 @@ describeEachStore(
       instance = await ctx().instance('saves');
       await ctx().publish(instance, sampleAssessment('alpha'));
       key = await ctx().key([instance]);
-      const c = await candidate(ctx(), instance, key, 'again@saves.example');
+      const c = await started(ctx(), instance, key, 'again@saves.example');
       assert.equal((await c.save('q4', 'First draft')).statusCode, 204);
       // The first answer moved the completion and so cleared the ready score record: the record
       // job writes it again (the row's version moves then), before the save compared below.
@@ -91,7 +76,7 @@ describeEachStore(
     });
 
     it('a session ended elsewhere: the next save is refused (401) and nothing changes', async () => {
-      const c = await candidate(ctx(), instance, key, 'ended@saves.example');
+      const c = await started(ctx(), instance, key, 'ended@saves.example');
       assert.equal((await c.save('q4', 'Kept')).statusCode, 204);
       // Another node, or the retention of sessions, ends it: this node still keeps the attempt.
       await ctx().db.query('DELETE FROM portal_sessions WHERE candidate_id = $1', [c.candidateId]);
@@ -104,7 +89,7 @@ describeEachStore(
     });
 
     it('past its time by the clock: the next save is refused (409) and the attempt completed at its deadline', async () => {
-      const c = await candidate(ctx(), instance, key, 'late@saves.example');
+      const c = await started(ctx(), instance, key, 'late@saves.example');
       assert.equal((await c.save('q1', 1)).statusCode, 204);
       clock.move(21 * 60_000);
       const refused = await c.save('q1', 0);
@@ -121,7 +106,7 @@ describeEachStore(
     });
 
     it('withdrawn during the attempt: the next save is refused (409, withdrawn) and nothing changes', async () => {
-      const c = await candidate(ctx(), instance, key, 'withdrawn@saves.example');
+      const c = await started(ctx(), instance, key, 'withdrawn@saves.example');
       assert.equal((await c.save('q4', 'Before')).statusCode, 204);
       const cancelled = await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
       assert.equal(cancelled.statusCode, 200, cancelled.body);
@@ -135,7 +120,7 @@ describeEachStore(
     });
 
     it('a wrong CSRF token is refused (403) though the node keeps the attempt', async () => {
-      const c = await candidate(ctx(), instance, key, 'csrf@saves.example');
+      const c = await started(ctx(), instance, key, 'csrf@saves.example');
       assert.equal((await c.save('q4', 'Mine')).statusCode, 204);
       const refused = await c.save('q4', 'Forged', { 'x-csrf-token': 'not-the-token' });
       assert.equal(refused.statusCode, 403, refused.body);
@@ -146,7 +131,7 @@ describeEachStore(
     });
 
     it('a second browser is noticed on a save the node keeps the attempt for', async () => {
-      const c = await candidate(ctx(), instance, key, 'browser@saves.example');
+      const c = await started(ctx(), instance, key, 'browser@saves.example');
       assert.equal((await c.save('q4', 'One')).statusCode, 204, 'the browser it started in');
       assert.equal((await c.save('q4', 'Two', { 'user-agent': 'Mozilla/5.0 (second)' })).statusCode, 204);
       const { rows } = await ctx().db.query<{ kind: string }>(

@@ -297,6 +297,16 @@ describe('one clock', () => {
     assert.deepEqual(readers, [], 'read the time from the clock the code is handed (domain/clock.ts: systemClock, wallMs, monotonicMs)');
   });
 
+  it('the system clock is chosen only where a process starts; modules, jobs and pages are handed the app clock, with no fallback', () => {
+    // The app (its default clock), the server's and the workers' start (the demo seed before an
+    // app exists), and the store's breaker (its open interval, a test's clock when given).
+    const allowed = ['app.ts', 'server.ts', 'workers.ts', path.join('db', 'database.ts'), path.join('domain', 'clock.ts')];
+    const users = sources(ROOT)
+      .map((file) => path.relative(ROOT, file))
+      .filter((relative) => !allowed.includes(relative) && /\bsystemClock\b/.test(readFileSync(path.join(ROOT, relative), 'utf8')));
+    assert.deepEqual(users, [], "take the clock as a required parameter (the app's, a job's `now`), never systemClock as a default");
+  });
+
   it("the database's now() decides nothing: SQL is given the app's time", () => {
     const found: string[] = [];
     for (const file of sources(ROOT)) {

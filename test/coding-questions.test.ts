@@ -8,33 +8,15 @@ import { it } from 'node:test';
 import { parseAssessment } from '../src/modules/assessments/content.js';
 import { gradeCodingAnswers } from '../src/modules/attempts/coding-grades.js';
 import { describeEachStore, type TestContext } from './harness.js';
+import { movingClock } from './support/clock.js';
+import { candidate } from './support/portal.js';
 
 const CODING = readFileSync(path.join(import.meta.dirname, 'fixtures', 'coding.yaml'), 'utf8');
 
 async function takeAssessment(ctx: TestContext, instance: string, key: string, email: string, answer: unknown) {
-  const [invite] = (
-    await ctx.request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email, firstName: 'Ada', lastName: 'Byron', assessments: ['coding'] },
-    })
-  ).json();
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/coding', headers: { cookie } })).body)![1]!;
-  const form = (url: string, fields: [string, string][] = []) =>
-    ctx.request({
-      method: 'POST',
-      url,
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams([['_csrf', csrf], ...fields]).toString(),
-    });
-  const put = (question: string, value: unknown) =>
-    ctx.request({ method: 'PUT', url: `/portal/api/a/coding/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-  assert.equal((await form('/portal/a/coding/start')).statusCode, 303);
-  const post = (url: string, payload: unknown) => ctx.request({ method: 'POST', url, headers: { cookie, 'x-csrf-token': csrf }, payload: payload as Record<string, unknown> });
-  return { candidateId: invite.candidateId as string, form, put, post, get: (url: string) => ctx.request({ method: 'GET', url, headers: { cookie } }), answer };
+  const c = await candidate(ctx, { instance, key }, { email, firstName: 'Ada', lastName: 'Byron' }, ['coding']);
+  assert.equal((await c.form('/portal/a/coding/start')).statusCode, 303);
+  return { ...c, answer };
 }
 
 async function scoreOf(ctx: TestContext, key: string, candidateId: string) {
@@ -64,74 +46,91 @@ it('content: a coding question is checked as a whole, with paths to its mistakes
   assert.equal(practice.ok, false);
 });
 
-describeEachStore('coding questions', (ctx) => {
-  it('imports, shows an editor with the starter code, and scores a submitted program by the share of hidden test points it passes', async () => {
-    const instance = await ctx().instance();
-    assert.equal((await ctx().publish(instance, CODING)).statusCode, 201);
-    const key = await ctx().key([instance]);
+// The app's clock runs a month ahead of the wall clock, so a grade stamped by the wall clock shows.
+const clock = movingClock();
+clock.offset = 30 * 24 * 3600_000;
 
-    // JavaScript, wrong for the [-1, 1] case (2 points of 5): 3 of 5 points, 60 % of Programming.
-    // The test grades explicitly rather than waiting for the grading that submit starts.
-    const js = await takeAssessment(ctx(), instance, key, 'js@x.co', null);
-    const page = (await js.get('/portal/a/coding?q=1')).body;
-    assert.match(page, /<select id="language" name="language"><option value="javascript" selected>JavaScript<\/option><option value="python">Python<\/option><\/select>/);
-    assert.match(page, /<textarea id="answer" name="value" class="code"[^>]*>function total\(xs\) \{\n\}\n<\/textarea>/);
-    for (const refused of [{ language: 'ruby', source: 'x' }, { language: 'javascript' }, 'function total() {}', { language: 'javascript', source: 'x', extra: 1 }]) {
-      assert.equal((await js.put('sum', refused)).statusCode, 400, JSON.stringify(refused));
-    }
-    assert.match(page, /<ol class="examples"><li><pre><code>total\(\[1,2\]\) → 3<\/code><\/pre><\/li><\/ol>/);
-    assert.match(page, /<button type="button" class="run-examples" id="run-examples" hidden/);
+describeEachStore(
+  'coding questions',
+  (ctx) => {
+    it('imports, shows an editor with the starter code, and scores a submitted program by the share of hidden test points it passes', async () => {
+      const instance = await ctx().instance();
+      assert.equal((await ctx().publish(instance, CODING)).statusCode, 201);
+      const key = await ctx().key([instance]);
 
-    // Run examples: the program against the visible examples, nothing saved; 10 runs a minute per address.
-    const runs = await Promise.all(
-      Array.from({ length: 11 }, (_, i) =>
-        js.post('/portal/api/a/coding/run/sum', {
-          value: { language: 'javascript', source: i === 0 ? 'function total(xs) { return 0; }' : 'function total(xs) { return xs.reduce((a, b) => a + b, 0); }' },
-        }),
-      ),
-    );
-    assert.deepEqual(runs.map((r) => r.statusCode).sort(), [...Array(10).fill(200), 429].sort());
-    const ran = runs.filter((r) => r.statusCode === 200).map((r) => r.json() as { examples: { passed: boolean; actual: unknown; expected: unknown }[] });
-    assert.ok(ran.every((r) => r.examples.length === 1 && r.examples[0]!.expected === 3));
-    assert.ok(ran.some((r) => r.examples[0]!.passed && r.examples[0]!.actual === 3));
-    assert.equal((await js.post('/portal/api/a/coding/run/even', { value: { language: 'javascript', source: 'x' } })).statusCode, 404);
+      // JavaScript, wrong for the [-1, 1] case (2 points of 5): 3 of 5 points, 60 % of Programming.
+      // The test grades explicitly rather than waiting for the grading that submit starts.
+      const js = await takeAssessment(ctx(), instance, key, 'js@x.co', null);
+      const page = (await js.get('/portal/a/coding?q=1')).body;
+      assert.match(page, /<select id="language" name="language"><option value="javascript" selected>JavaScript<\/option><option value="python">Python<\/option><\/select>/);
+      assert.match(page, /<textarea id="answer" name="value" class="code"[^>]*>function total\(xs\) \{\n\}\n<\/textarea>/);
+      for (const refused of [{ language: 'ruby', source: 'x' }, { language: 'javascript' }, 'function total() {}', { language: 'javascript', source: 'x', extra: 1 }]) {
+        assert.equal((await js.save('sum', refused)).statusCode, 400, JSON.stringify(refused));
+      }
+      assert.match(page, /<ol class="examples"><li><pre><code>total\(\[1,2\]\) → 3<\/code><\/pre><\/li><\/ol>/);
+      assert.match(page, /<button type="button" class="run-examples" id="run-examples" hidden/);
 
-    const wrong = 'function total(xs) { return Math.abs(xs.reduce((a, b) => a + b, 0)) + (xs.some((x) => x < 0) ? 1 : 0); }';
-    assert.equal((await js.put('sum', { language: 'javascript', source: wrong })).statusCode, 204);
-    assert.equal((await js.put('even', 1)).statusCode, 204);
-    assert.equal((await js.form('/portal/a/coding/submit')).statusCode, 303);
-    await gradeCodingAnswers(ctx().db);
-    let record = await scoreOf(ctx(), key, js.candidateId);
-    assert.deepEqual(record.categoryScores, [
-      { name: 'Programming', score: '60' },
-      { name: 'Basics', score: '100' },
-    ]);
-    assert.equal(record.totalScore, '80');
-    assert.equal(record.scoreStatus, 'PASS');
+      // Run examples: the program against the visible examples, nothing saved; 10 runs a minute per address.
+      const runs = await Promise.all(
+        Array.from({ length: 11 }, (_, i) =>
+          js.post('/portal/api/a/coding/run/sum', {
+            value: { language: 'javascript', source: i === 0 ? 'function total(xs) { return 0; }' : 'function total(xs) { return xs.reduce((a, b) => a + b, 0); }' },
+          }),
+        ),
+      );
+      assert.deepEqual(runs.map((r) => r.statusCode).sort(), [...Array(10).fill(200), 429].sort());
+      const ran = runs.filter((r) => r.statusCode === 200).map((r) => r.json() as { examples: { passed: boolean; actual: unknown; expected: unknown }[] });
+      assert.ok(ran.every((r) => r.examples.length === 1 && r.examples[0]!.expected === 3));
+      assert.ok(ran.some((r) => r.examples[0]!.passed && r.examples[0]!.actual === 3));
+      assert.equal((await js.post('/portal/api/a/coding/run/even', { value: { language: 'javascript', source: 'x' } })).statusCode, 404);
 
-    // Python, through the plain form (no JavaScript in the browser), right on every test.
-    const py = await takeAssessment(ctx(), instance, key, 'py@x.co', null);
-    const posted = await py.form('/portal/a/coding/q/1', [
-      ['language', 'python'],
-      ['value', 'def total(xs):\n    return sum(xs)\n'],
-      ['go', 'next'],
-    ]);
-    assert.equal(posted.statusCode, 303);
-    assert.match((await py.get('/portal/a/coding?q=1')).body, /<option value="python" selected>Python<\/option>/);
-    assert.equal((await py.form('/portal/a/coding/submit')).statusCode, 303);
-    record = await scoreOf(ctx(), key, py.candidateId);
-    // Until graded the score waits, as it would for a free-text review.
-    if (record.scoreStatus === 'PENDING') {
-      await gradeCodingAnswers(ctx().db);
+      const wrong = 'function total(xs) { return Math.abs(xs.reduce((a, b) => a + b, 0)) + (xs.some((x) => x < 0) ? 1 : 0); }';
+      assert.equal((await js.save('sum', { language: 'javascript', source: wrong })).statusCode, 204);
+      assert.equal((await js.save('even', 1)).statusCode, 204);
+      assert.equal((await js.form('/portal/a/coding/submit')).statusCode, 303);
+      await gradeCodingAnswers(ctx().db, { now: clock.now() });
+      let record = await scoreOf(ctx(), key, js.candidateId);
+      assert.deepEqual(record.categoryScores, [
+        { name: 'Programming', score: '60' },
+        { name: 'Basics', score: '100' },
+      ]);
+      assert.equal(record.totalScore, '80');
+      assert.equal(record.scoreStatus, 'PASS');
+
+      // Python, through the plain form (no JavaScript in the browser), right on every test.
+      const py = await takeAssessment(ctx(), instance, key, 'py@x.co', null);
+      const posted = await py.form('/portal/a/coding/q/1', [
+        ['language', 'python'],
+        ['value', 'def total(xs):\n    return sum(xs)\n'],
+        ['go', 'next'],
+      ]);
+      assert.equal(posted.statusCode, 303);
+      assert.match((await py.get('/portal/a/coding?q=1')).body, /<option value="python" selected>Python<\/option>/);
+      assert.equal((await py.form('/portal/a/coding/submit')).statusCode, 303);
+      // Until graded the score waits, as it would for a free-text review; the portal grades it
+      // after answering the submit, by the app's clock.
+      let gradedAt: Date | undefined;
+      for (let i = 0; i < 300 && !gradedAt; i++) {
+        const { rows } = await ctx().db.query<{ reviewedAt: Date | null }>(
+          `SELECT an.reviewed_at AS "reviewedAt" FROM answers an JOIN attempts a ON a.id = an.attempt_id JOIN invitations i ON i.id = a.invitation_id
+          WHERE i.candidate_id = $1 AND an.question_id = 'sum'`,
+          [py.candidateId],
+        );
+        gradedAt = rows[0]?.reviewedAt ?? undefined;
+        if (!gradedAt) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(gradedAt, 'the portal graded the submitted program');
+      assert.ok(Math.abs(new Date(gradedAt).getTime() - clock.now().getTime()) < 10 * 60_000, `graded by the app's clock (${new Date(gradedAt).toISOString()})`);
       record = await scoreOf(ctx(), key, py.candidateId);
-    }
-    assert.equal(record.scoreStatus, 'LOW_PASS');
-    assert.deepEqual(record.categoryScores, [
-      { name: 'Programming', score: '100' },
-      { name: 'Basics', score: '0' },
-    ]);
-    assert.equal(record.totalScore, '50');
-    // Grading again finds nothing left.
-    assert.equal(await gradeCodingAnswers(ctx().db), 0);
-  });
-});
+      assert.equal(record.scoreStatus, 'LOW_PASS');
+      assert.deepEqual(record.categoryScores, [
+        { name: 'Programming', score: '100' },
+        { name: 'Basics', score: '0' },
+      ]);
+      assert.equal(record.totalScore, '50');
+      // Grading again finds nothing left.
+      assert.equal(await gradeCodingAnswers(ctx().db, { now: clock.now() }), 0);
+    });
+  },
+  { now: clock.now },
+);

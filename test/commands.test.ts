@@ -14,6 +14,7 @@ import { closeWithdrawn, supersedeAttempt } from '../src/modules/attempts/reposi
 import { cancelInvitation, expiryJob } from '../src/modules/invitations/lifecycle.js';
 import { decide, machineTable, STATES } from '../src/modules/invitations/machine.js';
 import { describeEachStore, QUICK_ASSESSMENT, sampleAssessment, type TestContext } from './harness.js';
+import { invite, openPortal, type Invited } from './support/portal.js';
 
 it('the table of docs/integration.md is the state machine', () => {
   const docs = readFileSync(path.resolve(import.meta.dirname, '..', 'docs', 'integration.md'), 'utf8');
@@ -29,25 +30,9 @@ it('every state answers every transition', () => {
 });
 
 async function take(ctx: TestContext, instance: string, key: string, email: string, assessments: string[], query = '') {
-  const invited = await ctx.request({
-    method: 'POST',
-    url: `/v1/invite${query}`,
-    headers: { 'x-api-key': key, instance },
-    payload: { email, firstName: 'Com', lastName: 'Mand', assessments },
-  });
-  assert.equal(invited.statusCode, 200, invited.body);
-  const result = invited.json()[0] as { candidateId: string; link: string; invitationStatus?: string; skipped?: { assessmentId: string; status: string }[] };
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: result.link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: `/portal/a/${assessments[0]}`, headers: { cookie } })).body)?.[1] ?? '';
-  const form = (url: string, fields: Record<string, string> = {}) =>
-    ctx.request({
-      method: 'POST',
-      url,
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-    });
-  return { ...result, form };
+  const result = await invite(ctx, { instance, key }, { email, firstName: 'Com', lastName: 'Mand' }, assessments, query);
+  const { form } = await openPortal(ctx, result.link, assessments[0]!);
+  return { ...(result as Invited & { invitationStatus?: string; skipped?: { assessmentId: string; status: string }[] }), form };
 }
 
 const attempts = { attempts: { closeWithdrawn, supersede: supersedeAttempt } };

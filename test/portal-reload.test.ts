@@ -4,24 +4,14 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
+import { candidate } from './support/portal.js';
 
 describeEachStore('reloading the portal', (ctx) => {
   it('a GET of a form address goes to the assessment page, which shows the confirmation once submitted', async () => {
     const instance = await ctx().instance('reload');
     assert.equal((await ctx().publish(instance, sampleAssessment('alpha'))).statusCode, 201);
     const key = await ctx().key([instance]);
-    const [invite] = (
-      await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: 'reload@example.com', firstName: 'Re', lastName: 'Load', assessments: ['alpha'] },
-      })
-    ).json();
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
-    const get = (url: string) => ctx().request({ method: 'GET', url, headers: { cookie } });
+    const { get, form } = await candidate(ctx(), { instance, key }, { email: 'reload@example.com', firstName: 'Re', lastName: 'Load' }, ['alpha']);
     for (const [url, to] of [
       ['/portal/a/alpha/start', '/portal/a/alpha'],
       ['/portal/a/alpha/q/2', '/portal/a/alpha?q=2'],
@@ -31,9 +21,8 @@ describeEachStore('reloading the portal', (ctx) => {
       assert.equal(again.statusCode, 303, url);
       assert.equal(again.headers.location, to);
     }
-    const form = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
-    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/alpha/start', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
-    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/alpha/submit', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
+    assert.equal((await form('/portal/a/alpha/start')).statusCode, 303);
+    assert.equal((await form('/portal/a/alpha/submit')).statusCode, 303);
     for (const url of ['/portal/a/alpha/submit', '/portal/a/alpha/feedback']) {
       const again = await get(url);
       assert.equal(again.statusCode, 303, url);

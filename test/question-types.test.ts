@@ -9,29 +9,13 @@ import type { LightMyRequestResponse } from 'fastify';
 import { CATALOGUE_DIR } from '../src/seed.js';
 import { describeEachStore, type TestContext } from './harness.js';
 import { passwordChosen } from './support/console.js';
+import { candidate as portalCandidate } from './support/portal.js';
 
 const WORK_STYLE = readFileSync(path.join(CATALOGUE_DIR, 'work-style.yaml'), 'utf8');
 const FORM = 'application/x-www-form-urlencoded';
 
-async function candidate(ctx: TestContext, instance: string, key: string, assessment: string) {
-  const [invite] = (
-    await ctx.request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: `${assessment}@x.co`, firstName: 'Kim', lastName: 'Lee', assessments: [assessment] },
-    })
-  ).json();
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: `/portal/a/${assessment}`, headers: { cookie } })).body)![1]!;
-  const form = (url: string, fields: [string, string][] = []) =>
-    ctx.request({ method: 'POST', url, headers: { cookie, 'content-type': FORM }, payload: new URLSearchParams([['_csrf', csrf], ...fields]).toString() });
-  const put = (question: string, value: unknown) =>
-    ctx.request({ method: 'PUT', url: `/portal/api/a/${assessment}/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-  const get = (url: string) => ctx.request({ method: 'GET', url, headers: { cookie } });
-  return { candidateId: invite.candidateId as string, form, put, get };
-}
+const candidate = (ctx: TestContext, instance: string, key: string, assessment: string) =>
+  portalCandidate(ctx, { instance, key }, { email: `${assessment}@x.co`, firstName: 'Kim', lastName: 'Lee' }, [assessment]);
 
 /** The option texts of a ranking page, in the order shown. */
 const shownOrder = (page: LightMyRequestResponse) => [...page.body.matchAll(/<span class="rank-text">([^<]+)<\/span>/g)].map((m) => m[1]);
@@ -63,9 +47,9 @@ describeEachStore('Likert and ranking questions', (ctx) => {
       ).headers.location,
       '/portal/a/work-style?q=2',
     ); // Strongly agree: 5
-    assert.equal((await c.put('ws-02', 1)).statusCode, 204); // reverse-keyed Disagree: 6 − 2 = 4
-    assert.equal((await c.put('ws-03', 2)).statusCode, 204); // Sometimes: 3
-    assert.equal((await c.put('ws-04', 3)).statusCode, 204); // Agree: 4
+    assert.equal((await c.save('ws-02', 1)).statusCode, 204); // reverse-keyed Disagree: 6 − 2 = 4
+    assert.equal((await c.save('ws-03', 2)).statusCode, 204); // Sometimes: 3
+    assert.equal((await c.save('ws-04', 3)).statusCode, 204); // Agree: 4
     assert.equal(
       (
         await c.form('/portal/a/work-style/q/5', [
@@ -89,7 +73,7 @@ describeEachStore('Likert and ranking questions', (ctx) => {
       ['ws-07', [0, 1, 2, 4]],
       ['ws-07', 2],
     ] as const) {
-      const refused = await c.put(question, value);
+      const refused = await c.save(question, value);
       assert.equal(refused.statusCode, 400, `${question} ${JSON.stringify(value)}: ${refused.body}`);
     }
 
@@ -123,7 +107,7 @@ describeEachStore('Likert and ranking questions', (ctx) => {
     ]);
     assert.equal((await c.form('/portal/a/work-style/q/7', [...order(), ['go', 'next']])).headers.location, '/portal/a/work-style?q=8');
     // The second ranking as portal.js saves it: the key's order, talk, plan, escalate, complain, ignore.
-    assert.equal((await c.put('ws-08', [3, 4, 2, 1, 0])).statusCode, 204);
+    assert.equal((await c.save('ws-08', [3, 4, 2, 1, 0])).statusCode, 204);
 
     assert.equal((await c.form('/portal/a/work-style/submit')).statusCode, 303);
     const [record] = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}`, headers: { 'x-api-key': key } })).json();

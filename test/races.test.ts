@@ -8,36 +8,12 @@ import { it } from 'node:test';
 import type { TestContext } from './harness.js';
 import { describeEachStore, QUICK_ASSESSMENT } from './harness.js';
 import { frozenClock } from './support/clock.js';
+import { candidate } from './support/portal.js';
 
 const ROUNDS = 20;
 
 /** The app's clock: stands still until a test moves it. */
 const clock = frozenClock();
-
-async function candidate(ctx: TestContext, instance: string, key: string, email: string) {
-  const invited = await ctx.request({
-    method: 'POST',
-    url: '/v1/invite',
-    headers: { 'x-api-key': key, instance },
-    payload: { email, firstName: 'Race', lastName: 'Er', assessments: ['quick'] },
-  });
-  assert.equal(invited.statusCode, 200, invited.body);
-  const { candidateId, link } = invited.json()[0] as { candidateId: string; link: string };
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
-  assert.equal(opened.statusCode, 200, opened.body);
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/quick', headers: { cookie } })).body)![1]!;
-  const form = (url: string, fields: Record<string, string> = {}) =>
-    ctx.request({
-      method: 'POST',
-      url,
-      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-    });
-  const save = (question: string, value: unknown) =>
-    ctx.request({ method: 'PUT', url: `/portal/api/a/quick/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } as never });
-  return { candidateId, form, save };
-}
 
 interface Row {
   cancelled: boolean;
@@ -87,7 +63,7 @@ describeEachStore(
       key = await ctx().key([instance], { rateLimit: 100000 });
       const outcomes = new Map<string, number>();
       for (let round = 0; round < ROUNDS; round++) {
-        const c = await candidate(ctx(), instance, key, `start-${round}@race.example`);
+        const c = await candidate(ctx(), { instance, key }, { email: `start-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);
         const [cancelled, started] = await Promise.all([cancel(c.candidateId), c.form('/portal/a/quick/start')]);
         assert.equal(cancelled.statusCode, 200, cancelled.body);
         assert.ok([303, 409].includes(started.statusCode), `start answered ${started.statusCode}: ${started.body.slice(0, 200)}`);
@@ -111,7 +87,7 @@ describeEachStore(
 
     it(`cancel while the candidate submits, ${ROUNDS} times: either completed and scored (cancel 409), or withdrawn unscored`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
-        const c = await candidate(ctx(), instance, key, `submit-${round}@race.example`);
+        const c = await candidate(ctx(), { instance, key }, { email: `submit-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);
         assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
         assert.equal((await c.form('/portal/a/quick/q/1', { value: '1' })).statusCode, 303);
         const [cancelled, submitted] = await Promise.all([cancel(c.candidateId), c.form('/portal/a/quick/submit')]);
@@ -135,7 +111,7 @@ describeEachStore(
     it(`an answer saved while the attempt is submitted, ${ROUNDS} times: acknowledged and scored, or refused and not stored`, async () => {
       const outcomes = { 'saved, then submitted': 0, 'submitted, then refused': 0 };
       for (let round = 0; round < ROUNDS; round++) {
-        const c = await candidate(ctx(), instance, key, `save-submit-${round}@race.example`);
+        const c = await candidate(ctx(), { instance, key }, { email: `save-submit-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);
         assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
         const [saved, submitted] = await Promise.all([c.save('q1', 1), c.form('/portal/a/quick/submit')]);
         assert.equal(submitted.statusCode, 303, submitted.body.slice(0, 200));
@@ -165,7 +141,7 @@ describeEachStore(
       // statement locks only the attempt's row): the submit must still wait for it or refuse it.
       const outcomes = { 'saved, then submitted': 0, 'submitted, then refused': 0 };
       for (let round = 0; round < ROUNDS; round++) {
-        const c = await candidate(ctx(), instance, key, `again-submit-${round}@race.example`);
+        const c = await candidate(ctx(), { instance, key }, { email: `again-submit-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);
         assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
         assert.equal((await c.save('q1', 0)).statusCode, 204);
         const [saved, submitted] = await Promise.all([c.save('q1', 1), c.form('/portal/a/quick/submit')]);
@@ -191,7 +167,7 @@ describeEachStore(
 
     it(`submit while the deadline sweep completes the attempt, ${ROUNDS} times: completed once, at its deadline`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
-        const c = await candidate(ctx(), instance, key, `submit-sweep-${round}@race.example`);
+        const c = await candidate(ctx(), { instance, key }, { email: `submit-sweep-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);
         assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
         assert.equal((await c.save('q1', 1)).statusCode, 204);
         // Past its ten minutes: the candidate's submit and the sweep both want to complete it.
@@ -212,7 +188,7 @@ describeEachStore(
 
     it(`extend while the expiry job runs, ${ROUNDS} times: always open again until the later time, expired announced at most once`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
-        const c = await candidate(ctx(), instance, key, `extend-${round}@race.example`);
+        const c = await candidate(ctx(), { instance, key }, { email: `extend-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);
         clock.at += 15 * 86_400_000;
         const [extended] = await Promise.all([
           ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/quick/extend`, headers: { 'x-api-key': key }, payload: { days: 7 } }),

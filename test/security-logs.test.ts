@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { it } from 'node:test';
-import { scrubUrl } from '../src/http/logging.js';
+import { scrubUrl } from '../src/http/scrub-url.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { takeAssessment } from './support/take.js';

@@ -5,29 +5,20 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { MAX_STORED_SIGNALS } from '../src/modules/attempts/signals.js';
 import { describeEachStore, QUICK_ASSESSMENT } from './harness.js';
+import { candidate as portalCandidate } from './support/portal.js';
 
 describeEachStore('proctoring signals, bounded', (ctx) => {
   it('counts every signal, stores the first ones, and reports the rest as counts', async () => {
     const instance = await ctx().instance('signals');
     assert.equal((await ctx().publish(instance, QUICK_ASSESSMENT)).statusCode, 201);
     const key = await ctx().key([instance], { rateLimit: 100000 });
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: 'many@signals.example', firstName: 'Ma', lastName: 'Ny', assessments: ['quick'] },
-    });
-    const { candidateId, link } = invited.json()[0] as { candidateId: string; link: string };
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/quick', headers: { cookie } })).body)![1]!;
-    const form = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
-    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/quick/start', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
+    const { candidateId, form, post } = await portalCandidate(ctx(), { instance, key }, { email: 'many@signals.example', firstName: 'Ma', lastName: 'Ny' }, ['quick']);
+    assert.equal((await form('/portal/a/quick/start')).statusCode, 303);
 
     const sent = MAX_STORED_SIGNALS + 150;
     for (let i = 0; i < sent; i++) {
       const kind = i % 2 === 0 ? 'paste' : 'page-hidden';
-      const answered = await ctx().request({ method: 'POST', url: '/portal/api/a/quick/signals', headers: { cookie, 'x-csrf-token': csrf }, payload: { kind, detail: `${i}` } });
+      const answered = await post('/portal/api/a/quick/signals', { kind, detail: `${i}` });
       assert.equal(answered.statusCode, 204);
     }
     const { rows } = await ctx().db.query<{ stored: number; counts: Record<string, number> }>(

@@ -9,6 +9,7 @@ import { keepStatistics, statisticsJob } from '../src/jobs/statistics.js';
 import { firstPageStored } from '../src/modules/scores/repository.js';
 import { openDatabase } from '../src/db/database.js';
 import { storeKinds } from './harness.js';
+import { movingClock } from './support/clock.js';
 
 const CANDIDATES = 5000;
 const silent = { error: () => {}, debug: () => {} };
@@ -44,7 +45,7 @@ for (const store of storeKinds()) {
     let opened: { db: Database; drop(): Promise<void> };
     let db: Database;
     let instanceId: string;
-    const runner = new JobRunner(silent);
+    const runner = new JobRunner(silent, movingClock().now);
 
     before(async () => {
       opened = await store.open();

@@ -6,6 +6,7 @@ import { it } from 'node:test';
 import type { PostOutcome } from '../src/modules/webhooks/post.js';
 import { webhookJob } from '../src/modules/webhooks/worker.js';
 import { describeEachStore, QUICK_ASSESSMENT } from './harness.js';
+import { movingClock } from './support/clock.js';
 
 describeEachStore(
   'webhook delivery shared fairly between instances',
@@ -42,8 +43,9 @@ describeEachStore(
         answered.push(url);
         return Promise.resolve({ status: 204, response: '', durationMs: 1 });
       };
-      const job = webhookJob({ db: ctx().db, log: { warn() {}, error() {} }, allowPrivate: true, post });
-      for (let run = 0; run < 5 && answered.length === 0; run++) await job.run(new Date());
+      const clock = movingClock();
+      const job = webhookJob({ db: ctx().db, log: { warn() {}, error() {} }, clock: clock.now, allowPrivate: true, post });
+      for (let run = 0; run < 5 && answered.length === 0; run++) await job.run(clock.now());
       assert.deepEqual(answered, ['http://127.0.0.1:9/quick'], "the quiet instance's delivery left while the noisy one's hang");
       assert.ok(hanging.length <= 16, `the noisy instance holds at most its share of the node's 64 slots (${hanging.length})`);
       for (const release of hanging) release();

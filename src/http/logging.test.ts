@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { OneLineRequestLog, RequestLogger, loggerOptions, plainStream, redactPlainQuery, requestLoggerFactory, scrubUrl, scrubUrlFully } from './logging.js';
+import { OneLineRequestLog, RequestLogger, loggerOptions, plainStream, requestLoggerFactory } from './logging.js';
+import { redactPlainQuery, scrubUrl, scrubUrlFully } from './scrub-url.js';
 
 /** Request loggers the /items/:id route saw, with whether each had made its child when its handler returned. */
 let seen: { log: RequestLogger; madeWhenAnswered: boolean }[] = [];

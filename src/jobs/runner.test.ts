@@ -38,7 +38,7 @@ describe('background jobs', () => {
         return 1;
       },
     };
-    const runner = new JobRunner(log);
+    const runner = new JobRunner(log, () => new Date(0));
     runner.add(job);
     runner.start();
     for (let turn = 1; turn <= 3; turn++) {

@@ -4,7 +4,7 @@
 // clock the runner is given, so tests move it and call runOnce instead of waiting.
 import type { FastifyBaseLogger } from 'fastify';
 import { DatabaseUnavailable } from '../db/database.js';
-import { systemClock } from '../domain/clock.js';
+import type { Clock } from '../domain/clock.js';
 
 export interface Job {
   name: string;
@@ -29,7 +29,7 @@ export class JobRunner {
 
   constructor(
     private readonly log: Pick<FastifyBaseLogger, 'error' | 'debug'>,
-    private readonly clock: () => Date = systemClock,
+    private readonly clock: Clock,
   ) {}
 
   add(job: Job): void {

@@ -2,7 +2,8 @@
 // feedback, starting (with the webcam choice), a question's form, and submitting.
 import type { FastifyInstance } from 'fastify';
 import { runCommand, runOneStatementCommand } from '../domain/command.js';
-import { checkAnswer, startAttempt, layoutOf, versionContent } from '../modules/attempts/repository.js';
+import { checkAnswer, startAttempt, layoutOf } from '../modules/attempts/repository.js';
+import { versionContent } from '../modules/assessments/repository.js';
 import { moveTo, saveAnswer, submitAttempt } from '../modules/attempts/commands.js';
 import { typingResult } from '../modules/attempts/typing-test.js';
 import { FEEDBACK_COMMENT_MAX, checkFeedback, saveFeedback } from '../modules/attempts/feedback.js';
@@ -209,7 +210,7 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
     // Coding answers are graded in the sandbox after the response (seconds for Python); the
     // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.
     if (submitted.codingToGrade) {
-      const grading = gradeCodingAnswers(db, { attemptId: attempt.id })
+      const grading = gradeCodingAnswers(db, { attemptId: attempt.id, now: clock() })
         .catch((error: unknown) => request.log.error({ err: error, attemptId: attempt.id }, 'could not grade coding answers'))
         .finally(() => gradings.delete(grading));
       gradings.add(grading);

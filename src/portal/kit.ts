@@ -5,11 +5,11 @@
 // api.ts.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
-import { currentVersion } from '../modules/assessments/repository.js';
+import { currentVersion, versionContent } from '../modules/assessments/repository.js';
 import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
 import { Problem } from '../http/problem.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
-import { answersOf, findAttempt, layoutOf, versionContent, type Attempt } from '../modules/attempts/repository.js';
+import { answersOf, findAttempt, layoutOf, type Attempt } from '../modules/attempts/repository.js';
 import { completeOverdue } from '../modules/attempts/commands.js';
 import { runCommand, systemRequest, type CommandRequest } from '../domain/command.js';
 import { clientChanges, observeClient } from '../modules/attempts/signals.js';

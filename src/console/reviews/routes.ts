@@ -2,29 +2,27 @@
 // when the instance says so), the review form (a radio group per rubric criterion, or a score of
 // 0-100), the disagreements a lead settles, the managers' board of every answer with its
 // assignees and state (assigning and unassigning), who leads, and the instance's review settings.
-// Every write is a command of the reviews module (or the tenants module's, for the settings).
+// Every write is a command of the reviews module (or the tenants module's, for the settings);
+// the pages are views.ts's.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import type { Database } from '../../db/database.js';
 import { runCommand } from '../../domain/command.js';
 import { DomainError, invalidInput, notFound } from '../../domain/errors.js';
-import { html, type SafeHtml } from '../../html/html.js';
-import { markdown } from '../../html/markdown.js';
+import type { SafeHtml } from '../../html/html.js';
 import { commandRequest } from '../../http/command.js';
 import { fieldErrors } from '../../http/errors.js';
 import { validatorCompiler } from '../../http/validation.js';
-import { attemptOwner } from '../../modules/attempts/report.js';
+import { attemptOwner } from '../../modules/attempts/attempt-lookups.js';
 import { assignReview, settleReview, setReviewLead, submitReview, unassignReview } from '../../modules/reviews/commands.js';
-import { answerLabel, queueOf, sightOf } from '../../modules/reviews/blind.js';
-import { reviewBoard, reviewersOfInstance, userLeads, type BoardItem, type InstanceReviewer, type ReviewState } from '../../modules/reviews/repository.js';
+import { queueOf, sightOf } from '../../modules/reviews/blind.js';
+import { reviewBoard, reviewersOfInstance, userLeads } from '../../modules/reviews/repository.js';
 import { Settings } from '../../modules/tenants/admin-routes.js';
 import { changeTenantSettings } from '../../modules/tenants/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
-import { when } from '../format.js';
 import type { Frame } from '../layout.js';
 import { settingsBody } from '../settings/views.js';
-import { reviewList, scoreFields } from './views.js';
-import { emptyState } from '../components.js';
+import { reviewQueueBody, reviewSettingsPanel } from './views.js';
 import { isUuid } from '../../domain/ids.js';
 
 export interface ReviewPageDeps {
@@ -36,192 +34,7 @@ export interface ReviewPageDeps {
   instanceOf(request: FastifyRequest, name: unknown, permission: 'review' | 'manage'): Instance;
 }
 
-export const STATE_TEXT: Record<ReviewState, string> = { awaiting: 'awaiting', 'in-review': 'in review', disagreement: 'disagreement', settled: 'settled' };
 const QUESTION = /^[a-z][a-z0-9-]{0,63}$/;
-
-interface QueueView {
-  instance: Instance;
-  /** The viewer sees candidates only as opaque answer labels (a reviewer under blind review). */
-  blindViewer: boolean;
-  csrf: string;
-  saved?: string;
-  queue: BoardItem[];
-  disagreements: BoardItem[];
-  /** For owners and managers: every answer with its state and assignees, and who may review. */
-  board?: { items: BoardItem[]; reviewers: InstanceReviewer[] };
-}
-
-const hidden = (csrf: string, instance: string) => html`<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">`;
-const answerHidden = (item: BoardItem) => html`<input type="hidden" name="attemptId" value="${item.attemptId}"><input type="hidden" name="questionId" value="${item.questionId}">`;
-
-function currentPanel(view: QueueView, item: BoardItem): SafeHtml {
-  const blind = view.instance.blindReview;
-  const name = view.instance.name;
-  return html`<section class="panel review-current" aria-labelledby="review-current">
-<h2 id="review-current">${blind ? html`${answerLabel(item)} · ${item.assessmentName}` : html`${item.candidateName} · ${item.assessmentName}`}</h2>
-<p class="hint">Completed ${when(item.finishedAt)}${
-    blind
-      ? html` · blind review: the candidate's name and the other reviews are shown once you have submitted yours`
-      : html` · <a href="/console/candidates/${item.candidateId}?instance=${name}">full report</a>`
-  }${view.instance.reviewersPerAnswer > 1 && html` · ${item.reviews.length} of ${view.instance.reviewersPerAnswer} reviews in`}</p>
-<div class="prompt">${markdown(item.prompt)}</div>
-${item.guidance && html`<div class="guidance"><p><strong>Guidance:</strong></p>${markdown(item.guidance)}</div>`}
-<blockquote class="pre answer-text">${item.answer}</blockquote>
-${!blind && item.reviews.length > 0 && html`<h3>Reviews so far</h3>${reviewList(item.rubric, item.reviews)}`}
-<form method="post" action="/console/reviews" class="review-form">
-${hidden(view.csrf, name)}${answerHidden(item)}
-<input type="hidden" name="next" value="queue">
-${scoreFields('queue', item.rubric)}
-<label for="queue-comment">Comment (optional)</label>
-<textarea id="queue-comment" name="comment" rows="2" maxlength="2000"></textarea>
-<button type="submit" class="primary">Save and next</button>
-</form>
-</section>`;
-}
-
-function disagreementPanel(view: QueueView): SafeHtml | false {
-  if (view.disagreements.length === 0) return false;
-  return html`<section class="panel disagreements" aria-labelledby="disagreements">
-<h2 id="disagreements">Disagreements to settle (${view.disagreements.length})</h2>
-<p class="hint">The reviews of these answers are further apart than ${view.instance.reviewAgreementPoints} points: as a lead, give each its final score.</p>
-<ol class="plain">${view.disagreements.map((item, n) => {
-    const id = `settle-${n}`;
-    return html`<li class="disagreement">
-<h3>${view.blindViewer ? answerLabel(item) : item.candidateName} · ${item.assessmentName} · ${item.questionId}</h3>
-<div class="prompt">${markdown(item.prompt)}</div>
-<blockquote class="pre answer-text">${item.answer}</blockquote>
-${reviewList(item.rubric, item.reviews)}
-<form method="post" action="/console/reviews/settle" class="review-form settle-form">
-${hidden(view.csrf, view.instance.name)}${answerHidden(item)}
-<label for="${id}-score">Final score (0–100)</label>
-<input type="number" id="${id}-score" name="score" min="0" max="100" step="1" required>
-<label for="${id}-comment">Why (optional)</label>
-<textarea id="${id}-comment" name="comment" rows="2" maxlength="2000"></textarea>
-<button type="submit" class="primary">Settle</button>
-</form>
-</li>`;
-  })}</ol>
-</section>`;
-}
-
-function boardPanel(view: QueueView): SafeHtml | false {
-  if (!view.board) return false;
-  const { items, reviewers } = view.board;
-  const blind = view.instance.blindReview;
-  const name = view.instance.name;
-  const assignForm = (item: BoardItem, n: number) =>
-    item.state !== 'settled' &&
-    item.assignees.length < view.instance.reviewersPerAnswer &&
-    html`<form method="post" action="/console/reviews/assign" class="assign-form">
-${hidden(view.csrf, name)}${answerHidden(item)}
-<label for="assign-${n}" class="visually-hidden">Assign ${item.questionId} of answer ${n + 1} to</label>
-<select id="assign-${n}" name="userId">${reviewers.filter((r) => !item.assignees.some((a) => a.userId === r.id)).map((r) => html`<option value="${r.id}">${r.email}</option>`)}</select>
-<label class="choice" for="assign-${n}-whole"><input type="checkbox" id="assign-${n}-whole" name="whole" value="1"> every free-text answer of this attempt</label>
-<button type="submit">Assign</button>
-</form>`;
-  return html`<section class="panel review-board" aria-labelledby="review-board">
-<h2 id="review-board">Every answer</h2>
-<p class="hint">${view.instance.reviewersPerAnswer} reviewer${view.instance.reviewersPerAnswer === 1 ? '' : 's'} per answer; final score: ${
-    view.instance.reviewAgreement === 'mean' ? 'the mean of the reviews' : `the mean when the reviews are within ${view.instance.reviewAgreementPoints} points, else a lead's`
-  }${blind ? '; blind review' : ''}. Answers with assignees are theirs alone${view.instance.reviewUnassigned ? '; reviewers may take the others' : '; the others wait for an owner or a manager, or an assignment'}.</p>
-${
-  items.length === 0
-    ? emptyState('No answers to review yet.', 'Free-text answers appear here when candidates submit an assessment that has them.')
-    : html`<div class="table-scroll"><table class="data">
-<caption class="visually-hidden">Free-text answers of ${name}, their reviews and assignees</caption>
-<thead><tr><th scope="col">Candidate</th><th scope="col">Assessment · question</th><th scope="col">Completed</th><th scope="col">State</th><th scope="col">Reviews</th><th scope="col">Assignees</th><th scope="col">Assign</th></tr></thead>
-<tbody>${items.map(
-        (item, n) => html`<tr class="state-${item.state}">
-<td>${blind ? html`<span class="hint">hidden (blind review)</span>` : html`<a href="/console/candidates/${item.candidateId}?instance=${name}">${item.candidateName}</a>`}</td>
-<td>${item.assessmentName} · ${item.questionId}</td>
-<td>${when(item.finishedAt)}</td>
-<td><span class="badge review-${item.state}">${STATE_TEXT[item.state]}</span>${item.final && html` ${item.final.score} / 100`}</td>
-<td>${item.reviews.length} of ${view.instance.reviewersPerAnswer}</td>
-<td>${
-          item.assignees.length === 0
-            ? 'nobody'
-            : html`<ul class="plain">${item.assignees.map(
-                (a) =>
-                  html`<li>${a.email}${item.reviews.some((r) => r.reviewer === `user:${a.email.toLowerCase()}`) ? ' (reviewed)' : ''}${
-                    item.state !== 'settled' &&
-                    html` <form method="post" action="/console/reviews/unassign" class="inline">${hidden(view.csrf, name)}${answerHidden(item)}<input type="hidden" name="userId" value="${a.userId}"><button type="submit">Unassign<span class="visually-hidden"> ${a.email} from answer ${n + 1}</span></button></form>`
-                  }</li>`,
-              )}</ul>`
-        }</td>
-<td>${assignForm(item, n)}</td>
-</tr>`,
-      )}</tbody></table></div>`
-}
-</section>
-<section class="panel review-leads" aria-labelledby="review-leads">
-<h2 id="review-leads">Leads</h2>
-<p class="hint">Owners and managers settle disagreements; so do reviewers marked lead.</p>
-<ul class="plain">${reviewers
-    .filter((r) => r.role === 'reviewer')
-    .map(
-      (r) =>
-        html`<li>${r.email}: ${r.lead ? 'lead' : 'reviewer'} <form method="post" action="/console/reviews/leads" class="inline">${hidden(view.csrf, name)}<input type="hidden" name="userId" value="${r.id}"><input type="hidden" name="lead" value="${r.lead ? '0' : '1'}"><button type="submit">${r.lead ? 'Unmark lead' : 'Mark lead'}<span class="visually-hidden"> ${r.email}</span></button></form></li>`,
-    )}</ul>
-</section>`;
-}
-
-export function reviewQueueBody(view: QueueView): SafeHtml {
-  const [first, ...rest] = view.queue;
-  const blind = view.instance.blindReview;
-  return html`<h1>Review queue of ${view.instance.name}</h1>
-${view.saved && html`<p class="info" role="status">${view.saved}</p>`}
-<p>${
-    view.queue.length === 0
-      ? 'Nothing waits for review.'
-      : `${view.queue.length} free-text answer${view.queue.length === 1 ? '' : 's'} wait${view.queue.length === 1 ? 's' : ''} for your score, oldest first.`
-  }</p>
-${first && currentPanel(view, first)}
-${
-  rest.length > 0 &&
-  html`<h2>Next in your queue</h2><ol class="plain">${rest
-    .slice(0, 20)
-    .map((p) => html`<li>${blind ? answerLabel(p) : p.candidateName} · ${p.assessmentName} · ${p.questionId} (completed ${when(p.finishedAt)})</li>`)}</ol>`
-}
-${disagreementPanel(view)}
-${boardPanel(view)}`;
-}
-
-/** The review settings on the instance's settings page (a form of its own). */
-export function reviewSettingsPanel(
-  instance: Instance,
-  csrf: string,
-  state: { values?: Record<string, string>; errors?: { name: string; detail: string }[]; saved?: boolean } = {},
-): SafeHtml {
-  const v = state.values ?? {
-    reviewersPerAnswer: String(instance.reviewersPerAnswer),
-    blindReview: instance.blindReview ? 'yes' : 'no',
-    reviewAgreement: instance.reviewAgreement,
-    reviewAgreementPoints: String(instance.reviewAgreementPoints),
-    reviewDueHours: instance.reviewDueHours === null ? '' : String(instance.reviewDueHours),
-    reviewUnassigned: instance.reviewUnassigned ? 'yes' : 'no',
-  };
-  const option = (name: string, value: string, label: string) => html`<option value="${value}"${v[name] === value ? html` selected` : html``}>${label}</option>`;
-  return html`<section class="panel" aria-labelledby="review-settings">
-<h2 id="review-settings">Reviewing free-text answers</h2>
-${state.errors && html`<div role="alert" id="review-settings-errors"><p class="error">Nothing was saved:</p><ul>${state.errors.map((e) => html`<li><code>${e.name}</code> ${e.detail}</li>`)}</ul></div>`}
-<form method="post" action="/console/settings/reviews" class="settings-form">
-${hidden(csrf, instance.name)}
-<label for="set-reviewers">Reviewers per answer (1-5)</label>
-<input type="number" id="set-reviewers" name="reviewersPerAnswer" min="1" max="5" step="1" required value="${v.reviewersPerAnswer ?? ''}">
-<label for="set-blind">Blind review: reviewers see neither the candidate's name nor the other reviews until they have submitted theirs</label>
-<select id="set-blind" name="blindReview">${option('blindReview', 'no', 'No')}${option('blindReview', 'yes', 'Yes')}</select>
-<label for="set-agreement">Final score of several reviews</label>
-<select id="set-agreement" name="reviewAgreement">${option('reviewAgreement', 'mean', 'Their mean')}${option('reviewAgreement', 'agree-within', 'Their mean when they agree within the distance below; else a lead settles')}</select>
-<label for="set-distance">Distance within which reviews agree (percentage points, 0-100)</label>
-<input type="number" id="set-distance" name="reviewAgreementPoints" min="0" max="100" step="1" required value="${v.reviewAgreementPoints ?? ''}">
-<label for="set-due">Remind an assigned reviewer this many hours after completion or assignment, once (1-720; empty: no reminders)</label>
-<input type="number" id="set-due" name="reviewDueHours" min="1" max="720" step="1" value="${v.reviewDueHours ?? ''}">
-<label for="set-unassigned">Reviewers may take answers nobody was assigned</label>
-<select id="set-unassigned" name="reviewUnassigned">${option('reviewUnassigned', 'yes', 'Yes')}${option('reviewUnassigned', 'no', 'No: only their assignments')}</select>
-<p><button type="submit" class="primary">Save review settings</button></p>
-</form>
-</section>`;
-}
 
 const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings/reviews' }) as ((
   data: unknown,

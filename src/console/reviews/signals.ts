@@ -2,7 +2,7 @@
 // and the risk level are recomputed without it, and the audit log keeps both.
 import type { FastifyInstance } from 'fastify';
 import { commandRequest } from '../../http/command.js';
-import { attemptOwner } from '../../modules/attempts/report.js';
+import { attemptOwner } from '../../modules/attempts/attempt-lookups.js';
 import { dismissSignalsNow } from '../../modules/attempts/signals.js';
 import type { ConsoleContext } from '../context.js';
 

@@ -11,7 +11,7 @@ import { Settings } from '../../modules/tenants/admin-routes.js';
 import { changeTenantSettings, removeTenantLogo, setTenantLogo } from '../../modules/tenants/commands.js';
 import type { Instance, InstanceSettings } from '../../modules/tenants/repository.js';
 import type { ConsoleContext } from '../context.js';
-import { reviewSettingsPanel } from '../reviews/routes.js';
+import { reviewSettingsPanel } from '../reviews/views.js';
 import { settingsBody } from './views.js';
 
 const FIELDS = [

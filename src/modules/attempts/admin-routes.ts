@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { attemptsOfCandidate } from './report.js';
+import { attemptsOfCandidate } from './proctoring-report.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T, options: { examples?: (string | null)[] } = {}) => Type.Union([schema, Type.Null()], options);
 

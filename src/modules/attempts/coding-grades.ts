@@ -10,9 +10,8 @@ import type { Job } from '../../jobs/runner.js';
 import type { QuestionContent } from '../assessments/content-schema.js';
 import { runCode, type CodeRunner, type CodeTest, type RunResult } from '../coding/sandbox.js';
 import { ANSWER_HASH, recordCodingGrade } from './completion.js';
-import { versionContent } from './repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { isCodingAnswer, type CodingAnswer } from './scoring.js';
-import { systemClock } from '../../domain/clock.js';
 
 type CodingQuestion = Extract<QuestionContent, { type: 'coding' }>;
 
@@ -89,7 +88,7 @@ async function ungraded(db: Queryable, attemptId: string | undefined, limit: num
  * `limit`); returns how many grades it recorded. Safe to run twice at once: a grade is bound to
  * the value it graded, and a second, equal one changes nothing.
  */
-export async function gradeCodingAnswers(db: Database, options: { attemptId?: string; limit?: number; runner?: CodeRunner; now?: Date } = {}): Promise<number> {
+export async function gradeCodingAnswers(db: Database, options: { attemptId?: string; limit?: number; runner?: CodeRunner; now: Date }): Promise<number> {
   let recorded = 0;
   for (const row of await ungraded(db, options.attemptId, options.limit ?? 20)) {
     const content = await versionContent(db, row.assessmentId, row.version);
@@ -97,7 +96,7 @@ export async function gradeCodingAnswers(db: Database, options: { attemptId?: st
     if (question?.type !== 'coding' || !isCodingAnswer(row.value, question.languages)) continue;
     const result = await runAgainst(question, row.value, question.tests, options.runner);
     const { grade, summary } = gradeOf(question, result);
-    const done = await runCommand(db, systemRequest('coding-grades', options.now ?? systemClock()), (ctx) =>
+    const done = await runCommand(db, systemRequest('coding-grades', options.now), (ctx) =>
       recordCodingGrade(ctx, { attemptId: row.attemptId, questionId: row.questionId, value: row.value as CodingAnswer, grade: Math.round(grade * 100) / 100, summary }),
     );
     if (done) recorded++;

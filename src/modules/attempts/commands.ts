@@ -8,7 +8,8 @@ import type { CommandContext } from '../../domain/command.js';
 import { forbidden, notFound } from '../../domain/errors.js';
 import { allow, lockInvitationById, type InvitationState } from '../invitations/machine.js';
 import { completeAttemptIn } from './completion.js';
-import { checkAnswer, closedAttempt, layoutOf, versionContent, ATTEMPT, type Attempt } from './repository.js';
+import { checkAnswer, closedAttempt, layoutOf, ATTEMPT, type Attempt } from './repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { isAnswered } from './scoring.js';
 import { observePaceIn } from './signals.js';
 

@@ -9,7 +9,8 @@ import { storeFingerprints, type AnswerToFingerprint } from '../integrity/simila
 import { decide, lockInvitationOfAttempt, stateSql, type InvitationState } from '../invitations/machine.js';
 import { markCompleted, setScores } from '../invitations/record.js';
 import { redFlagOf } from './proctoring.js';
-import { ATTEMPT, layoutOf, versionContent, type Attempt } from './repository.js';
+import { ATTEMPT, layoutOf, type Attempt } from './repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { scoreAttempt, type AnswerValue } from './scoring.js';
 import { countsOfTally, DISMISSED_SQL, type SignalTally } from './signals.js';
 import { isUuid } from '../../domain/ids.js';

@@ -5,7 +5,8 @@
 import type { CommandContext } from '../../domain/command.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { SignalKind } from './proctoring.js';
-import { layoutOf, versionContent, type Attempt } from './repository.js';
+import { layoutOf, type Attempt } from './repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { recordSignal, recordSignalOnce } from './signals.js';
 
 /** The most characters an answer can have (coding sources are at most 20,000 by default, free text 4,000): counts beyond are refused. */

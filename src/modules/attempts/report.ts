@@ -1,50 +1,26 @@
 // What the console shows of one candidate's assessment: the score record exactly as the API
 // gives it, and behind it the attempt, every question with the answer given and what was
 // correct, reviews, the proctoring timeline with the rules that raised the red flag, and where
-// the total stands among everyone who completed the same version.
+// the total stands among everyone who completed the same version. This file is the report's
+// shape and its loading; each question is shaped by report-questions.ts, and the admin API's
+// proctoring view of a candidate's attempts is proctoring-report.ts.
 import type { Queryable } from '../../db/database.js';
-import { isUuid } from '../../domain/ids.js';
-import { scaleLabels, type QuestionContent, type RubricContent } from '../assessments/content-schema.js';
 import { picturesFor } from '../assessments/media-store.js';
 import { MIN_NORM_GROUP, normAndAverages, publishedByName, type Norm } from '../scores/norms.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
-import { redFlagReasonsOf, riskOf, type RiskLevel, type SignalKind } from './proctoring.js';
+import { redFlagReasonsOf, riskOf, type RiskLevel } from './proctoring.js';
+import { notStoredOf } from './proctoring-report.js';
 import { REVIEW_CURRENT } from './completion.js';
-import { layoutOf, versionContent } from './repository.js';
-import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type SignalTally, type StoredSignal } from './signals.js';
+import { layoutOf } from './repository.js';
+import { versionContent } from '../assessments/repository.js';
+import { questionReports, type AnswerRow, type QuestionReport } from './report-questions.js';
+import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type StoredSignal } from './signals.js';
 import { layoutNotes, type AttemptLayout } from './layout.js';
 import { similarAnswers, type SimilarPair } from '../integrity/similarity.js';
-import { isAnswered, isPermutation, likertItemScore, questionCredit, type AnswerValue } from './scoring.js';
 
-export interface QuestionReport {
-  id: string;
-  type: QuestionContent['type'];
-  category: string;
-  prompt: string;
-  /** Option texts for choice questions, with which are correct. */
-  options: { text: string; correct: boolean; chosen: boolean }[];
-  /** The text given to a short-answer or free-text question, or the program of a coding one. */
-  text: string | null;
-  answered: boolean;
-  /** Accepted answers of a short-answer question. */
-  accepted: string[];
-  /** A Likert item: its scale's labels (lowest first), the point chosen, its key and keyed score (1..k). */
-  likert: { labels: string[]; chosen: number | null; reverse: boolean; score: number | null } | null;
-  /** A ranking: the candidate's order and the key's, as option texts, first-ranked first. */
-  ranking: { given: string[] | null; key: string[] } | null;
-  /** 0-1, null while a free-text answer awaits its review. */
-  credit: number | null;
-  guidance: string | null;
-  /** A free-text question's rubric (criteria with their levels), or null. */
-  rubric: RubricContent | null;
-  /** The final review score (one review, the mean of several, or a lead's), or a coding answer's grade. */
-  review: { score: number; reviewedAt: Date; reviewer: string | null; comment: string | null } | null;
-  /** Each reviewer's review of a free-text answer (reviewing together), oldest first. */
-  reviews: { reviewer: string; score: number; criteria: Record<string, string> | null; comment: string | null; reviewedAt: Date }[];
-  /** A lead's final score where the reviews disagreed. */
-  settlement: { score: number; comment: string | null; settledBy: string; settledAt: Date } | null;
-}
+// A question's part of the report is report-questions.ts's; named here too, with the report it is part of.
+export type { QuestionReport } from './report-questions.js';
 
 export interface AssessmentReport {
   record: ScoreRecord;
@@ -174,16 +150,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       continue;
     }
     const content = await versionContent(db, attempt.assessmentUuid, attempt.version);
-    const { rows: answerRows } = await db.query<{
-      questionId: string;
-      value: AnswerValue;
-      reviewScore: number | null;
-      reviewedAt: Date | null;
-      reviewer: string | null;
-      reviewComment: string | null;
-      reviews: QuestionReport['reviews'];
-      settlement: QuestionReport['settlement'];
-    }>(
+    const { rows: answerRows } = await db.query<AnswerRow>(
       `SELECT question_id AS "questionId", value, CASE WHEN ${REVIEW_CURRENT} THEN review_score::float8 END AS "reviewScore",
               CASE WHEN ${REVIEW_CURRENT} THEN reviewed_at END AS "reviewedAt", CASE WHEN ${REVIEW_CURRENT} THEN reviewed_by END AS reviewer,
               CASE WHEN ${REVIEW_CURRENT} THEN review_comment END AS "reviewComment",
@@ -194,49 +161,7 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
          FROM answers WHERE attempt_id = $1`,
       [attempt.id],
     );
-    const answers = new Map(answerRows.map((a) => [a.questionId, a]));
-    const shown = layoutOf(attempt, content);
-    const given = shown.questions.map((id) => content.questions.find((q) => q.id === id)!);
-    const questions = given.map((question): QuestionReport => {
-      const given = answers.get(question.id);
-      const value = given?.value;
-      const review = given?.reviewScore ?? undefined;
-      const chosen = new Set(Array.isArray(value) ? value : typeof value === 'number' ? [value] : []);
-      return {
-        id: question.id,
-        type: question.type,
-        category: content.categories.find((c) => c.id === question.category)?.name ?? question.category,
-        prompt: question.prompt,
-        options:
-          question.type === 'single-choice' || question.type === 'multiple-choice'
-            ? (shown.options[question.id] ?? question.options.map((_, i) => i)).map((i) => {
-                const o = question.options[i]!;
-                return { text: o.text, correct: o.correct === true, chosen: chosen.has(i) };
-              })
-            : [],
-        // A coding answer shows as its program, headed by the language.
-        text: typeof value === 'string' ? value : typeof value === 'object' && value !== null && !Array.isArray(value) ? `(${value.language})\n${value.source}` : null,
-        answered: given !== undefined,
-        accepted: question.type === 'short-answer' ? question.accept : [],
-        likert: question.type === 'likert' ? likertView(question, value) : null,
-        ranking:
-          question.type === 'ranking'
-            ? {
-                given: isPermutation(value, question.options.length) ? value.map((i) => question.options[i]!.text) : null,
-                key: question.key.map((id) => question.options.find((o) => o.id === id)?.text ?? id),
-              }
-            : null,
-        credit: questionCredit(question, value, review),
-        guidance: question.type === 'free-text' ? (question.guidance ?? null) : null,
-        rubric: question.type === 'free-text' ? (question.rubric ?? null) : null,
-        reviews: (given?.reviews ?? []).map((r) => ({ ...r, reviewedAt: new Date(r.reviewedAt) })),
-        settlement: given?.settlement ? { ...given.settlement, settledAt: new Date(given.settlement.settledAt) } : null,
-        review:
-          given?.reviewScore !== null && given?.reviewScore !== undefined
-            ? { score: given.reviewScore, reviewedAt: given.reviewedAt!, reviewer: given.reviewer, comment: given.reviewComment }
-            : null,
-      };
-    });
+    const questions = questionReports(content, layoutOf(attempt, content), new Map(answerRows.map((a) => [a.questionId, a])));
     const signals = await signalsOf(db, attempt.id);
     const tally = await signalTallyOf(db, attempt.id);
     const counts = tally.counts;
@@ -278,81 +203,5 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
   return reports;
 }
 
-function likertView(question: Extract<QuestionContent, { type: 'likert' }>, value: AnswerValue | undefined): QuestionReport['likert'] {
-  const labels = [...scaleLabels(question.scale)];
-  const reverse = question.reverse === true;
-  const chosen = isAnswered(question, value) ? (value as number) : null;
-  return { labels, chosen, reverse, score: chosen === null ? null : likertItemScore(labels.length, chosen, reverse) };
-}
-
 /** The fewest completed and scored attempts of one version an instance's own norm is made of. */
 export const MIN_COHORT = MIN_NORM_GROUP;
-
-export interface AttemptSummary {
-  attemptId: string;
-  assessmentId: string;
-  version: number;
-  startedAt: Date;
-  deadlineAt: Date;
-  finishedAt: Date | null;
-  endReason: string | null;
-  typingNetWpm: number | null;
-  typingAccuracy: number | null;
-  redFlag: boolean;
-  redFlagReasons: string[];
-  /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
-  dismissedKinds: DismissedKinds;
-  /** The pictures the prompts show, as PNG or JPEG for the PDF, by their stored name (`<sha256>.<ext>`). */
-  images?: Record<string, Uint8Array>;
-  /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
-  similar: (SimilarPair & { prompt: string })[];
-  signals: StoredSignal[];
-}
-
-/** A candidate's attempts in an instance, with every signal (one query for all of them) and the rules they tripped. */
-export async function attemptsOfCandidate(db: Queryable, instanceId: string, candidateId: string): Promise<AttemptSummary[]> {
-  const { rows } = await db.query<Omit<AttemptSummary, 'redFlagReasons' | 'signals'> & SignalTally>(
-    `SELECT t.id AS "attemptId", t.signal_counts AS counts, t.dismissed_kinds AS "dismissedKinds", s.slug AS "assessmentId", t.version, t.started_at AS "startedAt", t.deadline_at AS "deadlineAt",
-            t.finished_at AS "finishedAt", t.end_reason AS "endReason", t.typing_wpm::float8 AS "typingNetWpm",
-            t.typing_accuracy::float8 AS "typingAccuracy", i.red_flag AS "redFlag"
-       FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
-      WHERE i.instance_id = $1 AND i.candidate_id = $2 ORDER BY t.started_at`,
-    [instanceId, candidateId],
-  );
-  const signals = await Promise.all(rows.map((r) => signalsOf(db, r.attemptId)));
-  return rows.map((row, n) => {
-    const own = signals[n]!;
-    const dismissed: Partial<Record<SignalKind, number>> = {};
-    for (const s of own) if (s.dismissed) dismissed[s.kind] = (dismissed[s.kind] ?? 0) + 1;
-    const { counts, dismissed: _d, ...summary } = { ...row, dismissed };
-    return { ...summary, redFlagReasons: redFlagReasonsOf(countsOfTally({ counts, dismissed, dismissedKinds: row.dismissedKinds })), signals: own };
-  });
-}
-
-/** The candidate and assessment of an attempt of the instance; undefined for another instance's. */
-export async function attemptOwner(db: Queryable, instanceId: string, attemptId: string): Promise<{ candidateId: string; assessmentId: string } | undefined> {
-  if (!isUuid(attemptId)) return undefined;
-  const { rows } = await db.query<{ candidateId: string; assessmentId: string }>(
-    `SELECT i.candidate_id AS "candidateId", s.slug AS "assessmentId" FROM attempts t JOIN invitations i ON i.id = t.invitation_id JOIN assessments s ON s.id = i.assessment_id
-      WHERE t.id = $1 AND i.instance_id = $2`,
-    [attemptId, instanceId],
-  );
-  return rows[0];
-}
-
-/** Where an attempt's record stands after a review. */
-export async function attemptResult(db: Queryable, attemptId: string): Promise<{ scoreStatus: string; totalScore: number }> {
-  const { rows } = await db.query<{ scoreStatus: string; totalScore: number }>(
-    'SELECT i.score_status AS "scoreStatus", i.total_score::float8 AS "totalScore" FROM invitations i JOIN attempts t ON t.invitation_id = i.id WHERE t.id = $1',
-    [attemptId],
-  );
-  return rows[0]!;
-}
-
-/** What the counts hold beyond the stored signals, by kind (the signals a report can list). */
-export function notStoredOf(counts: Partial<Record<SignalKind, number>>, stored: { kind: string }[]): { kind: string; count: number }[] {
-  return Object.entries(counts)
-    .map(([kind, count]) => ({ kind, count: (count ?? 0) - stored.filter((s) => s.kind === kind).length }))
-    .filter((k) => k.count > 0)
-    .sort((a, b) => b.count - a.count || a.kind.localeCompare(b.kind));
-}

@@ -14,10 +14,6 @@ import { startingPoint, markStarted, setCompletion } from '../invitations/record
 import { eraseFingerprintsOfCandidate } from '../integrity/similarity.js';
 import { versionContent } from '../assessments/repository.js';
 
-// The content of the version an attempt is pinned to: the assessments module's one reader of
-// published versions, named here for the attempts module's files.
-export { versionContent };
-
 export interface Attempt {
   id: string;
   invitationId: string;

@@ -7,7 +7,8 @@ import { localize } from '../assessments/translations.js';
 import { lockInvitationOfAttempt } from '../invitations/machine.js';
 import { setTypingSpeed } from '../invitations/record.js';
 import { typingSignals } from './proctoring.js';
-import { updateCompletion, versionContent, type Attempt } from './repository.js';
+import { updateCompletion, type Attempt } from './repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { recordSignalIn } from './signals.js';
 import { CHARACTERS_PER_WORD, measureTyping } from './typing.js';
 

@@ -3,7 +3,7 @@
 // and storage limitation (a per-instance retention period enforced by a periodic sweep).
 import { randomUUID } from 'node:crypto';
 import { runCommand, systemRequest, type CommandContext } from '../../domain/command.js';
-import { systemClock, type Clock } from '../../domain/clock.js';
+import type { Clock } from '../../domain/clock.js';
 import { audit } from '../audit/audit.js';
 import { forgetExpiredRevocations } from '../reports/links.js';
 import { readdir, readFile, rm } from 'node:fs/promises';
@@ -132,8 +132,8 @@ export async function deleteMailTo(mailDir: string, email: string): Promise<numb
  * each, audited as actor `retention-sweep`. Several nodes may sweep at once: each candidate is
  * claimed with FOR UPDATE SKIP LOCKED. Returns how many were erased.
  */
-export async function sweepRetention(deps: PrivacyDeps & { now?: Clock; limit?: number }): Promise<number> {
-  const now = deps.now ?? systemClock;
+export async function sweepRetention(deps: PrivacyDeps & { now: Clock; limit?: number }): Promise<number> {
+  const { now } = deps;
   const limit = deps.limit ?? 100;
   let erased = 0;
   while (erased < limit) {
@@ -154,7 +154,7 @@ export async function sweepRetention(deps: PrivacyDeps & { now?: Clock; limit?: 
 }
 
 /** Runs the retention sweep every `everyMs`; returns a stop function that waits for a running sweep. */
-export function retentionJob(deps: PrivacyDeps & { now?: Clock }, everyMs: number, log: FastifyBaseLogger): Job {
+export function retentionJob(deps: PrivacyDeps & { now: Clock }, everyMs: number, log: FastifyBaseLogger): Job {
   return {
     name: 'retention-sweep',
     everyMs,
@@ -162,7 +162,7 @@ export function retentionJob(deps: PrivacyDeps & { now?: Clock }, everyMs: numbe
       const erased = await sweepRetention(deps);
       if (erased > 0) log.info({ erased }, 'erased candidates whose retention period ended');
       // Revocations of report links that have expired anyway need not be kept either.
-      await forgetExpiredRevocations(deps.db, (deps.now ?? systemClock)());
+      await forgetExpiredRevocations(deps.db, deps.now());
       return erased;
     },
   };

@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.js';
 import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
-import { attemptResult } from '../attempts/report.js';
+import { attemptResult } from '../attempts/attempt-lookups.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
 import { submitReview } from './commands.js';

@@ -5,7 +5,7 @@
 import type { Queryable } from '../../db/database.js';
 import type { RubricContent } from '../assessments/content-schema.js';
 import { REVIEW_CURRENT } from '../attempts/completion.js';
-import { versionContent } from '../attempts/repository.js';
+import { versionContent } from '../assessments/repository.js';
 import type { RubricChoice } from './rubric.js';
 import { isUuid } from '../../domain/ids.js';
 

@@ -5,7 +5,7 @@
 import type { CommandContext } from '../../domain/command.js';
 import { DomainError, conflict, forbidden, invalidInput } from '../../domain/errors.js';
 import { webcamOf } from '../assessments/content-schema.js';
-import { versionContent } from '../attempts/repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { audit } from '../audit/audit.js';
 import { acceptSnapshot } from './image.js';
 import { WEBCAM_CHOICES, consentOf, insertConsent, insertSnapshot, markCameraUnavailable, snapshotTally, type WebcamChoice, type WebcamConsent } from './repository.js';

@@ -4,7 +4,7 @@
 // instance check), the data export; and the erasure, which deletes the images.
 import type { Queryable } from '../../db/database.js';
 import { webcamOf } from '../assessments/content-schema.js';
-import { versionContent } from '../attempts/repository.js';
+import { versionContent } from '../assessments/repository.js';
 import { isUuid } from '../../domain/ids.js';
 
 export type WebcamChoice = 'agreed' | 'declined';

@@ -8,12 +8,13 @@ import type { Job } from '../../jobs/runner.js';
 import { postWebhook, type PostOutcome } from './post.js';
 import { claimDue, recordAttempt, releaseClaims, type DueDelivery } from './repository.js';
 import { webhookHeaders } from './signing.js';
-import { systemClock, wallMs } from '../../domain/clock.js';
+import { wallMs, type Clock } from '../../domain/clock.js';
 
 export interface WebhookWorkerOptions {
   db: Database;
   log: Pick<FastifyBaseLogger, 'warn' | 'error'>;
-  clock?: () => Date;
+  /** The app's clock: when a delivery is due, and the time of each attempt recorded. */
+  clock: Clock;
   /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: let endpoints resolve to loopback or private addresses. */
   allowPrivate: boolean;
   /** How often to look for due deliveries, in ms (default 1000). */
@@ -31,7 +32,7 @@ export interface WebhookWorkerOptions {
 export type WebhookJob = Job & { settle(): Promise<void> };
 
 export function webhookJob(options: WebhookWorkerOptions): WebhookJob {
-  const clock = options.clock ?? systemClock;
+  const { clock } = options;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const maxInFlight = options.maxInFlight ?? 64;
   const perEndpoint = options.perEndpoint ?? 8;

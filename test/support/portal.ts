@@ -1,0 +1,81 @@
+// A candidate as the suites drive one: invited through the API, and signed in to the portal with
+// the invite's link as a browser is (the session cookie, the page's form token), with requests
+// that carry both. One helper for every suite that needs a candidate in the portal.
+import assert from 'node:assert/strict';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+
+/** What the helpers need of a test's app: requests sent through it. */
+export type Requester = { request(options: InjectOptions): Promise<LightMyRequestResponse> };
+
+const FORM = 'application/x-www-form-urlencoded';
+
+/** Who is invited: an address, a name (made up when not given) and any other field of the invite (language, extraTimePercent, …). */
+export type Invitee = { email: string; firstName?: string; lastName?: string } & Record<string, unknown>;
+
+/** The first row /v1/invite answers. */
+export type Invited = { candidateId: string; link: string } & Record<string, unknown>;
+
+/** Invites `person` to `assessments` through the API (`query` appended to its URL); the invite must be answered 200. */
+export async function invite(ctx: Requester, t: { instance: string; key: string }, person: Invitee, assessments: string[], query = ''): Promise<Invited> {
+  const invited = await ctx.request({
+    method: 'POST',
+    url: `/v1/invite${query}`,
+    headers: { 'x-api-key': t.key, instance: t.instance },
+    payload: { firstName: 'Test', lastName: 'Candidate', ...person, assessments },
+  });
+  assert.equal(invited.statusCode, 200, invited.body);
+  return (invited.json() as Invited[])[0]!;
+}
+
+/** A browser signed in to the portal. */
+export interface PortalBrowser {
+  cookie: string;
+  /** The form token of the assessment's page ('' when the page has no form). */
+  csrf: string;
+  /** The assessment's page as it first opened. */
+  intro: LightMyRequestResponse;
+  get(url: string, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** A form post with the token, as the pages' forms send it (fields in order when given as pairs). */
+  form(url: string, fields?: Record<string, string> | [string, string][]): Promise<LightMyRequestResponse>;
+  /** An answer saved through the portal's API, as portal.js saves it. */
+  save(question: string, value: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
+  /** A JSON post to the portal's API with the token. */
+  post(url: string, payload: unknown): Promise<LightMyRequestResponse>;
+}
+
+/** Opens the portal with a sign-in link and the assessment `slug`'s page, as a browser does. */
+export async function openPortal(ctx: Requester, link: string, slug: string): Promise<PortalBrowser> {
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
+  assert.equal(opened.statusCode, 200, opened.body);
+  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const get = (url: string, headers: Record<string, string> = {}) => ctx.request({ method: 'GET', url, headers: { cookie, ...headers } });
+  const intro = await get(`/portal/a/${slug}`);
+  const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)?.[1] ?? '';
+  return {
+    cookie,
+    csrf,
+    intro,
+    get,
+    form: (url, fields = {}) =>
+      ctx.request({
+        method: 'POST',
+        url,
+        headers: { cookie, 'content-type': FORM },
+        payload: new URLSearchParams([['_csrf', csrf], ...(Array.isArray(fields) ? fields : Object.entries(fields))]).toString(),
+      }),
+    save: (question, value, headers = {}) =>
+      ctx.request({
+        method: 'PUT',
+        url: `/portal/api/a/${slug}/answers/${question}`,
+        headers: { cookie, 'x-csrf-token': csrf, ...headers },
+        payload: { value } as InjectOptions['payload'],
+      }),
+    post: (url, payload) => ctx.request({ method: 'POST', url, headers: { cookie, 'x-csrf-token': csrf }, payload: payload as InjectOptions['payload'] }),
+  };
+}
+
+/** A person invited to `assessments` and signed in to the portal at the first one. */
+export async function candidate(ctx: Requester, t: { instance: string; key: string }, person: Invitee, assessments: string[]): Promise<Invited & PortalBrowser> {
+  const invited = await invite(ctx, t, person, assessments);
+  return { ...invited, ...(await openPortal(ctx, invited.link, assessments[0]!)) };
+}
