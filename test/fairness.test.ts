@@ -7,6 +7,7 @@ import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, type TestContext } from './harness.js';
 import { passwordChosen } from './support/console.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -98,16 +99,7 @@ const optionValues = (page: LightMyRequestResponse) => [...page.body.matchAll(/n
 describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => {
   let instance: string;
   let key: string;
-  const invite = async (email: string) => {
-    const response = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email, firstName: 'Fay', lastName: 'Ayre', assessments: ['fair'] },
-    });
-    assert.equal(response.statusCode, 200, response.body);
-    return response.json()[0] as { candidateId: string; link: string };
-  };
+  const invite = (email: string) => inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Fay', lastName: 'Ayre' }, ['fair']);
   const attemptRow = async (candidateId: string) =>
     (
       await ctx().db.query<{ id: string; seed: number; layout: { questions: string[]; options: Record<string, number[]> } }>(

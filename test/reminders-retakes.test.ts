@@ -6,6 +6,7 @@ import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { takeAssessment } from './support/take.js';
 import { movingClock } from './support/clock.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 
 const time = movingClock();
 const clock = time.now;
@@ -16,16 +17,8 @@ describeEachStore(
   (ctx) => {
     let instance: string;
     let key: string;
-    const invite = async (email: string, extra: Record<string, unknown> = {}, assessments = ['alpha']) => {
-      const response = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Noa', lastName: 'Berg', assessments, ...extra },
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      return response.json()[0] as { candidateId: string; link: string };
-    };
+    const invite = (email: string, extra: Record<string, unknown> = {}, assessments = ['alpha']) =>
+      inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Noa', lastName: 'Berg', ...extra }, assessments);
     const deliveries = async (candidateId: string) =>
       (await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM deliveries WHERE candidate_id = $1', [candidateId])).rows[0]!.n;
     const events = async (candidateId: string, type: string) =>

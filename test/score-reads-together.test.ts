@@ -8,6 +8,7 @@ import type { Database, Queryable } from '../src/db/database.js';
 import { MOST_READS_PER_STATEMENT, ScoreReads } from '../src/modules/scores/candidate-reads.js';
 import { candidatePages, firstPageStored } from '../src/modules/scores/repository.js';
 import { ADMIN_TOKEN, describeEachStore, sampleAssessment } from './harness.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 
 /** The score reads' statements run through `db`, by their name (`/* score_… *\/`), recorded in `names`. */
 function counting(db: Database, names: string[]): Queryable {
@@ -35,16 +36,8 @@ describeEachStore('score reads gathered per turn', (ctx) => {
   const ofB: string[] = [];
 
   const instanceId = async (name: string) => (await ctx().db.query<{ id: string }>('SELECT id FROM instances WHERE name = $1', [name])).rows[0]!.id;
-  const invite = async (instance: { name: string; key: string }, email: string, assessments: string[]) => {
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': instance.key, instance: instance.name },
-      payload: { email, firstName: 'Ada', lastName: 'Together', assessments },
-    });
-    assert.equal(invited.statusCode, 200, invited.body);
-    return invited.json()[0].candidateId as string;
-  };
+  const invite = async (instance: { name: string; key: string }, email: string, assessments: string[]) =>
+    (await inviteThroughApi(ctx(), { instance: instance.name, key: instance.key }, { email, firstName: 'Ada', lastName: 'Together' }, assessments)).candidateId;
   /** What a read answers alone, by the statement a lone read runs. */
   const alone = async (instance: string, candidateId: string) => (await candidatePages(ctx().db, [{ instanceId: instance, candidateId }]))[0];
 

@@ -8,6 +8,7 @@ import { recordJson } from '../src/modules/scores/schema.js';
 import type { InvitationRow } from '../src/modules/scores/format.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { takeAssessment } from './support/take.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 
 describeEachStore('score records kept ready', (ctx) => {
   let instance: string;
@@ -25,16 +26,8 @@ describeEachStore('score records kept ready', (ctx) => {
     ).rows.map((row) => recordJson(row));
 
   /** Invites a person to alpha; their candidate id. */
-  const invite = async (email: string, firstName: string, lastName: string): Promise<string> => {
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email, firstName, lastName, assessments: ['alpha'] },
-    });
-    assert.equal(invited.statusCode, 200, invited.body);
-    return invited.json()[0].candidateId;
-  };
+  const invite = async (email: string, firstName: string, lastName: string): Promise<string> =>
+    (await inviteThroughApi(ctx(), { instance, key }, { email, firstName, lastName }, ['alpha'])).candidateId;
 
   /** After a change: the record was cleared, the read is the formatter's, and the refilled text is the same bytes. */
   async function check(state: string) {

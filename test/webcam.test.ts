@@ -11,9 +11,9 @@ import sharp from 'sharp';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
 import { frozenClock } from './support/clock.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { candidate as portalCandidate } from './support/portal.js';
 import { sweepRetention } from '../src/modules/privacy/service.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 const DAY = 24 * 60 * 60 * 1000;
 const clock = frozenClock();
 
@@ -29,43 +29,23 @@ const webcamAssessment = (id: string, setting = '  webcam:\n    intervalSeconds:
 
 /** A candidate in the portal: their session, and helpers for its pages and posts. */
 async function candidate(ctx: TestContext, instance: string, key: string, email: string, assessments: string[], extra: Record<string, unknown> = {}) {
-  const invited = await ctx.request({
-    method: 'POST',
-    url: '/v1/invite',
-    headers: { 'x-api-key': key, instance },
-    payload: { email, firstName: 'Cam', lastName: 'Tester', assessments, ...extra },
-  });
-  assert.equal(invited.statusCode, 200, invited.body);
-  const [first] = invited.json() as { candidateId: string; link: string }[];
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: first!.link.split('sessionToken=')[1] } });
-  assert.equal(opened.statusCode, 200, opened.body);
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const intro = await ctx.request({ method: 'GET', url: `/portal/a/${assessments[0]}`, headers: { cookie } });
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
+  const c = await portalCandidate(ctx, { instance, key }, { email, firstName: 'Cam', lastName: 'Tester', ...extra }, assessments);
   const slug = assessments[0]!;
   return {
-    id: first!.candidateId,
-    cookie,
-    csrf,
-    page: (url = `/portal/a/${slug}`, headers: Record<string, string> = {}) => ctx.request({ method: 'GET', url, headers: { cookie, ...headers } }),
-    start: (fields: Record<string, string> = {}) =>
-      ctx.request({
-        method: 'POST',
-        url: `/portal/a/${slug}/start`,
-        headers: { cookie, 'content-type': FORM },
-        payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-      }),
-    submit: () =>
-      ctx.request({ method: 'POST', url: `/portal/a/${slug}/submit`, headers: { cookie, 'content-type': FORM }, payload: new URLSearchParams({ _csrf: csrf }).toString() }),
+    id: c.candidateId,
+    cookie: c.cookie,
+    csrf: c.csrf,
+    page: (url = `/portal/a/${slug}`, headers: Record<string, string> = {}) => c.get(url, headers),
+    start: (fields: Record<string, string> = {}) => c.form(`/portal/a/${slug}/start`, fields),
+    submit: () => c.form(`/portal/a/${slug}/submit`),
     upload: (body: Buffer, headers: Record<string, string> = {}) =>
       ctx.request({
         method: 'POST',
         url: `/portal/api/a/${slug}/webcam/snapshots`,
-        headers: { cookie, 'x-csrf-token': csrf, 'content-type': 'image/jpeg', ...headers },
+        headers: { cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'image/jpeg', ...headers },
         payload: body,
       }),
-    unavailable: (detail: string) =>
-      ctx.request({ method: 'POST', url: `/portal/api/a/${slug}/webcam/unavailable`, headers: { cookie, 'x-csrf-token': csrf }, payload: { detail } }),
+    unavailable: (detail: string) => c.post(`/portal/api/a/${slug}/webcam/unavailable`, { detail }),
   };
 }
 type Candidate = Awaited<ReturnType<typeof candidate>>;
