@@ -8,9 +8,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_TOKEN } from './harness.js';
-import { passwordChosen } from './support/console.js';
-import { accessible, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './support/demo-browser.js';
+import { accessible, consoleSignIn, demoUser, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './support/demo-browser.js';
 
 const present = haveBrowser('editor browser test');
 
@@ -66,14 +64,7 @@ describe('assessment editor in Chromium', { skip: !present && 'no Chromium' }, (
   before(async () => {
     demo = await startDemo({ mailDir: 'editor-mail' });
     base = demo.base;
-    const made = await demo.app.inject({
-      method: 'POST',
-      url: '/admin/v1/users',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { email: 'mia.manager@example.com', role: 'manager', instances: ['demo'] },
-    });
-    password = made.json().password;
-    await passwordChosen({ db: demo.db }, 'mia.manager@example.com');
+    password = await demoUser(demo, 'mia.manager@example.com');
   });
 
   after(async () => {
@@ -93,11 +84,7 @@ describe('assessment editor in Chromium', { skip: !present && 'no Chromium' }, (
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    await page.goto(`${base}/console/`);
-    await page.getByLabel('E-mail').fill('mia.manager@example.com');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview of demo' }).waitFor();
+    await consoleSignIn(page, base, 'mia.manager@example.com', password);
 
     await page.goto(`${base}/console/assessments?instance=demo`);
     await page.getByRole('link', { name: 'Write a new assessment in the editor' }).click();
@@ -152,11 +139,7 @@ describe('assessment editor in Chromium', { skip: !present && 'no Chromium' }, (
   it('works as a plain form without JavaScript', async () => {
     const context = await demo.browser.newContext({ viewport: { width: 1280, height: 900 }, javaScriptEnabled: false });
     const page = await context.newPage();
-    await page.goto(`${base}/console/`);
-    await page.getByLabel('E-mail').fill('mia.manager@example.com');
-    await page.getByLabel('Password').fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Overview of demo' }).waitFor();
+    await consoleSignIn(page, base, 'mia.manager@example.com', password);
     await page.goto(`${base}/console/assessments/support-basics/edit?instance=demo`);
     const source = page.getByLabel('Content (YAML)');
     await source.fill((await source.inputValue()).replace('name: Support basics', 'name: Support basics II'));

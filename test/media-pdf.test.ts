@@ -20,7 +20,8 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
     const instance = await ctx().instance('media-pdf');
     const yaml = sampleAssessment('alpha').replace(
       'prompt: What is 2 + 2?',
-      () => 'prompt: "Look: ![A green square](square.png) and $E = mc^2$.\\n\\n$$x = \\\\frac{-b \\\\pm \\\\sqrt{b^2-4ac}}{2a}$$\\n\\nWhat is 2 + 2?"',
+      () =>
+        'prompt: "Look: ![A green square](square.png) and $E = mc^2$, $\\\\frac{a}{b} + \\\\sqrt{x}$.\\n\\n$$x = \\\\frac{-b \\\\pm \\\\sqrt{b^2-4ac}}{2a}$$\\n\\nWhat is 2 + 2?"',
     );
     const square = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#2a6' } })
       .png()
@@ -55,7 +56,8 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
     const formula = images.find((line) => /\s960\s+\d+\s/.test(line));
     assert.ok(formula, `the formula is drawn in the PDF:\n${images.join('\n')}`);
     const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
-    assert.match(text, /Look: and E = mc\^2\./);
+    assert.match(text, /Look: and E = mc\^2, a\/b \+ √x\./);
+    assert.doesNotMatch(text, /\\/, 'an inline formula is printed as text a person reads, not as its TeX');
     assert.match(text, /What is 2 \+ 2\?/);
     assert.doesNotMatch(text, /frac|sqrt|b\^2-4ac/, 'the block formula is not flattened to its TeX');
     // Drawn, it has ink: its transparency mask, read back, is opaque where the strokes are and only there.

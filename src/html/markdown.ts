@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import MarkdownIt from 'markdown-it';
 import { html, trustedHtml, type SafeHtml } from './html.js';
-import { sanitiseMathml, texToMathml } from './math.js';
+import { mathmlReadable, sanitiseMathml, texToMathml } from './math.js';
 
 const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
 /** A stored media file as published content names it (see modules/assessments/media-store.ts). */
@@ -187,7 +187,8 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
           }
           return `[${/\.(mp3|ogg|wav)$/.test(src) ? 'Audio' : /\.(mp4|webm)$/.test(src) ? 'Video' : 'Image'}: ${alt}]`;
         }
-        if (c.type === 'math_tex') return c.content;
+        // An inline formula is printed as text a person reads (a^2, a/b, √x), never as its TeX.
+        if (c.type === 'math_tex') return texReadable(c.content);
         if (c.type === 'math_mathml') return mathmlText(c.content);
         return '';
       })
@@ -282,4 +283,13 @@ function displayFormula(token: { children: { type: string; content: string; meta
   else return undefined;
   const file = `formula-${createHash('sha256').update(JSON.stringify(formula)).digest('hex')}.png`;
   return { kind: 'image', file, alt: 'tex' in formula ? formula.tex : mathmlText(formula.mathml), formula };
+}
+
+/** Inline TeX as readable text (mathmlReadable); TeX that does not convert is printed as written. */
+function texReadable(tex: string): string {
+  try {
+    return mathmlReadable(texToMathml(tex, false)) || tex;
+  } catch {
+    return tex;
+  }
 }

@@ -13,6 +13,7 @@ import { createFileMailer } from '../../src/modules/mail/mailer.js';
 import { importCatalogue } from '../../src/seed.js';
 import { createInstance, type InstanceSettings } from '../../src/modules/tenants/repository.js';
 import { ADMIN_TOKEN } from '../harness.js';
+import { passwordChosen } from './console.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
@@ -137,4 +138,26 @@ export async function tabTo(page: Page, matches: string, limit = 60): Promise<vo
     if (await page.evaluate((selector) => document.activeElement?.matches(selector) ?? false, matches)) return;
   }
   assert.fail(`Tab never reached ${matches}`);
+}
+
+/** A console user of the demo instance made through the admin API, password already chosen; returns the password. */
+export async function demoUser(demo: DemoBrowser, email: string, role = 'manager'): Promise<string> {
+  const made = await demo.app.inject({
+    method: 'POST',
+    url: '/admin/v1/users',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    payload: { email, role, instances: ['demo'] },
+  });
+  assert.equal(made.statusCode, 201, made.body);
+  await passwordChosen({ db: demo.db }, email);
+  return made.json().password as string;
+}
+
+/** Signs in to the console as a person would, and waits for the overview of demo. */
+export async function consoleSignIn(page: Page, base: string, email: string, password: string): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview of demo' }).waitFor();
 }

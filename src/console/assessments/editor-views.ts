@@ -5,7 +5,10 @@ import { html, type SafeHtml } from '../../html/html.js';
 import type { AssessmentContent } from '../../modules/assessments/content-schema.js';
 import type { ContentError } from '../../modules/assessments/content.js';
 import type { DiffLine } from '../../modules/assessments/diff.js';
-import type { ContentSummary, Draft, VersionEntry } from '../../modules/assessments/drafts.js';
+import type { ContentSummary, Draft, UploadedMedia, VersionEntry } from '../../modules/assessments/drafts.js';
+import { optionText } from '../../html/markdown.js';
+import { IMAGE_MAX_PIXELS, MEDIA_MAX_BYTES, MEDIA_TYPES, type MediaExtension } from '../../modules/assessments/media.js';
+import { fieldError } from '../components.js';
 import { when } from '../format.js';
 import { head } from '../layout.js';
 import { DRAFT_MAX_BYTES } from '../../modules/assessments/drafts.js';
@@ -54,6 +57,63 @@ export interface EditorState {
   warnings?: ContentError[];
   summary?: ContentSummary;
   notice?: string;
+  media: EditorMedia;
+}
+
+/** The media panel of the editor: the file just uploaded (or why not), and the stored files the text names. */
+export interface EditorMedia {
+  uploaded?: UploadedMedia;
+  errors?: { name: string; detail: string }[];
+  files: { text: string; sha256: string; extension: MediaExtension }[];
+}
+
+const MB = 1024 * 1024;
+const ACCEPT = Object.entries(MEDIA_TYPES)
+  .flatMap(([extension, type]) => [`.${extension}`, type.contentType])
+  .concat('.jpeg')
+  .join(',');
+
+/** The upload's fields, inside the editor's form (its button posts the form as multipart, the text with it, unsaved). */
+function mediaFields(m: EditorMedia): SafeHtml {
+  const invalid = (name: string) => (m.errors ?? []).some((e) => e.name === name);
+  const describedBy = (name: string) => `media-help${invalid(name) ? ` media-${name}-error` : ''}`;
+  return html`<fieldset class="editor-media" id="editor-media">
+<legend>Add a picture, sound or video</legend>
+<p class="hint" id="media-help">Pictures: PNG, JPEG, WebP, GIF or SVG, at most ${MEDIA_MAX_BYTES.image / MB} MB and ${IMAGE_MAX_PIXELS.toLocaleString('en')} pixels. Sound: MP3, OGG or WAV, at most ${MEDIA_MAX_BYTES.audio / MB} MB. Video: MP4 or WebM, at most ${MEDIA_MAX_BYTES.video / MB} MB. Uploading stores the file and keeps the text above as it is (not saved); then paste the reference it gives into a prompt, an option, a passage or guidance.</p>
+${m.errors && m.errors.length > 0 && html`<p class="error" role="alert" id="media-errors">The file was not uploaded; nothing changed.</p>`}
+<div class="field"><label for="media-file">File</label>
+<input type="file" id="media-file" name="file" accept="${ACCEPT}" aria-describedby="${describedBy('file')}"${invalid('file') && html` aria-invalid="true"`}>
+${fieldError(m.errors, 'file', 'media-file-error')}</div>
+<div class="field"><label for="media-text">Alternative text (a picture) or transcript (a sound, a video)</label>
+<textarea id="media-text" name="text" rows="2" aria-describedby="${describedBy('text')}"${invalid('text') && html` aria-invalid="true"`}></textarea>
+${fieldError(m.errors, 'text', 'media-text-error')}</div>
+<button type="submit" name="action" value="upload" formaction="/console/assessments/media" formenctype="multipart/form-data">Upload</button>
+${
+  m.uploaded &&
+  html`<div class="media-uploaded" role="status"><p class="info">Uploaded. Paste this reference where it should show (in YAML, after other text or in a block such as <code>prompt: |</code>, as a line that starts with <code>!</code> means something else to YAML):</p>
+<label for="media-reference">Reference to paste</label>
+<textarea id="media-reference" class="media-reference" rows="3" readonly>${m.uploaded.reference}</textarea>
+<div class="media-preview">${optionText(m.uploaded.reference)}</div></div>`
+}
+</fieldset>`;
+}
+
+/** The stored files the text names, each with its preview and its reference. */
+function mediaList(m: EditorMedia): SafeHtml {
+  return html`<section class="panel editor-media-list" aria-labelledby="media-title">
+<h2 id="media-title">Media</h2>
+${
+  m.files.length === 0
+    ? html`<p class="hint">The text names no stored picture, sound or video yet.</p>`
+    : html`<p class="hint">${m.files.length} file${m.files.length === 1 ? '' : 's'} named in the text above, as candidates see ${m.files.length === 1 ? 'it' : 'them'}.</p>
+<ul class="media-files">${m.files.map(
+        (f) =>
+          html`<li><div class="media-preview">${optionText(`![${f.text}](media:${f.sha256}.${f.extension})`)}</div>
+<p><span class="hint">${MEDIA_TYPES[f.extension].kind === 'image' ? 'Alternative text' : 'Transcript or description'}:</span> ${f.text || html`<strong class="error">none</strong>`}</p>
+<p><code class="media-reference">media:${f.sha256}.${f.extension}</code></p></li>`,
+      )}</ul>`
+}
+</section>`;
 }
 
 export const errorLine = (e: { line?: number; column?: number; path: string; message: string }) =>
@@ -137,12 +197,14 @@ ${
 <button type="submit" name="action" value="publish" class="primary">Publish</button>
 ${s.draft && html`<button type="submit" name="action" value="discard" class="danger">Discard draft</button>`}
 </div>
+${mediaFields(s.media)}
 </form>
 <aside class="editor-side" aria-label="Check and outline">
 <section aria-labelledby="check-title"><h2 id="check-title">Check</h2><div id="editor-check" aria-live="polite">${checkPanel(s.errors, s.warnings)}</div></section>
 <section aria-labelledby="outline-title"><h2 id="outline-title">Outline</h2><div id="editor-outline">${outlinePanel(s.summary)}</div></section>
 </aside>
 </div>
+${mediaList(s.media)}
 <section class="panel preview-panel" aria-labelledby="preview-title">
 <h2 id="preview-title">Preview</h2>
 <p class="hint">As a candidate sees it. Press Preview to show the text above (with JavaScript it follows as you type).</p>

@@ -23,15 +23,18 @@ import {
   listVersions,
   publishDraft,
   saveDraft,
+  uploadMedia,
   validateDraft,
   type ContentSummary,
   type DraftTarget,
   type VersionEntry,
 } from '../../modules/assessments/drafts.js';
+import { MEDIA_MAX_BYTES } from '../../modules/assessments/media.js';
+import { storedReferences } from '../../modules/assessments/media-store.js';
 import { assessmentUuid, currentContent, versionContent } from '../../modules/assessments/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import type { Permission } from '../context.js';
-import { NEW_TEMPLATE, checkPanel, editorBody, outlinePanel, previewFrame, versionsBody } from './editor-views.js';
+import { NEW_TEMPLATE, checkPanel, editorBody, outlinePanel, previewFrame, versionsBody, type EditorMedia } from './editor-views.js';
 
 export { NEW_TEMPLATE };
 
@@ -82,7 +85,7 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
     reply: FastifyReply,
     instance: Instance,
     id: string | null,
-    given?: { source: string; errors: ContentError[] },
+    given?: { source: string; errors?: ContentError[]; media?: Omit<EditorMedia, 'files'> },
     notice?: string,
   ) {
     const target = await targetOf(instance, id);
@@ -100,7 +103,7 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
     let errors = given?.errors;
     let warnings: ContentError[] | undefined;
     let summary: ContentSummary | undefined;
-    if (!given) {
+    if (!errors) {
       // The page opens with the text checked, so that the check panel is right without JavaScript too.
       try {
         const check = await runCommand(db, commandRequest(request, deps.now()), (ctx) => validateDraft(ctx, { ...target, source }), 'assessment_draft_check');
@@ -123,9 +126,17 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
       warnings,
       summary,
       notice,
+      media: { ...given?.media, files: mediaFiles(source, given?.media?.uploaded) },
     });
-    return deps.render(request, reply, instance, target.assessment === null ? 'New assessment' : `Edit ${name}`, body, given ? 400 : 200);
+    const refused = given?.errors !== undefined || (given?.media?.errors?.length ?? 0) > 0;
+    return deps.render(request, reply, instance, target.assessment === null ? 'New assessment' : `Edit ${name}`, body, refused ? 400 : 200);
   }
+
+  /** The stored files the text names, the one just uploaded first. */
+  const mediaFiles = (source: string, uploaded?: EditorMedia['uploaded']): EditorMedia['files'] => {
+    const named = storedReferences(source);
+    return uploaded && !named.some((f) => f.sha256 === uploaded.sha256) ? [uploaded, ...named] : named;
+  };
 
   const NOTICES: Record<string, string> = {
     saved: 'Draft saved. Candidates do not see it until it is published.',
@@ -187,6 +198,40 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
   scope.post<{ Body: Record<string, string | undefined> }>('/console/assessments/new', framesPreview, async (request, reply) => editorPost(request, reply, null));
   scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/assessments/:id/edit', framesPreview, async (request, reply) =>
     editorPost(request, reply, request.params.id),
+  );
+
+  // A picture, sound or video uploaded from the editor's form (its Upload button posts the whole form
+  // as multipart): stored by the module's command, then the editor again with the text as it was
+  // (unsaved) and the reference to paste, or the refusal beside its field and nothing stored.
+  scope.post<{ Body: Record<string, unknown> }>(
+    '/console/assessments/media',
+    {
+      ...framesPreview,
+      // The file is read up to one byte past the largest a file may be, so that a larger one is told its size.
+      config: { multipartOptions: { limits: { fileSize: MEDIA_MAX_BYTES.video + 1, files: 1, fields: 10, fieldSize: DRAFT_MAX_BYTES * 4 }, throwFileSizeLimit: false } as never },
+      bodyLimit: MEDIA_MAX_BYTES.video + DRAFT_MAX_BYTES * 4 + 64 * 1024,
+    },
+    async (request, reply) => {
+      const body = request.body ?? {};
+      const instance = deps.instanceOf(request, body.instance, 'manage');
+      const id = typeof body.assessment === 'string' && body.assessment !== '' ? body.assessment : null;
+      const target = await targetOf(instance, id);
+      const file = body.file as { bytes?: unknown; filename?: unknown } | undefined;
+      const text = typeof body.source === 'string' ? body.source : '';
+      const source = Buffer.byteLength(text, 'utf8') <= DRAFT_MAX_BYTES ? text : '';
+      try {
+        const uploaded = await runCommand(
+          db,
+          commandRequest(request, deps.now()),
+          (ctx) => uploadMedia(ctx, { ...target, fileName: file?.filename, bytes: file?.bytes, text: body.text }),
+          'assessment_media_upload',
+        );
+        return editorPage(request, reply, instance, id, { source, media: { uploaded } });
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'invalid' || !error.fields) throw error;
+        return editorPage(request, reply, instance, id, { source, media: { errors: error.fields.map((f) => ({ name: f.name, detail: f.detail })) } });
+      }
+    },
   );
 
   /** The text of a validate or preview request, checked as publishing would (reviewers refused). */

@@ -11,6 +11,8 @@ import { actorName, audit } from '../audit/audit.js';
 import { publishContent, refusedContent, type AssessmentInstance } from './commands.js';
 import { parseAssessment, type ContentError } from './content.js';
 import { questionCount, type AssessmentContent } from './content-schema.js';
+import { MediaError, MEDIA_TYPES, acceptMedia, type MediaExtension, type MediaKind } from './media.js';
+import { storeMediaFile } from './media-store.js';
 import { assessmentUuid, currentContent, type ImportResult } from './repository.js';
 
 /** The most a draft may hold: the importer's own limit. */
@@ -183,6 +185,61 @@ export async function publishDraft(ctx: CommandContext, input: DraftTarget & { s
   await deleteDraft(ctx.tx, input.instance.id, uuid, by);
   await audit(ctx, 'assessment.draft.publish', `${input.instance.name}/${check.content.id}/${result.version}`);
   return result;
+}
+
+/** The longest alternative text, transcript or description of an uploaded file. */
+export const MEDIA_TEXT_MAX = 2000;
+
+export interface UploadedMedia {
+  /** What the author writes in the content's Markdown to show it: `![text](media:<sha256>.<ext>)`. */
+  reference: string;
+  sha256: string;
+  extension: MediaExtension;
+  kind: MediaKind;
+  text: string;
+}
+
+/**
+ * Stores a media file uploaded in the editor, checked and re-encoded as publishing checks the files
+ * beside imported content (acceptMedia), with the text its reference needs: the alternative text
+ * of an image, the transcript or description of audio and video. Nothing is published: the draft
+ * names the file by the reference returned, and publishing records it as the version's.
+ */
+export async function uploadMedia(ctx: CommandContext, input: DraftTarget & { fileName: unknown; bytes: unknown; text: unknown }): Promise<UploadedMedia> {
+  editorOf(ctx.actor);
+  await targetUuid(ctx.tx, input);
+  const fields: { in: 'body'; name: string; detail: string }[] = [];
+  // One line: the text is written between the brackets of the reference (line breaks become spaces).
+  const text = typeof input.text === 'string' ? input.text.replace(/\s+/g, ' ').trim() : '';
+  const fileName = (typeof input.fileName === 'string' ? input.fileName.split(/[\\/]/).pop()! : '').slice(0, 120) || 'the file';
+  let media;
+  if (!(input.bytes instanceof Uint8Array) || input.bytes.length === 0) fields.push({ in: 'body', name: 'file', detail: 'choose a picture, a sound or a video to upload' });
+  else {
+    try {
+      media = await acceptMedia(fileName, input.bytes);
+    } catch (error) {
+      if (!(error instanceof MediaError)) throw error;
+      fields.push({ in: 'body', name: 'file', detail: error.message });
+    }
+  }
+  const kind = media?.kind;
+  if (text === '')
+    fields.push({
+      in: 'body',
+      name: 'text',
+      detail:
+        kind === 'image'
+          ? 'is required for a picture: write what it shows, for candidates who cannot see it'
+          : kind
+            ? `is required for ${kind === 'audio' ? 'a sound' : 'a video'}: write its transcript or a description, for candidates who cannot hear it`
+            : 'is required: the alternative text of a picture, the transcript or description of a sound or video',
+    });
+  else if (text.length > MEDIA_TEXT_MAX) fields.push({ in: 'body', name: 'text', detail: `is ${text.length} characters; it may be at most ${MEDIA_TEXT_MAX}` });
+  else if (text.includes(']')) fields.push({ in: 'body', name: 'text', detail: 'must not contain "]": it is written between the brackets of the reference' });
+  if (fields.length > 0 || !media) throw invalidInput(fields);
+  await storeMediaFile(ctx.tx, media, ctx.now);
+  await audit(ctx, 'assessment.media.upload', `${input.instance.name}/${input.assessment ?? '(new)'}/${media.sha256}.${media.extension}`);
+  return { reference: `![${text}](media:${media.sha256}.${media.extension})`, sha256: media.sha256, extension: media.extension, kind: MEDIA_TYPES[media.extension].kind, text };
 }
 
 /** Two contents are the same whatever the order of their fields (a stored version's is the database's). */

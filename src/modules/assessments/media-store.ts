@@ -170,13 +170,7 @@ function missingText(kind: string, name: string): string {
 
 /** Stores the files (once each) and records which the version uses, in the publishing transaction. */
 export async function storeVersionMedia(tx: Queryable, assessmentId: string, version: number, resolved: ResolvedMedia, now: Date): Promise<void> {
-  for (const file of resolved.files.values()) {
-    await tx.query(
-      `INSERT INTO assessment_media (sha256, content_type, size, width, height, bytes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (sha256) DO NOTHING`,
-      [file.sha256, file.contentType, file.bytes.length, file.width ?? null, file.height ?? null, file.bytes, now],
-    );
-  }
+  for (const file of resolved.files.values()) await storeMediaFile(tx, file, now);
   for (const use of resolved.uses) {
     await tx.query(
       `INSERT INTO assessment_version_media (assessment_id, version, sha256, name) VALUES ($1, $2, $3, $4)
@@ -184,6 +178,28 @@ export async function storeVersionMedia(tx: Queryable, assessmentId: string, ver
       [assessmentId, version, use.sha256, use.name.slice(0, 255)],
     );
   }
+}
+
+/**
+ * Stores one accepted file (acceptMedia) by its sha256, once: what publishing stores, and what the
+ * editor's upload stores before a draft names it (`media:<sha256>.<ext>`, found at publish).
+ */
+export async function storeMediaFile(tx: Queryable, file: StoredMedia, now: Date): Promise<void> {
+  await tx.query(
+    `INSERT INTO assessment_media (sha256, content_type, size, width, height, bytes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     ON CONFLICT (sha256) DO NOTHING`,
+    [file.sha256, file.contentType, file.bytes.length, file.width ?? null, file.height ?? null, file.bytes, now],
+  );
+}
+
+/** The stored files a text names (`![text](media:<sha256>.<ext>)`), each once, with the text first given it. */
+export function storedReferences(text: string): { text: string; sha256: string; extension: MediaExtension }[] {
+  const found = new Map<string, { text: string; sha256: string; extension: MediaExtension }>();
+  for (const match of text.matchAll(REFERENCE)) {
+    const stored = STORED_REFERENCE.exec(match[2]!);
+    if (stored && !found.has(stored[1]!)) found.set(stored[1]!, { text: match[1]!.trim(), sha256: stored[1]!, extension: stored[2] as MediaExtension });
+  }
+  return [...found.values()];
 }
 
 /** A stored media file, to serve. */

@@ -22,7 +22,7 @@ import {
   type ItemExtension,
   type TestExtension,
 } from './format.js';
-import { markdownToXhtml } from './xhtml.js';
+import { markdownToXhtml } from './xhtml-write.js';
 import { el, serializeXml, type XmlElement } from './xml.js';
 import { writeZip } from './zip.js';
 
