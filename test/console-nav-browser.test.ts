@@ -28,7 +28,12 @@ const WIDTHS = [
 /** Pages with forms of checkboxes and radios, beyond the navigation's own. */
 const FORMS = ['/console/invitations', '/console/invite/bulk', '/console/webhooks', '/console/users', '/console/settings'];
 /** The pages the README and docs/console.md show. */
-const PICTURES: Record<string, string> = { '/console/': 'overview', '/console/candidates': 'candidates', '/console/invite/bulk': 'bulk-invite', '/console/invitations': 'invitations' };
+const PICTURES: Record<string, string> = {
+  '/console/': 'overview',
+  '/console/candidates': 'candidates',
+  '/console/invite/bulk': 'bulk-invite',
+  '/console/invitations': 'invitations',
+};
 
 describe('the console frame in Chromium at 1280 and 390 px', { skip: !present && 'no Chromium' }, () => {
   let demo: DemoBrowser;
