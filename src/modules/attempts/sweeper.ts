@@ -46,18 +46,25 @@ export function deadlineSweepJob(db: Database, everyMs: number, log: FastifyBase
       };
       // One list of attempts to pass over for all the run's workers: one that fails is tried once.
       const passedOver = [...resting.keys()];
+      /** One batch; true when it was full, so more may be due. */
+      const batch = async () => {
+        const done = await completeExpired(db, clock(), BATCH, failed, passedOver);
+        completed += done;
+        return done === BATCH;
+      };
       const worker = async () => {
         for (;;) {
-          const done = await completeExpired(db, clock(), BATCH, failed, passedOver);
-          completed += done;
-          if (done < BATCH) return;
           if (monotonicMs() - started >= RUN_BUDGET_MS) {
             backlog = true;
             return;
           }
+          if (!(await batch())) return;
         }
       };
-      await Promise.all(Array.from({ length: PARALLEL }, worker));
+      // The first batch runs alone: the usual run (fewer than a batch due) is one transaction, and
+      // workers beside it would only split its attempts between them. A full batch means a backlog,
+      // which the workers then share.
+      if (await batch()) await Promise.all(Array.from({ length: PARALLEL }, worker));
       if (completed > 0) log.info({ completed, backlog }, 'completed attempts whose time ran out');
       if (!backlog) next = await nextDeadlineInMs(db, clock(), [...resting.keys()]);
       return completed;
