@@ -33,6 +33,9 @@ const PICTURES: Record<string, string> = {
   '/console/candidates': 'candidates',
   '/console/invite/bulk': 'bulk-invite',
   '/console/invitations': 'invitations',
+  '/console/keys': 'keys',
+  '/console/users': 'users',
+  '/console/audit': 'audit',
 };
 
 describe('the console frame in Chromium at 1280 and 390 px', { skip: !present && 'no Chromium' }, () => {

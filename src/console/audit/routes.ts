@@ -1,25 +1,28 @@
-// The audit log, for owners: newest first, filtered by who and by the start of the action.
+// The audit log, for owners: newest first, filtered by who and by the start of the action, sorted
+// by number, who or action, 50 a page with the total. The old "older entries" links (`before`, an
+// entry number) still give the 50 entries before it, newest first.
 import type { FastifyInstance } from 'fastify';
 import { forbidden, invalidInput } from '../../domain/errors.js';
-import { searchAudit } from '../../modules/audit/audit.js';
+import { AUDIT_SORTS, countAudit, searchAudit } from '../../modules/audit/audit.js';
 import type { ConsoleContext } from '../context.js';
+import { parseOrder, parsePage } from '../lists.js';
 import { auditBody } from './views.js';
 
 const PAGE_SIZE = 50;
 
 export function registerAuditRoutes(scope: FastifyInstance, c: ConsoleContext): void {
-  scope.get<{ Querystring: { before?: string; actor?: string; action?: string } }>('/console/audit', async (request, reply) => {
+  scope.get<{ Querystring: { before?: string; actor?: string; action?: string; sort?: string; page?: string } }>('/console/audit', async (request, reply) => {
     if (request.consoleUser!.user.role !== 'owner') throw forbidden('Only owners read the audit log');
-    const { before, actor, action } = request.query;
+    const { before } = request.query;
     if (before !== undefined && !/^[1-9]\d{0,17}$/.test(before)) throw invalidInput([{ name: 'before', in: 'query', detail: 'must be an entry number' }]);
-    const entries = await searchAudit(c.db, { limit: PAGE_SIZE + 1, before, actor: actor?.trim() || undefined, action: action?.trim() || undefined });
-    let nextHref: string | undefined;
-    if (entries.length > PAGE_SIZE) {
-      const params = new URLSearchParams({ before: entries[PAGE_SIZE - 1]!.id });
-      if (actor) params.set('actor', actor);
-      if (action) params.set('action', action);
-      nextHref = `/console/audit?${params}`;
-    }
-    return c.render(request, reply, { section: 'audit' }, 'Audit log', auditBody(entries.slice(0, PAGE_SIZE), { actor, action }, nextHref));
+    const order = parseOrder(request.query.sort, AUDIT_SORTS, { sort: 'number', descending: true });
+    const page = parsePage(request.query.page);
+    const filter = { actor: request.query.actor?.trim() || undefined, action: request.query.action?.trim() || undefined };
+    const [entries, total] = await Promise.all([
+      before !== undefined ? searchAudit(c.db, { ...filter, limit: PAGE_SIZE, before }) : searchAudit(c.db, { ...filter, limit: PAGE_SIZE, offset: (page - 1) * PAGE_SIZE, order }),
+      countAudit(c.db, filter),
+    ]);
+    const list = { entries, order, page, size: PAGE_SIZE, total, keyset: before !== undefined };
+    return c.render(request, reply, { section: 'audit' }, 'Audit log', auditBody(list, filter));
   });
 }

@@ -1,18 +1,62 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { AuditEntry } from '../../modules/audit/audit.js';
+import { emptyState, pager, sortHeader } from '../components.js';
+import { sortParam, type Order } from '../lists.js';
 
-export function auditBody(entries: AuditEntry[], filters: { actor?: string; action?: string }, nextHref?: string): SafeHtml {
+/** One page of the log: in the order asked, or (`keyset`) the entries before an entry number, newest first. */
+export interface AuditList {
+  entries: AuditEntry[];
+  order: Order;
+  page: number;
+  size: number;
+  total: number;
+  keyset: boolean;
+}
+
+export function auditBody(list: AuditList, filters: { actor?: string; action?: string }): SafeHtml {
+  const href = (change: { sort?: string; page?: number }) => {
+    const params = new URLSearchParams();
+    if (filters.actor) params.set('actor', filters.actor);
+    if (filters.action) params.set('action', filters.action);
+    if (change.sort && change.sort !== 'number-desc') params.set('sort', change.sort);
+    if (change.page && change.page > 1) params.set('page', String(change.page));
+    const query = params.toString();
+    return `/console/audit${query ? `?${query}` : ''}`;
+  };
+  const sort = sortParam(list.order);
+  const header = (label: string, key: string, firstDescending = false) =>
+    sortHeader(label, key, list.order, (s, descending) => href({ sort: sortParam({ sort: s, descending }) }), firstDescending);
+  const filtered = filters.actor !== undefined || filters.action !== undefined;
+  const last = list.entries.at(-1);
+  const older =
+    list.keyset &&
+    list.entries.length === list.size &&
+    last &&
+    `/console/audit?${new URLSearchParams({ ...(filters.actor ? { actor: filters.actor } : {}), ...(filters.action ? { action: filters.action } : {}), before: last.id })}`;
   return html`<h1>Audit log</h1>
 <form method="get" action="/console/audit" class="filters" role="search">
 <div class="field"><label for="f-actor">Who</label><input type="text" id="f-actor" name="actor" value="${filters.actor ?? ''}" maxlength="300"></div>
 <div class="field"><label for="f-action">Action starts with</label><input type="text" id="f-action" name="action" value="${filters.action ?? ''}" maxlength="100"></div>
+${sort !== 'number-desc' && html`<input type="hidden" name="sort" value="${sort}">`}
 <button type="submit" class="primary">Filter</button>
 </form>
-<table class="data"><caption class="visually-hidden">Audit entries, newest first</caption>
-<thead><tr><th scope="col">#</th><th scope="col">When</th><th scope="col">Who</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Status</th><th scope="col">From</th></tr></thead>
-<tbody>${entries.map(
-    (e) => html`<tr><td>${e.id}</td><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.target ?? '-'}</td><td>${e.status}</td><td>${e.clientIp}</td></tr>`,
-  )}</tbody></table>
-${nextHref && html`<p><a class="button" href="${nextHref}" rel="next">Older entries</a></p>`}`;
+${
+  list.entries.length === 0
+    ? list.total > 0
+      ? emptyState('No entries here.', html`This page is past the last one: <a href="${href({ sort })}">go to the first page</a>.`)
+      : filtered
+        ? emptyState('No entry matches.', html`Check the spelling of who (as <code>user:e-mail</code>, <code>key:id</code>) or <a href="/console/audit">show every entry</a>.`)
+        : emptyState('Nothing recorded yet.', 'Every change people and client applications make is written here as it happens.')
+    : html`<div class="table-scroll"><table class="data"><caption class="visually-hidden">Audit entries</caption>
+<thead><tr>${header('#', 'number', true)}<th scope="col">When</th>${header('Who', 'actor')}${header('Action', 'action')}<th scope="col">Target</th><th scope="col">Status</th><th scope="col">From</th></tr></thead>
+<tbody>${list.entries.map(
+        (e) => html`<tr><td>${e.id}</td><td>${when(e.at)}</td><td>${e.actor}</td><td>${e.action}</td><td>${e.target ?? '-'}</td><td>${e.status}</td><td>${e.clientIp}</td></tr>`,
+      )}</tbody></table></div>`
+}
+${
+  list.keyset
+    ? older && html`<p><a class="button" href="${older}" rel="next">Older entries</a></p>`
+    : pager({ page: list.page, size: list.size, total: list.total, noun: 'entries', href: (page) => href({ sort, page }) })
+}`;
 }

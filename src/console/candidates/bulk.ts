@@ -13,26 +13,10 @@ import type { Instance } from '../../modules/tenants/repository.js';
 import type { Permission } from '../context.js';
 import { DECISION_TEXT } from './decisions.js';
 import { COMPARE_MAX, idsOf } from './compare.js';
+import { parseOrder } from '../lists.js';
 
-/** The list's order from its `sort` parameter: a column, `-desc` for the other way; newest invitation first when absent. */
-export function parseOrder(value: string | undefined): { sort: CandidateSort; descending: boolean } {
-  if (value === undefined || value === '') return { sort: 'invited', descending: true };
-  const descending = value.endsWith('-desc');
-  const sort = descending ? value.slice(0, -'-desc'.length) : value;
-  if (!(CANDIDATE_SORTS as readonly string[]).includes(sort))
-    throw invalidInput([{ in: 'query', name: 'sort', detail: `must be one of ${CANDIDATE_SORTS.join(', ')}, each optionally followed by -desc` }]);
-  return { sort: sort as CandidateSort, descending };
-}
-
-const PAGE_MAX = 100_000;
-
-/** The list's page number: 1 when absent. */
-export function parsePage(value: string | undefined): number {
-  if (value === undefined || value === '') return 1;
-  const page = /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : NaN;
-  if (!(page <= PAGE_MAX)) throw invalidInput([{ in: 'query', name: 'page', detail: `must be a whole number from 1 to ${PAGE_MAX}` }]);
-  return page;
-}
+/** The candidates list's order: newest invitation first unless asked. */
+export const parseCandidateOrder = (value: string | undefined) => parseOrder(value, CANDIDATE_SORTS, { sort: 'invited' as CandidateSort, descending: true });
 
 /** The list's line after an action (its `done` parameter): only the shapes this route writes. */
 export function doneText(value: string | undefined): string | undefined {

@@ -1,6 +1,7 @@
 // Comparing candidates of one assessment side by side (2 to 10, chosen in the candidates list):
 // total, result, each category, typing, time taken, red flag and the recruiters' decision, in one
 // table and in charts on the same 0-100 scale, so that bars of different candidates compare.
+import { isUuid } from '../../domain/ids.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '../../db/database.js';
 import { invalidInput } from '../../domain/errors.js';
@@ -15,7 +16,6 @@ import { DECISION_TEXT } from './decisions.js';
 import { duration, SCORE_TEXT, statusText } from '../format.js';
 
 export const COMPARE_MAX = 10;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Compared {
   candidate: CandidateSummary;
@@ -97,7 +97,7 @@ export function registerCompareRoutes(scope: FastifyInstance, deps: CompareDeps)
     const ids = idsOf(request.query.ids);
     if (ids.length < 2 || ids.length > COMPARE_MAX)
       throw invalidInput([{ in: 'query', name: 'ids', detail: `choose 2 to ${COMPARE_MAX} candidates to compare (${ids.length} chosen)` }]);
-    const bad = ids.find((id) => !UUID.test(id));
+    const bad = ids.find((id) => !isUuid(id));
     if (bad !== undefined) throw invalidInput([{ in: 'query', name: 'ids', detail: `"${bad.slice(0, 40)}" is not a candidate id` }]);
     const candidates: CandidateSummary[] = [];
     for (const id of ids) {

@@ -18,7 +18,8 @@ import type { ReviewViewer } from '../reviews/views.js';
 import type { SafeHtml } from '../../html/html.js';
 import type { ConsoleContext } from '../context.js';
 import { reportBody } from '../reports/view.js';
-import { doneText, parseOrder, parsePage, registerBulkRoutes } from './bulk.js';
+import { doneText, parseCandidateOrder, registerBulkRoutes } from './bulk.js';
+import { parsePage } from '../lists.js';
 import { registerCompareRoutes } from './compare.js';
 import { candidatesCsv, decisionActions, headerMarks, marksPanel, registerDecisionRoutes } from './decisions.js';
 import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
@@ -29,7 +30,6 @@ const PAGE_SIZE = 50;
 /** The CSV export of the candidates list reads in pages of this many, up to CSV_MAX_CANDIDATES. */
 const CSV_PAGE = 500;
 const CSV_MAX_CANDIDATES = 10_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContext): void {
   const { db } = c;
@@ -46,7 +46,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     };
     const flag = oneOf('flag', q.flag, ['yes', 'no'] as const);
     const days = oneOf('days', q.days, ['7', '30', '90'] as const);
-    if (q.after !== undefined && !UUID.test(q.after)) throw invalidInput([{ name: 'after', in: 'query', detail: 'is not a candidate id' }]);
+    if (q.after !== undefined && !isUuid(q.after)) throw invalidInput([{ name: 'after', in: 'query', detail: 'is not a candidate id' }]);
     if (q.q !== undefined && q.q.length > 100) throw invalidInput([{ name: 'q', in: 'query', detail: 'is longer than 100 characters' }]);
     if (q.tag !== undefined && q.tag.length > 32) throw invalidInput([{ name: 'tag', in: 'query', detail: 'is longer than 32 characters' }]);
     const search = {
@@ -69,7 +69,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
   async function listPage(request: FastifyRequest, q: Record<string, string | undefined>, bulk: { errors?: readonly { name: string; detail: string }[]; done?: string } = {}) {
     const instance = c.instanceOf(request, q.instance, 'names');
     const { assessments, search } = await candidateSearch(q, instance, PAGE_SIZE + 1);
-    const order = parseOrder(q.sort);
+    const order = parseCandidateOrder(q.sort);
     const page = parsePage(q.page);
     const keyset = search.after !== undefined;
     const [items, total] = await Promise.all([

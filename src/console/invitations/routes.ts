@@ -14,7 +14,7 @@ import { invite } from '../../modules/invitations/service.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import type { ConsoleContext } from '../context.js';
 import { consolePage } from '../layout.js';
-import { parsePage } from '../candidates/bulk.js';
+import { parsePage } from '../lists.js';
 import { bulkInviteRoutes } from './bulk.js';
 import { invitationsBody, type InvitationsState } from './views.js';
 

@@ -4,7 +4,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { invalidInput } from '../../domain/errors.js';
 import { changeKey, createKey, managedKey, revokeKey } from '../../modules/keys/commands.js';
-import { listKeys } from '../../modules/keys/repository.js';
+import { listKeys, type KeySummary } from '../../modules/keys/repository.js';
+import { byText, byTime, pageOf, parseOrder, parsePage, type Compare } from '../lists.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { instancesFor, type ConsoleContext } from '../context.js';
 import { keysBody } from './views.js';
@@ -15,6 +16,18 @@ function rateOf(text: string | undefined): number | undefined {
   if (rate !== '' && !/^[0-9]{1,9}$/.test(rate)) throw invalidInput([{ name: 'rateLimit', detail: 'must be a whole number of requests per minute, 1 to 1000000' }]);
   return rate === '' ? undefined : Number(rate);
 }
+
+const KEYS_PAGE = 50;
+const KEY_SORTS = ['created', 'label', 'used', 'state'] as const;
+type KeySort = (typeof KEY_SORTS)[number];
+const KEY_ORDER: Record<KeySort, Compare<KeySummary>> = {
+  created: byTime((k) => k.createdAt),
+  label: byText((k) => k.label ?? ''),
+  used: byTime((k) => k.lastUsedAt),
+  state: (a, b) => Number(a.revokedAt !== null) - Number(b.revokedAt !== null),
+};
+/** Keys without a label or never used come last, whichever way. */
+const KEY_MISSING: Partial<Record<KeySort, (k: KeySummary) => boolean>> = { label: (k) => k.label === null, used: (k) => k.lastUsedAt === null };
 
 /** What the keys module's commands need: the verifier whose cache they forget, and a manager's ceiling. */
 export const keyDepsOf = (c: ConsoleContext) => ({ verifier: c.deps.verifier, rateCeiling: c.deps.rateCeiling ?? 600 });
@@ -36,10 +49,17 @@ export function registerKeyRoutes(scope: FastifyInstance, c: ConsoleContext): vo
     });
   }
 
-  scope.get<{ Querystring: { instance?: string } }>('/console/keys', async (request, reply) => {
+  /** One page of the instance's keys in the order the query asks (`sort`, `page`); the first, oldest first, when it asks none. */
+  async function keyList(request: FastifyRequest, instance: Instance, query: { sort?: string; page?: string } = {}) {
+    const order = parseOrder(query.sort, KEY_SORTS, { sort: 'created', descending: false });
+    const page = parsePage(query.page);
+    return { ...pageOf(await keysOf(request, instance), order, KEY_ORDER, page, KEYS_PAGE, KEY_MISSING), order, page, size: KEYS_PAGE };
+  }
+
+  scope.get<{ Querystring: { instance?: string; sort?: string; page?: string } }>('/console/keys', async (request, reply) => {
     const instance = c.instanceOf(request, request.query.instance, 'manage');
-    const keys = await keysOf(request, instance);
-    return c.render(request, reply, { section: 'keys', instance }, `API keys of ${instance.name}`, keysBody(instance.name, keys, request.consoleUser!.csrfToken));
+    const list = await keyList(request, instance, request.query);
+    return c.render(request, reply, { section: 'keys', instance }, `API keys of ${instance.name}`, keysBody(instance.name, list, request.consoleUser!.csrfToken));
   });
 
   scope.post<{ Body: Record<string, string | undefined> }>('/console/keys', async (request, reply) => {
@@ -48,7 +68,13 @@ export function registerKeyRoutes(scope: FastifyInstance, c: ConsoleContext): vo
     const input = { instances: [instance.name], label: body.label, rateLimit: rateOf(body.rateLimit) };
     const made = await c.command(request, 'key_create', (ctx) => createKey(ctx, keyDeps, input));
     const keys = await keysOf(request, instance);
-    const shown = keysBody(instance.name, keys, request.consoleUser!.csrfToken, { id: made.summary.id, key: made.key });
+    const list = {
+      ...pageOf(keys, { sort: 'created', descending: false }, KEY_ORDER, 1, keys.length || 1),
+      order: { sort: 'created', descending: false },
+      page: 1,
+      size: keys.length || 1,
+    };
+    const shown = keysBody(instance.name, list, request.consoleUser!.csrfToken, { id: made.summary.id, key: made.key });
     return c.render(request, reply, { section: 'keys', instance }, `API keys of ${instance.name}`, shown);
   });
 

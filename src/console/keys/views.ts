@@ -1,8 +1,28 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { KeySummary } from '../../modules/keys/repository.js';
+import { emptyState, pager, sortHeader } from '../components.js';
+import { sortParam, type Order } from '../lists.js';
 
-export function keysBody(instance: string, keys: KeySummary[], csrf: string, created?: { id: string; key: string }): SafeHtml {
+/** An instance's keys in the order asked, one page of them, with the order and the total. */
+export interface KeyList {
+  rows: KeySummary[];
+  order: Order;
+  page: number;
+  size: number;
+  total: number;
+}
+
+export function keysBody(instance: string, list: KeyList, csrf: string, created?: { id: string; key: string }): SafeHtml {
+  const keys = list.rows;
+  const href = (change: { sort?: string; page?: number }) => {
+    const params = new URLSearchParams({ instance });
+    if (change.sort && change.sort !== 'created') params.set('sort', change.sort);
+    if (change.page && change.page > 1) params.set('page', String(change.page));
+    return `/console/keys?${params}#keys-heading`;
+  };
+  const header = (label: string, key: string, firstDescending = false) =>
+    sortHeader(label, key, list.order, (sort, descending) => href({ sort: sortParam({ sort, descending }) }), firstDescending);
   return html`<h1>API keys of ${instance}</h1>
 ${
   created &&
@@ -16,11 +36,14 @@ ${
 <div class="field"><label for="key-rate">Requests per minute (optional)</label><input type="number" id="key-rate" name="rateLimit" min="1" max="1000000" step="1"></div>
 <button type="submit" class="primary">Create a key</button>
 </form>
+<h2 id="keys-heading">Keys</h2>
 ${
   keys.length === 0
-    ? html`<p>No keys yet.</p>`
-    : html`<table class="data"><caption class="visually-hidden">API keys</caption>
-<thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Instances</th><th scope="col">Rate limit</th><th scope="col">Last used</th><th scope="col">State</th></tr></thead>
+    ? list.total > 0
+      ? emptyState('This page is past the last one.', html`<a href="${href({ sort: sortParam(list.order) })}">Go to the first page</a>.`)
+      : emptyState('No keys yet.', 'Create one above for each client application (an ATS, a script), and give it to that application only.')
+    : html`<div class="table-scroll"><table class="data"><caption class="visually-hidden">API keys</caption>
+<thead><tr>${header('Key', 'created')}${header('Label', 'label')}<th scope="col">Instances</th><th scope="col">Rate limit</th>${header('Last used', 'used', true)}${header('State', 'state')}</tr></thead>
 <tbody>${keys.map(
         (k) => html`<tr><th scope="row"><code>${k.prefix}…</code><br><span class="hint">${k.id}</span></th><td>${k.label ?? '-'}</td><td>${k.instances.join(', ')}</td>
 <td>${
@@ -41,6 +64,7 @@ ${
 <input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">
 <button type="submit" class="danger">Revoke<span class="visually-hidden"> ${k.id}</span></button></form>`
         }</td></tr>`,
-      )}</tbody></table>`
-}`;
+      )}</tbody></table></div>`
+}
+${list.total > list.size && pager({ page: list.page, size: list.size, total: list.total, noun: 'keys', href: (page) => href({ sort: sortParam(list.order), page }) })}`;
 }

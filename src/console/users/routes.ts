@@ -1,13 +1,23 @@
 // Console accounts, for owners: made with a one-time password, disabled and enabled, given a new
 // password. The users module's commands hold the rules (an owner cannot lock themself out).
+import { isUuid } from '../../domain/ids.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, forbidden, notFound } from '../../domain/errors.js';
 import { BIDI_CONTROL } from '../../http/validation.js';
 import { listInstances } from '../../modules/tenants/repository.js';
-import { ROLES, listUsers, type Role } from '../../modules/users/repository.js';
+import { ROLES, listUsers, type Role, type User } from '../../modules/users/repository.js';
+import { byText, pageOf, parseOrder, parsePage, type Compare } from '../lists.js';
 import { addUser, resetPassword, setUserDisabled } from '../../modules/users/service.js';
 import type { ConsoleContext } from '../context.js';
 import { usersBody } from './views.js';
+
+const USERS_PAGE = 50;
+const USER_SORTS = ['email', 'role', 'state'] as const;
+const USER_ORDER: Record<(typeof USER_SORTS)[number], Compare<User>> = {
+  email: byText((u) => u.email),
+  role: (a, b) => ROLES.indexOf(a.role) - ROLES.indexOf(b.role),
+  state: (a, b) => Number(a.disabled) - Number(b.disabled),
+};
 
 function requireOwner(request: FastifyRequest): void {
   if (request.consoleUser!.user.role !== 'owner') throw forbidden('Only owners manage users');
@@ -21,15 +31,19 @@ export function registerUserRoutes(scope: FastifyInstance, c: ConsoleContext): v
     errors?: { name: string; detail: string }[],
     status = 200,
     values?: { email: string; role: string; instances: string[] },
+    query: { sort?: string; page?: string } = {},
   ) {
     const instances = (await listInstances(c.db)).map((i) => i.name);
-    const body = usersBody(await listUsers(c.db), instances, request.consoleUser!.csrfToken, created, errors, values);
+    const order = parseOrder(query.sort, USER_SORTS, { sort: 'email', descending: false });
+    const page = parsePage(query.page);
+    const list = { ...pageOf(await listUsers(c.db), order, USER_ORDER, page, USERS_PAGE), order, page, size: USERS_PAGE };
+    const body = usersBody(list, instances, request.consoleUser!.csrfToken, created, errors, values);
     return c.render(request, reply, { section: 'users' }, 'Users', body, status);
   }
 
-  scope.get('/console/users', async (request, reply) => {
+  scope.get<{ Querystring: { sort?: string; page?: string } }>('/console/users', async (request, reply) => {
     requireOwner(request);
-    return usersPage(request, reply);
+    return usersPage(request, reply, undefined, undefined, 200, undefined, request.query);
   });
 
   scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/users', async (request, reply) => {
@@ -55,7 +69,7 @@ export function registerUserRoutes(scope: FastifyInstance, c: ConsoleContext): v
   scope.post<{ Params: { id: string; action: string } }>('/console/users/:id/:action', async (request, reply) => {
     requireOwner(request);
     const { id, action } = request.params;
-    if (!/^[0-9a-f-]{36}$/i.test(id)) throw notFound('No such user');
+    if (!isUuid(id)) throw notFound('No such user');
     if (action === 'disable' || action === 'enable') {
       await c.command(request, `user_${action}`, (ctx) => setUserDisabled(ctx, { id, disabled: action === 'disable' }));
       return reply.redirect('/console/users', 303);

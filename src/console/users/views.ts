@@ -1,6 +1,7 @@
 import { html, type SafeHtml } from '../../html/html.js';
 import type { User } from '../../modules/users/repository.js';
-import { errorSummary, fieldError, invalidAttributes } from '../components.js';
+import { emptyState, errorSummary, fieldError, invalidAttributes, pager, sortHeader } from '../components.js';
+import { sortParam, type Order } from '../lists.js';
 
 const ROLE_CHOICES = [
   ['reviewer', 'Reviewer: reads results, scores free-text answers'],
@@ -8,14 +9,32 @@ const ROLE_CHOICES = [
   ['owner', 'Owner: everything, every instance'],
 ] as const;
 
+/** Users in the order asked, one page of them (50), with the order and the total. */
+export interface UserList {
+  rows: User[];
+  order: Order;
+  page: number;
+  size: number;
+  total: number;
+}
+
+const usersHref = (change: { sort?: string; page?: number }) => {
+  const params = new URLSearchParams();
+  if (change.sort && change.sort !== 'email') params.set('sort', change.sort);
+  if (change.page && change.page > 1) params.set('page', String(change.page));
+  const query = params.toString();
+  return `/console/users${query ? `?${query}` : ''}#users-heading`;
+};
+
 export function usersBody(
-  users: User[],
+  list: UserList,
   instances: string[],
   csrf: string,
   created?: { email: string; password: string },
   errors?: { name: string; detail: string }[],
   values?: { email: string; role: string; instances: string[] },
 ): SafeHtml {
+  const header = (label: string, key: string) => sortHeader(label, key, list.order, (sort, descending) => usersHref({ sort: sortParam({ sort, descending }) }));
   return html`<h1>Users</h1>
 ${
   created &&
@@ -37,11 +56,19 @@ ${instances.map((name) => html`<div class="option"><input type="checkbox" id="us
 <button type="submit" class="primary">Add the user</button>
 </form>
 </section>
-<table class="data"><caption class="visually-hidden">Users</caption>
-<thead><tr><th scope="col">E-mail</th><th scope="col">Role</th><th scope="col">Instances</th><th scope="col">State</th><th scope="col">Actions</th></tr></thead>
-<tbody>${users.map(
-    (u) => html`<tr><th scope="row">${u.email}</th><td>${u.role}</td><td>${u.role === 'owner' ? 'all' : u.instances.join(', ')}</td><td>${u.disabled ? 'disabled' : 'active'}</td>
+<h2 id="users-heading">Everyone who signs in</h2>
+${
+  list.rows.length === 0
+    ? emptyState('This page is past the last one.', html`<a href="${usersHref({ sort: sortParam(list.order) })}">Go to the first page</a>.`)
+    : html`<div class="table-scroll"><table class="data"><caption class="visually-hidden">Users</caption>
+<thead><tr>${header('E-mail', 'email')}${header('Role', 'role')}<th scope="col">Instances</th>${header('State', 'state')}<th scope="col">Actions</th></tr></thead>
+<tbody>${list.rows.map(
+        (
+          u,
+        ) => html`<tr><th scope="row">${u.email}</th><td>${u.role}</td><td>${u.role === 'owner' ? 'all' : u.instances.join(', ')}</td><td>${u.disabled ? 'disabled' : 'active'}</td>
 <td><form method="post" action="/console/users/${u.id}/${u.disabled ? 'enable' : 'disable'}" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">${u.disabled ? 'Enable' : 'Disable'}<span class="visually-hidden"> ${u.email}</span></button></form>
 <form method="post" action="/console/users/${u.id}/reset-password" class="inline confirm" data-confirm="${`Reset the password of ${u.email}? Their sessions end.`}"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Reset password<span class="visually-hidden"> of ${u.email}</span></button></form></td></tr>`,
-  )}</tbody></table>`;
+      )}</tbody></table></div>`
+}
+${pager({ page: list.page, size: list.size, total: list.total, noun: 'users', href: (page) => usersHref({ sort: sortParam(list.order), page }) })}`;
 }

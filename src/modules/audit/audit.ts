@@ -65,16 +65,43 @@ async function recordAudit(tx: Queryable, entry: AuditRecord): Promise<void> {
   ]);
 }
 
-/** Audit entries newest first, optionally of one actor and actions starting with a prefix. */
-export async function searchAudit(db: Queryable, options: { limit: number; before?: string; actor?: string; action?: string }): Promise<AuditEntry[]> {
+/** How the console orders the log: by entry number (= time), by who, or by action; ties end on the number, newest first. */
+export const AUDIT_SORTS = ['number', 'actor', 'action'] as const;
+export type AuditSort = (typeof AUDIT_SORTS)[number];
+// Named with the table: the output column `id` is text, and ORDER BY would take it first.
+const AUDIT_ORDER: Record<AuditSort, string> = { number: 'audit_log.id', actor: 'audit_log.actor', action: 'audit_log.action' };
+
+interface AuditFilter {
+  actor?: string;
+  action?: string;
+}
+const FILTER = `($1::text IS NULL OR actor = $1) AND ($2::text IS NULL OR starts_with(action, $2))`;
+
+/**
+ * Audit entries of one actor and actions starting with a prefix (each optional): newest first
+ * before an entry number (`before`, the old "older entries" links), or a page in the order asked.
+ */
+export async function searchAudit(
+  db: Queryable,
+  options: AuditFilter & { limit: number; before?: string; offset?: number; order?: { sort: AuditSort; descending: boolean } },
+): Promise<AuditEntry[]> {
+  const order = options.order ?? { sort: 'number', descending: true };
+  const direction = order.descending ? 'DESC' : 'ASC';
+  const by = order.sort === 'number' ? `audit_log.id ${direction}` : `${AUDIT_ORDER[order.sort]} ${direction}, audit_log.id DESC`;
   const { rows } = await db.query<AuditEntry>(
     `SELECT id::text, at, actor, client_ip AS "clientIp", user_agent AS "userAgent", action, target, request_id AS "requestId", status
        FROM audit_log
-      WHERE ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR actor = $3) AND ($4::text IS NULL OR starts_with(action, $4))
-      ORDER BY audit_log.id DESC LIMIT $1`,
-    [options.limit, options.before ?? null, options.actor ?? null, options.action ?? null],
+      WHERE ${FILTER} AND ($3::bigint IS NULL OR id < $3::bigint)
+      ORDER BY ${by} LIMIT $4 OFFSET $5`,
+    [options.actor ?? null, options.action ?? null, options.before ?? null, options.limit, options.offset ?? 0],
   );
   return rows;
+}
+
+/** How many entries match the filter. */
+export async function countAudit(db: Queryable, filter: AuditFilter): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE ${FILTER}`, [filter.actor ?? null, filter.action ?? null]);
+  return rows[0]!.n;
 }
 
 /** How an actor is named in the log: `key:<id>`, `admin-token` or `user:<e-mail>`. */

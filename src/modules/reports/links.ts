@@ -10,6 +10,7 @@
 // twice on one day is the same link; once that link is revoked, the link handed out is the one
 // expiring a second earlier. Revoking: one link (its signature is kept until it would have
 // expired), or every link of an instance at once by rotating its key.
+import { isUuid } from '../../domain/ids.js';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../../db/database.js';
 import type { CommandContext } from '../../domain/command.js';
@@ -20,7 +21,6 @@ const DAY = 86_400_000;
 // How many revoked links of one report a day are stepped past (each a second earlier).
 const MAX_REVOKED_A_DAY = 100;
 const SIGNATURE = /^[A-Za-z0-9_-]{22}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ASSESSMENT = /^[a-z][a-z0-9-]{0,63}$/;
 
 export interface ReportLinkParts {
@@ -90,7 +90,7 @@ export type LinkCheck = { state: 'valid' | 'expired' | 'revoked'; instanceId: st
 
 /** Checks a link's parts: which instance's report it opens, or why it opens none. */
 export async function checkReportLink(db: Queryable, parts: ReportLinkParts, now: Date): Promise<LinkCheck> {
-  if (!UUID.test(parts.candidateId) || !ASSESSMENT.test(parts.assessmentId) || !SIGNATURE.test(parts.signature) || !Number.isSafeInteger(parts.expires)) {
+  if (!isUuid(parts.candidateId) || !ASSESSMENT.test(parts.assessmentId) || !SIGNATURE.test(parts.signature) || !Number.isSafeInteger(parts.expires)) {
     return { state: 'invalid' };
   }
   const { rows } = await db.query<{ instanceId: string; secret: Buffer | Uint8Array | null; revoked: boolean }>(
