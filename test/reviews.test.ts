@@ -285,6 +285,36 @@ describeEachStore(
       assert.equal(left.rows.length, 0);
     });
 
+    it("the managers' board sorts by candidate, completion and state, in pages; under blind review not by candidate", async () => {
+      const { instance, key } = await setup({ reviewersPerAnswer: 1 });
+      for (const name of ['Cleo', 'Abe', 'Bea']) {
+        await take(instance, key, name, [['q4', `${name}'s reply.`]]);
+        clock.move(60_000);
+      }
+      const manager = await person(instance, 'mona', 'manager');
+      const board = async (query: string) => {
+        const page = await manager.as.get(`/console/reviews?instance=${instance}${query}`);
+        assert.equal(page.statusCode, 200, page.body);
+        const section = page.body.slice(page.body.indexOf('id="review-board"'));
+        return { body: section, names: [...section.matchAll(/">(\w+) Quux<\/a><\/td>/g)].map((m) => m[1]) };
+      };
+      assert.deepEqual((await board('')).names, ['Cleo', 'Abe', 'Bea'], 'as read: oldest completion first');
+      assert.deepEqual((await board('&sort=candidate')).names, ['Abe', 'Bea', 'Cleo']);
+      assert.deepEqual((await board('&sort=candidate-desc')).names, ['Cleo', 'Bea', 'Abe']);
+      assert.deepEqual((await board('&sort=completed-desc')).names, ['Bea', 'Abe', 'Cleo']);
+      const sorted = await board('&sort=candidate');
+      assert.match(sorted.body, /aria-sort="ascending"><a class="sort" href="[^"]*sort=candidate-desc#review-board">Candidate/);
+      assert.match((await board('&page=2')).body, /This page is past the last one/);
+      assert.equal((await manager.as.get(`/console/reviews?instance=${instance}&sort=score`)).statusCode, 400);
+
+      const blind = await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${instance}`, payload: { blindReview: true } });
+      assert.equal(blind.statusCode, 200, blind.body);
+      const refused = await manager.as.get(`/console/reviews?instance=${instance}&sort=candidate`);
+      assert.equal(refused.statusCode, 400, 'the order of names would say who is who');
+      assert.match(refused.body, /sort.*must be one of read, completed, state/s);
+      assert.doesNotMatch((await board('&sort=completed')).body, /sort=candidate/, 'no header link to it either');
+    });
+
     it('the mean of two reviews is the final score', async () => {
       const { instance, key } = await setup({ reviewersPerAnswer: 2 });
       const { candidateId, attemptId } = await take(instance, key, 'Mia', [

@@ -16,7 +16,8 @@ import { validatorCompiler } from '../../http/validation.js';
 import { attemptOwner } from '../../modules/attempts/attempt-lookups.js';
 import { assignReview, settleReview, setReviewLead, submitReview, unassignReview } from '../../modules/reviews/commands.js';
 import { queueOf, sightOf } from '../../modules/reviews/blind.js';
-import { reviewBoard, reviewersOfInstance, userLeads } from '../../modules/reviews/repository.js';
+import { reviewBoard, reviewersOfInstance, userLeads, type BoardItem, type ReviewState } from '../../modules/reviews/repository.js';
+import { byText, byTime, pageOf, parseOrder, parsePage, type Compare } from '../lists.js';
 import { Settings } from '../../modules/tenants/admin-routes.js';
 import { changeTenantSettings } from '../../modules/tenants/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
@@ -35,6 +36,16 @@ export interface ReviewPageDeps {
 }
 
 const QUESTION = /^[a-z][a-z0-9-]{0,63}$/;
+
+const BOARD_PAGE = 50;
+const BOARD_SORTS = ['read', 'candidate', 'completed', 'state'] as const;
+const STATE_ORDER: ReviewState[] = ['disagreement', 'awaiting', 'in-review', 'settled'];
+const BOARD_ORDER: Record<(typeof BOARD_SORTS)[number], Compare<BoardItem>> = {
+  read: () => 0,
+  candidate: byText((item) => item.candidateName),
+  completed: byTime((item) => item.finishedAt),
+  state: (a, b) => STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state),
+};
 
 const checkSettings = validatorCompiler()({ schema: Settings, httpPart: 'body', method: 'POST', url: '/console/settings/reviews' }) as ((
   data: unknown,
@@ -56,8 +67,13 @@ export function registerReviewRoutes(scope: FastifyInstance, deps: ReviewPageDep
   };
   const queueUrl = (instance: Instance, saved: string) => `/console/reviews?instance=${encodeURIComponent(instance.name)}&saved=${saved}`;
 
-  scope.get<{ Querystring: { instance?: string; saved?: string } }>('/console/reviews', async (request, reply) => {
+  scope.get<{ Querystring: { instance?: string; saved?: string; sort?: string; page?: string } }>('/console/reviews', async (request, reply) => {
     const instance = deps.instanceOf(request, request.query.instance, 'review');
+    // The board's order: as read (open answers first, oldest first) unless a column is asked;
+    // under blind review not by candidate, whose order would say who is who.
+    const sorts = instance.blindReview ? BOARD_SORTS.filter((s) => s !== 'candidate') : BOARD_SORTS;
+    const order = parseOrder(request.query.sort, sorts, { sort: 'read', descending: false });
+    const page = parsePage(request.query.page);
     const user = userOf(request);
     const open = await reviewBoard(db, instance, { open: true });
     const lead = await userLeads(db, instance.id, user);
@@ -72,7 +88,15 @@ export function registerReviewRoutes(scope: FastifyInstance, deps: ReviewPageDep
       saved,
       queue: queueOf(open, user, instance),
       disagreements: lead ? open.filter((item) => item.state === 'disagreement') : [],
-      board: manager ? { items: await reviewBoard(db, instance, { open: false, limit: 300 }), reviewers: await reviewersOfInstance(db, instance.id) } : undefined,
+      board: manager
+        ? {
+            ...pageOf(await reviewBoard(db, instance, { open: false, limit: 300 }), order, BOARD_ORDER, page, BOARD_PAGE),
+            order,
+            page,
+            size: BOARD_PAGE,
+            reviewers: await reviewersOfInstance(db, instance.id),
+          }
+        : undefined,
     });
     return deps.page(reply, deps.consolePage(deps.frameOf(request, 'reviews', instance), `Review queue of ${instance.name}`, body));
   });

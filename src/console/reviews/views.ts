@@ -12,7 +12,8 @@ import type { QuestionReport } from '../../modules/attempts/report-questions.js'
 import { answerLabel } from '../../modules/reviews/blind.js';
 import type { BoardItem, InstanceReviewer, ReviewState } from '../../modules/reviews/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
-import { emptyState } from '../components.js';
+import { emptyState, pager, sortHeader } from '../components.js';
+import { sortParam, type Order } from '../lists.js';
 import { reviewerName, when } from '../format.js';
 
 type Review = QuestionReport['reviews'][number];
@@ -117,7 +118,7 @@ export interface QueueView {
   queue: BoardItem[];
   disagreements: BoardItem[];
   /** For owners and managers: every answer with its state and assignees, and who may review. */
-  board?: { items: BoardItem[]; reviewers: InstanceReviewer[] };
+  board?: { rows: BoardItem[]; total: number; order: Order; page: number; size: number; reviewers: InstanceReviewer[] };
 }
 
 const hidden = (csrf: string, instance: string) => html`<input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">`;
@@ -175,9 +176,18 @@ ${hidden(view.csrf, view.instance.name)}${answerHidden(item)}
 
 function boardPanel(view: QueueView): SafeHtml | false {
   if (!view.board) return false;
-  const { items, reviewers } = view.board;
+  const { rows: items, reviewers } = view.board;
   const blind = view.instance.blindReview;
   const name = view.instance.name;
+  const list = view.board;
+  const href = (change: { sort?: string; page?: number }) => {
+    const params = new URLSearchParams({ instance: name });
+    if (change.sort && change.sort !== 'read') params.set('sort', change.sort);
+    if (change.page && change.page > 1) params.set('page', String(change.page));
+    return `/console/reviews?${params}#review-board`;
+  };
+  const header = (label: string, key: string, firstDescending = false) =>
+    sortHeader(label, key, list.order, (sort, descending) => href({ sort: sortParam({ sort, descending }) }), firstDescending);
   const assignForm = (item: BoardItem, n: number) =>
     item.state !== 'settled' &&
     item.assignees.length < view.instance.reviewersPerAnswer &&
@@ -195,10 +205,12 @@ ${hidden(view.csrf, name)}${answerHidden(item)}
   }${blind ? '; blind review' : ''}. Answers with assignees are theirs alone${view.instance.reviewUnassigned ? '; reviewers may take the others' : '; the others wait for an owner or a manager, or an assignment'}.</p>
 ${
   items.length === 0
-    ? emptyState('No answers to review yet.', 'Free-text answers appear here when candidates submit an assessment that has them.')
+    ? list.total > 0
+      ? emptyState('This page is past the last one.', html`<a href="${href({ sort: sortParam(list.order) })}">Go to the first page</a>.`)
+      : emptyState('No answers to review yet.', 'Free-text answers appear here when candidates submit an assessment that has them.')
     : html`<div class="table-scroll"><table class="data">
 <caption class="visually-hidden">Free-text answers of ${name}, their reviews and assignees</caption>
-<thead><tr><th scope="col">Candidate</th><th scope="col">Assessment · question</th><th scope="col">Completed</th><th scope="col">State</th><th scope="col">Reviews</th><th scope="col">Assignees</th><th scope="col">Assign</th></tr></thead>
+<thead><tr>${blind ? html`<th scope="col">Candidate</th>` : header('Candidate', 'candidate')}<th scope="col">Assessment · question</th>${header('Completed', 'completed')}${header('State', 'state')}<th scope="col">Reviews</th><th scope="col">Assignees</th><th scope="col">Assign</th></tr></thead>
 <tbody>${items.map(
         (item, n) => html`<tr class="state-${item.state}">
 <td>${blind ? html`<span class="hint">hidden (blind review)</span>` : html`<a href="/console/candidates/${item.candidateId}?instance=${name}">${item.candidateName}</a>`}</td>
@@ -221,6 +233,7 @@ ${
 </tr>`,
       )}</tbody></table></div>`
 }
+${list.total > list.size && pager({ page: list.page, size: list.size, total: list.total, noun: 'answers', href: (page) => href({ sort: sortParam(list.order), page }) })}
 </section>
 <section class="panel review-leads" aria-labelledby="review-leads">
 <h2 id="review-leads">Leads</h2>
