@@ -238,7 +238,18 @@ describeEachStore(
       assert.equal((await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).statusCode, 200);
       const id = /New key (key_[0-9a-f]{16})/.exec(created.body)![1]!;
       assert.doesNotMatch((await manager.get(`/console/keys?instance=${a}`)).body, new RegExp(key), 'never shown again');
-      assert.equal((await manager.post('/console/keys', { instance: a, rateLimit: '1e3' })).statusCode, 400);
+      const keysBefore = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json().length;
+      const refused = await manager.post('/console/keys', { instance: a, label: 'Typed <label>', rateLimit: '1e3' });
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /<div class="error-summary" role="alert" id="key-errors"><p class="error">No key was made:<\/p><ul><li><a href="#key-rate">rateLimit<\/a>/);
+      assert.match(
+        refused.body,
+        /id="key-rate" name="rateLimit"[^>]*value="1e3" aria-invalid="true" aria-describedby="key-rate-error"><p class="field-error" id="key-rate-error">must be a whole number/,
+      );
+      assert.match(refused.body, /id="key-label" name="label"[^>]*value="Typed &lt;label&gt;"/, 'what was typed comes back, escaped');
+      const tooLong = await manager.post('/console/keys', { instance: a, label: 'x'.repeat(201) });
+      assert.match(tooLong.body, /<p class="field-error" id="key-label-error">is longer than 200 characters<\/p>/);
+      assert.equal((await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json().length, keysBefore, 'no key was made');
       const revoked = await manager.post(`/console/keys/${id}/revoke`, { instance: a });
       assert.equal(revoked.statusCode, 303);
       assert.equal((await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).statusCode, 401);
@@ -248,7 +259,10 @@ describeEachStore(
       const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
       const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
       const id = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json().find((k: { revokedAt: unknown }) => !k.revokedAt).id as string;
-      assert.equal((await manager.post(`/console/keys/${id}/rate-limit`, { instance: a, rateLimit: '0x10' })).statusCode, 400);
+      const badRate = await manager.post(`/console/keys/${id}/rate-limit`, { instance: a, rateLimit: '0x10' });
+      assert.equal(badRate.statusCode, 400);
+      assert.match(badRate.body, new RegExp(`The rate limit of ${id} was not changed:</p><ul><li><a href="#rate-${id}">rateLimit</a>`));
+      assert.match(badRate.body, new RegExp(`id="rate-${id}" name="rateLimit"[^>]*value="0x10"[^>]*aria-invalid="true"`));
       assert.equal((await reviewer.post(`/console/keys/${id}/rate-limit`, { instance: a, rateLimit: '5' })).statusCode, 403);
       assert.equal((await manager.post(`/console/keys/${id}/rate-limit`, { instance: a, rateLimit: '45' })).statusCode, 303);
       const limited = await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': keyA } });

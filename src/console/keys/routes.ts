@@ -1,14 +1,14 @@
 // API keys of an instance: made (shown once), given a rate budget, revoked. The keys module's
 // commands decide who may do what (a manager's budget has a ceiling; a key of other instances
 // is changed only by who manages all of them).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { invalidInput } from '../../domain/errors.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DomainError, invalidInput } from '../../domain/errors.js';
 import { changeKey, createKey, managedKey, revokeKey } from '../../modules/keys/commands.js';
 import { listKeys, type KeySummary } from '../../modules/keys/repository.js';
 import { byText, byTime, pageOf, parseOrder, parsePage, type Compare } from '../lists.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { instancesFor, type ConsoleContext } from '../context.js';
-import { keysBody } from './views.js';
+import { keysBody, type KeysPageState } from './views.js';
 
 /** A form's rate budget: empty is none (the default), else a number the command judges. */
 function rateOf(text: string | undefined): number | undefined {
@@ -62,20 +62,28 @@ export function registerKeyRoutes(scope: FastifyInstance, c: ConsoleContext): vo
     return c.render(request, reply, { section: 'keys', instance }, `API keys of ${instance.name}`, keysBody(instance.name, list, request.consoleUser!.csrfToken));
   });
 
+  /** The keys page again with a form's refusals beside its fields (status 400), or with the key just made. */
+  async function keysPage(request: FastifyRequest, reply: FastifyReply, instance: Instance, state: KeysPageState = {}, status = 200) {
+    const shown = keysBody(instance.name, await keyList(request, instance), request.consoleUser!.csrfToken, state);
+    return c.render(request, reply, { section: 'keys', instance }, `API keys of ${instance.name}`, shown, status);
+  }
+  /** The command's refusals of a form's input, to show beside its fields; anything else goes on. */
+  const refusals = (error: unknown) => {
+    if (error instanceof DomainError && error.code === 'invalid') return (error.fields ?? []).map((f) => ({ name: f.name, detail: f.detail }));
+    throw error;
+  };
+
   scope.post<{ Body: Record<string, string | undefined> }>('/console/keys', async (request, reply) => {
     const body = request.body ?? {};
     const instance = c.instanceOf(request, body.instance, 'manage');
-    const input = { instances: [instance.name], label: body.label, rateLimit: rateOf(body.rateLimit) };
-    const made = await c.command(request, 'key_create', (ctx) => createKey(ctx, keyDeps, input));
-    const keys = await keysOf(request, instance);
-    const list = {
-      ...pageOf(keys, { sort: 'created', descending: false }, KEY_ORDER, 1, keys.length || 1),
-      order: { sort: 'created', descending: false },
-      page: 1,
-      size: keys.length || 1,
-    };
-    const shown = keysBody(instance.name, list, request.consoleUser!.csrfToken, { id: made.summary.id, key: made.key });
-    return c.render(request, reply, { section: 'keys', instance }, `API keys of ${instance.name}`, shown);
+    const values = { label: body.label ?? '', rateLimit: body.rateLimit ?? '' };
+    try {
+      const input = { instances: [instance.name], label: body.label, rateLimit: rateOf(body.rateLimit) };
+      const made = await c.command(request, 'key_create', (ctx) => createKey(ctx, keyDeps, input));
+      return keysPage(request, reply, instance, { created: { id: made.summary.id, key: made.key } });
+    } catch (error) {
+      return keysPage(request, reply, instance, { create: { errors: refusals(error), values } }, 400);
+    }
   });
 
   scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/revoke', async (request, reply) => {
@@ -88,8 +96,13 @@ export function registerKeyRoutes(scope: FastifyInstance, c: ConsoleContext): vo
   scope.post<{ Params: { id: string }; Body: Record<string, string | undefined> }>('/console/keys/:id/rate-limit', async (request, reply) => {
     const instance = c.instanceOf(request, request.body?.instance, 'manage');
     const ref = { id: request.params.id, instance: instance.name, managed: managedNames(request) };
-    const rateLimit = rateOf(request.body?.rateLimit) ?? null;
-    await c.command(request, 'key_update', async (ctx) => changeKey(ctx, keyDeps, { id: (await managedKey(ctx, ref)).id, rateLimit }));
+    try {
+      const rateLimit = rateOf(request.body?.rateLimit) ?? null;
+      await c.command(request, 'key_update', async (ctx) => changeKey(ctx, keyDeps, { id: (await managedKey(ctx, ref)).id, rateLimit }));
+    } catch (error) {
+      const errors = refusals(error);
+      return keysPage(request, reply, instance, { rate: { id: request.params.id, errors, value: request.body?.rateLimit ?? '' } }, 400);
+    }
     return reply.redirect(`/console/keys?instance=${encodeURIComponent(instance.name)}`, 303);
   });
 }

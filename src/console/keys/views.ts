@@ -1,7 +1,7 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { KeySummary } from '../../modules/keys/repository.js';
-import { emptyState, pager, sortHeader } from '../components.js';
+import { emptyState, errorSummary, fieldError, invalidAttributes, pager, sortHeader } from '../components.js';
 import { sortParam, type Order } from '../lists.js';
 
 /** An instance's keys in the order asked, one page of them, with the order and the total. */
@@ -13,8 +13,19 @@ export interface KeyList {
   total: number;
 }
 
-export function keysBody(instance: string, list: KeyList, csrf: string, created?: { id: string; key: string }): SafeHtml {
+type Refusals = { name: string; detail: string }[];
+
+/** What the page shows besides the list: the key just made, or a refused form with what was typed. */
+export interface KeysPageState {
+  created?: { id: string; key: string };
+  create?: { errors: Refusals; values: { label: string; rateLimit: string } };
+  rate?: { id: string; errors: Refusals; value: string };
+}
+
+export function keysBody(instance: string, list: KeyList, csrf: string, state: KeysPageState = {}): SafeHtml {
   const keys = list.rows;
+  const { created, create, rate } = state;
+  const rateErrors = (id: string) => (rate?.id === id ? rate.errors : undefined);
   const href = (change: { sort?: string; page?: number }) => {
     const params = new URLSearchParams({ instance });
     if (change.sort && change.sort !== 'created') params.set('sort', change.sort);
@@ -29,11 +40,13 @@ ${
   html`<div class="panel created-key" role="status"><p><strong>New key ${created.id}.</strong> It is shown this once: copy it now into the client's secret store.</p>
 <p><code class="secret" id="new-key">${created.key}</code></p></div>`
 }
+${errorSummary('key-errors', 'No key was made:', create?.errors, { label: 'key-label', rateLimit: 'key-rate' })}
+${rate && errorSummary('rate-errors', `The rate limit of ${rate.id} was not changed:`, rate.errors, { rateLimit: `rate-${rate.id}` })}
 <form method="post" action="/console/keys" class="filters">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="instance" value="${instance}">
-<div class="field grow"><label for="key-label">Label</label><input type="text" id="key-label" name="label" maxlength="200" placeholder="e.g. Greenhouse production"></div>
-<div class="field"><label for="key-rate">Requests per minute (optional)</label><input type="number" id="key-rate" name="rateLimit" min="1" max="1000000" step="1"></div>
+<div class="field grow"><label for="key-label">Label</label><input type="text" id="key-label" name="label" maxlength="200" placeholder="e.g. Greenhouse production" value="${create?.values.label ?? ''}"${invalidAttributes(create?.errors, 'label', 'key-label-error')}>${fieldError(create?.errors, 'label', 'key-label-error')}</div>
+<div class="field"><label for="key-rate">Requests per minute (optional)</label><input type="number" id="key-rate" name="rateLimit" min="1" max="1000000" step="1" value="${create?.values.rateLimit ?? ''}"${invalidAttributes(create?.errors, 'rateLimit', 'key-rate-error')}>${fieldError(create?.errors, 'rateLimit', 'key-rate-error')}</div>
 <button type="submit" class="primary">Create a key</button>
 </form>
 <h2 id="keys-heading">Keys</h2>
@@ -54,8 +67,8 @@ ${
             : html`<form method="post" action="/console/keys/${k.id}/rate-limit" class="inline rate-form">
 <input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}">
 <label for="rate-${k.id}" class="visually-hidden">Requests per minute for ${k.id} (empty: the service default)</label>
-<input type="number" id="rate-${k.id}" name="rateLimit" min="1" max="1000000" step="1" value="${k.rateLimit ?? ''}" placeholder="default">
-<button type="submit">Set<span class="visually-hidden"> the rate limit of ${k.id}</span></button></form>`
+<input type="number" id="rate-${k.id}" name="rateLimit" min="1" max="1000000" step="1" value="${rate?.id === k.id ? rate.value : (k.rateLimit ?? '')}" placeholder="default"${invalidAttributes(rateErrors(k.id), 'rateLimit', `rate-${k.id}-error`)}>
+<button type="submit">Set<span class="visually-hidden"> the rate limit of ${k.id}</span></button>${fieldError(rateErrors(k.id), 'rateLimit', `rate-${k.id}-error`)}</form>`
         }</td><td>${when(k.lastUsedAt)}</td>
 <td>${
           k.revokedAt
