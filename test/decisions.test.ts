@@ -284,9 +284,24 @@ describeEachStore('saved searches', (ctx) => {
       ['score=FAIL'],
     );
     // Bad input: no name, no filter, a control character; another's search cannot be deleted.
-    assert.equal((await manager.post('/console/searches', { instance, name: '', score: 'FAIL' })).statusCode, 400);
-    assert.equal((await manager.post('/console/searches', { instance, name: 'Nothing' })).statusCode, 400);
-    assert.equal((await manager.post('/console/searches', { instance, name: 'a\u202Eb', score: 'FAIL' })).statusCode, 400);
+    // The list comes back with its filters, the refusal beside the name, and the name as typed.
+    const count = async () => (await ctx().db.query(`SELECT count(*)::int AS n FROM saved_searches`)).rows[0]!.n as number;
+    const before = await count();
+    const unnamed = await manager.post('/console/searches', { instance, name: '', score: 'FAIL' });
+    assert.equal(unnamed.statusCode, 400);
+    assert.match(
+      unnamed.body,
+      /<div class="error-summary" role="alert" id="saved-errors"><p class="error">The search was not saved:<\/p><ul><li><a href="#saved-name">name<\/a> must be 1-60 characters/,
+    );
+    assert.match(unnamed.body, /id="saved-name" name="name"[^>]*aria-invalid="true" aria-describedby="saved-name-error">/);
+    assert.match(unnamed.body, /<input type="hidden" name="score" value="FAIL">/, 'the filters stay');
+    const nothing = await manager.post('/console/searches', { instance, name: 'Nothing' });
+    assert.equal(nothing.statusCode, 400);
+    assert.match(nothing.body, /<code>filters<\/code> a saved search needs at least one filter/);
+    const bidi = await manager.post('/console/searches', { instance, name: 'a\u202Eb', score: 'FAIL' });
+    assert.equal(bidi.statusCode, 400);
+    assert.match(bidi.body, /<p class="field-error" id="saved-name-error">must not contain control or bidirectional override characters<\/p>/);
+    assert.equal(await count(), before, 'nothing saved');
     assert.equal((await other.post(`/console/searches/${rows.rows[0]!.id}/delete`, { instance })).statusCode, 404);
     assert.equal((await manager.post(`/console/searches/${rows.rows[0]!.id}/delete`, { instance })).statusCode, 303);
     assert.equal((await ctx().db.query(`SELECT 1 FROM saved_searches WHERE id = $1`, [rows.rows[0]!.id])).rows.length, 0);

@@ -22,7 +22,7 @@ import { doneText, parseCandidateOrder, registerBulkRoutes } from './bulk.js';
 import { parsePage } from '../lists.js';
 import { registerCompareRoutes } from './compare.js';
 import { candidatesCsv, decisionActions, headerMarks, marksPanel, registerDecisionRoutes } from './decisions.js';
-import { registerSearchRoutes, savedSearchesPanel } from './searches.js';
+import { registerSearchRoutes, savedSearchesPanel, type SearchFormState } from './searches.js';
 import { candidatesBody } from './views.js';
 import { registerWebcamRoutes, webcamSections } from './webcam.js';
 
@@ -66,7 +66,12 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
   }
 
   /** The list's page: its filters, order and page from the query; the bulk actions' errors or outcome when given. */
-  async function listPage(request: FastifyRequest, q: Record<string, string | undefined>, bulk: { errors?: readonly { name: string; detail: string }[]; done?: string } = {}) {
+  async function listPage(
+    request: FastifyRequest,
+    q: Record<string, string | undefined>,
+    bulk: { errors?: readonly { name: string; detail: string }[]; done?: string } = {},
+    searchForm?: SearchFormState,
+  ) {
     const instance = c.instanceOf(request, q.instance, 'names');
     const { assessments, search } = await candidateSearch(q, instance, PAGE_SIZE + 1);
     const order = parseCandidateOrder(q.sort);
@@ -99,7 +104,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const user = request.consoleUser!;
     if (q.chosen !== undefined && !isUuid(q.chosen)) throw invalidInput([{ name: 'chosen', in: 'query', detail: 'is not a candidate id' }]);
     const chosen = q.chosen === undefined ? undefined : await findCandidate(db, [instance.id], q.chosen);
-    const saved = savedSearchesPanel({ instance: instance.name, csrf: user.csrfToken, saved: await savedSearches(db, user.user.id, instance.id), filters });
+    const saved = savedSearchesPanel({ instance: instance.name, csrf: user.csrfToken, saved: await savedSearches(db, user.user.id, instance.id), filters, form: searchForm });
     const body = candidatesBody({
       instance: instance.name,
       filters,
@@ -273,7 +278,15 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     return c.render(request, reply, { section: 'candidates', instance }, title, body);
   });
 
-  registerSearchRoutes(scope, { db, now: c.now, instanceOf: c.instanceOf });
+  registerSearchRoutes(scope, {
+    db,
+    now: c.now,
+    instanceOf: c.instanceOf,
+    again: async (request, reply, query, form) => {
+      const { instance, body } = await listPage(request, query, {}, form);
+      return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${instance.name}`, body, 400);
+    },
+  });
   registerWebcamRoutes(scope, { db, instanceOf: c.instanceOf, maySee: (request, instance, candidateId) => maySeeCandidate(db, instance, request.consoleUser!.user, candidateId) });
 
   registerCompareRoutes(scope, {
