@@ -418,6 +418,16 @@ describeEachStore(
       const tested = await asOwner.post('/console/integrations/test', { instance, partner: 'ashby', assessment: 'alpha' });
       assert.equal(tested.statusCode, 200, tested.body);
       assert.match(tested.body, /Test sent as Ashby would send it/);
+      // Refusals come back beside their fields, and change nothing.
+      const badKey = await asOwner.post('/console/integrations/settings', { instance, partner: 'ashby', apiKey: 'has a space' });
+      assert.equal(badKey.statusCode, 400);
+      assert.match(badKey.body, /The Ashby key was not saved:<\/p><ul><li><a href="#ashby-key">apiKey<\/a> must be 1-500 printable characters/);
+      assert.match(badKey.body, /id="ashby-key" name="apiKey"[^>]*aria-invalid="true" aria-describedby="ashby-key-error">/);
+      assert.match(badKey.body, /ending in <code>abcd<\/code>/, 'the key set before is kept');
+      const badTest = await asOwner.post('/console/integrations/test', { instance, partner: 'greenhouse', assessment: 'no-such-test' });
+      assert.equal(badTest.statusCode, 400, badTest.body);
+      assert.match(badTest.body, /No test was sent:<\/p><ul><li><a href="#greenhouse-test">assessment<\/a>/);
+      assert.match(badTest.body, /id="greenhouse-test" name="assessment" aria-invalid="true" aria-describedby="greenhouse-test-error">/);
       const retried = await asOwner.post(`/console/integrations/callbacks/999999999/retry`, { instance });
       assert.equal(retried.statusCode, 404);
       await ctx().request({ method: 'PUT', url: `/admin/v1/instances/${instance}/integrations/greenhouse`, payload: { sendEmail: true } });

@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { runCommand } from '../../domain/command.js';
-import { forbidden, invalidInput } from '../../domain/errors.js';
+import { DomainError, forbidden, invalidInput } from '../../domain/errors.js';
 import { commandRequest } from '../../http/command.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
@@ -16,7 +16,7 @@ import { createKey } from '../../modules/keys/commands.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { when } from '../format.js';
 import type { Frame } from '../layout.js';
-import { emptyState } from '../components.js';
+import { emptyState, errorSummary, fieldError, invalidAttributes } from '../components.js';
 
 export interface IntegrationPageDeps {
   db: Database;
@@ -34,6 +34,8 @@ const LABELS: Record<Partner, string> = { greenhouse: 'Greenhouse', ashby: 'Ashb
 
 interface PageState {
   notice?: string;
+  /** A refused form (the Ashby key, or a partner's test) and the command's words for its fields. */
+  refused?: { form: 'ashby-key' | `${Partner}-test`; errors: { name: string; detail: string }[] };
   /** A key just made for an ATS, shown this once. */
   created?: { partner: Partner; key: string };
 }
@@ -48,7 +50,16 @@ export function integrationsRoutes(scope: FastifyInstance, deps: IntegrationPage
     return found;
   };
 
-  async function show(request: FastifyRequest, reply: FastifyReply, instance: Instance, state: PageState = {}) {
+  /** The page again with a form's refusals beside its fields (400); other errors go on. */
+  const refusedBy = (request: FastifyRequest, reply: FastifyReply, instance: Instance, form: NonNullable<PageState['refused']>['form'], error: unknown) => {
+    if (!(error instanceof DomainError) || (error.code !== 'invalid' && error.code !== 'not-found')) throw error;
+    // The invite command names the assessment as the first of a list (assessments.0): the form has one.
+    const named = (name: string) => (name.startsWith('assessments') ? 'assessment' : name);
+    const errors = error.code === 'invalid' ? (error.fields ?? []).map((f) => ({ name: named(f.name), detail: f.detail })) : [{ name: 'assessment', detail: error.message }];
+    return show(request, reply, instance, { refused: { form, errors } }, 400);
+  };
+
+  async function show(request: FastifyRequest, reply: FastifyReply, instance: Instance, state: PageState = {}, status = 200) {
     const settings = Object.fromEntries(await Promise.all(PARTNERS.map(async (p) => [p, await partnerSettings(db, instance.id, p)] as const)));
     const callbacks = await listCallbacks(db, instance.id, 20);
     const assessments = await listAssessments(db, [instance.id]);
@@ -66,7 +77,7 @@ export function integrationsRoutes(scope: FastifyInstance, deps: IntegrationPage
       email: request.consoleUser!.user.email,
       state,
     });
-    return deps.page(reply, deps.consolePage(deps.frameOf(request, 'integrations', instance), `Integrations of ${instance.name}`, body));
+    return deps.page(reply, deps.consolePage(deps.frameOf(request, 'integrations', instance), `Integrations of ${instance.name}`, body), status);
   }
 
   scope.get<{ Querystring: { instance?: string } }>('/console/integrations', async (request, reply) =>
@@ -94,7 +105,11 @@ export function integrationsRoutes(scope: FastifyInstance, deps: IntegrationPage
     // The company's credential at the ATS is an owner's to set, like the addresses mail comes from.
     if (apiKey !== undefined && !isOwner(request)) throw forbidden(`Only an owner (or the operator) may set the instance's ${LABELS[partner]} API key`);
     const sendEmail = body.sendEmail === undefined ? undefined : body.sendEmail === 'true';
-    await runCommand(db, commandRequest(request, deps.now()), (ctx) => configurePartner(ctx, { instanceId: instance.id, partner, apiKey, sendEmail }), 'partner_configure');
+    try {
+      await runCommand(db, commandRequest(request, deps.now()), (ctx) => configurePartner(ctx, { instanceId: instance.id, partner, apiKey, sendEmail }), 'partner_configure');
+    } catch (error) {
+      return refusedBy(request, reply, instance, 'ashby-key', error);
+    }
     return show(request, reply, instance, { notice: `${LABELS[partner]} settings saved.` });
   });
 
@@ -111,17 +126,22 @@ export function integrationsRoutes(scope: FastifyInstance, deps: IntegrationPage
     const instance = deps.instanceOf(request, body.instance, 'manage');
     const partner = partnerOf(body.partner);
     const user = request.consoleUser!.user;
-    const started = await startFromPartner(deps.invite, commandRequest(request, deps.now()), {
-      instanceId: instance.id,
-      partner,
-      requestKey: `console-test\n${user.email}\n${body.assessment ?? ''}\n${deps.now().toISOString()}`,
-      assessment: body.assessment ?? '',
-      candidate: { email: user.email, firstName: 'Test', lastName: `(${LABELS[partner]})` },
-      callbackUrl: null,
-      external: { test: true, sentBy: user.email },
-      events: [],
-      repeated: 'same',
-    });
+    let started;
+    try {
+      started = await startFromPartner(deps.invite, commandRequest(request, deps.now()), {
+        instanceId: instance.id,
+        partner,
+        requestKey: `console-test\n${user.email}\n${body.assessment ?? ''}\n${deps.now().toISOString()}`,
+        assessment: body.assessment ?? '',
+        candidate: { email: user.email, firstName: 'Test', lastName: `(${LABELS[partner]})` },
+        callbackUrl: null,
+        external: { test: true, sentBy: user.email },
+        events: [],
+        repeated: 'same',
+      });
+    } catch (error) {
+      return refusedBy(request, reply, instance, `${partner}-test`, error);
+    }
     const mailed =
       started.emailed === 'SENT'
         ? `e-mailed to ${user.email}`
@@ -157,12 +177,18 @@ export function integrationsBody(view: {
 <label for="${partner}-send">Candidates ${LABELS[partner]} sends</label>
 <select id="${partner}-send" name="sendEmail"><option value="true"${view.settings[partner].sendEmail && html` selected`}>are e-mailed their link by this service</option><option value="false"${!view.settings[partner].sendEmail && html` selected`}>are reached by ${LABELS[partner]}</option></select>
 <button type="submit">Save</button></form>`;
-  const testForm = (partner: Partner) =>
-    view.assessments.length > 0 &&
-    html`<form method="post" action="/console/integrations/test" class="inline">${hidden(partner)}
+  const refused = (form: string) => (view.state.refused?.form === form ? view.state.refused.errors : undefined);
+  const testForm = (partner: Partner) => {
+    const errors = refused(`${partner}-test`);
+    return (
+      view.assessments.length > 0 &&
+      html`${errorSummary(`${partner}-test-errors`, 'No test was sent:', errors, { assessment: `${partner}-test` })}<form method="post" action="/console/integrations/test" class="inline">${hidden(partner)}
 <label for="${partner}-test">Send me a test as ${LABELS[partner]} would</label>
-<select id="${partner}-test" name="assessment">${view.assessments.map((a) => html`<option value="${a.id}">${a.name}</option>`)}</select>
-<button type="submit">Send to ${view.email}</button></form>`;
+<select id="${partner}-test" name="assessment"${invalidAttributes(errors, 'assessment', `${partner}-test-error`)}>${view.assessments.map((a) => html`<option value="${a.id}">${a.name}</option>`)}</select>
+<button type="submit">Send to ${view.email}</button>${fieldError(errors, 'assessment', `${partner}-test-error`)}</form>`
+    );
+  };
+  const keyErrors = refused('ashby-key');
   const created = view.state.created;
   return html`<h1>Integrations of ${view.instance}</h1>
 <p>Greenhouse and Ashby call this service directly: paste the addresses and a key below into the ATS, and invitations, progress and results flow with no code. Registering the partner integration with Greenhouse or Ashby is theirs to do; <code>docs/ats.md</code> walks through both sides.</p>
@@ -182,7 +208,7 @@ ${
 </dl>
 <p>${keyButton('greenhouse')}</p>
 <p>${emailSetting('greenhouse')}</p>
-<p>${testForm('greenhouse')}</p>
+<div>${testForm('greenhouse')}</div>
 </section>
 <section class="panel" aria-labelledby="ashby">
 <h2 id="ashby">Ashby</h2>
@@ -193,15 +219,15 @@ ${
 ${view.settings.ashby.keyHint ? html`<strong>set</strong> (ending in <code>${view.settings.ashby.keyHint}</code>).` : html`<strong>not set</strong>: updates wait until it is.`}</p>
 ${
   view.owner
-    ? html`<form method="post" action="/console/integrations/settings" class="invite-form">${hidden('ashby')}
-<div class="field"><label for="ashby-key">Ashby API key</label><input type="password" id="ashby-key" name="apiKey" autocomplete="off" maxlength="500" required></div>
+    ? html`${errorSummary('ashby-key-errors', 'The Ashby key was not saved:', keyErrors, { apiKey: 'ashby-key' })}<form method="post" action="/console/integrations/settings" class="invite-form">${hidden('ashby')}
+<div class="field"><label for="ashby-key">Ashby API key</label><input type="password" id="ashby-key" name="apiKey" autocomplete="off" maxlength="500" required${invalidAttributes(keyErrors, 'apiKey', 'ashby-key-error')}>${fieldError(keyErrors, 'apiKey', 'ashby-key-error')}</div>
 <button type="submit" class="primary">Save the Ashby key</button>
 </form>
 ${view.settings.ashby.keyHint && html`<form method="post" action="/console/integrations/settings" class="inline confirm" data-confirm="Remove the Ashby key? Updates to Ashby wait until a key is set again.">${hidden('ashby')}<input type="hidden" name="removeKey" value="1"><button type="submit">Remove the Ashby key</button></form>`}`
     : html`<p class="hint">Only an owner (or the operator) may set it.</p>`
 }
 <p>${emailSetting('ashby')}</p>
-<p>${testForm('ashby')}</p>
+<div>${testForm('ashby')}</div>
 </section>
 <section class="panel" aria-labelledby="callbacks">
 <h2 id="callbacks">Latest callbacks</h2>
