@@ -410,7 +410,8 @@ describeEachStore(
       const bad = await owner.post('/console/settings/sso', form);
       assert.equal(bad.statusCode, 400);
       assert.match(bad.body, /Nothing was saved/);
-      assert.match(bad.body, /<code>issuer<\/code> is not a URL/);
+      assert.match(bad.body, /<div class="error-summary" role="alert" id="sso-errors"><p class="error">Nothing was saved:<\/p><ul><li><a href="#issuer">issuer<\/a> is not a URL/);
+      assert.match(bad.body, /id="issuer" name="issuer"[^>]*aria-invalid="true" aria-describedby="issuer-error">\n<p class="field-error" id="issuer-error">is not a URL/);
       assert.equal((await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/sso` })).json().displayName, 'Acme Login');
       const good = await owner.post('/console/settings/sso', { ...form, issuer: idp.issuer, allowedDomains: 'acme.test, corp.acme.test' });
       assert.equal(good.statusCode, 303, good.body);

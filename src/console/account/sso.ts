@@ -2,6 +2,7 @@
 // (/console/sso/<instance>, or the sign-in page's form that asks for the instance's name), the
 // provider's return (/console/sso-callback), and the owners' settings page of an instance's single
 // sign-on. They translate to the users module's functions (src/modules/users/sso.ts) and back.
+import { errorSummary, fieldError as fieldErrorOf, invalidAttributes } from '../components.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { runCommand } from '../../domain/command.js';
@@ -174,16 +175,14 @@ interface SsoFormState {
 
 function ssoBody(instance: string, csrf: string, settings: SsoView | undefined, callback: string, state: SsoFormState): SafeHtml {
   const v = state.values ?? settings;
-  const errorOf = (name: string) => state.errors?.find((e) => e.name === name);
-  const fieldError = (name: string) => {
-    const e = errorOf(name);
-    return e && html`<p class="error" id="${name}-error"><code>${name}</code> ${e.detail}</p>`;
-  };
-  const described = (name: string) => (errorOf(name) ? html` aria-invalid="true" aria-describedby="${name}-error"` : '');
+  const errors = state.errors;
+  const fieldError = (name: string) => fieldErrorOf(errors, name, `${name}-error`);
+  const described = (name: string) => invalidAttributes(errors, name, `${name}-error`);
+  const fields = ['displayName', 'issuer', 'clientId', 'clientSecret', 'allowedDomains', 'defaultRole'];
   return html`<h1>Single sign-on of ${instance}</h1>
 ${state.notice && html`<p class="info" role="status">${state.notice}</p>`}
 ${state.problem && html`<p class="error" role="alert">${state.problem}</p>`}
-${(state.errors?.length ?? 0) > 0 ? html`<p class="error" role="alert">Nothing was saved: correct the fields below.</p>` : ''}
+${errorSummary('sso-errors', 'Nothing was saved:', errors, Object.fromEntries(fields.map((name) => [name, name])))}
 <p>People of this instance sign in through your company's identity provider (OpenID Connect). Register the service at the provider as a web application with this redirect URI: <code>${callback}</code>, scopes <code>openid email profile</code>. They sign in at <code>/console/sso/${instance}</code>, or on the sign-in page with the instance's name. Owners always sign in with their password.</p>
 ${
   settings
