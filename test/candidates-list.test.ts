@@ -135,6 +135,20 @@ describeEachStore('the candidates list', (ctx) => {
     const page = await reviewer.get(String(compare.headers.location));
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<th scope="row">Total score<\/th><td>100 %<\/td><td>0 %<\/td>/);
+    // The page offers the others who completed it (only the sixth here), best first, and no Remove at two.
+    const offered = [.../<select id="compare-add" name="ids">(.*?)<\/select>/s.exec(page.body)![1]!.matchAll(/<option value="([^"]+)">([^<]*)<\/option>/g)];
+    assert.deepEqual(
+      offered.map((m) => m[1]),
+      [ids[5]],
+    );
+    assert.match(offered[0]![2]!, /Person [A-Z]05 \(100 %\)/);
+    assert.doesNotMatch(page.body, /class="remove"/, 'two is the fewest to compare');
+    const three = await reviewer.get(`/console/compare?instance=${instance}&assessment=quick&ids=${ids[3]}&ids=${ids[4]}&ids=${ids[5]}`);
+    assert.equal(three.statusCode, 200);
+    assert.match(three.body, /<th scope="row">Total score<\/th><td>100 %<\/td><td>0 %<\/td><td>100 %<\/td>/);
+    assert.doesNotMatch(three.body, /id="compare-add"/, 'nobody else completed it');
+    const removeHref = new RegExp(`<a class="remove" href="([^"]+)">Remove<span class="visually-hidden"> Person [A-Z]04`).exec(three.body)![1]!.replace(/&amp;/g, '&');
+    assert.ok(!removeHref.includes(ids[4]!) && removeHref.includes(ids[3]!) && removeHref.includes(ids[5]!), removeHref);
     const csv = await bulk(reviewer, { action: 'export', ids: `${ids[3]},${ids[4]}` });
     assert.equal(csv.statusCode, 200);
     assert.match(String(csv.headers['content-type']), /^text\/csv/);

@@ -8,7 +8,7 @@ import { invalidInput } from '../../domain/errors.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
 import { assessmentReports, type AssessmentReport } from '../../modules/attempts/report.js';
-import { findCandidate, type CandidateSummary } from '../../modules/candidates/repository.js';
+import { findCandidate, searchCandidates, type CandidateListItem, type CandidateSummary } from '../../modules/candidates/repository.js';
 import { marksOfMany, type CandidateMarks } from '../../modules/decisions/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { barChart } from '../charts.js';
@@ -16,6 +16,8 @@ import { DECISION_TEXT } from './decisions.js';
 import { duration, SCORE_TEXT, statusText } from '../format.js';
 
 export const COMPARE_MAX = 10;
+/** How many others the page offers to add. */
+const ADDABLE = 50;
 
 interface Compared {
   candidate: CandidateSummary;
@@ -23,9 +25,21 @@ interface Compared {
   marks: CandidateMarks | undefined;
 }
 
+/** A candidate's total on the assessment, as the picker shows it beside the name. */
+const scoreOf = (c: CandidateListItem, assessmentId: string) => {
+  const total = c.invitations.find((i) => i.assessmentId === assessmentId && i.assessmentStatus === 'COMPLETED' && i.totalScore !== '')?.totalScore;
+  return total === undefined || total === null ? '' : ` (${Number(total)} %)`;
+};
+
 const nameOf = (c: CandidateSummary) => (c.email === null ? `Erased candidate ${c.id.slice(0, 8)}` : `${c.firstName} ${c.lastName}`);
 
-export function compareBody(instance: string, assessment: { id: string; name: string }, assessments: { id: string; name: string }[], rows: Compared[]): SafeHtml {
+export function compareBody(
+  instance: string,
+  assessment: { id: string; name: string },
+  assessments: { id: string; name: string }[],
+  rows: Compared[],
+  addable: CandidateListItem[],
+): SafeHtml {
   const scored = (r: AssessmentReport | undefined) => r !== undefined && r.record.assessmentStatus === 'COMPLETED' && r.record.scoreStatus !== 'PENDING';
   const categories = [...new Set(rows.flatMap((r) => (scored(r.report) ? r.report!.record.categoryScores.map((c) => c.name) : [])))];
   const cell = (r: Compared, value: (report: AssessmentReport) => SafeHtml | string) =>
@@ -48,6 +62,17 @@ export function compareBody(instance: string, assessment: { id: string; name: st
   ];
   const others = assessments.filter((a) => a.id !== assessment.id);
   const ids = rows.map((r) => r.candidate.id);
+  const compareHref = (chosen: string[]) => `/console/compare?${new URLSearchParams([['instance', instance], ['assessment', assessment.id], ...chosen.map((id) => ['ids', id])])}`;
+  const remove = (r: Compared) =>
+    rows.length > 2 &&
+    html`<br><a class="remove" href="${compareHref(ids.filter((id) => id !== r.candidate.id))}">Remove<span class="visually-hidden"> ${nameOf(r.candidate)}</span></a>`;
+  const add =
+    rows.length < COMPARE_MAX &&
+    addable.length > 0 &&
+    html`<form method="get" action="/console/compare" class="inline compare-add">
+<input type="hidden" name="instance" value="${instance}"><input type="hidden" name="assessment" value="${assessment.id}">${ids.map((id) => html`<input type="hidden" name="ids" value="${id}">`)}
+<label for="compare-add">Add a candidate who completed it</label> <select id="compare-add" name="ids">${addable.map((c) => html`<option value="${c.id}">${nameOf(c)}${scoreOf(c, assessment.id)}</option>`)}</select>
+<button type="submit">Add</button></form>`;
   return html`<h1>Compare candidates: ${assessment.name}</h1>
 <p><a href="/console/candidates?instance=${instance}&amp;assessment=${assessment.id}">Back to candidates</a>${
     others.length > 0 &&
@@ -56,9 +81,10 @@ export function compareBody(instance: string, assessment: { id: string; name: st
 <label for="compare-assessment">Another assessment</label> <select id="compare-assessment" name="assessment">${others.map((a) => html`<option value="${a.id}">${a.name}</option>`)}</select>
 <button type="submit">Compare</button></form>`
   }</p>
+${add && html`<p>${add}</p>`}
 <div class="table-scroll"><table class="data compare">
 <caption>${rows.length} candidates, ${assessment.name}</caption>
-<thead><tr><th scope="col">Candidate</th>${rows.map((r) => html`<th scope="col"><a href="/console/candidates/${r.candidate.id}?instance=${instance}#a-${assessment.id}">${nameOf(r.candidate)}</a></th>`)}</tr></thead>
+<thead><tr><th scope="col">Candidate</th>${rows.map((r) => html`<th scope="col"><a href="/console/candidates/${r.candidate.id}?instance=${instance}#a-${assessment.id}">${nameOf(r.candidate)}</a>${remove(r)}</th>`)}</tr></thead>
 <tbody>
 ${line('Result', (r) => (scored(r) ? (SCORE_TEXT[r.record.scoreStatus] ?? r.record.scoreStatus) : 'awaiting a score'))}
 ${line('Total score', (r) => (scored(r) ? score(r.record.totalScore) : '-'))}
@@ -123,6 +149,22 @@ export function registerCompareRoutes(scope: FastifyInstance, deps: CompareDeps)
       report: reports.get(candidate.id)!.find((r) => r.record.assessmentId === chosen.id),
       marks: marks.get(candidate.id),
     }));
+    // Others to add: those who completed it, best score first (50 at most), not already compared.
+    const addable =
+      ids.length < COMPARE_MAX
+        ? (
+            await searchCandidates(deps.db, {
+              instanceId: instance.id,
+              assessmentId: chosen.id,
+              assessmentStatus: 'COMPLETED',
+              sort: 'score',
+              descending: true,
+              limit: ADDABLE + ids.length,
+            })
+          )
+            .filter((c) => !ids.includes(c.id))
+            .slice(0, ADDABLE)
+        : [];
     return deps.render(
       request,
       reply,
@@ -133,6 +175,7 @@ export function registerCompareRoutes(scope: FastifyInstance, deps: CompareDeps)
         chosen,
         assessments.map((a) => ({ id: a.id, name: a.name })),
         rows,
+        addable,
       ),
     );
   });
