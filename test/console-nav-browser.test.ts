@@ -187,9 +187,20 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
                   .slice(0, 5),
               );
               assert.deepEqual(wide, [], `${href}: nothing of the frame or the page's header reaches past the right edge at ${width.name} px`);
+              // Nor anything of the page's content, but for what scrolls in a box of its own (wide tables, code).
+              const spilled = await page.evaluate(() =>
+                [...document.querySelectorAll('main *')]
+                  .filter((el) => !el.closest('.table-scroll, pre, [hidden], .visually-hidden, .chart-data, details:not([open]) > :not(summary)'))
+                  .filter((el) => el.getBoundingClientRect().width > 0 && el.getBoundingClientRect().right > window.innerWidth + 1)
+                  .map((el) => `${el.tagName}.${el.className} "${(el.textContent ?? '').trim().slice(0, 40)}" ${Math.round(el.getBoundingClientRect().right)}`)
+                  .slice(0, 5),
+              );
+              assert.deepEqual(spilled, [], `${href}: nothing of the page runs past the right edge at ${width.name} px`);
               await accessible(page, `${href} at ${width.name} px`);
+              // Every page is pictured in artifacts/ to be looked at; those the docs show also go to docs/images/.
               const picture = PICTURES[href];
-              if (picture) await page.screenshot({ path: path.join(IMAGES, `console-${picture}-${width.name}.png`) });
+              const name = picture ?? `page-${href.replace(/^\/console\/?/, '').replace(/\W+/g, '-') || 'overview'}`;
+              await page.screenshot({ path: path.join(picture ? IMAGES : SHOTS, `console-${name}-${width.name}.png`) });
               return undefined;
             } catch (error) {
               return error as Error;

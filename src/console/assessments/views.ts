@@ -63,7 +63,7 @@ export function assessmentsBody(
     options.canManage &&
     html`<section class="panel" aria-labelledby="import-heading">
 <h2 id="import-heading">Publish an assessment</h2>
-<p><a class="button" href="/console/assessments/new?instance=${instance}">Write a new assessment in the editor</a> <a class="button" href="/console/assessments/qti?instance=${instance}">Import a QTI package</a></p>
+<p class="actions"><a class="button" href="/console/assessments/new?instance=${instance}">Write a new assessment in the editor</a> <a class="button" href="/console/assessments/qti?instance=${instance}">Import a QTI package</a></p>
 <p>Paste a YAML or JSON document (the same format as <code>assessment import</code>), or choose a file. Publishing changed content makes a new version; candidates who started keep theirs.</p>
 ${state?.published && html`<p class="info" role="status">${state.published}</p>`}
 ${
@@ -77,7 +77,7 @@ ${
 <label for="import-file">File (optional)</label>
 <input type="file" id="import-file" accept=".yaml,.yml,.json,application/json,text/yaml" data-fills="import-source">
 <label for="import-source">Document</label>
-<textarea id="import-source" name="source" rows="14" spellcheck="false" required${state?.errors && html` aria-describedby="import-errors" aria-invalid="true"`}>${state?.source ?? ''}</textarea>
+<textarea id="import-source" class="wide" name="source" rows="14" spellcheck="false" required${state?.errors && html` aria-describedby="import-errors" aria-invalid="true"`}>${state?.source ?? ''}</textarea>
 <button type="submit" class="primary">Check and publish</button>
 </form>
 </section>`;

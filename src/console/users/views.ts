@@ -65,7 +65,7 @@ ${
 <tbody>${list.rows.map(
         (
           u,
-        ) => html`<tr><th scope="row">${u.email}</th><td>${u.role}</td><td>${u.role === 'owner' ? 'all' : u.instances.join(', ')}</td><td>${u.disabled ? 'disabled' : 'active'}</td>
+        ) => html`<tr><th scope="row">${u.email}</th><td data-label="Role">${u.role}</td><td data-label="Instances">${u.role === 'owner' ? 'all' : u.instances.join(', ')}</td><td data-label="State">${u.disabled ? 'disabled' : 'active'}</td>
 <td><form method="post" action="/console/users/${u.id}/${u.disabled ? 'enable' : 'disable'}" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">${u.disabled ? 'Enable' : 'Disable'}<span class="visually-hidden"> ${u.email}</span></button></form>
 <form method="post" action="/console/users/${u.id}/reset-password" class="inline confirm" data-confirm="${`Reset the password of ${u.email}? Their sessions end.`}"><input type="hidden" name="_csrf" value="${csrf}"><button type="submit">Reset password<span class="visually-hidden"> of ${u.email}</span></button></form></td></tr>`,
       )}</tbody></table></div>`
