@@ -418,6 +418,7 @@ describeEachStore(
         payload: `_csrf=${manager.csrf}&instance=${a}&url=gopher%3A%2F%2Fx&events=score.finalized`,
       });
       assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /<strong>No endpoint yet\.<\/strong> Add the address of a receiver above/, 'the empty list says what to do');
       // The error at the top links to the field, the field says it beside itself, and what was typed and ticked is kept.
       assert.match(refused.body, /<div class="error-summary" role="alert" id="hook-errors">.*<a href="#hook-url">url<\/a>/s);
       assert.match(
@@ -437,7 +438,10 @@ describeEachStore(
       const id = /Endpoint (ep_[0-9a-f]{16})/.exec(made.body)![1]!;
       const listed = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${a}/webhooks` })).json();
       assert.deepEqual(listed.find((e: { id: string }) => e.id === id).events, ['score.finalized', 'assessment.completed']);
-      assert.doesNotMatch((await manager.get(`/console/webhooks?instance=${a}`)).body, /whsec_/, 'the secret is shown once');
+      const listedPage = (await manager.get(`/console/webhooks?instance=${a}`)).body;
+      assert.doesNotMatch(listedPage, /whsec_/, 'the secret is shown once');
+      assert.doesNotMatch(listedPage, /No endpoint yet/);
+      assert.match(listedPage, /Nothing sent yet: events go out as they happen/);
       assert.equal((await manager.post(`/console/webhooks/${id}/disable`, { instance: a })).statusCode, 303);
       assert.match((await manager.get(`/console/?instance=${a}`)).body, /1 webhook endpoint is disabled/);
       assert.equal((await manager.post(`/console/webhooks/${id}/enable`, { instance: a })).statusCode, 303);

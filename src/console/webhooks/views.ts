@@ -1,6 +1,6 @@
 import { when } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
-import { errorSummary, fieldError, invalidAttributes } from '../components.js';
+import { emptyState, errorSummary, fieldError, invalidAttributes } from '../components.js';
 import { FAILURE_CATEGORIES } from '../../modules/webhooks/post.js';
 
 export interface WebhookEndpointView {
@@ -51,6 +51,7 @@ ${eventTypes.map((t) => html`<div class="option"><input type="checkbox" id="hook
 <button type="submit" class="primary">Add the endpoint</button>
 </form>
 </section>
+${endpoints.length === 0 && emptyState('No endpoint yet.', 'Add the address of a receiver above: it gets every event of this instance (or those you tick), signed, and retried when it fails.')}
 ${endpoints.map(
   (e) => html`<section class="panel" aria-labelledby="ep-${e.id}">
 <h2 id="ep-${e.id}">${e.url}</h2>
@@ -66,9 +67,10 @@ ${endpoints.map(
 <form method="post" action="/console/webhooks/${e.id}/rotate-secret" class="inline confirm" data-confirm="Rotate the secret? The old one keeps signing for 24 hours.">${hidden}<button type="submit">Rotate the secret<span class="visually-hidden"> of ${e.url}</span></button></form>
 <form method="post" action="/console/webhooks/${e.id}/replay" class="inline">${hidden}<input type="hidden" name="hours" value="24"><button type="submit">Send the last 24 hours again<span class="visually-hidden"> to ${e.url}</span></button></form>
 ${
-  (attempts[e.id] ?? []).length > 0 &&
-  html`<table class="data"><caption>Latest attempts</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Delivery</th></tr></thead>
-<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${webhookAnswer(a)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table>`
+  (attempts[e.id] ?? []).length === 0
+    ? html`<p class="hint">Nothing sent yet: events go out as they happen, or <strong>Send the last 24 hours again</strong>.</p>`
+    : html`<div class="table-scroll"><table class="data"><caption>Latest attempts</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Delivery</th></tr></thead>
+<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${webhookAnswer(a)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table></div>`
 }
 </section>`,
 )}`;
