@@ -258,7 +258,7 @@ export interface ClosedFigures extends SaveFigures {
  * A closed loop: `job.connections` senders for `job.seconds`, each sending the next candidate's
  * next save as soon as its last one is answered (the candidates in turn). Latency is from send.
  */
-async function closedPhase(candidates: Candidate[], target: 'service' | 'baseline'): Promise<ClosedFigures> {
+async function closedPhase(candidates: Candidate[], target: 'service' | 'baseline', seconds = job.seconds): Promise<ClosedFigures> {
   const latencies: number[] = [];
   let non2xx = 0;
   let errors = 0;
@@ -267,7 +267,7 @@ async function closedPhase(candidates: Candidate[], target: 'service' | 'baselin
   const pgSide = job.databaseUrl ? await pgPhase(job.databaseUrl, target === 'service' ? 'assessment-connect' : 'bench-save-baseline') : undefined;
   const cpuBefore = cpuOf(pid);
   const began = performance.now();
-  const end = began + job.seconds * 1000;
+  const end = began + seconds * 1000;
   await Promise.all(
     Array.from({ length: job.connections ?? 32 }, async () => {
       while (performance.now() < end) {
@@ -346,7 +346,13 @@ const candidates = set.filter((c): c is Candidate => c !== undefined);
 const setup = { candidates: candidates.length, failed: job.n - candidates.length, seconds: round((performance.now() - setupBegan) / 1000) };
 
 if (job.mode === 'saves') {
-  // Rounds alternate which side goes first, so that neither always meets a warmer database.
+  // A warm-up of each side first (2 s, not counted: the nodes' JIT, the pools' connections, the
+  // rows in PostgreSQL's buffers), so that the first round is not an outlier. Rounds then alternate
+  // which side goes first, so that neither always meets a warmer database.
+  if (candidates.length > 0) {
+    await closedPhase(candidates, 'service', 2);
+    await closedPhase(candidates, 'baseline', 2);
+  }
   const service: ClosedFigures[] = [];
   const baseline: ClosedFigures[] = [];
   for (let r = 0; r < (job.rounds ?? 3) && candidates.length > 0; r++) {

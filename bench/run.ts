@@ -28,7 +28,7 @@
 //   npm run bench -- --webhooks 10000      N attempts completed within a minute, delivered to a
 //                                          local receiver (--webhook-wait: seconds to wait after)
 //   npm run bench -- --saves              only this: answer saves through the portal's API against a
-//                                          bare upsert (bench/saves.ts), 200 candidates, 3 rounds of
+//                                          bare upsert (bench/saves.ts), 200 candidates, a 2 s warm-up, 3 rounds of
 //                                          32 connections × 5 s; --saves-pglite: on the embedded store
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';

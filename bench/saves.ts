@@ -2,7 +2,8 @@
 // database, the service started as `npm start` starts it (bench/fresh.ts startService) and the
 // bare upsert of bench/save-baseline.ts under the same node flags; N candidates (default 200)
 // invited through POST /v1/invite and started through the portal as a browser does (the link's
-// token for a session cookie, the list, the intro page for its CSRF token, start); then, in three
+// token for a session cookie, the list, the intro page for its CSRF token, start); then, after a
+// warm-up of 2 s per side (not counted), in three
 // rounds that alternate which side goes first, a closed loop of 32 connections for 5 s on each:
 // the service's PUT /portal/api/a/alpha/answers/{q} (cookie and CSRF header, as portal.js sends
 // it) and the baseline's PUT /answer/{candidate}/{assessment}/{q}, the same answers in the same

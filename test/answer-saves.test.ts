@@ -2,7 +2,8 @@
 // given again changes the answer's row only (no completion, no invitation row rewritten), a first
 // answer moves the completion, and a node that keeps the session's open attempt between saves
 // refuses as it would without: the session ended, the attempt past its time, the invitation
-// withdrawn, a wrong CSRF token; a second browser is still noticed.
+// withdrawn, a wrong CSRF token; a second browser is still noticed. Saves that arrive together
+// are written together, and each is answered as it would be alone.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { TestContext } from './harness.js';
@@ -128,6 +129,34 @@ describeEachStore(
         (await stored(c.candidateId)).map((r) => r.value),
         ['Mine'],
       );
+    });
+
+    it('saves that arrive together are written by one statement, each answered as it would be alone', async () => {
+      const [a, b, ended, withdrawn] = await Promise.all(
+        ['together-a', 'together-b', 'together-ended', 'together-withdrawn'].map((name) => started(ctx(), instance, key, `${name}@saves.example`)),
+      );
+      for (const c of [a!, b!, ended!, withdrawn!]) assert.equal((await c.save('q4', 'Before')).statusCode, 204);
+      await ctx().db.query('DELETE FROM portal_sessions WHERE candidate_id = $1', [ended!.candidateId]);
+      const cancelled = await ctx().request({ method: 'POST', url: `/v1/candidates/${withdrawn!.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
+      assert.equal(cancelled.statusCode, 200, cancelled.body);
+      clock.move(1000);
+      const answered = await Promise.all([a!.save('q4', 'A, again'), ended!.save('q4', 'After the end'), b!.save('q4', 'B, again'), withdrawn!.save('q4', 'After')]);
+      assert.deepEqual(
+        answered.map((r) => r.statusCode),
+        [204, 401, 204, 409],
+        answered.map((r) => r.body).join(' | '),
+      );
+      const { rows } = await ctx().db.query<{ candidate: string; value: string; tx: string }>(
+        `SELECT i.candidate_id::text AS candidate, a.value #>> '{}' AS value, a.xmin::text AS tx FROM answers a JOIN attempts t ON t.id = a.attempt_id
+           JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = ANY($1::uuid[]) AND a.question_id = 'q4'`,
+        [[a!, b!, ended!, withdrawn!].map((c) => c.candidateId)],
+      );
+      const by = new Map(rows.map((r) => [r.candidate, r]));
+      assert.deepEqual(
+        [a!, ended!, b!, withdrawn!].map((c) => by.get(c.candidateId)?.value),
+        ['A, again', 'Before', 'B, again', 'Before'],
+      );
+      assert.equal(by.get(a!.candidateId)!.tx, by.get(b!.candidateId)!.tx, 'the two saves that held were written in one transaction');
     });
 
     it('a second browser is noticed on a save the node keeps the attempt for', async () => {

@@ -87,6 +87,7 @@ const SQL_FUNCTIONS: Record<string, { module: string; writes: Record<string, str
     },
   },
   save_answer_again: { module: 'modules/attempts', writes: { answers: true } },
+  save_answers_again: { module: 'modules/attempts', writes: {} },
   portal_session_holds: { module: 'modules/invitations', writes: {} },
   invitations_record_stale: { module: 'modules/invitations', writes: {} },
   assessments_record_stale: {

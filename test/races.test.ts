@@ -165,6 +165,42 @@ describeEachStore(
       assert.equal(outcomes['saved, then submitted'] + outcomes['submitted, then refused'], ROUNDS, JSON.stringify(outcomes));
     });
 
+    it(`an answer given again, written with another candidate's, while the attempt is submitted, ${ROUNDS} times: as alone`, async () => {
+      // Saves that arrive together are written by one statement (attempts/answer-saves.ts): the
+      // submit still waits for the one it races or refuses it, and the other save holds either way.
+      const other = await candidate(ctx(), { instance, key }, { email: 'together-other@race.example', firstName: 'Race', lastName: 'Er' }, ['quick']);
+      assert.equal((await other.form('/portal/a/quick/start')).statusCode, 303);
+      assert.equal((await other.save('q1', 0)).statusCode, 204);
+      const outcomes = { 'saved, then submitted': 0, 'submitted, then refused': 0 };
+      for (let round = 0; round < ROUNDS; round++) {
+        const c = await candidate(ctx(), { instance, key }, { email: `together-submit-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);
+        assert.equal((await c.form('/portal/a/quick/start')).statusCode, 303);
+        assert.equal((await c.save('q1', 0)).statusCode, 204);
+        const [saved, bystander, submitted] = await Promise.all([c.save('q1', 1), other.save('q1', round % 2), c.form('/portal/a/quick/submit')]);
+        assert.equal(submitted.statusCode, 303, submitted.body.slice(0, 200));
+        assert.equal(bystander.statusCode, 204, `round ${round}: the other candidate's save answered ${bystander.statusCode}: ${bystander.body.slice(0, 200)}`);
+        assert.ok([204, 409].includes(saved.statusCode), `round ${round}: the save answered ${saved.statusCode}: ${saved.body.slice(0, 200)}`);
+        const row = await stateOf(ctx(), c.candidateId);
+        const values = async (candidateId: string) =>
+          (
+            await ctx().db.query<{ value: number }>(
+              'SELECT a.value FROM answers a JOIN attempts t ON t.id = a.attempt_id JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1',
+              [candidateId],
+            )
+          ).rows.map((r) => r.value);
+        assert.deepEqual(await values(other.candidateId), [round % 2], `round ${round}: the other save is stored`);
+        if (saved.statusCode === 204) {
+          assert.deepEqual([await values(c.candidateId), row.scoreStatus], [[1], 'PASS'], `round ${round}: acknowledged, so stored and scored`);
+          outcomes['saved, then submitted']++;
+        } else {
+          assert.deepEqual([await values(c.candidateId), row.scoreStatus], [[0], 'FAIL'], `round ${round}: refused, so the first answer stands`);
+          outcomes['submitted, then refused']++;
+        }
+        assert.equal(row.events.filter((e) => e === 'score.finalized').length, 1, `round ${round}: ${row.events.join(', ')}`);
+      }
+      assert.equal(outcomes['saved, then submitted'] + outcomes['submitted, then refused'], ROUNDS, JSON.stringify(outcomes));
+    });
+
     it(`submit while the deadline sweep completes the attempt, ${ROUNDS} times: completed once, at its deadline`, async () => {
       for (let round = 0; round < ROUNDS; round++) {
         const c = await candidate(ctx(), { instance, key }, { email: `submit-sweep-${round}@race.example`, firstName: 'Race', lastName: 'Er' }, ['quick']);

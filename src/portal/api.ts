@@ -8,6 +8,7 @@ import { BROWSER_SIGNALS, type SignalKind } from '../modules/attempts/proctoring
 import { checkAnswer, layoutOf } from '../modules/attempts/repository.js';
 import { versionContent } from '../modules/assessments/repository.js';
 import { saveAnswer } from '../modules/attempts/commands.js';
+import { AnswerSaves } from '../modules/attempts/answer-saves.js';
 import { MAX_REPORTED_CHARS, recordBrowserSignal } from '../modules/attempts/provenance.js';
 import { startTyping, submitTyping } from '../modules/attempts/typing-test.js';
 import { type CodingAnswer } from '../modules/attempts/scoring.js';
@@ -22,7 +23,8 @@ import { NO_NUL, PortalRefusal, type KnownAttempt, type PortalKit } from './kit.
 
 export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
   const { db, codeRuns, html, speak, currentAttempt, candidateRequest, finishedPage, forChange, openAttempt, knownAttempt, resolveAttempt, forget } = kit;
-  // Saving as you go (portal.js): JSON in, 204 out.
+  // Saving as you go (portal.js): JSON in, 204 out. The saves that arrive together are written together.
+  const together = new AnswerSaves(db);
   app.put<{ Params: { slug: string; questionId: string }; Body: { value?: unknown } }>(
     '/portal/api/a/:slug/answers/:questionId',
     {
@@ -40,7 +42,9 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
     },
     async (request, reply) => {
       const save = ({ s, attempt, session }: KnownAttempt) =>
-        runOneStatementCommand(db, candidateRequest(request, s), (ctx) => saveAnswer(ctx, { attempt, questionId: request.params.questionId, value: request.body.value, session }));
+        runOneStatementCommand(db, candidateRequest(request, s), (ctx) =>
+          saveAnswer(ctx, { attempt, questionId: request.params.questionId, value: request.body.value, session, together }),
+        );
       // What this node knows of the session's open attempt saves the reads; a refusal of the
       // save's statement (the attempt or the session ended) resolves it all afresh, and refuses so.
       const known = knownAttempt(request);

@@ -12,6 +12,7 @@ import { checkAnswer, closedAttempt, layoutOf, ATTEMPT, type Attempt } from './r
 import { versionContent } from '../assessments/repository.js';
 import { isAnswered } from './scoring.js';
 import { observePaceIn } from './signals.js';
+import { saveAgainAlone, type AnswerSaves, type SaveOutcome } from './answer-saves.js';
 
 /** The attempt and its invitation, locked in that order (the lock order of every path); undefined when there is none. */
 async function lockAttempt(ctx: CommandContext, attemptId: string): Promise<{ attempt: Attempt; state: InvitationState; started: boolean } | undefined> {
@@ -82,23 +83,24 @@ async function shownQuestion(ctx: CommandContext, attempt: Attempt, questionId: 
  * (nearly every save) is save_answer_again: the attempt locked in share mode and the answer's row
  * updated in place, nothing else; a first answer, a cleared one or a move is save_answer, which
  * also counts the invitation's completion (0042-save-answer-again.sql says why they are two).
+ * With `together` (the portal's API, outside a transaction), the statement of an answer given
+ * again is written with the saves that arrive in the same turn (answer-saves.ts).
  */
-export async function saveAnswer(ctx: CommandContext, input: { attempt: Attempt; questionId: string; value: unknown; position?: number; session?: Buffer }): Promise<void> {
+export async function saveAnswer(
+  ctx: CommandContext,
+  input: { attempt: Attempt; questionId: string; value: unknown; position?: number; session?: Buffer; together?: AnswerSaves },
+): Promise<void> {
   const { attempt } = input;
   const { content, shown, question } = await shownQuestion(ctx, attempt, input.questionId);
   const answer = checkAnswer(question, input.value);
   const value = isAnswered(question, answer) ? JSON.stringify(answer) : null;
   const session = input.session ?? null;
   if (value !== null && input.position === undefined) {
-    const again = await ctx.tx.query<{ outcome: SaveOutcome }>('/* answer_save_again */ SELECT save_answer_again($1, $2, $3::jsonb, $4, $5, $6) AS outcome', [
-      attempt.id,
-      question.id,
-      value,
-      attempt.invitationId,
-      ctx.now,
-      session,
-    ]);
-    if (refuse(again.rows[0]?.outcome) === 'saved') return;
+    const again = { attemptId: attempt.id, questionId: question.id, value, invitationId: attempt.invitationId, now: ctx.now, session };
+    // Gathered with the turn's other saves only when this command has no transaction of its own
+    // on the gatherer's store (answer-saves.ts); in a transaction, the statement is the transaction's.
+    const outcome = input.together && input.together.db === ctx.tx ? await input.together.again(again) : await saveAgainAlone(ctx.tx, again);
+    if (refuse(outcome) === 'saved') return;
   }
   const items = shown.length + (content.typingTest ? 1 : 0);
   const { rows } = await ctx.tx.query<{ outcome: SaveOutcome }>('/* answer_save */ SELECT save_answer($1, $2, $3, $4::jsonb, $5, $6, $7, $8) AS outcome', [
@@ -113,8 +115,6 @@ export async function saveAnswer(ctx: CommandContext, input: { attempt: Attempt;
   ]);
   refuse(rows[0]?.outcome);
 }
-
-type SaveOutcome = 'saved' | 'new' | 'closed' | 'session';
 
 /** The outcome of a save statement, or its refusal thrown. */
 function refuse(outcome: SaveOutcome | undefined): 'saved' | 'new' {
