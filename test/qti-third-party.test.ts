@@ -1,0 +1,111 @@
+// QTI 3.0 packages that other tools wrote (test/fixtures/qti/third-party/, each with its origin and
+// licence), imported as a new user would over the admin API: readable ids, no question published
+// without its pictures or formulas (what cannot be kept is reported as not imported), and the
+// export carries the files and imports again to the same content.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { before, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { unzipSync } from 'fflate';
+import { describeEachStore } from './harness.js';
+import { zipFolder } from './support/zip-folder.js';
+
+const THIRD_PARTY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'qti', 'third-party');
+
+type Report = { imported: { item: string }[]; notImported: { item: string; what: string; why: string }[] };
+type Content = { id: string; name: string; description: string; questions: { id: string; prompt: string }[] };
+
+describeEachStore('QTI packages written by other tools', (ctx) => {
+  let instance: string;
+  before(async () => {
+    instance = await ctx().instance('qti-third-party');
+  });
+
+  const importPackage = async (into: string, zip: Uint8Array | Buffer, fileName: string) => {
+    const response = await ctx().request({
+      method: 'POST',
+      url: `/admin/v1/instances/${into}/assessments/qti`,
+      headers: { 'content-type': 'application/zip', 'x-file-name': fileName },
+      payload: Buffer.from(zip),
+    });
+    assert.equal(response.statusCode, 201, response.body);
+    return response.json<{ id: string; report: Report }>();
+  };
+  const contentOf = async (name: string, id: string) =>
+    (
+      await ctx().db.query<{ content: Content }>(
+        `SELECT v.content FROM assessments a JOIN instances i ON i.id = a.instance_id JOIN assessment_versions v ON v.assessment_id = a.id AND v.version = a.current_version
+          WHERE i.name = $1 AND a.slug = $2`,
+        [name, id],
+      )
+    ).rows[0]!.content;
+  const mediaOf = async (name: string, id: string) =>
+    (
+      await ctx().db.query<{ content_type: string }>(
+        `SELECT m.content_type FROM assessment_media m JOIN assessment_version_media u ON u.sha256 = m.sha256
+           JOIN assessments a ON a.id = u.assessment_id JOIN instances i ON i.id = a.instance_id WHERE i.name = $1 AND a.slug = $2 ORDER BY 1`,
+        [name, id],
+      )
+    ).rows.map((r) => r.content_type);
+
+  /** Export from this instance, import into a fresh one: the files travel and the content is the same. */
+  const roundTrip = async (id: string, files: number) => {
+    const exported = await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/assessments/${id}/qti` });
+    assert.equal(exported.statusCode, 200, exported.body);
+    const entries = Object.keys(unzipSync(new Uint8Array(exported.rawPayload)));
+    assert.equal(entries.filter((f) => /^media\/[0-9a-f]{64}\.(png|jpg)$/.test(f)).length, files, entries.join(', '));
+    const other = await ctx().instance(`qti-third-party-${id.slice(0, 12)}`);
+    assert.equal((await importPackage(other, exported.rawPayload, `${id}.zip`)).id, id);
+    assert.deepEqual(await contentOf(other, id), await contentOf(instance, id));
+  };
+
+  it('amp-up.io examples: the sign and the postcard keep their pictures and the formula its brackets; media interactions are not imported', async () => {
+    const { id, report } = await importPackage(instance, zipFolder(path.join(THIRD_PARTY, 'amp-up-io-examples')), 'amp-up-io-examples.zip');
+    assert.equal(id, 'qti-3-player-examples');
+    assert.deepEqual(
+      report.imported.map((i) => i.item),
+      ['q2-choice-interaction-single-sv-1', 'q5-extendedtext-sv-4'],
+    );
+    assert.deepEqual(
+      report.notImported.map((n) => [n.item, n.what]),
+      [
+        ['media-interaction-audio', '2 interactions (qti-media-interaction, qti-choice-interaction)'],
+        ['media-interaction-video', '2 interactions (qti-media-interaction, qti-choice-interaction)'],
+      ],
+    );
+    const content = await contentOf(instance, id);
+    assert.equal(content.description, 'QTI 3 Player Examples');
+    const [sign, postcard] = content.questions;
+    assert.match(sign!.prompt, /^Look at the text in the picture\.\n\n!\[NEVER LEAVE LUGGAGE UNATTENDED\]\(media:[0-9a-f]{64}\.png\)\n\nWhat does it say\?$/);
+    assert.match(postcard!.prompt, /!\[Postcard from Sam\.\]\(media:[0-9a-f]{64}\.png\)/);
+    assert.match(postcard!.prompt, /> Here is a postcard of my town\./);
+    // <mfenced> (not in MathML Core, so browsers would show no brackets) is written as its brackets.
+    assert.match(
+      postcard!.prompt,
+      /<math><mrow><mn>14<\/mn><mo>×<\/mo><mrow><mi>tan<\/mi><mo>\u2061<\/mo><mrow><mo>\(<\/mo><mrow><mn>67<\/mn><\/mrow><mo>\)<\/mo><\/mrow><\/mrow><\/mrow><\/math> =$/,
+    );
+    assert.doesNotMatch(postcard!.prompt, /mfenced/);
+    assert.deepEqual(await mediaOf(instance, id), ['image/png', 'image/png']);
+    await roundTrip(id, 2);
+  });
+
+  it('a Dutch practice test: the id from its title, its figures published with the questions, the broken item reported', async () => {
+    const zip = readFileSync(path.join(THIRD_PARTY, 'kennisnet-php-qti3', 'oefentoets-biotechnologie.zip'));
+    const { id, report } = await importPackage(instance, zip, 'oefentoets-biotechnologie.zip');
+    assert.equal(id, 'oefentoets-biologie-biotechnologie-havo-4-havo-5-variant-3');
+    assert.equal(report.imported.length, 19);
+    assert.deepEqual(
+      report.notImported.map((n) => [n.item, n.why]),
+      [['QUE_16_5', 'names 2 options for a single choice']],
+    );
+    const content = await contentOf(instance, id);
+    assert.equal(content.name, 'Oefentoets Biologie: Biotechnologie | HAVO 4/HAVO 5 | variant 3');
+    // Every item of the package that shows a figure is published with it.
+    const withFigure = content.questions.filter((q) => /!\[afbeelding\]\(media:[0-9a-f]{64}\.jpg\)/.test(q.prompt)).map((q) => q.id);
+    assert.deepEqual(withFigure, ['que-3-5', 'que-8-1', 'que-16-4']);
+    assert.ok(content.questions.every((q) => !/\[image:|afbeelding\]\((?!media:)/.test(q.prompt)));
+    assert.deepEqual(await mediaOf(instance, id), ['image/jpeg', 'image/jpeg', 'image/jpeg']);
+    await roundTrip(id, 3);
+  });
+});
