@@ -3,15 +3,22 @@
 // without its pictures or formulas (what cannot be kept is reported as not imported), and the
 // export carries the files and imports again to the same content.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { before, it } from 'node:test';
+import { after, before, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 import { describeEachStore } from './harness.js';
+import { invite } from './support/portal.js';
+import { takeWithLink } from './support/take.js';
 import { zipFolder } from './support/zip-folder.js';
 
 const THIRD_PARTY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'qti', 'third-party');
+
+const work = mkdtempSync(path.join(tmpdir(), 'ac-qti-third-party-'));
+after(() => rmSync(work, { recursive: true, force: true }));
 
 type Report = { imported: { item: string }[]; notImported: { item: string; what: string; why: string }[] };
 type Content = { id: string; name: string; description: string; questions: { id: string; prompt: string }[] };
@@ -107,5 +114,37 @@ describeEachStore('QTI packages written by other tools', (ctx) => {
     assert.ok(content.questions.every((q) => !/\[image:|afbeelding\]\((?!media:)/.test(q.prompt)));
     assert.deepEqual(await mediaOf(instance, id), ['image/jpeg', 'image/jpeg', 'image/jpeg']);
     await roundTrip(id, 3);
+  });
+
+  it('the PDF of an attempt at the amp-up.io examples prints the sign, the postcard and the formula', async () => {
+    const key = await ctx().key([instance]);
+    const person = { email: 'sam.postcard@example.com', firstName: 'Sam', lastName: 'Postcard' };
+    const { candidateId, link } = await invite(ctx(), { instance, key }, person, ['qti-3-player-examples']);
+    await takeWithLink(
+      ctx(),
+      link,
+      undefined,
+      [
+        ['q2-choice-interaction-single-sv-1', 0],
+        ['q5-extendedtext-sv-4', '32.98'],
+      ],
+      { slug: 'qti-3-player-examples' },
+    );
+    const invitations = (await ctx().request({ method: 'GET', url: `/v1/candidates/${candidateId}`, headers: { 'x-api-key': key } })).json().invitations as {
+      assessmentId: string;
+      reportUrl: string;
+    }[];
+    const u = new URL(invitations.find((i) => i.assessmentId === 'qti-3-player-examples')!.reportUrl);
+    const pdf = await ctx().request({ method: 'GET', url: `${u.pathname}.pdf${u.search}` });
+    assert.equal(pdf.statusCode, 200, pdf.body);
+    const file = path.join(work, `${ctx().store}.pdf`);
+    writeFileSync(file, pdf.rawPayload);
+    const images = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }).split('\n').slice(2).join('\n');
+    assert.match(images, /\s240\s+60\s/, `the sign (240 × 60) is in the PDF:\n${images}`);
+    assert.match(images, /\s200\s+130\s/, `the postcard (200 × 130) is in the PDF:\n${images}`);
+    const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
+    assert.match(text, /What does it say\?/);
+    // An inline formula prints as text a person reads (a block one is drawn; see media-pdf.test.ts).
+    assert.match(text, /14 × tan\u2061? ?\( ?67 ?\) =/, 'the formula with its brackets');
   });
 });
