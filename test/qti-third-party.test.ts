@@ -20,6 +20,11 @@ const THIRD_PARTY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fix
 const work = mkdtempSync(path.join(tmpdir(), 'ac-qti-third-party-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
+// The sound and video of the examples are on the project's storage, not in the package.
+const AUDIO_URL = 'https://s3.amazonaws.com/grud-amp-bucket-1/items/1/395362d7-242f-421f-bbef-da3958d28497/sbac-200-51246/glossary/item_51246_skate-park_16_korean.ogg';
+const VIDEO_URL =
+  'https://storage.googleapis.com/bank-dev-ampup/c/54393195-3146-417d-ba1f-eb80dc5a30e8/43894675-a8cb-4846-b594-29fcd130bc7f/d4f2bfb9-2327-40b5-80ac-84908d9842d5/media/QTI2018.mp4';
+
 type Report = { imported: { item: string }[]; notImported: { item: string; what: string; why: string }[] };
 type Content = { id: string; name: string; description: string; questions: { id: string; prompt: string }[] };
 
@@ -75,10 +80,10 @@ describeEachStore('QTI packages written by other tools', (ctx) => {
       ['q2-choice-interaction-single-sv-1', 'q5-extendedtext-sv-4'],
     );
     assert.deepEqual(
-      report.notImported.map((n) => [n.item, n.what]),
+      report.notImported.map((n) => [n.item, n.why]),
       [
-        ['media-interaction-audio', '2 interactions (qti-media-interaction, qti-choice-interaction)'],
-        ['media-interaction-video', '2 interactions (qti-media-interaction, qti-choice-interaction)'],
+        ['media-interaction-audio', `the audio "${AUDIO_URL.slice(0, 100)}" is not a file of the package: the question would lose its meaning without it`],
+        ['media-interaction-video', `the video "${VIDEO_URL.slice(0, 100)}" is not a file of the package: the question would lose its meaning without it`],
       ],
     );
     const content = await contentOf(instance, id);

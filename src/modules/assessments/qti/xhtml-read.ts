@@ -350,6 +350,8 @@ function fenced(e: Element, write: (node: Node) => string): string {
 
 const BLOCK_ELEMENTS = new Set([
   'qti-content-body',
+  'qti-media-interaction',
+  'qti-prompt',
   'qti-rubric-block',
   'p',
   'ul',
