@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { zipSync } from 'fflate';
 import sharp from 'sharp';
 import { ADMIN_TOKEN } from './harness.js';
-import { haveBrowser, startDemo, type DemoBrowser } from './support/demo-browser.js';
+import { haveBrowser, startAttemptPage, startDemo, type DemoBrowser } from './support/demo-browser.js';
 
 const browserHere = haveBrowser('media browser tests');
 
@@ -159,14 +159,7 @@ describe('media in content, published as a zip and shown to a candidate', { skip
     assert.equal(((await again.json()) as { outcome: string }).outcome, 'unchanged');
 
     const { link } = await demo.invite('media.candidate@example.com', ['media-demo']);
-    const context = await demo.browser.newContext({ viewport: { width: 1000, height: 900 } });
-    const page = await context.newPage();
-    const blocked: string[] = [];
-    page.on('console', (message) => message.type() === 'error' && blocked.push(message.text()));
-    await page.goto(link);
-    await page.getByRole('link', { name: /Open/ }).click();
-    await page.getByRole('button', { name: 'Start the assessment' }).click();
-    await page.locator('#answer-form').waitFor();
+    const { context, page, blocked } = await startAttemptPage(demo, link);
 
     const chartImage = page.getByRole('img', { name: 'A bar chart of sales rising from 10 in January to 40 in April' });
     await chartImage.waitFor();

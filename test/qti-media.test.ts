@@ -62,6 +62,24 @@ describe('QTI items with pictures, sound and formulas', () => {
   });
 });
 
+describe('a media interaction beside a question', () => {
+  it('is its sound in the prompt (listen, then answer), with a note that the play limits are not kept', () => {
+    const body =
+      '<qti-media-interaction response-identifier="PLAYS" max-plays="2"><qti-prompt><p>Listen first.</p></qti-prompt><audio src="../resources/clip.mp3" title="A station announcement: the train to Leeds leaves from platform 4"/></qti-media-interaction><p>Which platform?</p>';
+    const manifest = `<?xml version="1.0"?><manifest xmlns="http://www.imsglobal.org/xsd/qti/qtiv3p0/imscp_v1p1" identifier="m"><organizations/><resources><resource identifier="r" type="imsqti_item_xmlv3p0" href="items/listen.xml"><file href="items/listen.xml"/></resource></resources></manifest>`;
+    const zip = zipSync({
+      'imsmanifest.xml': strToU8(manifest),
+      'items/listen.xml': strToU8(item('listen', body)),
+      'resources/clip.mp3': Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(500)]),
+    });
+    const { content, report, media } = readQtiPackage(zip, 'listen.zip');
+    assert.deepEqual(report.notImported, []);
+    assert.equal(content.questions[0]!.prompt, 'Listen first.\n\n![A station announcement: the train to Leeds leaves from platform 4](resources/clip.mp3)\n\nWhich platform?');
+    assert.deepEqual([...media.keys()], ['resources/clip.mp3']);
+    assert.ok(report.notes.some((n) => n.item === 'listen' && /min-plays, max-plays and the play count are not kept/.test(n.what)));
+  });
+});
+
 describe('ids of imported assessments', () => {
   const withTest = (identifier: string, title: string) => {
     const test = `<?xml version="1.0"?><qti-assessment-test xmlns="http://www.imsglobal.org/xsd/imsqtiasi_v3p0" identifier="${identifier}" title="${title}"><qti-test-part identifier="p" navigation-mode="nonlinear" submission-mode="simultaneous"><qti-assessment-section identifier="s" title="Part one" visible="true"><qti-assessment-item-ref identifier="i" href="items/i.xml"/></qti-assessment-section></qti-test-part></qti-assessment-test>`;
@@ -73,7 +91,7 @@ describe('ids of imported assessments', () => {
     const read = readQtiPackage(withTest('ce0e519b-1b33-5503-b093-37dda626e3c4', 'Demotoets'), 'x.zip');
     assert.equal(read.content.id, 'demotoets');
     assert.equal(read.content.description, 'Demotoets');
-    assert.ok(read.report.notes.some((n) => /is not readable: the id "demotoets" is made from its title/.test(n.what)));
+    assert.ok(read.report.notes.some((n) => /is not readable or does not name the test: the id "demotoets" is made from its title/.test(n.what)));
     assert.equal(readQtiPackage(withTest('customer-support', 'Customer support'), 'x.zip').content.id, 'customer-support');
     assert.equal(readQtiPackage(withTest('ce0e519b-1b33-5503-b093-37dda626e3c4', 'Demotoets'), 'x.zip', 'rekenen-2026').content.id, 'rekenen-2026');
   });

@@ -2,7 +2,7 @@
 // fixture of every mappable type), a package written by another tool with its report, bad
 // packages refused with nothing written, and the admin API and console surfaces on both stores.
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { strToU8, unzipSync, zipSync } from 'fflate';
@@ -13,6 +13,7 @@ import type { AssessmentContent } from '../src/modules/assessments/content-schem
 import { exportQti } from '../src/modules/assessments/qti/export.js';
 import { readQtiPackage } from '../src/modules/assessments/qti/import.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { zipFolder } from './support/zip-folder.js';
 import { describeEachStore } from './harness.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -24,19 +25,6 @@ function parse(source: string): AssessmentContent {
   return parsed.content;
 }
 
-/** The folder's files as a zip (README aside). */
-function zipFolder(dir: string): Uint8Array {
-  const files: Record<string, Uint8Array> = {};
-  const walk = (d: string) => {
-    for (const f of readdirSync(d)) {
-      const p = path.join(d, f);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (f !== 'README.md') files[path.relative(dir, p).split(path.sep).join('/')] = readFileSync(p);
-    }
-  };
-  walk(dir);
-  return zipSync(files);
-}
 const foreignZip = () => zipFolder(path.join(FIXTURES, 'foreign'));
 
 /** What the export cannot hold taken out: the typing test, proctoring, translations, norms, coding questions and the categories left empty. */

@@ -161,3 +161,19 @@ export async function consoleSignIn(page: Page, base: string, email: string, pas
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Overview of demo' }).waitFor();
 }
+
+/**
+ * A candidate's page (1000 × 900) in a new context, signed in with the link and on the first
+ * question of the assessment it opened; `blocked` collects the console's errors (what the CSP refused).
+ */
+export async function startAttemptPage(demo: DemoBrowser, link: string) {
+  const context = await demo.browser.newContext({ viewport: { width: 1000, height: 900 } });
+  const page = await context.newPage();
+  const blocked: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && blocked.push(message.text()));
+  await page.goto(link);
+  await page.getByRole('link', { name: /Open/ }).click();
+  await page.getByRole('button', { name: 'Start the assessment' }).click();
+  await page.locator('#answer-form').waitFor();
+  return { context, page, blocked };
+}

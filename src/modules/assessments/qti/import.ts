@@ -15,6 +15,14 @@ export const MAX_ITEMS = 500;
 
 /** An identifier made for machines: a UUID, or a long run of hex digits. */
 const unreadable = (identifier: string) => /[0-9a-f]{8}-[0-9a-f]{4}-|[0-9a-f]{12,}|\d{6,}/i.test(identifier) || !/[a-z]{3,}/i.test(identifier);
+/** Whether an identifier names what the title says (shares a word with it): "test" or "_2019juyhgjgjhg" does not name "Oefentoets biologie". */
+const namesTitle = (identifier: string, title: string | undefined) => {
+  if (!title) return true;
+  const words = new Set(slugOf(title).split('-'));
+  return slugOf(identifier)
+    .split('-')
+    .some((word) => word.length >= 3 && words.has(word));
+};
 
 export interface QtiReport {
   /** The assessment the package became (absent when it was refused). */
@@ -286,10 +294,10 @@ function read(bytes: Uint8Array, fileName: string, chosenId?: string): QtiReadin
   const manifestTitle = lomText(manifestMetadata, ['lom', 'general', 'title', 'string']);
   // The id: the one chosen, else the test's identifier when people can read it, else its title as a slug.
   const identifier = (test && attr(test, 'identifier')) ?? lomText(manifestMetadata, ['lom', 'general', 'identifier', 'entry']);
-  const readable = identifier !== undefined && !unreadable(identifier) ? slugOf(identifier) : undefined;
+  const readable = identifier !== undefined && !unreadable(identifier) && namesTitle(identifier, title || manifestTitle) ? slugOf(identifier) : undefined;
   const id = chosenId ?? readable ?? slugOf(title || manifestTitle || identifier || 'imported');
   if (!chosenId && !readable && identifier !== undefined)
-    note(testFile || 'imsmanifest.xml', undefined, `its identifier "${identifier.slice(0, 80)}" is not readable: the id "${id}" is made from its title`);
+    note(testFile || 'imsmanifest.xml', undefined, `its identifier "${identifier.slice(0, 80)}" is not readable or does not name the test: the id "${id}" is made from its title`);
   const name = (title || manifestTitle || id).slice(0, 200);
   let description = lomText(manifestMetadata, ['lom', 'general', 'description', 'string']) ?? lomText(tests[0]?.metadata, ['lom', 'general', 'description', 'string']);
   if (!description) {

@@ -81,7 +81,15 @@ export function readItem(
   }
   const body = child(root, 'qti-item-body');
   if (!body) return { what: 'an item without <qti-item-body>', why: 'there is nothing to show' };
-  const interactions = allInteractions(body);
+  // A media interaction beside a question (listen or watch, then answer) is its sound or video in
+  // the prompt: only how often it may be played is lost.
+  const found = allInteractions(body);
+  const players = found.filter((e) => localName(e) === 'qti-media-interaction');
+  const interactions = players.length > 0 && players.length < found.length ? found.filter((e) => !players.includes(e)) : found;
+  if (interactions !== found)
+    note(
+      'its media interaction is shown in the prompt as its sound or video, which candidates may play as often as they like (min-plays, max-plays and the play count are not kept)',
+    );
   if (interactions.length === 0) {
     // An introduction (a text before the questions): the assessment's instructions, not a question.
     const text = xhtmlToMarkdown(nodesOf(body), (what) => note(`introduction: ${what}`), undefined, media);

@@ -4,6 +4,7 @@
 // outside it (headings, ...) is kept as its text, or named, and reported. Writing is xhtml-write.ts.
 import { posix } from 'node:path';
 import type { Element, Node } from '@xmldom/xmldom';
+import { sanitiseMathml } from '../../../html/math.js';
 import { CDATA_NODE, ELEMENT_NODE, TEXT_NODE, attr, children, localName } from './xml.js';
 
 /** Something of the XHTML that the Markdown could not keep. */
@@ -273,9 +274,14 @@ class Converter {
           out += this.mediaReference(what, src, text);
           break;
         }
-        case 'math':
-          out += mathml(e);
+        case 'math': {
+          // Kept as it is shown (the sanitised subset: another tool's class and style go).
+          const kept = sanitiseMathml(mathml(e));
+          if (kept) out += kept;
+          else if (this.media) this.media.lost('a formula (<math>) holds nothing that can be shown');
+          else out += this.inline(nodesOf(e));
           break;
+        }
         case 'span':
         case 'sub':
         case 'sup':
@@ -310,11 +316,13 @@ class Converter {
 /** A <math> element as MathML markup without namespace prefixes, on one line (markdown.ts keeps it). */
 function mathml(element: Element): string {
   const write = (node: Node): string => {
+    // Whitespace between MathML's elements means nothing (and would differ after a round trip).
     if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_NODE)
-      return (node.nodeValue ?? '').replace(/\s+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+      return (node.nodeValue ?? '').replace(/^\s+$/, '').replace(/\s+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
     if (node.nodeType !== ELEMENT_NODE) return '';
     const e = node as Element;
     const name = localName(e);
+    if (name === 'mfenced') return fenced(e, write);
     const attrs: string[] = [];
     for (let i = 0; i < e.attributes.length; i++) {
       const a = e.attributes.item(i)!;
@@ -326,8 +334,24 @@ function mathml(element: Element): string {
   return write(element);
 }
 
+/**
+ * <mfenced> (MathML 3, written by many QTI tools) as the brackets it shows: MathML Core, which
+ * browsers render, has no <mfenced> and would show its content without them.
+ */
+function fenced(e: Element, write: (node: Node) => string): string {
+  const mo = (text: string) => (text ? `<mo>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</mo>` : '');
+  const open = e.getAttribute('open') ?? '(';
+  const close = e.getAttribute('close') ?? ')';
+  const separators = [...(e.getAttribute('separators') ?? ',').replace(/\s/g, '')];
+  const parts = nodesOf(e).filter((n) => n.nodeType === ELEMENT_NODE);
+  const inner = parts.map((part, i) => (i > 0 ? mo(separators[Math.min(i - 1, separators.length - 1)] ?? '') : '') + write(part)).join('');
+  return `<mrow>${mo(open)}${inner}${mo(close)}</mrow>`;
+}
+
 const BLOCK_ELEMENTS = new Set([
   'qti-content-body',
+  'qti-media-interaction',
+  'qti-prompt',
   'qti-rubric-block',
   'p',
   'ul',
