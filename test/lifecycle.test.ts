@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { movingClock } from './support/clock.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 
 const time = movingClock();
 const clock = time.now;
@@ -14,10 +15,7 @@ describeEachStore(
     let instance: string;
     let key: string;
     const api = (method: 'GET' | 'POST', url: string, payload?: object) => ctx().request({ method, url, headers: { 'x-api-key': key }, payload });
-    const invite = async (email: string, assessments = ['alpha', 'beta']) =>
-      (
-        await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Li', lastName: 'Fe', assessments } })
-      ).json()[0] as { candidateId: string; link: string };
+    const invite = (email: string, assessments = ['alpha', 'beta']) => inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Li', lastName: 'Fe' }, assessments);
     const state = async (candidateId: string, assessment: string) =>
       ((await api('GET', `/v1/candidates/${candidateId}`)).json().invitations as { assessmentId: string; status: string; expiresAt: string; cancelledAt: string | null }[]).find(
         (i) => i.assessmentId === assessment,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { before, it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 
 const FLAGGED = `id: flagged
 name: Flagged check
@@ -78,15 +79,8 @@ describeEachStore('the recruiter reads the report', (ctx) => {
   let key: string;
   let owner: Awaited<ReturnType<typeof consoleAs>>;
 
-  const invite = async (email: string, extra: Record<string, unknown> = {}) =>
-    (
-      await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Re', lastName: 'Cruit', assessments: ['flagged'], ...extra },
-      })
-    ).json()[0] as { candidateId: string; link: string };
+  const invite = (email: string, extra: Record<string, unknown> = {}) =>
+    inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Re', lastName: 'Cruit', ...extra }, ['flagged']);
 
   /** Opens the portal with a link: the cookie and the CSRF token of the assessment's page, and its intro page. */
   const open = async (link: string) => {
