@@ -297,7 +297,7 @@ describeEachStore('integrity: provenance, automation and the risk level', (ctx) 
     const { form } = invite;
     assert.equal((await form('/portal/a/pace/start')).statusCode, 303);
     for (const q of ['s1', 's2', 's3', 's4', 'story']) assert.equal((await invite.save(q, 'yes')).statusCode, 204);
-    // The answers' times are the database's clock, which a test cannot move: set as a script
+    // The answers' times (the app's clock, which this suite does not move) set as a script
     // answering every 800 ms would have left them.
     await ctx().db.query(
       `UPDATE answers SET answered_at = now() - make_interval(secs => 0.8 * array_position(ARRAY['s4', 's3', 's2', 's1'], question_id)) FROM attempts a JOIN invitations i ON i.id = a.invitation_id
