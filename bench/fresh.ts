@@ -364,7 +364,7 @@ export async function pgliteScale(sizes: number[], o: { rounds: number; seconds:
       // The read model filled as the service's job would, so that reads start with every record ready.
       const db = await openDatabase({ dataDir: dir });
       try {
-        while ((await fillScoreRecords(db, 5000)) > 0);
+        while ((await fillScoreRecords(db, new Date(), 5000)) > 0);
       } finally {
         await db.close();
       }

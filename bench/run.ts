@@ -463,7 +463,7 @@ async function embedded(pgRows: { name: string; s: Figures }[]): Promise<{ text:
   await store.query(`DELETE FROM candidates WHERE email LIKE '%@load.example'`);
   const ids = (await store.query<{ id: string }>('SELECT id FROM candidates ORDER BY random() LIMIT 20000')).rows.map((r) => r.id);
   // The read model, filled here as the service's job would (the embedded store has one process).
-  while ((await fillScoreRecords(store)) > 0);
+  while ((await fillScoreRecords(store, new Date())) > 0);
   await store.close();
   const idsFile = path.join(tmpdir(), `bench-ids-pglite-${process.pid}.json`);
   writeFileSync(idsFile, JSON.stringify(ids));

@@ -324,9 +324,7 @@ describe('one clock', () => {
 });
 
 /** Transactions opened outside runCommand, with why: to be made commands. */
-const KNOWN_TRANSACTIONS: Record<string, string> = {
-  'modules/invitations/score-records.ts': 'fills the derived score records (a projection of the invitation, no change of state)',
-};
+const KNOWN_TRANSACTIONS: Record<string, string> = {};
 
 describe('commands', () => {
   it('transactions are opened by runCommand only (and by the store itself)', () => {

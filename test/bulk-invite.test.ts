@@ -374,13 +374,7 @@ for (const kind of storeKinds()) {
       const mapping = await manager.get(detail);
       assert.match(mapping.body, /<select id="map-email" name="map_email"><option value="">\(none\)<\/option><option value="0" selected>Mail<\/option>/);
       // Given name and Surname are not guessed: the preview asks for them.
-      const form = (fields: [string, string][]) =>
-        ctx.request({
-          method: 'POST',
-          url: `/console/invite/bulk/${id}/preview`,
-          headers: { cookie: manager.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-          payload: new URLSearchParams([['_csrf', manager.csrf], ['instance', instance], ...fields]).toString(),
-        });
+      const form = (fields: [string, string][]) => manager.post(`/console/invite/bulk/${id}/preview`, [['instance', instance], ...fields]);
       const missing = await form([
         ['map_email', '0'],
         ['assessments', 'sample'],

@@ -16,6 +16,7 @@ import { contentLanguages, localize, translationsOf } from '../src/modules/asses
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { publishLibraryFile } from './support/library.js';
+import { invite } from './support/portal.js';
 
 const library = catalogueFiles().map((file) => {
   const parsed = parseAssessment(readFileSync(file, 'utf8'));
@@ -352,15 +353,8 @@ describeEachStore('the library through the importer and the portal', (ctx) => {
     assert.deepEqual(listed.map((a) => a.id).sort(), library.map((a) => a.content.id).sort());
 
     const ids = library.map((a) => a.content.id);
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: 'library@example.com', firstName: 'Lib', lastName: 'Rary', assessments: ids },
-    });
-    assert.equal(invited.statusCode, 200, invited.body);
-    const [invite] = invited.json();
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
+    const invited = await invite(ctx(), { instance, key }, { email: 'library@example.com', firstName: 'Lib', lastName: 'Rary' }, ids);
+    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invited.token } });
     const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
     for (const { content } of library) {
       const intro = await ctx().request({ method: 'GET', url: `/portal/a/${content.id}`, headers: { cookie } });

@@ -30,7 +30,7 @@ it('every state answers every transition', () => {
 });
 
 async function take(ctx: TestContext, instance: string, key: string, email: string, assessments: string[], query = '') {
-  const result = await invite(ctx, { instance, key }, { email, firstName: 'Com', lastName: 'Mand' }, assessments, query);
+  const result = await invite(ctx, { instance, key }, { email, firstName: 'Com', lastName: 'Mand' }, assessments, { query });
   const { form } = await openPortal(ctx, result.link, assessments[0]!);
   return { ...(result as Invited & { invitationStatus?: string; skipped?: { assessmentId: string; status: string }[] }), form };
 }

@@ -411,12 +411,11 @@ describeEachStore(
       const manager = await as(ctx(), `manager-${a}@example.com`, people.manager!.password);
       const reviewer = await as(ctx(), `reviewer-${a}@example.com`, people.reviewer!.password);
       assert.equal((await reviewer.get(`/console/webhooks?instance=${a}`)).statusCode, 403);
-      const refused = await ctx().request({
-        method: 'POST',
-        url: '/console/webhooks',
-        headers: { cookie: manager.cookie, 'content-type': FORM },
-        payload: `_csrf=${manager.csrf}&instance=${a}&url=gopher%3A%2F%2Fx&events=score.finalized`,
-      });
+      const refused = await manager.post('/console/webhooks', [
+        ['instance', a],
+        ['url', 'gopher://x'],
+        ['events', 'score.finalized'],
+      ]);
       assert.equal(refused.statusCode, 400);
       assert.match(refused.body, /<strong>No endpoint yet\.<\/strong> Add the address of a receiver above/, 'the empty list says what to do');
       // The error at the top links to the field, the field says it beside itself, and what was typed and ticked is kept.
@@ -427,12 +426,12 @@ describeEachStore(
       );
       assert.match(refused.body, /<p class="field-error" id="hook-url-error">[^<]+<\/p>/);
       assert.match(refused.body, /value="score.finalized" checked/);
-      const made = await ctx().request({
-        method: 'POST',
-        url: '/console/webhooks',
-        headers: { cookie: manager.cookie, 'content-type': FORM },
-        payload: `_csrf=${manager.csrf}&instance=${a}&url=${encodeURIComponent('https://ats.example.com/hooks')}&events=score.finalized&events=assessment.completed`,
-      });
+      const made = await manager.post('/console/webhooks', [
+        ['instance', a],
+        ['url', 'https://ats.example.com/hooks'],
+        ['events', 'score.finalized'],
+        ['events', 'assessment.completed'],
+      ]);
       assert.equal(made.statusCode, 200, made.body);
       assert.match(made.body, /<code class="secret">whsec_/);
       const id = /Endpoint (ep_[0-9a-f]{16})/.exec(made.body)![1]!;
@@ -532,20 +531,18 @@ describeEachStore('console: content, invitations and users', (ctx) => {
     assert.match(bad.body, /<div class="error-summary" role="alert" id="invite-errors">.*<a href="#inv-email">email<\/a>/s);
     assert.match(bad.body, /id="inv-email" name="email" aria-invalid="true" aria-describedby="inv-email-error"/);
     assert.match(bad.body, /<p class="field-error" id="inv-email-error">[^<]+<\/p>/);
-    const unknown = await ctx().request({
-      method: 'POST',
-      url: '/console/invitations',
-      headers: { cookie: owner.cookie, 'content-type': FORM },
-      payload: `_csrf=${owner.csrf}&instance=${a}&email=x%40example.com&firstName=X&lastName=Y&assessments=nope`,
-    });
+    const unknown = await owner.post('/console/invitations', { instance: a, email: 'x@example.com', firstName: 'X', lastName: 'Y', assessments: 'nope' });
     assert.equal(unknown.statusCode, 400);
     assert.match(unknown.body, /not a published assessment/);
-    const ok = await ctx().request({
-      method: 'POST',
-      url: '/console/invitations',
-      headers: { cookie: owner.cookie, 'content-type': FORM },
-      payload: `_csrf=${owner.csrf}&instance=${a}&email=ines%40example.com&firstName=In%C3%A9s&lastName=Ruiz&assessments=alpha&assessments=beta&sendInvite=true`,
-    });
+    const ok = await owner.post('/console/invitations', [
+      ['instance', a],
+      ['email', 'ines@example.com'],
+      ['firstName', 'Inés'],
+      ['lastName', 'Ruiz'],
+      ['assessments', 'alpha'],
+      ['assessments', 'beta'],
+      ['sendInvite', 'true'],
+    ]);
     assert.equal(ok.statusCode, 200, ok.body);
     assert.match(ok.body, /Invited ines@example.com \(e-mail SENT\)/);
     const candidateId = /\/console\/candidates\/([0-9a-f-]{36})/.exec(ok.body)![1]!;

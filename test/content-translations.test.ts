@@ -13,8 +13,7 @@ import { runCommand } from '../src/domain/command.js';
 import { startAttempt } from '../src/modules/attempts/repository.js';
 import { describeEachStore, type TestContext } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
-
-const FORM = 'application/x-www-form-urlencoded';
+import { candidate as portalCandidate } from './support/portal.js';
 
 /** An assessment in English, German and Spanish: choice questions, a Likert list scale, a ranking and a practice question. */
 const TRANSLATED = `id: tr
@@ -126,34 +125,8 @@ const PARTIAL = TRANSLATED.slice(0, TRANSLATED.indexOf('translations:')).replace
 const lineOf = (source: string, text: string) => source.split('\n').findIndex((l) => l.includes(text)) + 1;
 
 /** A candidate invited to `assessment` (with `extra` on the invite) and signed in; requests carry `headers`. */
-async function candidate(ctx: TestContext, t: { instance: string; key: string }, assessment: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const email = `c${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const response = await ctx.request({
-    method: 'POST',
-    url: '/v1/invite',
-    headers: { 'x-api-key': t.key, instance: t.instance },
-    payload: { email, firstName: 'Lena', lastName: 'Vogel', assessments: [assessment], ...extra },
-  });
-  assert.equal(response.statusCode, 200, response.body);
-  const invite = response.json()[0] as { candidateId: string; link: string };
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', headers, payload: { token: invite.link.split('sessionToken=')[1] } });
-  assert.equal(opened.statusCode, 200, opened.body);
-  let cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const get = (url: string) => ctx.request({ method: 'GET', url, headers: { cookie, ...headers } });
-  const intro = await get(`/portal/a/${assessment}`);
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-  const form = (url: string, fields: Record<string, string> = {}) =>
-    ctx.request({ method: 'POST', url, headers: { cookie, ...headers, 'content-type': FORM }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
-  const put = (question: string, value: unknown) =>
-    ctx.request({ method: 'PUT', url: `/portal/api/a/${assessment}/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-  /** The footer's switcher: the choice is a cookie sent with the requests after it. */
-  const choose = async (lang: string) => {
-    const chosen = await ctx.request({ method: 'POST', url: '/portal/language', headers: { cookie, 'content-type': FORM }, payload: `lang=${lang}&back=/portal/` });
-    assert.equal(chosen.statusCode, 303, chosen.body);
-    cookie = `${cookie}; ${String(chosen.headers['set-cookie']).split(';')[0]!}`;
-  };
-  return { ...invite, get, form, put, intro, choose };
-}
+const candidate = (ctx: TestContext, t: { instance: string; key: string }, assessment: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  portalCandidate(ctx, t, { email: `c${Math.random().toString(36).slice(2, 10)}@example.com`, firstName: 'Lena', lastName: 'Vogel', ...extra }, [assessment], { headers });
 
 /** The text of a page without its markup, spaces collapsed. */
 const text = (body: string) =>
@@ -355,7 +328,7 @@ describeEachStore('content in the candidate language', (ctx) => {
         ['q3', 3],
         ['q4', [1, 0, 2]],
       ] as const) {
-        assert.equal((await c.put(question, value)).statusCode, 204);
+        assert.equal((await c.save(question, value)).statusCode, 204);
       }
       assert.equal((await c.form('/portal/a/tr/submit')).statusCode, 303);
       const score = await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}`, headers: { 'x-api-key': t.key, instance: t.instance } });

@@ -209,7 +209,7 @@ for (const store of storeKinds()) {
 
     it('fills missing score records through the partial index', async () => {
       await db.query(`UPDATE invitations SET record = '{}' WHERE record IS NULL AND id % 1000 <> 0`);
-      sound(await plans((d) => fillScoreRecords(d)));
+      sound(await plans((d) => fillScoreRecords(d, new Date())));
     });
 
     it("opens a candidate's portal: link, invitations and their languages", async () => {

@@ -155,10 +155,10 @@ describe('query plans at scale [postgres]', { skip: process.env.TEST_DATABASE_UR
   it('fills the read model from the rows missing a record, and reads it as the route does, without scanning a big table', async () => {
     // The first fill after seeding takes every row in batches; then a few cleared rows are found
     // through the partial index of missing records, not by reading the table.
-    while ((await fillScoreRecords(db)) > 0);
+    while ((await fillScoreRecords(db, new Date())) > 0);
     await db.query(`UPDATE invitations SET record = NULL WHERE id IN (SELECT id FROM invitations ORDER BY id DESC LIMIT 10)`);
     await db.query('ANALYZE invitations');
-    noSeqScans(await plans((d) => fillScoreRecords(d)));
+    noSeqScans(await plans((d) => fillScoreRecords(d, new Date())));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], candidateIds: [candidateId] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['beta'] }, '0')));
     noSeqScans(await plans((d) => recordTextPage(d, { instanceIds: [instanceId], assessmentIds: ['rare'] }, '0')));

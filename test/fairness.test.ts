@@ -6,12 +6,11 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { describeEachStore, type TestContext } from './harness.js';
-import { passwordChosen } from './support/console.js';
+import { cookieOf, passwordChosen, signIn } from './support/console.js';
 import { invite as inviteThroughApi } from './support/portal.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 
 const FORM = 'application/x-www-form-urlencoded';
-const formOf = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 const FAIR = `id: fair
 name: Fair test
@@ -290,16 +289,8 @@ describeEachStore('fairness: shuffling, pools, practice and feedback', (ctx) => 
     const created = await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email: `fb-${instance}@example.com`, role: 'manager', instances: [instance] } });
     const { password } = created.json();
     await passwordChosen(ctx(), `fb-${instance}@example.com`);
-    const signInForm = await ctx().request({ method: 'GET', url: '/console/sign-in' });
-    const pre = String(([] as string[]).concat(signInForm.headers['set-cookie'] ?? []).find((x) => x.startsWith('ac_console_signin='))).split(';')[0]!;
-    const formCsrf = /name="_csrf" value="([^"]+)"/.exec(signInForm.body)![1]!;
-    const signedIn = await ctx().request({
-      method: 'POST',
-      url: '/console/sign-in',
-      headers: { cookie: pre, 'content-type': FORM },
-      payload: formOf({ _csrf: formCsrf, email: `fb-${instance}@example.com`, password }),
-    });
-    const consoleCookie = String(([] as string[]).concat(signedIn.headers['set-cookie'] ?? []).find((x) => x.startsWith('ac_console='))).split(';')[0]!;
+    const signedIn = await signIn(ctx(), `fb-${instance}@example.com`, password);
+    const consoleCookie = cookieOf(signedIn, 'ac_console')!;
     const assessments = await ctx().request({ method: 'GET', url: `/console/assessments?instance=${instance}`, headers: { cookie: consoleCookie } });
     assert.equal(assessments.statusCode, 200);
     assert.match(assessments.body, /Average rating<\/dt><dd>4 of 5/);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import { describeEachStore, type TestContext } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { candidate } from './support/portal.js';
 
 const INTEGRITY_ASSESSMENT = readFileSync(path.join(import.meta.dirname, 'fixtures', 'integrity.yaml'), 'utf8');
 
@@ -292,26 +293,11 @@ describeEachStore('integrity: provenance, automation and the risk level', (ctx) 
     );
     assert.equal((await ctx().publish(instance, five.replaceAll('integrity', 'pace'))).statusCode, 201);
     const key = await ctx().key([instance]);
-    const [invite] = (
-      await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: 'm@x.co', firstName: 'Ma', lastName: 'Chine', assessments: ['pace'] },
-      })
-    ).json();
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/pace', headers: { cookie } })).body)![1]!;
-    const form = (url: string) => ctx().request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+    const invite = await candidate(ctx(), { instance, key }, { email: 'm@x.co', firstName: 'Ma', lastName: 'Chine' }, ['pace']);
+    const { form } = invite;
     assert.equal((await form('/portal/a/pace/start')).statusCode, 303);
-    for (const q of ['s1', 's2', 's3', 's4', 'story']) {
-      assert.equal(
-        (await ctx().request({ method: 'PUT', url: `/portal/api/a/pace/answers/${q}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 'yes' } })).statusCode,
-        204,
-      );
-    }
-    // The answers' times are the database's clock, which a test cannot move: set as a script
+    for (const q of ['s1', 's2', 's3', 's4', 'story']) assert.equal((await invite.save(q, 'yes')).statusCode, 204);
+    // The answers' times (the app's clock, which this suite does not move) set as a script
     // answering every 800 ms would have left them.
     await ctx().db.query(
       `UPDATE answers SET answered_at = now() - make_interval(secs => 0.8 * array_position(ARRAY['s4', 's3', 's2', 's1'], question_id)) FROM attempts a JOIN invitations i ON i.id = a.invitation_id

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import { parseAssessment } from '../src/modules/assessments/content.js';
 import { describeEachStore } from './harness.js';
+import { invite } from './support/portal.js';
 
 const CATALOGUE = path.join(import.meta.dirname, '..', 'catalogue');
 const TYPING = readFileSync(path.join(CATALOGUE, 'typing-basic.yaml'), 'utf8');
@@ -55,15 +56,8 @@ describeEachStore(
         ['de', 6, /Der Laden öffnet jeden Morgen um neun\./],
         ['es', 5.5, /La tienda abre a las nueve cada mañana\./],
       ] as const) {
-        const invited = await ctx().request({
-          method: 'POST',
-          url: '/v1/invite',
-          headers: { 'x-api-key': key, instance },
-          payload: { email: `typist-${lang}@example.com`, firstName: 'Lena', lastName: 'Vogel', assessments: ['typing-basic'], language: lang },
-        });
-        assert.equal(invited.statusCode, 200, invited.body);
-        const [invite] = invited.json() as { link: string }[];
-        const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite!.link.split('sessionToken=')[1] } });
+        const invited = await invite(ctx(), { instance, key }, { email: `typist-${lang}@example.com`, firstName: 'Lena', lastName: 'Vogel', language: lang }, ['typing-basic']);
+        const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invited.token } });
         const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
         const intro = await ctx().request({ method: 'GET', url: '/portal/a/typing-basic', headers: { cookie } });
         const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { movingClock } from './support/clock.js';
+import { invite as inviteThroughApi, openPortal } from './support/portal.js';
 
 const time = movingClock();
 const clock = time.now;
@@ -14,10 +15,7 @@ describeEachStore(
     let instance: string;
     let key: string;
     const api = (method: 'GET' | 'POST', url: string, payload?: object) => ctx().request({ method, url, headers: { 'x-api-key': key }, payload });
-    const invite = async (email: string, assessments = ['alpha', 'beta']) =>
-      (
-        await ctx().request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': key, instance }, payload: { email, firstName: 'Li', lastName: 'Fe', assessments } })
-      ).json()[0] as { candidateId: string; link: string };
+    const invite = (email: string, assessments = ['alpha', 'beta']) => inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Li', lastName: 'Fe' }, assessments);
     const state = async (candidateId: string, assessment: string) =>
       ((await api('GET', `/v1/candidates/${candidateId}`)).json().invitations as { assessmentId: string; status: string; expiresAt: string; cancelledAt: string | null }[]).find(
         (i) => i.assessmentId === assessment,
@@ -87,10 +85,7 @@ describeEachStore(
 
     it('cancels during an attempt: the attempt closes unscored and the portal says it was withdrawn; idempotent; never a completed one', async () => {
       const c = await invite('cancel@example.com');
-      const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: c.link.split('sessionToken=')[1] } });
-      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-      const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
-      const form = (url: string) => ctx().request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+      const { get, form, save } = await openPortal(ctx(), c.link, 'alpha');
       await form('/portal/a/alpha/start');
       assert.equal((await state(c.candidateId, 'alpha')).status, 'IN_PROGRESS');
       assert.equal((await api('POST', `/v1/candidates/${c.candidateId}/invitations/alpha/extend`, { days: 3 })).statusCode, 409, 'a started invitation has its own deadline');
@@ -102,12 +97,12 @@ describeEachStore(
       assert.equal((await api('POST', `/v1/candidates/${c.candidateId}/invitations/alpha/cancel`)).statusCode, 200, 'again: nothing changes');
       const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/candidates/${c.candidateId}/attempts` })).json();
       assert.equal(attempts[0].endReason, 'cancelled');
-      const page = await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } });
+      const page = await get('/portal/a/alpha');
       assert.equal(page.statusCode, 409);
       assert.match(page.body, /withdrawn/);
-      const saved = await ctx().request({ method: 'PUT', url: '/portal/api/a/alpha/answers/q1', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 1 } });
+      const saved = await save('q1', 1);
       assert.equal(saved.statusCode, 409, 'no more answers');
-      const dashboard = await ctx().request({ method: 'GET', url: '/portal/', headers: { cookie } });
+      const dashboard = await get('/portal/');
       assert.match(dashboard.body, /Withdrawn by the company/);
       const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}&assessmentIds=alpha`, headers: { 'x-api-key': key } })).json()[0];
       assert.equal(record.scoreStatus, 'PENDING', 'closed unscored');

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { createMailer, type Mailer } from '../src/modules/mail/mailer.js';
 import { createTestContext, freePort, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 import { startRelay, type Relay } from './relay.js';
+import { invite as inviteThroughApi, type Invitee } from './support/portal.js';
 
 const BOUND_MS = 2000;
 
@@ -61,13 +62,8 @@ for (const kind of storeKinds()) {
       await relay.close();
     });
 
-    const invite = (body: Record<string, unknown>, send = true) =>
-      ctx.request({
-        method: 'POST',
-        url: `/v1/invite?sendInvite=${send}`,
-        headers: { 'x-api-key': key, instance },
-        payload: { firstName: 'Ada', lastName: 'Lovelace', assessments: ['sample', 'typing'], ...body },
-      });
+    const invite = async (person: Invitee, send = true) =>
+      (await inviteThroughApi(ctx, { instance, key }, { firstName: 'Ada', lastName: 'Lovelace', ...person }, ['sample', 'typing'], { query: `?sendInvite=${send}` })).response;
     const email = (tag: string) => `${tag}-${kind.name}-${++n}@example.com`;
     const deliveries = async (status?: string) => {
       const response = await ctx.request({ method: 'GET', url: `/admin/v1/instances/${instance}/deliveries?limit=500${status ? `&status=${status}` : ''}` });

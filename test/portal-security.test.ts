@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fingerprint, keyHash, seal, unseal } from '../src/modules/invitations/idempotency.js';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
+import { invite } from './support/portal.js';
 
 async function tenant(ctx: TestContext, assessments: [string, { typing?: boolean }][] = [['alpha', { typing: true }]]) {
   const instance = await ctx.instance('sec');
@@ -16,24 +17,12 @@ async function tenant(ctx: TestContext, assessments: [string, { typing?: boolean
   return { instance, key: await ctx.key([instance]) };
 }
 
-async function invite(ctx: TestContext, t: { instance: string; key: string }, email: string, assessments: string[], headers: Record<string, string> = {}) {
-  const response = await ctx.request({
-    method: 'POST',
-    url: '/v1/invite',
-    headers: { 'x-api-key': t.key, instance: t.instance, ...headers },
-    payload: { email, firstName: 'Cand', lastName: 'Idate', assessments },
-  });
-  assert.equal(response.statusCode, 200, response.body);
-  const [result] = response.json();
-  return { response, link: result.link as string, token: String(result.link).split('sessionToken=')[1]!, candidateId: result.candidateId as string };
-}
-
 describeEachStore(
   'portal security: login CSRF and the development mailbox',
   (ctx) => {
     it('refuses the session exchange from another site, and sets no cookie', async () => {
       const t = await tenant(ctx());
-      const { token } = await invite(ctx(), t, 'csrf-login@x.co', ['alpha']);
+      const { token } = await invite(ctx(), t, { email: 'csrf-login@x.co' }, ['alpha']);
       for (const headers of [
         { origin: 'https://evil.example' },
         { origin: 'null' },
@@ -106,7 +95,7 @@ describeEachStore('portal security: reviews', (ctx) => {
 
   it('refuses to score an answer of an attempt in progress, and a changed answer is not scored by an old review', async () => {
     const t = await tenant(ctx(), [['beta', {}]]);
-    const c = await invite(ctx(), t, 'review@x.co', ['beta']);
+    const c = await invite(ctx(), t, { email: 'review@x.co' }, ['beta']);
     const p = await portal(ctx(), c.token, 'beta');
     assert.equal((await p.call('POST', '/portal/a/beta/start', {})).statusCode, 303);
     assert.equal((await p.call('PUT', '/portal/api/a/beta/answers/q4', { value: 'A careful, complete answer.' })).statusCode, 204);
@@ -135,7 +124,7 @@ describeEachStore('portal security: reviews', (ctx) => {
 
   it('counts a stored review only for the answer it scored', async () => {
     const t = await tenant(ctx(), [['beta', {}]]);
-    const c = await invite(ctx(), t, 'bound@x.co', ['beta']);
+    const c = await invite(ctx(), t, { email: 'bound@x.co' }, ['beta']);
     const p = await portal(ctx(), c.token, 'beta');
     await p.call('POST', '/portal/a/beta/start', {});
     await p.call('PUT', '/portal/api/a/beta/answers/q4', { value: 'The first answer, long and good.' });
@@ -169,7 +158,7 @@ describeEachStore('portal security: sign-in links at rest', (ctx) => {
   it('keeps no usable sign-in link in the idempotency store, and a replay still answers the same working link', async () => {
     const t = await tenant(ctx(), [['beta', {}]]);
     const idempotencyKey = `invite-${Date.now()}`;
-    const first = await invite(ctx(), t, 'rest@x.co', ['beta'], { 'idempotency-key': idempotencyKey });
+    const first = await invite(ctx(), t, { email: 'rest@x.co' }, ['beta'], { headers: { 'idempotency-key': idempotencyKey } });
     const { rows } = await ctx().db.query<{ row: string }>('SELECT i::text AS row FROM idempotency_keys i');
     assert.ok(rows.length > 0, 'the answer is stored for replays');
     const everything = rows.map((r) => r.row).join('\n');
@@ -178,7 +167,7 @@ describeEachStore('portal security: sign-in links at rest', (ctx) => {
     assert.ok(!everything.includes(Buffer.from(first.token).toString('base64').slice(0, 40)));
     assert.ok(!everything.includes(Buffer.from(first.token).toString('hex').slice(0, 40)));
 
-    const replay = await invite(ctx(), t, 'rest@x.co', ['beta'], { 'idempotency-key': idempotencyKey });
+    const replay = await invite(ctx(), t, { email: 'rest@x.co' }, ['beta'], { headers: { 'idempotency-key': idempotencyKey } });
     assert.equal(replay.response.headers['idempotent-replayed'], 'true');
     assert.deepEqual(replay.response.json(), first.response.json(), 'the identical answer, link included');
     const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: replay.token } });
@@ -223,7 +212,7 @@ describeEachStore(
 
     async function takeTyping(email: string, intervals: number[], serverMs: number) {
       const t = await tenant(ctx());
-      const c = await invite(ctx(), t, email, ['alpha']);
+      const c = await invite(ctx(), t, { email }, ['alpha']);
       const p = await portal(ctx(), c.token, 'alpha');
       assert.equal((await p.call('POST', '/portal/a/alpha/start', {})).statusCode, 303);
       assert.equal((await p.call('POST', '/portal/api/a/alpha/typing/start', {})).statusCode, 204);
@@ -278,7 +267,7 @@ describeEachStore(
         ['beta', {}],
         ['gamma', {}],
       ]);
-      const both = await invite(ctx(), t, 'done@x.co', ['beta', 'gamma']);
+      const both = await invite(ctx(), t, { email: 'done@x.co' }, ['beta', 'gamma']);
       const p = await portal(ctx(), both.token, 'beta');
       await p.call('POST', '/portal/a/beta/start', {});
       await p.call('POST', '/portal/a/beta/submit', {});
@@ -297,13 +286,13 @@ describeEachStore(
       // The session already open still shows the candidate their completed assessments.
       assert.match((await p.call('GET', '/portal/')).body, /Completed/i);
       // A link of a later invite to the same, completed, assessment opens nothing either.
-      const again = await invite(ctx(), t, 'done@x.co', ['beta']);
+      const again = await invite(ctx(), t, { email: 'done@x.co' }, ['beta']);
       assert.equal((await session(again.token)).statusCode, 409);
     });
 
     it('limits guesses at link tokens per address: past the limit even a valid link gets 429 with Retry-After', async () => {
       const t = await tenant(ctx(), [['beta', {}]]);
-      const good = await invite(ctx(), t, 'guess@x.co', ['beta']);
+      const good = await invite(ctx(), t, { email: 'guess@x.co' }, ['beta']);
       const guesser = '198.51.100.7';
       for (let i = 0; i < 5; i++) {
         const guess = await session(Buffer.alloc(32, i + 1).toString('base64url'), guesser);
@@ -319,7 +308,7 @@ describeEachStore(
 
     it('limits guesses at session cookies per address, on the JSON API and on pages', async () => {
       const t = await tenant(ctx(), [['beta', {}]]);
-      const c = await invite(ctx(), t, 'cookie@x.co', ['beta']);
+      const c = await invite(ctx(), t, { email: 'cookie@x.co' }, ['beta']);
       const p = await portal(ctx(), c.token, 'beta');
       const guesser = '198.51.100.9';
       for (let i = 0; i < 5; i++) {

@@ -8,11 +8,10 @@ import { it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { CATALOGUE_DIR } from '../src/seed.js';
 import { describeEachStore, type TestContext } from './harness.js';
-import { passwordChosen } from './support/console.js';
+import { cookieOf, passwordChosen, signIn } from './support/console.js';
 import { candidate as portalCandidate } from './support/portal.js';
 
 const WORK_STYLE = readFileSync(path.join(CATALOGUE_DIR, 'work-style.yaml'), 'utf8');
-const FORM = 'application/x-www-form-urlencoded';
 
 const candidate = (ctx: TestContext, instance: string, key: string, assessment: string) =>
   portalCandidate(ctx, { instance, key }, { email: `${assessment}@x.co`, firstName: 'Kim', lastName: 'Lee' }, [assessment]);
@@ -129,16 +128,8 @@ describeEachStore('Likert and ranking questions', (ctx) => {
     const email = `owner.${instance}@example.com`;
     const owner = (await ctx().request({ method: 'POST', url: '/admin/v1/users', payload: { email, role: 'owner' } })).json();
     await passwordChosen(ctx(), email);
-    const signInForm = await ctx().request({ method: 'GET', url: '/console/sign-in' });
-    const pre = String(([] as string[]).concat(signInForm.headers['set-cookie'] ?? []).find((v) => v.startsWith('ac_console_signin='))).split(';')[0]!;
-    const csrf = /name="_csrf" value="([^"]+)"/.exec(signInForm.body)![1]!;
-    const signedIn = await ctx().request({
-      method: 'POST',
-      url: '/console/sign-in',
-      headers: { cookie: pre, 'content-type': FORM },
-      payload: new URLSearchParams({ _csrf: csrf, email, password: owner.password }).toString(),
-    });
-    const cookie = String(([] as string[]).concat(signedIn.headers['set-cookie'] ?? []).find((v) => v.startsWith('ac_console='))).split(';')[0]!;
+    const signedIn = await signIn(ctx(), email, owner.password);
+    const cookie = cookieOf(signedIn, 'ac_console')!;
     const report = await ctx().request({ method: 'GET', url: `/console/candidates/${c.candidateId}?instance=${instance}`, headers: { cookie } });
     assert.equal(report.statusCode, 200, report.body);
     const body = report.body;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { before, it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { invite as inviteThroughApi, openPortal } from './support/portal.js';
 
 const FLAGGED = `id: flagged
 name: Flagged check
@@ -78,47 +79,26 @@ describeEachStore('the recruiter reads the report', (ctx) => {
   let key: string;
   let owner: Awaited<ReturnType<typeof consoleAs>>;
 
-  const invite = async (email: string, extra: Record<string, unknown> = {}) =>
-    (
-      await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Re', lastName: 'Cruit', assessments: ['flagged'], ...extra },
-      })
-    ).json()[0] as { candidateId: string; link: string };
-
-  /** Opens the portal with a link: the cookie and the CSRF token of the assessment's page, and its intro page. */
-  const open = async (link: string) => {
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const intro = await ctx().request({ method: 'GET', url: '/portal/a/flagged', headers: { cookie } });
-    return { cookie, csrf: /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!, intro: intro.body };
-  };
+  const invite = (email: string, extra: Record<string, unknown> = {}) =>
+    inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Re', lastName: 'Cruit', ...extra }, ['flagged']);
 
   /** A candidate who starts, leaves the page `away` times, answers both questions and submits. */
   const take = async (email: string, away: number) => {
     const made = await invite(email);
-    const { cookie, csrf } = await open(made.link);
-    const form = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
-    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/flagged/start', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
+    const c = await openPortal(ctx(), made.link, 'flagged');
+    assert.equal((await c.form('/portal/a/flagged/start')).statusCode, 303);
     for (let i = 0; i < away; i++) {
-      const sent = await ctx().request({
-        method: 'POST',
-        url: '/portal/api/a/flagged/signals',
-        headers: { cookie, 'x-csrf-token': csrf },
-        payload: { kind: 'focus-lost', detail: `${i}` },
-      });
+      const sent = await c.post('/portal/api/a/flagged/signals', { kind: 'focus-lost', detail: `${i}` });
       assert.equal(sent.statusCode, 204);
     }
     for (const [q, value] of [
       ['q1', 1],
       ['q2', 'A busy week.'],
     ] as const) {
-      const saved = await ctx().request({ method: 'PUT', url: `/portal/api/a/flagged/answers/${q}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
+      const saved = await c.save(q, value);
       assert.equal(saved.statusCode, 204, saved.body);
     }
-    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/flagged/submit', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
+    assert.equal((await c.form('/portal/a/flagged/submit')).statusCode, 303);
     return made.candidateId;
   };
   const attemptOf = async (candidateId: string) =>
@@ -270,7 +250,7 @@ describeEachStore('the recruiter reads the report', (ctx) => {
 
   it("candidate-facing text states the candidate's own time limit and renders Markdown", async () => {
     const made = await invite('extra@recruit.example', { extraTimePercent: 50 });
-    const { intro } = await open(made.link);
+    const intro = (await openPortal(ctx(), made.link, 'flagged')).intro.body;
     assert.match(intro, /<strong>Two<\/strong> questions\. You have 30 minutes\./);
     assert.match(intro, /Read each question <em>carefully<\/em>\./);
     assert.match(intro, /<li>no calculators<\/li>/);

@@ -15,16 +15,32 @@ export type Invitee = { email: string; firstName?: string; lastName?: string } &
 /** The first row /v1/invite answers. */
 export type Invited = { candidateId: string; link: string } & Record<string, unknown>;
 
-/** Invites `person` to `assessments` through the API (`query` appended to its URL); the invite must be answered 200. */
-export async function invite(ctx: Requester, t: { instance: string; key: string }, person: Invitee, assessments: string[], query = ''): Promise<Invited> {
-  const invited = await ctx.request({
+/** How the invite is sent: `query` appended to its URL, `headers` beside the key's (an Idempotency-Key, say). */
+export interface InviteOptions {
+  query?: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * Invites `person` to `assessments` through the API; the invite must be answered 200. Answers its
+ * first row, with the link's sign-in token and the whole response.
+ */
+export async function invite(
+  ctx: Requester,
+  t: { instance: string; key: string },
+  person: Invitee,
+  assessments: string[],
+  options: InviteOptions = {},
+): Promise<Invited & { token: string; response: LightMyRequestResponse }> {
+  const response = await ctx.request({
     method: 'POST',
-    url: `/v1/invite${query}`,
-    headers: { 'x-api-key': t.key, instance: t.instance },
+    url: `/v1/invite${options.query ?? ''}`,
+    headers: { 'x-api-key': t.key, instance: t.instance, ...options.headers },
     payload: { firstName: 'Test', lastName: 'Candidate', ...person, assessments },
   });
-  assert.equal(invited.statusCode, 200, invited.body);
-  return (invited.json() as Invited[])[0]!;
+  assert.equal(response.statusCode, 200, response.body);
+  const first = (response.json() as Invited[])[0]!;
+  return { ...first, token: first.link.split('sessionToken=')[1]!, response };
 }
 
 /** A browser signed in to the portal. */
@@ -41,18 +57,28 @@ export interface PortalBrowser {
   save(question: string, value: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** A JSON post to the portal's API with the token. */
   post(url: string, payload: unknown): Promise<LightMyRequestResponse>;
+  /** The footer's language switcher: the choice is a cookie sent with the requests after it. */
+  choose(lang: string): Promise<void>;
+}
+
+/** What a browser sends besides the session: headers on the sign-in, the pages and their forms (Accept-Language, say). */
+export interface BrowserOptions {
+  headers?: Record<string, string>;
 }
 
 /** Opens the portal with a sign-in link and the assessment `slug`'s page, as a browser does. */
-export async function openPortal(ctx: Requester, link: string, slug: string): Promise<PortalBrowser> {
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: link.split('sessionToken=')[1] } });
+export async function openPortal(ctx: Requester, link: string, slug: string, options: BrowserOptions = {}): Promise<PortalBrowser> {
+  const sent = options.headers ?? {};
+  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', headers: sent, payload: { token: link.split('sessionToken=')[1] } });
   assert.equal(opened.statusCode, 200, opened.body);
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const get = (url: string, headers: Record<string, string> = {}) => ctx.request({ method: 'GET', url, headers: { cookie, ...headers } });
+  let cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+  const get = (url: string, headers: Record<string, string> = {}) => ctx.request({ method: 'GET', url, headers: { cookie, ...sent, ...headers } });
   const intro = await get(`/portal/a/${slug}`);
   const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)?.[1] ?? '';
   return {
-    cookie,
+    get cookie() {
+      return cookie;
+    },
     csrf,
     intro,
     get,
@@ -60,7 +86,7 @@ export async function openPortal(ctx: Requester, link: string, slug: string): Pr
       ctx.request({
         method: 'POST',
         url,
-        headers: { cookie, 'content-type': FORM },
+        headers: { cookie, ...sent, 'content-type': FORM },
         payload: new URLSearchParams([['_csrf', csrf], ...(Array.isArray(fields) ? fields : Object.entries(fields))]).toString(),
       }),
     save: (question, value, headers = {}) =>
@@ -71,11 +97,24 @@ export async function openPortal(ctx: Requester, link: string, slug: string): Pr
         payload: { value } as InjectOptions['payload'],
       }),
     post: (url, payload) => ctx.request({ method: 'POST', url, headers: { cookie, 'x-csrf-token': csrf }, payload: payload as InjectOptions['payload'] }),
+    async choose(lang) {
+      const chosen = await ctx.request({ method: 'POST', url: '/portal/language', headers: { cookie, 'content-type': FORM }, payload: `lang=${lang}&back=/portal/` });
+      assert.equal(chosen.statusCode, 303, chosen.body);
+      cookie = `${cookie}; ${String(chosen.headers['set-cookie']).split(';')[0]!}`;
+    },
   };
 }
 
 /** A person invited to `assessments` and signed in to the portal at the first one. */
-export async function candidate(ctx: Requester, t: { instance: string; key: string }, person: Invitee, assessments: string[]): Promise<Invited & PortalBrowser> {
+export async function candidate(
+  ctx: Requester,
+  t: { instance: string; key: string },
+  person: Invitee,
+  assessments: string[],
+  options: BrowserOptions = {},
+): Promise<Invited & PortalBrowser> {
   const invited = await invite(ctx, t, person, assessments);
-  return { ...invited, ...(await openPortal(ctx, invited.link, assessments[0]!)) };
+  const browser = await openPortal(ctx, invited.link, assessments[0]!, options);
+  // Onto the browser, so that its cookie stays the live one (a language chosen adds to it).
+  return Object.assign(browser, invited);
 }

@@ -5,7 +5,8 @@
 import { html, type Renderable, type SafeHtml } from '../../html/html.js';
 import { markdown } from '../../html/markdown.js';
 import { languageName } from '../../i18n/i18n.js';
-import type { AssessmentReport, QuestionReport } from '../../modules/attempts/report.js';
+import type { AssessmentReport } from '../../modules/attempts/report.js';
+import type { QuestionReport } from '../../modules/attempts/report-questions.js';
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { barChart } from '../charts.js';

@@ -19,9 +19,6 @@ import { countsOfTally, signalTallyOf, signalsOf, type DismissedKinds, type Stor
 import { layoutNotes, type AttemptLayout } from './layout.js';
 import { similarAnswers, type SimilarPair } from '../integrity/similarity.js';
 
-// A question's part of the report is report-questions.ts's; named here too, with the report it is part of.
-export type { QuestionReport } from './report-questions.js';
-
 export interface AssessmentReport {
   record: ScoreRecord;
   assessmentName: string;
