@@ -89,6 +89,32 @@ describeEachStore(
       );
     });
 
+    it('text with half a surrogate pair escaped alone is refused (400, naming the field) and nothing changes; a whole pair is kept', async () => {
+      const c = await started(ctx(), instance, key, 'surrogate@saves.example');
+      assert.equal((await c.save('q4', 'Kept')).statusCode, 204);
+      for (const value of ['\udfff and more', 'ends on \ud83d', '\ude42\ud83d']) {
+        const refused = await c.save('q4', value);
+        assert.equal(refused.statusCode, 400, refused.body);
+        const problem = refused.json();
+        assert.equal(problem.type, 'urn:assessment-connect:problem:validation-failed');
+        assert.deepEqual(
+          problem.errors.map((e: { name: string; pointer: string }) => [e.name, e.pointer]),
+          [['value', '#/value']],
+        );
+        const first = await c.save('q1', value);
+        assert.equal(first.statusCode, 400, 'a first answer too');
+      }
+      assert.deepEqual(
+        (await stored(c.candidateId)).map((r) => r.value),
+        ['Kept'],
+      );
+      assert.equal((await c.save('q4', 'Smile \ud83d\ude42')).statusCode, 204);
+      assert.deepEqual(
+        (await stored(c.candidateId)).map((r) => r.value),
+        ['Smile 🙂'],
+      );
+    });
+
     it('past its time by the clock: the next save is refused (409) and the attempt completed at its deadline', async () => {
       const c = await started(ctx(), instance, key, 'late@saves.example');
       assert.equal((await c.save('q1', 1)).statusCode, 204);

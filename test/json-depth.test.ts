@@ -2,7 +2,7 @@
 // written), and the idempotency fingerprint's canonical JSON never recurses.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { MAX_JSON_DEPTH, jsonDepth } from '../src/http/json-body.js';
+import { MAX_JSON_DEPTH, jsonDepth, loneSurrogateAt } from '../src/http/json-body.js';
 import { canonicalJson } from '../src/modules/invitations/idempotency.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
 
@@ -21,6 +21,14 @@ describe('JSON nesting depth', () => {
     assert.equal(jsonDepth('{"a":"[[[[{{{{\\"]]"}'), 1);
     assert.equal(jsonDepth(JSON.stringify(nested(100))), 100);
     assert.equal(jsonDepth('"\\\\"[['), 2, 'an escaped backslash ends before the quote');
+  });
+
+  it('finds half a surrogate pair alone in any string, key or value, and names where', () => {
+    assert.equal(loneSurrogateAt({ a: ['ok', 'Smile \ud83d\ude42', { b: 1 }] }), null);
+    assert.equal(loneSurrogateAt('\udfff'), '#');
+    assert.equal(loneSurrogateAt({ a: [1, { 'x/y~': 'ends \ud83d' }] }), '#/a/1/x~1y~0');
+    assert.equal(loneSurrogateAt({ ok: 1, ['\ude42']: 2 }), '#/\ude42');
+    assert.equal(loneSurrogateAt({ first: '\udc00', second: '\udc00' }), '#/first', 'the first in document order');
   });
 
   it('writes canonical JSON of 100,000 levels without overflowing the stack, as JSON.stringify does for sorted keys', () => {
@@ -88,6 +96,33 @@ describeEachStore('JSON bodies nested too deep', (ctx) => {
       assert.equal(response.statusCode, 400, `${url} ${response.body}`);
       assert.match(response.json().detail, /nested more than/);
     }
+  });
+
+  it('refuses text with half a surrogate pair escaped alone (400, naming the field) and writes nothing', async () => {
+    const email = `surrogate-${ctx().store}@example.com`;
+    const response = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance, 'content-type': 'application/json' },
+      payload: `{"email":"${email}","firstName":"Zo\\udfff","lastName":"Pest","assessments":["deep"]}`,
+    });
+    assert.equal(response.statusCode, 400, response.body);
+    const problem = response.json();
+    assert.match(problem.detail, /not Unicode/);
+    assert.deepEqual(
+      problem.errors.map((e: { in: string; name: string; pointer: string }) => [e.in, e.name, e.pointer]),
+      [['body', 'firstName', '#/firstName']],
+    );
+    assert.equal(await candidates(email), 0);
+    const whole = await ctx().request({
+      method: 'POST',
+      url: '/v1/invite',
+      headers: { 'x-api-key': key, instance, 'content-type': 'application/json' },
+      payload: `{"email":"${email}","firstName":"Zo\\u00eb \\ud83d\\ude42","lastName":"Pest","assessments":["deep"]}`,
+    });
+    assert.equal(whole.statusCode, 200, whole.body);
+    const { rows } = await ctx().db.query<{ first: string }>('SELECT first_name AS first FROM candidates WHERE email = $1', [email]);
+    assert.deepEqual(rows, [{ first: 'Zoë 🙂' }]);
   });
 
   it('says so in the OpenAPI description of every operation with a body', async () => {

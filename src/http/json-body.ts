@@ -2,6 +2,10 @@
 // whatever walks them recursively later (the idempotency fingerprint overflowed the stack at
 // about 5,000 levels and answered 500), and no request of this API needs more than a few levels.
 // The depth is counted before Fastify's own parser sees the body, for every route that takes JSON.
+//
+// Its text must also be Unicode. JSON may escape half of a UTF-16 surrogate pair alone ("\udfff"),
+// which no character is: PostgreSQL refuses it inside jsonb (a saved answer answered 500, found by
+// fuzzing) and writes it into text as U+FFFD, not what was sent. Such a body is refused whole.
 import type { FastifyInstance } from 'fastify';
 import { Problem } from './problem.js';
 
@@ -56,12 +60,43 @@ export function tooDeep(maxDepth: number): Problem {
   ]);
 }
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The JSON pointer of the first string (key or value) in `value` holding half a surrogate pair; null when none does. */
+export function loneSurrogateAt(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '#']];
+  while (stack.length > 0) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return at;
+    } else if (typeof v === 'object' && v !== null) {
+      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [k, x] = entries[i]!;
+        const pointer = `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+        if (LONE_SURROGATE.test(k)) return pointer;
+        stack.push([x, pointer]);
+      }
+    }
+  }
+  return null;
+}
+
+export function notUnicode(pointer: string): Problem {
+  return new Problem(
+    'validation-failed',
+    'The JSON body holds text that is not Unicode: half of a surrogate pair escaped alone (such as \\udfff); escape both halves or send the character as UTF-8',
+    [{ in: 'body', name: pointer === '#' ? '(body)' : pointer.slice(2), pointer, detail: 'holds half of a UTF-16 surrogate pair alone, which is no character' }],
+  );
+}
+
 /**
  * The JSON body parser of every route: the whole body is read (within the body limit), its depth
  * counted, then parsed by Fastify's own parser (which also refuses __proto__ and constructor
  * poisoning). A body too deep is a 400 problem. (Counting in a stream in front of the parser,
  * stopping the read at the first level too deep, left connections stalled until the request
- * timeout: found by fuzzing.)
+ * timeout: found by fuzzing.) Text holding half a surrogate pair is a 400 problem too; it can only be
+ * written as a \u escape, so bodies without one are not walked.
  */
 export function registerJsonDepthLimit(app: FastifyInstance, maxDepth = MAX_JSON_DEPTH): void {
   const parse = app.getDefaultJsonParser('error', 'error');
@@ -69,6 +104,11 @@ export function registerJsonDepthLimit(app: FastifyInstance, maxDepth = MAX_JSON
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = String(body);
     if (text.trim() !== '' && jsonDepth(text) > maxDepth) return done(tooDeep(maxDepth), undefined);
-    return parse(request, text, done);
+    if (!text.includes('\\u')) return parse(request, text, done);
+    return parse(request, text, (error, value) => {
+      if (error) return done(error, undefined);
+      const at = loneSurrogateAt(value);
+      return at === null ? done(null, value) : done(notUnicode(at), undefined);
+    });
   });
 }

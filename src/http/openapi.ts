@@ -70,7 +70,7 @@ interface OpenApiDocument {
 }
 
 /** Said of every operation that takes a body. */
-export const DEPTH_NOTE = `A JSON body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep; deeper is \`400\` (and the connection is closed).`;
+export const DEPTH_NOTE = `A JSON body may nest arrays and objects at most ${MAX_JSON_DEPTH} levels deep; deeper is \`400\` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as \`\\udfff\`) is \`400\` too.`;
 
 /** Said of every /v1 operation: the query string is strict. */
 export const STRICT_QUERY_NOTE =

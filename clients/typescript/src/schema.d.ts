@@ -69,7 +69,7 @@ export interface paths {
         put?: never;
         /**
          * Invite a candidate to assessments
-         * @description Invites a new or existing candidate (identified by e-mail within the instance) to one or more assessments, in one transaction. Inviting again to an assessment already invited keeps its progress and score; a fresh link is issued on every call. Answers `200` with one Invite result. An unknown assessment id is `400` naming it, and nothing is written. The body must be `application/json` (`415` otherwise). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
+         * @description Invites a new or existing candidate (identified by e-mail within the instance) to one or more assessments, in one transaction. Inviting again to an assessment already invited keeps its progress and score; a fresh link is issued on every call. Answers `200` with one Invite result. An unknown assessment id is `400` naming it, and nothing is written. The body must be `application/json` (`415` otherwise). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too. Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         post: operations["invite"];
         delete?: never;
@@ -149,7 +149,7 @@ export interface paths {
         put?: never;
         /**
          * Give a candidate longer to start
-         * @description Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate's links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
+         * @description Sets until when an invitation not yet started may be started (an expired one is open again), and keeps the candidate's links to it valid that long. Give `expiresAt` or `days` (from now). 409 once it was started, completed or withdrawn. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too. Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         post: operations["extendInvitation"];
         delete?: never;
@@ -210,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Create a tenant instance
-         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["createInstance"];
         delete?: never;
@@ -234,7 +234,7 @@ export interface paths {
         head?: never;
         /**
          * Change an instance's settings
-         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         patch: operations["updateInstance"];
         trace?: never;
@@ -275,7 +275,7 @@ export interface paths {
         put?: never;
         /**
          * Issue an API key
-         * @description The key is in the response and nowhere else: store it now. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The key is in the response and nowhere else: store it now. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["createKey"];
         delete?: never;
@@ -299,7 +299,7 @@ export interface paths {
         head?: never;
         /**
          * Change an API key's rate limit or label
-         * @description rateLimit null returns the key to the service default (RATE_LIMIT_PER_MINUTE). Seen on this node at once, on every other within KEY_CACHE_MS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description rateLimit null returns the key to the service default (RATE_LIMIT_PER_MINUTE). Seen on this node at once, on every other within KEY_CACHE_MS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         patch: operations["updateKey"];
         trace?: never;
@@ -335,7 +335,7 @@ export interface paths {
         put?: never;
         /**
          * Publish assessment content with its media files (a zip)
-         * @description A zip of the content document (one YAML or JSON file at its top, or at the top of the one folder it holds) and the media files its Markdown names as `![alternative text](path/beside/it.png)` (docs/media.md). The zip is the body (Content-Type application/zip), or its bytes base64-encoded in JSON. Images (PNG, JPEG, WebP, GIF; SVG sanitised) at most 2 MB and 16,777,216 pixels, audio (MP3, OGG, WAV) 10 MB, video (MP4, WebM) 25 MB; at most 100 files and 50 MB per assessment; the zip at most 60 MB, 80 MB unpacked. A file's type is read from its bytes; raster images are encoded again without their metadata. A file refused (an unknown type, a polyglot, a decompression bomb, an SVG with script or outside links, over a limit), a reference without its text or to a file not given: `400` naming each, and nothing is published. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description A zip of the content document (one YAML or JSON file at its top, or at the top of the one folder it holds) and the media files its Markdown names as `![alternative text](path/beside/it.png)` (docs/media.md). The zip is the body (Content-Type application/zip), or its bytes base64-encoded in JSON. Images (PNG, JPEG, WebP, GIF; SVG sanitised) at most 2 MB and 16,777,216 pixels, audio (MP3, OGG, WAV) 10 MB, video (MP4, WebM) 25 MB; at most 100 files and 50 MB per assessment; the zip at most 60 MB, 80 MB unpacked. A file's type is read from its bytes; raster images are encoded again without their metadata. A file refused (an unknown type, a polyglot, a decompression bomb, an SVG with script or outside links, over a limit), a reference without its text or to a file not given: `400` naming each, and nothing is published. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["importAssessmentPackage"];
         delete?: never;
@@ -356,7 +356,7 @@ export interface paths {
         put?: never;
         /**
          * Publish assessment content (YAML or JSON)
-         * @description The body is the content document as written (Content-Type application/yaml, application/json or text/plain). Errors name the path and line of each problem. Publishing changed content makes a new version; attempts keep the version they started. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The body is the content document as written (Content-Type application/yaml, application/json or text/plain). Errors name the path and line of each problem. Publishing changed content makes a new version; attempts keep the version they started. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["importAssessment"];
         delete?: never;
@@ -396,7 +396,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a QTI 3.0 package as an assessment, with an import report
-         * @description The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most 10 MB, 1000 entries, 50 MB unpacked and 500 items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: `400` naming each problem, and nothing is published. Items with nothing to answer (an introduction) become the instructions. Without `id` the package is a new assessment; with it, changed content makes a new version of that one, and attempts keep theirs. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The package (a zip with imsmanifest.xml, QTI 3.0 items and at most one test) base64-encoded in JSON, or the zip itself as the body (Content-Type application/zip; the header x-file-name names it). At most 10 MB, 1000 entries, 50 MB unpacked and 500 items; a DOCTYPE or entity declaration refuses a file. The report names every item imported and everything that did not map, with the file, the item and why. A package that cannot be read, or of which nothing imports: `400` naming each problem, and nothing is published. Items with nothing to answer (an introduction) become the instructions. Without `id` the package is a new assessment; with it, changed content makes a new version of that one, and attempts keep theirs. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["importAssessmentQti"];
         delete?: never;
@@ -436,7 +436,7 @@ export interface paths {
         put?: never;
         /**
          * Offer library assessments to an instance
-         * @description Publishes the named library assessments into the instance, so that its clients may invite to them. An assessment the instance already offers as in the library is unchanged. One the instance has with other content under the same id (an older library version, or its own) is kept as it is unless update is true; then the library's content becomes a new version, and attempts already started keep the version they started. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Publishes the named library assessments into the instance, so that its clients may invite to them. An assessment the instance already offers as in the library is unchanged. One the instance has with other content under the same id (an older library version, or its own) is kept as it is unless update is true; then the library's content becomes a new version, and attempts already started keep the version they started. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["offerLibraryAssessments"];
         delete?: never;
@@ -477,7 +477,7 @@ export interface paths {
         put?: never;
         /**
          * Score a free-text answer
-         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change; also 409 for a withdrawn or replaced attempt). A question without a rubric takes a score of 0-100; one with a rubric takes rubric, a level label for each criterion id (the score is then the points chosen over the most possible; score may be left out). The operator's review counts as one reviewer's (a new one replaces the operator's earlier one). When the instance asks for several reviewers per answer, the answer gets its final score (the mean of the reviews, or under agree-within a lead's when they disagree) once it has them all; the score is bound to the answer it scored. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Only answers of completed attempts can be scored (409 while the attempt is in progress: its answers may still change; also 409 for a withdrawn or replaced attempt). A question without a rubric takes a score of 0-100; one with a rubric takes rubric, a level label for each criterion id (the score is then the points chosen over the most possible; score may be left out). The operator's review counts as one reviewer's (a new one replaces the operator's earlier one). When the instance asks for several reviewers per answer, the answer gets its final score (the mean of the reviews, or under agree-within a lead's when they disagree) once it has them all; the score is bound to the answer it scored. When it was the last answer awaiting review, the attempt gets its final score and scoreStatus. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["scoreFreeText"];
         delete?: never;
@@ -534,7 +534,7 @@ export interface paths {
         put?: never;
         /**
          * Let a candidate take an assessment again
-         * @description For a completed assessment (or one withdrawn after it was started): the finished attempt stays as history (its answers, signals and the record as it stood, shown in the report), the score record starts over as INVITED (announced as score.updated), and a fresh link is issued, e-mailed unless `email` is false. 409 in any other state. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description For a completed assessment (or one withdrawn after it was started): the finished attempt stays as history (its answers, signals and the record as it stood, shown in the report), the score record starts over as INVITED (announced as score.updated), and a fresh link is issued, e-mailed unless `email` is false. 409 in any other state. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["retakeAssessment"];
         delete?: never;
@@ -555,7 +555,7 @@ export interface paths {
         put?: never;
         /**
          * Create a console user
-         * @description Without `password`, a one-time password is generated and returned once. Managers and reviewers need `instances`. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Without `password`, a one-time password is generated and returned once. Managers and reviewers need `instances`. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["createUser"];
         delete?: never;
@@ -609,7 +609,7 @@ export interface paths {
         put?: never;
         /**
          * Reset a console user's password (ends their sessions)
-         * @description Without `password`, a one-time password is generated and returned once. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Without `password`, a one-time password is generated and returned once. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["resetUserPassword"];
         delete?: never;
@@ -649,7 +649,7 @@ export interface paths {
         get: operations["getInstanceSso"];
         /**
          * Set or change the instance's single sign-on (OpenID Connect)
-         * @description The first time, `issuer`, `clientId`, `clientSecret` and `allowedDomains` are required; later, fields left out stay as they are. A new issuer, client id or secret is checked by loading the issuer's discovery document first. `passwordSignInOff` may be turned on only after a single sign-on of the instance has succeeded. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The first time, `issuer`, `clientId`, `clientSecret` and `allowedDomains` are required; later, fields left out stay as they are. A new issuer, client id or secret is checked by loading the issuer's discovery document first. `passwordSignInOff` may be turned on only after a single sign-on of the instance has succeeded. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         put: operations["configureInstanceSso"];
         post?: never;
@@ -672,7 +672,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Events are signed by the Standard Webhooks scheme with the returned secret, which is shown only here. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Events are signed by the Standard Webhooks scheme with the returned secret, which is shown only here. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -697,7 +697,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint, or enable or disable it
-         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -733,7 +733,7 @@ export interface paths {
         put?: never;
         /**
          * Send one message, or every message since a time, to an endpoint again
-         * @description Each message keeps its webhook-id, so a receiver that deduplicates by it sees a repeat as a repeat. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Each message keeps its webhook-id, so a receiver that deduplicates by it sees a repeat as a repeat. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["replayWebhooks"];
         delete?: never;
@@ -769,7 +769,7 @@ export interface paths {
         get?: never;
         /**
          * Set the instance's key at an applicant-tracking system, or whether candidates it sends are e-mailed
-         * @description `apiKey` is the instance's API key at the ATS (Ashby: for assessment.update callbacks), stored encrypted and never shown again (only its last four characters); `null` removes it. `sendEmail: false` leaves reaching the candidate to the ATS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description `apiKey` is the instance's API key at the ATS (Ashby: for assessment.update callbacks), stored encrypted and never shown again (only its last four characters); `null` removes it. `sendEmail: false` leaves reaching the candidate to the ATS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         put: operations["configureIntegration"];
         post?: never;
@@ -824,7 +824,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a CSV file of candidates to invite, and get its preview
-         * @description The file: UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row, at most 10000 rows and 5 MB. Its columns are matched to the fields of an invite by their headers (`mapping` overrides the guess): `email`, `firstName`, `lastName`, `assessments` (a row's own assessment ids, separated by `;` or `|`), `language`, `externalReference`, `extraTimePercent`. Every row is checked by the rules of POST /v1/invite; the answer names every bad row, duplicate and known candidate. Nothing is invited until `start`. A file that cannot be read, or no e-mail column: `400`, and nothing is stored. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The file: UTF-8 (a byte-order mark is fine), comma- or semicolon-separated, a header row, at most 10000 rows and 5 MB. Its columns are matched to the fields of an invite by their headers (`mapping` overrides the guess): `email`, `firstName`, `lastName`, `assessments` (a row's own assessment ids, separated by `;` or `|`), `language`, `externalReference`, `extraTimePercent`. Every row is checked by the rules of POST /v1/invite; the answer names every bad row, duplicate and known candidate. Nothing is invited until `start`. A file that cannot be read, or no e-mail column: `400`, and nothing is stored. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["createBulkInvite"];
         delete?: never;
@@ -921,7 +921,7 @@ export interface paths {
         put?: never;
         /**
          * Everything stored about one candidate (right of access)
-         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, voluntary self-identification, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description One JSON document: the candidate, their invitations and scores, links, portal sessions, attempts with answers, typed text, proctoring signals (with client addresses and user agents), webcam snapshots (the images as base64) and the choice behind them, voluntary self-identification, e-mail deliveries, and the operator actions that concern them. A POST so that the e-mail address stays out of URLs and logs; it is recorded in the audit log (target: instance and candidate id). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["exportCandidate"];
         delete?: never;
@@ -941,7 +941,7 @@ export interface paths {
         put?: never;
         /**
          * Erase a candidate (right to erasure)
-         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, voluntary self-identification, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description In one transaction: the candidate's e-mail and names, answers, typed text, client addresses and user agents, proctoring signals, webcam snapshots, voluntary self-identification, links, portal sessions and e-mail deliveries are removed from every table, and the local mailbox's e-mails to them are deleted (invite answers kept for Idempotency-Key retries are sealed with the client's keys and hold no name or address; the link in them stops working). The candidate id stays, with the score records' numbers: `GET /v1/score` still reports them, anonymously. Erasing again by id answers 200 with `erased: false`; an unknown candidate, or an e-mail address that is no longer stored because it was erased, is 404. The audit log records the instance and the candidate id, never the address or name. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["eraseCandidate"];
         delete?: never;
@@ -964,7 +964,7 @@ export interface paths {
         get: operations["getSelfIdentification"];
         /**
          * Turn the instance's voluntary self-identification on or off, or change its questions
-         * @description Fields left out stay as they are. Each question has an id, a label and 2-20 options; "prefer not to say" is added to every question. Turning it off stops offering the form; answers already given stay until the candidate is erased (by request or by the retention period). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description Fields left out stay as they are. Each question has an id, a label and 2-20 options; "prefer not to say" is added to every question. Turning it off stops offering the form; answers already given stay until the candidate is erased (by request or by the retention period). A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         put: operations["setSelfIdentification"];
         post?: never;
@@ -985,7 +985,7 @@ export interface paths {
         put?: never;
         /**
          * Withdraw one report link
-         * @description The link (a reportUrl, whole or its path and query) opens nothing from now on (410). Revoking it again changes nothing; an expired link is accepted too. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed).
+         * @description The link (a reportUrl, whole or its path and query) opens nothing from now on (410). Revoking it again changes nothing; an expired link is accepted too. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         post: operations["revokeReportLink"];
         delete?: never;
