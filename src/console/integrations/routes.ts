@@ -154,7 +154,7 @@ export function integrationsRoutes(scope: FastifyInstance, deps: IntegrationPage
 
 function callbackRow(instance: string, csrf: string, c: CallbackView): SafeHtml {
   const answer = c.lastStatus !== null ? `${c.lastStatus}` : (c.lastResponse ?? '-');
-  return html`<tr><td>${when(c.createdAt)}</td><td>${LABELS[c.partner]}</td><td><code>${c.publicId}</code></td><td>${c.event}</td><td>${c.status}${c.status === 'pending' && c.nextAttemptAt ? html` (next ${when(c.nextAttemptAt)})` : ''}</td><td>${c.attempts}</td><td>${answer}</td>
+  return html`<tr><td data-label="When">${when(c.createdAt)}</td><td data-label="ATS">${LABELS[c.partner]}</td><td data-label="Assessment id"><code>${c.publicId}</code></td><td data-label="Event">${c.event}</td><td data-label="State">${c.status}${c.status === 'pending' && c.nextAttemptAt ? html` (next ${when(c.nextAttemptAt)})` : ''}</td><td data-label="Tries">${c.attempts}</td><td data-label="Last answer">${answer}</td>
 <td>${c.status !== 'succeeded' && html`<form method="post" action="/console/integrations/callbacks/${c.id}/retry" class="inline"><input type="hidden" name="_csrf" value="${csrf}"><input type="hidden" name="instance" value="${instance}"><button type="submit">Retry<span class="visually-hidden"> callback ${c.id}</span></button></form>`}</td></tr>`;
 }
 

@@ -72,7 +72,7 @@ ${
 <thead><tr><th scope="col">File</th><th scope="col">Uploaded</th><th scope="col">Rows</th><th scope="col">State</th><th scope="col">Invited</th></tr></thead>
 <tbody>${recent.map(
         (b) =>
-          html`<tr><td><a href="${BASE}/${b.id}${q(instance)}">${b.fileName}</a></td><td>${when(b.createdAt)}</td><td>${b.rowCount}</td><td>${STATUS_TEXT[b.status]}</td><td>${b.counts.invited}</td></tr>`,
+          html`<tr><td><a href="${BASE}/${b.id}${q(instance)}">${b.fileName}</a></td><td data-label="Uploaded">${when(b.createdAt)}</td><td data-label="Rows">${b.rowCount}</td><td data-label="State">${STATUS_TEXT[b.status]}</td><td data-label="Invited">${b.counts.invited}</td></tr>`,
       )}</tbody></table>`
 }`;
 }

@@ -80,8 +80,10 @@ ${
     : html`<table class="data"><caption class="visually-hidden">Invitation e-mails, newest first</caption>
 <thead><tr><th scope="col">When</th><th scope="col">To</th><th scope="col">Status</th><th scope="col">The relay said</th>${options.canManage && html`<th scope="col">Action</th>`}</tr></thead>
 <tbody>${deliveries.map(
-        (d) => html`<tr><td>${when(d.attemptedAt)}</td><td><a href="/console/candidates/${d.candidateId}?instance=${instance}">${d.recipient}</a></td>
-<td>${d.status === 'SENT' ? 'sent' : html`<span class="flag">failed</span>`}</td><td>${d.response}</td>
+        (
+          d,
+        ) => html`<tr><td data-label="When">${when(d.attemptedAt)}</td><td data-label="To"><a href="/console/candidates/${d.candidateId}?instance=${instance}">${d.recipient}</a></td>
+<td data-label="Status">${d.status === 'SENT' ? 'sent' : html`<span class="flag">failed</span>`}</td><td data-label="The relay said">${d.response}</td>
 ${options.canManage && html`<td><form method="post" action="/console/invitations/${d.id}/resend" class="inline"><input type="hidden" name="_csrf" value="${options.csrf}"><input type="hidden" name="instance" value="${instance}"><button type="submit">Resend<span class="visually-hidden"> to ${d.recipient}</span></button></form></td>`}</tr>`,
       )}</tbody></table>`
 }

@@ -58,8 +58,10 @@ ${
     : html`<div class="table-scroll"><table class="data"><caption class="visually-hidden">API keys</caption>
 <thead><tr>${header('Key', 'created')}${header('Label', 'label')}<th scope="col">Instances</th><th scope="col">Rate limit</th>${header('Last used', 'used', true)}${header('State', 'state')}</tr></thead>
 <tbody>${keys.map(
-        (k) => html`<tr><th scope="row"><code>${k.prefix}…</code><br><span class="hint">${k.id}</span></th><td>${k.label ?? '-'}</td><td>${k.instances.join(', ')}</td>
-<td>${
+        (
+          k,
+        ) => html`<tr><th scope="row"><code>${k.prefix}…</code><br><span class="hint">${k.id}</span></th><td data-label="Label">${k.label ?? '-'}</td><td data-label="Instances">${k.instances.join(', ')}</td>
+<td data-label="Rate limit">${
           k.revokedAt
             ? k.rateLimit === null
               ? 'default'
@@ -69,8 +71,8 @@ ${
 <label for="rate-${k.id}" class="visually-hidden">Requests per minute for ${k.id} (empty: the service default)</label>
 <input type="number" id="rate-${k.id}" name="rateLimit" min="1" max="1000000" step="1" value="${rate?.id === k.id ? rate.value : (k.rateLimit ?? '')}" placeholder="default"${invalidAttributes(rateErrors(k.id), 'rateLimit', `rate-${k.id}-error`)}>
 <button type="submit">Set<span class="visually-hidden"> the rate limit of ${k.id}</span></button>${fieldError(rateErrors(k.id), 'rateLimit', `rate-${k.id}-error`)}</form>`
-        }</td><td>${when(k.lastUsedAt)}</td>
-<td>${
+        }</td><td data-label="Last used">${when(k.lastUsedAt)}</td>
+<td data-label="State">${
           k.revokedAt
             ? `revoked ${when(k.revokedAt)}`
             : html`<form method="post" action="/console/keys/${k.id}/revoke" class="inline confirm" data-confirm="${`Revoke ${k.id}? Clients using it stop working at once.`}">

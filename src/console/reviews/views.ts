@@ -213,12 +213,12 @@ ${
 <thead><tr>${blind ? html`<th scope="col">Candidate</th>` : header('Candidate', 'candidate')}<th scope="col">Assessment · question</th>${header('Completed', 'completed')}${header('State', 'state')}<th scope="col">Reviews</th><th scope="col">Assignees</th><th scope="col">Assign</th></tr></thead>
 <tbody>${items.map(
         (item, n) => html`<tr class="state-${item.state}">
-<td>${blind ? html`<span class="hint">hidden (blind review)</span>` : html`<a href="/console/candidates/${item.candidateId}?instance=${name}">${item.candidateName}</a>`}</td>
-<td>${item.assessmentName} · ${item.questionId}</td>
-<td>${when(item.finishedAt)}</td>
-<td><span class="badge review-${item.state}">${STATE_TEXT[item.state]}</span>${item.final && html` ${item.final.score} / 100`}</td>
-<td>${item.reviews.length} of ${view.instance.reviewersPerAnswer}</td>
-<td>${
+<td data-label="Candidate">${blind ? html`<span class="hint">hidden (blind review)</span>` : html`<a href="/console/candidates/${item.candidateId}?instance=${name}">${item.candidateName}</a>`}</td>
+<td data-label="Question">${item.assessmentName} · ${item.questionId}</td>
+<td data-label="Completed">${when(item.finishedAt)}</td>
+<td data-label="State"><span class="badge review-${item.state}">${STATE_TEXT[item.state]}</span>${item.final && html` ${item.final.score} / 100`}</td>
+<td data-label="Reviews">${item.reviews.length} of ${view.instance.reviewersPerAnswer}</td>
+<td data-label="Assignees">${
           item.assignees.length === 0
             ? 'nobody'
             : html`<ul class="plain">${item.assignees.map(

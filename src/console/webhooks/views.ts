@@ -70,7 +70,7 @@ ${
   (attempts[e.id] ?? []).length === 0
     ? html`<p class="hint">Nothing sent yet: events go out as they happen, or <strong>Send the last 24 hours again</strong>.</p>`
     : html`<div class="table-scroll"><table class="data"><caption>Latest attempts</caption><thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Answer</th><th scope="col">Time</th><th scope="col">Delivery</th></tr></thead>
-<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td>${when(a.at)}</td><td>${a.type}</td><td>${webhookAnswer(a)}</td><td>${a.durationMs} ms</td><td>${a.deliveryStatus}</td></tr>`)}</tbody></table></div>`
+<tbody>${(attempts[e.id] ?? []).map((a) => html`<tr><td data-label="When">${when(a.at)}</td><td data-label="Event">${a.type}</td><td data-label="Answer">${webhookAnswer(a)}</td><td data-label="Time">${a.durationMs} ms</td><td data-label="Delivery">${a.deliveryStatus}</td></tr>`)}</tbody></table></div>`
 }
 </section>`,
 )}`;
