@@ -3,6 +3,8 @@
 // refused with a clear error; the audit log's old "older entries" links still work.
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { pager } from '../src/console/components.js';
+import { countAudit } from '../src/modules/audit/audit.js';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 
@@ -111,5 +113,18 @@ describeEachStore('the console lists', (ctx) => {
     assert.match((await owner.get('/console/audit?actor=nobody')).body, /No entry matches/);
     assert.equal((await owner.get('/console/audit?sort=when')).statusCode, 400);
     assert.equal((await owner.get('/console/audit?before=0')).statusCode, 400);
+  });
+
+  it('audit log: counted only so far; past it the pages say "more than" and lead on with Next', async () => {
+    const everything = await countAudit(ctx().db, {}, 1_000_000);
+    assert.equal(everything.more, false);
+    assert.ok(everything.total > 54);
+    assert.deepEqual(await countAudit(ctx().db, {}, 20), { total: 20, more: true });
+    assert.deepEqual(await countAudit(ctx().db, {}, everything.total), { total: everything.total, more: false }, 'exactly as many as counted: no more');
+    assert.deepEqual(await countAudit(ctx().db, { actor: 'nobody' }, 20), { total: 0, more: false });
+    const pages = String(pager({ page: 2, size: 10, total: 20, more: true, noun: 'entries', href: (p) => `?page=${p}` }));
+    assert.match(pages, /Entries 11–20 of more than 20/);
+    assert.match(pages, /href="\?page=3" rel="next">Next/);
+    assert.doesNotMatch(String(pager({ page: 2, size: 10, total: 20, noun: 'entries', href: (p) => `?page=${p}` })), /rel="next"/, 'without more, page 2 of 20 is the last');
   });
 });

@@ -64,12 +64,17 @@ export function sortHeader(
   return html`<th scope="col" aria-sort="${state}"><a class="sort" href="${href(key, next)}">${label}<span class="sort-arrow" aria-hidden="true">${on ? (current.descending ? ' ↓' : ' ↑') : ' ↕'}</span><span class="visually-hidden">${`, sort ${next ? 'descending' : 'ascending'}`}</span></a></th>`;
 }
 
-/** Numbered pages of a list: where one is, the first and last pages, two either side, Previous and Next. */
-export function pager(input: { page: number; size: number; total: number; noun: string; href: (page: number) => string }): SafeHtml {
-  const pages = Math.max(1, Math.ceil(input.total / input.size));
+/**
+ * Numbered pages of a list: where one is, the first and last pages, two either side, Previous and
+ * Next. `more`: the list was counted only up to `total` and holds more; the last page is then not
+ * known, and "Next" leads on past the count.
+ */
+export function pager(input: { page: number; size: number; total: number; more?: boolean; noun: string; href: (page: number) => string }): SafeHtml {
+  const counted = Math.max(1, Math.ceil(input.total / input.size));
+  const pages = input.more ? Math.max(counted, input.page + 1) : counted;
   const first = Math.min(input.total, (input.page - 1) * input.size + 1);
   const last = Math.min(input.total, input.page * input.size);
-  const shown = [...new Set([1, pages, ...[-2, -1, 0, 1, 2].map((d) => input.page + d)])].filter((p) => p >= 1 && p <= pages).sort((a, b) => a - b);
+  const shown = [...new Set([1, ...(input.more ? [] : [pages]), ...[-2, -1, 0, 1, 2].map((d) => input.page + d)])].filter((p) => p >= 1 && p <= pages).sort((a, b) => a - b);
   const count = (n: number) => n.toLocaleString('en-GB');
   const items = shown.map((p, i) => {
     const gap = i > 0 && p - shown[i - 1]! > 1 && html`<li class="gap" aria-hidden="true">…</li>`;
@@ -78,7 +83,7 @@ export function pager(input: { page: number; size: number; total: number; noun: 
     return html`${gap}${link}`;
   });
   return html`<nav class="pager" aria-label="${`Pages of ${input.noun}`}">
-<p class="pager-count" role="status">${input.total === 0 ? `No ${input.noun}` : `${input.noun[0]!.toUpperCase()}${input.noun.slice(1)} ${count(first)}–${count(last)} of ${count(input.total)}`}</p>
+<p class="pager-count" role="status">${input.total === 0 ? `No ${input.noun}` : `${input.noun[0]!.toUpperCase()}${input.noun.slice(1)} ${count(first)}–${count(last)} of ${input.more ? 'more than ' : ''}${count(input.total)}`}</p>
 ${
   pages > 1 &&
   html`<ul>${input.page > 1 && html`<li><a href="${input.href(input.page - 1)}" rel="prev">Previous</a></li>`}${items}${input.page < pages && html`<li><a href="${input.href(input.page + 1)}" rel="next">Next</a></li>`}</ul>`

@@ -11,6 +11,8 @@ export interface AuditList {
   page: number;
   size: number;
   total: number;
+  /** Counted only up to `total`: there are more. */
+  more: boolean;
   keyset: boolean;
 }
 
@@ -58,6 +60,6 @@ ${
 ${
   list.keyset
     ? older && html`<p><a class="button" href="${older}" rel="next">Older entries</a></p>`
-    : pager({ page: list.page, size: list.size, total: list.total, noun: 'entries', href: (page) => href({ sort, page }) })
+    : pager({ page: list.page, size: list.size, total: list.total, more: list.more, noun: 'entries', href: (page) => href({ sort, page }) })
 }`;
 }

@@ -8,7 +8,7 @@ import { runCommand } from '../../domain/command.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { commandRequest } from '../../http/command.js';
 import type { Database } from '../../db/database.js';
-import { deleteSearch, SEARCH_FILTERS, saveSearch, type SavedSearch } from '../../modules/users/saved-searches.js';
+import { deleteSearch, SEARCH_FILTERS, saveSearch, type SavedSearch, withoutRefusedCharacters } from '../../modules/users/saved-searches.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 
 /** The saved searches as links, each with its delete button, and the form that saves the filters shown. */
@@ -69,7 +69,7 @@ export function registerSearchRoutes(scope: FastifyInstance, deps: SearchRouteDe
       const query = Object.fromEntries([['instance', instance.name], ...SEARCH_FILTERS.filter((name) => body[name]).map((name) => [name, body[name]])]);
       const errors = (error.fields ?? []).map((f) => ({ name: f.name, detail: f.detail }));
       // The name comes back as typed, less the characters it was refused for.
-      return deps.again(request, reply, query, { errors, name: (body.name ?? '').replace(/\p{Cc}|[\u202a-\u202e\u2066-\u2069]/gu, '') });
+      return deps.again(request, reply, query, { errors, name: withoutRefusedCharacters(body.name ?? '') });
     }
     return reply.redirect(`/console/candidates?instance=${encodeURIComponent(instance.name)}&${saved.query}`, 303);
   });

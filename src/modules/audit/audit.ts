@@ -98,10 +98,18 @@ export async function searchAudit(
   return rows;
 }
 
-/** How many entries match the filter. */
-export async function countAudit(db: Queryable, filter: AuditFilter): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE ${FILTER}`, [filter.actor ?? null, filter.action ?? null]);
-  return rows[0]!.n;
+/**
+ * How many entries match the filter, counted up to `atMost`: a log of millions is not counted on
+ * every page (`more` says there are more than `total`).
+ */
+export async function countAudit(db: Queryable, filter: AuditFilter, atMost: number): Promise<{ total: number; more: boolean }> {
+  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM (SELECT 1 FROM audit_log WHERE ${FILTER} LIMIT $3) AS counted`, [
+    filter.actor ?? null,
+    filter.action ?? null,
+    atMost + 1,
+  ]);
+  const n = rows[0]!.n;
+  return n > atMost ? { total: atMost, more: true } : { total: n, more: false };
 }
 
 /** How an actor is named in the log: `key:<id>`, `admin-token` or `user:<e-mail>`. */

@@ -14,6 +14,9 @@ const NAME_MAX = 60;
 // eslint-disable-next-line no-control-regex -- these are the characters refused
 const REFUSED_IN_NAME = /[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/;
 
+/** A name as typed less the characters a name may not hold: what a form refused for them shows again. */
+export const withoutRefusedCharacters = (name: string): string => name.replace(new RegExp(REFUSED_IN_NAME.source, 'g'), '');
+
 export interface SavedSearch {
   id: string;
   name: string;
