@@ -6,6 +6,7 @@ import { JobRunner } from './jobs/runner.js';
 import { statisticsJob } from './jobs/statistics.js';
 import { codingGradesJob } from './modules/attempts/coding-grades.js';
 import { deadlineSweepJob } from './modules/attempts/sweeper.js';
+import { mediaSweepJob } from './modules/assessments/media-sweep.js';
 import { bulkInviteJob } from './modules/bulk-invites/job.js';
 import { partnerCallbackJob } from './modules/integrations/worker.js';
 import { idempotencySweepJob } from './modules/invitations/idempotency.js';
@@ -26,6 +27,8 @@ const RETENTION_SWEEP_MS = 10 * 60_000;
 // The planner's statistics where autovacuum does not keep them (src/jobs/statistics.ts): a pass
 // reads one row per table when nothing is due; the first follows start within a second.
 const STATISTICS_EVERY_MS = 60_000;
+// Unused media files are kept for days (media-sweep.ts): looking hourly is often enough.
+const MEDIA_SWEEP_EVERY_MS = 60 * 60_000;
 // Pending rows of bulk invites are looked for this often; a run that finds a full batch runs again at once.
 const BULK_INVITE_EVERY_MS = 1000;
 
@@ -88,5 +91,6 @@ export function backgroundJobs({ config, db, mailer, log, clock, inviteDeps }: B
   jobs.add(scoreRecordJob(db, 500));
   jobs.add(retentionJob({ db, mailDir: config.mailDir ?? config.devMailDir, now: clock }, RETENTION_SWEEP_MS, log));
   jobs.add(statisticsJob(db, STATISTICS_EVERY_MS));
+  jobs.add(mediaSweepJob(db, MEDIA_SWEEP_EVERY_MS));
   return jobs;
 }

@@ -69,10 +69,10 @@ function normalName(name: string): string | undefined {
   return normal === '..' || normal.startsWith('../') ? undefined : normal;
 }
 
-/** The stored files among these sha256s. */
+/** The stored files among these sha256s, held (KEY SHARE) against the sweep of unused files until the transaction ends. */
 async function storedFiles(db: Queryable, hashes: string[]): Promise<Set<string>> {
   if (hashes.length === 0) return new Set();
-  const { rows } = await db.query<{ sha256: string }>('SELECT sha256 FROM assessment_media WHERE sha256 = ANY($1::text[])', [hashes]);
+  const { rows } = await db.query<{ sha256: string }>('SELECT sha256 FROM assessment_media WHERE sha256 = ANY($1::text[]) FOR KEY SHARE', [hashes]);
   return new Set(rows.map((r) => r.sha256));
 }
 
@@ -182,12 +182,13 @@ export async function storeVersionMedia(tx: Queryable, assessmentId: string, ver
 
 /**
  * Stores one accepted file (acceptMedia) by its sha256, once: what publishing stores, and what the
- * editor's upload stores before a draft names it (`media:<sha256>.<ext>`, found at publish).
+ * editor's upload stores before a draft names it (`media:<sha256>.<ext>`, found at publish). A
+ * file given again only has its `given_at` moved on (see sweepUnusedMedia).
  */
 export async function storeMediaFile(tx: Queryable, file: StoredMedia, now: Date): Promise<void> {
   await tx.query(
-    `INSERT INTO assessment_media (sha256, content_type, size, width, height, bytes, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
-     ON CONFLICT (sha256) DO NOTHING`,
+    `INSERT INTO assessment_media (sha256, content_type, size, width, height, bytes, created_at, given_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+     ON CONFLICT (sha256) DO UPDATE SET given_at = greatest(assessment_media.given_at, EXCLUDED.given_at)`,
     [file.sha256, file.contentType, file.bytes.length, file.width ?? null, file.height ?? null, file.bytes, now],
   );
 }
