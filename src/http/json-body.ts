@@ -7,6 +7,7 @@
 // which no character is: PostgreSQL refuses it inside jsonb (a saved answer answered 500, found by
 // fuzzing) and writes it into text as U+FFFD, not what was sent. Such a body is refused whole.
 import type { FastifyInstance } from 'fastify';
+import { LONE_SURROGATE_MESSAGE, loneSurrogatePath } from '../domain/text.js';
 import { Problem } from './problem.js';
 
 /** Deepest nesting of arrays and objects a JSON body may have (the top-level value is level 1). */
@@ -60,33 +61,17 @@ export function tooDeep(maxDepth: number): Problem {
   ]);
 }
 
-const LONE_SURROGATE = /\p{Cs}/u;
-
 /** The JSON pointer of the first string (key or value) in `value` holding half a surrogate pair; null when none does. */
 export function loneSurrogateAt(value: unknown): string | null {
-  const stack: [unknown, string][] = [[value, '#']];
-  while (stack.length > 0) {
-    const [v, at] = stack.pop()!;
-    if (typeof v === 'string') {
-      if (LONE_SURROGATE.test(v)) return at;
-    } else if (typeof v === 'object' && v !== null) {
-      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
-      for (let i = entries.length - 1; i >= 0; i--) {
-        const [k, x] = entries[i]!;
-        const pointer = `${at}/${k.replaceAll('~', '~0').replaceAll('/', '~1')}`;
-        if (LONE_SURROGATE.test(k)) return pointer;
-        stack.push([x, pointer]);
-      }
-    }
-  }
-  return null;
+  const path = loneSurrogatePath(value);
+  return path === null ? null : ['#', ...path.map((k) => String(k).replaceAll('~', '~0').replaceAll('/', '~1'))].join('/');
 }
 
 export function notUnicode(pointer: string): Problem {
   return new Problem(
     'validation-failed',
     'The JSON body holds text that is not Unicode: half of a surrogate pair escaped alone (such as \\udfff); escape both halves or send the character as UTF-8',
-    [{ in: 'body', name: pointer === '#' ? '(body)' : pointer.slice(2), pointer, detail: 'holds half of a UTF-16 surrogate pair alone, which is no character' }],
+    [{ in: 'body', name: pointer === '#' ? '(body)' : pointer.slice(2), pointer, detail: LONE_SURROGATE_MESSAGE }],
   );
 }
 

@@ -6,6 +6,7 @@ import { LineCounter, isMap, isNode, isPair, isScalar, parseDocument, type Docum
 import { Type } from 'typebox';
 import { AssessmentContent, LIKERT_SCALES, QUESTION_TYPES, type QuestionContent } from './content-schema.js';
 import { LANGUAGES } from '../../i18n/i18n.js';
+import { LONE_SURROGATE_MESSAGE, loneSurrogatePath } from '../../domain/text.js';
 import { TRANSLATION_LANGUAGES, missingTranslations, translationProblems } from './translations.js';
 
 export interface ContentError {
@@ -84,6 +85,8 @@ function parseUncapped(source: string): ParsedContent {
     return { ok: false, errors: [{ path: '', message: (error as Error).message }] };
   }
   const locate = (segments: (string | number)[]) => position(doc, lineCounter, segments);
+  const unreadable = loneSurrogatePath(value);
+  if (unreadable) return { ok: false, errors: [{ path: unreadable.join('.'), ...locate(unreadable), message: LONE_SURROGATE_MESSAGE }] };
 
   if (!checkDocument(value)) return { ok: false, errors: describe(checkDocument.errors ?? [], [], locate) };
   const content = value as AssessmentContent;
