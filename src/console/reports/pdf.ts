@@ -116,14 +116,26 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
       const bytes = 'formula' in run ? report.images?.[run.file] : undefined;
       if ('formula' in run && bytes) {
         const picture = (doc as unknown as OpensImages).openImage(Buffer.from(bytes));
-        const [width, height] = [picture.width / FORMULA_PX_PER_PT, picture.height / FORMULA_PX_PER_PT];
-        add({ alt: printable(run.alt), picture, width, height, depth: Math.min(height, report.depths?.[run.file] ?? 0) });
+        // At its size, or narrowed to the width of the page.
+        const scale = Math.min(1 / FORMULA_PX_PER_PT, width / picture.width);
+        const depth = Math.min(picture.height * scale, (report.depths?.[run.file] ?? 0) * scale * FORMULA_PX_PER_PT);
+        add({ alt: printable(run.alt), picture, width: picture.width * scale, height: picture.height * scale, depth });
         continue;
       }
       for (const piece of printable('text' in run ? run.text : run.alt).split(/(\s+)/)) {
         if (piece === '') continue;
-        if (!/^\s+$/.test(piece)) add({ text: piece });
-        else {
+        if (!/^\s+$/.test(piece)) {
+          // A word wider than the page is broken where it reaches the edge, as pdfkit breaks it.
+          let rest = piece;
+          while (rest.length > 1 && doc.widthOfString(rest) > width) {
+            let fits = 1;
+            while (fits < rest.length && doc.widthOfString(rest.slice(0, fits + 1)) <= width) fits++;
+            add({ text: rest.slice(0, fits) });
+            unit = undefined;
+            rest = rest.slice(fits);
+          }
+          add({ text: rest });
+        } else {
           unit = undefined;
           for (let n = piece.split('\n').length - 1; n > 0; n--) units.push('\n');
           if (!piece.includes('\n')) units.push(' ');
