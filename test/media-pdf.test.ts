@@ -1,6 +1,7 @@
 // The report's PDF prints the pictures a prompt shows (the stored file, drawn by pdfkit), a formula
 // shown as a block drawn as a formula (MathJax's layout in a picture, not its TeX as text), and an
-// inline formula as its TeX, read back with poppler's pdfimages and pdftotext.
+// inline formula drawn in its line of text, its readable text kept as the PDF's text, read back
+// with poppler's pdfimages and pdftotext.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -55,8 +56,23 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
     // The formula: a picture three pixels a point, 320 points wide (the formula at its size, then transparent).
     const formula = images.find((line) => /\s960\s+\d+\s/.test(line));
     assert.ok(formula, `the formula is drawn in the PDF:\n${images.join('\n')}`);
+    // The two inline formulas: pictures of their own (three pixels a point), no taller than a line or two.
+    const inlineFormulas = images.filter((line) => /^\s*\d+\s+\d+\s+image\s+(\d+)\s+(\d+)\s.*\s216\s+216\s/.test(line) && !/\s960\s/.test(line));
+    assert.equal(inlineFormulas.length, 2, `the inline formulas are drawn in the PDF:\n${images.join('\n')}`);
+    for (const line of inlineFormulas) assert.ok(Number(line.trim().split(/\s+/)[4]) < 60, `an inline formula is as tall as a line: ${line}`);
     const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
+    // Its text (invisible over its picture) reads in the line, in order.
     assert.match(text, /Look: and E = mc\^2, a\/b \+ √x\./);
+    const words = [
+      ...execFileSync('pdftotext', ['-bbox', file, '-'], { encoding: 'utf8' }).matchAll(/<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)<\/word>/g),
+    ].map((m) => ({ x: Number(m[1]), top: Number(m[2]), bottom: Number(m[3]), word: m[4] }));
+    const look = words.find((w) => w.word === 'Look:')!;
+    const line = words.filter((w) => w.top < look.bottom && w.bottom > look.top);
+    assert.deepEqual(
+      line.map((w) => w.word),
+      ['Look:', 'and', 'E', '=', 'mc^2,', 'a/b', '+', '√x.'],
+      'the formulas are on the line of the text around them, in order',
+    );
     assert.doesNotMatch(text, /\\/, 'an inline formula is printed as text a person reads, not as its TeX');
     assert.match(text, /What is 2 \+ 2\?/);
     assert.doesNotMatch(text, /frac|sqrt|b\^2-4ac/, 'the block formula is not flattened to its TeX');

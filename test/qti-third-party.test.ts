@@ -149,7 +149,9 @@ describeEachStore('QTI packages written by other tools', (ctx) => {
     assert.match(images, /\s200\s+130\s/, `the postcard (200 × 130) is in the PDF:\n${images}`);
     const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' }).replace(/\s+/g, ' ');
     assert.match(text, /What does it say\?/);
-    // An inline formula prints as text a person reads (a block one is drawn; see media-pdf.test.ts).
+    // An inline formula is drawn in its line (a picture three pixels a point, see media-pdf.test.ts);
+    // its text, the PDF's text, reads as a person does.
+    assert.match(images, /\simage\s+\d+\s+\d+\s.*\s216\s+216\s/, `the formula is drawn in the PDF:\n${images}`);
     assert.match(text, /14 × tan\u2061? ?\( ?67 ?\) =/, 'the formula with its brackets');
   });
 });

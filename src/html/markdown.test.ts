@@ -1,10 +1,16 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { html } from './html.js';
 import { markdownBlocks, optionText, markdown } from './markdown.js';
 
 const render = (text: string) => markdown(text).toString();
+/** The name markdownBlocks gives a formula inside a line: its own, not the same formula's as a block. */
+const inlineName = (formula: object) =>
+  `formula-${createHash('sha256')
+    .update(JSON.stringify({ ...formula, inline: true }))
+    .digest('hex')}.png`;
 
 describe('Markdown prompts', () => {
   it('renders the subset: paragraphs with their line breaks, lists, emphasis, code, tables', () => {
@@ -58,9 +64,24 @@ describe('Markdown prompts', () => {
       { kind: 'quote', text: 'Read this:' },
       { kind: 'list', ordered: false, items: ['one', 'two'], quoted: true },
       { kind: 'quote', text: 'After the list.' },
-      { kind: 'paragraph', text: 'Then , [Audio: A talk] and x^2.' },
+      {
+        kind: 'paragraph',
+        text: 'Then , [Audio: A talk] and x^2.',
+        runs: [{ text: 'Then , [Audio: A talk] and ' }, { file: inlineName({ tex: 'x^2' }), alt: 'x^2', formula: { tex: 'x^2' } }, { text: '.' }],
+      },
       { kind: 'image', file: `${sha}.png`, alt: 'A chart' },
     ]);
+  });
+
+  it('gives the PDF the formulas inside a line as pieces of it, named apart from the same formula shown as a block', () => {
+    const mathml = '<math><mn>14</mn><mo>×</mo><mi>tan</mi></math>';
+    assert.deepEqual(markdownBlocks(`> Mind $a_1$\n\n  ${mathml} = ?  \n\nNo formula.`), [
+      { kind: 'quote', text: 'Mind a_1', runs: [{ text: 'Mind ' }, { file: inlineName({ tex: 'a_1' }), alt: 'a_1', formula: { tex: 'a_1' } }] },
+      { kind: 'paragraph', text: '14 × tan = ?', runs: [{ file: inlineName({ mathml }), alt: '14 × tan', formula: { mathml } }, { text: ' = ?' }] },
+      { kind: 'paragraph', text: 'No formula.' },
+    ]);
+    const [block] = markdownBlocks('$$a_1$$');
+    assert.ok(block?.kind === 'image' && block.file !== inlineName({ tex: 'a_1' }));
   });
 
   it('draws an option as plain text but for the media files it names', () => {

@@ -15,6 +15,9 @@ import MarkdownIt from 'markdown-it';
 import { html, trustedHtml, type SafeHtml } from './html.js';
 import { mathmlReadable, sanitiseMathml, texToMathml } from './math.js';
 
+/** A token markdown-it parses. */
+type Token = ReturnType<InstanceType<typeof MarkdownIt>['parse']>[number];
+
 const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
 /** A stored media file as published content names it (see modules/assessments/media-store.ts). */
 const MEDIA_REFERENCE = /^media:([0-9a-f]{64})\.(png|jpg|webp|gif|svg|mp3|ogg|wav|mp4|webm)$/;
@@ -152,13 +155,24 @@ export function markdownXhtml(text: string): string {
   return md.renderer.render(md.parse(text, {}), { ...md.options, xhtmlOut: true }, {});
 }
 
+/** A formula as content writes it: TeX, or MathML (from QTI). */
+export type Formula = { tex: string } | { mathml: string };
+
+/**
+ * A piece of a line of text: text, or a formula inside the line, to be drawn as a picture at the
+ * line's height (`file`: a name of its own, `formula-<sha256>.png`), else printed as `alt` (the
+ * text a person reads: a^2, a/b, √x).
+ */
+export type InlineRun = { text: string } | { file: string; alt: string; formula: Formula };
+
 /** A block of Markdown as plain text, for what draws text itself (the report PDF). */
 export type MarkdownBlock =
-  | { kind: 'paragraph'; text: string }
+  /** `runs`: the same text in pieces, given when it holds an inline formula. */
+  | { kind: 'paragraph'; text: string; runs?: InlineRun[] }
   | { kind: 'list'; ordered: boolean; items: string[]; quoted?: boolean }
   | { kind: 'table'; header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[] }
   | { kind: 'code'; text: string }
-  | { kind: 'quote'; text: string }
+  | { kind: 'quote'; text: string; runs?: InlineRun[] }
   /** A stored picture (`<sha256>.<ext>`), after the paragraph that shows it. */
   | { kind: 'image'; file: string; alt: string }
   /**
@@ -166,33 +180,45 @@ export type MarkdownBlock =
    * drawn as a picture (`file`: a name of its own, `formula-<sha256>.png`), else printed as `alt`
    * (its TeX, or the text of its MathML).
    */
-  | { kind: 'image'; file: string; alt: string; formula: { tex: string } | { mathml: string } };
+  | { kind: 'image'; file: string; alt: string; formula: Formula };
 
 /** The same subset, parsed the same way, as blocks of plain text (emphasis dropped, links as their text). */
 export function markdownBlocks(text: string): MarkdownBlock[] {
   const tokens = md.parse(text, {});
-  const inline = (i: number) =>
-    (tokens[i]?.children ?? [])
-      .map((c) => {
-        if (c.type === 'softbreak' || c.type === 'hardbreak') return '\n';
-        if (c.type === 'text' || c.type === 'code_inline') return c.content;
-        // What draws text alone says what a picture, a sound or a formula is, rather than drop it.
-        if (c.type === 'image') {
-          const src = String(c.attrGet('src'));
-          const alt = c.children?.map((x) => x.content).join('') ?? '';
-          const stored = MEDIA_REFERENCE.exec(src);
-          if (stored && !MEDIA_KIND[stored[2]!]) {
-            pictures.push({ kind: 'image', file: `${stored[1]}.${stored[2]}`, alt });
-            return '';
-          }
-          return `[${/\.(mp3|ogg|wav)$/.test(src) ? 'Audio' : /\.(mp4|webm)$/.test(src) ? 'Video' : 'Image'}: ${alt}]`;
-        }
-        // An inline formula is printed as text a person reads (a^2, a/b, √x), never as its TeX.
-        if (c.type === 'math_tex') return texReadable(c.content);
-        if (c.type === 'math_mathml') return mathmlText(c.content);
+  /** The inline text of token i in pieces: text, and the formulas inside it. */
+  const runs = (i: number): InlineRun[] => {
+    const out: InlineRun[] = [];
+    for (const c of tokens[i]?.children ?? []) {
+      // An inline formula is a picture in the line; printed, it is text a person reads (a^2, a/b, √x), never its TeX.
+      if (c.type === 'math_tex') out.push(inlineFormula({ tex: c.content }, texReadable(c.content)));
+      else if (c.type === 'math_mathml') out.push(inlineFormula({ mathml: c.content }, mathmlText(c.content)));
+      else {
+        const text = piece(c);
+        const last = out.at(-1);
+        if (last && 'text' in last) last.text += text;
+        else if (text !== '') out.push({ text });
+      }
+    }
+    return out;
+  };
+  const inline = (i: number) => textOf(runs(i));
+  /** A piece of inline text that is no formula, as text. */
+  const piece = (c: Token): string => {
+    if (c.type === 'softbreak' || c.type === 'hardbreak') return '\n';
+    if (c.type === 'text' || c.type === 'code_inline') return c.content;
+    // What draws text alone says what a picture, a sound or a formula is, rather than drop it.
+    if (c.type === 'image') {
+      const src = String(c.attrGet('src'));
+      const alt = c.children?.map((x) => x.content).join('') ?? '';
+      const stored = MEDIA_REFERENCE.exec(src);
+      if (stored && !MEDIA_KIND[stored[2]!]) {
+        pictures.push({ kind: 'image', file: `${stored[1]}.${stored[2]}`, alt });
         return '';
-      })
-      .join('');
+      }
+      return `[${/\.(mp3|ogg|wav)$/.test(src) ? 'Audio' : /\.(mp4|webm)$/.test(src) ? 'Video' : 'Image'}: ${alt}]`;
+    }
+    return '';
+  };
   const blocks: MarkdownBlock[] = [];
   // The pictures of the inline text being read, drawn after its block.
   let pictures: MarkdownBlock[] = [];
@@ -257,8 +283,10 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
         if (list) list.items.push(inline(i));
         else if (displayFormula(t) && quoteDepth === 0) blocks.push(displayFormula(t)!);
         else {
-          const line = inline(i).trim();
-          if (line !== '') blocks.push(quoteDepth > 0 ? { kind: 'quote', text: line } : { kind: 'paragraph', text: line });
+          const pieces = trimmed(runs(i));
+          const line = textOf(pieces);
+          const formulas = pieces.some((r) => 'formula' in r) ? { runs: pieces } : {};
+          if (line !== '') blocks.push(quoteDepth > 0 ? { kind: 'quote', text: line, ...formulas } : { kind: 'paragraph', text: line, ...formulas });
         }
         blocks.push(...pictures);
         break;
@@ -273,11 +301,31 @@ const mathmlText = (mathml: string) =>
     .replace(/\s+/g, ' ')
     .trim();
 
+const textOf = (runs: InlineRun[]) => runs.map((r) => ('text' in r ? r.text : r.alt)).join('');
+
+/** The runs without the white space at the start of the first and the end of the last. */
+function trimmed(runs: InlineRun[]): InlineRun[] {
+  const out = runs.map((r) => ({ ...r }));
+  const first = out[0];
+  if (first && 'text' in first) first.text = first.text.trimStart();
+  const last = out.at(-1);
+  if (last && 'text' in last) last.text = last.text.trimEnd();
+  return out.filter((r) => !('text' in r) || r.text !== '');
+}
+
+/** A formula inside a line of text, named apart from the same formula shown as a block. */
+function inlineFormula(formula: Formula, alt: string): InlineRun {
+  const file = `formula-${createHash('sha256')
+    .update(JSON.stringify({ ...formula, inline: true }))
+    .digest('hex')}.png`;
+  return { file, alt, formula };
+}
+
 /** The formula an inline run is, when it is one formula shown as a block and nothing else. */
 function displayFormula(token: { children: { type: string; content: string; meta?: unknown }[] | null }): MarkdownBlock | undefined {
   const parts = (token.children ?? []).filter((c) => !(c.type === 'softbreak' || c.type === 'hardbreak' || (c.type === 'text' && c.content.trim() === '')));
   const only = parts.length === 1 ? parts[0]! : undefined;
-  let formula: { tex: string } | { mathml: string };
+  let formula: Formula;
   if (only?.type === 'math_tex' && (only.meta as { display?: boolean } | undefined)?.display) formula = { tex: only.content };
   else if (only?.type === 'math_mathml' && /^<math\b[^>]*\sdisplay\s*=\s*["']block["']/.test(only.content)) formula = { mathml: only.content };
   else return undefined;

@@ -10,8 +10,7 @@ import { mathjax } from 'mathjax-full/js/mathjax.js';
 import { SVG } from 'mathjax-full/js/output/svg.js';
 import sharp from 'sharp';
 import { sanitiseMathml } from '../../html/math.js';
-
-export type Formula = { tex: string } | { mathml: string };
+import type { Formula } from '../../html/markdown.js';
 
 const adaptor = liteAdaptor();
 RegisterHTMLHandler(adaptor);
@@ -29,14 +28,16 @@ const PT_PER_EX = 4.6;
 const PX_PER_PT = 3;
 
 /**
- * The formula as an SVG image, sized in points, or undefined when it does not convert (TeX with an
- * error, or MathML MathJax cannot read). MathML is sanitised first, as when it is shown.
+ * The formula as an SVG image, sized in points, with how far it reaches below the baseline
+ * (`depth`), or undefined when it does not convert (TeX with an error, or MathML MathJax cannot
+ * read). MathML is sanitised first, as when it is shown. `display`: laid out as a block (TeX's
+ * display style) rather than inside a line of text.
  */
-export function formulaSvg(formula: Formula): { svg: string; width: number; height: number } | undefined {
+export function formulaSvg(formula: Formula, display = true): { svg: string; width: number; height: number; depth: number } | undefined {
   const { tex, mathml } = jax();
   let svg: string;
   try {
-    const node = 'tex' in formula ? tex.convert(formula.tex, { display: true }) : mathml.convert(sanitiseMathml(formula.mathml), { display: true });
+    const node = 'tex' in formula ? tex.convert(formula.tex, { display }) : mathml.convert(sanitiseMathml(formula.mathml), { display });
     svg = adaptor.innerHTML(node);
   } catch {
     return undefined;
@@ -47,12 +48,14 @@ export function formulaSvg(formula: Formula): { svg: string; width: number; heig
   const width = ex('width') * PT_PER_EX;
   const height = ex('height') * PT_PER_EX;
   if (!(width > 0 && height > 0)) return undefined;
+  // MathJax sets the baseline with the style it is drawn with: vertical-align: -<depth>ex.
+  const depth = Math.max(0, -Number(/vertical-align:\s*(-?[\d.]+)ex/.exec(svg)?.[1] ?? 0) * PT_PER_EX);
   const sized = svg
     .replace(/\swidth="[\d.]+ex"/, ` width="${(width * PX_PER_PT).toFixed(1)}"`)
     .replace(/\sheight="[\d.]+ex"/, ` height="${(height * PX_PER_PT).toFixed(1)}"`)
     .replace(/\sstyle="[^"]*"/, '')
     .replace(/currentColor/g, '#1f2933');
-  return { svg: sized, width, height };
+  return { svg: sized, width, height, depth };
 }
 
 /**
@@ -69,4 +72,16 @@ export async function formulaPng(formula: Formula, frame = 320): Promise<Uint8Ar
     .extend({ right, background: { r: 0, g: 0, b: 0, alpha: 0 } })
     .png()
     .toBuffer();
+}
+
+/**
+ * A formula inside a line of text as a PNG (three pixels a point, nothing around it), with its
+ * size in points and how far it reaches below the baseline, for the line to be drawn around it.
+ * Undefined when it does not convert.
+ */
+export async function inlineFormulaPng(formula: Formula): Promise<{ png: Uint8Array; width: number; height: number; depth: number } | undefined> {
+  const drawn = formulaSvg(formula, false);
+  if (!drawn) return undefined;
+  const png = await sharp(Buffer.from(drawn.svg)).png().toBuffer();
+  return { png, width: drawn.width, height: drawn.height, depth: drawn.depth };
 }

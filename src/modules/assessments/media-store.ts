@@ -11,7 +11,7 @@ import sharp from 'sharp';
 import type { Queryable } from '../../db/database.js';
 import { markdownBlocks } from '../../html/markdown.js';
 import { FORMULA, texProblem } from '../../html/math.js';
-import { formulaPng } from './formula-image.js';
+import { formulaPng, inlineFormulaPng } from './formula-image.js';
 import type { ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { MEDIA_MAX_FILES, MEDIA_MAX_TOTAL_BYTES, MEDIA_TYPES, MediaError, acceptMedia, type MediaExtension, type StoredMedia } from './media.js';
@@ -223,10 +223,11 @@ export async function versionMedia(db: Queryable, assessmentId: string, version:
 
 /**
  * The stored pictures these Markdown texts show, as PNG or JPEG (what a PDF can draw: SVG, WebP
- * and GIF are drawn into a PNG), by their stored name; and their formulas shown as blocks, drawn
- * (formula-image.ts) by the name markdownBlocks gives them; for the report's PDF.
+ * and GIF are drawn into a PNG), by their stored name; and their formulas, shown as blocks or
+ * inside a line of text, drawn (formula-image.ts) by the name markdownBlocks gives them, with how
+ * far (points) each formula inside a line reaches below its baseline (`depths`); for the report's PDF.
  */
-export async function picturesFor(db: Queryable, texts: string[]): Promise<Record<string, Uint8Array>> {
+export async function picturesFor(db: Queryable, texts: string[]): Promise<{ images: Record<string, Uint8Array>; depths: Record<string, number> }> {
   const names = new Set<string>();
   for (const text of texts) for (const match of text.matchAll(REFERENCE)) if (/^media:[0-9a-f]{64}\.(png|jpg|webp|gif|svg)$/.test(match[2]!)) names.add(match[2]!.slice(6));
   const out: Record<string, Uint8Array> = {};
@@ -244,11 +245,21 @@ export async function picturesFor(db: Queryable, texts: string[]): Promise<Recor
       }
     }
   }
+  const depths: Record<string, number> = {};
   for (const text of texts)
     for (const block of markdownBlocks(text)) {
+      if ((block.kind === 'paragraph' || block.kind === 'quote') && block.runs) {
+        for (const run of block.runs) {
+          if (!('formula' in run) || out[run.file]) continue;
+          const drawn = await inlineFormulaPng(run.formula);
+          if (!drawn) continue;
+          out[run.file] = drawn.png;
+          depths[run.file] = drawn.depth;
+        }
+      }
       if (block.kind !== 'image' || !('formula' in block) || out[block.file]) continue;
       const png = await formulaPng(block.formula);
       if (png) out[block.file] = png;
     }
-  return out;
+  return { images: out, depths };
 }

@@ -6,8 +6,8 @@ import { invalidInput, type DomainFieldError } from '../../../domain/errors.js';
 import { parseAssessment } from '../content.js';
 import type { AssessmentContent } from '../content-schema.js';
 import { EXTENSION_NS, ITEM_TYPE, TEST_TYPE, secondsOf, type ItemExtension, type TestExtension } from './format.js';
-import { nodesOf, xhtmlToMarkdown } from './xhtml-read.js';
-import { PackageError, attr, child, children, descendants, localName, parseXml, textOf } from './xml.js';
+import { xhtmlToMarkdown } from './xhtml-read.js';
+import { PackageError, attr, child, children, descendants, localName, nodesOf, parseXml, textOf } from './xml.js';
 import { readZip, safePath } from './zip.js';
 import { exactOr, orderedQuestion, readItem, slugOf, type Question } from './item.js';
 

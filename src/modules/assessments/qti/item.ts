@@ -5,9 +5,9 @@ import type { Element } from '@xmldom/xmldom';
 import { LIKERT_SCALES } from '../content-schema.js';
 import { MAP_RESPONSE, MATCH_CORRECT, type ItemExtension } from './format.js';
 import { posix } from 'node:path';
-import { nodesOf, xhtmlToMarkdown, type MediaContext } from './xhtml-read.js';
+import { xhtmlToMarkdown, type MediaContext } from './xhtml-read.js';
 import { markdownToXhtml } from './xhtml-write.js';
-import { attr, child, children, descendants, el, localName, parseXml, serializeXml, textOf } from './xml.js';
+import { attr, child, children, descendants, el, localName, nodesOf, parseXml, serializeXml, textOf } from './xml.js';
 
 export type Question = Record<string, unknown> & { id: string; type: string; prompt: string };
 

@@ -1,11 +1,12 @@
 // Prompts are Markdown in this service and XHTML in QTI. Reading (import): XHTML converted back to
 // Markdown for the subset prompts support: paragraphs and line breaks, emphasis, code, lists,
-// tables, block quotes, http(s)/mailto links, media files of the package and MathML. What is
-// outside it (headings, ...) is kept as its text, or named, and reported. Writing is xhtml-write.ts.
+// tables, block quotes, http(s)/mailto links, media files of the package and MathML (as
+// mathml-read.ts reads it). What is outside it (headings, ...) is kept as its text, or named, and
+// reported. Writing is xhtml-write.ts.
 import { posix } from 'node:path';
 import type { Element, Node } from '@xmldom/xmldom';
-import { sanitiseMathml } from '../../../html/math.js';
-import { CDATA_NODE, ELEMENT_NODE, TEXT_NODE, attr, children, localName } from './xml.js';
+import { keptMathml } from './mathml-read.js';
+import { CDATA_NODE, ELEMENT_NODE, TEXT_NODE, attr, children, localName, nodesOf } from './xml.js';
 
 /** Something of the XHTML that the Markdown could not keep. */
 export type Dropped = (what: string) => void;
@@ -29,12 +30,6 @@ export function xhtmlToMarkdown(nodes: Node[], dropped: Dropped, skip: (e: Eleme
   const converter = new Converter(dropped, skip, media);
   return converter.blocks(nodes).join('\n\n').trim();
 }
-
-export const nodesOf = (element: Element): Node[] => {
-  const out: Node[] = [];
-  for (let node: Node | null = element.firstChild; node; node = node.nextSibling) out.push(node);
-  return out;
-};
 
 class Converter {
   constructor(
@@ -275,8 +270,7 @@ class Converter {
           break;
         }
         case 'math': {
-          // Kept as it is shown (the sanitised subset: another tool's class and style go).
-          const kept = sanitiseMathml(mathml(e));
+          const kept = keptMathml(e);
           if (kept) out += kept;
           else if (this.media) this.media.lost('a formula (<math>) holds nothing that can be shown');
           else out += this.inline(nodesOf(e));
@@ -311,41 +305,6 @@ class Converter {
     }
     return out;
   }
-}
-
-/** A <math> element as MathML markup without namespace prefixes, on one line (markdown.ts keeps it). */
-function mathml(element: Element): string {
-  const write = (node: Node): string => {
-    // Whitespace between MathML's elements means nothing (and would differ after a round trip).
-    if (node.nodeType === TEXT_NODE || node.nodeType === CDATA_NODE)
-      return (node.nodeValue ?? '').replace(/^\s+$/, '').replace(/\s+/g, ' ').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    if (node.nodeType !== ELEMENT_NODE) return '';
-    const e = node as Element;
-    const name = localName(e);
-    if (name === 'mfenced') return fenced(e, write);
-    const attrs: string[] = [];
-    for (let i = 0; i < e.attributes.length; i++) {
-      const a = e.attributes.item(i)!;
-      if (a.name === 'xmlns' || a.name.startsWith('xmlns:') || a.name.includes(':')) continue;
-      attrs.push(` ${a.name}="${a.value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;')}"`);
-    }
-    return `<${name}${attrs.join('')}>${nodesOf(e).map(write).join('')}</${name}>`;
-  };
-  return write(element);
-}
-
-/**
- * <mfenced> (MathML 3, written by many QTI tools) as the brackets it shows: MathML Core, which
- * browsers render, has no <mfenced> and would show its content without them.
- */
-function fenced(e: Element, write: (node: Node) => string): string {
-  const mo = (text: string) => (text ? `<mo>${text.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</mo>` : '');
-  const open = e.getAttribute('open') ?? '(';
-  const close = e.getAttribute('close') ?? ')';
-  const separators = [...(e.getAttribute('separators') ?? ',').replace(/\s/g, '')];
-  const parts = nodesOf(e).filter((n) => n.nodeType === ELEMENT_NODE);
-  const inner = parts.map((part, i) => (i > 0 ? mo(separators[Math.min(i - 1, separators.length - 1)] ?? '') : '') + write(part)).join('');
-  return `<mrow>${mo(open)}${inner}${mo(close)}</mrow>`;
 }
 
 const BLOCK_ELEMENTS = new Set([

@@ -4,8 +4,7 @@
 // Reading (import) is xhtml-read.ts.
 import type { Element, Node } from '@xmldom/xmldom';
 import { markdownXhtml } from '../../../html/markdown.js';
-import { nodesOf } from './xhtml-read.js';
-import { CDATA_NODE, ELEMENT_NODE, TEXT_NODE, attr, children, el, localName, parseXml, type XmlChild, type XmlElement } from './xml.js';
+import { CDATA_NODE, ELEMENT_NODE, TEXT_NODE, attr, children, el, localName, nodesOf, parseXml, type XmlChild, type XmlElement } from './xml.js';
 
 /**
  * The Markdown as XHTML elements for a QTI document. A stored media file is written as an <img>,

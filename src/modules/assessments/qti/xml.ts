@@ -93,6 +93,13 @@ export const ELEMENT_NODE = 1;
 export const TEXT_NODE = 3;
 export const CDATA_NODE = 4;
 
+/** The child nodes of an element (elements, text, ...), in order. */
+export const nodesOf = (element: Element): Node[] => {
+  const out: Node[] = [];
+  for (let node: Node | null = element.firstChild; node; node = node.nextSibling) out.push(node);
+  return out;
+};
+
 /** The element children of an element (any namespace), by local name when given. */
 export function children(element: Element, name?: string): Element[] {
   const out: Element[] = [];
