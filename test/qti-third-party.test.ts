@@ -25,7 +25,7 @@ const AUDIO_URL = 'https://s3.amazonaws.com/grud-amp-bucket-1/items/1/395362d7-2
 const VIDEO_URL =
   'https://storage.googleapis.com/bank-dev-ampup/c/54393195-3146-417d-ba1f-eb80dc5a30e8/43894675-a8cb-4846-b594-29fcd130bc7f/d4f2bfb9-2327-40b5-80ac-84908d9842d5/media/QTI2018.mp4';
 
-type Report = { imported: { item: string }[]; notImported: { item: string; what: string; why: string }[] };
+type Report = { imported: { item: string }[]; notImported: { item: string; what: string; why: string }[]; notes: { file: string; item?: string; what: string }[] };
 type Content = { id: string; name: string; description: string; questions: { id: string; prompt: string }[] };
 
 describeEachStore('QTI packages written by other tools', (ctx) => {
@@ -116,6 +116,9 @@ describeEachStore('QTI packages written by other tools', (ctx) => {
     // Every item of the package that shows a figure is published with it.
     const withFigure = content.questions.filter((q) => /!\[afbeelding\]\(media:[0-9a-f]{64}\.jpg\)/.test(q.prompt)).map((q) => q.id);
     assert.deepEqual(withFigure, ['que-3-5', 'que-8-1', 'que-16-4']);
+    // Their alternative text is "afbeelding" ("picture"): kept as written, and reported for the author to describe.
+    const weak = report.notes.filter((n) => /alternative text "afbeelding", which does not say what it shows/.test(n.what)).map((n) => n.item);
+    assert.deepEqual(weak, ['QUE_3_5', 'QUE_8_1', 'QUE_16_4', 'QUE_16_5'], 'the three published, and the item not imported');
     assert.ok(content.questions.every((q) => !/\[image:|afbeelding\]\((?!media:)/.test(q.prompt)));
     assert.deepEqual(await mediaOf(instance, id), ['image/jpeg', 'image/jpeg', 'image/jpeg']);
     await roundTrip(id, 3);

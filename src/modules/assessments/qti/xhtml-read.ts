@@ -13,6 +13,34 @@ export type Dropped = (what: string) => void;
 
 const ALLOWED_LINK = /^(?:https?:\/\/|mailto:)/i;
 
+/** Alternative texts that only say "a picture" (in the languages packages come in): kept, and reported. */
+const NO_DESCRIPTION = new Set([
+  'image',
+  'picture',
+  'photo',
+  'figure',
+  'graphic',
+  'img',
+  'illustration',
+  'afbeelding',
+  'plaatje',
+  'figuur',
+  'bild',
+  'abbildung',
+  'grafik',
+  'imagen',
+  'foto',
+  'figura',
+  'imagem',
+]);
+
+/** Whether an image's alternative text says nothing of it: a word for "picture", or its file's name. */
+function saysNothing(text: string, path: string): boolean {
+  const word = text.toLowerCase().replace(/[\s.:]+$/, '');
+  const file = posix.basename(path).toLowerCase();
+  return NO_DESCRIPTION.has(word) || word === file || word === file.replace(/\.[a-z0-9]+$/, '');
+}
+
 /**
  * The package's files as an item's media see them: `base` is the item file's folder, `files` the
  * package; each file used is added to `used` (by its path in the package), and what cannot be kept
@@ -62,6 +90,9 @@ class Converter {
         what === 'image' ? `the image "${shown}" has no alternative text (alt)` : `the ${what} "${shown}" has no description or transcript (title, aria-label or its text)`,
       );
       return '';
+    }
+    if (what === 'image' && saysNothing(text, path!)) {
+      this.dropped(`the image "${shown}" is imported with the alternative text "${text.slice(0, 60)}", which does not say what it shows: describe it in the editor`);
     }
     media.used.set(path!, bytes);
     const target = path!.replace(/[\s()%]/g, (c) => encodeURIComponent(c));
