@@ -74,7 +74,7 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     }
     const saoirse = await candidate(api, { instance: 'demo', key }, { email: 'saoirse.obrien@example.com', firstName: 'Saoirse', lastName: "O'Brien" }, ['customer-support']);
     candidateId = saoirse.candidateId;
-    await saoirse.form('/portal/a/customer-support/start');
+    assert.equal((await saoirse.form('/portal/a/customer-support/start')).statusCode, 303);
     for (const q of support.questions) {
       const value =
         q.type === 'single-choice'
@@ -86,7 +86,7 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
               : 'I am so sorry the updates stopped. Your parcel reached the local depot this morning and is booked for Thursday, before Saturday. If it does not arrive, we will refund you or send a replacement by express.';
       await saoirse.save(q.id, value);
     }
-    await saoirse.form('/portal/a/customer-support/submit');
+    assert.equal((await saoirse.form('/portal/a/customer-support/submit')).statusCode, 303);
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,

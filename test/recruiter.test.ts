@@ -201,9 +201,9 @@ describeEachStore('the recruiter reads the report', (ctx) => {
     assert.equal((await ctx().publish(instance, TABLED)).statusCode, 201);
     const made = await inviteThroughApi(ctx(), { instance, key }, { email: 'tables@recruit.example', firstName: 'Ta', lastName: 'Ble' }, ['tabled']);
     const c = await openPortal(ctx(), made.link, 'tabled');
-    await c.form('/portal/a/tabled/start');
-    await c.save('q1', 1);
-    await c.form('/portal/a/tabled/submit');
+    assert.equal((await c.form('/portal/a/tabled/start')).statusCode, 303);
+    assert.equal((await c.save('q1', 1)).statusCode, 204);
+    assert.equal((await c.form('/portal/a/tabled/submit')).statusCode, 303);
 
     const candidate = (await ctx().request({ method: 'GET', url: `/v1/candidates/${made.candidateId}`, headers: { 'x-api-key': key } })).json();
     const url = new URL(candidate.invitations[0].reportUrl);

@@ -85,7 +85,7 @@ describeEachStore(
       const { intro } = browser;
       assert.match(intro.body, /Zeitlimit: <strong>30 Minuten<\/strong>/);
       assert.doesNotMatch(intro.body, /accommodation|extra time|Zusatzzeit|Nachteilsausgleich/i, 'never says why');
-      await browser.form('/portal/a/alpha/start');
+      assert.equal((await browser.form('/portal/a/alpha/start')).statusCode, 303);
       const attempt = await ctx().db.query<{ minutes: number }>(
         `SELECT round(extract(epoch FROM t.deadline_at - t.started_at) / 60)::int AS minutes FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1`,
         [c.candidateId],
@@ -231,7 +231,7 @@ describeEachStore(
       const retake = (candidateId: string) =>
         ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/alpha/retake`, payload: { email: false } });
       const c = await invite('states@example.com');
-      await (await openPortal(ctx(), c.link, 'alpha')).form('/portal/a/alpha/start');
+      assert.equal((await (await openPortal(ctx(), c.link, 'alpha')).form('/portal/a/alpha/start')).statusCode, 303);
       assert.equal((await retake(c.candidateId)).statusCode, 409, 'in progress');
       await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
       const after = await retake(c.candidateId);

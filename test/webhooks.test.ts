@@ -195,10 +195,10 @@ describeEachStore(
     it('tells of an attempt: started, completed, score.finalized after the review, score.updated after a re-review', async () => {
       hook.received.length = 0;
       const taker = await candidate(ctx(), { instance, key }, { email: 'taker@example.com', firstName: 'Tae', lastName: 'Ker' }, ['alpha']);
-      await taker.form('/portal/a/alpha/start');
+      assert.equal((await taker.form('/portal/a/alpha/start')).statusCode, 303);
       await taker.save('q1', 1);
       await taker.save('q4', 'A kind, clear answer.');
-      await taker.form('/portal/a/alpha/submit');
+      assert.equal((await taker.form('/portal/a/alpha/submit')).statusCode, 303);
       await deliver();
       const seen = () => hook.received.map((r) => verified(r));
       assert.deepEqual(
