@@ -10,6 +10,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { answerLabel } from '../src/modules/reviews/blind.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 import { takeWithLink } from './support/take.js';
 
 const ANSWER =
@@ -32,17 +33,12 @@ describeEachStore('blind review across the console', (ctx) => {
     assert.equal(patched.statusCode, 200, patched.body);
     const key = await ctx().key([instance]);
     const take = async (firstName: string, lastName: string) => {
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: `${firstName.toLowerCase()}.${lastName.toLowerCase()}@example.com`, firstName, lastName, assessments: ['alpha'] },
-      });
-      assert.equal(invited.statusCode, 200, invited.body);
-      const [invite] = invited.json() as { candidateId: string; link: string }[];
+      const invite = await inviteThroughApi(ctx(), { instance, key }, { email: `${firstName.toLowerCase()}.${lastName.toLowerCase()}@example.com`, firstName, lastName }, [
+        'alpha',
+      ]);
       await takeWithLink(
         ctx(),
-        invite!.link,
+        invite.link,
         undefined,
         [
           ['q1', 1],
@@ -50,10 +46,10 @@ describeEachStore('blind review across the console', (ctx) => {
         ],
         { feedback: { rating: '4', comment: `Fair questions, says ${firstName}` } },
       );
-      const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/candidates/${invite!.candidateId}/attempts` })).json() as {
+      const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/candidates/${invite.candidateId}/attempts` })).json() as {
         attemptId: string;
       }[];
-      return { candidateId: invite!.candidateId, attemptId: attempts[0]!.attemptId };
+      return { candidateId: invite.candidateId, attemptId: attempts[0]!.attemptId };
     };
     zelda = await take('Zelda', 'Quux');
     yuri = await take('Yuri', 'Orlov');

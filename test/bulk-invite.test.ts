@@ -10,6 +10,7 @@ import { inviteRow } from '../src/modules/bulk-invites/invite-row.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { createTestContext, sampleAssessment, storeKinds, type TestContext } from './harness.js';
 import { consoleAs, consoleUser, passwordChosen } from './support/console.js';
+import { invite } from './support/portal.js';
 
 const HEADER = 'E-mail;First name;Last name;Reference;Language';
 const BAD = { email: 10, firstName: 50, language: 120 };
@@ -51,6 +52,7 @@ for (const kind of storeKinds()) {
     });
 
     const create = (body: Record<string, unknown>) => ctx.request({ method: 'POST', url: `/admin/v1/instances/${instance}/bulk-invites`, payload: body });
+    /** The invite's own answer to a payload, refusals included: its words are what the bulk preview repeats. */
     const v1Invite = (payload: Record<string, unknown>) =>
       ctx.request({ method: 'POST', url: '/v1/invite', headers: { 'x-api-key': apiKey, instance, 'content-type': 'application/json' }, payload });
     const count = async (sql: string, params: unknown[] = []) => (await ctx.db.query<{ n: number }>(sql, params)).rows[0]!.n;
@@ -65,7 +67,7 @@ for (const kind of storeKinds()) {
 
     it('previews 200 rows: three bad rows by line, column and why (the words of /v1/invite), a duplicate, known candidates; then invites the rest once', async () => {
       // A candidate known already, with a live invitation to the assessment.
-      assert.equal((await v1Invite({ email: 'cand5-a@example.com', firstName: 'Known', lastName: 'Before', assessments: ['sample'] })).statusCode, 200);
+      await invite(ctx, { instance, key: apiKey }, { email: 'cand5-a@example.com', firstName: 'Known', lastName: 'Before' }, ['sample']);
       const created = await create({ fileName: 'people.csv', content: b64(file200('a')), assessments: ['sample'], sendInvite: true });
       assert.equal(created.statusCode, 201, created.body);
       const { bulkInvite, rows } = created.json();
@@ -416,19 +418,13 @@ for (const kind of storeKinds()) {
         (await manager.get(ownDetail)).body,
         /<select id="map-assessments" name="map_assessments"><option value="">\(none\)<\/option>(<option value="\d">[^<]+<\/option>)*<option value="3" selected>Assessments<\/option>/,
       );
-      const ownPreview = await ctx.request({
-        method: 'POST',
-        url: `/console/invite/bulk/${ownId}/preview`,
-        headers: { cookie: manager.cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: new URLSearchParams([
-          ['_csrf', manager.csrf],
-          ['instance', instance],
-          ['map_email', '0'],
-          ['map_firstName', '1'],
-          ['map_lastName', '2'],
-          ['map_assessments', '3'],
-        ]).toString(),
-      });
+      const ownPreview = await manager.post(`/console/invite/bulk/${ownId}/preview`, [
+        ['instance', instance],
+        ['map_email', '0'],
+        ['map_firstName', '1'],
+        ['map_lastName', '2'],
+        ['map_assessments', '3'],
+      ]);
       assert.equal(ownPreview.statusCode, 303, ownPreview.body);
       const ownBody = (await manager.get(ownDetail)).body;
       assert.match(ownBody, /2 rows: 1 to invite, <strong>1 bad<\/strong>/);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachStore, QUICK_ASSESSMENT } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { invite } from './support/portal.js';
 import { takeWithLink } from './support/take.js';
 
 const PEOPLE = 56;
@@ -24,14 +25,7 @@ describeEachStore('the candidates list', (ctx) => {
     for (let i = 0; i < PEOPLE; i++) {
       // Last names run backwards (Zz55 … Aa00-ish), so that name order is not invitation order.
       const last = `${String.fromCharCode(90 - (i % 26))}${String(i).padStart(2, '0')}`;
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: `p${String(i).padStart(2, '0')}-${instance}@example.com`, firstName: 'Person', lastName: last, assessments: ['quick'] },
-      });
-      assert.equal(invited.statusCode, 200, invited.body);
-      const made = (invited.json() as { candidateId: string; link: string }[])[0]!;
+      const made = await invite(ctx(), { instance, key }, { email: `p${String(i).padStart(2, '0')}-${instance}@example.com`, firstName: 'Person', lastName: last }, ['quick']);
       ids.push(made.candidateId);
       // Three take it: the 4th and 6th right (100 %), the 5th wrong (0 %).
       if (i >= 3 && i <= 5) await takeWithLink(ctx(), made.link, undefined, [['q1', i === 4 ? 0 : 1]], { slug: 'quick' });
@@ -173,18 +167,7 @@ describeEachStore('the candidates list', (ctx) => {
     const elsewhere = await ctx().instance('other');
     const otherKey = await ctx().key([elsewhere]);
     await ctx().publish(elsewhere, QUICK_ASSESSMENT);
-    const stranger = (
-      (
-        await ctx().request({
-          method: 'POST',
-          url: '/v1/invite',
-          headers: { 'x-api-key': otherKey, instance: elsewhere },
-          payload: { email: 's@example.com', firstName: 'S', lastName: 'T', assessments: ['quick'] },
-        })
-      ).json() as {
-        candidateId: string;
-      }[]
-    )[0]!.candidateId;
+    const stranger = (await invite(ctx(), { instance: elsewhere, key: otherKey }, { email: 's@example.com', firstName: 'S', lastName: 'T' }, ['quick'])).candidateId;
     assert.equal((await bulk(manager, { action: 'decide', ids: `${ids[8]},${stranger}`, decision: 'reject' })).statusCode, 404);
     assert.match((await bulk(manager, { action: 'tag', ids: ids[8]!, tag: '<b>' })).body, /is not a tag/);
     assert.match((await bulk(manager, { action: 'tag', ids: ids[8]!, tag: ' ' })).body, /is empty: type the tag to add/);

@@ -16,7 +16,7 @@ import { contentLanguages, localize, translationsOf } from '../src/modules/asses
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { publishLibraryFile } from './support/library.js';
-import { invite } from './support/portal.js';
+import { invite, openPortal } from './support/portal.js';
 
 const library = catalogueFiles().map((file) => {
   const parsed = parseAssessment(readFileSync(file, 'utf8'));
@@ -354,22 +354,16 @@ describeEachStore('the library through the importer and the portal', (ctx) => {
 
     const ids = library.map((a) => a.content.id);
     const invited = await invite(ctx(), { instance, key }, { email: 'library@example.com', firstName: 'Lib', lastName: 'Rary' }, ids);
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invited.token } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const browser = await openPortal(ctx(), invited.link, ids[0]!);
     for (const { content } of library) {
-      const intro = await ctx().request({ method: 'GET', url: `/portal/a/${content.id}`, headers: { cookie } });
+      const intro = await browser.get(`/portal/a/${content.id}`);
       assert.equal(intro.statusCode, 200, `${content.id}: ${intro.body.slice(0, 300)}`);
       assert.ok(intro.body.includes(content.name.replace(/&/g, '&amp;')), `${content.id}: the introduction names the assessment`);
-      const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-      const started = await ctx().request({
-        method: 'POST',
-        url: `/portal/a/${content.id}/start`,
-        headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: `_csrf=${encodeURIComponent(csrf)}`,
-      });
+      assert.ok(intro.body.includes(`name="csrf-token" content="${browser.csrf}"`), `${content.id}: the introduction carries the session's form token`);
+      const started = await browser.form(`/portal/a/${content.id}/start`);
       assert.equal(started.statusCode, 303, `${content.id}: ${started.body}`);
       for (let n = 1; n <= questionCount(content); n++) {
-        const page = await ctx().request({ method: 'GET', url: `/portal/a/${content.id}?q=${n}`, headers: { cookie } });
+        const page = await browser.get(`/portal/a/${content.id}?q=${n}`);
         assert.equal(page.statusCode, 200, `${content.id} question ${n}`);
         assert.match(page.body, /<form/, `${content.id} question ${n} shows a form`);
       }

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { parse } from 'yaml';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { openMigratedPglite } from './support/templates.js';
@@ -21,6 +21,7 @@ import { CATALOGUE_DIR, importCatalogue } from '../src/seed.js';
 import { createInstance } from '../src/modules/tenants/repository.js';
 import { ADMIN_TOKEN } from './harness.js';
 import { passwordChosen } from './support/console.js';
+import { candidate, invite } from './support/portal.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -64,29 +65,16 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
 
     // Many candidates, and one who took the customer-support assessment with a free-text answer.
     const first = ['Amira', 'Ben', 'Chloé', 'Dario', 'Elif', 'Farid', 'Greta', 'Hugo', 'Ines', 'Jonas'];
+    const api = { request: (options: InjectOptions) => app.inject(options) };
     for (let i = 0; i < 120; i++) {
       const name = first[i % first.length]!;
-      await app.inject({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance: 'demo' },
-        payload: { email: `${name.toLowerCase()}.${i}@example.com`, firstName: name, lastName: `Candidate ${i}`, assessments: ['numerical-reasoning'] },
-      });
+      // The address without the accent (Chloé's was refused as no e-mail address, unseen, before the invite was checked).
+      const local = name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+      await invite(api, { instance: 'demo', key }, { email: `${local}.${i}@example.com`, firstName: name, lastName: `Candidate ${i}` }, ['numerical-reasoning']);
     }
-    const [invite] = (
-      await app.inject({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance: 'demo' },
-        payload: { email: 'saoirse.obrien@example.com', firstName: 'Saoirse', lastName: "O'Brien", assessments: ['customer-support'] },
-      })
-    ).json();
-    candidateId = invite.candidateId;
-    const opened = await app.inject({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await app.inject({ method: 'GET', url: '/portal/a/customer-support', headers: { cookie } })).body)![1]!;
-    const form = (url: string) => app.inject({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
-    await form('/portal/a/customer-support/start');
+    const saoirse = await candidate(api, { instance: 'demo', key }, { email: 'saoirse.obrien@example.com', firstName: 'Saoirse', lastName: "O'Brien" }, ['customer-support']);
+    candidateId = saoirse.candidateId;
+    assert.equal((await saoirse.form('/portal/a/customer-support/start')).statusCode, 303);
     for (const q of support.questions) {
       const value =
         q.type === 'single-choice'
@@ -96,9 +84,9 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
             : q.type === 'short-answer'
               ? q.accept[0]
               : 'I am so sorry the updates stopped. Your parcel reached the local depot this morning and is booked for Thursday, before Saturday. If it does not arrive, we will refund you or send a replacement by express.';
-      await app.inject({ method: 'PUT', url: `/portal/api/a/customer-support/answers/${q.id}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
+      await saoirse.save(q.id, value);
     }
-    await form('/portal/a/customer-support/submit');
+    assert.equal((await saoirse.form('/portal/a/customer-support/submit')).statusCode, 303);
 
     browser = await chromium.launch({
       executablePath: CHROMIUM,

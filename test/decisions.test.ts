@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachStore, QUICK_ASSESSMENT, sampleAssessment } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { candidate, invite } from './support/portal.js';
 
 describeEachStore('decisions and tags', (ctx) => {
   let instance: string;
@@ -23,14 +24,7 @@ describeEachStore('decisions and tags', (ctx) => {
       ['bob', 'Bob'],
       ['eve', '=HYPERLINK("http://evil.example")'],
     ] as const) {
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: `${name}-${instance}@example.com`, firstName: first, lastName: 'Tester', assessments: ['alpha'] },
-      });
-      assert.equal(invited.statusCode, 200, invited.body);
-      ids[name] = (invited.json() as { candidateId: string }[])[0]!.candidateId;
+      ids[name] = (await invite(ctx(), { instance, key }, { email: `${name}-${instance}@example.com`, firstName: first, lastName: 'Tester' }, ['alpha'])).candidateId;
     }
     const m = await consoleUser(ctx(), `manager-${instance}@example.com`, 'manager', [instance]);
     manager = await consoleAs(ctx(), `manager-${instance}@example.com`, m.password);
@@ -194,21 +188,11 @@ describeEachStore('comparing candidates', (ctx) => {
 
   /** A candidate who takes the one-question check, right or wrong. */
   const take = async (name: string, right: boolean) => {
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: `${name}-${instance}@example.com`, firstName: name, lastName: 'Compared', assessments: ['quick', 'alpha'] },
-    });
-    const made = (invited.json() as { candidateId: string; link: string }[])[0]!;
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: made.link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/quick', headers: { cookie } })).body)![1]!;
-    const form = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
-    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/quick/start', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
-    const saved = await ctx().request({ method: 'PUT', url: '/portal/api/a/quick/answers/q1', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: right ? 1 : 0 } });
+    const made = await candidate(ctx(), { instance, key }, { email: `${name}-${instance}@example.com`, firstName: name, lastName: 'Compared' }, ['quick', 'alpha']);
+    assert.equal((await made.form('/portal/a/quick/start')).statusCode, 303);
+    const saved = await made.save('q1', right ? 1 : 0);
     assert.equal(saved.statusCode, 204, saved.body);
-    assert.equal((await ctx().request({ method: 'POST', url: '/portal/a/quick/submit', headers: form, payload: `_csrf=${csrf}` })).statusCode, 303);
+    assert.equal((await made.form('/portal/a/quick/submit')).statusCode, 303);
     ids.push(made.candidateId);
   };
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
+import { invite } from './support/portal.js';
 
 const templatesDir = mkdtempSync(path.join(tmpdir(), 'ac-templates-'));
 after(() => rmSync(templatesDir, { recursive: true, force: true }));
@@ -26,14 +27,7 @@ describeEachStore(
     const local = { remoteAddress: '127.0.0.1' };
 
     it('writes the e-mail as an .eml file, lists it, and shows it with a clickable link', async () => {
-      const response = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite?sendInvite=true',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: 'dev@example.com', firstName: 'Dev <b>', lastName: 'Mailbox', assessments: ['sample'] },
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      const [result] = response.json();
+      const result = await invite(ctx(), { instance, key }, { email: 'dev@example.com', firstName: 'Dev <b>', lastName: 'Mailbox' }, ['sample'], { query: '?sendInvite=true' });
       assert.equal(result.invitationStatus, 'SENT');
       const files = readdirSync(ctx().mailDir).filter((f) => f.endsWith('.eml'));
       assert.equal(files.length, 1);

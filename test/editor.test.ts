@@ -16,8 +16,8 @@ import { publishLibraryFile } from './support/library.js';
 import { NEW_TEMPLATE } from '../src/console/assessments/editor.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { candidate } from './support/portal.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 const CATALOGUE = path.join(import.meta.dirname, '..', 'catalogue');
 
 describeEachStore('assessment editor', (ctx) => {
@@ -52,26 +52,10 @@ describeEachStore('assessment editor', (ctx) => {
 
   /** A candidate invited now, with the portal session opened and the attempt started; returns a GET in their session. */
   async function startedCandidate(email: string) {
-    const [invite] = (
-      await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Cand', lastName: 'Idate', assessments: ['alpha'] },
-      })
-    ).json() as { link: string }[];
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite!.link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const intro = await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } });
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-    const started = await ctx().request({
-      method: 'POST',
-      url: '/portal/a/alpha/start',
-      headers: { cookie, 'content-type': FORM },
-      payload: new URLSearchParams({ _csrf: csrf }).toString(),
-    });
+    const c = await candidate(ctx(), { instance, key }, { email, firstName: 'Cand', lastName: 'Idate' }, ['alpha']);
+    const started = await c.form('/portal/a/alpha/start');
     assert.equal(started.statusCode, 303, started.body);
-    return (url: string) => ctx().request({ method: 'GET', url, headers: { cookie } });
+    return (url: string) => c.get(url);
   }
 
   it('the editor starts from the published version as YAML; a saved draft changes nothing candidates get', async () => {

@@ -17,12 +17,11 @@ describe('fairness and WCAG 2.2 in Chromium', { skip: !browserHere && 'no Chromi
   let browser: DemoBrowser['browser'];
   let db: DemoBrowser['db'];
   let base: string;
-  let key: string;
   let people = 0;
 
   before(async () => {
     demo = await startDemo();
-    ({ browser, db, base, key } = demo);
+    ({ browser, db, base } = demo);
   });
 
   after(async () => {
@@ -32,30 +31,15 @@ describe('fairness and WCAG 2.2 in Chromium', { skip: !browserHere && 'no Chromi
   /** A new candidate invited to numerical reasoning, signed in, on their dashboard. */
   async function candidate(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page; errors: string[]; candidateId: string }> {
     people++;
-    const invite = await fetch(`${base}/v1/invite`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, instance: 'demo', 'content-type': 'application/json' },
-      body: JSON.stringify({ email: `fair${people}@example.com`, firstName: 'Fran', lastName: 'Fair', assessments: ['numerical-reasoning'] }),
-    });
-    const answer = await invite.text();
-    // Once in CI every invite from the fifth on answered a problem within milliseconds: the
-    // status, the body, the embedded store's own state and the server's log say why next time.
-    if (invite.status !== 200) {
-      const store = await db.query('SELECT 1').then(
-        () => 'answers',
-        (error: unknown) => String(error),
-      );
-      assert.fail(`invite ${people}: ${invite.status} ${answer}; the embedded store ${store}; the server's last warnings and errors:\n${demo.serverLog()}`);
-    }
-    const [invited] = JSON.parse(answer) as { link: string; candidateId: string }[];
+    const invited = await demo.invite(`fair${people}@example.com`, ['numerical-reasoning'], { firstName: 'Fran', lastName: 'Fair' });
     const context = await browser.newContext({ viewport });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
-    await page.goto(invited!.link);
+    await page.goto(invited.link);
     await page.getByRole('heading', { name: 'Hello Fran' }).waitFor();
-    return { context, page, errors, candidateId: invited!.candidateId };
+    return { context, page, errors, candidateId: invited.candidateId };
   }
 
   /** Every visible interactive element smaller than 24 by 24 CSS px, except links inside a sentence (2.5.8's inline exception). */

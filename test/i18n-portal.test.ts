@@ -9,6 +9,7 @@ import type { RenderedMessage } from '../src/modules/mail/invitation-message.js'
 import type { Mailer } from '../src/modules/mail/mailer.js';
 import { describeEachStore, sampleAssessment, type TestContext } from './harness.js';
 import { runCli } from './support/cli.js';
+import { candidate as portalCandidate, invite } from './support/portal.js';
 
 const FORM = 'application/x-www-form-urlencoded';
 const sent: RenderedMessage[] = [];
@@ -22,28 +23,8 @@ const mailer: Mailer = {
 };
 
 /** A candidate invited (with `extra` on the invite) and signed in; requests carry `headers` too. */
-async function candidate(ctx: TestContext, t: { instance: string; key: string }, email: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const response = await ctx.request({
-    method: 'POST',
-    url: '/v1/invite',
-    headers: { 'x-api-key': t.key, instance: t.instance },
-    payload: { email, firstName: 'Lena', lastName: 'Vogel', assessments: ['alpha'], ...extra },
-  });
-  assert.equal(response.statusCode, 200, response.body);
-  const invite = response.json()[0] as { candidateId: string; link: string };
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', headers, payload: { token: invite.link.split('sessionToken=')[1] } });
-  assert.equal(opened.statusCode, 200, opened.body);
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const get = (url: string, more: Record<string, string> = {}) => ctx.request({ method: 'GET', url, headers: { cookie, ...headers, ...more } });
-  let csrf = '';
-  const form = (url: string, fields: Record<string, string> = {}) =>
-    ctx.request({ method: 'POST', url, headers: { cookie, ...headers, 'content-type': FORM }, payload: new URLSearchParams({ _csrf: csrf, ...fields }).toString() });
-  const put = (question: string, value: unknown) =>
-    ctx.request({ method: 'PUT', url: `/portal/api/a/alpha/answers/${question}`, headers: { cookie, 'x-csrf-token': csrf }, payload: { value } });
-  const intro = await get('/portal/a/alpha');
-  csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-  return { ...invite, cookie, get, form, put, intro, csrf: () => csrf };
-}
+const candidate = (ctx: TestContext, t: { instance: string; key: string }, email: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  portalCandidate(ctx, t, { email, firstName: 'Lena', lastName: 'Vogel', ...extra }, ['alpha'], { headers });
 
 const htmlLang = (body: string) => /<html lang="([^"]+)" dir="([^"]+)">/.exec(body)?.slice(1);
 
@@ -176,13 +157,8 @@ describeEachStore(
     it("writes the e-mail in the invitation's language, else the instance default; the reminder too", async () => {
       const t = await tenant({ mailFromName: 'Beispiel GmbH' });
       const before = sent.length;
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite?sendInvite=true',
-        headers: { 'x-api-key': t.key, instance: t.instance },
-        payload: { email: 'mail.de@example.com', firstName: 'Jonas', lastName: 'Brandt', assessments: ['alpha'], language: 'de' },
-      });
-      assert.equal(invited.json()[0].invitationStatus, 'SENT', invited.body);
+      const invited = await invite(ctx(), t, { email: 'mail.de@example.com', firstName: 'Jonas', lastName: 'Brandt', language: 'de' }, ['alpha'], { query: '?sendInvite=true' });
+      assert.equal(invited.invitationStatus, 'SENT', invited.response.body);
       const mail = sent[before]!;
       assert.equal(mail.subject, 'Ihre Einladung von Beispiel GmbH: Alpha');
       assert.match(mail.text, /^Guten Tag Jonas,$/m);
@@ -193,12 +169,7 @@ describeEachStore(
       assert.match(mail.html, />Test beginnen<\/a>/);
 
       const spanish = await tenant({ defaultLanguage: 'es' });
-      await ctx().request({
-        method: 'POST',
-        url: '/v1/invite?sendInvite=true',
-        headers: { 'x-api-key': spanish.key, instance: spanish.instance },
-        payload: { email: 'mail.es@example.com', firstName: 'Ana', lastName: 'Ruiz', assessments: ['alpha'] },
-      });
+      await invite(ctx(), spanish, { email: 'mail.es@example.com', firstName: 'Ana', lastName: 'Ruiz' }, ['alpha'], { query: '?sendInvite=true' });
       assert.match(sent.at(-1)!.text, /^Hola, Ana:$/m, "the instance's default without a language on the invite");
     });
   },
@@ -216,8 +187,8 @@ describeEachStore('rough edges a new candidate met', (ctx) => {
     const t = await tenant();
     const c = await candidate(ctx(), t, 'gaps@example.com');
     await c.form('/portal/a/alpha/start');
-    assert.equal((await c.put('q1', 1)).statusCode, 204);
-    assert.equal((await c.put('q3', '1250')).statusCode, 204);
+    assert.equal((await c.save('q1', 1)).statusCode, 204);
+    assert.equal((await c.save('q3', '1250')).statusCode, 204);
     const review = await c.get('/portal/a/alpha?q=review');
     assert.match(review.body, /<input type="hidden" name="from" value="review">/);
     const asked = await c.form('/portal/a/alpha/submit', { from: 'review' });
@@ -246,12 +217,12 @@ describeEachStore('rough edges a new candidate met', (ctx) => {
       ['q3', '1250'],
       ['q4', 'I listened.'],
     ] as const)
-      assert.equal((await whole.put(q, v)).statusCode, 204);
-    await ctx().request({ method: 'POST', url: '/portal/api/a/alpha/typing/start', headers: { cookie: whole.cookie, 'x-csrf-token': whole.csrf() }, payload: {} });
+      assert.equal((await whole.save(q, v)).statusCode, 204);
+    await ctx().request({ method: 'POST', url: '/portal/api/a/alpha/typing/start', headers: { cookie: whole.cookie, 'x-csrf-token': whole.csrf }, payload: {} });
     await ctx().request({
       method: 'POST',
       url: '/portal/api/a/alpha/typing',
-      headers: { cookie: whole.cookie, 'x-csrf-token': whole.csrf() },
+      headers: { cookie: whole.cookie, 'x-csrf-token': whole.csrf },
       payload: { typed: 'x', intervals: [] },
     });
     assert.equal((await whole.form('/portal/a/alpha/submit', { from: 'review' })).statusCode, 303, 'nothing open: no question asked');
@@ -261,7 +232,7 @@ describeEachStore('rough edges a new candidate met', (ctx) => {
     const t = await tenant();
     const c = await candidate(ctx(), t, 'chips@example.com');
     await c.form('/portal/a/alpha/start');
-    await c.put('q1', 1);
+    await c.save('q1', 1);
     const q2 = await c.get('/portal/a/alpha?q=2');
     assert.match(q2.body, /class="step answered"[^>]*><span class="mark" aria-hidden="true">✓<\/span>1<span class="visually-hidden"> \(answered\)<\/span>/);
     assert.match(q2.body, /class="step open"[^>]*>3<span class="visually-hidden"> \(not answered\)<\/span>/);
@@ -275,7 +246,7 @@ describeEachStore('rough edges a new candidate met', (ctx) => {
       .replace(/&#39;/g, "'")
       .replace(/&quot;/g, '"')
       .replace(/&amp;/g, '&');
-    const headers = { cookie: c.cookie, 'x-csrf-token': c.csrf() };
+    const headers = { cookie: c.cookie, 'x-csrf-token': c.csrf };
     await ctx().request({ method: 'POST', url: '/portal/api/a/alpha/typing/start', headers, payload: {} });
     const typed = `${passage.slice(0, 10)}${passage[10] === 'x' ? 'y' : 'x'}${passage.slice(11)}`;
     const result = await ctx().request({

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
+import { invite } from './support/portal.js';
 
 const descending = (ids: string[]) => ids.every((id, i) => i === 0 || BigInt(ids[i - 1]!) > BigInt(id));
 
@@ -44,13 +45,7 @@ describeEachStore('lists ordered by id', (ctx) => {
 
   it('the delivery list is newest first by number', async () => {
     for (let i = 0; i < 12; i++) {
-      const response = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite?sendInvite=true',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: `order-${i}@example.com`, firstName: 'Ada', lastName: 'Order', assessments: ['ordered'] },
-      });
-      assert.equal(response.statusCode, 200, response.body);
+      await invite(ctx(), { instance, key }, { email: `order-${i}@example.com`, firstName: 'Ada', lastName: 'Order' }, ['ordered'], { query: '?sendInvite=true' });
     }
     const { rows } = await ctx().db.query<{ id: string }>('SELECT id::text AS id FROM deliveries');
     const all = rows.map((row) => row.id).sort((a, b) => (BigInt(b) > BigInt(a) ? 1 : -1));

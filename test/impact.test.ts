@@ -14,8 +14,8 @@ import { sweepRetention } from '../src/modules/privacy/service.js';
 import { describeEachStore, type TestContext } from './harness.js';
 import { frozenClock } from './support/clock.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { candidate as portalCandidate } from './support/portal.js';
 
-const FORM = 'application/x-www-form-urlencoded';
 const DAY = 24 * 60 * 60 * 1000;
 const clock = frozenClock();
 const today = () => new Date(clock.at).toISOString().slice(0, 10);
@@ -50,46 +50,25 @@ const RIGHT: Record<Result, number> = { PASS: 3, LOW_PASS: 2, FAIL: 0 };
 
 /** A candidate in the portal, invited to `screen`: their session, and helpers to take it and to answer the voluntary questions. */
 async function candidate(ctx: TestContext, instance: string, key: string, email: string) {
-  const invited = await ctx.request({
-    method: 'POST',
-    url: '/v1/invite',
-    headers: { 'x-api-key': key, instance },
-    payload: { email, firstName: 'Sam', lastName: 'Tester', assessments: ['screen'] },
-  });
-  assert.equal(invited.statusCode, 200, invited.body);
-  const [first] = invited.json() as { candidateId: string; link: string }[];
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: first!.link.split('sessionToken=')[1] } });
-  assert.equal(opened.statusCode, 200, opened.body);
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-  const intro = await ctx.request({ method: 'GET', url: '/portal/a/screen', headers: { cookie } });
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-  const post = (url: string, fields: Record<string, string> | string) =>
-    ctx.request({
-      method: 'POST',
-      url,
-      headers: { cookie, 'content-type': FORM },
-      payload: typeof fields === 'string' ? `_csrf=${encodeURIComponent(csrf)}&${fields}` : new URLSearchParams({ _csrf: csrf, ...fields }).toString(),
-    });
+  const c = await portalCandidate(ctx, { instance, key }, { email, firstName: 'Sam', lastName: 'Tester' }, ['screen']);
   return {
-    id: first!.candidateId,
-    page: (url = '/portal/a/screen') => ctx.request({ method: 'GET', url, headers: { cookie } }),
-    start: () => post('/portal/a/screen/start', {}),
+    id: c.candidateId,
+    page: (url = '/portal/a/screen') => c.get(url),
+    start: () => c.form('/portal/a/screen/start'),
     async take(result: Result) {
-      assert.equal((await post('/portal/a/screen/start', {})).statusCode, 303);
+      assert.equal((await c.form('/portal/a/screen/start')).statusCode, 303);
       for (let n = 1; n <= 3; n++) {
-        const saved = await ctx.request({
-          method: 'PUT',
-          url: `/portal/api/a/screen/answers/q${n}`,
-          headers: { cookie, 'x-csrf-token': csrf },
-          payload: { value: n <= RIGHT[result] ? 1 : 0 },
-        });
+        const saved = await c.save(`q${n}`, n <= RIGHT[result] ? 1 : 0);
         assert.equal(saved.statusCode, 204, saved.body);
       }
-      assert.equal((await post('/portal/a/screen/submit', {})).statusCode, 303);
+      assert.equal((await c.form('/portal/a/screen/submit')).statusCode, 303);
     },
     /** Posts the form: question id to option id (a raw query string for repeated fields). */
     selfId: (answers: Record<string, string> | string) =>
-      post('/portal/a/screen/self-id', typeof answers === 'string' ? answers : Object.fromEntries(Object.entries(answers).map(([q, o]) => [`q.${q}`, o]))),
+      c.form(
+        '/portal/a/screen/self-id',
+        typeof answers === 'string' ? [...new URLSearchParams(answers)] : Object.entries(answers).map(([q, o]): [string, string] => [`q.${q}`, o]),
+      ),
   };
 }
 type Candidate = Awaited<ReturnType<typeof candidate>>;

@@ -37,38 +37,21 @@ async function take(
   answers: Record<string, unknown>,
   options: { agent?: string; before?: (page: Page) => Promise<void> } = {},
 ) {
-  const [invite] = (
-    await ctx.request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: who.email, firstName: who.first, lastName: who.last, assessments: ['integrity'] },
-    })
-  ).json();
-  const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-  const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
   const agent = { 'user-agent': options.agent ?? 'Mozilla/5.0 (X11; Linux x86_64) Firefox/140.0' };
-  const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx.request({ method: 'GET', url: '/portal/a/integrity', headers: { cookie, ...agent } })).body)![1]!;
-  const form = (url: string) =>
-    ctx.request({
-      method: 'POST',
-      url,
-      headers: { cookie, ...agent, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams([['_csrf', csrf]]).toString(),
-    });
-  assert.equal((await form('/portal/a/integrity/start')).statusCode, 303);
-  assert.equal((await ctx.request({ method: 'GET', url: '/portal/a/integrity', headers: { cookie, ...agent } })).statusCode, 200);
+  const c = await candidate(ctx, { instance, key }, { email: who.email, firstName: who.first, lastName: who.last }, ['integrity'], { headers: agent });
+  assert.equal((await c.form('/portal/a/integrity/start')).statusCode, 303);
+  assert.equal((await c.get('/portal/a/integrity')).statusCode, 200);
   for (const [question, value] of Object.entries(answers)) {
-    const put = await ctx.request({ method: 'PUT', url: `/portal/api/a/integrity/answers/${question}`, headers: { cookie, ...agent, 'x-csrf-token': csrf }, payload: { value } });
+    const put = await c.save(question, value, agent);
     assert.equal(put.statusCode, 204, put.body);
   }
   const page: Page = {
-    candidateId: invite.candidateId as string,
-    signal: (payload) => ctx.request({ method: 'POST', url: '/portal/api/a/integrity/signals', headers: { cookie, ...agent, 'x-csrf-token': csrf }, payload }),
+    candidateId: c.candidateId,
+    signal: (payload) => c.post('/portal/api/a/integrity/signals', payload, agent),
   };
   await options.before?.(page);
-  assert.equal((await form('/portal/a/integrity/submit')).statusCode, 303);
-  return { candidateId: invite.candidateId as string, cookie, csrf };
+  assert.equal((await c.form('/portal/a/integrity/submit')).statusCode, 303);
+  return { candidateId: c.candidateId, cookie: c.cookie, csrf: c.csrf };
 }
 
 interface Page {

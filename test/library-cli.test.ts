@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { runCli } from './support/cli.js';
+import { invite } from './support/portal.js';
 
 describeEachStore('CLI: the assessment library', (ctx) => {
   let url: string;
@@ -43,15 +44,11 @@ describeEachStore('CLI: the assessment library', (ctx) => {
     assert.equal(offered.code, 0, offered.stderr);
     assert.equal(offered.stdout, 'Offered javascript-fundamentals (version 1)\nOffered python-fundamentals (version 1)\n');
     const key = await ctx().key([instance]);
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: 'dev@example.com', firstName: 'Grace', lastName: 'Hopper', assessments: ['javascript-fundamentals', 'python-fundamentals'] },
-    });
-    assert.equal(invited.statusCode, 200, invited.body);
-    const [invite] = invited.json() as { link: string }[];
-    assert.match(invite!.link, /sessionToken=/);
+    const invited = await invite(ctx(), { instance, key }, { email: 'dev@example.com', firstName: 'Grace', lastName: 'Hopper' }, [
+      'javascript-fundamentals',
+      'python-fundamentals',
+    ]);
+    assert.match(invited.link, /sessionToken=/);
     const listed = (await ctx().request({ method: 'GET', url: '/v1/assessment', headers: { 'x-api-key': key } })).json() as { id: string }[];
     assert.deepEqual(listed.map((a) => a.id).sort(), ['javascript-fundamentals', 'python-fundamentals']);
   });

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import { parseAssessment } from '../src/modules/assessments/content.js';
 import { describeEachStore } from './harness.js';
-import { invite } from './support/portal.js';
+import { candidate } from './support/portal.js';
 
 const CATALOGUE = path.join(import.meta.dirname, '..', 'catalogue');
 const TYPING = readFileSync(path.join(CATALOGUE, 'typing-basic.yaml'), 'utf8');
@@ -56,34 +56,19 @@ describeEachStore(
         ['de', 6, /Der Laden öffnet jeden Morgen um neun\./],
         ['es', 5.5, /La tienda abre a las nueve cada mañana\./],
       ] as const) {
-        const invited = await invite(ctx(), { instance, key }, { email: `typist-${lang}@example.com`, firstName: 'Lena', lastName: 'Vogel', language: lang }, ['typing-basic']);
-        const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invited.token } });
-        const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-        const intro = await ctx().request({ method: 'GET', url: '/portal/a/typing-basic', headers: { cookie } });
-        const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-        const started = await ctx().request({
-          method: 'POST',
-          url: '/portal/a/typing-basic/start',
-          headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
-          payload: `_csrf=${encodeURIComponent(csrf)}`,
-        });
+        const typist = await candidate(ctx(), { instance, key }, { email: `typist-${lang}@example.com`, firstName: 'Lena', lastName: 'Vogel', language: lang }, ['typing-basic']);
+        const started = await typist.form('/portal/a/typing-basic/start');
         assert.equal(started.statusCode, 303);
-        const page = await ctx().request({ method: 'GET', url: '/portal/a/typing-basic?q=3', headers: { cookie } });
+        const page = await typist.get('/portal/a/typing-basic?q=3');
         const passage = /<blockquote class="passage"[^>]*>([\s\S]*?)<\/blockquote>/
           .exec(page.body)![1]!
           .replace(/&#39;/g, "'")
           .replace(/&quot;/g, '"')
           .replace(/&amp;/g, '&');
         assert.match(passage, letters);
-        const headers = { cookie, 'x-csrf-token': csrf };
-        assert.equal((await ctx().request({ method: 'POST', url: '/portal/api/a/typing-basic/typing/start', headers, payload: {} })).statusCode, 204);
+        assert.equal((await typist.post('/portal/api/a/typing-basic/typing/start', {})).statusCode, 204);
         now = new Date(now.getTime() + 60_000);
-        const result = await ctx().request({
-          method: 'POST',
-          url: '/portal/api/a/typing-basic/typing',
-          headers,
-          payload: { typed: passage, intervals: Array.from({ length: passage.length - 1 }, () => 150) },
-        });
+        const result = await typist.post('/portal/api/a/typing-basic/typing', { typed: passage, intervals: Array.from({ length: passage.length - 1 }, () => 150) });
         assert.equal(result.statusCode, 200, result.body);
         // A perfect copy of the language's own passage in one minute: its characters / the language's word length.
         assert.deepEqual(result.json(), { netWpm: Math.round((passage.length / perWord) * 100) / 100, accuracy: 100 });

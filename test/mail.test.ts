@@ -338,14 +338,11 @@ for (const kind of storeKinds()) {
       const m = createMailer({ smtpUrl: relayUrl, timeoutMs: BOUND_MS * 2, mailDir: '/nonexistent' });
       mailers.push(m);
       mailer.use(m);
-      const response = await ctx.request({
-        method: 'POST',
-        url: '/v1/invite?sendInvite=true',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: `sec-${kind.name}-${++n}@example.com`, firstName: 'Grace', lastName: 'Hopper', assessments: ['sample'] },
-      });
-      assert.equal(response.statusCode, 200, response.body);
-      return response.json()[0].invitationStatus as string;
+      return (
+        await inviteThroughApi(ctx, { instance, key }, { email: `sec-${kind.name}-${++n}@example.com`, firstName: 'Grace', lastName: 'Hopper' }, ['sample'], {
+          query: '?sendInvite=true',
+        })
+      ).invitationStatus as string;
     }
 
     it('authenticates to the relay with the credentials of SMTP_URL, over STARTTLS', async () => {

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { ADMIN_TOKEN, describeEachStore, sampleAssessment } from './harness.js';
+import { invite } from './support/portal.js';
 
 describeEachStore('metrics', (ctx) => {
   it('is refused without the admin token, and an API key is not one', async () => {
@@ -60,15 +61,9 @@ describeEachStore('metrics', (ctx) => {
     const key = await ctx().key([instance]);
     assert.equal((await ctx().publish(instance, sampleAssessment('hot'))).statusCode, 201);
     const headers = { 'x-api-key': key, instance };
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite?sendInvite=true',
-      headers,
-      payload: { email: 'hot@example.com', firstName: 'H', lastName: 'P', assessments: ['hot'] },
-    });
-    assert.equal(invited.statusCode, 200, invited.body);
-    assert.equal(invited.json()[0].invitationStatus, 'SENT');
-    const candidateId = invited.json()[0].candidateId as string;
+    const invited = await invite(ctx(), { instance, key }, { email: 'hot@example.com', firstName: 'H', lastName: 'P' }, ['hot'], { query: '?sendInvite=true' });
+    assert.equal(invited.invitationStatus, 'SENT');
+    const { candidateId } = invited;
     for (const url of [`/v1/score?candidateIds=${candidateId}`, '/v1/score?assessmentIds=hot']) {
       const read = await ctx().request({ method: 'GET', url, headers });
       assert.equal(read.statusCode, 200);

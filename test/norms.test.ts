@@ -8,6 +8,7 @@ import { assessmentReports } from '../src/modules/attempts/report.js';
 import { MIN_NORM_GROUP, publishedPercentile } from '../src/modules/scores/norms.js';
 import { describeEachStore, type TestContext } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { invite } from './support/portal.js';
 import { takeWithLink } from './support/take.js';
 
 const NORMED = (id: string, norms = '') => `id: ${id}
@@ -54,17 +55,10 @@ const PUBLISHED = `norms:
 
 /** Invites a candidate and takes the assessment through the portal with these answers (option indexes of q1 and q2). */
 async function take(ctx: TestContext, instance: string, key: string, assessment: string, email: string, answers: [number, number]): Promise<string> {
-  const [invite] = (
-    await ctx.request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email, firstName: 'N', lastName: 'Orm', assessments: [assessment] },
-    })
-  ).json();
+  const invited = await invite(ctx, { instance, key }, { email, firstName: 'N', lastName: 'Orm' }, [assessment]);
   await takeWithLink(
     ctx,
-    invite.link,
+    invited.link,
     undefined,
     [
       ['q1', answers[0]],
@@ -72,7 +66,7 @@ async function take(ctx: TestContext, instance: string, key: string, assessment:
     ],
     { slug: assessment },
   );
-  return invite.candidateId as string;
+  return invited.candidateId;
 }
 
 describe('published percentiles', () => {

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createTestContext, sampleAssessment, storeKinds, type TestContext } from './harness.js';
+import { candidate } from './support/portal.js';
 
 describe('a database outage, seen from every surface', () => {
   let ctx: TestContext & { close(): Promise<void> };
@@ -15,16 +16,7 @@ describe('a database outage, seen from every surface', () => {
     const instance = await ctx.instance();
     await ctx.publish(instance, sampleAssessment('alpha'));
     key = await ctx.key([instance]);
-    const [invite] = (
-      await ctx.request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: 'o@x.co', firstName: 'O', lastName: 'X', assessments: ['alpha'] },
-      })
-    ).json();
-    const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-    cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    ({ cookie } = await candidate(ctx, { instance, key }, { email: 'o@x.co', firstName: 'O', lastName: 'X' }, ['alpha']));
     // A listening server, as in production: what a request waits for during the outage (a timer
     // the breaker or a retry leaves unref'd) then cannot end the test's event loop before the
     // answer, which on a loaded machine it did ("Promise resolution is still pending").

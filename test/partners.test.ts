@@ -14,6 +14,7 @@ import { describeEachStore } from './harness.js';
 import { runCli } from './support/cli.js';
 import { recordCallbackAttempt } from '../src/modules/integrations/repository.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { invite } from './support/portal.js';
 import { takeWithLink } from './support/take.js';
 
 interface Received {
@@ -434,14 +435,7 @@ describeEachStore(
     });
 
     it('externalReference: set on /v1/invite, returned by GET /v1/candidates/{id}; the score record is unchanged', async () => {
-      const [made] = (
-        await ctx().request({
-          method: 'POST',
-          url: '/v1/invite',
-          headers: { 'x-api-key': key, instance },
-          payload: { email: 'ref@example.com', firstName: 'Re', lastName: 'Ference', assessments: ['alpha'], externalReference: 'application-48213' },
-        })
-      ).json();
+      const made = await invite(ctx(), { instance, key }, { email: 'ref@example.com', firstName: 'Re', lastName: 'Ference', externalReference: 'application-48213' }, ['alpha']);
       const candidate = (await ctx().request({ method: 'GET', url: `/v1/candidates/${made.candidateId}`, headers: { 'x-api-key': key } })).json();
       assert.equal(candidate.invitations[0].externalReference, 'application-48213');
       assert.equal(candidate.invitations[0].source, 'api');

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { runCli } from './support/cli.js';
+import { invite } from './support/portal.js';
 import { takeAssessment } from './support/take.js';
 
 describeEachStore(
@@ -22,13 +23,7 @@ describeEachStore(
       assert.equal((await ctx().publish(instance, sampleAssessment('alpha'))).statusCode, 201);
       const key = await ctx().key([instance]);
       const email = `cli.person.${process.pid}@example.com`;
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite?sendInvite=true',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Clio', lastName: 'Persona', assessments: ['alpha'] },
-      });
-      const id = invited.json()[0].candidateId as string;
+      const { candidateId: id } = await invite(ctx(), { instance, key }, { email, firstName: 'Clio', lastName: 'Persona' }, ['alpha'], { query: '?sendInvite=true' });
 
       const exported = await cli(['candidate', 'export', '--instance', instance, '--email', email]);
       assert.equal(exported.code, 0, exported.stderr);

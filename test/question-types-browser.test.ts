@@ -31,19 +31,14 @@ describe('Likert and ranking questions in Chromium, by keyboard', { skip: !brows
   const saved = (page: Page) => page.locator('#save-status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
 
   it('answers a Likert item with the arrow keys and a ranking with Move up / Move down, saved and scored', async () => {
-    const invite = await fetch(`${base}/v1/invite`, {
-      method: 'POST',
-      headers: { 'x-api-key': key, instance: 'demo', 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'kim.keyboard@example.com', firstName: 'Kim', lastName: 'Keyboard', assessments: ['work-style'] }),
-    });
-    const [invited] = (await invite.json()) as { link: string; candidateId: string }[];
+    const invited = await demo.invite('kim.keyboard@example.com', ['work-style'], { firstName: 'Kim', lastName: 'Keyboard' });
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => message.type() === 'error' && errors.push(message.text()));
 
-    await page.goto(invited!.link);
+    await page.goto(invited.link);
     await page.getByRole('heading', { name: 'Hello Kim' }).waitFor();
     await page.getByRole('link', { name: /Open/ }).click();
     await page.getByRole('button', { name: 'Start the assessment' }).click();
@@ -124,7 +119,7 @@ describe('Likert and ranking questions in Chromium, by keyboard', { skip: !brows
     await context.close();
     assert.deepEqual(errors, [], 'no script errors or CSP violations in the page');
 
-    const [record] = (await (await fetch(`${base}/v1/score?candidateIds=${invited!.candidateId}`, { headers: { 'x-api-key': key } })).json()) as ScoreRecord[];
+    const [record] = (await (await fetch(`${base}/v1/score?candidateIds=${invited.candidateId}`, { headers: { 'x-api-key': key } })).json()) as ScoreRecord[];
     assert.equal(record!.completion, '25', '2 of 8 answered');
     // Agree on ws-01: (4 − 1) / (5 − 1) = 0.75 of 3 items; the ranking: 1 − 2/8 = 0.75 of 2 of 4 points.
     assert.deepEqual(record!.categoryScores, [

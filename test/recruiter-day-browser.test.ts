@@ -18,6 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN } from './harness.js';
 import { passwordChosen } from './support/console.js';
+import { invite } from './support/portal.js';
 import { accessible, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './support/demo-browser.js';
 import { takeWithLink } from './support/take.js';
 
@@ -175,16 +176,15 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
       .split('\r\n');
     assert.equal(result.length, 1 + 203);
     // Links are kept only as hashes: the client asks for a fresh one as it would to resend it (POST /v1/invite again).
-    const linkOf = async (i: number) => {
-      const again = await demo.app.inject({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': demo.key, instance: 'demo' },
-        payload: { email: `person${i}@example.com`, firstName: `Given${i}`, lastName: `Surname${i}`, assessments: ['service-desk'] },
-      });
-      assert.equal(again.statusCode, 200, again.body);
-      return again.json()[0].link as string;
-    };
+    const linkOf = async (i: number) =>
+      (
+        await invite(
+          { request: (options) => demo.app.inject(options) },
+          { instance: 'demo', key: demo.key },
+          { email: `person${i}@example.com`, firstName: `Given${i}`, lastName: `Surname${i}` },
+          ['service-desk'],
+        )
+      ).link;
 
     // 3. Five take it: the first writes the free-text answer, the second leaves the page three times.
     const five = [1, 2, 3, 4, 5].map((i) => `person${i}@example.com`);

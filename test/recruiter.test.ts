@@ -191,12 +191,7 @@ describeEachStore('the recruiter reads the report', (ctx) => {
     await ctx().publish(other, FLAGGED);
     await ctx().publish(other, FLAGGED.replace('id: flagged', 'id: second'));
     const otherKey = await ctx().key([other]);
-    await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': otherKey, instance: other },
-      payload: { email: 'two@recruit.example', firstName: 'T', lastName: 'Wo', assessments: ['flagged', 'second'] },
-    });
+    await inviteThroughApi(ctx(), { instance: other, key: otherKey }, { email: 'two@recruit.example', firstName: 'T', lastName: 'Wo' }, ['flagged', 'second']);
     const overview = await owner.get(`/console/?instance=${other}`);
     assert.match(overview.body, /1 candidate, 2 invitations/);
   });
@@ -204,21 +199,11 @@ describeEachStore('the recruiter reads the report', (ctx) => {
   it("the PDF draws a Markdown table as a grid and a 60-character category name whole (read from the PDF's text); the page's chart does not cut it", async () => {
     assert.ok(LONG_CATEGORY.length >= 60);
     assert.equal((await ctx().publish(instance, TABLED)).statusCode, 201);
-    const made = (
-      await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: 'tables@recruit.example', firstName: 'Ta', lastName: 'Ble', assessments: ['tabled'] },
-      })
-    ).json()[0] as { candidateId: string; link: string };
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: made.link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-    const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/tabled', headers: { cookie } })).body)![1]!;
-    const form = { cookie, 'content-type': 'application/x-www-form-urlencoded' };
-    await ctx().request({ method: 'POST', url: '/portal/a/tabled/start', headers: form, payload: `_csrf=${csrf}` });
-    await ctx().request({ method: 'PUT', url: '/portal/api/a/tabled/answers/q1', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 1 } });
-    await ctx().request({ method: 'POST', url: '/portal/a/tabled/submit', headers: form, payload: `_csrf=${csrf}` });
+    const made = await inviteThroughApi(ctx(), { instance, key }, { email: 'tables@recruit.example', firstName: 'Ta', lastName: 'Ble' }, ['tabled']);
+    const c = await openPortal(ctx(), made.link, 'tabled');
+    assert.equal((await c.form('/portal/a/tabled/start')).statusCode, 303);
+    assert.equal((await c.save('q1', 1)).statusCode, 204);
+    assert.equal((await c.form('/portal/a/tabled/submit')).statusCode, 303);
 
     const candidate = (await ctx().request({ method: 'GET', url: `/v1/candidates/${made.candidateId}`, headers: { 'x-api-key': key } })).json();
     const url = new URL(candidate.invitations[0].reportUrl);

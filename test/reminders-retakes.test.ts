@@ -6,7 +6,7 @@ import { it } from 'node:test';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { takeAssessment } from './support/take.js';
 import { movingClock } from './support/clock.js';
-import { invite as inviteThroughApi } from './support/portal.js';
+import { invite as inviteThroughApi, openPortal } from './support/portal.js';
 
 const time = movingClock();
 const clock = time.now;
@@ -77,17 +77,15 @@ describeEachStore(
         'typingSpeed',
       ]);
 
-      const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: c.link.split('sessionToken=')[1] } });
-      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-      const dashboard = await ctx().request({ method: 'GET', url: '/portal/', headers: { cookie } });
+      const browser = await openPortal(ctx(), c.link, 'alpha');
+      const dashboard = await browser.get('/portal/');
       // Invited with language: 'de', so the portal speaks German.
       assert.match(dashboard.body, /30 Minuten/);
       assert.match(dashboard.body, /68 Minuten/, '45 x 1.5 = 67.5, rounded up');
-      const intro = await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } });
+      const { intro } = browser;
       assert.match(intro.body, /Zeitlimit: <strong>30 Minuten<\/strong>/);
       assert.doesNotMatch(intro.body, /accommodation|extra time|Zusatzzeit|Nachteilsausgleich/i, 'never says why');
-      const csrf = /name="csrf-token" content="([^"]+)"/.exec(intro.body)![1]!;
-      await ctx().request({ method: 'POST', url: '/portal/a/alpha/start', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+      assert.equal((await browser.form('/portal/a/alpha/start')).statusCode, 303);
       const attempt = await ctx().db.query<{ minutes: number }>(
         `SELECT round(extract(epoch FROM t.deadline_at - t.started_at) / 60)::int AS minutes FROM attempts t JOIN invitations i ON i.id = t.invitation_id WHERE i.candidate_id = $1`,
         [c.candidateId],
@@ -141,28 +139,14 @@ describeEachStore(
       assert.equal(changed.json().reminderDays, null);
       assert.equal((await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${off}`, payload: { reminderDays: 61 } })).statusCode, 400);
       const offKey = await ctx().key([off]);
-      const quiet = (
-        await ctx().request({
-          method: 'POST',
-          url: '/v1/invite',
-          headers: { 'x-api-key': offKey, instance: off },
-          payload: { email: 'quiet@example.com', firstName: 'Q', lastName: 'T', assessments: ['alpha'] },
-        })
-      ).json()[0];
+      const quiet = await inviteThroughApi(ctx(), { instance: off, key: offKey }, { email: 'quiet@example.com', firstName: 'Q', lastName: 'T' }, ['alpha']);
       time.offset = 13 * DAY;
       await ctx().app.jobs.runOnce('invitation-reminders');
       assert.equal(await deliveries(quiet.candidateId), 0, 'reminders off: none');
       time.offset = 0;
 
       await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${off}`, payload: { reminderDays: 2, inviteTtlDays: 1 } });
-      const short = (
-        await ctx().request({
-          method: 'POST',
-          url: '/v1/invite',
-          headers: { 'x-api-key': offKey, instance: off },
-          payload: { email: 'short@example.com', firstName: 'S', lastName: 'T', assessments: ['alpha'] },
-        })
-      ).json()[0];
+      const short = await inviteThroughApi(ctx(), { instance: off, key: offKey }, { email: 'short@example.com', firstName: 'S', lastName: 'T' }, ['alpha']);
       await ctx().app.jobs.runOnce('invitation-reminders');
       assert.equal(await deliveries(short.candidateId), 0, 'a one-day invitation gets no two-day reminder');
     });
@@ -247,10 +231,7 @@ describeEachStore(
       const retake = (candidateId: string) =>
         ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/candidates/${candidateId}/invitations/alpha/retake`, payload: { email: false } });
       const c = await invite('states@example.com');
-      const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: c.link.split('sessionToken=')[1] } });
-      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-      const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
-      await ctx().request({ method: 'POST', url: '/portal/a/alpha/start', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
+      assert.equal((await (await openPortal(ctx(), c.link, 'alpha')).form('/portal/a/alpha/start')).statusCode, 303);
       assert.equal((await retake(c.candidateId)).statusCode, 409, 'in progress');
       await ctx().request({ method: 'POST', url: `/v1/candidates/${c.candidateId}/invitations/alpha/cancel`, headers: { 'x-api-key': key } });
       const after = await retake(c.candidateId);

@@ -10,13 +10,14 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
 import { openMigratedPglite } from './support/templates.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
-import { ADMIN_TOKEN, freePort, sampleAssessment, type TestContext } from './harness.js';
+import { ADMIN_TOKEN, freePort, sampleAssessment } from './harness.js';
 import { passwordChosen } from './support/console.js';
+import { invite } from './support/portal.js';
 import { takeWithLink } from './support/take.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -67,14 +68,9 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
       await passwordChosen({ db }, email);
     }
     const key = (await inject({ method: 'POST', url: '/admin/v1/keys', payload: { instances: ['demo'] } })).json().key as string;
-    const invited = await app.inject({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance: 'demo' },
-      payload: { email: 'zelda.quux@example.com', firstName: 'Zelda', lastName: 'Quux', assessments: ['alpha'] },
-    });
-    assert.equal(invited.statusCode, 200, invited.body);
-    await takeWithLink({ request: (options) => app.inject(options) } as TestContext, invited.json()[0].link);
+    const api = { request: (options: InjectOptions) => app.inject(options) };
+    const invited = await invite(api, { instance: 'demo', key }, { email: 'zelda.quux@example.com', firstName: 'Zelda', lastName: 'Quux' }, ['alpha']);
+    await takeWithLink(api, invited.link);
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

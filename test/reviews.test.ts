@@ -11,6 +11,7 @@ import { it } from 'node:test';
 import { describeEachStore } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { frozenClock } from './support/clock.js';
+import { invite } from './support/portal.js';
 import { takeWithLink } from './support/take.js';
 
 const clock = frozenClock(Date.parse('2026-11-20T09:00:00Z'));
@@ -85,19 +86,12 @@ describeEachStore(
     }
     /** Invites a candidate and takes the assessment; returns the candidate and the attempt. */
     async function take(instance: string, key: string, name: string, answers: [string, string | number][], stop?: 'started') {
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: `${name.toLowerCase()}-${instance}@example.com`, firstName: name, lastName: 'Quux', assessments: ['alpha'] },
-      });
-      assert.equal(invited.statusCode, 200, invited.body);
-      const [invite] = invited.json() as { candidateId: string; link: string }[];
-      await takeWithLink(ctx(), invite!.link, stop, answers);
-      const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/candidates/${invite!.candidateId}/attempts` })).json() as {
+      const invited = await invite(ctx(), { instance, key }, { email: `${name.toLowerCase()}-${instance}@example.com`, firstName: name, lastName: 'Quux' }, ['alpha']);
+      await takeWithLink(ctx(), invited.link, stop, answers);
+      const attempts = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/candidates/${invited.candidateId}/attempts` })).json() as {
         attemptId: string;
       }[];
-      return { candidateId: invite!.candidateId, attemptId: attempts[0]!.attemptId };
+      return { candidateId: invited.candidateId, attemptId: attempts[0]!.attemptId };
     }
     const score = async (instance: string, key: string, candidateId: string) => {
       const record = (

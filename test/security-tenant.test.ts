@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { postWebhook } from '../src/modules/webhooks/post.js';
 import { describeEachStore, freePort, sampleAssessment } from './harness.js';
 import { consoleAs, consoleUser } from './support/console.js';
+import { invite } from './support/portal.js';
 
 const logLines: string[] = [];
 const logStream = new Writable({
@@ -42,13 +43,7 @@ describeEachStore(
       // localhost resolves to a loopback address: refused after the lookup, as an internal name would be.
       const made = await ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/webhooks`, payload: { url: 'http://localhost:9/hooks' } });
       assert.equal(made.statusCode, 201, made.body);
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email: 'hooked@example.com', firstName: 'Wen', lastName: 'Hook', assessments: ['alpha'] },
-      });
-      assert.equal(invited.statusCode, 200, invited.body);
+      await invite(ctx(), { instance, key }, { email: 'hooked@example.com', firstName: 'Wen', lastName: 'Hook' }, ['alpha']);
       const from = logLines.length;
       await ctx().app.jobs.runAndSettle('webhooks');
       const { password } = await consoleUser(ctx(), `hooks-${instance}@example.com`, 'manager', [instance]);

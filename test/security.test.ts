@@ -14,6 +14,7 @@ import { connect } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN, createTestContext, describeEachStore, sampleAssessment, storeKinds, type TestContext } from './harness.js';
+import { candidate, invite as inviteThroughApi } from './support/portal.js';
 
 const json = (r: { headers: Record<string, unknown> }) => String(r.headers['content-type']);
 
@@ -31,13 +32,7 @@ describeEachStore('OWASP API1: object-level authorisation across instances', (ct
     await ctx().publish(b, sampleAssessment('shared-id'));
     keyA = await ctx().key([a]);
     keyB = await ctx().key([b]);
-    const invited = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': keyB, instance: b },
-      payload: { email: 'secret@b.example', firstName: 'Bee', lastName: 'Other', assessments: ['shared-id'] },
-    });
-    candidateB = invited.json()[0].candidateId;
+    candidateB = (await inviteThroughApi(ctx(), { instance: b, key: keyB }, { email: 'secret@b.example', firstName: 'Bee', lastName: 'Other' }, ['shared-id'])).candidateId;
     assessmentB = (await ctx().request({ method: 'GET', url: '/v1/score', headers: { 'x-api-key': keyB } })).json()[0].assessmentId;
   });
 
@@ -101,13 +96,7 @@ describe('OWASP API2: no secret in any log line, response or error', () => {
         await ctx.publish(instance, sampleAssessment());
         const key = await ctx.key([instance]);
         const revoked = await ctx.key([instance]);
-        const invite = await ctx.request({
-          method: 'POST',
-          url: '/v1/invite?sendInvite=true',
-          headers: { 'x-api-key': key, instance },
-          payload: { email: 'logs@example.com', firstName: 'Lo', lastName: 'Gs', assessments: ['sample'] },
-        });
-        const token = invite.json()[0].link.split('sessionToken=')[1] as string;
+        const { token } = await inviteThroughApi(ctx, { instance, key }, { email: 'logs@example.com', firstName: 'Lo', lastName: 'Gs' }, ['sample'], { query: '?sendInvite=true' });
         const opened = await ctx.request({ method: 'POST', url: '/portal/api/session', payload: { token } });
         const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
         await ctx.request({ method: 'GET', url: '/portal/', headers: { cookie } });
@@ -326,14 +315,7 @@ describeEachStore('OWASP API5: function-level authorisation', (ctx) => {
     const instance = await ctx().instance('fla');
     await ctx().publish(instance, sampleAssessment());
     const key = await ctx().key([instance]);
-    const invite = await ctx().request({
-      method: 'POST',
-      url: '/v1/invite',
-      headers: { 'x-api-key': key, instance },
-      payload: { email: 'f@l.a', firstName: 'F', lastName: 'L', assessments: ['sample'] },
-    });
-    const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.json()[0].link.split('sessionToken=')[1] } });
-    const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
+    const { cookie } = await candidate(ctx(), { instance, key }, { email: 'f@l.a', firstName: 'F', lastName: 'L' }, ['sample']);
     for (const headers of [
       { authorization: `Bearer ${key}` },
       { authorization: key, 'x-api-key': key },

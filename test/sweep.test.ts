@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import type { FastifyBaseLogger } from 'fastify';
 import { describeEachStore, sampleAssessment } from './harness.js';
+import { invite } from './support/portal.js';
 import { deadlineSweepJob } from '../src/modules/attempts/sweeper.js';
 import { runCommand, runOneStatementCommand, systemRequest } from '../src/domain/command.js';
 import { completeExpired } from '../src/modules/attempts/completion.js';
@@ -26,13 +27,7 @@ describeEachStore(
     const log = { info() {}, warn() {}, debug() {}, error: (details: { attemptId: string }) => errors.push(details.attemptId) } as unknown as FastifyBaseLogger;
 
     async function openAttempt(instance: string, key: string, email: string): Promise<{ attemptId: string; invitationId: string }> {
-      const invited = await ctx().request({
-        method: 'POST',
-        url: '/v1/invite',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Sam', lastName: 'Weep', assessments: ['timed'] },
-      });
-      assert.equal(invited.statusCode, 200, invited.body);
+      await invite(ctx(), { instance, key }, { email, firstName: 'Sam', lastName: 'Weep' }, ['timed']);
       const { rows } = await ctx().db.query<{ id: string }>(`SELECT i.id FROM invitations i JOIN candidates c ON c.id = i.candidate_id WHERE c.email = $1`, [email]);
       const attempt = await runCommand(ctx().db, systemRequest('test', new Date()), (c) =>
         startAttempt(c, { invitationId: rows[0]!.id, client: { address: '127.0.0.1', agent: 'test' } }),

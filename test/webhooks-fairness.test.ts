@@ -7,6 +7,7 @@ import type { PostOutcome } from '../src/modules/webhooks/post.js';
 import { webhookJob } from '../src/modules/webhooks/worker.js';
 import { describeEachStore, QUICK_ASSESSMENT } from './harness.js';
 import { movingClock } from './support/clock.js';
+import { invite as inviteThroughApi } from './support/portal.js';
 
 describeEachStore(
   'webhook delivery shared fairly between instances',
@@ -19,18 +20,7 @@ describeEachStore(
       assert.equal((await ctx().request({ method: 'PATCH', url: `/admin/v1/instances/${noisy}`, payload: { maxWebhookEndpoints: 20 } })).statusCode, 200);
       for (let i = 0; i < 20; i++) assert.equal((await endpoint(noisy, `http://127.0.0.1:9/hang-${i}`)).statusCode, 201);
       assert.equal((await endpoint(quiet, 'http://127.0.0.1:9/quick')).statusCode, 201);
-      const invite = async (instance: string, key: string, email: string) =>
-        assert.equal(
-          (
-            await ctx().request({
-              method: 'POST',
-              url: '/v1/invite',
-              headers: { 'x-api-key': key, instance },
-              payload: { email, firstName: 'Fa', lastName: 'Ir', assessments: ['quick'] },
-            })
-          ).statusCode,
-          200,
-        );
+      const invite = (instance: string, key: string, email: string) => inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Fa', lastName: 'Ir' }, ['quick']);
       const noisyKey = await ctx().key([noisy], { rateLimit: 100000 });
       // 10 invites: 200 deliveries to the hanging endpoints, all due before the quiet instance's one.
       for (let i = 0; i < 10; i++) await invite(noisy, noisyKey, `n${i}@fair.example`);

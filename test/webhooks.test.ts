@@ -12,6 +12,7 @@ import { RETRY_DELAYS_MS } from '../src/modules/webhooks/repository.js';
 import { isForbiddenAddress } from '../src/modules/webhooks/ssrf.js';
 import { describeEachStore, sampleAssessment } from './harness.js';
 import { movingClock } from './support/clock.js';
+import { candidate, invite as inviteThroughApi } from './support/portal.js';
 
 interface Received {
   headers: Record<string, string>;
@@ -60,13 +61,7 @@ describeEachStore(
     const deliver = () => ctx().app.jobs.runAndSettle('webhooks');
     const verified = (r: Received, secret = endpoint.secret) =>
       new Webhook(secret).verify(r.body, r.headers) as { type: string; data: { instance: string; candidateId: string; assessmentId: string; score: Record<string, unknown> } };
-    const invite = (email: string) =>
-      ctx().request({
-        method: 'POST',
-        url: '/v1/invite?sendInvite=true',
-        headers: { 'x-api-key': key, instance },
-        payload: { email, firstName: 'Wen', lastName: 'Hook', assessments: ['alpha'] },
-      });
+    const invite = (email: string) => inviteThroughApi(ctx(), { instance, key }, { email, firstName: 'Wen', lastName: 'Hook' }, ['alpha'], { query: '?sendInvite=true' });
     const attempts = async () =>
       (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/webhooks/${endpoint.id}/attempts` })).json() as {
         messageId: string;
@@ -103,7 +98,7 @@ describeEachStore(
       assert.equal(listed.length, 1);
       assert.equal(listed[0].secret, undefined, 'never listed');
 
-      const invited = (await invite('wen@example.com')).json()[0];
+      const invited = await invite('wen@example.com');
       await deliver();
       const types = hook.received.map((r) => verified(r).type);
       assert.deepEqual(types.sort(), ['invitation.created', 'invitation.email.sent']);
@@ -199,22 +194,11 @@ describeEachStore(
 
     it('tells of an attempt: started, completed, score.finalized after the review, score.updated after a re-review', async () => {
       hook.received.length = 0;
-      const [invite] = (
-        await ctx().request({
-          method: 'POST',
-          url: '/v1/invite',
-          headers: { 'x-api-key': key, instance },
-          payload: { email: 'taker@example.com', firstName: 'Tae', lastName: 'Ker', assessments: ['alpha'] },
-        })
-      ).json();
-      const opened = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token: invite.link.split('sessionToken=')[1] } });
-      const cookie = String(opened.headers['set-cookie']).split(';')[0]!;
-      const csrf = /name="csrf-token" content="([^"]+)"/.exec((await ctx().request({ method: 'GET', url: '/portal/a/alpha', headers: { cookie } })).body)![1]!;
-      const form = (url: string) => ctx().request({ method: 'POST', url, headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, payload: `_csrf=${csrf}` });
-      await form('/portal/a/alpha/start');
-      await ctx().request({ method: 'PUT', url: '/portal/api/a/alpha/answers/q1', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 1 } });
-      await ctx().request({ method: 'PUT', url: '/portal/api/a/alpha/answers/q4', headers: { cookie, 'x-csrf-token': csrf }, payload: { value: 'A kind, clear answer.' } });
-      await form('/portal/a/alpha/submit');
+      const taker = await candidate(ctx(), { instance, key }, { email: 'taker@example.com', firstName: 'Tae', lastName: 'Ker' }, ['alpha']);
+      assert.equal((await taker.form('/portal/a/alpha/start')).statusCode, 303);
+      await taker.save('q1', 1);
+      await taker.save('q4', 'A kind, clear answer.');
+      assert.equal((await taker.form('/portal/a/alpha/submit')).statusCode, 303);
       await deliver();
       const seen = () => hook.received.map((r) => verified(r));
       assert.deepEqual(
@@ -229,13 +213,13 @@ describeEachStore(
       assert.equal(completed.data.score.scoreStatus, 'PENDING');
       const attemptId = (await ctx().request({ method: 'GET', url: `/admin/v1/instances/${instance}/reviews` }))
         .json()
-        .find((r: { candidateId: string }) => r.candidateId === invite.candidateId).attemptId;
+        .find((r: { candidateId: string }) => r.candidateId === taker.candidateId).attemptId;
       const review = (score: number) => ctx().request({ method: 'POST', url: `/admin/v1/instances/${instance}/reviews`, payload: { attemptId, questionId: 'q4', score } });
       assert.equal((await review(80)).statusCode, 200);
       await deliver();
       const finalized = seen()[3]!;
       assert.equal(finalized.type, 'score.finalized');
-      const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${invite.candidateId}`, headers: { 'x-api-key': key } })).json()[0];
+      const record = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${taker.candidateId}`, headers: { 'x-api-key': key } })).json()[0];
       assert.deepEqual(finalized.data.score, record);
       assert.equal((await review(20)).statusCode, 200);
       await deliver();

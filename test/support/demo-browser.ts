@@ -36,7 +36,7 @@ export interface DemoBrowser {
   key: string;
   /** The server's last warnings and errors (its log at level warn, kept in memory), for a failure's message. */
   serverLog(): string;
-  /** Invites Robin Tester (by POST /v1/invite with the demo's key) and returns the link and id. */
+  /** Invites Robin Tester, or the names `extra` gives (by POST /v1/invite with the demo's key), and returns the link and id. */
   invite(email: string, assessments: string[], extra?: Record<string, unknown>): Promise<{ link: string; candidateId: string }>;
   close(): Promise<void>;
 }
@@ -108,7 +108,16 @@ export async function startDemo(
         headers: { 'x-api-key': key, instance: 'demo', 'content-type': 'application/json' },
         body: JSON.stringify({ email, firstName: 'Robin', lastName: 'Tester', assessments, ...extra }),
       });
-      if (response.status !== 200) assert.fail(`invite: ${response.status} ${await response.text()}; the server's last warnings and errors:\n${serverLog()}`);
+      if (response.status !== 200) {
+        // The status, the body, the embedded store's own state and the server's log say why (once in
+        // CI every invite from the fifth on answered a problem within milliseconds).
+        const answer = await response.text();
+        const store = await db.query('SELECT 1').then(
+          () => 'answers',
+          (error: unknown) => String(error),
+        );
+        assert.fail(`invite of ${email}: ${response.status} ${answer}; the embedded store ${store}; the server's last warnings and errors:\n${serverLog()}`);
+      }
       return ((await response.json()) as { link: string; candidateId: string }[])[0]!;
     },
     async close() {

@@ -55,8 +55,8 @@ export interface PortalBrowser {
   form(url: string, fields?: Record<string, string> | [string, string][]): Promise<LightMyRequestResponse>;
   /** An answer saved through the portal's API, as portal.js saves it. */
   save(question: string, value: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
-  /** A JSON post to the portal's API with the token. */
-  post(url: string, payload: unknown): Promise<LightMyRequestResponse>;
+  /** A JSON post to the portal's API with the token (and `headers`, a browser's user agent, say). */
+  post(url: string, payload: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
   /** The footer's language switcher: the choice is a cookie sent with the requests after it. */
   choose(lang: string): Promise<void>;
 }
@@ -96,7 +96,7 @@ export async function openPortal(ctx: Requester, link: string, slug: string, opt
         headers: { cookie, 'x-csrf-token': csrf, ...headers },
         payload: { value } as InjectOptions['payload'],
       }),
-    post: (url, payload) => ctx.request({ method: 'POST', url, headers: { cookie, 'x-csrf-token': csrf }, payload: payload as InjectOptions['payload'] }),
+    post: (url, payload, headers = {}) => ctx.request({ method: 'POST', url, headers: { cookie, 'x-csrf-token': csrf, ...headers }, payload: payload as InjectOptions['payload'] }),
     async choose(lang) {
       const chosen = await ctx.request({ method: 'POST', url: '/portal/language', headers: { cookie, 'content-type': FORM }, payload: `lang=${lang}&back=/portal/` });
       assert.equal(chosen.statusCode, 303, chosen.body);
