@@ -12,17 +12,23 @@
 // rows through the service's saveAnswer); then each candidate takes the typing test (GET the typing
 // page, POST typing/start, POST typing) and submits (a form post, 303), the candidates finishing
 // at random moments over max(10 s, 20 ms each). `complete`: the same
-// setup, then the N submissions spread evenly over `seconds` (the webhook scenario).
+// setup, then the N submissions spread evenly over `seconds` (the webhook scenario). `submits`
+// (bench/submits.ts): the same setup on `assessment`, each candidate answering every question of
+// its answer set on the service and the same on the baseline, then one round of submissions spread
+// over `seconds` per line `service` or `baseline` read from stdin, each answered with one JSON line.
 //
 // Latency of a save is from its scheduled time to the end of the answer, so that a server falling
 // behind shows as latency and is not hidden by a generator waiting for it.
 import http from 'node:http';
+import { createInterface } from 'node:readline';
 import { cpuUs } from '../test/reliability/support/server.js';
 import { pgPhase, type PgFigures } from './pg-phase.js';
 
 interface Job {
-  mode: 'campaign' | 'complete' | 'saves';
+  mode: 'campaign' | 'complete' | 'saves' | 'submits';
   url: string;
+  /** The assessment's slug (default alpha). */
+  assessment?: string;
   /** The bare baseline (campaign mode), or none to skip the baseline phase. */
   baselineUrl?: string;
   key: string;
@@ -42,12 +48,18 @@ interface Job {
   rounds?: number;
   /** `saves`: the assessment's id, the baseline's key beside the candidate's. */
   assessmentId?: string;
+  /** `submits`: how long to keep reading a score that is not ready yet, after its submission (default 120 s). */
+  waitSeconds?: number;
+  /** `submits`: the answers candidate i gives, answerSets[i % length] ({questionId: value}). */
+  answerSets?: Record<string, unknown>[];
   /** `saves` on PostgreSQL: where the statistics of each phase are read (PostgreSQL's CPU, WAL, rows). */
   databaseUrl?: string;
 }
 
 const job = JSON.parse(process.argv[2]!) as Job;
 const intervalMs = job.intervalMs ?? 5000;
+/** The assessment the candidates take. */
+const slug = job.assessment ?? 'alpha';
 const cpuOf = (pid?: number) => (pid ? cpuUs(pid) : 0);
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: job.connections ?? Math.min(job.n, 1000) });
@@ -110,7 +122,7 @@ async function setUp(i: number): Promise<Candidate | undefined> {
       'POST',
       '/v1/invite',
       { 'x-api-key': job.key, instance: 'bench', 'content-type': 'application/json' },
-      JSON.stringify({ email: `campaign-${runId}-${i}@load.example`, firstName: 'Camp', lastName: `Aign${i}`, assessments: ['alpha'] }),
+      JSON.stringify({ email: `campaign-${runId}-${i}@load.example`, firstName: 'Camp', lastName: `Aign${i}`, assessments: [slug] }),
     );
     if (invited.status !== 200) return void fail('invite', invited);
     const { link, candidateId } = (JSON.parse(invited.body) as { link: string; candidateId: string }[])[0]!;
@@ -120,18 +132,18 @@ async function setUp(i: number): Promise<Candidate | undefined> {
     const cookie = String(session.headers['set-cookie']?.[0] ?? '').split(';')[0]!;
     const list = await call(job.url, 'GET', '/portal/', { ...browser, cookie });
     if (list.status !== 200) return void fail('list', list);
-    const intro = await call(job.url, 'GET', '/portal/a/alpha', { ...browser, cookie });
+    const intro = await call(job.url, 'GET', `/portal/a/${slug}`, { ...browser, cookie });
     const csrf = /<meta name="csrf-token" content="([^"]+)">/.exec(intro.body)?.[1];
     if (intro.status !== 200 || !csrf) return void fail('intro', intro);
     const started = await call(
       job.url,
       'POST',
-      '/portal/a/alpha/start',
+      `/portal/a/${slug}/start`,
       { ...browser, cookie, 'content-type': 'application/x-www-form-urlencoded' },
       `_csrf=${encodeURIComponent(csrf)}`,
     );
     if (started.status !== 303) return void fail('start', started);
-    const first = await call(job.url, 'GET', '/portal/a/alpha', { ...browser, cookie });
+    const first = await call(job.url, 'GET', `/portal/a/${slug}`, { ...browser, cookie });
     if (first.status !== 200) return void fail('first question', first);
     return { i, candidateId, cookie, csrf, saves: 0 };
   } catch (error) {
@@ -206,7 +218,7 @@ async function savePhase(candidates: Candidate[], target: 'service' | 'baseline'
         const body = JSON.stringify({ value });
         const sent =
           target === 'service'
-            ? call(job.url, 'PUT', `/portal/api/a/alpha/answers/${question}`, { ...browser, cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, body)
+            ? call(job.url, 'PUT', `/portal/api/a/${slug}/answers/${question}`, { ...browser, cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, body)
             : call(job.baselineUrl!, 'PUT', `/answer/${c.candidateId}/${job.assessmentId}/${question}`, { 'content-type': 'application/json' }, body);
         // Saves do not wait for each other: a slow answer does not delay the candidate's next save.
         const work = sent.then(
@@ -281,7 +293,7 @@ async function closedPhase(candidates: Candidate[], target: 'service' | 'baselin
               ? await call(
                   job.url,
                   'PUT',
-                  `/portal/api/a/alpha/answers/${question}`,
+                  `/portal/api/a/${slug}/answers/${question}`,
                   { ...browser, cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' },
                   body,
                 )
@@ -302,14 +314,17 @@ async function closedPhase(candidates: Candidate[], target: 'service' | 'baselin
   return { ...figures, pg: pgSide ? await pgSide.end(figures.saves) : undefined };
 }
 
-/** The typing test (when asked) and the submission of one candidate; true when all went as in a browser. */
-async function finish(c: Candidate, typing: boolean): Promise<boolean> {
+/**
+ * The typing test (when asked) and the submission of one candidate; true when all went as in a
+ * browser. `onSubmitted` is told the submission's time (ms, from sending to its 303).
+ */
+async function finish(c: Candidate, typing: boolean, onSubmitted?: (ms: number) => void): Promise<boolean> {
   try {
     const headers = { ...browser, cookie: c.cookie };
     if (typing) {
-      const page = await call(job.url, 'GET', '/portal/a/alpha?q=5', headers);
+      const page = await call(job.url, 'GET', `/portal/a/${slug}?q=5`, headers);
       if (page.status !== 200) return (void fail('typing page', page), false);
-      const start = await call(job.url, 'POST', '/portal/api/a/alpha/typing/start', { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, '{}');
+      const start = await call(job.url, 'POST', `/portal/api/a/${slug}/typing/start`, { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, '{}');
       if (start.status !== 204) return (void fail('typing start', start), false);
       // About 20 s of typing at a human pace, as the page reports it.
       await new Promise((r) => setTimeout(r, 5000 + Math.random() * 2000));
@@ -317,21 +332,23 @@ async function finish(c: Candidate, typing: boolean): Promise<boolean> {
       const typed = await call(
         job.url,
         'POST',
-        '/portal/api/a/alpha/typing',
+        `/portal/api/a/${slug}/typing`,
         { ...headers, 'x-csrf-token': c.csrf, 'content-type': 'application/json' },
         JSON.stringify({ typed: PASSAGE, intervals }),
       );
       if (typed.status !== 200) return (void fail('typing', typed), false);
     }
+    const sentAt = performance.now();
     const submitted = await call(
       job.url,
       'POST',
-      '/portal/a/alpha/submit',
+      `/portal/a/${slug}/submit`,
       { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
       `_csrf=${encodeURIComponent(c.csrf)}`,
     );
     if (submitted.status !== 303) return (void fail('submit', submitted), false);
-    const done = await call(job.url, 'GET', '/portal/a/alpha', headers);
+    onSubmitted?.(performance.now() - sentAt);
+    const done = await call(job.url, 'GET', `/portal/a/${slug}`, headers);
     if (done.status !== 200) return (void fail('completed page', done), false);
     return true;
   } catch (error) {
@@ -340,12 +357,146 @@ async function finish(c: Candidate, typing: boolean): Promise<boolean> {
   }
 }
 
+/** `submits`: candidate i answers every question of its answer set on the service (as portal.js saves) and the same on the baseline. */
+async function answer(c: Candidate): Promise<boolean> {
+  for (const [question, value] of Object.entries(job.answerSets![c.i % job.answerSets!.length]!)) {
+    const body = JSON.stringify({ value });
+    try {
+      const saved = await call(
+        job.url,
+        'PUT',
+        `/portal/api/a/${slug}/answers/${question}`,
+        { ...browser, cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' },
+        body,
+      );
+      if (saved.status !== 204) return (void fail('answer', saved), false);
+      const copied = await call(job.baselineUrl!, 'PUT', `/answer/${c.candidateId}/${job.assessmentId}/${question}`, { 'content-type': 'application/json' }, body);
+      if (copied.status !== 204) return (void fail('answer on the baseline', copied), false);
+    } catch (error) {
+      return (void fail('answer', error as Error), false);
+    }
+  }
+  return true;
+}
+
+export interface SubmitFigures {
+  submits: number;
+  failed: number;
+  /** Submissions answered a second, from the first sent to the last answered. */
+  perSecond: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** Date.now() when the first submission was sent and when the last was answered. */
+  firstAt: number;
+  lastAt: number;
+  cpuUsPerSubmit: number;
+  /** Scores read as ready, and Date.now() when the last of them was first read so. */
+  scores: number;
+  lastScoreAt: number;
+  /** PostgreSQL's side of the phase, per submission (PostgreSQL only). */
+  pg?: PgFigures;
+}
+
+/**
+ * Date.now() when the candidate's score is first read as ready, read at once after its submission
+ * and again every 100 ms (for up to job.waitSeconds): on the service GET /v1/score for the candidate
+ * and assessment giving the record COMPLETED with a score status other than PENDING, on the
+ * baseline GET /score/{candidate}/{assessment} answering 200. Undefined when it never is.
+ */
+async function scoreReadyAt(c: Candidate, target: 'service' | 'baseline'): Promise<number | undefined> {
+  const until = Date.now() + (job.waitSeconds ?? 120) * 1000;
+  while (Date.now() < until) {
+    try {
+      if (target === 'service') {
+        const read = await call(job.url, 'GET', `/v1/score?candidateIds=${c.candidateId}&assessmentIds=${slug}`, { 'x-api-key': job.key, instance: 'bench' });
+        const record = read.status === 200 ? (JSON.parse(read.body) as { assessmentStatus: string; scoreStatus: string }[])[0] : undefined;
+        if (record?.assessmentStatus === 'COMPLETED' && record.scoreStatus !== 'PENDING') return Date.now();
+      } else if ((await call(job.baselineUrl!, 'GET', `/score/${c.candidateId}/${job.assessmentId}`, {})).status === 200) return Date.now();
+    } catch (error) {
+      fail(`score read on ${target}`, error as Error);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return undefined;
+}
+
+/**
+ * `submits`: every candidate submits once on one side, the submissions spread evenly over
+ * job.seconds: on the service as the browser does (the form post, 303, then the page it leads
+ * to), on the baseline POST /submit/{candidate}/{assessment} (204). Latency is the submission's
+ * request alone, from sending it. Then each candidate's score is read until ready (scoreReadyAt).
+ * The node's CPU, and on PostgreSQL its backends' (pg-phase.ts), are over the whole phase, those
+ * reads and the service's background work (its webhook worker's deliveries) included.
+ */
+async function submitPhase(candidates: Candidate[], target: 'service' | 'baseline'): Promise<SubmitFigures> {
+  const latencies: number[] = [];
+  const readyAt: number[] = [];
+  let lastAt = 0;
+  const pid = target === 'service' ? job.servicePid : job.baselinePid;
+  const pgSide = job.databaseUrl ? await pgPhase(job.databaseUrl, target === 'service' ? 'assessment-connect' : 'bench-save-baseline') : undefined;
+  const cpuBefore = cpuOf(pid);
+  const firstAt = Date.now();
+  const submitted = async (c: Candidate): Promise<boolean> => {
+    const done = (ms: number) => {
+      latencies.push(ms);
+      lastAt = Math.max(lastAt, Date.now());
+    };
+    if (target === 'service') return finish(c, false, done);
+    const sentAt = performance.now();
+    try {
+      const answer = await call(job.baselineUrl!, 'POST', `/submit/${c.candidateId}/${job.assessmentId}`, {});
+      if (answer.status !== 204) return (void fail('submit on the baseline', answer), false);
+      done(performance.now() - sentAt);
+      return true;
+    } catch (error) {
+      return (void fail('submit on the baseline', error as Error), false);
+    }
+  };
+  const results = await Promise.all(
+    candidates.map(async (c, k) => {
+      await new Promise((r) => setTimeout(r, (k / candidates.length) * job.seconds * 1000));
+      if (!(await submitted(c))) return false;
+      const at = await scoreReadyAt(c, target);
+      if (at !== undefined) readyAt.push(at);
+      return true;
+    }),
+  );
+  const cpuOfSubmits = cpuOf(pid) - cpuBefore;
+  const sorted = latencies.sort((a, b) => a - b);
+  return {
+    submits: sorted.length,
+    failed: results.filter((ok) => !ok).length,
+    perSecond: round(sorted.length / Math.max(0.001, (lastAt - firstAt) / 1000)),
+    p50: round(percentile(sorted, 50)),
+    p99: round(percentile(sorted, 99)),
+    max: round(sorted[sorted.length - 1] ?? 0),
+    firstAt,
+    lastAt,
+    cpuUsPerSubmit: round(cpuOfSubmits / Math.max(1, sorted.length)),
+    scores: readyAt.length,
+    lastScoreAt: Math.max(...readyAt),
+    pg: await pgSide?.end(sorted.length),
+  };
+}
+
 const setupBegan = performance.now();
 const set = await pool(job.n, job.setupConcurrency ?? 32, setUp);
 const candidates = set.filter((c): c is Candidate => c !== undefined);
 const setup = { candidates: candidates.length, failed: job.n - candidates.length, seconds: round((performance.now() - setupBegan) / 1000) };
 
-if (job.mode === 'saves') {
+if (job.mode === 'submits') {
+  // Set up and answered, then one phase per line read from stdin (`service` or `baseline`), each
+  // answered with one JSON line, so that the bench can wait for a side's scores and webhooks
+  // before the next side begins; `end` (or the end of stdin) ends the driver.
+  const answered = (await pool(candidates.length, job.setupConcurrency ?? 32, (k) => answer(candidates[k]!))).filter(Boolean).length;
+  process.stdout.write(JSON.stringify({ setup, answered, failures }) + '\n');
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line !== 'service' && line !== 'baseline') break;
+    const figures = await submitPhase(candidates, line);
+    process.stdout.write(JSON.stringify({ side: line, figures, failures }) + '\n');
+  }
+} else if (job.mode === 'saves') {
   // A warm-up of each side first (2 s, not counted: the nodes' JIT, the pools' connections, the
   // rows in PostgreSQL's buffers), so that the first round is not an outlier. Rounds then alternate
   // which side goes first, so that neither always meets a warmer database.

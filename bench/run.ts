@@ -30,10 +30,13 @@
 //   npm run bench -- --saves              only this: answer saves through the portal's API against a
 //                                          bare upsert (bench/saves.ts), 200 candidates, a 2 s warm-up, 3 rounds of
 //                                          32 connections × 5 s; --saves-pglite: on the embedded store
+//   npm run bench -- --submits            only this: 1,000 started candidates submit within 60 s
+//                                          (--submits-candidates, --submit-seconds), service then a
+//                                          bare scorer and sender (bench/submits.ts): time to the last
+//                                          score and the last webhook; --submits-pglite: on the embedded store
 // BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/postgres) names the server.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { createServer } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -46,6 +49,7 @@ import { openDatabase } from '../src/db/database.js';
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { freshScenario, pgliteScale } from './fresh.js';
 import { SAVE_BASELINE_ASSESSMENT, savesScenario, startSaveBaseline } from './saves.js';
+import { startReceiver, submitsScenario } from './submits.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // The service's nodes run the compiled build, as `npm start` does (`npm run bench` builds it first).
@@ -80,6 +84,11 @@ const { values: options } = parseArgs({
     'saves-pglite': { type: 'boolean', default: false },
     'saves-candidates': { type: 'string', default: '200' },
     'saves-connections': { type: 'string', default: '32' },
+    submits: { type: 'boolean', default: false },
+    'submits-pglite': { type: 'boolean', default: false },
+    'submits-candidates': { type: 'string', default: '1000' },
+    'submit-seconds': { type: 'string', default: '60' },
+    'submit-wait': { type: 'string', default: '120' },
   },
 });
 const candidates = Number(options.candidates);
@@ -259,21 +268,30 @@ async function main() {
     if (options['pglite-scale'] !== undefined) console.log(`\n${await pgliteScale(options['pglite-scale'].split(',').map(Number), o)}`);
     return;
   }
-  if (options.saves || options['saves-pglite']) {
-    // Printed, not written: the figures go into docs/performance.md by hand.
-    const o = {
+  if (options.saves || options['saves-pglite'] || options.submits || options['submits-pglite']) {
+    // Printed, not written: the figures go into docs/performance.md by hand. Each scenario on the
+    // stores asked for (PostgreSQL, PGlite), saves first.
+    const stores = (postgres: boolean | undefined, pglite: boolean | undefined) => [...(postgres ? [false] : []), ...(pglite ? [true] : [])];
+    const report = (name: string, { text, failures }: { text: string; failures: string[] }) => {
+      console.log(`\n${text}`);
+      for (const failure of failures) console.log(`${name} failure: ${failure}`);
+      if (failures.length > 0) process.exitCode = 1;
+    };
+    const saves = {
       baseUrl,
       candidates: Number(options.quick ? 20 : options['saves-candidates']),
       rounds: Number(options.rounds ?? (options.quick ? 1 : 3)),
       seconds: Number(options.seconds ?? (options.quick ? 2 : 5)),
       connections: Number(options['saves-connections']),
     };
-    for (const pglite of [options.saves, options['saves-pglite']].map((on, i) => (on ? i === 1 : undefined)).filter((x) => x !== undefined)) {
-      const { text, failures } = await savesScenario({ ...o, pglite });
-      console.log(`\n${text}`);
-      for (const failure of failures) console.log(`saves failure: ${failure}`);
-      if (failures.length > 0) process.exitCode = 1;
-    }
+    for (const pglite of stores(options.saves, options['saves-pglite'])) report('saves', await savesScenario({ ...saves, pglite }));
+    const submits = {
+      baseUrl,
+      candidates: Number(options.quick ? 20 : options['submits-candidates']),
+      seconds: Number(options.quick ? 2 : options['submit-seconds']),
+      waitSeconds: Number(options['submit-wait']),
+    };
+    for (const pglite of stores(options.submits, options['submits-pglite'])) report('submits', await submitsScenario({ ...submits, pglite }));
     return;
   }
   if (options.only === 'sweep') {
@@ -915,25 +933,17 @@ async function webhookScenario(url: string, node: Node, n: number): Promise<stri
   let badSignatures = 0;
   const delays: number[] = [];
   let secret = '';
-  const receiver = createServer((request, response) => {
-    let body = '';
-    request.setEncoding('utf8');
-    request.on('data', (chunk: string) => (body += chunk));
-    request.on('end', () => {
-      const at = Date.now();
-      const id = String(request.headers['webhook-id']);
-      arrivals++;
-      received.set(id, (received.get(id) ?? 0) + 1);
-      const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
-        .update(`${id}.${request.headers['webhook-timestamp']}.${body}`)
-        .digest('base64');
-      if (!String(request.headers['webhook-signature']).split(' ').includes(`v1,${expected}`)) badSignatures++;
-      if (received.get(id) === 1) delays.push(at - Date.parse((JSON.parse(body) as { timestamp: string }).timestamp));
-      response.writeHead(204).end();
-    });
+  const receiver = await startReceiver((request, body, at) => {
+    const id = String(request.headers['webhook-id']);
+    arrivals++;
+    received.set(id, (received.get(id) ?? 0) + 1);
+    const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+      .update(`${id}.${request.headers['webhook-timestamp']}.${body}`)
+      .digest('base64');
+    if (!String(request.headers['webhook-signature']).split(' ').includes(`v1,${expected}`)) badSignatures++;
+    if (received.get(id) === 1) delays.push(at - Date.parse((JSON.parse(body) as { timestamp: string }).timestamp));
   });
-  const port = await freePort();
-  await new Promise<void>((resolve) => receiver.listen(port, '127.0.0.1', resolve));
+  const port = receiver.port;
   let endpointId = '';
   try {
     const key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;

@@ -113,8 +113,26 @@ function side(phases: Phase[]) {
   };
 }
 
-export async function savesScenario(o: SavesOptions): Promise<{ text: string; ratio: number; failures: string[] }> {
-  const name = `bench_saves_${process.pid}`;
+/** A side's server, the service's key and instance, while a scenario runs (see withSides). */
+export interface Sides {
+  service: Service;
+  baseline: Service;
+  key: string;
+  /** The database both sides share (PostgreSQL); undefined on PGlite. */
+  databaseUrl?: string;
+}
+
+/**
+ * Runs `work` with the service (as `npm start` starts it, with `serviceEnv`) and the bare baseline
+ * of bench/save-baseline.ts (with `baselineEnv`) on a fresh PostgreSQL database of their own, or
+ * each on its own PGlite; the bench instance published (alpha, beta, gamma, hundred) and an API key
+ * for it. Everything is stopped and dropped afterwards.
+ */
+export async function withSides<T>(
+  o: { baseUrl: string; pglite: boolean; prefix: string; serviceEnv?: Record<string, string>; baselineEnv?: Record<string, string> },
+  work: (sides: Sides) => Promise<T>,
+): Promise<T> {
+  const name = `${o.prefix}_${process.pid}`;
   const dataDirs: string[] = [];
   let databaseUrl: string | undefined;
   let adminClient: pg.Client | undefined;
@@ -122,9 +140,9 @@ export async function savesScenario(o: SavesOptions): Promise<{ text: string; ra
   let baseline: Service | undefined;
   try {
     if (o.pglite) {
-      dataDirs.push(mkdtempSync(path.join(tmpdir(), 'bench-saves-service-')), mkdtempSync(path.join(tmpdir(), 'bench-saves-baseline-')));
-      service = await startService({ DATA_DIR: dataDirs[0]!, DATABASE_URL: '' }, profileArgs());
-      baseline = await startSaveBaseline({ DATA_DIR: dataDirs[1]!, DATABASE_URL: '' });
+      dataDirs.push(mkdtempSync(path.join(tmpdir(), `${o.prefix}-service-`)), mkdtempSync(path.join(tmpdir(), `${o.prefix}-baseline-`)));
+      service = await startService({ ...o.serviceEnv, DATA_DIR: dataDirs[0]!, DATABASE_URL: '' }, profileArgs());
+      baseline = await startSaveBaseline({ ...o.baselineEnv, DATA_DIR: dataDirs[1]!, DATABASE_URL: '' });
     } else {
       adminClient = new pg.Client({ connectionString: o.baseUrl });
       await adminClient.connect();
@@ -132,12 +150,26 @@ export async function savesScenario(o: SavesOptions): Promise<{ text: string; ra
       const url = new URL(o.baseUrl);
       url.pathname = `/${name}`;
       databaseUrl = url.toString();
-      service = await startService({ DATABASE_URL: databaseUrl }, profileArgs());
-      baseline = await startSaveBaseline({ DATABASE_URL: databaseUrl });
+      service = await startService({ ...o.serviceEnv, DATABASE_URL: databaseUrl }, profileArgs());
+      baseline = await startSaveBaseline({ ...o.baselineEnv, DATABASE_URL: databaseUrl });
     }
     const node = { url: service.url } as Node;
     await publish(node);
     const key = ((await admin(node, 'POST', '/keys', { instances: ['bench'] })).json as { key: string }).key;
+    return await work({ service, baseline, key, databaseUrl });
+  } finally {
+    await service?.stop();
+    await baseline?.stop();
+    if (adminClient) {
+      await adminClient.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await adminClient.end();
+    }
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function savesScenario(o: SavesOptions): Promise<{ text: string; ratio: number; failures: string[] }> {
+  return withSides({ baseUrl: o.baseUrl, pglite: o.pglite, prefix: 'bench_saves' }, async ({ service, baseline, key, databaseUrl }) => {
     const assessments = (await (await fetch(`${service.url}/v1/assessment`, { headers: { 'x-api-key': key, instance: 'bench' } })).json()) as { id: string }[];
     const alpha = assessments.find((a) => a.id === 'alpha');
     if (!alpha) throw new Error('the bench instance has no assessment alpha');
@@ -173,13 +205,5 @@ export async function savesScenario(o: SavesOptions): Promise<{ text: string; ra
     if (s.rows) lines.push('', `Rows per save, service: ${s.rows}.`, `Rows per save, baseline: ${b.rows}.`);
     if (s.statements) lines.push('', 'Statements per save, service (pg_stat_statements, last round):', '', ...s.statements.map((st) => `- ${st.calls} × \`${st.query}\``));
     return { text: lines.join('\n'), ratio, failures: result.failures };
-  } finally {
-    await service?.stop();
-    await baseline?.stop();
-    if (adminClient) {
-      await adminClient.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await adminClient.end();
-    }
-    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
-  }
+  });
 }

@@ -50,14 +50,17 @@ export async function seedRows(db: { query(text: string, params?: unknown[]): Pr
 /** Creates the bench instance and publishes its four assessments through a running node's admin API. */
 export async function publish(node: Node): Promise<void> {
   if ((await admin(node, 'POST', '/instances', { name: 'bench' })).status !== 201) throw new Error('could not create the bench instance');
-  for (const id of ['alpha', 'beta', 'gamma', 'hundred']) {
-    const response = await fetch(`${node.url}/admin/v1/instances/bench/assessments`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
-      body: sampleAssessment(id, { typing: true }),
-    });
-    if (response.status !== 201) throw new Error(`could not publish ${id}: ${await response.text()}`);
-  }
+  for (const id of ['alpha', 'beta', 'gamma', 'hundred']) await publishAssessment(node, sampleAssessment(id, { typing: true }));
+}
+
+/** Publishes one assessment (its YAML) in the bench instance through the admin API. */
+export async function publishAssessment(node: Node, yaml: string): Promise<void> {
+  const response = await fetch(`${node.url}/admin/v1/instances/bench/assessments`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
+    body: yaml,
+  });
+  if (response.status !== 201) throw new Error(`could not publish ${yaml.split('\n')[0]}: ${await response.text()}`);
 }
 
 /** An embedded store under dataDir seeded the same way (PGlite: one process at a time). */

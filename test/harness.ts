@@ -271,8 +271,9 @@ export function describeEachStore(title: string, body: (ctx: () => TestContext) 
   }
 }
 
-/** A small valid assessment; `id` and overrides make variants. */
-export function sampleAssessment(id = 'sample', overrides: { name?: string; durationMinutes?: number; typing?: boolean } = {}): string {
+/** A small valid assessment; `id` and overrides make variants (`freeText: false`: without the free-text question and its category, so scored at submission). */
+export function sampleAssessment(id = 'sample', overrides: { name?: string; durationMinutes?: number; typing?: boolean; freeText?: boolean } = {}): string {
+  const freeText = overrides.freeText ?? true;
   return `id: ${id}
 name: ${overrides.name ?? 'Sample assessment'}
 description: A short assessment used by the tests.
@@ -283,9 +284,7 @@ categories:
   - id: reasoning
     name: Reasoning
     weight: 2
-  - id: writing
-    name: Writing
-${overrides.typing ? '  - id: typing\n    name: Typing\n' : ''}questions:
+${freeText ? '  - id: writing\n    name: Writing\n' : ''}${overrides.typing ? '  - id: typing\n    name: Typing\n' : ''}questions:
   - id: q1
     type: single-choice
     category: reasoning
@@ -309,19 +308,23 @@ ${overrides.typing ? '  - id: typing\n    name: Typing\n' : ''}questions:
     category: reasoning
     prompt: What is 10 times 125?
     accept: ["1250"]
-  - id: q4
+${
+  freeText
+    ? `  - id: q4
     type: free-text
     category: writing
     prompt: Describe a time you helped a customer.
-${
-  overrides.typing
-    ? `typingTest:
+`
+    : ''
+}${
+    overrides.typing
+      ? `typingTest:
   category: typing
   targetWpm: 40
   passage: The quick brown fox jumps over the lazy dog while the warehouse team counts every box twice.
 `
-    : ''
-}`;
+      : ''
+  }`;
 }
 
 /** One question, no free text: a submitted attempt is scored at once (score.finalized). */
