@@ -22,7 +22,7 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
     const yaml = sampleAssessment('alpha').replace(
       'prompt: What is 2 + 2?',
       () =>
-        'prompt: "Look: ![A green square](square.png) and $E = mc^2$, $\\\\frac{a}{b} + \\\\sqrt{x}$.\\n\\n$$x = \\\\frac{-b \\\\pm \\\\sqrt{b^2-4ac}}{2a}$$\\n\\nWhat is 2 + 2?"',
+        'prompt: "Look: ![A green square](square.png) and $E = mc^2$, $\\\\frac{a}{b} + \\\\sqrt{x}$.\\n\\n$$x = \\\\frac{-b \\\\pm \\\\sqrt{b^2-4ac}}{2a}$$\\n\\n- A circle of $\\\\pi r^2$\\n- A square\\n\\nWhat is 2 + 2?"',
     );
     const square = await sharp({ create: { width: 40, height: 40, channels: 3, background: '#2a6' } })
       .png()
@@ -56,9 +56,9 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
     // The formula: a picture three pixels a point, 320 points wide (the formula at its size, then transparent).
     const formula = images.find((line) => /\s960\s+\d+\s/.test(line));
     assert.ok(formula, `the formula is drawn in the PDF:\n${images.join('\n')}`);
-    // The two inline formulas: pictures of their own (three pixels a point), no taller than a line or two.
+    // The three inline formulas (two in a line, one in a list's item): pictures of their own (three pixels a point), no taller than a line or two.
     const inlineFormulas = images.filter((line) => /^\s*\d+\s+\d+\s+image\s+(\d+)\s+(\d+)\s.*\s216\s+216\s/.test(line) && !/\s960\s/.test(line));
-    assert.equal(inlineFormulas.length, 2, `the inline formulas are drawn in the PDF:\n${images.join('\n')}`);
+    assert.equal(inlineFormulas.length, 3, `the inline formulas are drawn in the PDF:\n${images.join('\n')}`);
     for (const line of inlineFormulas) assert.ok(Number(line.trim().split(/\s+/)[4]) < 60, `an inline formula is as tall as a line: ${line}`);
     const text = execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
     // Its text (invisible over its picture) reads in the line, in order.
@@ -75,6 +75,7 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
     );
     assert.doesNotMatch(text, /\\/, 'an inline formula is printed as text a person reads, not as its TeX');
     assert.match(text, /What is 2 \+ 2\?/);
+    assert.match(text, /• A circle of π ?r\^2\s+• A square/, 'the list item reads with its formula');
     assert.doesNotMatch(text, /frac|sqrt|b\^2-4ac/, 'the block formula is not flattened to its TeX');
     // Drawn, it has ink: its transparency mask, read back, is opaque where the strokes are and only there.
     const prefix = path.join(work, `${ctx().store}-image`);

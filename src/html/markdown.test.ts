@@ -84,6 +84,18 @@ describe('Markdown prompts', () => {
     assert.ok(block?.kind === 'image' && block.file !== inlineName({ tex: 'a_1' }));
   });
 
+  it('gives the PDF a list whose items hold formulas with each item in pieces', () => {
+    assert.deepEqual(markdownBlocks('1. Area $r^2$ each\n2. None here'), [
+      {
+        kind: 'list',
+        ordered: true,
+        items: ['Area r^2 each', 'None here'],
+        runs: [[{ text: 'Area ' }, { file: inlineName({ tex: 'r^2' }), alt: 'r^2', formula: { tex: 'r^2' } }, { text: ' each' }], [{ text: 'None here' }]],
+      },
+    ]);
+    assert.deepEqual(markdownBlocks('- plain\n- text'), [{ kind: 'list', ordered: false, items: ['plain', 'text'] }], 'no pieces without a formula');
+  });
+
   it('draws an option as plain text but for the media files it names', () => {
     const sha = 'b'.repeat(64);
     assert.equal(

@@ -169,7 +169,8 @@ export type InlineRun = { text: string } | { file: string; alt: string; formula:
 export type MarkdownBlock =
   /** `runs`: the same text in pieces, given when it holds an inline formula. */
   | { kind: 'paragraph'; text: string; runs?: InlineRun[] }
-  | { kind: 'list'; ordered: boolean; items: string[]; quoted?: boolean }
+  /** `runs`: each item in pieces, given when an item holds an inline formula. */
+  | { kind: 'list'; ordered: boolean; items: string[]; quoted?: boolean; runs?: InlineRun[][] }
   | { kind: 'table'; header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[] }
   | { kind: 'code'; text: string }
   | { kind: 'quote'; text: string; runs?: InlineRun[] }
@@ -222,7 +223,7 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
   const blocks: MarkdownBlock[] = [];
   // The pictures of the inline text being read, drawn after its block.
   let pictures: MarkdownBlock[] = [];
-  let list: { ordered: boolean; items: string[]; level: number; quoted: boolean } | undefined;
+  let list: { ordered: boolean; items: string[]; runs: InlineRun[][]; level: number; quoted: boolean } | undefined;
   let table: { header: string[]; rows: string[][]; align: ('left' | 'center' | 'right' | null)[]; row?: string[]; inHead: boolean } | undefined;
   let quoteDepth = 0;
   for (let i = 0; i < tokens.length; i++) {
@@ -230,13 +231,14 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
     switch (t.type) {
       case 'bullet_list_open':
       case 'ordered_list_open':
-        if (!list) list = { ordered: t.type === 'ordered_list_open', items: [], level: t.level, quoted: quoteDepth > 0 };
+        if (!list) list = { ordered: t.type === 'ordered_list_open', items: [], runs: [], level: t.level, quoted: quoteDepth > 0 };
         break;
       case 'bullet_list_close':
       case 'ordered_list_close':
         // The list ends where it began (inside a quote, its level is the quote's).
         if (list && t.level === list.level) {
-          blocks.push({ kind: 'list', ordered: list.ordered, items: list.items, ...(list.quoted ? { quoted: true } : {}) });
+          const formulas = list.runs.some((item) => item.some((r) => 'formula' in r)) ? { runs: list.runs } : {};
+          blocks.push({ kind: 'list', ordered: list.ordered, items: list.items, ...(list.quoted ? { quoted: true } : {}), ...formulas });
           list = undefined;
         }
         break;
@@ -280,8 +282,11 @@ export function markdownBlocks(text: string): MarkdownBlock[] {
       case 'inline':
         if (table) break;
         pictures = [];
-        if (list) list.items.push(inline(i));
-        else if (displayFormula(t) && quoteDepth === 0) blocks.push(displayFormula(t)!);
+        if (list) {
+          const pieces = runs(i);
+          list.items.push(textOf(pieces));
+          list.runs.push(pieces);
+        } else if (displayFormula(t) && quoteDepth === 0) blocks.push(displayFormula(t)!);
         else {
           const pieces = trimmed(runs(i));
           const line = textOf(pieces);

@@ -69,8 +69,14 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
         if (block.runs) lineWithFormulas([{ text: '“' }, ...block.runs, { text: '”' }], MUTED);
         else text(`“${block.text}”`, { color: MUTED });
         doc.moveDown(0.2);
-      } else if (block.kind === 'list') block.items.forEach((item, n) => text(`${block.ordered ? `${n + 1}.` : '•'} ${item}`, block.quoted ? { color: MUTED } : {}));
-      else if (block.kind === 'code') {
+      } else if (block.kind === 'list') {
+        block.items.forEach((item, n) => {
+          const mark = `${block.ordered ? `${n + 1}.` : '•'} `;
+          const runs = block.runs?.[n];
+          if (runs?.some((r) => 'formula' in r)) lineWithFormulas([{ text: mark }, ...runs], block.quoted ? MUTED : INK);
+          else text(`${mark}${item}`, block.quoted ? { color: MUTED } : {});
+        });
+      } else if (block.kind === 'code') {
         doc.font('Courier').fontSize(9).fillColor(INK).text(printable(block.text), { width });
         doc.moveDown(0.2);
       } else if (block.kind === 'image') {

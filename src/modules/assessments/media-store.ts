@@ -248,8 +248,9 @@ export async function picturesFor(db: Queryable, texts: string[]): Promise<{ ima
   const depths: Record<string, number> = {};
   for (const text of texts)
     for (const block of markdownBlocks(text)) {
-      if ((block.kind === 'paragraph' || block.kind === 'quote') && block.runs) {
-        for (const run of block.runs) {
+      const lines = block.kind === 'paragraph' || block.kind === 'quote' ? [block.runs ?? []] : block.kind === 'list' ? (block.runs ?? []) : [];
+      for (const line of lines) {
+        for (const run of line) {
           if (!('formula' in run) || out[run.file]) continue;
           const drawn = await inlineFormulaPng(run.formula);
           if (!drawn) continue;
