@@ -39,14 +39,13 @@ export interface AnswerToFingerprint {
 
 /**
  * Stores the fingerprints of completed attempts' answers (in the completing transaction),
- * replacing any they had, in four statements however many attempts there are (the deadline sweep
+ * replacing any they had, in three statements however many attempts there are (the deadline sweep
  * completes batches). Answers too short to compare are left out.
  */
 export async function storeFingerprints(tx: Queryable, attempts: { attemptId: string; answers: AnswerToFingerprint[] }[]): Promise<void> {
   if (attempts.length === 0) return;
   const ids = attempts.map((a) => a.attemptId);
-  await tx.query('DELETE FROM answer_fingerprints WHERE attempt_id = ANY($1::uuid[])', [ids]);
-  await tx.query('DELETE FROM fingerprinted_answers WHERE attempt_id = ANY($1::uuid[])', [ids]);
+  await tx.query('WITH prints AS (DELETE FROM answer_fingerprints WHERE attempt_id = ANY($1::uuid[])) DELETE FROM fingerprinted_answers WHERE attempt_id = ANY($1::uuid[])', [ids]);
   const prints = { attempt: [] as string[], question: [] as string[], hash: [] as number[], start: [] as number[], end: [] as number[] };
   const sets = { attempt: [] as string[], question: [] as string[], language: [] as string[], size: [] as number[] };
   for (const { attemptId, answers } of attempts) {
