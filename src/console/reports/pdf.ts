@@ -2,30 +2,19 @@
 // scores, answers and proctoring timeline as the report page, without a browser. Text is set in
 // DejaVu Sans when the machine has it (any script it covers), else in Helvetica with the
 // characters Helvetica cannot show replaced by "?".
-import { existsSync } from 'node:fs';
 import PDFDocument from 'pdfkit';
-import { markdownBlocks, type InlineRun } from '../../html/markdown.js';
+import { markdownBlocks } from '../../html/markdown.js';
 import type { AssessmentReport } from '../../modules/attempts/report.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { SCORE_TEXT, categoryPercentilesText, duration, percentileText, reviewerName, statusText, when } from '../format.js';
 import { criteriaText } from '../reviews/views.js';
+import { DEJAVU, DEJAVU_BOLD, HAS_DEJAVU, lineWithFormulas as setLine, printable, type OpensImages } from './pdf-lines.js';
 import { languageText } from './view.js';
 
-const DEJAVU = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
-const DEJAVU_BOLD = '/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf';
-const HAS_DEJAVU = existsSync(DEJAVU) && existsSync(DEJAVU_BOLD);
 const INK = '#1f2933';
 const MUTED = '#52606d';
 const BAR = '#1d4ed8';
 const MARGIN = 50;
-/** Formulas are drawn into pictures at three pixels a point (modules/assessments/formula-image.ts). */
-const FORMULA_PX_PER_PT = 3;
-
-/** Helvetica shows Latin-1 and a few more (WinAnsi); anything else would print as garbage. */
-function printable(text: string): string {
-  if (HAS_DEJAVU) return text;
-  return text.normalize('NFC').replace(/[^\n\t\x20-\x7e\xa0-\xff€‘’“”–—•…]/g, '?');
-}
 
 /** `company`: whose report this is, as candidates see it (brandOf); the instance's name when not given. */
 export function reportPdf(candidate: CandidateSummary, report: AssessmentReport, generatedAt: Date, company = candidate.instance): Promise<Buffer> {
@@ -50,6 +39,8 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
   });
 
   const width = doc.page.width - 2 * MARGIN;
+  const lineWithFormulas = (runs: Parameters<typeof setLine>[1], color = INK) =>
+    setLine(doc, runs, { images: report.images ?? {}, depths: report.depths ?? {}, left: MARGIN, width, bottom: doc.page.height - MARGIN, color });
   const text = (value: string, options: { font?: 'body' | 'bold'; size?: number; color?: string; gap?: number } = {}) => {
     doc
       .font(options.font ?? 'body')
@@ -96,124 +87,6 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
           doc.x = MARGIN;
         } else text(`[Image: ${block.alt}]`, { color: MUTED, gap: 0.2 });
       } else table(block.header, block.rows, block.align);
-    }
-  };
-  /**
-   * Text holding formulas, laid out here (pdfkit sets text alone): each formula's picture stands in
-   * the line, as far below the baseline as the formula reaches, and the line is as tall as what it
-   * holds. Its readable text is laid over it, invisible, so that the PDF's text (copied, searched,
-   * extracted) reads as the line does, and is its alternative text; without a picture it is printed.
-   * Words and formulas not parted by a space stay together; a line breaks between them.
-   */
-  const lineWithFormulas = (runs: InlineRun[], color = INK) => {
-    doc.font('body').fontSize(10).fillColor(color);
-    type Part = { text: string } | { alt: string; picture: ReturnType<OpensImages['openImage']>; width: number; height: number; depth: number };
-    const partWidth = (part: Part) => ('text' in part ? doc.widthOfString(part.text) : part.width);
-    // Units (what a line never breaks inside), between spaces and line breaks.
-    const units: (Part[] | ' ' | '\n')[] = [];
-    let unit: Part[] | undefined;
-    const add = (part: Part) => {
-      if (!unit) units.push((unit = []));
-      const last = unit.at(-1);
-      if (last && 'text' in last && 'text' in part) last.text += part.text;
-      else unit.push(part);
-    };
-    for (const run of runs) {
-      const bytes = 'formula' in run ? report.images?.[run.file] : undefined;
-      if ('formula' in run && bytes) {
-        const picture = (doc as unknown as OpensImages).openImage(Buffer.from(bytes));
-        // At its size, or narrowed to the width of the page.
-        const scale = Math.min(1 / FORMULA_PX_PER_PT, width / picture.width);
-        const depth = Math.min(picture.height * scale, (report.depths?.[run.file] ?? 0) * scale * FORMULA_PX_PER_PT);
-        add({ alt: printable(run.alt), picture, width: picture.width * scale, height: picture.height * scale, depth });
-        continue;
-      }
-      for (const piece of printable('text' in run ? run.text : run.alt).split(/(\s+)/)) {
-        if (piece === '') continue;
-        if (!/^\s+$/.test(piece)) {
-          // A word wider than the page is broken where it reaches the edge, as pdfkit breaks it.
-          let rest = piece;
-          while (rest.length > 1 && doc.widthOfString(rest) > width) {
-            let fits = 1;
-            while (fits < rest.length && doc.widthOfString(rest.slice(0, fits + 1)) <= width) fits++;
-            add({ text: rest.slice(0, fits) });
-            unit = undefined;
-            rest = rest.slice(fits);
-          }
-          add({ text: rest });
-        } else {
-          unit = undefined;
-          for (let n = piece.split('\n').length - 1; n > 0; n--) units.push('\n');
-          if (!piece.includes('\n')) units.push(' ');
-        }
-      }
-    }
-    // Lines: units that fit the width (a unit wider than it alone on its line), spaces between.
-    const lines: (Part | ' ')[][] = [[]];
-    let used = 0;
-    for (const u of units) {
-      const line = lines.at(-1)!;
-      if (u === '\n') {
-        lines.push([]);
-        used = 0;
-      } else if (u === ' ') {
-        if (line.length > 0) {
-          line.push(' ');
-          used += doc.widthOfString(' ');
-        }
-      } else {
-        const w = u.reduce((sum, part) => sum + partWidth(part), 0);
-        if (used + w > width && line.length > 0) {
-          while (line.at(-1) === ' ') line.pop();
-          lines.push([...u]);
-          used = w;
-        } else {
-          line.push(...u);
-          used += w;
-        }
-      }
-    }
-    const font = (doc as unknown as { _font: { ascender: number; descender: number; lineGap: number } })._font;
-    const [ascender, descender, gap] = [font.ascender, -font.descender, font.lineGap].map((units) => (units * 10) / 1000) as [number, number, number];
-    for (const line of lines) {
-      const formulas = line.filter((p) => p !== ' ' && 'picture' in p);
-      const above = Math.max(ascender, ...formulas.map((f) => f.height - f.depth));
-      const below = Math.max(descender, ...formulas.map((f) => f.depth));
-      if (doc.y + above + below > doc.page.height - MARGIN) doc.addPage();
-      const baseline = doc.y + above;
-      let x = MARGIN;
-      let pending = '';
-      const flush = () => {
-        if (pending === '') return;
-        doc.font('body').fontSize(10).fillColor(color).text(pending, x, baseline, { lineBreak: false, baseline: 'alphabetic' });
-        x += doc.widthOfString(pending);
-        pending = '';
-      };
-      for (const part of line) {
-        if (part === ' ') pending += ' ';
-        else if ('text' in part) pending += part.text;
-        else {
-          flush();
-          doc.markContent('Span', { alt: part.alt });
-          doc.image(part.picture, x, baseline - (part.height - part.depth), { width: part.width, height: part.height });
-          doc.save();
-          doc
-            .font('body')
-            .fontSize(10)
-            .fillColor(color, 0)
-            .text(part.alt, x, baseline, {
-              lineBreak: false,
-              baseline: 'alphabetic',
-              horizontalScaling: (100 * part.width) / Math.max(1, doc.widthOfString(part.alt)),
-            } as PDFKit.Mixins.TextOptions);
-          doc.restore();
-          doc.endMarkedContent();
-          x += part.width;
-        }
-      }
-      flush();
-      doc.x = MARGIN;
-      doc.y = baseline + below + gap;
     }
   };
   /** A Markdown table as a grid: columns share the width, cells wrap, a row moves whole to the next page. */
@@ -413,9 +286,4 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
   }
   doc.end();
   return done;
-}
-
-/** pdfkit's openImage (documented, missing from its type declarations): a picture read once, with its size in points, to draw with image(). */
-interface OpensImages {
-  openImage(source: Buffer): PDFKit.Mixins.ImageSrc & { width: number; height: number };
 }
