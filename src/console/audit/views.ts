@@ -54,7 +54,7 @@ ${
 <thead><tr>${header('#', 'number', true)}<th scope="col">When</th>${header('Who', 'actor')}${header('Action', 'action')}<th scope="col">Target</th><th scope="col">Status</th><th scope="col">From</th></tr></thead>
 <tbody>${list.entries.map(
         (e) =>
-          html`<tr><td>${e.id}</td><td data-label="When">${when(e.at)}</td><td data-label="Who">${e.actor}</td><td data-label="Action">${e.action}</td><td data-label="Target">${e.target ?? '-'}</td><td data-label="Status">${e.status}</td><td data-label="From">${e.clientIp}</td></tr>`,
+          html`<tr><td data-label="Entry">${e.id}</td><td data-label="When">${when(e.at)}</td><td data-label="Who">${e.actor}</td><td data-label="Action">${e.action}</td><td data-label="Target">${e.target ?? '-'}</td><td data-label="Status">${e.status}</td><td data-label="From">${e.clientIp}</td></tr>`,
       )}</tbody></table></div>`
 }
 ${
