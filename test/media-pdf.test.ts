@@ -11,7 +11,7 @@ import { after, it } from 'node:test';
 import { strToU8, zipSync } from 'fflate';
 import sharp from 'sharp';
 import { describeEachStore, sampleAssessment } from './harness.js';
-import { takeAssessment } from './support/take.js';
+import { reportPdfOf, takeAssessment } from './support/take.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'ac-media-pdf-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -36,15 +36,8 @@ describeEachStore('pictures and formulas in the report PDF', (ctx) => {
     assert.equal(published.statusCode, 201, published.body);
     const key = await ctx().key([instance]);
     const candidateId = await takeAssessment(ctx(), instance, key, { email: 'pia.picture@example.com', firstName: 'Pia', lastName: 'Picture' });
-    const invitations = (await ctx().request({ method: 'GET', url: `/v1/candidates/${candidateId}`, headers: { 'x-api-key': key } })).json().invitations as {
-      assessmentId: string;
-      reportUrl: string;
-    }[];
-    const u = new URL(invitations.find((i) => i.assessmentId === 'alpha')!.reportUrl);
-    const pdf = await ctx().request({ method: 'GET', url: `${u.pathname}.pdf${u.search}` });
-    assert.equal(pdf.statusCode, 200, pdf.body);
     const file = path.join(work, `${ctx().store}.pdf`);
-    writeFileSync(file, pdf.rawPayload);
+    writeFileSync(file, await reportPdfOf(ctx(), key, candidateId, 'alpha'));
     const images = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' })
       .split('\n')
       .slice(2)

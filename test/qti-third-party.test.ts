@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 import { describeEachStore } from './harness.js';
 import { invite } from './support/portal.js';
-import { takeWithLink } from './support/take.js';
+import { reportPdfOf, takeWithLink } from './support/take.js';
 import { zipFolder } from './support/zip-folder.js';
 
 const THIRD_PARTY = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'qti', 'third-party');
@@ -138,15 +138,8 @@ describeEachStore('QTI packages written by other tools', (ctx) => {
       ],
       { slug: 'qti-3-player-examples' },
     );
-    const invitations = (await ctx().request({ method: 'GET', url: `/v1/candidates/${candidateId}`, headers: { 'x-api-key': key } })).json().invitations as {
-      assessmentId: string;
-      reportUrl: string;
-    }[];
-    const u = new URL(invitations.find((i) => i.assessmentId === 'qti-3-player-examples')!.reportUrl);
-    const pdf = await ctx().request({ method: 'GET', url: `${u.pathname}.pdf${u.search}` });
-    assert.equal(pdf.statusCode, 200, pdf.body);
     const file = path.join(work, `${ctx().store}.pdf`);
-    writeFileSync(file, pdf.rawPayload);
+    writeFileSync(file, await reportPdfOf(ctx(), key, candidateId, 'qti-3-player-examples'));
     const images = execFileSync('pdfimages', ['-list', file], { encoding: 'utf8' }).split('\n').slice(2).join('\n');
     assert.match(images, /\s240\s+60\s/, `the sign (240 × 60) is in the PDF:\n${images}`);
     assert.match(images, /\s200\s+130\s/, `the postcard (200 × 130) is in the PDF:\n${images}`);

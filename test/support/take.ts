@@ -43,3 +43,15 @@ export async function takeWithLink(
   assert.equal((await form(`/portal/a/${slug}/submit`)).statusCode, 303);
   if (feedback) assert.equal((await form(`/portal/a/${slug}/feedback`, feedback)).statusCode, 303);
 }
+
+/** The PDF of a candidate's report on an assessment, fetched through the signed link GET /v1/candidates/{id} gives (checked 200). */
+export async function reportPdfOf(ctx: Requester, key: string, candidateId: string, assessmentId: string): Promise<Buffer> {
+  const invitations = (await ctx.request({ method: 'GET', url: `/v1/candidates/${candidateId}`, headers: { 'x-api-key': key } })).json().invitations as {
+    assessmentId: string;
+    reportUrl: string;
+  }[];
+  const u = new URL(invitations.find((i) => i.assessmentId === assessmentId)!.reportUrl);
+  const pdf = await ctx.request({ method: 'GET', url: `${u.pathname}.pdf${u.search}` });
+  assert.equal(pdf.statusCode, 200, pdf.body);
+  return pdf.rawPayload;
+}
