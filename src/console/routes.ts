@@ -78,7 +78,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       },
     });
     scope.addHook('onSend', async (_request, reply) => {
-      for (const [name, value] of Object.entries(PAGE_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+      // A page may set its own policy (the content editor's, with the response's style nonce).
+      for (const [name, value] of Object.entries(PAGE_HEADERS))
+        if ((name !== 'cache-control' && name !== 'content-security-policy') || !reply.hasHeader(name)) reply.header(name, value);
     });
 
     const page = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());

@@ -140,7 +140,7 @@ export async function launchBrowser(args: string[] = []): Promise<Browser> {
   browser.newPage = async (...options) => {
     const context = await browser.newContext(...options);
     const page = await context.newPage();
-    page.on('close', () => void context.close());
+    page.on('close', () => void context.close().catch(() => undefined));
     return page;
   };
   const close = browser.close.bind(browser);

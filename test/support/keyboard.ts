@@ -7,12 +7,19 @@
 import assert from 'node:assert/strict';
 import type { ConsoleMessage, Locator, Page } from 'playwright-core';
 
-/** Milliseconds between two keys: a quick typist's 15 keys a second. */
-export const KEY_DELAY_MS = 65;
+/** Milliseconds between two keys, on average: a quick typist's 20 keys a second. */
+export const KEY_DELAY_MS = 45;
 
-/** Types `text` key by key into whatever has the focus, at a person's pace. */
+/**
+ * Types `text` key by key into whatever has the focus, at a person's pace and with a person's
+ * uneven rhythm (the gaps vary between 25 and 65 ms; an even rhythm is machine typing, and the
+ * portal's signals rightly say so).
+ */
 export async function typeAsPerson(page: Page, text: string): Promise<void> {
-  await page.keyboard.type(text, { delay: KEY_DELAY_MS });
+  for (const [i, key] of [...text].entries()) {
+    await page.keyboard.type(key);
+    await page.waitForTimeout(KEY_DELAY_MS - 20 + ((i * 37) % 41));
+  }
 }
 
 /** Presses `key` (a Playwright key name, "Tab", "Shift+Tab", "ArrowDown" …) `times` times, at a person's pace. */
@@ -32,25 +39,32 @@ export async function editorLines(editor: Locator): Promise<string[]> {
 
 /** The line the cursor is on, as the editor shows it: its number in the gutter and its text. */
 async function cursorLine(editor: Locator): Promise<{ number: number; text: string }> {
-  const number = Number(await editor.locator('.cm-activeLineGutter').textContent());
+  const number = Number(await editor.locator('.cm-lineNumbers .cm-activeLineGutter').textContent());
   const text = (await editor.locator('.cm-content .cm-activeLine').textContent()) ?? '';
   return { number, text };
 }
 
 /**
- * Types `program` into the focused, empty code editor `editor` (the `.code-editor` element) line
- * by line. After each Enter it checks, as a person would see, that the cursor went to the next
- * line, then brings the indentation the editor offered to the program's own. Fails when the
- * editor does something a person would have to undo (a doubled bracket, a lost line break), as a
- * test of the editor must.
+ * Types `program` into the focused, empty code editor `editor` (the CodeMirror element) line by
+ * line (typeLines).
  */
 export async function typeProgram(page: Page, editor: Locator, program: string): Promise<void> {
-  const lines = program.split('\n');
+  await typeLines(page, editor, program.split('\n'), 1);
+}
+
+/**
+ * Types `lines` into `editor` from the cursor's line, numbered `first`, on: for each line, as a
+ * person sees it, checks that the cursor is on that line and that it is empty, brings the
+ * indentation the editor offered to the line's own, types the rest, and presses Enter before the
+ * next. Fails when the editor does something a person would have to undo (a doubled bracket, a
+ * lost line break), as a test of the editor must.
+ */
+export async function typeLines(page: Page, editor: Locator, lines: string[], first: number): Promise<void> {
   for (const [i, line] of lines.entries()) {
     const want = leading(line).length;
     let here = await cursorLine(editor);
-    assert.equal(here.number, i + 1, `after ${i} line(s) typed the cursor is on line ${here.number}, not ${i + 1}`);
-    assert.equal(here.text.trim(), '', `line ${i + 1} holds ${JSON.stringify(here.text)} before anything was typed on it`);
+    assert.equal(here.number, first + i, `after ${i} line(s) typed the cursor is on line ${here.number}, not ${first + i}`);
+    assert.equal(here.text.trim(), '', `line ${first + i} holds ${JSON.stringify(here.text)} before anything was typed on it`);
     for (let guard = 0; leading(here.text).length > want && guard < 20; guard++) {
       await press(page, 'Backspace');
       here = await cursorLine(editor);
@@ -59,7 +73,7 @@ export async function typeProgram(page: Page, editor: Locator, program: string):
       const before = leading(here.text).length;
       await press(page, 'Tab');
       here = await cursorLine(editor);
-      // One Tab went further than the program's indentation: take it back and step by spaces.
+      // One Tab went further than the line's indentation: take it back and step by spaces.
       if (leading(here.text).length > want) {
         await press(page, 'Backspace');
         here = await cursorLine(editor);
@@ -70,7 +84,7 @@ export async function typeProgram(page: Page, editor: Locator, program: string):
       }
       if (leading(here.text).length === before) break;
     }
-    assert.equal(leading(here.text), ' '.repeat(want), `line ${i + 1} is indented by ${JSON.stringify(leading(here.text))}, the program by ${want} spaces`);
+    assert.equal(leading(here.text), ' '.repeat(want), `line ${first + i} is indented by ${JSON.stringify(leading(here.text))}, the text by ${want} spaces`);
     await typeAsPerson(page, line.trimStart());
     if (i < lines.length - 1) await press(page, 'Enter');
   }
