@@ -119,7 +119,10 @@ describe('every question type by keyboard alone, in Chromium', { skip: !browserH
       const frame = el.closest('.code-editor');
       const frameRing = frame !== null && getComputedStyle(frame).outlineStyle !== 'none';
       const input = el as HTMLInputElement;
-      return { key: `${el.tagName.toLowerCase()}|${input.type ?? ''}|${input.name ?? ''}|${input.value ?? ''}|${(el.textContent ?? '').trim().slice(0, 60)}`, shown: ring || frameRing };
+      return {
+        key: `${el.tagName.toLowerCase()}|${input.type ?? ''}|${input.name ?? ''}|${input.value ?? ''}|${(el.textContent ?? '').trim().slice(0, 60)}`,
+        shown: ring || frameRing,
+      };
     });
 
   /** Presses Tab until the focused element's key matches, checking at every stop that the focus is drawn. */
