@@ -36,7 +36,8 @@ import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { keyAuthenticator, registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { bulkInviteAdminRoutes } from './modules/bulk-invites/admin-routes.js';
 import { integrationAdminRoutes } from './modules/integrations/admin-routes.js';
-import { registerPartners } from './partners/index.js';
+import { partnerApis, registerPartners } from './partners/index.js';
+import { partnerHttp } from './modules/integrations/worker.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
 import { createCounter } from './modules/limits/counter.js';
@@ -98,6 +99,10 @@ export interface AppDeps {
     webhookTimeoutMs?: number;
     /** Ashby's API for assessment.update callbacks (ASHBY_API_URL). Default https://api.ashbyhq.com. */
     ashbyApiUrl?: string;
+    /** HiBob's, Lever's and SmartRecruiters' APIs (HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL). Defaults: their public addresses. */
+    hibobApiUrl?: string;
+    leverApiUrl?: string;
+    smartrecruitersApiUrl?: string;
     /** Single sign-on may use plain-http issuers (SSO_ALLOW_INSECURE_HTTP; development and tests only). Default false. */
     ssoAllowInsecureHttp?: boolean;
     /** Console session timeouts in ms: idle (default 30 min) and absolute (default 12 h). */
@@ -259,13 +264,15 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     { prefix: '/v1' },
   );
 
-  // The native adapters of applicant-tracking systems (Greenhouse, Ashby), each in its own shapes.
+  // The native adapters of applicant-tracking systems (src/partners/index.ts), each in its own shapes.
   await app.register(async (scope) =>
     registerPartners(scope, {
       invite: inviteDeps,
       authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
       now: clock,
       publicUrl: config.publicUrl,
+      http: partnerHttp({ allowPrivate: config.webhookAllowPrivateNetworks ?? false, timeoutMs: config.webhookTimeoutMs }),
+      apis: partnerApis(config),
     }),
   );
 

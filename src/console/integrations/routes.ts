@@ -30,7 +30,7 @@ export interface IntegrationPageDeps {
   instanceOf(request: FastifyRequest, name: unknown, permission: 'manage'): Instance;
 }
 
-const LABELS: Record<Partner, string> = { greenhouse: 'Greenhouse', ashby: 'Ashby' };
+const LABELS: Record<Partner, string> = { greenhouse: 'Greenhouse', ashby: 'Ashby', workable: 'Workable', hibob: 'HiBob', lever: 'Lever', smartrecruiters: 'SmartRecruiters' };
 
 interface PageState {
   notice?: string;

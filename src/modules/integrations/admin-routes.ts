@@ -9,16 +9,26 @@ import { commandRequest } from '../../http/command.js';
 import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js';
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
-import { configurePartner, retryPartnerCallback } from './commands.js';
+import { configurePartner, retryPartnerCallback, summaryOf } from './commands.js';
 import { PARTNERS, listCallbacks, partnerSettings } from './repository.js';
 
-const Partner = Type.Union([Type.Literal('greenhouse'), Type.Literal('ashby')], { description: 'The applicant-tracking system', examples: ['ashby'] });
+const Partner = Type.Union(
+  [Type.Literal('greenhouse'), Type.Literal('ashby'), Type.Literal('workable'), Type.Literal('hibob'), Type.Literal('lever'), Type.Literal('smartrecruiters')],
+  { description: 'The applicant-tracking system', examples: ['ashby'] },
+);
+const Named = (description: string) => Type.Optional(Type.Record(Type.String({ pattern: '^[a-z][A-Za-z]{0,39}$' }), Type.String(), { description }));
+const NamedChange = (description: string) =>
+  Type.Optional(
+    Type.Record(Type.String({ pattern: '^[a-z][A-Za-z]{0,39}$' }), Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()]), { description, maxProperties: 10 }),
+  );
 
 const SettingsView = Type.Object(
   {
     partner: Partner,
     keyHint: Type.Union([Type.String(), Type.Null()], { description: "The last four characters of the instance's API key at the ATS; null when none is set", examples: ['9f3c'] }),
     sendEmail: Type.Boolean({ description: 'Whether the service e-mails the link to candidates this ATS sends (false: the ATS reaches them)', examples: [true] }),
+    secretHints: Named("The last four characters of each of the instance's secrets at the ATS, by name (absent when none is set)"),
+    options: Named("The instance's settings at the ATS that are no secret, by name (absent when none is set)"),
   },
   { additionalProperties: false },
 );
@@ -50,13 +60,15 @@ export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; n
         tags,
         summary: "Set the instance's key at an applicant-tracking system, or whether candidates it sends are e-mailed",
         description:
-          "`apiKey` is the instance's API key at the ATS (Ashby: for assessment.update callbacks), stored encrypted and never shown again (only its last four characters); `null` removes it. `sendEmail: false` leaves reaching the candidate to the ATS.",
+          "`apiKey` is the instance's API key at the ATS (Ashby: for assessment.update callbacks), stored encrypted and never shown again (only its last four characters); `null` removes it. `secrets` are the other credentials by name, stored the same way (Workable: `token`; HiBob: `accessToken`, `webhookSecret`; Lever: `apiKey`, `signatureToken`; SmartRecruiters: `clientSecret`), `options` the settings that are no secret (HiBob: `companyId`; Lever: `stage`, `assessment`; SmartRecruiters: `clientId`); in both a value sets, `null` removes, a name not given is kept. `sendEmail: false` leaves reaching the candidate to the ATS.",
         security: adminSecurity,
         params: Type.Object({ instance: InstanceName, partner: Partner }),
         body: Type.Object(
           {
             apiKey: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 500 }), Type.Null()])),
             sendEmail: Type.Optional(Type.Boolean()),
+            secrets: NamedChange('Secrets at the ATS by name: a value sets one, null removes it'),
+            options: NamedChange('Settings at the ATS that are no secret, by name: a value sets one, null removes it'),
           },
           { additionalProperties: false },
         ),
@@ -66,7 +78,7 @@ export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; n
     async (request) => {
       const instance = await requireInstance(db, request.params.instance);
       const saved = await runCommand(db, commandRequest(request, now()), (ctx) =>
-        configurePartner(ctx, { instanceId: instance.id, partner: request.params.partner, apiKey: request.body.apiKey, sendEmail: request.body.sendEmail }),
+        configurePartner(ctx, { instanceId: instance.id, partner: request.params.partner, ...request.body }),
       );
       return { partner: request.params.partner, ...saved };
     },
@@ -91,8 +103,7 @@ export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; n
       const instance = await requireInstance(db, request.params.instance);
       const settings = await Promise.all(
         PARTNERS.map(async (partner) => {
-          const s = await partnerSettings(db, instance.id, partner);
-          return { partner, keyHint: s.keyHint, sendEmail: s.sendEmail };
+          return { partner, ...summaryOf(await partnerSettings(db, instance.id, partner)) };
         }),
       );
       return { settings, callbacks: await listCallbacks(db, instance.id, 50) };

@@ -1,0 +1,179 @@
+// The adapters of Workable, SmartRecruiters, HiBob and Lever, end to end. Each ATS is played by a
+// stand-in written from its public partner documentation (its request and answer shapes, not
+// ours): Workable's "Assessment Providers" contract (workable.readme.io/page/assessment-providers),
+// SmartRecruiters' Assessment API (2021) (developers.smartrecruiters.com), Bob's Hiring Assessments
+// API (apidocs.hibob.com), Lever's assessment use case with the candidate stage change webhook
+// (hire.lever.co/developer). A candidate takes the test in the portal with the e-mailed link, and
+// the stand-in receives the status and the result as the ATS documents them, authenticated so.
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { QUICK_ASSESSMENT, describeEachStore } from './harness.js';
+import { QUICK_ANSWERS, linkMailedTo, receivedAt, standIn } from './support/ats.js';
+import { movingClock } from './support/clock.js';
+import { runCli } from './support/cli.js';
+import { takeWithLink } from './support/take.js';
+
+const ats = await standIn();
+after(() => ats.close());
+const clock = movingClock();
+
+describeEachStore(
+  'ATS adapters: Workable, SmartRecruiters, HiBob, Lever',
+  (ctx) => {
+    let instance: string;
+    let key: string;
+    let otherKey: string;
+    let url: string;
+    const settle = () => ctx().app.jobs.runAndSettle('partner-callbacks');
+    /** Runs the callbacks after each retry delay in turn (the clock moved, never a wait), until none is pending. */
+    const settleWithRetries = async () => {
+      for (let i = 0; i < 4; i++) {
+        await settle();
+        clock.offset += 6 * 60_000;
+      }
+    };
+    const call = (method: 'GET' | 'POST' | 'DELETE', path: string, headers: Record<string, string>, payload?: unknown) =>
+      ctx().request({ method, url: path, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+    const callbacksOf = async (publicId: string) =>
+      (
+        await ctx().db.query<{ event: string; status: string; attempts: number; last_status: number | null }>(
+          `SELECT c.event, c.status, c.attempts, c.last_status FROM partner_callbacks c JOIN partner_links l ON l.id = c.link_id WHERE l.public_id = $1 ORDER BY c.id`,
+          [publicId],
+        )
+      ).rows;
+    const invitationsOf = async (email: string) =>
+      (
+        await ctx().db.query<{ source: string; state: string }>(
+          `SELECT i.source, i.cancelled_at IS NOT NULL AS state FROM invitations i JOIN candidates c ON c.id = i.candidate_id WHERE c.email = $1`,
+          [email],
+        )
+      ).rows;
+
+    before(async () => {
+      // One stand-in serves both stores' suites, one after the other: each starts with it empty.
+      ats.received.length = 0;
+      ats.routes.length = 0;
+      instance = await ctx().instance('more');
+      assert.ok((await ctx().publish(instance, QUICK_ASSESSMENT)).statusCode < 300);
+      key = await ctx().key([instance]);
+      // Another instance, with nothing published: its key sees nothing of the first.
+      otherKey = await ctx().key([await ctx().instance('other')]);
+      url = await ctx().app.listen({ port: 0, host: '127.0.0.1' });
+    });
+
+    it('Workable: the CLI connects it; tests are listed; an assessment is created once however often it is sent; the result is PUT to callback_url with Workable’s token', async () => {
+      const connected = await runCli(url, ['ats', 'workable', '--instance', instance, '--token', 'wk-secret-token-7a1e', '--json']);
+      assert.equal(connected.code, 0, connected.stderr);
+      assert.deepEqual(JSON.parse(connected.stdout).secretHints, { token: '7a1e' });
+      assert.doesNotMatch(connected.stdout, /wk-secret-token/);
+      const bearer = { authorization: `Bearer ${key}` };
+
+      const tests = await call('GET', '/partners/workable/tests', bearer);
+      assert.equal(tests.statusCode, 200, tests.body);
+      assert.deepEqual(tests.json(), { tests: [{ id: 'quick', name: 'Quick check' }] });
+      assert.deepEqual((await call('GET', '/partners/workable/tests', { authorization: `Bearer ${otherKey}` })).json(), { tests: [] });
+
+      const order = {
+        test_id: 'quick',
+        job_shortcode: 'GROOVYJOB',
+        job_title: 'Analyst',
+        candidate: { first_name: 'Wanda', last_name: 'Workable', email: 'wanda.workable@example.com', phone: '+30 210 0000000' },
+        callback_url: `${ats.base}/workable/spi/v3/assessments/wk-1`,
+      };
+      const created = await call('POST', '/partners/workable/assessments', bearer, order);
+      assert.equal(created.statusCode, 201, created.body);
+      const id = created.json().id as string;
+      assert.ok(id);
+      const again = await call('POST', '/partners/workable/assessments', bearer, order);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().id, id, 'a retried order is the same assessment');
+      assert.deepEqual(
+        (await invitationsOf('wanda.workable@example.com')).map((i) => i.source),
+        ['workable'],
+      );
+      // Another instance's key does not reach this instance's tests.
+      const elsewhere = await call('POST', '/partners/workable/assessments', { authorization: `Bearer ${otherKey}` }, { ...order, callback_url: `${ats.base}/x` });
+      assert.equal(elsewhere.statusCode, 400);
+      assert.match(elsewhere.json().error, /quick/);
+
+      ats.routes.push((r) => (r.url.startsWith('/workable/') ? { status: 200, json: {} } : undefined));
+      await takeWithLink(ctx(), linkMailedTo(ctx().mailDir, 'wanda.workable@example.com'), undefined, QUICK_ANSWERS, { slug: 'quick' });
+      await settle();
+      const [put] = receivedAt(ats, '/workable/spi/v3/assessments/wk-1');
+      assert.ok(put, JSON.stringify(ats.received));
+      assert.equal(put.method, 'PUT');
+      assert.equal(put.headers.authorization, 'Bearer wk-secret-token-7a1e');
+      const result = JSON.parse(put.body);
+      assert.equal(result.status, 'completed');
+      assert.equal(result.score, 100);
+      assert.equal(result.grade, 'PASS');
+      assert.match(result.summary, /Reasoning 100%/);
+      const report = await ctx().request({ method: 'GET', url: result.results_url.replace('http://portal.test', '') });
+      assert.equal(report.statusCode, 200);
+      assert.match(report.body, /Wanda/);
+      const pdf = await ctx().request({ method: 'GET', url: result.attachments[0].url.replace('http://portal.test', '') });
+      assert.equal(pdf.headers['content-type'], 'application/pdf');
+    });
+
+    it('Workable: a wrong or missing token is 401 {error} (logged without the token); bad orders are 400 and invite nobody', async () => {
+      for (const authorization of ['Bearer ack_not_a_key', `Basic ${Buffer.from(`${key}:`).toString('base64')}`, '']) {
+        const refused = await call('GET', '/partners/workable/tests', { authorization });
+        assert.equal(refused.statusCode, 401, authorization);
+        assert.deepEqual(Object.keys(refused.json()), ['error']);
+        assert.match(String(refused.headers['www-authenticate']), /^Bearer/);
+      }
+      const bearer = { authorization: `Bearer ${key}` };
+      const base = { test_id: 'quick', candidate: { first_name: 'B', last_name: 'Ad', email: 'bad.workable@example.com' }, callback_url: `${ats.base}/workable/x` };
+      for (const [body, field] of [
+        [{ ...base, test_id: 'nope' }, 'nope'],
+        [{ ...base, candidate: { ...base.candidate, email: 'nope' } }, 'email'],
+        [{ ...base, callback_url: 'ftp://x' }, 'callback_url'],
+        [{ ...base, callback_url: undefined }, 'callback_url'],
+      ] as const) {
+        const refused = await call('POST', '/partners/workable/assessments', bearer, body);
+        assert.equal(refused.statusCode, 400, refused.body);
+        assert.match(refused.json().error, new RegExp(field));
+      }
+      assert.deepEqual(await invitationsOf('bad.workable@example.com'), []);
+    });
+
+    it('Workable: a callback answered 500, then not at all, is tried again as the clock moves, and succeeds once Workable answers', async () => {
+      const bearer = { authorization: `Bearer ${key}` };
+      const created = await call('POST', '/partners/workable/assessments', bearer, {
+        test_id: 'quick',
+        candidate: { first_name: 'Rita', last_name: 'Retry', email: 'rita.workable@example.com' },
+        callback_url: `${ats.base}/workable/spi/v3/assessments/wk-2`,
+      });
+      const id = created.json().id as string;
+      ats.failWith({ status: 500, json: { error: 'down' } });
+      await takeWithLink(ctx(), linkMailedTo(ctx().mailDir, 'rita.workable@example.com'), undefined, QUICK_ANSWERS, { slug: 'quick' });
+      await settle();
+      assert.deepEqual(
+        (await callbacksOf(id)).map((c) => [c.status, c.attempts, c.last_status]),
+        [['pending', 1, 500]],
+      );
+      ats.failWith('hang');
+      clock.offset += 6_000;
+      await settle();
+      assert.deepEqual(
+        (await callbacksOf(id)).map((c) => [c.status, c.attempts, c.last_status]),
+        [['pending', 2, null]],
+      );
+      ats.failWith(null);
+      await settleWithRetries();
+      assert.deepEqual(
+        (await callbacksOf(id)).map((c) => [c.status, c.attempts]),
+        [['succeeded', 3]],
+      );
+      assert.equal(receivedAt(ats, '/workable/spi/v3/assessments/wk-2', 'PUT').length, 3);
+    });
+  },
+  {
+    webhookAllowPrivateNetworks: true,
+    webhookTimeoutMs: 300,
+    now: clock.now,
+    hibobApiUrl: `${ats.base}/hibob`,
+    leverApiUrl: `${ats.base}/lever`,
+    smartrecruitersApiUrl: `${ats.base}/sr`,
+  },
+);
