@@ -167,6 +167,103 @@ describeEachStore(
       );
       assert.equal(receivedAt(ats, '/workable/spi/v3/assessments/wk-2', 'PUT').length, 3);
     });
+
+    it('SmartRecruiters: packages listed; an order placed twice invites once; started and the result go under the order with an OAuth token of the customer’s client', async () => {
+      const connected = await runCli(url, ['ats', 'smartrecruiters', '--instance', instance, '--client-id', 'sr-client-1', '--client-secret', 'sr-secret-9b2c']);
+      assert.equal(connected.code, 0, connected.stderr);
+      assert.match(connected.stdout, /clientSecret set \(…9b2c\), clientId sr-client-1/);
+      // SmartRecruiters' side: its token endpoint (client credentials) and the order's status and results.
+      let issued = 0;
+      ats.routes.push((r) => {
+        if (r.url === '/sr/identity/oauth/token' && r.method === 'POST') {
+          const form = new URLSearchParams(r.body);
+          if (form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== 'sr-client-1' || form.get('client_secret') !== 'sr-secret-9b2c')
+            return { status: 401, json: { error: 'invalid_client' } };
+          issued += 1;
+          return { status: 200, json: { access_token: `sr-access-${issued}`, token_type: 'Bearer', expires_in: 1800 } };
+        }
+        if (!r.url.startsWith('/sr/assessments/orders/')) return undefined;
+        if (!/^Bearer sr-access-\d$/.test(r.headers.authorization ?? '')) return { status: 401, json: { code: 'UNAUTHORIZED', message: 'bad token' } };
+        return r.url.endsWith('/status') ? { status: 204 } : { status: 201, json: {} };
+      });
+      const bearer = { authorization: `Bearer ${key}` };
+      const packages = await call('GET', '/partners/smartrecruiters/packages', bearer);
+      assert.equal(packages.statusCode, 200, packages.body);
+      assert.deepEqual(packages.json(), { totalFound: 1, content: [{ id: 'quick', name: 'Quick check', description: 'One question, scored at once.', durationMinutes: 10 }] });
+      const wrong = await call('GET', '/partners/smartrecruiters/packages', { authorization: 'Bearer ack_wrong' });
+      assert.equal(wrong.statusCode, 401);
+      assert.deepEqual(Object.keys(wrong.json()).sort(), ['code', 'message']);
+      assert.equal(wrong.json().code, 'UNAUTHORIZED');
+
+      const order = {
+        id: 'sr-order-1001',
+        packageId: 'quick',
+        candidate: { id: 'c-77', firstName: 'Sam', lastName: 'Smart', email: 'sam.sr@example.com' },
+        job: { id: 'job-5', name: 'Support lead' },
+        company: { id: 'co-1', name: 'Orlando Magic Inc.' },
+        requestor: { firstName: 'Rob', lastName: 'Kaman', email: 'rob@example.com' },
+      };
+      const placed = await call('POST', '/partners/smartrecruiters/orders', bearer, order);
+      assert.equal(placed.statusCode, 201, placed.body);
+      assert.equal(placed.json().orderId, 'sr-order-1001');
+      const again = await call('POST', '/partners/smartrecruiters/orders', bearer, order);
+      assert.equal(again.statusCode, 200);
+      assert.equal(again.json().assessmentId, placed.json().assessmentId);
+      assert.equal((await invitationsOf('sam.sr@example.com')).length, 1);
+      const invalid = await call('POST', '/partners/smartrecruiters/orders', bearer, { ...order, id: 'sr-order-x', packageId: 'nope' });
+      assert.equal(invalid.statusCode, 400);
+      assert.equal(invalid.json().code, 'INVALID_REQUEST');
+
+      const link = linkMailedTo(ctx().mailDir, 'sam.sr@example.com');
+      await takeWithLink(ctx(), link, 'started', [], { slug: 'quick' });
+      await settle();
+      await takeWithLink(ctx(), link, undefined, QUICK_ANSWERS, { slug: 'quick' }).catch(() => undefined);
+      await settle();
+      await settle();
+      const [status] = receivedAt(ats, '/sr/assessments/orders/sr-order-1001/status', 'PUT');
+      assert.deepEqual(JSON.parse(status!.body), { status: 'IN_PROGRESS' });
+      assert.equal(status!.headers.authorization, 'Bearer sr-access-1');
+      const [results] = receivedAt(ats, '/sr/assessments/orders/sr-order-1001/results', 'POST');
+      assert.ok(results, JSON.stringify(ats.received.map((r) => r.url)));
+      const body = JSON.parse(results.body);
+      assert.deepEqual(body.score, { value: 100, max: 100 });
+      assert.equal(body.status, 'COMPLETED');
+      assert.equal(body.passed, true);
+      assert.match(body.resultUrl, /^http:\/\/portal\.test\/reports\//);
+      assert.match(body.attachments[0].url, /\.pdf\?/);
+      assert.equal(issued, 1, 'the token is kept until it nearly expires');
+    });
+
+    it('SmartRecruiters: a withdrawn order cancels the invitation and says CANCELLED; a wrong client secret keeps the callback waiting, never sent with a bad token', async () => {
+      const bearer = { authorization: `Bearer ${key}` };
+      const order = { id: 'sr-order-2002', packageId: 'quick', candidate: { firstName: 'Cal', lastName: 'Cancel', email: 'cal.sr@example.com' } };
+      assert.equal((await call('POST', '/partners/smartrecruiters/orders', bearer, order)).statusCode, 201);
+      // Another instance's key cannot withdraw this instance's order.
+      assert.equal((await call('DELETE', '/partners/smartrecruiters/orders/sr-order-2002', { authorization: `Bearer ${otherKey}` })).statusCode, 404);
+      const withdrawn = await call('DELETE', '/partners/smartrecruiters/orders/sr-order-2002', bearer);
+      assert.equal(withdrawn.statusCode, 204, withdrawn.body);
+      assert.deepEqual(
+        (await invitationsOf('cal.sr@example.com')).map((i) => i.state),
+        [true],
+      );
+      const unknown = await call('DELETE', '/partners/smartrecruiters/orders/sr-order-none', bearer);
+      assert.equal(unknown.statusCode, 404);
+      assert.equal(unknown.json().code, 'NOT_FOUND');
+      await settle();
+      const [cancelled] = receivedAt(ats, '/sr/assessments/orders/sr-order-2002/status', 'PUT');
+      assert.deepEqual(JSON.parse(cancelled!.body), { status: 'CANCELLED' });
+
+      await ctx().request({ method: 'PUT', url: `/admin/v1/instances/${instance}/integrations/smartrecruiters`, payload: { secrets: { clientSecret: 'not-the-secret' } } });
+      const third = { id: 'sr-order-3003', packageId: 'quick', candidate: { firstName: 'Wes', lastName: 'Wrong', email: 'wes.sr@example.com' } };
+      const placed = await call('POST', '/partners/smartrecruiters/orders', bearer, third);
+      await takeWithLink(ctx(), linkMailedTo(ctx().mailDir, 'wes.sr@example.com'), 'started', [], { slug: 'quick' });
+      await settle();
+      assert.deepEqual(
+        (await callbacksOf(placed.json().assessmentId)).map((c) => [c.status, c.attempts]),
+        [['pending', 1]],
+      );
+      assert.equal(receivedAt(ats, '/sr/assessments/orders/sr-order-3003/status').length, 0);
+    });
   },
   {
     webhookAllowPrivateNetworks: true,

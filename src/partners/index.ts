@@ -9,6 +9,8 @@ import { ashbyRoutes } from './ashby/routes.js';
 import { greenhouseCallbacks } from './greenhouse/callbacks.js';
 import { greenhouseRoutes } from './greenhouse/routes.js';
 import type { PartnerApis, PartnerDeps } from './shared.js';
+import { smartRecruitersCallbacks } from './smartrecruiters/callbacks.js';
+import { smartRecruitersRoutes } from './smartrecruiters/routes.js';
 import { workableCallbacks } from './workable/callbacks.js';
 import { workableRoutes } from './workable/routes.js';
 
@@ -24,6 +26,11 @@ export const ADAPTERS: { [P in Partner]?: PartnerAdapter } = {
   greenhouse: { label: 'Greenhouse', routes: greenhouseRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: () => greenhouseCallbacks },
   ashby: { label: 'Ashby', routes: ashbyRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: (apis) => ashbyCallbacks(apis.ashby) },
   workable: { label: 'Workable', routes: workableRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: () => workableCallbacks },
+  smartrecruiters: {
+    label: 'SmartRecruiters',
+    routes: smartRecruitersRoutes as FastifyPluginAsync<PartnerDeps>,
+    callbacks: (apis) => smartRecruitersCallbacks(apis.smartrecruiters),
+  },
 };
 
 /** Where each adapter is served: /partners/<ats>. */

@@ -7,7 +7,9 @@ import { Problem } from '../http/problem.js';
 import type { keyAuthenticator } from '../modules/keys/authenticate.js';
 import type { KeyGrant } from '../modules/keys/repository.js';
 import type { InviteDeps } from '../modules/invitations/deps.js';
-import type { CommandRequest } from '../domain/command.js';
+import { runCommand, type CommandRequest } from '../domain/command.js';
+import { cancelPartnerAssessment } from '../modules/integrations/commands.js';
+import type { Partner } from '../modules/integrations/repository.js';
 import { commandRequest } from '../http/command.js';
 import { BIDI_CONTROLS } from '../http/validation.js';
 import type { PartnerHttp } from '../modules/integrations/worker.js';
@@ -110,6 +112,15 @@ export function registerPartnerScope(
 
 /** The command context's request of an ATS's call: the API key is the actor. */
 export const partnerRequest = (request: FastifyRequest, deps: PartnerDeps): CommandRequest => commandRequest(request, deps.now());
+
+/** Withdraws the invitation behind an ATS's link (the cancel command, in its own transaction), found by our id of it or by the ATS's request. */
+export async function cancelFromPartner(
+  deps: PartnerDeps,
+  req: CommandRequest,
+  input: { instanceId: string; partner: Partner } & ({ publicId: string } | { requestKey: string }),
+): Promise<void> {
+  await runCommand(deps.invite.db, req, (ctx) => cancelPartnerAssessment(ctx, deps.invite, input), `partner-${input.partner}-cancel`);
+}
 
 /** The instance of an authenticated ATS request. */
 export const instanceOf = (request: FastifyRequest): KeyGrant => request.partnerInstance!;

@@ -100,10 +100,12 @@ export async function startFromPartner(deps: Omit<InviteDeps, 'attempts'>, req: 
 export async function cancelPartnerAssessment(
   ctx: CommandContext,
   deps: Pick<InviteDeps, 'attempts'>,
-  input: { instanceId: string; partner: Partner; publicId: string },
+  input: { instanceId: string; partner: Partner } & ({ publicId: string } | { requestKey: string }),
 ): Promise<void> {
-  const linked = await linkedInvitation(ctx.tx, input.instanceId, input.partner, input.publicId, ctx.now);
-  if (!linked) throw notFound(`No assessment ${input.publicId} was started by ${input.partner} for this instance`);
+  // An ATS that names its own order (SmartRecruiters' order id) finds the link by the request it made.
+  const publicId = 'publicId' in input ? input.publicId : (await findLink(ctx.tx, input.instanceId, input.partner, input.requestKey))?.publicId;
+  const linked = publicId === undefined ? undefined : await linkedInvitation(ctx.tx, input.instanceId, input.partner, publicId, ctx.now);
+  if (!linked) throw notFound(`No assessment ${'publicId' in input ? input.publicId : input.requestKey} was started by ${input.partner} for this instance`);
   await cancelInvitation(ctx, deps, { instanceIds: [input.instanceId], candidateId: linked.candidateId, assessmentId: linked.assessmentSlug });
 }
 

@@ -3,20 +3,10 @@
 // integration (Bearer), the body {status: "completed", score, grade, summary, results_url}.
 // Workable's contract has no state before "completed": starting is not sent.
 import type { CallbackFormat } from '../../modules/integrations/worker.js';
-import { resultFacts } from '../result.js';
+import { resultFacts, resultSummary } from '../result.js';
 
 /** The invitation's events Workable is told of. */
 export const WORKABLE_EVENTS = ['score.finalized', 'score.updated'];
-
-/** A one-line summary of a final result: the verdict, each category, the typing speed, the integrity flag. */
-export function resultSummary(facts: ReturnType<typeof resultFacts>): string {
-  const parts = [`${facts.scoreStatus.replace('_', ' ')}: ${facts.totalScore}% overall`];
-  for (const c of facts.categories) parts.push(`${c.name} ${c.score}%`);
-  if (facts.typingWpm > 0) parts.push(`typing ${facts.typingWpm} words per minute`);
-  if (facts.minutesTaken !== undefined) parts.push(`${facts.minutesTaken} minutes`);
-  parts.push(facts.redFlag ? 'integrity flagged: see the report' : 'no integrity flags');
-  return parts.join('; ');
-}
 
 export const workableCallbacks: CallbackFormat = {
   request({ callback, event, reportUrl, pdfUrl, settings }) {
