@@ -36,7 +36,7 @@ import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { keyAuthenticator, registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { bulkInviteAdminRoutes } from './modules/bulk-invites/admin-routes.js';
 import { integrationAdminRoutes } from './modules/integrations/admin-routes.js';
-import { partnerApis, registerPartners } from './partners/index.js';
+import { partnerApis, partnerConnected, registerPartners } from './partners/index.js';
 import { partnerHttp } from './modules/integrations/worker.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
@@ -265,16 +265,15 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   );
 
   // The native adapters of applicant-tracking systems (src/partners/index.ts), each in its own shapes.
-  await app.register(async (scope) =>
-    registerPartners(scope, {
-      invite: inviteDeps,
-      authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
-      now: clock,
-      publicUrl: config.publicUrl,
-      http: partnerHttp({ allowPrivate: config.webhookAllowPrivateNetworks ?? false, timeoutMs: config.webhookTimeoutMs }),
-      apis: partnerApis(config),
-    }),
-  );
+  const partnerDeps = {
+    invite: inviteDeps,
+    authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
+    now: clock,
+    publicUrl: config.publicUrl,
+    http: partnerHttp({ allowPrivate: config.webhookAllowPrivateNetworks ?? false, timeoutMs: config.webhookTimeoutMs }),
+    apis: partnerApis(config),
+  };
+  await app.register(async (scope) => registerPartners(scope, partnerDeps));
 
   await app.register(
     async (admin) => {
@@ -292,7 +291,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(userAdminRoutes, { db, now: clock });
       await admin.register(ssoAdminRoutes, { db, now: clock, sso });
       await admin.register(webhookAdminRoutes, { db, now: clock });
-      await admin.register(integrationAdminRoutes, { db, now: clock });
+      await admin.register(integrationAdminRoutes, { db, now: clock, connected: (partner, instanceId) => partnerConnected(partnerDeps, partner, instanceId) });
       await admin.register(bulkInviteAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir, now: clock });
       await admin.register(equalityAdminRoutes, { db, now: clock });

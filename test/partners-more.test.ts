@@ -6,12 +6,16 @@
 // (hire.lever.co/developer). A candidate takes the test in the portal with the e-mailed link, and
 // the stand-in receives the status and the result as the ATS documents them, authenticated so.
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { after, before, it } from 'node:test';
 import { QUICK_ASSESSMENT, describeEachStore } from './harness.js';
 import { QUICK_ANSWERS, linkMailedTo, receivedAt, standIn } from './support/ats.js';
 import { movingClock } from './support/clock.js';
 import { runCli } from './support/cli.js';
 import { takeWithLink } from './support/take.js';
+
+/** Bob-Signature as Bob's documentation gives it: the base64 HMAC-SHA512 of the body under the webhook secret. */
+const bobSignature = (secret: string, body: string) => createHmac('sha512', secret).update(body).digest('base64');
 
 const ats = await standIn();
 after(() => ats.close());
@@ -48,6 +52,17 @@ describeEachStore(
           [email],
         )
       ).rows;
+
+    /** An event as Bob sends it (IDs only), for company `companyId`. */
+    const bobEvent = (type: string, id: string, companyId = 4242) =>
+      JSON.stringify({ companyId, type, triggeredAt: new Date(clock.now()).toISOString(), version: 'v2', data: { assessmentRequestId: id } });
+    const toBob = (body: string, signature: string) =>
+      ctx().request({
+        method: 'POST',
+        url: '/partners/hibob/events',
+        headers: { 'content-type': 'application/json', ...(signature ? { 'bob-signature': signature } : {}) },
+        payload: body,
+      });
 
     before(async () => {
       // One stand-in serves both stores' suites, one after the other: each starts with it empty.
@@ -263,6 +278,104 @@ describeEachStore(
         [['pending', 1]],
       );
       assert.equal(receivedAt(ats, '/sr/assessments/orders/sr-order-3003/status').length, 0);
+    });
+
+    it('HiBob: connecting publishes the packages; a signed trigger (delivered twice) reads the context and invites once; Bob hears in_progress, then passed with the score, by PATCH of the assessment', async () => {
+      ats.routes.push((r) => {
+        if (!r.url.startsWith('/hibob/')) return undefined;
+        if (r.headers.authorization !== 'Bearer hb-access-token-5d6e') return { status: 401, json: { error: 'unauthorized' } };
+        if (r.url === '/hibob/hiring/assessments/packages' && r.method === 'PUT') return { status: 204 };
+        const id = /^\/hibob\/hiring\/assessments\/(\d+)$/.exec(r.url)?.[1];
+        if (id && r.method === 'PATCH') return { status: 204 };
+        if (id && r.method === 'GET')
+          return {
+            status: 200,
+            json: {
+              id: Number(id),
+              candidate: { id: `cand-${id}`, firstName: 'Bea', lastName: `Bob${id}`, email: `bea.${id}@example.com` },
+              requester: { id: 'emp-1', email: 'recruiter@example.com' },
+              jobOpening: { id: 'job-9', title: 'Payroll specialist' },
+              package: { id: 'quick', name: 'Quick check' },
+              requestedAt: '2026-12-01T10:00:00Z',
+            },
+          };
+        return undefined;
+      });
+      const connected = await runCli(url, [
+        'ats',
+        'hibob',
+        '--instance',
+        instance,
+        '--company-id',
+        '4242',
+        '--access-token',
+        'hb-access-token-5d6e',
+        '--webhook-secret',
+        'hb-webhook-secret',
+      ]);
+      assert.equal(connected.code, 0, connected.stderr);
+      assert.match(connected.stdout, /1 package published to HiBob/);
+      assert.doesNotMatch(connected.stdout, /hb-access-token|hb-webhook-secret/);
+      const [published] = receivedAt(ats, '/hibob/hiring/assessments/packages', 'PUT');
+      assert.deepEqual(
+        JSON.parse(published!.body).packages.map((p: { id: string }) => p.id),
+        ['quick'],
+      );
+
+      const triggered = bobEvent('assessment.triggered', '98765');
+      for (let i = 0; i < 2; i++) {
+        const delivered = await toBob(triggered, bobSignature('hb-webhook-secret', triggered));
+        assert.equal(delivered.statusCode, 204, delivered.body);
+      }
+      assert.equal((await invitationsOf('bea.98765@example.com')).length, 1);
+      assert.equal(receivedAt(ats, '/hibob/hiring/assessments/98765', 'GET').length, 1, 'a delivery again asks Bob nothing');
+
+      const link = linkMailedTo(ctx().mailDir, 'bea.98765@example.com');
+      await takeWithLink(ctx(), link, 'started', [], { slug: 'quick' });
+      await takeWithLink(ctx(), link, undefined, QUICK_ANSWERS, { slug: 'quick' }).catch(() => undefined);
+      await settle();
+      await settle();
+      const patches = receivedAt(ats, '/hibob/hiring/assessments/98765', 'PATCH').map((r) => JSON.parse(r.body));
+      assert.deepEqual(
+        patches.map((p) => p.status),
+        ['in_progress', 'passed'],
+      );
+      assert.equal(patches[1].score, 100);
+      assert.equal(patches[1].verdict, 'PASS');
+      assert.deepEqual(patches[1].sectionSummary, [{ name: 'Reasoning', score: 100 }]);
+      assert.match(patches[1].resultUrl, /\/reports\//);
+      for (const p of patches) assert.equal('assessmentRequestId' in p, false, 'the id is in the path, never the body');
+    });
+
+    it('HiBob: a wrong signature or another company is 401 {error}; a cancelled assessment is withdrawn and Bob hears nothing more; Bob’s API failing is 503 (Bob delivers again)', async () => {
+      const triggered = bobEvent('assessment.triggered', '98766');
+      for (const [body, signature] of [
+        [triggered, bobSignature('not-the-secret', triggered)],
+        [triggered, ''],
+        [bobEvent('assessment.triggered', '98766', 9999), bobSignature('hb-webhook-secret', bobEvent('assessment.triggered', '98766', 9999))],
+      ] as const) {
+        const refused = await toBob(body, signature);
+        assert.equal(refused.statusCode, 401, refused.body);
+        assert.deepEqual(Object.keys(refused.json()), ['error']);
+      }
+      assert.deepEqual(await invitationsOf('bea.98766@example.com'), []);
+
+      ats.failWith({ status: 502, json: { error: 'bad gateway' } });
+      const down = await toBob(triggered, bobSignature('hb-webhook-secret', triggered));
+      assert.equal(down.statusCode, 503, down.body);
+      assert.deepEqual(await invitationsOf('bea.98766@example.com'), []);
+      ats.failWith(null);
+      assert.equal((await toBob(triggered, bobSignature('hb-webhook-secret', triggered))).statusCode, 204);
+      assert.equal((await invitationsOf('bea.98766@example.com')).length, 1);
+
+      const cancelled = bobEvent('assessment.cancelled', '98766');
+      assert.equal((await toBob(cancelled, bobSignature('hb-webhook-secret', cancelled))).statusCode, 204);
+      assert.deepEqual(
+        (await invitationsOf('bea.98766@example.com')).map((i) => i.state),
+        [true],
+      );
+      await settle();
+      assert.equal(receivedAt(ats, '/hibob/hiring/assessments/98766', 'PATCH').length, 0);
     });
   },
   {

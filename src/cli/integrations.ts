@@ -66,7 +66,7 @@ function configure(partner: Ats): Command {
     const settingsText = Object.entries(data.options ?? {}).map(([name, value]) => `${name} ${value}`);
     return {
       data,
-      text: `${partner}: ${[...keyText, ...hints, ...settingsText].join(', ') || 'nothing set'}; candidates ${data.sendEmail ? 'are e-mailed their link by this service' : 'are reached by the ATS'}.`,
+      text: `${partner}: ${[...keyText, ...hints, ...settingsText].join(', ') || 'nothing set'}; candidates ${data.sendEmail ? 'are e-mailed their link by this service' : 'are reached by the ATS'}.${data.note ? ` ${data.note[0]!.toUpperCase()}${data.note.slice(1)}.` : ''}`,
     };
   };
 }

@@ -9,6 +9,8 @@ import { ashbyRoutes } from './ashby/routes.js';
 import { greenhouseCallbacks } from './greenhouse/callbacks.js';
 import { greenhouseRoutes } from './greenhouse/routes.js';
 import type { PartnerApis, PartnerDeps } from './shared.js';
+import { hibobCallbacks } from './hibob/callbacks.js';
+import { hibobRoutes, publishHibobPackages } from './hibob/routes.js';
 import { smartRecruitersCallbacks } from './smartrecruiters/callbacks.js';
 import { smartRecruitersRoutes } from './smartrecruiters/routes.js';
 import { workableCallbacks } from './workable/callbacks.js';
@@ -20,12 +22,15 @@ export interface PartnerAdapter {
   routes: FastifyPluginAsync<PartnerDeps>;
   /** How the ATS is called back, given where its API is. */
   callbacks(apis: PartnerApis): CallbackFormat;
+  /** What the adapter does once an instance's settings are saved (HiBob: publish the packages); a sentence saying how it went. */
+  connected?(deps: PartnerDeps, instanceId: string): Promise<string>;
 }
 
 export const ADAPTERS: { [P in Partner]?: PartnerAdapter } = {
   greenhouse: { label: 'Greenhouse', routes: greenhouseRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: () => greenhouseCallbacks },
   ashby: { label: 'Ashby', routes: ashbyRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: (apis) => ashbyCallbacks(apis.ashby) },
   workable: { label: 'Workable', routes: workableRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: () => workableCallbacks },
+  hibob: { label: 'HiBob', routes: hibobRoutes, callbacks: (apis) => hibobCallbacks(apis.hibob), connected: publishHibobPackages },
   smartrecruiters: {
     label: 'SmartRecruiters',
     routes: smartRecruitersRoutes as FastifyPluginAsync<PartnerDeps>,
@@ -55,6 +60,10 @@ export const partnerApis = (config: { ashbyApiUrl?: string; hibobApiUrl?: string
 export async function registerPartners(app: FastifyInstance, deps: PartnerDeps): Promise<void> {
   for (const [partner, adapter] of Object.entries(ADAPTERS) as [Partner, PartnerAdapter][]) await app.register(adapter.routes, { ...deps, prefix: partnerPath(partner) });
 }
+
+/** What the ATS's adapter does once an instance's settings are saved, if anything. */
+export const partnerConnected = (deps: PartnerDeps, partner: Partner, instanceId: string): Promise<string | undefined> =>
+  ADAPTERS[partner]?.connected?.(deps, instanceId) ?? Promise.resolve(undefined);
 
 /** How each ATS is called back. */
 export const callbackFormats = (apis: PartnerApis): Record<Partner, CallbackFormat> =>

@@ -6923,6 +6923,8 @@ export interface operations {
                         options?: {
                             [key: string]: string;
                         };
+                        /** @description What the adapter did on connecting, when it does something (HiBob: the packages published to Bob) */
+                        note?: string;
                     };
                 };
             };
@@ -7001,6 +7003,8 @@ export interface operations {
                             options?: {
                                 [key: string]: string;
                             };
+                            /** @description What the adapter did on connecting, when it does something (HiBob: the packages published to Bob) */
+                            note?: string;
                         }[];
                         callbacks: {
                             /** @example 42 */

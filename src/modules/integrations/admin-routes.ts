@@ -10,7 +10,7 @@ import { DateTime, adminSecurity, problemResponses } from '../../http/openapi.js
 import { InstanceName } from '../tenants/admin-routes.js';
 import { requireInstance } from '../tenants/repository.js';
 import { configurePartner, retryPartnerCallback, summaryOf } from './commands.js';
-import { PARTNERS, listCallbacks, partnerSettings } from './repository.js';
+import { PARTNERS, listCallbacks, partnerSettings, type Partner } from './repository.js';
 
 const Partner = Type.Union(
   [Type.Literal('greenhouse'), Type.Literal('ashby'), Type.Literal('workable'), Type.Literal('hibob'), Type.Literal('lever'), Type.Literal('smartrecruiters')],
@@ -29,6 +29,7 @@ const SettingsView = Type.Object(
     sendEmail: Type.Boolean({ description: 'Whether the service e-mails the link to candidates this ATS sends (false: the ATS reaches them)', examples: [true] }),
     secretHints: Named("The last four characters of each of the instance's secrets at the ATS, by name (absent when none is set)"),
     options: Named("The instance's settings at the ATS that are no secret, by name (absent when none is set)"),
+    note: Type.Optional(Type.String({ description: 'What the adapter did on connecting, when it does something (HiBob: the packages published to Bob)' })),
   },
   { additionalProperties: false },
 );
@@ -50,7 +51,12 @@ const CallbackView = Type.Object(
   { additionalProperties: false },
 );
 
-export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; now: () => Date }> = async (app, { db, now }) => {
+export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{
+  db: Database;
+  now: () => Date;
+  /** What the ATS's adapter does once settings are saved (HiBob publishes the packages): a sentence saying how it went. */
+  connected?: (partner: Partner, instanceId: string) => Promise<string | undefined>;
+}> = async (app, { db, now, connected }) => {
   const tags = ['admin'];
   app.put(
     '/instances/:instance/integrations/:partner',
@@ -80,7 +86,8 @@ export const integrationAdminRoutes: FastifyPluginAsyncTypebox<{ db: Database; n
       const saved = await runCommand(db, commandRequest(request, now()), (ctx) =>
         configurePartner(ctx, { instanceId: instance.id, partner: request.params.partner, ...request.body }),
       );
-      return { partner: request.params.partner, ...saved };
+      const note = await connected?.(request.params.partner, instance.id);
+      return { partner: request.params.partner, ...saved, ...(note ? { note } : {}) };
     },
   );
 
