@@ -64,6 +64,22 @@ describeEachStore(
         payload: body,
       });
 
+    /** A webhook as Lever sends it, signed as Lever documents: hex HMAC-SHA256 of token + triggeredAt under the signature token. */
+    const leverEvent = (event: string, opportunityId: string, toStageId?: string) => {
+      const token = `tok-${Math.random().toString(36).slice(2)}`;
+      const triggeredAt = clock.now().getTime();
+      const signature = createHmac('sha256', 'lv-signature-token').update(`${token}${triggeredAt}`).digest('hex');
+      return {
+        triggeredAt,
+        event,
+        signature,
+        token,
+        data: { candidateId: `cand-${opportunityId}`, contactId: `contact-${opportunityId}`, opportunityId, fromStageId: 'stage-new', toStageId },
+      };
+    };
+    const toLever = (body: object) =>
+      ctx().request({ method: 'POST', url: '/partners/lever/webhook', headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+
     before(async () => {
       // One stand-in serves both stores' suites, one after the other: each starts with it empty.
       ats.received.length = 0;
@@ -376,6 +392,75 @@ describeEachStore(
       );
       await settle();
       assert.equal(receivedAt(ats, '/hibob/hiring/assessments/98766', 'PATCH').length, 0);
+    });
+
+    it('Lever: a signed stage change into the chosen stage invites the opportunity’s contact once; notes tell the start and the result with the report and its PDF; archiving withdraws; a bad signature is 401', async () => {
+      const basicKey = `Basic ${Buffer.from('lv-api-key-3f9a:').toString('base64')}`;
+      ats.routes.push((r) => {
+        if (!r.url.startsWith('/lever/')) return undefined;
+        if (r.headers.authorization !== basicKey) return { status: 401, json: { code: 'UnauthorizedError', message: 'Invalid API key' } };
+        const id = /^\/lever\/opportunities\/([^/]+)/.exec(r.url)?.[1];
+        if (id && r.url.endsWith('/notes') && r.method === 'POST') return { status: 201, json: { data: { noteId: `note-${id}` } } };
+        if (id && r.method === 'GET')
+          return { status: 200, json: { data: { id, name: `Lena ${id}`, contact: `contact-${id}`, emails: [`lena.${id}@example.com`], stage: 'stage-assess', tags: [] } } };
+        return undefined;
+      });
+      const connected = await runCli(url, [
+        'ats',
+        'lever',
+        '--instance',
+        instance,
+        '--api-key',
+        'lv-api-key-3f9a',
+        '--stage',
+        'stage-assess',
+        '--assessment',
+        'quick',
+        '--signature-token',
+        'lv-signature-token',
+      ]);
+      assert.equal(connected.code, 0, connected.stderr);
+      assert.match(connected.stdout, /apiKey set \(…3f9a\)/);
+
+      assert.equal((await toLever(leverEvent('candidateStageChange', 'opp-1', 'stage-phone'))).statusCode, 200);
+      assert.deepEqual(await invitationsOf('lena.opp-1@example.com'), [], 'another stage invites nobody');
+      for (let i = 0; i < 2; i++) {
+        const entered = await toLever(leverEvent('candidateStageChange', 'opp-1', 'stage-assess'));
+        assert.equal(entered.statusCode, 200, entered.body);
+      }
+      assert.deepEqual(
+        (await invitationsOf('lena.opp-1@example.com')).map((i) => i.source),
+        ['lever'],
+      );
+      assert.equal(receivedAt(ats, '/lever/opportunities/opp-1', 'GET').length, 1);
+
+      const refused = await toLever({ ...leverEvent('candidateStageChange', 'opp-2', 'stage-assess'), signature: 'ab'.repeat(32) });
+      assert.equal(refused.statusCode, 401);
+      assert.deepEqual(Object.keys(refused.json()), ['error']);
+      assert.deepEqual(await invitationsOf('lena.opp-2@example.com'), []);
+
+      const link = linkMailedTo(ctx().mailDir, 'lena.opp-1@example.com');
+      await takeWithLink(ctx(), link, 'started', [], { slug: 'quick' });
+      await takeWithLink(ctx(), link, undefined, QUICK_ANSWERS, { slug: 'quick' }).catch(() => undefined);
+      await settle();
+      await settle();
+      const notes = receivedAt(ats, '/lever/opportunities/opp-1/notes', 'POST').map((r) => JSON.parse(r.body).value as string);
+      assert.equal(notes.length, 2, JSON.stringify(notes));
+      assert.match(notes[0]!, /^Started the assessment quick/);
+      assert.match(notes[1]!, /completed\. PASS: 100% overall; Reasoning 100%/);
+      const pdf = /PDF: (\S+)/.exec(notes[1]!)![1]!;
+      assert.equal((await ctx().request({ method: 'GET', url: pdf.replace('http://portal.test', '') })).headers['content-type'], 'application/pdf');
+
+      assert.equal((await toLever(leverEvent('candidateStageChange', 'opp-3', 'stage-assess'))).statusCode, 200);
+      const archived = await toLever({
+        ...leverEvent('candidateArchiveChange', 'opp-3'),
+        data: { opportunityId: 'opp-3', toArchived: { archivedAt: Date.now(), reason: 'r-1' }, fromArchived: null },
+      });
+      assert.equal(archived.statusCode, 200);
+      assert.deepEqual(
+        (await invitationsOf('lena.opp-3@example.com')).map((i) => i.state),
+        [true],
+      );
     });
   },
   {

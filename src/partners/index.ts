@@ -11,6 +11,8 @@ import { greenhouseRoutes } from './greenhouse/routes.js';
 import type { PartnerApis, PartnerDeps } from './shared.js';
 import { hibobCallbacks } from './hibob/callbacks.js';
 import { hibobRoutes, publishHibobPackages } from './hibob/routes.js';
+import { leverCallbacks } from './lever/callbacks.js';
+import { leverRoutes } from './lever/routes.js';
 import { smartRecruitersCallbacks } from './smartrecruiters/callbacks.js';
 import { smartRecruitersRoutes } from './smartrecruiters/routes.js';
 import { workableCallbacks } from './workable/callbacks.js';
@@ -26,11 +28,12 @@ export interface PartnerAdapter {
   connected?(deps: PartnerDeps, instanceId: string): Promise<string>;
 }
 
-export const ADAPTERS: { [P in Partner]?: PartnerAdapter } = {
+export const ADAPTERS: Record<Partner, PartnerAdapter> = {
   greenhouse: { label: 'Greenhouse', routes: greenhouseRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: () => greenhouseCallbacks },
   ashby: { label: 'Ashby', routes: ashbyRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: (apis) => ashbyCallbacks(apis.ashby) },
   workable: { label: 'Workable', routes: workableRoutes as FastifyPluginAsync<PartnerDeps>, callbacks: () => workableCallbacks },
   hibob: { label: 'HiBob', routes: hibobRoutes, callbacks: (apis) => hibobCallbacks(apis.hibob), connected: publishHibobPackages },
+  lever: { label: 'Lever', routes: leverRoutes, callbacks: (apis) => leverCallbacks(apis.lever) },
   smartrecruiters: {
     label: 'SmartRecruiters',
     routes: smartRecruitersRoutes as FastifyPluginAsync<PartnerDeps>,
@@ -63,7 +66,7 @@ export async function registerPartners(app: FastifyInstance, deps: PartnerDeps):
 
 /** What the ATS's adapter does once an instance's settings are saved, if anything. */
 export const partnerConnected = (deps: PartnerDeps, partner: Partner, instanceId: string): Promise<string | undefined> =>
-  ADAPTERS[partner]?.connected?.(deps, instanceId) ?? Promise.resolve(undefined);
+  ADAPTERS[partner].connected?.(deps, instanceId) ?? Promise.resolve(undefined);
 
 /** How each ATS is called back. */
 export const callbackFormats = (apis: PartnerApis): Record<Partner, CallbackFormat> =>
