@@ -329,6 +329,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     sessions: config.consoleSessions,
     sso,
     rateCeiling: config.rateLimitPerMinute ?? 600,
+    partnerConnected: (partner, instanceId) => partnerConnected(partnerDeps, partner, instanceId),
   });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });

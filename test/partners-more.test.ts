@@ -12,6 +12,7 @@ import { QUICK_ASSESSMENT, describeEachStore } from './harness.js';
 import { QUICK_ANSWERS, linkMailedTo, receivedAt, standIn } from './support/ats.js';
 import { movingClock } from './support/clock.js';
 import { runCli } from './support/cli.js';
+import { consoleAs, consoleUser } from './support/console.js';
 import { takeWithLink } from './support/take.js';
 
 /** Bob-Signature as Bob's documentation gives it: the base64 HMAC-SHA512 of the body under the webhook secret. */
@@ -461,6 +462,44 @@ describeEachStore(
         (await invitationsOf('lena.opp-3@example.com')).map((i) => i.state),
         [true],
       );
+    });
+
+    it('console: the Integrations page shows each ATS with what to paste and whether it is connected; an owner (not a manager) connects one, secrets never shown again; refusals sit beside their fields', async () => {
+      const owner = await consoleUser(ctx(), `owner-more-${ctx().store}@ats.example`, 'owner');
+      const manager = await consoleUser(ctx(), `manager-more-${ctx().store}@ats.example`, 'manager', [instance]);
+      const asOwner = await consoleAs(ctx(), `owner-more-${ctx().store}@ats.example`, owner.password);
+      const page = await asOwner.get(`/console/integrations?instance=${instance}`);
+      assert.equal(page.statusCode, 200, page.body);
+      for (const address of ['/partners/workable', '/partners/smartrecruiters', '/partners/hibob/events', '/partners/lever/webhook'])
+        assert.ok(page.body.includes(`http://portal.test${address}`), address);
+      assert.match(page.body, /<h2 id="workable">Workable <span class="badge">connected<\/span>/);
+      assert.match(page.body, /Workable token \(the one Workable issued for results\)<\/dt><dd>set \(ending in <code>7a1e<\/code>\)/);
+      assert.doesNotMatch(page.body, /wk-secret-token|hb-access-token|lv-api-key|sr-secret/);
+
+      const made = await asOwner.post('/console/integrations/key', { instance, partner: 'smartrecruiters' });
+      const madeKey = /<code class="secret">([^<]+)<\/code>/.exec(made.body)![1]!;
+      assert.equal((await call('GET', '/partners/smartrecruiters/packages', { authorization: `Bearer ${madeKey}` })).statusCode, 200);
+
+      const saved = await asOwner.post('/console/integrations/settings', {
+        instance,
+        partner: 'hibob',
+        option_companyId: '4242',
+        secret_accessToken: 'hb-access-token-5d6e',
+        secret_webhookSecret: '',
+      });
+      assert.equal(saved.statusCode, 200, saved.body);
+      assert.match(saved.body, /HiBob settings saved\. 1 package published to HiBob\./);
+      assert.match(saved.body, /Webhook signing secret<\/dt><dd>set \(ending in <code>cret<\/code>\)/, 'a blank field keeps the secret');
+
+      const bad = await asOwner.post('/console/integrations/settings', { instance, partner: 'lever', secret_apiKey: 'has a space' });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.body, /Lever was not connected:<\/p><ul><li><a href="#lever-apiKey">secrets\.apiKey<\/a> must be 1-500 printable characters without spaces/);
+      assert.match(bad.body, /id="lever-apiKey" name="secret_apiKey"[^>]*aria-invalid="true" aria-describedby="lever-apiKey-error">/);
+
+      const asManager = await consoleAs(ctx(), `manager-more-${ctx().store}@ats.example`, manager.password);
+      const refused = await asManager.post('/console/integrations/settings', { instance, partner: 'workable', secret_token: 'other-token' });
+      assert.equal(refused.statusCode, 403);
+      assert.match((await asManager.get(`/console/integrations?instance=${instance}`)).body, /Only an owner \(or the operator\) may connect Workable/);
     });
   },
   {
