@@ -7,6 +7,7 @@
 // the stand-in receives the status and the result as the ATS documents them, authenticated so.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { Writable } from 'node:stream';
 import { after, before, it } from 'node:test';
 import { QUICK_ASSESSMENT, describeEachStore } from './harness.js';
 import { QUICK_ANSWERS, linkMailedTo, receivedAt, standIn } from './support/ats.js';
@@ -17,6 +18,15 @@ import { takeWithLink } from './support/take.js';
 
 /** Bob-Signature as Bob's documentation gives it: the base64 HMAC-SHA512 of the body under the webhook secret. */
 const bobSignature = (secret: string, body: string) => createHmac('sha512', secret).update(body).digest('base64');
+
+/** The app's log: refusals are written there, never with the credential refused. */
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
 
 const ats = await standIn();
 after(() => ats.close());
@@ -154,6 +164,12 @@ describeEachStore(
         assert.deepEqual(Object.keys(refused.json()), ['error']);
         assert.match(String(refused.headers['www-authenticate']), /^Bearer/);
       }
+      const refusals = logLines.filter((line) => line.includes('ATS credential refused'));
+      assert.ok(
+        refusals.some((line) => line.includes('"partner":"workable"')),
+        'the refusal is logged',
+      );
+      for (const line of logLines) assert.doesNotMatch(line, /ack_not_a_key/, 'never with the credential');
       const bearer = { authorization: `Bearer ${key}` };
       const base = { test_id: 'quick', candidate: { first_name: 'B', last_name: 'Ad', email: 'bad.workable@example.com' }, callback_url: `${ats.base}/workable/x` };
       for (const [body, field] of [
@@ -376,6 +392,8 @@ describeEachStore(
         assert.deepEqual(Object.keys(refused.json()), ['error']);
       }
       assert.deepEqual(await invitationsOf('bea.98766@example.com'), []);
+      assert.ok(logLines.some((line) => line.includes('ATS credential refused') && line.includes('"partner":"hibob"')));
+      for (const line of logLines) assert.doesNotMatch(line, /hb-webhook-secret|not-the-secret/);
 
       ats.failWith({ status: 502, json: { error: 'bad gateway' } });
       const down = await toBob(triggered, bobSignature('hb-webhook-secret', triggered));
@@ -505,6 +523,7 @@ describeEachStore(
   {
     webhookAllowPrivateNetworks: true,
     webhookTimeoutMs: 300,
+    logStream,
     now: clock.now,
     hibobApiUrl: `${ats.base}/hibob`,
     leverApiUrl: `${ats.base}/lever`,

@@ -23,16 +23,15 @@ async function signer(deps: PartnerDeps, event: Record<string, unknown>) {
   const signature = textOf(event.signature);
   if (!token || !triggeredAt || !signature) return undefined;
   const connected = await connectedInstances(deps.invite.db, 'lever');
-  return connected.find(
-    (c) =>
-      c.secrets.signatureToken &&
-      sameSignature(
-        signature.toLowerCase(),
-        createHmac('sha256', c.secrets.signatureToken)
-          .update(token + triggeredAt)
-          .digest('hex'),
-      ),
-  );
+  // Lever gives each webhook its own signature token: several may be set, separated by commas.
+  const verifies = (secret: string) =>
+    sameSignature(
+      signature.toLowerCase(),
+      createHmac('sha256', secret)
+        .update(token + triggeredAt)
+        .digest('hex'),
+    );
+  return connected.find((c) => (c.secrets.signatureToken ?? '').split(',').some((secret) => secret !== '' && verifies(secret)));
 }
 
 /** The opportunity's contact as Lever gives it: its name (split at the first space) and first e-mail. */
