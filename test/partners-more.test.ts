@@ -514,6 +514,11 @@ describeEachStore(
       assert.match(bad.body, /Lever was not connected:<\/p><ul><li><a href="#lever-apiKey">secrets\.apiKey<\/a> must be 1-500 printable characters without spaces/);
       assert.match(bad.body, /id="lever-apiKey" name="secret_apiKey"[^>]*aria-invalid="true" aria-describedby="lever-apiKey-error">/);
 
+      // The candidate page says which ATS invited them, with the ATS's ids of it.
+      const { rows } = await ctx().db.query<{ id: string }>(`SELECT id FROM candidates WHERE email = 'lena.opp-1@example.com'`);
+      const candidatePage = await asOwner.get(`/console/candidates/${rows[0]!.id}?instance=${instance}`);
+      assert.match(candidatePage.body, /Invited through<\/dt><dd>Lever · Lever <code>[0-9a-f-]{36}<\/code> \(opportunity opp-1, candidate cand-opp-1\)/);
+
       const asManager = await consoleAs(ctx(), `manager-more-${ctx().store}@ats.example`, manager.password);
       const refused = await asManager.post('/console/integrations/settings', { instance, partner: 'workable', secret_token: 'other-token' });
       assert.equal(refused.statusCode, 403);

@@ -4,17 +4,10 @@
 import { html, type SafeHtml } from '../../html/html.js';
 import type { CallbackView, Partner } from '../../modules/integrations/repository.js';
 import { emptyState, errorSummary, fieldError, invalidAttributes } from '../components.js';
-import { when } from '../format.js';
+import { ATS_LABELS, when } from '../format.js';
 import { CONNECTED, connectSection } from './connect.js';
 
-export const LABELS: Record<Partner, string> = {
-  greenhouse: 'Greenhouse',
-  ashby: 'Ashby',
-  workable: 'Workable',
-  hibob: 'HiBob',
-  lever: 'Lever',
-  smartrecruiters: 'SmartRecruiters',
-};
+export const LABELS: Record<Partner, string> = ATS_LABELS;
 
 export interface PageState {
   notice?: string;
