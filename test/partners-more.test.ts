@@ -15,6 +15,7 @@ import { movingClock } from './support/clock.js';
 import { runCli } from './support/cli.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { takeWithLink } from './support/take.js';
+import { partnerHttp } from '../src/modules/integrations/worker.js';
 
 /** Bob-Signature as Bob's documentation gives it: the base64 HMAC-SHA512 of the body under the webhook secret. */
 const bobSignature = (secret: string, body: string) => createHmac('sha512', secret).update(body).digest('base64');
@@ -108,6 +109,14 @@ describeEachStore(
       assert.equal(connected.code, 0, connected.stderr);
       assert.deepEqual(JSON.parse(connected.stdout).secretHints, { token: '7a1e' });
       assert.doesNotMatch(connected.stdout, /wk-secret-token/);
+      // Stored sealed: the token is nowhere in the row as text.
+      const { rows: stored } = await ctx().db.query<{ row: string; sealed: Buffer }>(
+        `SELECT row_to_json(s)::text AS row, sealed_secrets AS sealed FROM partner_settings s WHERE partner = 'workable'`,
+      );
+      for (const row of stored) {
+        assert.doesNotMatch(row.row, /wk-secret-token/);
+        assert.equal(Buffer.from(row.sealed).includes('wk-secret-token'), false);
+      }
       const bearer = { authorization: `Bearer ${key}` };
 
       const tests = await call('GET', '/partners/workable/tests', bearer);
@@ -213,6 +222,10 @@ describeEachStore(
         (await callbacksOf(id)).map((c) => [c.status, c.attempts]),
         [['succeeded', 3]],
       );
+      assert.equal(receivedAt(ats, '/workable/spi/v3/assessments/wk-2', 'PUT').length, 3);
+      // Without WEBHOOK_ALLOW_PRIVATE_NETWORKS the same request to a loopback address is refused by the address guard, unsent.
+      const guarded = await partnerHttp({ allowPrivate: false, timeoutMs: 300 }).call('PUT', `${ats.base}/workable/spi/v3/assessments/wk-2`, {}, '{}');
+      assert.equal(guarded.response, 'address not allowed');
       assert.equal(receivedAt(ats, '/workable/spi/v3/assessments/wk-2', 'PUT').length, 3);
     });
 

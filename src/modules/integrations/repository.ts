@@ -282,8 +282,8 @@ type SettingsRow = {
   sendEmail: boolean;
   updatedAt: Date;
 };
-const SETTINGS = `instance_id AS "instanceId", sealed_key AS sealed, sealed_secrets AS "sealedSecrets", secret_hints AS "secretHints", options,
-  key_hint AS "keyHint", send_email AS "sendEmail", updated_at AS "updatedAt"`;
+const settingsColumns = (t: string) => `${t}.instance_id AS "instanceId", ${t}.sealed_key AS sealed, ${t}.sealed_secrets AS "sealedSecrets", ${t}.secret_hints AS "secretHints",
+  ${t}.options, ${t}.key_hint AS "keyHint", ${t}.send_email AS "sendEmail", ${t}.updated_at AS "updatedAt"`;
 
 async function opened(db: Queryable, partner: Partner, row: SettingsRow): Promise<PartnerSettings> {
   const box = row.sealed || row.sealedSecrets ? await sealerOf(db) : undefined;
@@ -294,7 +294,7 @@ async function opened(db: Queryable, partner: Partner, row: SettingsRow): Promis
 }
 
 export async function partnerSettings(db: Queryable, instanceId: string, partner: Partner): Promise<PartnerSettings> {
-  const { rows } = await db.query<SettingsRow>(`SELECT ${SETTINGS} FROM partner_settings WHERE instance_id = $1 AND partner = $2`, [instanceId, partner]);
+  const { rows } = await db.query<SettingsRow>(`SELECT ${settingsColumns('s')} FROM partner_settings s WHERE s.instance_id = $1 AND s.partner = $2`, [instanceId, partner]);
   const row = rows[0];
   if (!row) return { keyHint: null, sendEmail: true, secrets: {}, secretHints: {}, options: {}, updatedAt: null };
   return opened(db, partner, row);
@@ -311,7 +311,7 @@ export async function connectedInstances(
   where?: { option: string; value: string },
 ): Promise<(PartnerSettings & { instanceId: string; instanceName: string })[]> {
   const { rows } = await db.query<SettingsRow & { instanceName: string }>(
-    `SELECT ${SETTINGS.replace(/^instance_id/, 's.instance_id')}, n.name AS "instanceName" FROM partner_settings s JOIN instances n ON n.id = s.instance_id
+    `SELECT ${settingsColumns('s')}, n.name AS "instanceName" FROM partner_settings s JOIN instances n ON n.id = s.instance_id
       WHERE s.partner = $1 AND ($2::text IS NULL OR s.options->>$2 = $3) ORDER BY s.instance_id LIMIT 1000`,
     [partner, where?.option ?? null, where?.value ?? null],
   );
