@@ -251,6 +251,11 @@ describeEachStore(
       const packages = await call('GET', '/partners/smartrecruiters/packages', bearer);
       assert.equal(packages.statusCode, 200, packages.body);
       assert.deepEqual(packages.json(), { totalFound: 1, content: [{ id: 'quick', name: 'Quick check', description: 'One question, scored at once.', durationMinutes: 10 }] });
+      assert.deepEqual((await call('GET', '/partners/smartrecruiters/packages', { authorization: `Bearer ${otherKey}` })).json(), { totalFound: 0, content: [] });
+      const listed = await runCli(url, ['ats', 'list', '--instance', instance]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /smartrecruiters .*clientSecret.*clientId=sr-client-1/);
+      assert.doesNotMatch(listed.stdout, /sr-secret-9b2c|wk-secret-token/);
       const wrong = await call('GET', '/partners/smartrecruiters/packages', { authorization: 'Bearer ack_wrong' });
       assert.equal(wrong.statusCode, 401);
       assert.deepEqual(Object.keys(wrong.json()).sort(), ['code', 'message']);
