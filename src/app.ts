@@ -36,7 +36,8 @@ import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { keyAuthenticator, registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { bulkInviteAdminRoutes } from './modules/bulk-invites/admin-routes.js';
 import { integrationAdminRoutes } from './modules/integrations/admin-routes.js';
-import { registerPartners } from './partners/index.js';
+import { partnerApis, partnerConnected, registerPartners } from './partners/index.js';
+import { partnerHttp } from './modules/integrations/worker.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
 import { createCounter } from './modules/limits/counter.js';
@@ -98,6 +99,10 @@ export interface AppDeps {
     webhookTimeoutMs?: number;
     /** Ashby's API for assessment.update callbacks (ASHBY_API_URL). Default https://api.ashbyhq.com. */
     ashbyApiUrl?: string;
+    /** HiBob's, Lever's and SmartRecruiters' APIs (HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL). Defaults: their public addresses. */
+    hibobApiUrl?: string;
+    leverApiUrl?: string;
+    smartrecruitersApiUrl?: string;
     /** Single sign-on may use plain-http issuers (SSO_ALLOW_INSECURE_HTTP; development and tests only). Default false. */
     ssoAllowInsecureHttp?: boolean;
     /** Console session timeouts in ms: idle (default 30 min) and absolute (default 12 h). */
@@ -259,15 +264,16 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     { prefix: '/v1' },
   );
 
-  // The native adapters of applicant-tracking systems (Greenhouse, Ashby), each in its own shapes.
-  await app.register(async (scope) =>
-    registerPartners(scope, {
-      invite: inviteDeps,
-      authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
-      now: clock,
-      publicUrl: config.publicUrl,
-    }),
-  );
+  // The native adapters of applicant-tracking systems (src/partners/index.ts), each in its own shapes.
+  const partnerDeps = {
+    invite: inviteDeps,
+    authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
+    now: clock,
+    publicUrl: config.publicUrl,
+    http: partnerHttp({ allowPrivate: config.webhookAllowPrivateNetworks ?? false, timeoutMs: config.webhookTimeoutMs }),
+    apis: partnerApis(config),
+  };
+  await app.register(async (scope) => registerPartners(scope, partnerDeps));
 
   await app.register(
     async (admin) => {
@@ -285,7 +291,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(userAdminRoutes, { db, now: clock });
       await admin.register(ssoAdminRoutes, { db, now: clock, sso });
       await admin.register(webhookAdminRoutes, { db, now: clock });
-      await admin.register(integrationAdminRoutes, { db, now: clock });
+      await admin.register(integrationAdminRoutes, { db, now: clock, connected: (partner, instanceId) => partnerConnected(partnerDeps, partner, instanceId) });
       await admin.register(bulkInviteAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir, now: clock });
       await admin.register(equalityAdminRoutes, { db, now: clock });
@@ -323,6 +329,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     sessions: config.consoleSessions,
     sso,
     rateCeiling: config.rateLimitPerMinute ?? 600,
+    partnerConnected: (partner, instanceId) => partnerConnected(partnerDeps, partner, instanceId),
   });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });

@@ -70,6 +70,12 @@ export interface Config {
   /** Ashby's API, where assessment.update callbacks go (ASHBY_API_URL). Default
    *  https://api.ashbyhq.com; tests and proxies point it elsewhere. */
   ashbyApiUrl: string;
+  /** HiBob's, Lever's and SmartRecruiters' APIs, where their adapters read and report
+   *  (HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL). Defaults: their public addresses;
+   *  tests point them at stand-ins. */
+  hibobApiUrl: string;
+  leverApiUrl: string;
+  smartrecruitersApiUrl: string;
   /** Let an instance's single sign-on use a plain-http issuer (SSO_ALLOW_INSECURE_HTTP). Off by
    *  default: issuers must be https. For development and tests against a local provider only. */
   ssoAllowInsecureHttp: boolean;
@@ -180,6 +186,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: flag(env, 'METRICS', true),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1000, 60_000),
     ashbyApiUrl: url(env, 'ASHBY_API_URL', ['https:', 'http:']) ?? 'https://api.ashbyhq.com',
+    hibobApiUrl: url(env, 'HIBOB_API_URL', ['https:', 'http:']) ?? 'https://api.hibob.com/v1',
+    leverApiUrl: url(env, 'LEVER_API_URL', ['https:', 'http:']) ?? 'https://api.lever.co/v1',
+    smartrecruitersApiUrl: url(env, 'SMARTRECRUITERS_API_URL', ['https:', 'http:']) ?? 'https://api.smartrecruiters.com',
     ssoAllowInsecureHttp: flag(env, 'SSO_ALLOW_INSECURE_HTTP', false),
   };
 }

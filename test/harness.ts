@@ -174,6 +174,10 @@ export interface ContextOptions {
   webhookTimeoutMs?: number;
   /** ASHBY_API_URL: where Ashby callbacks go (a local stand-in in tests). */
   ashbyApiUrl?: string;
+  /** HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL: the other ATSs' APIs (stand-ins in tests). */
+  hibobApiUrl?: string;
+  leverApiUrl?: string;
+  smartrecruitersApiUrl?: string;
   /** How often the bulk-invite job runs by itself, in ms (default: practically never; tests run it). */
   bulkInviteEveryMs?: number;
   /** TRUST_PROXY: which peers' X-Forwarded-For names the client. */
@@ -202,6 +206,9 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks,
       webhookTimeoutMs: options.webhookTimeoutMs,
       ashbyApiUrl: options.ashbyApiUrl,
+      hibobApiUrl: options.hibobApiUrl,
+      leverApiUrl: options.leverApiUrl,
+      smartrecruitersApiUrl: options.smartrecruitersApiUrl,
       trustProxy: options.trustProxy,
       ssoAllowInsecureHttp: options.ssoAllowInsecureHttp,
       // Tests run the webhook job themselves (app.jobs.runOnce), after moving their clock.

@@ -38,3 +38,6 @@ export const pdfPath = (instance: string, candidateId: string, assessmentId: str
 /** Where a candidate's page links for one assessment's signed report link (reports/download.ts). */
 export const reportLinkPath = (instance: string, candidateId: string, assessmentId: string) =>
   `/console/candidates/${encodeURIComponent(candidateId)}/link/${encodeURIComponent(assessmentId)}?instance=${encodeURIComponent(instance)}`;
+
+/** The names of the applicant-tracking systems with adapters, as the console writes them. */
+export const ATS_LABELS = { greenhouse: 'Greenhouse', ashby: 'Ashby', workable: 'Workable', hibob: 'HiBob', lever: 'Lever', smartrecruiters: 'SmartRecruiters' } as const;

@@ -229,7 +229,18 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     registerInvitationRoutes(scope, c);
     registerKeyRoutes(scope, c);
     registerWebhookRoutes(scope, c);
-    integrationsRoutes(scope, { db, invite: deps.invite, publicUrl: deps.publicUrl, now, keyDeps: keyDepsOf(c), page, consolePage, frameOf, instanceOf });
+    integrationsRoutes(scope, {
+      db,
+      invite: deps.invite,
+      publicUrl: deps.publicUrl,
+      now,
+      keyDeps: keyDepsOf(c),
+      page,
+      consolePage,
+      frameOf,
+      instanceOf,
+      partnerConnected: deps.partnerConnected,
+    });
     registerSettingsRoutes(scope, c);
     registerImpactRoutes(scope, c);
     registerUserRoutes(scope, c);

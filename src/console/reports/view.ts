@@ -10,7 +10,7 @@ import type { QuestionReport } from '../../modules/attempts/report-questions.js'
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { barChart } from '../charts.js';
-import { categoryPercentilesText, duration, pdfPath, reportLinkPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
+import { ATS_LABELS, categoryPercentilesText, duration, pdfPath, reportLinkPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
 import { reviewPanel, type ReviewViewer } from '../reviews/views.js';
 
 /** The language the candidate took the assessment in; the report shows the content's own (English) text. */
@@ -75,8 +75,16 @@ ${what.signalId ? html`<input type="hidden" name="signalId" value="${what.signal
 }
 
 /** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
-const ATS_NAMES: Record<string, string> = { greenhouse: 'Greenhouse', ashby: 'Ashby', console: 'the console' };
-const EXTERNAL_LABELS: Record<string, string> = { applicationId: 'application', candidateId: 'candidate', jobName: 'job', sentBy: 'sent by' };
+const ATS_NAMES: Record<string, string> = { ...ATS_LABELS, console: 'the console' };
+const EXTERNAL_LABELS: Record<string, string> = {
+  applicationId: 'application',
+  orderId: 'order',
+  assessmentRequestId: 'request',
+  opportunityId: 'opportunity',
+  candidateId: 'candidate',
+  jobName: 'job',
+  sentBy: 'sent by',
+};
 
 /** Where an invitation came from, with the ATS's identifiers of it. */
 function originText(origin: AssessmentReport['origin']): SafeHtml {
