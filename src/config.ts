@@ -38,6 +38,10 @@ export interface Config {
   keyCacheMs: number;
   /** Connections per node to PostgreSQL. Default 10. */
   databasePoolSize: number;
+  /** DATABASE_PREPARED_STATEMENTS: hot reads as named prepared statements on PostgreSQL. Default
+   *  false, which is what a pooler in transaction mode (PgBouncer) needs; true only when
+   *  DATABASE_URL reaches PostgreSQL itself. The embedded store always prepares them. */
+  databasePreparedStatements: boolean;
   /** How often each node completes attempts whose time ran out, in ms (several nodes share the
    *  work: each attempt is completed once). Lower means COMPLETED shows sooner after a deadline,
    *  at one small query per interval. Default 5000. */
@@ -170,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailTimeoutMs: integer(env, 'MAIL_TIMEOUT_MS', 5000, 100, 60000),
     keyCacheMs: integer(env, 'KEY_CACHE_MS', 2000, 0, 5000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    databasePreparedStatements: flag(env, 'DATABASE_PREPARED_STATEMENTS', false),
     sweepEveryMs: integer(env, 'SWEEP_EVERY_MS', 5000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5000, 0, 120_000),

@@ -43,7 +43,12 @@ async function main() {
   }
   if (isClusterPrimary(config)) return runPrimary(config);
   const started = monotonicMs();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
+  });
   const applied = await migrate(db);
   const seeded = config.seedDemo ? await seedDemo(db, systemClock()) : false;
   const admin = adminToken(config);

@@ -57,7 +57,8 @@ const postgres: StoreKind = {
   name: 'postgres',
   async open() {
     const fresh = await freshPostgresDatabase();
-    const db = await openDatabase({ databaseUrl: fresh.url, poolSize: 20 });
+    // Straight to PostgreSQL: named prepared statements on (test/pooling.test.ts runs without, through PgBouncer).
+    const db = await openDatabase({ databaseUrl: fresh.url, poolSize: 20, preparedStatements: true });
     return {
       db,
       async drop() {
