@@ -168,6 +168,9 @@ export interface ContextOptions {
   authFailuresPerMinute?: number;
   /** An existing database (migrated) instead of a fresh one; not dropped at close. */
   db?: Database;
+  /** A streaming replica of `db` for reads (DATABASE_READ_URL), and the lag past which it is not read. */
+  readDb?: Database;
+  replicaMaxLagMs?: number;
   /** The app's clock, for suites that move time. */
   now?: () => Date;
   /** Webhooks: allow loopback receivers, and the receiver's time limit in ms. */
@@ -205,6 +208,7 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       ashbyApiUrl: options.ashbyApiUrl,
       trustProxy: options.trustProxy,
       ssoAllowInsecureHttp: options.ssoAllowInsecureHttp,
+      replicaMaxLagMs: options.replicaMaxLagMs,
       // Tests run the webhook job themselves (app.jobs.runOnce), after moving their clock.
       webhookEveryMs: 3_600_000,
       // And the bulk-invite job, unless a suite wants it running on its own (the CLI waits for it).
@@ -212,6 +216,7 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
     },
     logger: options.logStream ? loggerOptions('info', options.logStream) : false,
     db,
+    readDb: options.readDb,
     mailer,
   });
   await app.ready();

@@ -8,6 +8,7 @@ import { runCommand, type CommandContext } from '../domain/command.js';
 import type { SafeHtml } from '../html/html.js';
 import { commandRequest } from '../http/command.js';
 import type { InviteDeps } from '../modules/invitations/deps.js';
+import type { ReadRouter } from '../db/replica.js';
 import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { sightOf } from '../modules/reviews/blind.js';
@@ -33,6 +34,8 @@ export interface ConsoleDeps {
   rateCeiling?: number;
   /** How single sign-on reaches identity providers (the callback's base, plain http or not). */
   sso?: SsoOptions;
+  /** DATABASE_READ_URL's replica: the candidates list and its CSV read there (src/db/replica.ts). */
+  reads?: ReadRouter;
 }
 
 /**

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { consoleClient } from '../db/replica.js';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -77,8 +78,10 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         (part as unknown as { value: unknown }).value = { type: part.mimetype, filename: part.filename, bytes: await part.toBuffer() };
       },
     });
-    scope.addHook('onSend', async (_request, reply) => {
+    scope.addHook('onSend', async (request, reply) => {
       for (const [name, value] of Object.entries(PAGE_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+      // A form that changed something (answered before it is sent): the user's lists read the primary for a moment.
+      if (deps.reads && request.consoleUser && request.method === 'POST' && reply.statusCode < 400) deps.reads.wrote(consoleClient(request.consoleUser.user.id));
     });
 
     const page = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
