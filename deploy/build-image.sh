@@ -51,6 +51,6 @@ if [ -n "$cafile" ] && [ "$cafile" != null ] && [ -s "$cafile" ]; then secret=(-
 
 started=$SECONDS
 # --format docker: the OCI image format has no HEALTHCHECK; Docker's keeps it.
-buildah build --quiet --format docker "${isolation[@]}" --layers \
+buildah build --quiet --format docker "${isolation[@]}" --layers --force-rm \
   "${secret[@]}" --build-arg "BASE=$base" -f Containerfile -t "$image" . >/dev/null
 echo "build-image: $image built in $(seconds "$started") s"
