@@ -127,7 +127,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database; reads?: Read
           '`candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both.',
           `An empty element or more than ${MAX_IDS} ids in a list is \`400\`; unknown ids match nothing.`,
           'Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed.',
-          'Where the service reads from a replica (DATABASE_READ_URL), an API key reads its own writes (an invite, a cancellation) at once, and others’ changes (another key’s invites, completions) at most REPLICA_MAX_LAG_MS late (2 s by default).',
+          'Where the service reads from a replica (DATABASE_READ_URL), an API key reads its own writes (an invite, a cancellation) at once, and others’ changes (another key’s invites, completions) at most REPLICA_MAX_LAG_MS (2 s by default) and one lag check (0.5 s) late.',
           'Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified.',
           `The cursor is opaque and tamper-evident: ${CURSOR_LENGTH} base64url characters, encrypted and authenticated (AES-256-GCM) with a secret all nodes share, bound to the API key it was given to, and revealing nothing (not even a position). A cursor that was altered, made up or given to another API key is \`400\` naming \`cursor\`.`,
         ].join(' '),
