@@ -78,11 +78,16 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
         (part as unknown as { value: unknown }).value = { type: part.mimetype, filename: part.filename, bytes: await part.toBuffer() };
       },
     });
-    scope.addHook('onSend', async (request, reply) => {
+    scope.addHook('onSend', async (_request, reply) => {
       for (const [name, value] of Object.entries(PAGE_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
-      // A form that changed something (answered before it is sent): the user's lists read the primary for a moment.
-      if (deps.reads && request.consoleUser && request.method === 'POST' && reply.statusCode < 400) deps.reads.wrote(consoleClient(request.consoleUser.user.id));
     });
+
+    // A form that changed something (marked before the answer is sent): the user's lists read the primary for a moment.
+    const reads = deps.reads;
+    if (reads)
+      scope.addHook('onSend', async (request, reply) => {
+        if (request.consoleUser && request.method === 'POST' && reply.statusCode < 400) reads.wrote(consoleClient(request.consoleUser.user.id));
+      });
 
     const page = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
 
