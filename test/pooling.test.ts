@@ -12,6 +12,7 @@ import { loadMigrations, migrate } from '../src/db/migrate.js';
 import { keepStatistics } from '../src/jobs/statistics.js';
 import { ADMIN_TOKEN, createTestContext, freshPostgresDatabase, sampleAssessment, type TestContext } from './harness.js';
 import { pgbouncerSkip, startPgBouncer, type Bouncer } from './support/pgbouncer.js';
+import { holdReplica } from './support/replica-lock.js';
 import { invite } from './support/portal.js';
 import { takeAssessment } from './support/take.js';
 
@@ -23,6 +24,7 @@ describe(SUITE, { skip }, () => {
   let fresh: { url: string; drop(): Promise<void> };
   let nodes: Database[] = [];
   let readDb: Database | undefined;
+  let freeReplica: (() => void) | undefined;
   let ctx: TestContext & { close(): Promise<void> };
 
   before(async () => {
@@ -31,17 +33,22 @@ describe(SUITE, { skip }, () => {
     fresh = await freshPostgresDatabase({ migrated: false });
     nodes = [await openDatabase({ databaseUrl: bouncer.through(fresh.url), poolSize: 20 }), await openDatabase({ databaseUrl: bouncer.through(fresh.url), poolSize: 20 })];
     if (process.env.TEST_REPLICA_URL) {
+      freeReplica = await holdReplica();
       const replica = new URL(process.env.TEST_REPLICA_URL);
       replica.pathname = new URL(fresh.url).pathname;
       readDb = await openDatabase({ databaseUrl: replica.toString(), poolSize: 10 });
     }
   });
   after(async () => {
-    await ctx?.close();
-    await readDb?.close();
-    for (const db of nodes) await db.close();
-    await fresh?.drop();
-    await bouncer?.stop();
+    try {
+      await ctx?.close();
+      await readDb?.close();
+      for (const db of nodes) await db.close();
+      await fresh?.drop();
+      await bouncer?.stop();
+    } finally {
+      freeReplica?.();
+    }
   });
 
   it('names no prepared statement by default', () => {

@@ -13,6 +13,7 @@ import { ADMIN_TOKEN, announceSkip, createTestContext, freshPostgresDatabase, sa
 import { frozenClock } from './support/clock.js';
 import { consoleAs, consoleUser } from './support/console.js';
 import { invite } from './support/portal.js';
+import { holdReplica } from './support/replica-lock.js';
 
 const SUITE = 'reads from a streaming replica';
 const MAX_LAG_MS = 2000;
@@ -66,6 +67,7 @@ describe(SUITE, { skip }, () => {
   let instance: string;
   let keyA: string;
   let keyB: string;
+  let freeReplica: (() => void) | undefined;
 
   const cluster = (action: 'start' | 'stop') => execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', ...replicaCluster(), action], { stdio: 'pipe' });
   const scores = async (key: string, candidateId: string) => {
@@ -92,6 +94,7 @@ describe(SUITE, { skip }, () => {
   };
 
   before(async () => {
+    freeReplica = await holdReplica();
     fresh = await freshPostgresDatabase();
     primary = await openDatabase({ databaseUrl: fresh.url, poolSize: 10 });
     const replicaUrl = new URL(process.env.TEST_REPLICA_URL!);
@@ -119,12 +122,16 @@ describe(SUITE, { skip }, () => {
     keyB = await ctx.key([instance]);
   });
   after(async () => {
-    // Whatever a test left: the replica running and replaying, for the next run.
-    await replicaSql?.('SELECT pg_wal_replay_resume()').catch(() => {});
-    await ctx?.close();
-    await readDb?.close();
-    await primary?.close();
-    await fresh?.drop();
+    try {
+      // Whatever a test left: the replica running and replaying, for the next run.
+      await replicaSql?.('SELECT pg_wal_replay_resume()').catch(() => {});
+      await ctx?.close();
+      await readDb?.close();
+      await primary?.close();
+      await fresh?.drop();
+    } finally {
+      freeReplica?.();
+    }
   });
 
   it('reads scores on the replica once a check finds it caught up', async () => {
