@@ -10,7 +10,8 @@ import { registerAdminAuth } from './modules/keys/admin-auth.js';
 import { OneLineRequestLog, requestLoggerFactory } from './http/logging.js';
 import { registerDrain } from './http/drain.js';
 import { registerJsonDepthLimit } from './http/json-body.js';
-import { registerMetrics } from './http/metrics.js';
+import { registerMetrics, registerReplicaMetrics } from './http/metrics.js';
+import { readRouting } from './http/read-routing.js';
 import { observedMailer } from './modules/mail/observed.js';
 import { registerStrictQuery } from './http/strict-query.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
@@ -93,6 +94,10 @@ export interface AppDeps {
     metrics?: boolean;
     /** How often each node looks for due webhook deliveries, in ms. Default 1000. */
     webhookEveryMs?: number;
+    /** A replica further behind than this is not read (REPLICA_MAX_LAG_MS). Default 2000. */
+    replicaMaxLagMs?: number;
+    /** How often the replica's lag is checked, in ms. Default 500. */
+    replicaCheckEveryMs?: number;
     /** How often the bulk-invite job looks for rows to invite, in ms (default 1000). */
     bulkInviteEveryMs?: number;
     /** Longest wait for a webhook receiver's answer, in ms. Default 15000. */
@@ -109,6 +114,8 @@ export interface AppDeps {
     consoleSessions?: { idleMs?: number; absoluteMs?: number };
   };
   db: Database;
+  /** DATABASE_READ_URL's replica: score reads, exports and console lists read there (src/db/replica.ts). */
+  readDb?: Database;
   mailer: Mailer;
   logger?: FastifyServerOptions['logger'];
 }
@@ -130,7 +137,7 @@ declare module 'fastify' {
   }
 }
 
-export async function buildApp({ config, db: store, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db: store, readDb, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = config.requestTimeoutMs ?? 30_000;
   const clock = config.now ?? systemClock;
   const sso: SsoOptions = { publicUrl: config.publicUrl, allowInsecureHttp: config.ssoAllowInsecureHttp ?? false };
@@ -175,6 +182,8 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   if (metrics) requestLog.listen(metrics.observeRequest);
   const db = metrics?.db ?? store;
   const mailer = metrics ? observedMailer(relay, metrics.registry) : relay;
+  const reads = readDb && readRouting(app, { primary: db, replica: readDb, now: clock, maxLagMs: config.replicaMaxLagMs, checkEveryMs: config.replicaCheckEveryMs });
+  if (reads && metrics) registerReplicaMetrics(metrics.registry, reads.router);
 
   app.setValidatorCompiler(validatorCompiler());
   registerJsonDepthLimit(app);
@@ -256,9 +265,10 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     async (api) => {
       registerApiKeyAuth(api, verifier, limits);
       registerStrictQuery(api);
+      reads?.trackWrites(api);
       await api.register(assessmentRoutes, { db });
       await api.register(invitationRoutes, inviteDeps);
-      await api.register(scoreRoutes, { db });
+      await api.register(scoreRoutes, { db, reads: reads?.router });
       await api.register(candidateRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, now: clock });
     },
     { prefix: '/v1' },
@@ -330,11 +340,13 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     sso,
     rateCeiling: config.rateLimitPerMinute ?? 600,
     partnerConnected: (partner, instanceId) => partnerConnected(partnerDeps, partner, instanceId),
+    reads: reads?.router,
   });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
   const jobs = backgroundJobs({ config, db, mailer, log: app.log, clock, inviteDeps });
+  if (reads) jobs.add(reads.job);
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

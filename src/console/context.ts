@@ -9,6 +9,7 @@ import { runCommand, type CommandContext } from '../domain/command.js';
 import type { SafeHtml } from '../html/html.js';
 import { commandRequest } from '../http/command.js';
 import type { InviteDeps } from '../modules/invitations/deps.js';
+import type { ReadRouter } from '../db/replica.js';
 import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { sightOf } from '../modules/reviews/blind.js';
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   sso?: SsoOptions;
   /** What an ATS's adapter does once an owner connects it (HiBob publishes the packages): a sentence saying how it went. */
   partnerConnected?: (partner: Partner, instanceId: string) => Promise<string | undefined>;
+  /** DATABASE_READ_URL's replica: the candidates list and its CSV read there (src/db/replica.ts). */
+  reads?: ReadRouter;
 }
 
 /**
