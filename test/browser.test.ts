@@ -196,7 +196,7 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
     // automation rule, and only it, raises the red flag of an otherwise clean attempt.
     const attempt = attempts.json()[0] as { redFlagReasons: string[]; signals: { kind: string; detail: string }[] };
     assert.equal(record!.redFlag, true, JSON.stringify(attempt.signals));
-    assert.deepEqual(attempt.redFlagReasons, ['the browser was driven by automation (navigator.webdriver or a headless browser)'], JSON.stringify(attempt.signals));
+    assert.deepEqual(attempt.redFlagReasons, ['the browser was controlled by automation software'], JSON.stringify(attempt.signals));
     assert.ok(
       attempt.signals.some((s) => s.kind === 'automation' && s.detail === 'navigator.webdriver is true'),
       JSON.stringify(attempt.signals),

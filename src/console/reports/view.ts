@@ -230,11 +230,14 @@ ${operator && r.attempt && options.attemptExtras?.get(r.attempt.id)}
   return html`${options.notice && html`<p class="info" role="status">${options.notice}</p>`}<p class="no-print">${tools}</p>
 <div class="page-header"><div>
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
-<p class="lead">${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
+<p class="lead">${candidate.email ?? 'Personal data erased'}</p>
 ${options.header?.marks}
 </div>${decide && html`<div class="actions no-print">${decide}</div>`}</div>
 ${sections}
-${options.marks}`;
+${options.marks}
+<details class="technical no-print"><summary>Identifiers (for the API and support)</summary>
+<dl class="facts"><div><dt>Candidate id</dt><dd><code>${candidate.id}</code></dd></div><div><dt>Instance</dt><dd><code>${candidate.instance}</code></dd></div></dl>
+</details>`;
 }
 
 /** The risk level in words, with its reasons (docs/integrity.md). */
