@@ -376,16 +376,33 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     }
   });
 
-  it("the candidates list sorts by a header, folds its filters on a phone, and keeps a row's box on the line of its name", async () => {
+  it("the candidates list fits ten of twenty above the fold, sorts by a header, folds its filters, shows the bulk actions once one is ticked, and keeps a row's box on the line of its name", async () => {
+    // Twenty candidates in all (the six above and fourteen only invited).
+    for (let i = 6; i < 20; i++) await demo.invite(`more.${i}@example.com`, ['data-entry'], { firstName: `Person ${i}`, lastName: 'Example' });
     const wide = await signedIn(WIDTHS[0]);
     try {
       const page = await wide.newPage();
       await page.goto(`${demo.base}/console/candidates?instance=demo`);
-      assert.equal(await page.locator('form.filters').isVisible(), true, 'the filters are open at 1280 px');
-      assert.equal(await page.locator('.filters-fold > summary').isVisible(), false);
+      const rows = await page.locator('table.candidates tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().bottom));
+      assert.equal(rows.length, 20);
+      const above = rows.filter((bottom) => bottom <= 800).length;
+      assert.ok(above >= 10, `${above} rows above the fold at 1280 × 800`);
+      await page.screenshot({ path: path.join(IMAGES, 'console-candidates-twenty-1280.png') });
+      assert.equal(await page.getByRole('searchbox', { name: 'Name or e-mail starts with' }).isVisible(), true, 'the search is on its line');
+      assert.equal(await page.locator('#f-status').isVisible(), false, 'the other filters are folded');
+      assert.equal(await page.locator('.bulk-bar').isVisible(), false, 'no bulk actions with nothing ticked');
+      // A filter on is a chip whose link takes it off again.
+      await page.locator('.filters-fold > summary').click();
+      await page.locator('#f-status').selectOption('COMPLETED');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('link', { name: 'Remove the filter Status: Completed' }).waitFor();
+      assert.equal(await page.locator('table.candidates tbody tr').count(), 3);
+      await page.getByRole('link', { name: 'Remove the filter Status: Completed' }).click();
+      await page.waitForURL((url) => !url.search.includes('status='));
+      assert.equal(await page.locator('table.candidates tbody tr').count(), 20);
       await page.getByRole('link', { name: /^Name/ }).click();
       await page.waitForURL(/sort=name/);
-      assert.match(await page.locator('th[aria-sort="ascending"]').innerText(), /^Name ↑/);
+      assert.match(await page.locator('th[aria-sort="ascending"]').innerText(), /^Name and e-mail ↑/);
       const names = await page.locator('table.candidates tbody th').allInnerTexts();
       assert.deepEqual(
         names,
@@ -396,6 +413,7 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       // Two chosen, decided at once through the Decide panel (a popover: no script of ours).
       const boxes = page.locator('table.candidates tbody input[type=checkbox]');
       await boxes.nth(0).check();
+      assert.equal(await page.locator('.bulk-bar').isVisible(), true, 'the bulk actions once one is ticked');
       await boxes.nth(1).check();
       await page.getByRole('button', { name: 'Decide…' }).click();
       const panel = page.locator('#bulk-decide');
@@ -415,7 +433,7 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     try {
       const page = await phone.newPage();
       await page.goto(`${demo.base}/console/candidates?instance=demo`);
-      assert.equal(await page.locator('form.filters').isVisible(), false, 'the filters are folded at 390 px');
+      assert.equal(await page.locator('#f-status').isVisible(), false, 'the filters are folded at 390 px');
       const firstRow = page.locator('table.candidates tbody tr').first();
       const box = (await firstRow.locator('input[type=checkbox]').boundingBox())!;
       const name = (await firstRow.locator('th').boundingBox())!;
@@ -424,7 +442,7 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       assert.ok(name.y < 844, 'the first candidate is on the first screen');
       await page.screenshot({ path: path.join(IMAGES, 'console-candidates-list-390.png') });
       await page.locator('.filters-fold > summary').click();
-      assert.equal(await page.locator('form.filters').isVisible(), true, 'the summary opens them');
+      assert.equal(await page.locator('#f-status').isVisible(), true, 'the summary opens them');
       await accessible(page, 'the candidates list with its filters open at 390 px');
     } finally {
       await phone.close();

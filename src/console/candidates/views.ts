@@ -52,6 +52,97 @@ export interface BulkView {
   chosenShown?: boolean;
 }
 
+type Choice = { name: string; label: string; options: [string, string][] };
+
+/** The list's filters and order, each with its choices in words (the chips say what is on in the same words). */
+function filterChoices(assessments: { id: string; name: string }[], tags: string[]): Choice[] {
+  return [
+    { name: 'assessment', label: 'Assessment', options: [['', 'Any'], ...assessments.map((a): [string, string] => [a.id, a.name])] },
+    {
+      name: 'status',
+      label: 'Status',
+      options: [
+        ['', 'Any'],
+        ['INVITED', 'Not started'],
+        ['IN_PROGRESS', 'In progress'],
+        ['COMPLETED', 'Completed'],
+        ['STARTED', 'Started (in progress or completed)'],
+      ],
+    },
+    {
+      name: 'score',
+      label: 'Result',
+      options: [
+        ['', 'Any'],
+        ['PASS', 'Pass'],
+        ['LOW_PASS', 'Low pass'],
+        ['FAIL', 'Fail'],
+        ['PENDING', 'Awaiting a score'],
+        ['SCORED', 'Scored (any result)'],
+      ],
+    },
+    {
+      name: 'flag',
+      label: 'Red flag',
+      options: [
+        ['', 'Any'],
+        ['yes', 'Red-flagged'],
+        ['no', 'Not flagged'],
+      ],
+    },
+    {
+      name: 'days',
+      label: 'Invited',
+      options: [
+        ['', 'Any time'],
+        ['7', 'Last 7 days'],
+        ['30', 'Last 30 days'],
+        ['90', 'Last 90 days'],
+      ],
+    },
+    {
+      name: 'decision',
+      label: 'Decision',
+      options: [
+        ['', 'Any'],
+        ['advance', 'Advance'],
+        ['hold', 'Hold'],
+        ['reject', 'Reject'],
+        ['none', 'None yet'],
+      ],
+    },
+    { name: 'tag', label: 'Tag', options: [['', 'Any'], ...tags.map((t): [string, string] => [t, t])] },
+    {
+      name: 'sort',
+      label: 'Order',
+      options: [
+        ['invited-desc', 'Last invited, newest first'],
+        ['invited', 'Last invited, oldest first'],
+        ['name', 'Name, A to Z'],
+        ['name-desc', 'Name, Z to A'],
+        ['email', 'E-mail, A to Z'],
+        ['email-desc', 'E-mail, Z to A'],
+        ['score-desc', 'Best score, highest first'],
+        ['score', 'Best score, lowest first'],
+        ['decision', 'Decision: advance, hold, reject, none'],
+        ['decision-desc', 'Decision: reject, hold, advance, none'],
+      ],
+    },
+  ];
+}
+
+/** The filters that are on, each a chip whose link is the same list without it. */
+function chips(instance: string, filters: CandidateFilters, choices: Choice[]): SafeHtml | false {
+  const on = Object.entries(filters).filter(([, v]) => v !== undefined && v !== '') as [string, string][];
+  if (on.length === 0) return false;
+  const without = (name: string) => `/console/candidates?${new URLSearchParams([['instance', instance], ...on.filter(([n]) => n !== name)]).toString()}`;
+  const text = (name: string, value: string) => {
+    const choice = choices.find((c) => c.name === name);
+    return choice ? `${choice.label}: ${choice.options.find(([v]) => v === value)?.[1] ?? value}` : `Name or e-mail: ${value}`;
+  };
+  return html`<ul class="chips" aria-label="Filters on">${on.map(([name, value]) => html`<li><a class="chip" href="${without(name)}" aria-label="${`Remove the filter ${text(name, value)}`}">${text(name, value)} <span aria-hidden="true">×</span></a></li>`)}</ul>`;
+}
+
 const SORT_LABEL: Record<string, string> = { invited: 'Last invited', name: 'Name', email: 'E-mail', score: 'Best score', decision: 'Decision' };
 
 /**
@@ -113,8 +204,7 @@ export function candidatesBody(input: {
   const rows = items.map(
     (c) => html`<tr>
 <td class="select"><input type="checkbox" name="ids" value="${c.id}" form="bulk-form" aria-label="${`Choose ${nameOf(c)}`}"${bulk.chosen?.id === c.id ? html` checked` : html``}></td>
-<th scope="row" class="name"><a href="/console/candidates/${c.id}?instance=${instance}">${nameOf(c)}</a></th>
-<td>${c.email ?? '(erased)'}</td>
+<th scope="row" class="name"><a href="/console/candidates/${c.id}?instance=${instance}">${nameOf(c)}</a><span class="email">${c.email ?? '(erased)'}</span></th>
 <td><ul class="plain">${c.invitations.map(
       (i) =>
         html`<li>${i.assessmentName}: ${statusText(i.assessmentStatus)}${i.assessmentStatus === 'COMPLETED' && html`, ${scoreBadge(i.scoreStatus)} ${i.scoreStatus === 'PENDING' ? '' : `${Number(i.totalScore)} %`}`}${i.redFlag && html` <span class="flag">red flag</span>`}</li>`,
@@ -124,65 +214,24 @@ export function candidatesBody(input: {
 </tr>`,
   );
   const active = Object.entries(filters).filter(([, v]) => v !== undefined && v !== '').length;
+  const choices = filterChoices(input.assessments, input.tags ?? []);
   return html`<div class="page-header"><div><h1>Candidates of ${instance}</h1><p class="lead">${list.total.toLocaleString('en-GB')} ${list.total === 1 ? 'candidate matches' : 'candidates match'}${active > 0 ? ` ${active === 1 ? 'one filter' : `${active} filters`}` : ''}, by ${SORT_LABEL[list.sort]?.toLowerCase() ?? 'id'}${list.descending ? ' (descending)' : ''}.</p></div>
 <div class="actions"><a class="button primary" href="/console/invitations?instance=${instance}">Invite candidates</a>${input.csvHref && items.length > 0 && html`<a class="button" href="${input.csvHref}" download>Download CSV</a>`}</div></div>
 ${errorSummary('bulk-errors', 'Nothing was changed:', bulk.errors, { ids: 'bulk-form', decision: 'bulk-decision', note: 'bulk-note', tag: 'bulk-tag-name' })}
 ${bulk.done && html`<p class="info" role="status">${bulk.done}</p>`}
-<details class="filters-fold"><summary>Filters and order${active > 0 ? ` (${active} on)` : ''}</summary>
-<form method="get" action="/console/candidates" class="filters" role="search">
+<form method="get" action="/console/candidates" class="filters" role="search" aria-label="Find candidates">
 <input type="hidden" name="instance" value="${instance}">
-<div class="field grow"><label for="f-q">Name or e-mail starts with</label><input type="search" id="f-q" name="q" value="${filters.q ?? ''}" maxlength="100"></div>
-${select('assessment', 'Assessment', filters.assessment, [['', 'Any'], ...input.assessments.map((a): [string, string] => [a.id, a.name])])}
-${select('status', 'Status', filters.status, [
-  ['', 'Any'],
-  ['INVITED', 'Not started'],
-  ['IN_PROGRESS', 'In progress'],
-  ['COMPLETED', 'Completed'],
-  ['STARTED', 'Started (in progress or completed)'],
-])}
-${select('score', 'Result', filters.score, [
-  ['', 'Any'],
-  ['PASS', 'Pass'],
-  ['LOW_PASS', 'Low pass'],
-  ['FAIL', 'Fail'],
-  ['PENDING', 'Awaiting a score'],
-  ['SCORED', 'Scored (any result)'],
-])}
-${select('flag', 'Red flag', filters.flag, [
-  ['', 'Any'],
-  ['yes', 'Red-flagged'],
-  ['no', 'Not flagged'],
-])}
-${select('days', 'Invited', filters.days, [
-  ['', 'Any time'],
-  ['7', 'Last 7 days'],
-  ['30', 'Last 30 days'],
-  ['90', 'Last 90 days'],
-])}
-${select('decision', 'Decision', filters.decision, [
-  ['', 'Any'],
-  ['advance', 'Advance'],
-  ['hold', 'Hold'],
-  ['reject', 'Reject'],
-  ['none', 'None yet'],
-])}
-${select('tag', 'Tag', filters.tag, [['', 'Any'], ...(input.tags ?? []).map((t): [string, string] => [t, t])])}
-${select('sort', 'Order', `${list.sort}${list.descending ? '-desc' : ''}`, [
-  ['invited-desc', 'Last invited, newest first'],
-  ['invited', 'Last invited, oldest first'],
-  ['name', 'Name, A to Z'],
-  ['name-desc', 'Name, Z to A'],
-  ['email', 'E-mail, A to Z'],
-  ['email-desc', 'E-mail, Z to A'],
-  ['score-desc', 'Best score, highest first'],
-  ['score', 'Best score, lowest first'],
-  ['decision', 'Decision: advance, hold, reject, none'],
-  ['decision-desc', 'Decision: reject, hold, advance, none'],
-])}
-<button type="submit" class="primary">Search</button>
-</form>
+<div class="filter-line"><div class="field grow"><label for="f-q" class="visually-hidden">Name or e-mail starts with</label><input type="search" id="f-q" name="q" value="${filters.q ?? ''}" maxlength="100" placeholder="Name or e-mail starts with"></div>
+<button type="submit" class="primary">Search</button></div>
+${chips(instance, filters, choices)}
+<details class="filters-fold"><summary>More filters and order${active > 0 ? ` (${active} on)` : ''}</summary>
+<div class="filters-more">
+${choices.map((f) => select(f.name, f.label, f.name === 'sort' ? `${list.sort}${list.descending ? '-desc' : ''}` : filters[f.name as keyof CandidateFilters], f.options))}
+<button type="submit">Apply</button>
+</div>
 ${input.saved}
 </details>
+</form>
 ${
   items.length === 0
     ? emptyState(
@@ -194,7 +243,7 @@ ${
     : html`${bulkBar(instance, bulk, filters)}
 <div class="table-scroll"><table class="data candidates">
 <caption class="visually-hidden">Candidates, ${list.total} in all</caption>
-<thead><tr><th scope="col"><span class="visually-hidden">Choose</span></th>${header('Name', 'name')}${header('E-mail', 'email')}${header('Assessments and best score', 'score', true)}${header('Last invited', 'invited', true)}${header('Decision and tags', 'decision')}</tr></thead>
+<thead><tr><th scope="col"><span class="visually-hidden">Choose</span></th>${header('Name and e-mail', 'name')}${header('Assessments and best score', 'score', true)}${header('Last invited', 'invited', true)}${header('Decision and tags', 'decision')}</tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
 }
