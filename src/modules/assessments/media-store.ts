@@ -213,6 +213,28 @@ export function storedReferences(text: string): { text: string; sha256: string; 
   return [...found.values()];
 }
 
+/** A stored media file's type and size, read without its bytes (to serve it in parts: mediaPart). */
+export async function mediaFile(db: Queryable, sha256: string): Promise<{ contentType: string; size: number } | undefined> {
+  const { rows } = await db.query<{ contentType: string; size: number }>('SELECT content_type AS "contentType", size FROM assessment_media WHERE sha256 = $1', [sha256]);
+  return rows[0];
+}
+
+/**
+ * `length` bytes of a stored file from byte `start` (0-based). The bytes are stored out of line
+ * and uncompressed (STORAGE EXTERNAL, migration 0046), so PostgreSQL reads only the chunks of
+ * the file that hold the part, not the whole file.
+ */
+export async function mediaPart(db: Queryable, sha256: string, start: number, length: number): Promise<Buffer> {
+  const { rows } = await db.query<{ part: Uint8Array }>('SELECT substring(bytes FROM $2::int + 1 FOR $3::int) AS part FROM assessment_media WHERE sha256 = $1', [
+    sha256,
+    start,
+    length,
+  ]);
+  const part = rows[0]?.part;
+  if (!part) throw new Error(`the media file ${sha256} is gone`);
+  return Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+}
+
 /** A stored media file, to serve. */
 export async function findMedia(db: Queryable, sha256: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
   const { rows } = await db.query<{ contentType: string; bytes: Buffer }>('SELECT content_type AS "contentType", bytes FROM assessment_media WHERE sha256 = $1', [sha256]);
