@@ -1,4 +1,4 @@
-// The worker thread that draws report PDFs (pdf.ts) and their pictures (pictures.ts), so that
+// The worker thread (ThreadJobs) that draws report PDFs (pdf.ts) and their pictures (pictures.ts), so that
 // laying out a long report or its formulas never holds the event loop that serves requests. One
 // message in, the PDF's bytes (with the pictures it printed as text instead, and how many it drew)
 // or an error out.

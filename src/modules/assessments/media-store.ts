@@ -10,7 +10,8 @@ import { posix } from 'node:path';
 import type { Queryable } from '../../db/database.js';
 import { FORMULA, mathmlReadable, texProblem } from '../../html/math.js';
 import type { Formula } from '../../html/markdown.js';
-import { formulaProblem, formulasIn } from './formula-image.js';
+import { formulasIn } from './formula-image.js';
+import { formulaProblems } from './formula-check.js';
 import type { ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { MEDIA_MAX_FILES, MEDIA_MAX_TOTAL_BYTES, MEDIA_TYPES, MediaError, acceptMedia, type MediaExtension, type StoredMedia } from './media.js';
@@ -86,6 +87,7 @@ export async function resolveMedia(
 ): Promise<{ ok: true; value: ResolvedMedia } | { ok: false; errors: ContentError[] }> {
   const errors: ContentError[] = [];
   const references: { path: string; text: string; target: string }[] = [];
+  const formulas: { formula: Formula; display: boolean; path: string }[] = [];
   mapMarkdown(content, (text, path) => {
     for (const match of text.matchAll(REFERENCE)) references.push({ path: path.join('.'), text: match[1]!, target: match[2]! });
     // Formulas are turned into MathML when shown; TeX that would not convert is refused now.
@@ -96,13 +98,13 @@ export async function resolveMedia(
       if (problem) errors.push({ path: path.join('.'), message: `has the formula $${tex.slice(0, 80)}$, which is not TeX that converts: ${problem}` });
       if (problem) refused.add(tex);
     }
-    // And a formula the report's PDF could not draw (too deep, too large, too many shapes), TeX or MathML.
-    for (const { formula, display } of formulasIn(text)) {
-      if ('tex' in formula && refused.has(formula.tex)) continue;
-      const problem = formulaProblem(formula, display);
-      if (problem) errors.push({ path: path.join('.'), message: `has the formula ${formulaName(formula)}, which the report's PDF cannot draw: ${problem}` });
-    }
+    // And a formula the report's PDF could not draw (too deep, too large, too many shapes), TeX or MathML: checked below.
+    for (const found of formulasIn(text)) if (!('tex' in found.formula && refused.has(found.formula.tex))) formulas.push({ ...found, path: path.join('.') });
     return text;
+  });
+  const problems = await formulaProblems(formulas);
+  formulas.forEach(({ formula, path }, i) => {
+    if (problems[i]) errors.push({ path, message: `has the formula ${formulaName(formula)}, which the report's PDF cannot draw: ${problems[i]}` });
   });
   const accepted = new Map<string, StoredMedia>(); // by the given name
   const files = new Map<string, StoredMedia>();
