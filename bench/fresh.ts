@@ -47,7 +47,16 @@ export async function startService(env: Record<string, string>, nodeArgs: string
   delete inherited.LOG_LEVEL;
   const child = spawn('sh', ['-c', script.startsWith('exec ') ? script : `exec ${script}`], {
     cwd: ROOT,
-    env: { ...inherited, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN, RATE_LIMIT_PER_MINUTE: '1000000', ...env },
+    // Straight to PostgreSQL (no pooler between): named prepared statements are safe, and on.
+    env: {
+      ...inherited,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      ...(env.DATABASE_URL ? { DATABASE_PREPARED_STATEMENTS: 'true' } : {}),
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let errors = '';

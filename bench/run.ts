@@ -30,6 +30,9 @@
 //   npm run bench -- --saves              only this: answer saves through the portal's API against a
 //                                          bare upsert (bench/saves.ts), 200 candidates, a 2 s warm-up, 3 rounds of
 //                                          32 connections × 5 s; --saves-pglite: on the embedded store
+//   npm run bench -- --paths              only this: score reads and invites straight to PostgreSQL (named
+//                                          statements or not), through PgBouncer in transaction mode (started
+//                                          here), and with DATABASE_READ_URL on BENCH_REPLICA_URL's replica
 //   npm run bench -- --submits            only this: 1,000 started candidates submit within 60 s
 //                                          (--submits-candidates, --submit-seconds), service then a
 //                                          bare scorer and sender (bench/submits.ts): time to the last
@@ -50,6 +53,7 @@ import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { freshScenario, pgliteScale } from './fresh.js';
 import { SAVE_BASELINE_ASSESSMENT, savesScenario, startSaveBaseline } from './saves.js';
 import { startReceiver, submitsScenario } from './submits.js';
+import { startPgBouncer } from '../test/support/pgbouncer.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 // The service's nodes run the compiled build, as `npm start` does (`npm run bench` builds it first).
@@ -89,6 +93,7 @@ const { values: options } = parseArgs({
     'submits-candidates': { type: 'string', default: '1000' },
     'submit-seconds': { type: 'string', default: '60' },
     'submit-wait': { type: 'string', default: '120' },
+    paths: { type: 'boolean' },
   },
 });
 const candidates = Number(options.candidates);
@@ -298,6 +303,10 @@ async function main() {
     console.log(`\n${await sweepScenario()}`);
     return;
   }
+  if (options.paths) {
+    console.log(`\n${await pathsScenario()}`);
+    return;
+  }
   if (options.only !== undefined && options.only !== 'costs') throw new Error(`--only knows two scenarios: sweep, costs (not ${options.only})`);
   console.log(`# seeding ${candidates.toLocaleString('en')} candidates × 3 invitations`);
   const seeded = await seed(baseUrl, candidates);
@@ -306,7 +315,8 @@ async function main() {
   // Webhooks to the bench's local receiver need private addresses allowed; no endpoint exists
   // before the webhook scenario, so the setting changes nothing else. (A second node with the
   // default setting, on the same database, would claim half the deliveries and refuse them.)
-  const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
+  // Straight to PostgreSQL: named prepared statements on, as a deployment without a pooler sets them.
+  const service = await startNode(seeded.url, { NODE_ENV: 'production', LOG_LEVEL: 'warn', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', DATABASE_PREPARED_STATEMENTS: 'true' });
   await recordsReady(seeded.url);
   await buildReadyTable(seeded.url);
   const baseline = await startBaseline(seeded.url);
@@ -1071,3 +1081,53 @@ function render(seeded: { candidates: number; invitations: number }, rows: Row[]
 }
 
 await main();
+
+/**
+ * `--paths`: score reads by candidate and invites on the ways to reach PostgreSQL: straight with
+ * named prepared statements, straight without, through PgBouncer in transaction mode (started
+ * here, in front of BENCH_DATABASE_URL's server), and with score reads on the replica of
+ * BENCH_REPLICA_URL (scripts/ci-replica.sh makes one). Printed, not written.
+ */
+async function pathsScenario(): Promise<string> {
+  console.log(`# seeding ${candidates.toLocaleString('en')} candidates × 3 invitations`);
+  const seeded = await seed(baseUrl, candidates);
+  process.env.TEST_DATABASE_URL = baseUrl;
+  const bouncer = await startPgBouncer({ poolSize: 10 });
+  const replica = process.env.BENCH_REPLICA_URL ? new URL(process.env.BENCH_REPLICA_URL) : undefined;
+  if (replica) replica.pathname = new URL(seeded.url).pathname;
+  const paths: [string, string, Record<string, string>][] = [
+    ['PostgreSQL, named prepared statements', seeded.url, { DATABASE_PREPARED_STATEMENTS: 'true' }],
+    ['PostgreSQL, unnamed statements (the default)', seeded.url, {}],
+    ['PgBouncer 1.18, transaction mode', bouncer.through(seeded.url), {}],
+    ...(replica ? [['PostgreSQL + score reads on the replica', seeded.url, { DATABASE_READ_URL: replica.toString() }] as [string, string, Record<string, string>]] : []),
+  ];
+  const rows: string[] = [];
+  try {
+    for (const [name, url, env] of paths) {
+      const node = await startNode(url, { LOG_LEVEL: 'warn', ...env });
+      try {
+        await recordsReady(seeded.url);
+        const { idsFile, auth } = await readerOf(node, seeded.url, path.join(tmpdir(), `bench-ids-paths-${process.pid}.json`));
+        const pid = node.child.pid!;
+        const reads = await loadOn(pid, { url: node.url, path: '/v1/score?candidateIds=', idsFile, headers: auth });
+        const invites = await loadOn(pid, { url: node.url, path: '/v1/invite', method: 'POST', invite: ['alpha', 'beta'], headers: auth });
+        const failed = reads.non2xx + reads.errors + invites.non2xx + invites.errors;
+        rows.push(
+          `| ${name} | ${Math.round(reads.rps)} | ${reads.p99.toFixed(2)} | ${Math.round(reads.cpuUs)} | ${Math.round(invites.rps)} | ${invites.p99.toFixed(2)} | ${failed} |`,
+        );
+        console.log(rows.at(-1));
+      } finally {
+        await node.stop();
+      }
+    }
+  } finally {
+    await bouncer.stop();
+  }
+  return [
+    `Score reads by candidate and invites, ${connections} connections × ${seconds} s (one round each), ${seeded.invitations.toLocaleString('en')} invitations:`,
+    '',
+    '| path | reads/s | read p99 ms | node CPU µs/read | invites/s | invite p99 ms | non-2xx |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+  ].join('\n');
+}

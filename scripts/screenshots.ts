@@ -1,5 +1,6 @@
 // The README's pictures of what candidates see: the branded demo ("Demo Company", its logo and
-// colour) at 1280 px and at 390 px, on the dashboard, an assessment's introduction and a question.
+// colour) at 1280 px and at 390 px, on the dashboard, an assessment's introduction, a question and
+// a coding question with a program typed into its editor key by key.
 // Run it again after changing the portal:
 //
 //   node --import tsx scripts/screenshots.ts            # writes docs/images/portal-*.png
@@ -11,11 +12,14 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { DEMO_BRANDING } from '../src/seed.js';
 import { DEMO_LOGO, startBrandedDemo } from './branded-demo.js';
+import { typeProgram } from '../test/support/keyboard.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const OUT = path.dirname(DEMO_LOGO);
 /** An assessment with a short first question that reads well in a picture. */
 const ASSESSMENT = 'customer-support';
+/** What the coding picture shows typed into the editor. */
+const CODING_ANSWER = 'def second_largest(numbers):\n    values = sorted(set(numbers))\n    if len(values) < 2:\n        return None\n    return values[-2]';
 
 export const VIEWPORTS = [
   { name: '1280', width: 1280, height: 800 },
@@ -48,7 +52,7 @@ async function main(): Promise<void> {
     try {
       const written: string[] = [];
       for (const viewport of VIEWPORTS) {
-        const invited = await demo.invite(`alex.${viewport.name}@example.com`, 'Alex', [ASSESSMENT, 'numerical-reasoning', 'data-entry']);
+        const invited = await demo.invite(`alex.${viewport.name}@example.com`, 'Alex', [ASSESSMENT, 'numerical-reasoning', 'data-entry', 'python-fundamentals']);
         const context = await browser.newContext({ viewport: { width: viewport.width, height: viewport.height }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
         const page = await context.newPage();
         const shot = async (screen: string) => {
@@ -66,6 +70,17 @@ async function main(): Promise<void> {
         await page.getByRole('button', { name: 'Start the assessment' }).click();
         await page.locator('#answer-form').waitFor();
         await shot('question');
+        await page.goto(`${demo.base}/portal/a/python-fundamentals`);
+        await page.getByRole('button', { name: 'Start the assessment' }).click();
+        const editor = page.locator('.code-editor');
+        await editor.getByRole('textbox').click();
+        await page.keyboard.press('Control+A');
+        await page.keyboard.press('Delete');
+        await typeProgram(page, editor, CODING_ANSWER);
+        await page.getByRole('button', { name: 'Run the examples' }).click();
+        await page.locator('.run-output').filter({ hasText: /^1\. / }).waitFor({ timeout: 30000 });
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await shot('coding');
         await context.close();
       }
       for (const file of [DEMO_LOGO, ...written]) console.log(`${path.relative(process.cwd(), file)}  ${Math.round(statSync(file).size / 1024)} KB`);

@@ -43,6 +43,10 @@ if (process.env.REQUIRE_REDIS === '1' && !process.env.TEST_REDIS_URL) {
   console.error('REQUIRE_REDIS=1 but TEST_REDIS_URL is not set');
   process.exit(1);
 }
+if (process.env.REQUIRE_REPLICA === '1' && !process.env.TEST_REPLICA_URL) {
+  console.error('REQUIRE_REPLICA=1 but TEST_REPLICA_URL is not set (scripts/ci-replica.sh makes a replica and prints its URL)');
+  process.exit(1);
+}
 const redis = process.env.TEST_REDIS_URL ? `TEST_REDIS_URL=${process.env.TEST_REDIS_URL}` : 'TEST_REDIS_URL unset: the Redis suites are skipped';
 console.log(`# Redis suites: ${redis}${process.env.REQUIRE_REDIS === '1' ? ' (REQUIRE_REDIS=1: a skip is a failure)' : ''}`);
 

@@ -10,7 +10,8 @@ import { registerAdminAuth } from './modules/keys/admin-auth.js';
 import { OneLineRequestLog, requestLoggerFactory } from './http/logging.js';
 import { registerDrain } from './http/drain.js';
 import { registerJsonDepthLimit } from './http/json-body.js';
-import { registerMetrics } from './http/metrics.js';
+import { registerMetrics, registerReplicaMetrics } from './http/metrics.js';
+import { readRouting } from './http/read-routing.js';
 import { observedMailer } from './modules/mail/observed.js';
 import { registerStrictQuery } from './http/strict-query.js';
 import { clientErrorHandler, frameworkErrors, registerErrorHandling, sendProblem } from './http/errors.js';
@@ -36,7 +37,8 @@ import { keyAdminRoutes } from './modules/keys/admin-routes.js';
 import { keyAuthenticator, registerApiKeyAuth } from './modules/keys/authenticate.js';
 import { bulkInviteAdminRoutes } from './modules/bulk-invites/admin-routes.js';
 import { integrationAdminRoutes } from './modules/integrations/admin-routes.js';
-import { registerPartners } from './partners/index.js';
+import { partnerApis, partnerConnected, registerPartners } from './partners/index.js';
+import { partnerHttp } from './modules/integrations/worker.js';
 import { KeyVerifier } from './modules/keys/verifier.js';
 import type { Mailer } from './modules/mail/mailer.js';
 import { createCounter } from './modules/limits/counter.js';
@@ -92,18 +94,28 @@ export interface AppDeps {
     metrics?: boolean;
     /** How often each node looks for due webhook deliveries, in ms. Default 1000. */
     webhookEveryMs?: number;
+    /** A replica further behind than this is not read (REPLICA_MAX_LAG_MS). Default 2000. */
+    replicaMaxLagMs?: number;
+    /** How often the replica's lag is checked, in ms. Default 500. */
+    replicaCheckEveryMs?: number;
     /** How often the bulk-invite job looks for rows to invite, in ms (default 1000). */
     bulkInviteEveryMs?: number;
     /** Longest wait for a webhook receiver's answer, in ms. Default 15000. */
     webhookTimeoutMs?: number;
     /** Ashby's API for assessment.update callbacks (ASHBY_API_URL). Default https://api.ashbyhq.com. */
     ashbyApiUrl?: string;
+    /** HiBob's, Lever's and SmartRecruiters' APIs (HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL). Defaults: their public addresses. */
+    hibobApiUrl?: string;
+    leverApiUrl?: string;
+    smartrecruitersApiUrl?: string;
     /** Single sign-on may use plain-http issuers (SSO_ALLOW_INSECURE_HTTP; development and tests only). Default false. */
     ssoAllowInsecureHttp?: boolean;
     /** Console session timeouts in ms: idle (default 30 min) and absolute (default 12 h). */
     consoleSessions?: { idleMs?: number; absoluteMs?: number };
   };
   db: Database;
+  /** DATABASE_READ_URL's replica: score reads, exports and console lists read there (src/db/replica.ts). */
+  readDb?: Database;
   mailer: Mailer;
   logger?: FastifyServerOptions['logger'];
 }
@@ -125,7 +137,7 @@ declare module 'fastify' {
   }
 }
 
-export async function buildApp({ config, db: store, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
+export async function buildApp({ config, db: store, readDb, mailer: relay, logger = false }: AppDeps): Promise<FastifyInstance> {
   const requestTimeout = config.requestTimeoutMs ?? 30_000;
   const clock = config.now ?? systemClock;
   const sso: SsoOptions = { publicUrl: config.publicUrl, allowInsecureHttp: config.ssoAllowInsecureHttp ?? false };
@@ -170,6 +182,8 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
   if (metrics) requestLog.listen(metrics.observeRequest);
   const db = metrics?.db ?? store;
   const mailer = metrics ? observedMailer(relay, metrics.registry) : relay;
+  const reads = readDb && readRouting(app, { primary: db, replica: readDb, now: clock, maxLagMs: config.replicaMaxLagMs, checkEveryMs: config.replicaCheckEveryMs });
+  if (reads && metrics) registerReplicaMetrics(metrics.registry, reads.router);
 
   app.setValidatorCompiler(validatorCompiler());
   registerJsonDepthLimit(app);
@@ -251,23 +265,25 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     async (api) => {
       registerApiKeyAuth(api, verifier, limits);
       registerStrictQuery(api);
+      reads?.trackWrites(api);
       await api.register(assessmentRoutes, { db });
       await api.register(invitationRoutes, inviteDeps);
-      await api.register(scoreRoutes, { db });
+      await api.register(scoreRoutes, { db, reads: reads?.router });
       await api.register(candidateRoutes, { db, invite: inviteDeps, publicUrl: config.publicUrl, now: clock });
     },
     { prefix: '/v1' },
   );
 
-  // The native adapters of applicant-tracking systems (Greenhouse, Ashby), each in its own shapes.
-  await app.register(async (scope) =>
-    registerPartners(scope, {
-      invite: inviteDeps,
-      authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
-      now: clock,
-      publicUrl: config.publicUrl,
-    }),
-  );
+  // The native adapters of applicant-tracking systems (src/partners/index.ts), each in its own shapes.
+  const partnerDeps = {
+    invite: inviteDeps,
+    authenticate: keyAuthenticator(verifier, { failures: new RefusalLimit(counter, authFailuresPerMinute, 'partners'), budget: limits.budget }),
+    now: clock,
+    publicUrl: config.publicUrl,
+    http: partnerHttp({ allowPrivate: config.webhookAllowPrivateNetworks ?? false, timeoutMs: config.webhookTimeoutMs }),
+    apis: partnerApis(config),
+  };
+  await app.register(async (scope) => registerPartners(scope, partnerDeps));
 
   await app.register(
     async (admin) => {
@@ -285,7 +301,7 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
       await admin.register(userAdminRoutes, { db, now: clock });
       await admin.register(ssoAdminRoutes, { db, now: clock, sso });
       await admin.register(webhookAdminRoutes, { db, now: clock });
-      await admin.register(integrationAdminRoutes, { db, now: clock });
+      await admin.register(integrationAdminRoutes, { db, now: clock, connected: (partner, instanceId) => partnerConnected(partnerDeps, partner, instanceId) });
       await admin.register(bulkInviteAdminRoutes, { db, now: clock });
       await admin.register(privacyAdminRoutes, { db, mailDir: config.mailDir ?? config.devMailDir, now: clock });
       await admin.register(equalityAdminRoutes, { db, now: clock });
@@ -323,11 +339,14 @@ export async function buildApp({ config, db: store, mailer: relay, logger = fals
     sessions: config.consoleSessions,
     sso,
     rateCeiling: config.rateLimitPerMinute ?? 600,
+    partnerConnected: (partner, instanceId) => partnerConnected(partnerDeps, partner, instanceId),
+    reads: reads?.router,
   });
   await app.register(reportLinkRoutes, { db, now: clock, refusals: new RefusalLimit(counter, authFailuresPerMinute, 'reports', 'refused report links') });
   if (config.devMailDir) await app.register(devMailbox, { mailDir: config.devMailDir });
 
   const jobs = backgroundJobs({ config, db, mailer, log: app.log, clock, inviteDeps });
+  if (reads) jobs.add(reads.job);
   app.decorate('jobs', jobs);
   app.addHook('onReady', async () => jobs.start());
   app.addHook('onClose', () => jobs.stop());

@@ -17,7 +17,7 @@ import { retentionJob } from './modules/privacy/service.js';
 import { reviewReminderJob } from './modules/reviews/job.js';
 import type { Mailer } from './modules/mail/mailer.js';
 import { webhookJob } from './modules/webhooks/worker.js';
-import { callbackFormats } from './partners/index.js';
+import { callbackFormats, partnerApis } from './partners/index.js';
 
 // Expired idempotency keys are also deleted when looked up; this sweep only keeps unused ones
 // from piling up.
@@ -41,6 +41,9 @@ export interface BackgroundDeps {
     webhookEveryMs?: number;
     webhookTimeoutMs?: number;
     ashbyApiUrl?: string;
+    hibobApiUrl?: string;
+    leverApiUrl?: string;
+    smartrecruitersApiUrl?: string;
     bulkInviteEveryMs?: number;
     mailDir?: string;
     devMailDir?: string;
@@ -70,7 +73,7 @@ export function backgroundJobs({ config, db, mailer, log, clock, inviteDeps }: B
       log: log,
       clock,
       publicUrl: config.publicUrl,
-      formats: callbackFormats(config.ashbyApiUrl ?? 'https://api.ashbyhq.com'),
+      formats: callbackFormats(partnerApis(config)),
       allowPrivate: config.webhookAllowPrivateNetworks ?? false,
       everyMs: config.webhookEveryMs,
       timeoutMs: config.webhookTimeoutMs,

@@ -1,5 +1,5 @@
-// Settings that the other suites do not cover: WORKERS, SHUTDOWN_DELAY_MS, REQUEST_TIMEOUT_MS and
-// SSO_ALLOW_INSECURE_HTTP.
+// Settings that the other suites do not cover: WORKERS, SHUTDOWN_DELAY_MS, REQUEST_TIMEOUT_MS,
+// SSO_ALLOW_INSECURE_HTTP and the ATSs' API addresses.
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { describe, it } from 'node:test';
@@ -31,6 +31,20 @@ describe('configuration', () => {
     assert.equal(loadConfig({ SSO_ALLOW_INSECURE_HTTP: 'true' }).ssoAllowInsecureHttp, true);
     assert.equal(loadConfig({ SSO_ALLOW_INSECURE_HTTP: 'false' }).ssoAllowInsecureHttp, false);
     assert.throws(() => loadConfig({ SSO_ALLOW_INSECURE_HTTP: 'maybe' }), /SSO_ALLOW_INSECURE_HTTP must be true or false/);
+  });
+
+  it('points the ATS adapters at the public API of each ATS unless HIBOB_API_URL, LEVER_API_URL or SMARTRECRUITERS_API_URL say otherwise', () => {
+    const defaults = loadConfig({});
+    assert.deepEqual(
+      [defaults.hibobApiUrl, defaults.leverApiUrl, defaults.smartrecruitersApiUrl],
+      ['https://api.hibob.com/v1', 'https://api.lever.co/v1', 'https://api.smartrecruiters.com'],
+    );
+    const local = loadConfig({ HIBOB_API_URL: 'http://127.0.0.1:9/hibob', LEVER_API_URL: 'http://127.0.0.1:9/lever', SMARTRECRUITERS_API_URL: 'http://127.0.0.1:9/sr' });
+    assert.deepEqual([local.hibobApiUrl, local.leverApiUrl, local.smartrecruitersApiUrl], ['http://127.0.0.1:9/hibob', 'http://127.0.0.1:9/lever', 'http://127.0.0.1:9/sr']);
+    for (const name of ['HIBOB_API_URL', 'LEVER_API_URL', 'SMARTRECRUITERS_API_URL']) {
+      assert.throws(() => loadConfig({ [name]: 'ftp://x' }), new RegExp(`${name} must start with https:// or http://`));
+      assert.throws(() => loadConfig({ [name]: 'not a url' }), new RegExp(`${name} is not a URL`));
+    }
   });
 
   it('bounds the sweep interval', () => {

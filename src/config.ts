@@ -38,6 +38,16 @@ export interface Config {
   keyCacheMs: number;
   /** Connections per node to PostgreSQL. Default 10. */
   databasePoolSize: number;
+  /** DATABASE_READ_URL: a PostgreSQL streaming replica of DATABASE_URL's database that score
+   *  reads, exports and console lists read from. Unset: every read goes to DATABASE_URL. */
+  databaseReadUrl: string | undefined;
+  /** REPLICA_MAX_LAG_MS: a replica further behind than this is not read until it catches up.
+   *  Default 2000. */
+  replicaMaxLagMs: number;
+  /** DATABASE_PREPARED_STATEMENTS: hot reads as named prepared statements on PostgreSQL. Default
+   *  false, which is what a pooler in transaction mode (PgBouncer) needs; true only when
+   *  DATABASE_URL reaches PostgreSQL itself. The embedded store always prepares them. */
+  databasePreparedStatements: boolean;
   /** How often each node completes attempts whose time ran out, in ms (several nodes share the
    *  work: each attempt is completed once). Lower means COMPLETED shows sooner after a deadline,
    *  at one small query per interval. Default 5000. */
@@ -70,6 +80,12 @@ export interface Config {
   /** Ashby's API, where assessment.update callbacks go (ASHBY_API_URL). Default
    *  https://api.ashbyhq.com; tests and proxies point it elsewhere. */
   ashbyApiUrl: string;
+  /** HiBob's, Lever's and SmartRecruiters' APIs, where their adapters read and report
+   *  (HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL). Defaults: their public addresses;
+   *  tests point them at stand-ins. */
+  hibobApiUrl: string;
+  leverApiUrl: string;
+  smartrecruitersApiUrl: string;
   /** Let an instance's single sign-on use a plain-http issuer (SSO_ALLOW_INSECURE_HTTP). Off by
    *  default: issuers must be https. For development and tests against a local provider only. */
   ssoAllowInsecureHttp: boolean;
@@ -147,6 +163,12 @@ function workers(env: NodeJS.ProcessEnv, databaseUrl: string | undefined): numbe
   return count;
 }
 
+function readUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const read = url(env, 'DATABASE_READ_URL', ['postgres:', 'postgresql:']);
+  if (read && !env.DATABASE_URL) throw new ConfigError('DATABASE_READ_URL needs DATABASE_URL: it names a replica of that database');
+  return read;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const publicUrl = url(env, 'PUBLIC_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
@@ -170,6 +192,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mailTimeoutMs: integer(env, 'MAIL_TIMEOUT_MS', 5000, 100, 60000),
     keyCacheMs: integer(env, 'KEY_CACHE_MS', 2000, 0, 5000),
     databasePoolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 200),
+    databaseReadUrl: readUrl(env),
+    replicaMaxLagMs: integer(env, 'REPLICA_MAX_LAG_MS', 2000, 100, 600_000),
+    databasePreparedStatements: flag(env, 'DATABASE_PREPARED_STATEMENTS', false),
     sweepEveryMs: integer(env, 'SWEEP_EVERY_MS', 5000, 100, 600_000),
     requestTimeoutMs: integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 600_000),
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 5000, 0, 120_000),
@@ -180,6 +205,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metrics: flag(env, 'METRICS', true),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 15_000, 1000, 60_000),
     ashbyApiUrl: url(env, 'ASHBY_API_URL', ['https:', 'http:']) ?? 'https://api.ashbyhq.com',
+    hibobApiUrl: url(env, 'HIBOB_API_URL', ['https:', 'http:']) ?? 'https://api.hibob.com/v1',
+    leverApiUrl: url(env, 'LEVER_API_URL', ['https:', 'http:']) ?? 'https://api.lever.co/v1',
+    smartrecruitersApiUrl: url(env, 'SMARTRECRUITERS_API_URL', ['https:', 'http:']) ?? 'https://api.smartrecruiters.com',
     ssoAllowInsecureHttp: flag(env, 'SSO_ALLOW_INSECURE_HTTP', false),
   };
 }

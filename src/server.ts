@@ -44,7 +44,16 @@ async function main() {
   }
   if (isClusterPrimary(config)) return runPrimary(config);
   const started = monotonicMs();
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize });
+  const db = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    preparedStatements: config.databasePreparedStatements,
+  });
+  // DATABASE_READ_URL: a replica, opened as the primary is (its pool, its breaker); reads only.
+  const readDb = config.databaseReadUrl
+    ? await openDatabase({ databaseUrl: config.databaseReadUrl, poolSize: config.databasePoolSize, preparedStatements: config.databasePreparedStatements })
+    : undefined;
   const applied = await migrate(db);
   const seeded = config.seedDemo ? await seedDemo(db, systemClock()) : false;
   const admin = adminToken(config);
@@ -59,6 +68,7 @@ async function main() {
       mailDir,
     },
     db,
+    readDb,
     mailer,
     // Log lines leave asynchronously, gathered into writes of about 4 KiB (src/http/log-destination.ts).
     logger: loggerOptions(config.logLevel, logDestination()),
@@ -79,6 +89,7 @@ async function main() {
       else app.log.info({ signal, delayMs: config.shutdownDelayMs }, 'closing');
       await shutDown(app, err ? 0 : config.shutdownDelayMs);
       mailer.close();
+      await readDb?.close();
       await db.close();
     },
     { backstopMs: config.shutdownDelayMs + 10_000, log: app.log },

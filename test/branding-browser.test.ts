@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchBrowser } from './support/demo-browser.js';
 import { startBrandedDemo, type BrandedDemo } from '../scripts/branded-demo.js';
 import { DEMO_BRANDING } from '../src/seed.js';
 
@@ -25,14 +26,14 @@ describe('the branded portal in Chromium', { skip: !haveBrowser && `no Chromium 
 
   before(async () => {
     demo = await startBrandedDemo();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   });
   after(async () => {
-    await browser?.close();
-    await demo?.close();
+    try {
+      await browser?.close();
+    } finally {
+      await demo?.close();
+    }
   });
 
   async function checkAccessibility(page: Page, screen: string) {

@@ -17,6 +17,7 @@ import { CATALOGUE_DIR } from '../src/seed.js';
 import { ADMIN_TOKEN } from './harness.js';
 import { movingClock } from './support/clock.js';
 import { startDemo, type DemoBrowser } from './support/demo-browser.js';
+import { typeAsPerson } from './support/keyboard.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -83,9 +84,11 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
     } else if (question.type === 'multiple-choice') {
       for (const option of question.options) if (!!option.correct === well) await page.getByLabel(option.text, { exact: true }).check();
     } else if (question.type === 'short-answer') {
-      await page.locator('#answer').fill(well ? question.accept[0]! : 'no idea');
+      await page.locator('#answer').click();
+      await typeAsPerson(page, well ? question.accept[0]! : 'no idea');
     } else {
-      await page.locator('#answer').fill(well ? WELL_WRITTEN : 'ok');
+      await page.locator('#answer').click();
+      await typeAsPerson(page, well ? WELL_WRITTEN : 'ok');
     }
     // Every answer is saved as it is given (a choice at once, text after a pause).
     await page.locator('#save-status').filter({ hasText: 'Saved' }).waitFor({ timeout: 5000 });
@@ -193,7 +196,7 @@ describe('the portal in Chromium', { skip: !haveBrowser && `no Chromium at ${CHR
     // automation rule, and only it, raises the red flag of an otherwise clean attempt.
     const attempt = attempts.json()[0] as { redFlagReasons: string[]; signals: { kind: string; detail: string }[] };
     assert.equal(record!.redFlag, true, JSON.stringify(attempt.signals));
-    assert.deepEqual(attempt.redFlagReasons, ['the browser was driven by automation (navigator.webdriver or a headless browser)'], JSON.stringify(attempt.signals));
+    assert.deepEqual(attempt.redFlagReasons, ['the browser was controlled by automation software'], JSON.stringify(attempt.signals));
     assert.ok(
       attempt.signals.some((s) => s.kind === 'automation' && s.detail === 'navigator.webdriver is true'),
       JSON.stringify(attempt.signals),

@@ -8,7 +8,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchBrowser } from './support/demo-browser.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
@@ -54,16 +55,16 @@ describe('bulk invite in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     assert.equal(published.statusCode, 201, published.body);
     password = (await app.inject({ method: 'POST', url: '/admin/v1/users', headers: admin, payload: { email: 'olivia.owner@example.com', role: 'owner' } })).json().password;
     await passwordChosen({ db }, 'olivia.owner@example.com');
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    try {
+      await browser?.close();
+    } finally {
+      await app?.close();
+      await db?.close();
+    }
   });
 
   async function accessible(page: Page, screen: string) {

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { launchBrowser } from './support/demo-browser.js';
 import { parse } from 'yaml';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.js';
@@ -88,16 +89,16 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
     }
     assert.equal((await saoirse.form('/portal/a/customer-support/submit')).statusCode, 303);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    try {
+      await browser?.close();
+    } finally {
+      await app?.close();
+      await db?.close();
+    }
   });
 
   const score = async () => (await (await fetch(`${base}/v1/score?candidateIds=${candidateId}`, { headers: { 'x-api-key': key } })).json())[0];

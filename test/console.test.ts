@@ -276,7 +276,7 @@ describeEachStore(
       assert.match(bad.body, /<div class="error-summary" role="alert" id="settings-errors">.*<a href="#set-portal">portalUrl<\/a>.*<a href="#set-ttl">inviteTtlDays<\/a>/s);
       assert.match(
         bad.body,
-        /id="set-ttl" name="inviteTtlDays" min="1" max="365" step="1" required value="500" aria-invalid="true" aria-describedby="set-ttl-error"><p class="field-error" id="set-ttl-error">/,
+        /id="set-ttl" name="inviteTtlDays" aria-describedby="set-ttl-hint set-ttl-error" aria-invalid="true" min="1" max="365" step="1" required value="500"><p class="field-error" id="set-ttl-error">/,
       );
       const saved = await owner.post('/console/settings', {
         instance: a,
@@ -328,7 +328,7 @@ describeEachStore(
       const form = await manager.get(`/console/settings?instance=${a}`);
       for (const field of ['displayName', 'accentColor', 'supportEmail', 'privacyUrl']) assert.match(form.body, new RegExp(`name="${field}"`));
       assert.match(form.body, /<form method="post" action="\/console\/settings\/logo" enctype="multipart\/form-data"/);
-      assert.match(form.body, /<input type="file" id="set-logo" name="logo" accept="image\/png,image\/jpeg,image\/webp" required>/);
+      assert.match(form.body, /<input type="file" id="set-logo" name="logo" accept="image\/png,image\/jpeg,image\/webp" aria-describedby="set-logo-hint" required>/);
 
       const saved = await manager.post('/console/settings', {
         ...base,
@@ -341,7 +341,11 @@ describeEachStore(
       const set = await show();
       assert.deepEqual([set.displayName, set.accentColor, set.supportEmail, set.privacyUrl], ['Acme Console Ltd', '#1D6B57', 'jobs@acme.example', 'https://acme.example/privacy']);
       const page = await manager.get(`/console/settings?instance=${a}`);
-      assert.match(page.body, new RegExp(`<span class="instance-name">· Acme Console Ltd \\(${a}\\)</span>`), 'the header names the company');
+      assert.match(
+        page.body,
+        new RegExp(`<span class="instance-name"><span class="separator" aria-hidden="true">· </span>Acme Console Ltd \\(${a}\\)</span>`),
+        'the header names the company',
+      );
       assert.match(page.body, /Candidates now see the company as <strong>Acme Console Ltd<\/strong>/);
 
       for (const [fields, message] of [
@@ -544,7 +548,7 @@ describeEachStore('console: content, invitations and users', (ctx) => {
       ['sendInvite', 'true'],
     ]);
     assert.equal(ok.statusCode, 200, ok.body);
-    assert.match(ok.body, /Invited ines@example.com \(e-mail SENT\)/);
+    assert.match(ok.body, /Invited ines@example.com: the invitation e-mail is on its way\./);
     const candidateId = /\/console\/candidates\/([0-9a-f-]{36})/.exec(ok.body)![1]!;
     const key = await ctx().key([a]);
     const records = (await ctx().request({ method: 'GET', url: `/v1/score?candidateIds=${candidateId}`, headers: { 'x-api-key': key } })).json();

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchBrowser } from './support/demo-browser.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
@@ -32,16 +33,16 @@ describe('/docs in Chromium', { skip: !haveBrowser && `no Chromium at ${CHROMIUM
       mailer: createFileMailer({ from: 'x@localhost', timeoutMs: 2000, mailDir: '/tmp/ac-docs-mail' }),
     });
     await app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    try {
+      await browser?.close();
+    } finally {
+      await app?.close();
+      await db?.close();
+    }
   });
 
   it('renders the operations with a Content-Security-Policy and nothing refused', async () => {

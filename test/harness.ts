@@ -57,7 +57,8 @@ const postgres: StoreKind = {
   name: 'postgres',
   async open() {
     const fresh = await freshPostgresDatabase();
-    const db = await openDatabase({ databaseUrl: fresh.url, poolSize: 20 });
+    // Straight to PostgreSQL: named prepared statements on (test/pooling.test.ts runs without, through PgBouncer).
+    const db = await openDatabase({ databaseUrl: fresh.url, poolSize: 20, preparedStatements: true });
     return {
       db,
       async drop() {
@@ -167,6 +168,9 @@ export interface ContextOptions {
   authFailuresPerMinute?: number;
   /** An existing database (migrated) instead of a fresh one; not dropped at close. */
   db?: Database;
+  /** A streaming replica of `db` for reads (DATABASE_READ_URL), and the lag past which it is not read. */
+  readDb?: Database;
+  replicaMaxLagMs?: number;
   /** The app's clock, for suites that move time. */
   now?: () => Date;
   /** Webhooks: allow loopback receivers, and the receiver's time limit in ms. */
@@ -174,6 +178,10 @@ export interface ContextOptions {
   webhookTimeoutMs?: number;
   /** ASHBY_API_URL: where Ashby callbacks go (a local stand-in in tests). */
   ashbyApiUrl?: string;
+  /** HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL: the other ATSs' APIs (stand-ins in tests). */
+  hibobApiUrl?: string;
+  leverApiUrl?: string;
+  smartrecruitersApiUrl?: string;
   /** How often the bulk-invite job runs by itself, in ms (default: practically never; tests run it). */
   bulkInviteEveryMs?: number;
   /** TRUST_PROXY: which peers' X-Forwarded-For names the client. */
@@ -202,8 +210,12 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
       webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks,
       webhookTimeoutMs: options.webhookTimeoutMs,
       ashbyApiUrl: options.ashbyApiUrl,
+      hibobApiUrl: options.hibobApiUrl,
+      leverApiUrl: options.leverApiUrl,
+      smartrecruitersApiUrl: options.smartrecruitersApiUrl,
       trustProxy: options.trustProxy,
       ssoAllowInsecureHttp: options.ssoAllowInsecureHttp,
+      replicaMaxLagMs: options.replicaMaxLagMs,
       // Tests run the webhook job themselves (app.jobs.runOnce), after moving their clock.
       webhookEveryMs: 3_600_000,
       // And the bulk-invite job, unless a suite wants it running on its own (the CLI waits for it).
@@ -211,6 +223,7 @@ export async function createTestContext(kind: StoreKind, options: ContextOptions
     },
     logger: options.logStream ? loggerOptions('info', options.logStream) : false,
     db,
+    readDb: options.readDb,
     mailer,
   });
   await app.ready();

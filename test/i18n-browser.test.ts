@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { startDemo, type DemoBrowser } from './support/demo-browser.js';
+import { typeAsPerson } from './support/keyboard.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.resolve(import.meta.dirname, '..', 'artifacts', 'screenshots');
@@ -75,8 +76,10 @@ describe('the portal in German on a phone, in Chromium', { skip: !haveBrowser &&
 
     // Answer the first question; the script says "Gespeichert" in German.
     const type = await page.locator('#answer-form').getAttribute('data-type');
-    if (type === 'short-answer') await page.locator('#answer').fill('42');
-    else await page.locator('input[name="value"]').first().check();
+    if (type === 'short-answer') {
+      await page.locator('#answer').click();
+      await typeAsPerson(page, '42');
+    } else await page.locator('input[name="value"]').first().check();
     await page.locator('#save-status').filter({ hasText: 'Gespeichert' }).waitFor({ timeout: 5000 });
     await shot(page, '3-question');
     await page.getByRole('button', { name: 'Speichern und weiter' }).click();

@@ -13,7 +13,7 @@ import { passwordChosen } from './support/console.js';
 
 const browserHere = haveBrowser('integrity browser tests');
 const INTEGRITY = readFileSync(path.join(import.meta.dirname, 'fixtures', 'integrity.yaml'), 'utf8');
-const AUTOMATION = 'the browser was driven by automation (navigator.webdriver or a headless browser)';
+const AUTOMATION = 'the browser was controlled by automation software';
 
 describe('integrity evidence in Chromium', { skip: !browserHere && 'no Chromium' }, () => {
   let demo: DemoBrowser;

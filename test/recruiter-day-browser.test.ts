@@ -17,6 +17,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN } from './harness.js';
+import { editorLines, press, typeProgram } from './support/keyboard.js';
 import { passwordChosen } from './support/console.js';
 import { invite } from './support/portal.js';
 import { accessible, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './support/demo-browser.js';
@@ -122,7 +123,7 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
   const take = (link: string, answers: Record<string, unknown>, signals: string[] = []) =>
     takeWithLink({ request: (options) => demo.app.inject(options) }, link, undefined, Object.entries(answers), { slug: 'service-desk', signals });
 
-  it('writes, publishes, invites 200 from a CSV, reviews together, dismisses a signal, compares five and exports the decisions', { timeout: 240_000 }, async () => {
+  it('writes, publishes, invites 200 from a CSV, reviews together, dismisses a signal, compares five and exports the decisions', { timeout: 420_000 }, async () => {
     const rita = await signedIn('rita.recruiter@example.com');
     const errors: string[] = [];
     rita.on('pageerror', (error) => errors.push(error.message));
@@ -131,9 +132,13 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
     await rita.goto(`${demo.base}/console/assessments/new?instance=demo`);
     await rita.locator('.cm-content').waitFor();
     await rita.locator('#editor-check', { hasText: 'No problems: this would publish.' }).waitFor();
-    await rita.locator('.cm-content').focus();
-    await rita.keyboard.press('Control+A');
-    await rita.keyboard.insertText(ASSESSMENT);
+    // Typed as she writes it: the starting text selected and deleted, then line by line.
+    const editor = rita.locator('.content-editor .cm-editor');
+    await editor.getByRole('textbox').click();
+    await press(rita, 'Control+A');
+    await press(rita, 'Delete');
+    await typeProgram(rita, editor, ASSESSMENT);
+    assert.deepEqual(await editorLines(editor), ASSESSMENT.split('\n'));
     await rita.locator('#editor-outline', { hasText: 'Likert 1' }).waitFor();
     await rita.locator('#editor-check', { hasText: 'No problems: this would publish.' }).waitFor();
     assert.match(await rita.locator('#editor-outline').innerText(), /Single choice 1, Multiple choice 1, Free text 1, Likert 1/);

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import axe from 'axe-core';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchBrowser } from './support/demo-browser.js';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
@@ -71,16 +72,16 @@ describe('reviewing together in Chromium', { skip: !haveBrowser && `no Chromium 
     const api = { request: (options: InjectOptions) => app.inject(options) };
     const invited = await invite(api, { instance: 'demo', key }, { email: 'zelda.quux@example.com', firstName: 'Zelda', lastName: 'Quux' }, ['alpha']);
     await takeWithLink(api, invited.link);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    browser = await launchBrowser();
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await db?.close();
+    try {
+      await browser?.close();
+    } finally {
+      await app?.close();
+      await db?.close();
+    }
   });
 
   async function accessible(page: Page, screen: string) {

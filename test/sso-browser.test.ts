@@ -7,7 +7,8 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchBrowser } from './support/demo-browser.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import type { Database } from '../src/db/database.js';
@@ -57,14 +58,17 @@ describe('single sign-on in Chromium', { skip: !haveBrowser && `no Chromium at $
       },
     });
     assert.equal(configured.statusCode, 200, configured.body);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   });
 
   after(async () => {
-    await browser?.close();
-    await app?.close();
-    await idp?.close();
-    await db?.close();
+    try {
+      await browser?.close();
+    } finally {
+      await app?.close();
+      await idp?.close();
+      await db?.close();
+    }
   });
 
   it('signs in with the "Sign in with Acme ID" button and lands in a working console', async () => {

@@ -6,10 +6,15 @@
 // Publish and Preview post what is shown. The check posts the text to the console's validate
 // endpoint (CodeMirror's linter waits for a pause in typing), shows the problems in the importer's
 // words with their lines, marks them in the editor, refreshes the outline and, when the content
-// has no problems, the preview.
-import { basicSetup, EditorView } from 'codemirror';
+// has no problems, the preview. How it behaves as a person types: typing.js (as the portal's code
+// editor does).
+import { EditorView } from '@codemirror/view';
+import { indentUnit } from '@codemirror/language';
 import { yaml } from '@codemirror/lang-yaml';
 import { linter, lintGutter } from '@codemirror/lint';
+import { styleNonce, typing } from './typing.js';
+
+const script = document.currentScript;
 
 function diagnosticsOf(doc, errors) {
   return errors.map((e) => {
@@ -46,24 +51,22 @@ function attach(form) {
     return diagnosticsOf(view.state.doc, result.errors);
   };
 
-  // The editor lives in a shadow root: there CodeMirror's styles are constructed style sheets,
-  // which the console's Content-Security-Policy (no inline style) lets through; in the document it
-  // would need a <style> element, which the policy refuses.
+  // CodeMirror's styles are a <style> element it writes itself; the page's Content-Security-Policy
+  // allows it through the response's style nonce, which the script element carries.
   const host = document.createElement('div');
   host.className = 'content-editor';
-  const shadow = host.attachShadow({ mode: 'open' });
   const view = new EditorView({
-    root: shadow,
-    parent: shadow,
+    parent: host,
     doc: textarea.value,
     extensions: [
-      basicSetup,
+      typing(styleNonce(script)),
       yaml(),
+      indentUnit.of('  '),
       lintGutter(),
       linter(check, { delay: 500 }),
       EditorView.lineWrapping,
-      EditorView.contentAttributes.of({ 'aria-label': 'Content (YAML)', tabindex: '0' }),
-      EditorView.theme({ '&': { height: '100%' }, '.cm-scroller': { fontFamily: 'ui-monospace, Menlo, Consolas, monospace' } }),
+      EditorView.contentAttributes.of({ 'aria-label': 'Content (YAML)', 'aria-multiline': 'true', tabindex: '0' }),
+      EditorView.theme({ '&': { height: '100%' } }),
       EditorView.updateListener.of((update) => {
         if (update.docChanged) textarea.value = update.state.doc.toString();
       }),

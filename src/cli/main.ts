@@ -66,6 +66,15 @@ Commands:
                                                    the instance's Ashby API key, for Ashby's assessment.update callbacks
   ats greenhouse --instance <name> --send-email true|false
                                                    whether this service e-mails candidates Greenhouse sends (default true)
+  ats workable --instance <name> --token T [--send-email true|false]
+                                                   Workable's token for this instance (results to Workable's callback_url);
+                                                   here --token is Workable's, not the admin token
+  ats hibob --instance <name> --company-id ID --access-token T --webhook-secret S [--send-email true|false]
+                                                   the HiBob company, the token for Bob's API, the secret Bob signs events with
+  ats lever --instance <name> --api-key KEY --stage STAGE-ID --assessment ID --signature-token T [--send-email true|false]
+                                                   Lever: entering the stage invites to the assessment; results as notes
+  ats smartrecruiters --instance <name> --client-id ID --client-secret S [--send-email true|false]
+                                                   SmartRecruiters' OAuth client of the customer, for status and results
   ats list --instance <name>                       settings per ATS and the newest callbacks with their state
   ats retry <callback-id> --instance <name>        send a callback to the ATS again
   sso set --instance <name> [--issuer URL] [--client-id ID] [--client-secret-stdin] [--domains a,b]
@@ -196,6 +205,12 @@ export async function run(argv: string[], io: Io = processIo()): Promise<number>
         'support-email': { type: 'string' },
         'privacy-url': { type: 'string' },
         'api-key': { type: 'string' },
+        'company-id': { type: 'string' },
+        'access-token': { type: 'string' },
+        'webhook-secret': { type: 'string' },
+        stage: { type: 'string' },
+        'signature-token': { type: 'string' },
+        'client-secret': { type: 'string' },
         'remove-key': { type: 'boolean' },
         'send-email': { type: 'string' },
         issuer: { type: 'string' },
@@ -230,7 +245,9 @@ export async function run(argv: string[], io: Io = processIo()): Promise<number>
   const json = values.json === true;
   try {
     const url = serviceUrl(io, name, values);
-    const ctx: Context = { url, client: adminClient(url, resolveToken(values.token, io.env)), json, io };
+    // In `ats workable`, --token is Workable's token for the instance, not the admin token.
+    const adminToken = name === 'ats workable' ? undefined : values.token;
+    const ctx: Context = { url, client: adminClient(url, resolveToken(adminToken, io.env)), json, io };
     const result = await command(ctx, positionals.slice(2), values);
     io.stdout.write(json ? `${JSON.stringify(result.data, null, 2)}\n` : `${result.text}\n`);
     return 0;

@@ -41,6 +41,19 @@ export function invalidAttributes(errors: FieldErrors, name: string, describedBy
   return (errors ?? []).some((e) => e.name === name) && html` aria-invalid="true" aria-describedby="${describedBy}"`;
 }
 
+/**
+ * A labelled control: a short label, the field's rules as a hint under it, the control, and the
+ * field's errors beside it; the control is named by the label and described by the hint and the
+ * errors. `control` gets the attributes to put on it (id, name, aria-describedby, aria-invalid).
+ */
+export function field(input: { id: string; name: string; label: string; hint?: string | SafeHtml; errors: FieldErrors; control: (attributes: SafeHtml) => SafeHtml }): SafeHtml {
+  const { id, name, label, hint, errors, control } = input;
+  const invalid = (errors ?? []).some((e) => e.name === name);
+  const describedBy = [hint ? `${id}-hint` : '', invalid ? `${id}-error` : ''].filter(Boolean).join(' ');
+  const attributes = html` id="${id}" name="${name}"${describedBy !== '' && html` aria-describedby="${describedBy}"`}${invalid && html` aria-invalid="true"`}`;
+  return html`<div class="field"><label for="${id}">${label}</label>${hint && html`<p class="hint field-hint" id="${id}-hint">${hint}</p>`}${control(attributes)}${fieldError(errors, name, `${id}-error`)}</div>`;
+}
+
 /** An empty list: what is missing, in bold, and what to do next. */
 export function emptyState(title: string, next: SafeHtml | string): SafeHtml {
   return html`<div class="empty"><p><strong>${title}</strong> ${next}</p></div>`;

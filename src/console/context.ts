@@ -3,11 +3,13 @@
 // views) registers its routes with one of these; `routes.ts` makes it once, after the hooks that
 // sign the user in and check the form's token have run for every request.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Partner } from '../modules/integrations/repository.js';
 import type { Database } from '../db/database.js';
 import { runCommand, type CommandContext } from '../domain/command.js';
 import type { SafeHtml } from '../html/html.js';
 import { commandRequest } from '../http/command.js';
 import type { InviteDeps } from '../modules/invitations/deps.js';
+import type { ReadRouter } from '../db/replica.js';
 import type { KeyVerifier } from '../modules/keys/verifier.js';
 import type { Counter } from '../modules/limits/counter.js';
 import { sightOf } from '../modules/reviews/blind.js';
@@ -33,6 +35,10 @@ export interface ConsoleDeps {
   rateCeiling?: number;
   /** How single sign-on reaches identity providers (the callback's base, plain http or not). */
   sso?: SsoOptions;
+  /** What an ATS's adapter does once an owner connects it (HiBob publishes the packages): a sentence saying how it went. */
+  partnerConnected?: (partner: Partner, instanceId: string) => Promise<string | undefined>;
+  /** DATABASE_READ_URL's replica: the candidates list and its CSV read there (src/db/replica.ts). */
+  reads?: ReadRouter;
 }
 
 /**

@@ -38,3 +38,22 @@ export const pdfPath = (instance: string, candidateId: string, assessmentId: str
 /** Where a candidate's page links for one assessment's signed report link (reports/download.ts). */
 export const reportLinkPath = (instance: string, candidateId: string, assessmentId: string) =>
   `/console/candidates/${encodeURIComponent(candidateId)}/link/${encodeURIComponent(assessmentId)}?instance=${encodeURIComponent(instance)}`;
+
+/** The names of the applicant-tracking systems with adapters, as the console writes them. */
+export const ATS_LABELS = { greenhouse: 'Greenhouse', ashby: 'Ashby', workable: 'Workable', hibob: 'HiBob', lever: 'Lever', smartrecruiters: 'SmartRecruiters' } as const;
+
+/**
+ * A question as a recruiter names it: the first words of its prompt as plain text (Markdown's
+ * marks, links' addresses and pictures left out), at most `words` words, never its id.
+ */
+export function promptTitle(prompt: string, words = 8): string {
+  const plain = prompt
+    .replace(/!\[[^\]]*\]\([^)]*\)/g, ' ')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\$\$[^$]*\$\$|\$[^$\n]*\$/g, ' … ')
+    .replace(/[*_`#>]+/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+  const all = plain.split(' ').filter(Boolean);
+  return all.length <= words ? plain : `${all.slice(0, words).join(' ')} …`;
+}

@@ -95,7 +95,7 @@ ${head(title, frame.csrf)}
 <a class="skip" href="#main">Skip to content</a>
 <div class="shell">
 <header class="sidebar">
-<p class="brand"><a href="/console/">Assessment Connect</a>${frame.instance && frame.instances.length <= 1 && html` <span class="instance-name">· ${instanceLabel(frame, frame.instance)}</span>`}</p>
+<p class="brand"><a href="/console/">Assessment Connect</a>${frame.instance && frame.instances.length <= 1 && html` <span class="instance-name"><span class="separator" aria-hidden="true">· </span>${instanceLabel(frame, frame.instance)}</span>`}</p>
 <details class="menu">
 <summary>Menu</summary>
 <div class="menu-body">

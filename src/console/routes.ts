@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { consoleClient } from '../db/replica.js';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
 import multipart from '@fastify/multipart';
@@ -78,8 +79,17 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       },
     });
     scope.addHook('onSend', async (_request, reply) => {
-      for (const [name, value] of Object.entries(PAGE_HEADERS)) if (name !== 'cache-control' || !reply.hasHeader(name)) reply.header(name, value);
+      // A page may set its own policy (the content editor's, with the response's style nonce).
+      for (const [name, value] of Object.entries(PAGE_HEADERS))
+        if ((name !== 'cache-control' && name !== 'content-security-policy') || !reply.hasHeader(name)) reply.header(name, value);
     });
+
+    // A form that changed something (marked before the answer is sent): the user's lists read the primary for a moment.
+    const reads = deps.reads;
+    if (reads)
+      scope.addHook('onSend', async (request, reply) => {
+        if (request.consoleUser && request.method === 'POST' && reply.statusCode < 400) reads.wrote(consoleClient(request.consoleUser.user.id));
+      });
 
     const page = (reply: FastifyReply, body: SafeHtml, status = 200) => reply.code(status).type('text/html; charset=utf-8').send(body.toString());
 
@@ -227,7 +237,18 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     registerInvitationRoutes(scope, c);
     registerKeyRoutes(scope, c);
     registerWebhookRoutes(scope, c);
-    integrationsRoutes(scope, { db, invite: deps.invite, publicUrl: deps.publicUrl, now, keyDeps: keyDepsOf(c), page, consolePage, frameOf, instanceOf });
+    integrationsRoutes(scope, {
+      db,
+      invite: deps.invite,
+      publicUrl: deps.publicUrl,
+      now,
+      keyDeps: keyDepsOf(c),
+      page,
+      consolePage,
+      frameOf,
+      instanceOf,
+      partnerConnected: deps.partnerConnected,
+    });
     registerSettingsRoutes(scope, c);
     registerImpactRoutes(scope, c);
     registerUserRoutes(scope, c);

@@ -24,10 +24,20 @@ export interface DatabaseOptions {
   poolWaitMs?: number;
   /** PostgreSQL: the clock of the circuit breaker's open interval (a test moves it instead of waiting). */
   now?: () => Date;
+  /**
+   * PostgreSQL: run hot reads as named prepared statements (`prepared`). Off by default: a
+   * statement prepared on one server connection does not exist on another, and a pooler in
+   * transaction mode (PgBouncer 1.18) hands each transaction whichever connection is free, so
+   * named statements fail there ("prepared statement … does not exist" / "already exists"). Turn
+   * it on only when DATABASE_URL reaches PostgreSQL itself. The embedded store always prepares.
+   */
+  preparedStatements?: boolean;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 10, options.poolWaitMs ?? 5000, options.now) : openEmbedded(options.dataDir, options.template);
+  return options.databaseUrl
+    ? openPostgres(options.databaseUrl, { max: options.poolSize ?? 10, poolWaitMs: options.poolWaitMs ?? 5000, now: options.now, prepare: options.preparedStatements ?? false })
+    : openEmbedded(options.dataDir, options.template);
 }
 
 /** Thrown without asking PostgreSQL while the breaker is open: it was just found unreachable. */
@@ -117,7 +127,14 @@ class Client extends pg.Client {
   }
 }
 
-async function openPostgres(connectionString: string, max: number, poolWaitMs: number, now?: () => Date): Promise<Database> {
+interface PoolOptions {
+  max: number;
+  poolWaitMs: number;
+  now?: () => Date;
+  prepare: boolean;
+}
+
+async function openPostgres(connectionString: string, { max, poolWaitMs, now, prepare }: PoolOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max,
@@ -148,17 +165,19 @@ async function openPostgres(connectionString: string, max: number, poolWaitMs: n
   const ignoreLoss = () => {};
   pool.on('connect', (client) => client.on('error', ignoreLoss));
   const connect = () => breaker.run(() => pool.connect());
+  const prepared = <T>(name: string, text: string, params: unknown[]) =>
+    breaker.run(() => {
+      // A Query made from the text, then named: given a config object ({ name, text, values }),
+      // pg copies it property by property (Object.getOwnPropertyDescriptors), about 1 µs of a
+      // score read's CPU; given the text, it does not.
+      const statement: pg.QueryConfig = Object.assign(new pg.Query(text, params as unknown[]), { text, name });
+      return typed<T>(pool.query(statement));
+    });
   return {
     kind: 'postgres',
     query,
-    prepared: <T>(name: string, text: string, params: unknown[]) =>
-      breaker.run(() => {
-        // A Query made from the text, then named: given a config object ({ name, text, values }),
-        // pg copies it property by property (Object.getOwnPropertyDescriptors), about 1 µs of a
-        // score read's CPU; given the text, it does not.
-        const prepared: pg.QueryConfig = Object.assign(new pg.Query(text, params as unknown[]), { text, name });
-        return typed<T>(pool.query(prepared));
-      }),
+    // Without named statements the callers send the same text unnamed (planned on each call).
+    ...(prepare ? { prepared } : {}),
     async transaction(fn) {
       const client = await connect();
       try {

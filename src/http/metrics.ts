@@ -5,6 +5,7 @@
 // when scraped, with three indexed queries.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Database } from '../db/database.js';
+import type { ReadRouter } from '../db/replica.js';
 import { timedDatabase } from '../db/timing.js';
 import { FastHistogram, type HistogramChild } from './fast-histogram.js';
 import type { RequestListener } from './logging.js';
@@ -115,4 +116,35 @@ export function registerMetrics(db: Database, now: () => Date): Metrics {
   });
 
   return { registry, db: timed, observeRequest };
+}
+
+/** The read replica's figures (DATABASE_READ_URL): its lag and state, and where the reads went. */
+export function registerReplicaMetrics(registry: Registry, router: ReadRouter): void {
+  new Gauge({
+    name: 'db_replica_lag_seconds',
+    help: "How far the read replica's replay is behind the primary, as last checked",
+    registers: [registry],
+    collect() {
+      this.set(router.lagMs / 1000);
+    },
+  });
+  new Gauge({
+    name: 'db_replica_up',
+    help: 'Whether reads go to the replica (1), or to the primary because the replica is behind by more than REPLICA_MAX_LAG_MS or unreachable (0), by state',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      for (const state of ['up', 'behind', 'down'] as const) this.set({ state }, router.state === state ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'db_reads_total',
+    help: "Reads that may go to the replica, by where they went: the replica, or the primary (the client's own recent write: sticky; the replica behind or down)",
+    labelNames: ['target'],
+    registers: [registry],
+    collect() {
+      for (const [target, count] of Object.entries(router.reads)) this.set({ target }, count);
+      this.set({ target: 'fell_back' }, router.fellBack);
+    },
+  });
 }

@@ -11,8 +11,8 @@
 // embedded store VACUUM it too by the vacuum rules (dead rows, or rows inserted since the last
 // vacuum), since nothing else will. PGlite keeps these counters (measured: n_mod_since_analyze
 // and n_ins_since_vacuum count its inserts once flushed; the pass flushes them first). Where autovacuum runs, the job leaves alone every table it serves
-// (all but those with autovacuum_enabled = false). One node at a time: the pass holds an
-// advisory lock, and another node finding it taken skips its turn.
+// (all but those with autovacuum_enabled = false). One node at a time: the pass holds a
+// transaction-level advisory lock, and another node finding it taken skips its turn.
 import type { Database } from '../db/database.js';
 import type { Job } from './runner.js';
 
@@ -68,27 +68,41 @@ export async function keepStatistics(db: Database, options: StatisticsOptions = 
   const vacuum = options.vacuum ?? db.kind === 'pglite';
   const autovacuum = await autovacuumRuns(db);
   return db.session(async (conn) => {
-    const { rows: lock } = await conn.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1) AS ok', [LOCK_KEY]);
-    if (!lock[0]!.ok) return [];
+    // The embedded store's counters wait for the next flush (at most once a second, and only at
+    // a statement's end): measured, a pass right after a bulk insert saw n_ins_since_vacuum = 0.
+    // A server's other connections flush theirs within seconds; this pass sees them next time.
+    if (db.kind === 'pglite') await conn.query('SELECT pg_stat_force_next_flush()');
+    // The pass runs in one transaction holding a transaction-level advisory lock: it ends with
+    // the transaction, so it holds through a pooler in transaction mode (PgBouncer), where a
+    // session's lock could be taken on one server connection and released on another. ANALYZE
+    // runs inside it; VACUUM cannot run in a transaction, so the tables due for one are vacuumed
+    // after the commit (a second node meanwhile finds them vacuumed, or vacuums them again: harmless).
+    await conn.exec('BEGIN');
+    let due: { name: string; table: string; analyze: boolean; vacuum: boolean }[];
+    const done: TableWork[] = [];
     try {
-      // The embedded store's counters wait for the next flush (at most once a second, and only at
-      // a statement's end): measured, a pass right after a bulk insert saw n_ins_since_vacuum = 0.
-      // A server's other connections flush theirs within seconds; this pass sees them next time.
-      if (db.kind === 'pglite') await conn.query('SELECT pg_stat_force_next_flush()');
-      const { rows } = await conn.query<{ name: string; table: string; analyze: boolean; vacuum: boolean }>(DUE, [autovacuum, vacuum, options.tables ?? []]);
-      const done: TableWork[] = [];
-      for (const row of rows) {
-        if (!row.analyze && !row.vacuum) continue;
-        const started = performance.now();
-        // VACUUM cannot run in a transaction: this is a plain statement on the session's connection.
-        await conn.exec(row.vacuum ? `VACUUM (ANALYZE) ${row.name}` : `ANALYZE ${row.name}`);
-        done.push({ table: row.table, analyzed: true, vacuumed: row.vacuum, ms: Math.round((performance.now() - started) * 10) / 10 });
+      const { rows: lock } = await conn.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [LOCK_KEY]);
+      due = lock[0]!.ok ? (await conn.query<{ name: string; table: string; analyze: boolean; vacuum: boolean }>(DUE, [autovacuum, vacuum, options.tables ?? []])).rows : [];
+      for (const row of due) {
+        if (!row.analyze || row.vacuum) continue;
+        done.push({ table: row.table, analyzed: true, vacuumed: false, ms: await timed(() => conn.exec(`ANALYZE ${row.name}`)) });
       }
-      return done;
-    } finally {
-      await conn.query('SELECT pg_advisory_unlock($1)', [LOCK_KEY]);
+      await conn.exec('COMMIT');
+    } catch (error) {
+      await conn.exec('ROLLBACK').catch(() => {});
+      throw error;
     }
+    for (const row of due) {
+      if (row.vacuum) done.push({ table: row.table, analyzed: true, vacuumed: true, ms: await timed(() => conn.exec(`VACUUM (ANALYZE) ${row.name}`)) });
+    }
+    return done.sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
   });
+}
+
+async function timed(work: () => Promise<void>): Promise<number> {
+  const started = performance.now();
+  await work();
+  return Math.round((performance.now() - started) * 10) / 10;
 }
 
 /** The background pass: first soon after start (tables never analyzed), then every `everyMs`. */

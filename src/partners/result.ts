@@ -58,3 +58,13 @@ export function flatFacts(facts: ResultFacts): Record<string, string> {
   if (facts.minutesTaken !== undefined) flat['Time taken (minutes)'] = String(facts.minutesTaken);
   return flat;
 }
+
+/** A one-line summary of a final result: the verdict, each category, the typing speed, the integrity flag. */
+export function resultSummary(facts: ResultFacts): string {
+  const parts = [`${facts.scoreStatus.replace('_', ' ')}: ${facts.totalScore}% overall`];
+  for (const c of facts.categories) parts.push(`${c.name} ${c.score}%`);
+  if (facts.typingWpm > 0) parts.push(`typing ${facts.typingWpm} words per minute`);
+  if (facts.minutesTaken !== undefined) parts.push(`${facts.minutesTaken} minutes`);
+  parts.push(facts.redFlag ? 'integrity flagged: see the report' : 'no integrity flags');
+  return parts.join('; ');
+}

@@ -7,16 +7,34 @@ import { Problem } from '../http/problem.js';
 import type { keyAuthenticator } from '../modules/keys/authenticate.js';
 import type { KeyGrant } from '../modules/keys/repository.js';
 import type { InviteDeps } from '../modules/invitations/deps.js';
-import type { CommandRequest } from '../domain/command.js';
+import { runCommand, type CommandRequest } from '../domain/command.js';
+import { cancelPartnerAssessment } from '../modules/integrations/commands.js';
+import type { Partner } from '../modules/integrations/repository.js';
 import { commandRequest } from '../http/command.js';
 import { BIDI_CONTROLS } from '../http/validation.js';
+import type { PartnerHttp } from '../modules/integrations/worker.js';
 
 export interface PartnerDeps {
   invite: InviteDeps;
   authenticate: ReturnType<typeof keyAuthenticator>;
   now: () => Date;
   publicUrl: string;
+  /** Requests to an ATS's API (HiBob's context, Lever's opportunity), through the address guard. */
+  http: PartnerHttp;
+  /** Where each ATS's API is (HIBOB_API_URL, LEVER_API_URL, SMARTRECRUITERS_API_URL, ASHBY_API_URL). */
+  apis: PartnerApis;
 }
+
+/** The base address of each ATS's API the service calls. */
+export interface PartnerApis {
+  ashby: string;
+  hibob: string;
+  lever: string;
+  smartrecruiters: string;
+}
+
+/** The credential of an ATS's call: an instance's API key as HTTP Basic's username, as a Bearer token, or none (a signed webhook, checked by its route). */
+export type PartnerAuth = 'basic' | 'bearer' | 'signature';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,8 +53,18 @@ export function basicUsername(header: string | undefined): string | undefined {
   return user === '' ? undefined : user;
 }
 
+/** The token of a Bearer Authorization header; undefined without one. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+([\x21-\x7e]{1,1000})\s*$/i.exec(header ?? '')?.[1];
+}
+
+/** Says in the operator's log that an ATS's credential was refused: which adapter and why, never the credential. */
+export function logRefusal(request: FastifyRequest, partner: string, reason: string): void {
+  request.log.warn({ partner, reason, clientIp: request.ip }, 'ATS credential refused');
+}
+
 /**
- * Authenticates every request of an adapter's scope, and answers its errors as `shape` builds
+ * Authenticates every request of an adapter's scope (`auth`), and answers its errors as `shape` builds
  * them, with `statusOf` choosing the status of a problem (an ATS may want 422 for invalid input).
  */
 export function registerPartnerScope(
@@ -44,11 +72,14 @@ export function registerPartnerScope(
   deps: PartnerDeps,
   shape: (message: string, status: number) => Record<string, unknown>,
   statusOf: (problem: Problem) => number = (problem) => problem.status,
+  auth: PartnerAuth = 'basic',
+  partner = 'ats',
 ): void {
   const send = (request: FastifyRequest, reply: FastifyReply, problem: Problem) => {
     const status = statusOf(problem);
     if (problem.headers) reply.headers(problem.headers);
-    if (status === 401) reply.header('www-authenticate', 'Basic realm="Assessment Connect", charset="UTF-8"');
+    if (status === 401 && auth !== 'signature')
+      reply.header('www-authenticate', auth === 'basic' ? 'Basic realm="Assessment Connect", charset="UTF-8"' : 'Bearer realm="Assessment Connect"');
     return reply
       .code(status)
       .header('cache-control', 'no-store')
@@ -58,10 +89,19 @@ export function registerPartnerScope(
   app.decorateRequest('apiKey', null);
   app.setErrorHandler((error, request, reply) => send(request, reply, problemFor(error, request)));
   app.setNotFoundHandler((request, reply) => send(request, reply, new Problem('not-found', `No route ${request.method} ${request.url.split('?')[0]}`)));
+  if (auth === 'signature') return;
   app.addHook('onRequest', async (request, reply) => {
-    const presented = basicUsername(request.headers.authorization);
+    const presented = auth === 'basic' ? basicUsername(request.headers.authorization) : bearerToken(request.headers.authorization);
     const key = await deps.authenticate(request, reply, presented ?? '');
-    if (!key) throw new Problem('unauthorized', 'A valid API key is required as the username of HTTP Basic authentication');
+    if (!key) {
+      logRefusal(request, partner, presented === undefined ? 'no credential' : 'unknown, revoked or expired API key');
+      throw new Problem(
+        'unauthorized',
+        auth === 'basic'
+          ? 'A valid API key is required as the username of HTTP Basic authentication'
+          : 'A valid API key is required as a Bearer token (Authorization: Bearer <key>)',
+      );
+    }
     if (key.instances.length !== 1) {
       throw new Problem('forbidden', `This API key is granted ${key.instances.length} instances; an ATS needs a key of exactly one instance (create one on the Integrations page)`);
     }
@@ -72,6 +112,15 @@ export function registerPartnerScope(
 
 /** The command context's request of an ATS's call: the API key is the actor. */
 export const partnerRequest = (request: FastifyRequest, deps: PartnerDeps): CommandRequest => commandRequest(request, deps.now());
+
+/** Withdraws the invitation behind an ATS's link (the cancel command, in its own transaction), found by our id of it or by the ATS's request. */
+export async function cancelFromPartner(
+  deps: PartnerDeps,
+  req: CommandRequest,
+  input: { instanceId: string; partner: Partner } & ({ publicId: string } | { requestKey: string }),
+): Promise<void> {
+  await runCommand(deps.invite.db, req, (ctx) => cancelPartnerAssessment(ctx, deps.invite, input), `partner-${input.partner}-cancel`);
+}
 
 /** The instance of an authenticated ATS request. */
 export const instanceOf = (request: FastifyRequest): KeyGrant => request.partnerInstance!;

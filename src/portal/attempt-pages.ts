@@ -20,12 +20,18 @@ import { PortalRefusal, type PortalKit } from './kit.js';
 /** A question page's form: its answer (`language` with it for a coding question) and where to go. */
 type QuestionForm = { value?: string | string[]; go?: string; move?: string; language?: string };
 
+/**
+ * A textarea's text as the person typed it: a form post sends its line breaks as CRLF (as HTML
+ * has browsers do), the page's own save as the textarea holds them (LF); both are kept as LF.
+ */
+const typed = (raw: string | string[] | undefined) => String(raw ?? '').replace(/\r\n?/g, '\n');
+
 /** A form's `value` field(s) as the answer shape of the question's type (checkAnswer judges it). */
 function formValue(question: QuestionContent, raw: string | string[] | undefined, language?: string): unknown {
-  if (question.type === 'coding') return { language: language ?? question.languages[0], source: String(raw ?? '') };
+  if (question.type === 'coding') return { language: language ?? question.languages[0], source: typed(raw) };
   if (question.type === 'multiple-choice' || question.type === 'ranking') return (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map(Number);
   if (question.type === 'single-choice' || question.type === 'likert') return raw === undefined || raw === '' ? '' : Number(raw);
-  return String(raw ?? '');
+  return typed(raw);
 }
 
 /** A ranking's order with one option moved a place up or down (unchanged at either end). */

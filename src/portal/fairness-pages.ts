@@ -71,6 +71,7 @@ export function practicePage(
     lang,
     page: 'practice',
     csrf,
+    codeEditor: question.type === 'coding',
     title: t(lang, 'practice.title', { name: content.name }),
     body: (brand) => html`<p><a href="/portal/a/${slug}">${t(lang, 'practice.back')}</a></p>
 <h1>${t(lang, 'practice.pageHeading')}</h1>

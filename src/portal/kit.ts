@@ -8,6 +8,7 @@ import type { Database } from '../db/database.js';
 import { currentVersion, versionContent } from '../modules/assessments/repository.js';
 import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
 import { Problem } from '../http/problem.js';
+import { pagePolicyWithStyleNonce } from '../http/page-headers.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import { answersOf, findAttempt, layoutOf, type Attempt } from '../modules/attempts/repository.js';
 import { completeOverdue } from '../modules/attempts/commands.js';
@@ -64,6 +65,7 @@ export function portalKit({ db, clock, refusals, codeRuns, origin }: PortalKitDe
   /** A page, in the brand of the request's session once it is known. */
   const html = (reply: FastifyReply, page: Page, status = 200) => {
     const instance = sessionInstances.get(reply.request);
+    if (page.styleNonce) reply.header('content-security-policy', pagePolicyWithStyleNonce(page.styleNonce));
     return reply
       .code(status)
       .type('text/html; charset=utf-8')

@@ -11,6 +11,7 @@ import type { AnswerValue } from '../modules/attempts/scoring.js';
 import type { Brand } from '../modules/tenants/branding.js';
 import { questionCount } from '../modules/attempts/layout.js';
 import { questionField } from '../views/questions.js';
+import { styleNonce } from '../http/page-headers.js';
 
 interface Layout {
   lang: Lang;
@@ -21,6 +22,8 @@ interface Layout {
   page: string;
   /** The page's own path: with it, the footer offers the other languages and comes back here. */
   here?: string;
+  /** Whether the page holds the code editor, whose styles need this response's style nonce. */
+  codeEditor?: boolean;
 }
 
 /**
@@ -46,11 +49,14 @@ function languageSwitcher(lang: Lang, here: string): SafeHtml {
  */
 export class Page {
   readonly #parts: Layout;
+  /** The nonce this page's style elements carry (the code editor's), to be named in its policy. */
+  readonly styleNonce: string | undefined;
   constructor(parts: Layout) {
     this.#parts = parts;
+    this.styleNonce = parts.codeEditor ? styleNonce() : undefined;
   }
   render(brand: Brand | undefined): SafeHtml {
-    return drawn(this.#parts, brand);
+    return drawn(this.#parts, brand, this.styleNonce);
   }
 }
 
@@ -58,7 +64,7 @@ export function layout(parts: Layout): Page {
   return new Page(parts);
 }
 
-function drawn({ lang, title, body, csrf, page, here }: Layout, brand: Brand | undefined): SafeHtml {
+function drawn({ lang, title, body, csrf, page, here }: Layout, brand: Brand | undefined, nonce: string | undefined): SafeHtml {
   const company = brand?.company ?? t(lang, 'layout.brand');
   return html`<!doctype html>
 <html lang="${lang}" dir="${direction(lang)}">
@@ -66,6 +72,7 @@ function drawn({ lang, title, body, csrf, page, here }: Layout, brand: Brand | u
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1, interactive-widget=resizes-content">
 ${csrf && html`<meta name="csrf-token" content="${csrf}">`}
+${nonce && html`<meta name="style-nonce" nonce="${nonce}">`}
 <title>${title} · ${company}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/portal/assets/portal.css">
@@ -256,6 +263,7 @@ export function questionPage(view: AttemptView, question: QuestionContent, answe
     page: 'question',
     csrf: view.csrf,
     here: `/portal/a/${view.slug}?q=${n}`,
+    codeEditor: question.type === 'coding',
     title: `${title} · ${view.name}`,
     body: html`${header(view)}
 <h1 class="question-number">${title}</h1>

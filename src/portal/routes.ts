@@ -61,13 +61,15 @@ export async function portalRoutes(
   const kit = portalKit({ db, clock, refusals, codeRuns, origin });
   const { html, session, invitations, speak, currentAttempt, shownOf } = kit;
   await app.register(formBody, { bodyLimit: 64 * 1024 });
+  const OWN_HEADERS = new Set(['cache-control', 'permissions-policy', 'content-security-policy']);
   app.decorateRequest('portalSession', null);
 
   // Both hooks are callbacks, not async functions: they run on every portal request, an answer
   // saved included, and neither needs a promise unless the refusals are counted in Redis.
   app.addHook('onSend', (_request, reply, payload, done) => {
     // A page that takes webcam snapshots allows the camera (WEBCAM_PERMISSIONS); every other keeps it off.
-    for (const [name, value] of Object.entries(PAGE_HEADERS)) if ((name !== 'cache-control' && name !== 'permissions-policy') || !reply.hasHeader(name)) reply.header(name, value);
+    // A page may set its own policy (the code editor's, with the response's style nonce).
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) if (!OWN_HEADERS.has(name) || !reply.hasHeader(name)) reply.header(name, value);
     done(null, payload);
   });
 

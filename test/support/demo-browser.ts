@@ -14,6 +14,7 @@ import { importCatalogue } from '../../src/seed.js';
 import { createInstance, type InstanceSettings } from '../../src/modules/tenants/repository.js';
 import { ADMIN_TOKEN } from '../harness.js';
 import { passwordChosen } from './console.js';
+import { PageProblems } from './keyboard.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SHOTS = path.resolve(import.meta.dirname, '..', '..', 'artifacts', 'screenshots');
@@ -82,19 +83,7 @@ export async function startDemo(
   await app.listen({ port, host: '127.0.0.1' });
   const key = (await app.inject({ method: 'POST', url: '/admin/v1/keys', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, payload: { instances: ['demo'] } })).json().key;
   const serverLog = () => (log.length === 0 ? '(none)' : log.join('\n'));
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      ...(options.browserArgs ?? []),
-    ],
-  });
+  const browser = await launchBrowser(options.browserArgs);
   return {
     browser,
     app,
@@ -121,11 +110,45 @@ export async function startDemo(
       return ((await response.json()) as { link: string; candidateId: string }[])[0]!;
     },
     async close() {
-      await browser.close();
-      await app.close();
-      await db.close();
+      try {
+        await browser.close();
+      } finally {
+        await app.close();
+        await db.close();
+      }
     },
   };
+}
+
+/**
+ * Debian's Chromium, every page of which (in any of its contexts) is watched for what no person
+ * should meet: a Content-Security-Policy refusal or a script error. Closing the browser fails
+ * with each one seen, so a suite that visits a page the policy breaks fails, whatever it checked.
+ */
+export async function launchBrowser(args: string[] = []): Promise<Browser> {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', ...args],
+  });
+  const problems = new PageProblems();
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (...options) => {
+    const context = await newContext(...options);
+    context.on('page', (page) => problems.watch(page));
+    return context;
+  };
+  browser.newPage = async (...options) => {
+    const context = await browser.newContext(...options);
+    const page = await context.newPage();
+    page.on('close', () => void context.close().catch(() => undefined));
+    return page;
+  };
+  const close = browser.close.bind(browser);
+  browser.close = async (...options) => {
+    await close(...options);
+    problems.assertNone('the pages this browser showed');
+  };
+  return browser;
 }
 
 /** axe (WCAG 2.0 to 2.2 A and AA, and best practice) finds nothing on the page. */

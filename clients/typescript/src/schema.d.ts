@@ -87,7 +87,7 @@ export interface paths {
         };
         /**
          * Read candidate scores
-         * @description One record per (candidate, assessment) invitation in scope: the instance named by the `instance` header, or every instance the API key is granted. `candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both. An empty element or more than 500 ids in a list is `400`; unknown ids match nothing. Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed. Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified. The cursor is opaque and tamper-evident: 50 base64url characters, encrypted and authenticated (AES-256-GCM) with a secret all nodes share, bound to the API key it was given to, and revealing nothing (not even a position). A cursor that was altered, made up or given to another API key is `400` naming `cursor`. Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
+         * @description One record per (candidate, assessment) invitation in scope: the instance named by the `instance` header, or every instance the API key is granted. `candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both. An empty element or more than 500 ids in a list is `400`; unknown ids match nothing. Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed. Where the service reads from a replica (DATABASE_READ_URL), an API key reads its own writes (an invite, a cancellation) at once, and others’ changes (another key’s invites, completions) at most REPLICA_MAX_LAG_MS (2 s by default) and one lag check (0.5 s) late. Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified. The cursor is opaque and tamper-evident: 50 base64url characters, encrypted and authenticated (AES-256-GCM) with a secret all nodes share, bound to the API key it was given to, and revealing nothing (not even a position). A cursor that was altered, made up or given to another API key is `400` naming `cursor`. Query parameters are strict: one this operation does not declare (a typo such as `sendinvite`, or `candidateIds[]`) is `400`, naming it in `errors` with a suggestion when a declared parameter is close, rather than being ignored.
          */
         get: operations["listScores"];
         put?: never;
@@ -769,7 +769,7 @@ export interface paths {
         get?: never;
         /**
          * Set the instance's key at an applicant-tracking system, or whether candidates it sends are e-mailed
-         * @description `apiKey` is the instance's API key at the ATS (Ashby: for assessment.update callbacks), stored encrypted and never shown again (only its last four characters); `null` removes it. `sendEmail: false` leaves reaching the candidate to the ATS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
+         * @description `apiKey` is the instance's API key at the ATS (Ashby: for assessment.update callbacks), stored encrypted and never shown again (only its last four characters); `null` removes it. `secrets` are the other credentials by name, stored the same way (Workable: `token`; HiBob: `accessToken`, `webhookSecret`; Lever: `apiKey`, `signatureToken`; SmartRecruiters: `clientSecret`), `options` the settings that are no secret (HiBob: `companyId`; Lever: `stage`, `assessment`; SmartRecruiters: `clientId`); in both a value sets, `null` removes, a name not given is kept. `sendEmail: false` leaves reaching the candidate to the ATS. A JSON body may nest arrays and objects at most 64 levels deep; deeper is `400` (and the connection is closed). Its text must be Unicode: half of a UTF-16 surrogate pair escaped alone (such as `\udfff`) is `400` too.
          */
         put: operations["configureIntegration"];
         post?: never;
@@ -1812,10 +1812,10 @@ export interface operations {
                              */
                             reportUrl: string;
                             /**
-                             * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                             * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby, Workable, HiBob, Lever, SmartRecruiters)
                              * @example api
                              */
-                            source: "api" | "console" | "greenhouse" | "ashby";
+                            source: "api" | "console" | "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
                             /**
                              * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
                              * @example application-48213
@@ -2026,10 +2026,10 @@ export interface operations {
                          */
                         reportUrl: string;
                         /**
-                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby, Workable, HiBob, Lever, SmartRecruiters)
                          * @example api
                          */
-                        source: "api" | "console" | "greenhouse" | "ashby";
+                        source: "api" | "console" | "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
                         /**
                          * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
                          * @example application-48213
@@ -2245,10 +2245,10 @@ export interface operations {
                          */
                         reportUrl: string;
                         /**
-                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby, Workable, HiBob, Lever, SmartRecruiters)
                          * @example api
                          */
-                        source: "api" | "console" | "greenhouse" | "ashby";
+                        source: "api" | "console" | "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
                         /**
                          * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
                          * @example application-48213
@@ -2452,10 +2452,10 @@ export interface operations {
                          */
                         reportUrl: string;
                         /**
-                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)
+                         * @description Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby, Workable, HiBob, Lever, SmartRecruiters)
                          * @example api
                          */
-                        source: "api" | "console" | "greenhouse" | "ashby";
+                        source: "api" | "console" | "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
                         /**
                          * @description Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)
                          * @example application-48213
@@ -6872,7 +6872,7 @@ export interface operations {
                  * @description The applicant-tracking system
                  * @example ashby
                  */
-                partner: "greenhouse" | "ashby";
+                partner: "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
             };
             cookie?: never;
         };
@@ -6881,6 +6881,14 @@ export interface operations {
                 "application/json": {
                     apiKey?: string | null;
                     sendEmail?: boolean;
+                    /** @description Secrets at the ATS by name: a value sets one, null removes it */
+                    secrets?: {
+                        [key: string]: string | null;
+                    };
+                    /** @description Settings at the ATS that are no secret, by name: a value sets one, null removes it */
+                    options?: {
+                        [key: string]: string | null;
+                    };
                 };
             };
         };
@@ -6896,7 +6904,7 @@ export interface operations {
                          * @description The applicant-tracking system
                          * @example ashby
                          */
-                        partner: "greenhouse" | "ashby";
+                        partner: "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
                         /**
                          * @description The last four characters of the instance's API key at the ATS; null when none is set
                          * @example 9f3c
@@ -6907,6 +6915,16 @@ export interface operations {
                          * @example true
                          */
                         sendEmail: boolean;
+                        /** @description The last four characters of each of the instance's secrets at the ATS, by name (absent when none is set) */
+                        secretHints?: {
+                            [key: string]: string;
+                        };
+                        /** @description The instance's settings at the ATS that are no secret, by name (absent when none is set) */
+                        options?: {
+                            [key: string]: string;
+                        };
+                        /** @description What the adapter did on connecting, when it does something (HiBob: the packages published to Bob) */
+                        note?: string;
                     };
                 };
             };
@@ -6966,7 +6984,7 @@ export interface operations {
                              * @description The applicant-tracking system
                              * @example ashby
                              */
-                            partner: "greenhouse" | "ashby";
+                            partner: "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
                             /**
                              * @description The last four characters of the instance's API key at the ATS; null when none is set
                              * @example 9f3c
@@ -6977,6 +6995,16 @@ export interface operations {
                              * @example true
                              */
                             sendEmail: boolean;
+                            /** @description The last four characters of each of the instance's secrets at the ATS, by name (absent when none is set) */
+                            secretHints?: {
+                                [key: string]: string;
+                            };
+                            /** @description The instance's settings at the ATS that are no secret, by name (absent when none is set) */
+                            options?: {
+                                [key: string]: string;
+                            };
+                            /** @description What the adapter did on connecting, when it does something (HiBob: the packages published to Bob) */
+                            note?: string;
                         }[];
                         callbacks: {
                             /** @example 42 */
@@ -6985,7 +7013,7 @@ export interface operations {
                              * @description The applicant-tracking system
                              * @example ashby
                              */
-                            partner: "greenhouse" | "ashby";
+                            partner: "greenhouse" | "ashby" | "workable" | "hibob" | "lever" | "smartrecruiters";
                             /** @description The ATS's id of the assessment (Greenhouse's partner_interview_id, Ashby's assessment_id) */
                             publicId: string;
                             /** @example score.finalized */

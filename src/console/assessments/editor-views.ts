@@ -58,6 +58,8 @@ export interface EditorState {
   summary?: ContentSummary;
   notice?: string;
   media: EditorMedia;
+  /** This response's style nonce: the editor's script names it, for CodeMirror's <style> element. */
+  styleNonce: string;
 }
 
 /** The media panel of the editor: the file just uploaded (or why not), and the stored files the text names. */
@@ -214,7 +216,7 @@ ${mediaList(s.media)}
 </fieldset>
 <div class="preview-frame"><iframe name="editor-preview" id="editor-preview" title="Preview of the assessment as a candidate sees it"></iframe></div>
 </section>
-<script src="/console/assets/content-editor.js" defer></script>`;
+<script src="/console/assets/content-editor.js" nonce="${s.styleNonce}" defer></script>`;
 }
 
 /** A page of its own (no console frame) for the preview iframe: the portal's question markup, through previewBody. */

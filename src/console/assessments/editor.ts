@@ -34,6 +34,7 @@ import { storedReferences } from '../../modules/assessments/media-store.js';
 import { assessmentUuid, currentContent, versionContent } from '../../modules/assessments/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import type { Permission } from '../context.js';
+import { pagePolicyWithStyleNonce, styleNonce } from '../../http/page-headers.js';
 import { NEW_TEMPLATE, checkPanel, editorBody, outlinePanel, previewFrame, versionsBody, type EditorMedia } from './editor-views.js';
 
 export { NEW_TEMPLATE };
@@ -114,7 +115,10 @@ export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDe
         if (!(error instanceof DomainError) || error.code !== 'invalid') throw error;
       }
     }
+    const nonce = styleNonce();
+    reply.header('content-security-policy', pagePolicyWithStyleNonce(nonce));
     const body = editorBody({
+      styleNonce: nonce,
       instance: instance.name,
       csrf: request.consoleUser!.csrfToken,
       assessment: target.assessment,

@@ -57,6 +57,14 @@ document.addEventListener('DOMContentLoaded', function () {
       });
     });
   });
+  // Choosing a colour is choosing not to keep the default one.
+  var accent = document.getElementById('set-accent');
+  var accentDefault = document.getElementById('set-accent-default');
+  if (accent && accentDefault) {
+    accent.addEventListener('input', function () {
+      accentDefault.checked = false;
+    });
+  }
   document.querySelectorAll('form.confirm').forEach(function (form) {
     form.addEventListener('submit', function (event) {
       if (!window.confirm(form.getAttribute('data-confirm') || 'Are you sure?')) event.preventDefault();

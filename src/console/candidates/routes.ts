@@ -2,6 +2,7 @@
 // recruiters' marks, a retake, and the pieces beside them (saved searches, compare, decisions).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { forbidden, invalidInput, notFound } from '../../domain/errors.js';
+import { consoleClient } from '../../db/replica.js';
 import { assessmentReports } from '../../modules/attempts/report.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
 import { countCandidates, findCandidate, searchCandidates, type CandidateListItem } from '../../modules/candidates/repository.js';
@@ -33,6 +34,8 @@ const CSV_MAX_CANDIDATES = 10_000;
 
 export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContext): void {
   const { db } = c;
+  /** Where the user's list reads go: the replica unless the user just changed something (src/db/replica.ts). */
+  const listDb = (request: FastifyRequest) => c.deps.reads?.for(consoleClient(request.consoleUser!.user.id)) ?? db;
 
   /** The list's filters from its query, checked: a search of the candidates module. */
   async function candidateSearch(q: Record<string, string | undefined>, instance: Instance, limit: number) {
@@ -77,9 +80,10 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const order = parseCandidateOrder(q.sort);
     const page = parsePage(q.page);
     const keyset = search.after !== undefined;
+    const reads = listDb(request);
     const [items, total] = await Promise.all([
-      searchCandidates(db, keyset ? search : { ...search, sort: order.sort, descending: order.descending, offset: (page - 1) * PAGE_SIZE }),
-      countCandidates(db, search),
+      searchCandidates(reads, keyset ? search : { ...search, sort: order.sort, descending: order.descending, offset: (page - 1) * PAGE_SIZE }),
+      countCandidates(reads, search),
     ]);
     const more = items.length > PAGE_SIZE;
     const shown = items.slice(0, PAGE_SIZE);
@@ -158,8 +162,9 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const instance = c.instanceOf(request, q.instance, 'names');
     const { search } = await candidateSearch({ ...q, after: undefined }, instance, CSV_PAGE);
     const items: CandidateListItem[] = [];
+    const reads = listDb(request);
     for (let after: string | undefined; items.length < CSV_MAX_CANDIDATES;) {
-      const batch = await searchCandidates(db, { ...search, after });
+      const batch = await searchCandidates(reads, { ...search, after });
       items.push(...batch);
       if (batch.length < CSV_PAGE) break;
       after = batch.at(-1)!.id;

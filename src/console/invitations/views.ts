@@ -31,7 +31,7 @@ export function invitationsBody(
 <p><a href="/console/invite/bulk?instance=${encodeURIComponent(instance)}" id="bulk-invite-link">Invite many from a CSV file</a></p>
 ${
   state.result &&
-  html`<div class="info" role="status"><p>Invited ${state.result.email}${state.result.invitationStatus ? ` (e-mail ${state.result.invitationStatus})` : ''}. <a href="/console/candidates/${state.result.candidateId}?instance=${instance}">Open their report</a>.</p>
+  html`<div class="info" role="status"><p>Invited ${state.result.email}${state.result.invitationStatus === 'SENT' ? ': the invitation e-mail is on its way' : state.result.invitationStatus === 'FAILED' ? ': the invitation e-mail could not be sent, send them the link below' : ''}. <a href="/console/candidates/${state.result.candidateId}?instance=${instance}">Open their report</a>.</p>
 <p>Their link, if you send it yourself: <code class="secret">${state.result.link}</code></p></div>`
 }
 ${errorSummary('invite-errors', 'Nothing was sent:', state.errors, { email: 'inv-email', firstName: 'inv-first', lastName: 'inv-last', assessments: 'inv-assessments' })}

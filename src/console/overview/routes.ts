@@ -10,6 +10,7 @@ import { failedCallbacks } from '../../modules/integrations/repository.js';
 import { queueOf } from '../../modules/reviews/blind.js';
 import { overdueAssignments, reviewBoard } from '../../modules/reviews/repository.js';
 import { overviewBody } from './views.js';
+import { brandOf } from '../../modules/tenants/branding.js';
 
 export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext): void {
   scope.get<{ Querystring: { instance?: string } }>('/console/', async (request, reply) => {
@@ -33,9 +34,10 @@ export function registerOverviewRoutes(scope: FastifyInstance, c: ConsoleContext
       request,
       reply,
       { section: 'overview', instance },
-      `Overview of ${instance.name}`,
+      `Overview of ${brandOf(instance).company}`,
       overviewBody(
         instance.name,
+        brandOf(instance).company,
         periods,
         open.length,
         hooks,

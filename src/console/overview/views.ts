@@ -28,16 +28,20 @@ ${cell(r, r.invited, {}, 'invited')}${cell(r, r.started, { status: 'STARTED' }, 
 
 export function overviewBody(
   instance: string,
+  /** The company's name as candidates see it (the instance's name when it has none). */
+  company: string,
   periods: { days: number; funnel: Funnel; failedMail: number }[],
   waitingReviews: number,
   webhooks: { disabled: number; failing: number } = { disabled: 0, failing: 0 },
   pipeline: PipelineRow[] = [],
   /** What the viewer may open: the lists that name candidates (not a reviewer under blind review), the instance's setup; and what needs them. */
-  may: { names: boolean; manage: boolean; needs?: { mine: number; overdue: number; failedCallbacks: number } } = { names: true, manage: true },
+  may: Needs = { names: true, manage: true },
   charts: { distributions: Distribution[]; completions: { day: string; completed: number }[] } = { distributions: [], completions: [] },
 ): SafeHtml {
   const failedMail = periods[0]?.failedMail ?? 0;
-  const sections = periods.map(({ days, funnel, failedMail }) => {
+  // A longer period is shown only when it holds more than the one before it.
+  const shown = periods.filter((p, i) => i === 0 || JSON.stringify(p.funnel) !== JSON.stringify(periods[i - 1]!.funnel) || p.failedMail !== periods[i - 1]!.failedMail);
+  const sections = shown.map(({ days, funnel, failedMail }) => {
     return html`<section class="panel" aria-labelledby="period-${days}">
 <h2 id="period-${days}">Invited in the last ${days} days</h2>
 ${barChart(`Candidates invited in the last ${days} days, by how far they got`, [
@@ -57,25 +61,41 @@ ${barChart(`Candidates invited in the last ${days} days, by how far they got`, [
 </dl>
 </section>`;
   });
-  return html`<h1>Overview of ${instance}</h1>
+  return html`<h1>Overview of ${company}</h1>
 ${
   may.manage &&
   webhooks.disabled + webhooks.failing > 0 &&
   html`<p class="error" role="status"><a href="/console/webhooks?instance=${instance}">${webhooks.disabled} webhook endpoint${webhooks.disabled === 1 ? ' is' : 's are'} disabled and ${webhooks.failing} failing</a>: their events are not arriving.</p>`
 }
-<h2 id="needs-title">Needs you now</h2>
-<ul class="cards" aria-labelledby="needs-title">
-${may.needs && html`<li><a href="/console/reviews?instance=${instance}"><span class="label">Waiting for your review</span><span class="figure">${may.needs.mine}</span></a></li>`}
-<li><a href="/console/reviews?instance=${instance}"><span class="label">Free-text answers waiting for review</span><span class="figure">${waitingReviews}</span></a></li>
-${may.needs && may.manage && html`<li><a href="/console/reviews?instance=${instance}"><span class="label">Reviews past their due time</span><span class="figure">${may.needs.overdue}</span></a></li>`}
-${may.names && html`<li><a href="/console/invitations?instance=${instance}&amp;mail=failed#mail-heading"><span class="label">E-mails that failed (30 days)</span><span class="figure">${failedMail}</span></a></li>`}
-${may.manage && html`<li><a href="/console/webhooks?instance=${instance}"><span class="label">Webhook endpoints failing or disabled</span><span class="figure">${webhooks.disabled + webhooks.failing}</span></a></li>`}
-${may.needs && may.manage && html`<li><a href="/console/integrations?instance=${instance}"><span class="label">ATS callbacks that failed (30 days)</span><span class="figure">${may.needs.failedCallbacks}</span></a></li>`}
-</ul>
+${needsYou(instance, may, waitingReviews, failedMail, webhooks)}
 <h2>Pipeline per assessment</h2>
 ${pipelineTable(instance, pipeline, may.names)}
 ${resultCharts(charts)}
 <div class="panels">${sections}</div>`;
+}
+
+type Needs = { names: boolean; manage: boolean; needs?: { mine: number; overdue: number; failedCallbacks: number } };
+
+/**
+ * What needs the viewer: what has a count stands out as a card, what is at zero is listed quietly
+ * below it, and a count that says the same as another is left out (an owner who is the only
+ * reviewer has "waiting for your review" and "waiting for review" as one).
+ */
+function needsYou(instance: string, may: Needs, waitingReviews: number, failedMail: number, webhooks: { disabled: number; failing: number }): SafeHtml {
+  const items: { label: string; figure: number; href: string }[] = [];
+  const reviews = `/console/reviews?instance=${instance}`;
+  if (may.needs) items.push({ label: 'Waiting for your review', figure: may.needs.mine, href: reviews });
+  if (!may.needs || may.needs.mine !== waitingReviews) items.push({ label: 'Free-text answers waiting for review', figure: waitingReviews, href: reviews });
+  if (may.needs && may.manage) items.push({ label: 'Reviews past their due time', figure: may.needs.overdue, href: reviews });
+  if (may.names) items.push({ label: 'E-mails that failed (30 days)', figure: failedMail, href: `/console/invitations?instance=${instance}&mail=failed#mail-heading` });
+  if (may.manage) items.push({ label: 'Webhook endpoints failing or disabled', figure: webhooks.disabled + webhooks.failing, href: `/console/webhooks?instance=${instance}` });
+  if (may.needs && may.manage) items.push({ label: 'ATS callbacks that failed (30 days)', figure: may.needs.failedCallbacks, href: `/console/integrations?instance=${instance}` });
+  const item = (i: (typeof items)[number]) => html`<li><a href="${i.href}"><span class="label">${i.label}</span><span class="figure">${i.figure}</span></a></li>`;
+  const loud = items.filter((i) => i.figure > 0);
+  const quiet = items.filter((i) => i.figure === 0);
+  return html`<h2 id="needs-title">Needs you now</h2>
+${loud.length > 0 ? html`<ul class="cards" aria-labelledby="needs-title">${loud.map(item)}</ul>` : html`<p class="all-clear">Nothing needs you now.</p>`}
+${quiet.length > 0 && html`<ul class="quiet-counts" aria-label="At zero">${quiet.map(item)}</ul>`}`;
 }
 
 type Distribution = Awaited<ReturnType<typeof scoreDistributions>>[number];

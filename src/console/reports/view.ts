@@ -10,7 +10,7 @@ import type { QuestionReport } from '../../modules/attempts/report-questions.js'
 import { likertItemScore, maxFootrule } from '../../modules/attempts/scoring.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { barChart } from '../charts.js';
-import { categoryPercentilesText, duration, pdfPath, reportLinkPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
+import { ATS_LABELS, categoryPercentilesText, duration, pdfPath, reportLinkPath, percentileText, reviewerName, SCORE_TEXT, scoreBadge, statusText, when } from '../format.js';
 import { reviewPanel, type ReviewViewer } from '../reviews/views.js';
 
 /** The language the candidate took the assessment in; the report shows the content's own (English) text. */
@@ -75,8 +75,16 @@ ${what.signalId ? html`<input type="hidden" name="signalId" value="${what.signal
 }
 
 /** The report of a candidate: in the console, or (with `pdfHref`) shared by a signed link, read-only. */
-const ATS_NAMES: Record<string, string> = { greenhouse: 'Greenhouse', ashby: 'Ashby', console: 'the console' };
-const EXTERNAL_LABELS: Record<string, string> = { applicationId: 'application', candidateId: 'candidate', jobName: 'job', sentBy: 'sent by' };
+const ATS_NAMES: Record<string, string> = { ...ATS_LABELS, console: 'the console' };
+const EXTERNAL_LABELS: Record<string, string> = {
+  applicationId: 'application',
+  orderId: 'order',
+  assessmentRequestId: 'request',
+  opportunityId: 'opportunity',
+  candidateId: 'candidate',
+  jobName: 'job',
+  sentBy: 'sent by',
+};
 
 /** Where an invitation came from, with the ATS's identifiers of it. */
 function originText(origin: AssessmentReport['origin']): SafeHtml {
@@ -222,11 +230,14 @@ ${operator && r.attempt && options.attemptExtras?.get(r.attempt.id)}
   return html`${options.notice && html`<p class="info" role="status">${options.notice}</p>`}<p class="no-print">${tools}</p>
 <div class="page-header"><div>
 <h1>${candidate.email === null ? 'Erased candidate' : `${candidate.firstName} ${candidate.lastName}`}${options.company && html`<span class="report-company"> · ${options.company}</span>`}</h1>
-<p class="lead">${candidate.email ?? 'Personal data erased'} · candidate id <code>${candidate.id}</code> · instance ${candidate.instance}</p>
+<p class="lead">${candidate.email ?? 'Personal data erased'}</p>
 ${options.header?.marks}
 </div>${decide && html`<div class="actions no-print">${decide}</div>`}</div>
 ${sections}
-${options.marks}`;
+${options.marks}
+<details class="technical no-print"><summary>Identifiers (for the API and support)</summary>
+<dl class="facts"><div><dt>Candidate id</dt><dd><code>${candidate.id}</code></dd></div><div><dt>Instance</dt><dd><code>${candidate.instance}</code></dd></div></dl>
+</details>`;
 }
 
 /** The risk level in words, with its reasons (docs/integrity.md). */

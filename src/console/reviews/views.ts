@@ -14,7 +14,7 @@ import type { BoardItem, InstanceReviewer, ReviewState } from '../../modules/rev
 import type { Instance } from '../../modules/tenants/repository.js';
 import { emptyState, pager, sortHeader } from '../components.js';
 import { sortParam, type Order } from '../lists.js';
-import { reviewerName, when } from '../format.js';
+import { promptTitle, reviewerName, when } from '../format.js';
 
 type Review = QuestionReport['reviews'][number];
 
@@ -157,7 +157,7 @@ function disagreementPanel(view: QueueView): SafeHtml | false {
 <ol class="plain">${view.disagreements.map((item, n) => {
     const id = `settle-${n}`;
     return html`<li class="disagreement">
-<h3>${view.blindViewer ? answerLabel(item) : item.candidateName} · ${item.assessmentName} · ${item.questionId}</h3>
+<h3>${view.blindViewer ? answerLabel(item) : item.candidateName} · ${item.assessmentName} · ${promptTitle(item.prompt)}</h3>
 <div class="prompt">${markdown(item.prompt)}</div>
 <blockquote class="pre answer-text">${item.answer}</blockquote>
 ${reviewList(item.rubric, item.reviews)}
@@ -193,7 +193,7 @@ function boardPanel(view: QueueView): SafeHtml | false {
     item.assignees.length < view.instance.reviewersPerAnswer &&
     html`<form method="post" action="/console/reviews/assign" class="assign-form">
 ${hidden(view.csrf, name)}${answerHidden(item)}
-<label for="assign-${n}" class="visually-hidden">Assign ${item.questionId} of answer ${n + 1} to</label>
+<label for="assign-${n}" class="visually-hidden">Assign “${promptTitle(item.prompt)}” of answer ${n + 1} to</label>
 <select id="assign-${n}" name="userId">${reviewers.filter((r) => !item.assignees.some((a) => a.userId === r.id)).map((r) => html`<option value="${r.id}">${r.email}</option>`)}</select>
 <label class="choice" for="assign-${n}-whole"><input type="checkbox" id="assign-${n}-whole" name="whole" value="1"> every free-text answer of this attempt</label>
 <button type="submit">Assign</button>
@@ -214,7 +214,7 @@ ${
 <tbody>${items.map(
         (item, n) => html`<tr class="state-${item.state}">
 <td data-label="Candidate">${blind ? html`<span class="hint">hidden (blind review)</span>` : html`<a href="/console/candidates/${item.candidateId}?instance=${name}">${item.candidateName}</a>`}</td>
-<td data-label="Question">${item.assessmentName} · ${item.questionId}</td>
+<td data-label="Question">${item.assessmentName} · ${promptTitle(item.prompt)}</td>
 <td data-label="Completed">${when(item.finishedAt)}</td>
 <td data-label="State"><span class="badge review-${item.state}">${STATE_TEXT[item.state]}</span>${item.final && html` ${item.final.score} / 100`}</td>
 <td data-label="Reviews">${item.reviews.length} of ${view.instance.reviewersPerAnswer}</td>
@@ -262,7 +262,7 @@ ${
   rest.length > 0 &&
   html`<h2>Next in your queue</h2><ol class="plain">${rest
     .slice(0, 20)
-    .map((p) => html`<li>${blind ? answerLabel(p) : p.candidateName} · ${p.assessmentName} · ${p.questionId} (completed ${when(p.finishedAt)})</li>`)}</ol>`
+    .map((p) => html`<li>${blind ? answerLabel(p) : p.candidateName} · ${p.assessmentName} · ${promptTitle(p.prompt)} (completed ${when(p.finishedAt)})</li>`)}</ol>`
 }
 ${disagreementPanel(view)}
 ${boardPanel(view)}`;

@@ -66,7 +66,9 @@ export function registerSettingsRoutes(scope: FastifyInstance, c: ConsoleContext
     );
 
   scope.post<{ Body: Record<string, string | undefined> }>('/console/settings', async (request, reply) => {
-    const body = request.body ?? {};
+    // The colour picker always sends a colour: "The default blue" ticked clears the setting instead.
+    const body: Record<string, string | undefined> = { ...request.body };
+    if (body.accentDefault === 'on') body.accentColor = '';
     const instance = c.instanceOf(request, body.instance, 'manage');
     const values: Record<string, string> = Object.fromEntries(FIELDS.map((name) => [name, (body[name] ?? '').trim()]));
     // A field the form did not send (an older page; a manager's read-only addresses) stays as it is;

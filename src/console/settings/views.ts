@@ -1,10 +1,28 @@
-import { errorSummary, fieldError, invalidAttributes } from '../components.js';
+import { errorSummary, field } from '../components.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import { brandOf } from '../../modules/tenants/branding.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 
-/** The IANA zones this runtime knows, offered while typing the instance's time zone. */
-const TIME_ZONES = ['UTC', ...Intl.supportedValuesOf('timeZone').filter((zone) => zone !== 'UTC')];
+/** The IANA zones this runtime knows, by region (Europe/Berlin under Europe), UTC first. */
+const ZONE_REGIONS = (() => {
+  const regions = new Map<string, string[]>();
+  for (const zone of Intl.supportedValuesOf('timeZone')) {
+    if (zone === 'UTC') continue;
+    const region = zone.includes('/') ? zone.slice(0, zone.indexOf('/')) : 'Other';
+    regions.set(region, [...(regions.get(region) ?? []), zone]);
+  }
+  return [...regions].sort(([a], [b]) => a.localeCompare(b));
+})();
+
+/** The time zone as a list to choose from, the current one chosen (kept even when this runtime does not know it). */
+function timeZoneSelect(attributes: SafeHtml, current: string): SafeHtml {
+  const known = current === 'UTC' || ZONE_REGIONS.some(([, zones]) => zones.includes(current));
+  const option = (zone: string) => html`<option value="${zone}"${zone === current && html` selected`}>${zone.replaceAll('_', ' ')}</option>`;
+  return html`<select${attributes}>${option('UTC')}${!known && current !== '' && option(current)}${ZONE_REGIONS.map(([region, zones]) => html`<optgroup label="${region}">${zones.map(option)}</optgroup>`)}</select>`;
+}
+
+/** The portal's accent colour when an instance sets none. */
+const DEFAULT_ACCENT = '#0B57D0';
 
 /** Each setting's control, for the error summary's links. */
 const SETTINGS_FIELDS: Record<string, string> = {
@@ -64,32 +82,28 @@ ${errorSummary('settings-errors', 'Nothing was saved:', state.errors, SETTINGS_F
 <form method="post" action="/console/settings" class="panel settings-form">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="instance" value="${instance.name}">
-<label for="set-portal">Portal URL (candidate links start with it; empty: the service's own address)${locked && ' — set by the operator'}</label>
-<input type="url" id="set-portal" name="portalUrl" maxlength="500" value="${v.portalUrl ?? ''}" placeholder="https://assessments.example.com"${locked && html` readonly`}${invalidAttributes(state.errors, 'portalUrl', 'set-portal-error')}>${fieldError(state.errors, 'portalUrl', 'set-portal-error')}
-<label for="set-ttl">Invitation links stay valid for (days, 1-365)</label>
-<input type="number" id="set-ttl" name="inviteTtlDays" min="1" max="365" step="1" required value="${v.inviteTtlDays ?? ''}"${invalidAttributes(state.errors, 'inviteTtlDays', 'set-ttl-error')}>${fieldError(state.errors, 'inviteTtlDays', 'set-ttl-error')}
-<label for="set-from-name">Sender name of invitation e-mail (empty: the display name below)</label>
-<input type="text" id="set-from-name" name="mailFromName" maxlength="100" value="${v.mailFromName ?? ''}"${invalidAttributes(state.errors, 'mailFromName', 'set-from-name-error')}>${fieldError(state.errors, 'mailFromName', 'set-from-name-error')}
-<label for="set-from-address">Sender address of invitation e-mail (empty: the service default)${locked && ' — set by the operator'}</label>
-<input type="email" id="set-from-address" name="mailFromAddress" maxlength="254" value="${v.mailFromAddress ?? ''}"${locked && html` readonly`}${invalidAttributes(state.errors, 'mailFromAddress', 'set-from-address-error')}>${fieldError(state.errors, 'mailFromAddress', 'set-from-address-error')}
-<label for="set-reminder">Remind candidates who have not started this many days before their invitation expires, once (1-60; empty: no reminders)</label>
-<input type="number" id="set-reminder" name="reminderDays" min="1" max="60" step="1" value="${v.reminderDays ?? ''}"${invalidAttributes(state.errors, 'reminderDays', 'set-reminder-error')}>${fieldError(state.errors, 'reminderDays', 'set-reminder-error')}
-<label for="set-report-days">Report links for recruiters stay valid for (days, 1-3650)</label>
-<input type="number" id="set-report-days" name="reportLinkDays" min="1" max="3650" step="1" required value="${v.reportLinkDays ?? ''}"${invalidAttributes(state.errors, 'reportLinkDays', 'set-report-days-error')}>${fieldError(state.errors, 'reportLinkDays', 'set-report-days-error')}
-<label for="set-time-zone">Time zone of deadlines in candidates' e-mails (a name such as Europe/Berlin or America/New_York; empty: UTC)</label>
-<input type="text" id="set-time-zone" name="timeZone" maxlength="64" list="time-zones" value="${v.timeZone ?? ''}" autocomplete="off"${invalidAttributes(state.errors, 'timeZone', 'set-time-zone-error')}>${fieldError(state.errors, 'timeZone', 'set-time-zone-error')}
-<datalist id="time-zones">${TIME_ZONES.map((zone) => html`<option value="${zone}">`)}</datalist>
+${field({ id: 'set-portal', name: 'portalUrl', label: 'Portal URL', hint: `Candidate links start with it; empty: the service's own address.${locked ? ' Set by the operator.' : ''}`, errors: state.errors, control: (a) => html`<input type="url"${a} maxlength="500" value="${v.portalUrl ?? ''}" placeholder="https://assessments.example.com"${locked && html` readonly`}>` })}
+${field({ id: 'set-ttl', name: 'inviteTtlDays', label: 'Invitation links stay valid for (days)', hint: '1 to 365.', errors: state.errors, control: (a) => html`<input type="number"${a} min="1" max="365" step="1" required value="${v.inviteTtlDays ?? ''}">` })}
+${field({ id: 'set-from-name', name: 'mailFromName', label: 'Sender name of invitation e-mail', hint: 'Empty: the display name below.', errors: state.errors, control: (a) => html`<input type="text"${a} maxlength="100" value="${v.mailFromName ?? ''}">` })}
+${field({ id: 'set-from-address', name: 'mailFromAddress', label: 'Sender address of invitation e-mail', hint: `Empty: the service's default.${locked ? ' Set by the operator.' : ''}`, errors: state.errors, control: (a) => html`<input type="email"${a} maxlength="254" value="${v.mailFromAddress ?? ''}"${locked && html` readonly`}>` })}
+${field({ id: 'set-reminder', name: 'reminderDays', label: 'Remind candidates who have not started (days before expiry)', hint: 'Once, 1 to 60 days before the invitation expires; empty: no reminders.', errors: state.errors, control: (a) => html`<input type="number"${a} min="1" max="60" step="1" value="${v.reminderDays ?? ''}">` })}
+${field({ id: 'set-report-days', name: 'reportLinkDays', label: 'Report links for recruiters stay valid for (days)', hint: '1 to 3650.', errors: state.errors, control: (a) => html`<input type="number"${a} min="1" max="3650" step="1" required value="${v.reportLinkDays ?? ''}">` })}
+${field({ id: 'set-time-zone', name: 'timeZone', label: 'Time zone', hint: "Of the deadlines in candidates' e-mails.", errors: state.errors, control: (a) => timeZoneSelect(a, v.timeZone || 'UTC') })}
 <fieldset>
 <legend>What candidates see of the company</legend>
 <p class="hint">Candidates now see the company as <strong>${brand.company}</strong>.</p>
-<label for="set-display-name">Display name, in the portal, the e-mail and the report (1-100 characters; empty: the sender name, else the instance name)</label>
-<input type="text" id="set-display-name" name="displayName" maxlength="100" value="${v.displayName ?? ''}"${invalidAttributes(state.errors, 'displayName', 'set-display-name-error')}>${fieldError(state.errors, 'displayName', 'set-display-name-error')}
-<label for="set-accent">Accent colour, #RRGGBB (at least 4.5:1 contrast against white; empty: the default blue)</label>
-<input type="text" id="set-accent" name="accentColor" maxlength="7" pattern="#[0-9A-Fa-f]{6}" placeholder="#0B57D0" value="${v.accentColor ?? ''}"${invalidAttributes(state.errors, 'accentColor', 'set-accent-error')}>${fieldError(state.errors, 'accentColor', 'set-accent-error')}
-<label for="set-support">Support e-mail for candidates' questions (empty: the sender address, else "contact the company that invited you")</label>
-<input type="email" id="set-support" name="supportEmail" maxlength="254" value="${v.supportEmail ?? ''}"${invalidAttributes(state.errors, 'supportEmail', 'set-support-error')}>${fieldError(state.errors, 'supportEmail', 'set-support-error')}
-<label for="set-privacy">Privacy notice URL, linked in the portal's footer (https://)</label>
-<input type="url" id="set-privacy" name="privacyUrl" maxlength="500" placeholder="https://example.com/privacy" value="${v.privacyUrl ?? ''}"${invalidAttributes(state.errors, 'privacyUrl', 'set-privacy-error')}>${fieldError(state.errors, 'privacyUrl', 'set-privacy-error')}
+${field({ id: 'set-display-name', name: 'displayName', label: 'Display name', hint: 'In the portal, the e-mail and the report; 1 to 100 characters. Empty: the sender name, else the instance name.', errors: state.errors, control: (a) => html`<input type="text"${a} maxlength="100" value="${v.displayName ?? ''}">` })}
+${field({
+  id: 'set-accent',
+  name: 'accentColor',
+  label: 'Accent colour',
+  hint: 'Buttons and links in the portal; it needs at least 4.5:1 contrast against white to be readable.',
+  errors: state.errors,
+  control: (a) =>
+    html`<span class="colour-choice"><input type="color"${a} value="${v.accentColor || DEFAULT_ACCENT}"><label class="choice"><input type="checkbox" name="accentDefault" id="set-accent-default" value="on"${!v.accentColor && html` checked`}> The default blue</label></span>`,
+})}
+${field({ id: 'set-support', name: 'supportEmail', label: "Support e-mail for candidates' questions", hint: 'Empty: the sender address, else "contact the company that invited you".', errors: state.errors, control: (a) => html`<input type="email"${a} maxlength="254" value="${v.supportEmail ?? ''}">` })}
+${field({ id: 'set-privacy', name: 'privacyUrl', label: 'Privacy notice URL', hint: "Linked in the portal's footer; https://.", errors: state.errors, control: (a) => html`<input type="url"${a} maxlength="500" placeholder="https://example.com/privacy" value="${v.privacyUrl ?? ''}">` })}
 </fieldset>
 <p><button type="submit" class="primary">Save settings</button></p>
 </form>
@@ -100,8 +114,9 @@ ${brand.logoPath ? html`<p><img class="logo-preview" src="${brand.logoPath}" alt
 <form method="post" action="/console/settings/logo" enctype="multipart/form-data" class="settings-form">
 <input type="hidden" name="_csrf" value="${csrf}">
 <input type="hidden" name="instance" value="${instance.name}">
-<label for="set-logo">A PNG, JPEG or WebP image of at most 200 KB, shown at most 2.5rem high (SVG is not accepted: it can carry scripts)</label>
-<input type="file" id="set-logo" name="logo" accept="image/png,image/jpeg,image/webp" required>
+<label for="set-logo">Logo image</label>
+<p class="hint" id="set-logo-hint">A PNG, JPEG or WebP image of at most 200 KB, shown at most 2.5rem high (SVG is not accepted: it can carry scripts).</p>
+<input type="file" id="set-logo" name="logo" accept="image/png,image/jpeg,image/webp" aria-describedby="set-logo-hint" required>
 <p><button type="submit">Upload logo</button></p>
 </form>
 ${

@@ -121,7 +121,7 @@ export function redFlagReasonsOf(counts: Partial<Record<SignalKind, number>>): s
   if (count('typing-too-fast') > 0) reasons.push(`typing faster than ${RULES.maxPlausibleWpm} wpm`);
   if (count('typing-no-rhythm') > 0) reasons.push('typing without a human keystroke rhythm');
   if (count('typing-clock-mismatch') > 0) reasons.push("keystroke times that do not fit the server's clock");
-  if (count('automation') > 0) reasons.push('the browser was driven by automation (navigator.webdriver or a headless browser)');
+  if (count('automation') > 0) reasons.push('the browser was controlled by automation software');
   return reasons;
 }
 

@@ -14,7 +14,7 @@ describe('risk level', () => {
   });
   it('is high exactly when a red-flag rule holds, automation included; the red flag is "high"', () => {
     assert.deepEqual(riskOf({ paste: 1, 'focus-lost': 1 }), { level: 'high', reasons: ['pasted 1 time'] });
-    assert.deepEqual(riskOf({ automation: 1 }).reasons, ['the browser was driven by automation (navigator.webdriver or a headless browser)']);
+    assert.deepEqual(riskOf({ automation: 1 }).reasons, ['the browser was controlled by automation software']);
     for (const counts of [{}, { copy: 1 }, { paste: 1 }, { automation: 2 }, { 'page-hidden': 3 }, { 'untyped-answer': 5 }]) {
       assert.equal(redFlagOf(counts), redFlagReasonsOf(counts).length > 0, JSON.stringify(counts));
     }

@@ -22,6 +22,7 @@ import {
   savePartnerSettings,
   type Partner,
   type PartnerLink,
+  type SettingsChange,
 } from './repository.js';
 
 // Every event of an invitation an ATS started may owe it a callback (see queueCallbacks).
@@ -99,20 +100,51 @@ export async function startFromPartner(deps: Omit<InviteDeps, 'attempts'>, req: 
 export async function cancelPartnerAssessment(
   ctx: CommandContext,
   deps: Pick<InviteDeps, 'attempts'>,
-  input: { instanceId: string; partner: Partner; publicId: string },
+  input: { instanceId: string; partner: Partner } & ({ publicId: string } | { requestKey: string }),
 ): Promise<void> {
-  const linked = await linkedInvitation(ctx.tx, input.instanceId, input.partner, input.publicId, ctx.now);
-  if (!linked) throw notFound(`No assessment ${input.publicId} was started by ${input.partner} for this instance`);
+  // An ATS that names its own order (SmartRecruiters' order id) finds the link by the request it made.
+  const publicId = 'publicId' in input ? input.publicId : (await findLink(ctx.tx, input.instanceId, input.partner, input.requestKey))?.publicId;
+  const linked = publicId === undefined ? undefined : await linkedInvitation(ctx.tx, input.instanceId, input.partner, publicId, ctx.now);
+  if (!linked) throw notFound(`No assessment ${'publicId' in input ? input.publicId : input.requestKey} was started by ${input.partner} for this instance`);
   await cancelInvitation(ctx, deps, { instanceIds: [input.instanceId], candidateId: linked.candidateId, assessmentId: linked.assessmentSlug });
 }
 
 const MAX_KEY = 500;
+const MAX_OPTION = 200;
+const NAME = /^[a-z][A-Za-z]{0,39}$/;
 
-/** Sets or removes (null) the instance's API key at an ATS, and/or whether the service e-mails candidates the ATS sends. */
-export async function configurePartner(
-  ctx: CommandContext,
-  input: { instanceId: string; partner: Partner; apiKey?: string | null; sendEmail?: boolean },
-): Promise<{ keyHint: string | null; sendEmail: boolean }> {
+/** What an owner or the operator sees of an instance's settings at an ATS (never a secret, only its last four characters). */
+export interface SettingsSummary {
+  keyHint: string | null;
+  sendEmail: boolean;
+  /** The last four characters of each secret set (absent when none is). */
+  secretHints?: Record<string, string>;
+  /** The settings that are no secret (absent when none is set). */
+  options?: Record<string, string>;
+}
+
+/** The summary of opened settings: the hints and options only when there are some (Greenhouse's and Ashby's stay as they were). */
+export const summaryOf = (saved: { keyHint: string | null; sendEmail: boolean; secretHints: Record<string, string>; options: Record<string, string> }): SettingsSummary => ({
+  keyHint: saved.keyHint,
+  sendEmail: saved.sendEmail,
+  ...(Object.keys(saved.secretHints).length > 0 ? { secretHints: saved.secretHints } : {}),
+  ...(Object.keys(saved.options).length > 0 ? { options: saved.options } : {}),
+});
+
+/** The problems of named values: names a word of letters, values printable (secrets without spaces), null to remove. */
+function namedProblems(field: 'secrets' | 'options', values: Record<string, string | null> | undefined): { in: 'body'; name: string; detail: string }[] {
+  const problems: { in: 'body'; name: string; detail: string }[] = [];
+  const max = field === 'secrets' ? MAX_KEY : MAX_OPTION;
+  for (const [name, value] of Object.entries(values ?? {})) {
+    if (!NAME.test(name)) problems.push({ in: 'body', name: `${field}.${name.slice(0, 40)}`, detail: 'must be a name of letters, starting with a lower-case one' });
+    else if (value !== null && (value.trim() !== value || value.length === 0 || value.length > max || (field === 'secrets' ? /[\s\p{Cc}]/u : /\p{Cc}/u).test(value)))
+      problems.push({ in: 'body', name: `${field}.${name}`, detail: `must be 1-${max} printable characters${field === 'secrets' ? ' without spaces' : ''}` });
+  }
+  return problems;
+}
+
+/** Sets or removes (null) the instance's API key, secrets and settings at an ATS, and/or whether the service e-mails candidates the ATS sends. */
+export async function configurePartner(ctx: CommandContext, input: { instanceId: string; partner: Partner } & SettingsChange): Promise<SettingsSummary> {
   if (typeof input.apiKey === 'string') {
     const key = input.apiKey.trim();
     if (key.length === 0 || key.length > MAX_KEY || /[\s\p{Cc}]/u.test(key)) {
@@ -120,10 +152,20 @@ export async function configurePartner(
     }
     input = { ...input, apiKey: key };
   }
-  await savePartnerSettings(ctx.tx, input.instanceId, input.partner, { apiKey: input.apiKey, sendEmail: input.sendEmail }, ctx.now);
-  await audit(ctx, `partner.${input.partner}.configure`, input.apiKey === undefined ? 'settings' : input.apiKey === null ? 'key removed' : 'key set');
-  const saved = await partnerSettings(ctx.tx, input.instanceId, input.partner);
-  return { keyHint: saved.keyHint, sendEmail: saved.sendEmail };
+  const trimmed = (values?: Record<string, string | null>) =>
+    values && Object.fromEntries(Object.entries(values).map(([name, value]) => [name, typeof value === 'string' ? value.trim() : null]));
+  input = { ...input, secrets: trimmed(input.secrets), options: trimmed(input.options) };
+  const problems = [...namedProblems('secrets', input.secrets), ...namedProblems('options', input.options)];
+  if (problems.length > 0) throw invalidInput(problems);
+  const { apiKey, sendEmail, secrets, options } = input;
+  await savePartnerSettings(ctx.tx, input.instanceId, input.partner, { apiKey, sendEmail, secrets, options }, ctx.now);
+  const what = [
+    apiKey === undefined ? undefined : apiKey === null ? 'key removed' : 'key set',
+    secrets && Object.keys(secrets).length > 0 ? `secrets ${Object.keys(secrets).join(', ')}` : undefined,
+    options && Object.keys(options).length > 0 ? `options ${Object.keys(options).join(', ')}` : undefined,
+  ].filter(Boolean);
+  await audit(ctx, `partner.${input.partner}.configure`, what.length > 0 ? what.join('; ') : 'settings');
+  return summaryOf(await partnerSettings(ctx.tx, input.instanceId, input.partner));
 }
 
 /** Sends a callback to an ATS again, with a fresh schedule of retries. */

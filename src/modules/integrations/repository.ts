@@ -10,7 +10,8 @@ import { stateSql, type InvitationState } from '../invitations/machine.js';
 import { refusedByPolicy } from '../webhooks/post.js';
 import { RETRY_DELAYS_MS, type EmittedEvent } from '../webhooks/repository.js';
 
-export const PARTNERS = ['greenhouse', 'ashby'] as const;
+/** The ATSs with an adapter of their own (src/partners/<name>/; their facts in the adapters' registry, src/partners/index.ts). */
+export const PARTNERS = ['greenhouse', 'ashby', 'workable', 'hibob', 'lever', 'smartrecruiters'] as const;
 export type Partner = (typeof PARTNERS)[number];
 
 export interface PartnerLink {
@@ -249,34 +250,114 @@ export interface PartnerSettings {
   keyHint: string | null;
   /** Whether the service e-mails the candidate the link (else the ATS reaches them). */
   sendEmail: boolean;
+  /** The instance's other secrets at the ATS by name (tokens, signing secrets), opened. */
+  secrets: Record<string, string>;
+  /** The last four characters of each secret. */
+  secretHints: Record<string, string>;
+  /** Settings that are no secret (an ATS's company id, a stage). */
+  options: Record<string, string>;
   updatedAt: Date | null;
+}
+
+/** A change of settings: a value sets, null removes, absent keeps. */
+export interface SettingsChange {
+  apiKey?: string | null;
+  sendEmail?: boolean;
+  secrets?: Record<string, string | null>;
+  options?: Record<string, string | null>;
 }
 
 const KEY_SECRET = 'partner-credentials';
 const keyContext = (instanceId: string, partner: Partner) => `partner-key v1\n${instanceId}\n${partner}`;
+const secretsContext = (instanceId: string, partner: Partner) => `partner-secrets v1\n${instanceId}\n${partner}`;
 const sealerOf = async (db: Queryable) => sealer(await serverKey(db, KEY_SECRET, 'assessment-connect partner credentials v1'));
 
-export async function partnerSettings(db: Queryable, instanceId: string, partner: Partner): Promise<PartnerSettings> {
-  const { rows } = await db.query<{ sealed: Buffer | null; keyHint: string | null; sendEmail: boolean; updatedAt: Date }>(
-    `SELECT sealed_key AS sealed, key_hint AS "keyHint", send_email AS "sendEmail", updated_at AS "updatedAt" FROM partner_settings WHERE instance_id = $1 AND partner = $2`,
-    [instanceId, partner],
-  );
-  const row = rows[0];
-  if (!row) return { keyHint: null, sendEmail: true, updatedAt: null };
-  const apiKey = row.sealed ? (await sealerOf(db)).open(row.sealed, keyContext(instanceId, partner)) : undefined;
-  return { apiKey, keyHint: row.keyHint, sendEmail: row.sendEmail, updatedAt: row.updatedAt };
+type SettingsRow = {
+  instanceId: string;
+  sealed: Buffer | null;
+  sealedSecrets: Buffer | null;
+  secretHints: Record<string, string>;
+  options: Record<string, string>;
+  keyHint: string | null;
+  sendEmail: boolean;
+  updatedAt: Date;
+};
+const settingsColumns = (t: string) => `${t}.instance_id AS "instanceId", ${t}.sealed_key AS sealed, ${t}.sealed_secrets AS "sealedSecrets", ${t}.secret_hints AS "secretHints",
+  ${t}.options, ${t}.key_hint AS "keyHint", ${t}.send_email AS "sendEmail", ${t}.updated_at AS "updatedAt"`;
+
+async function opened(db: Queryable, partner: Partner, row: SettingsRow): Promise<PartnerSettings> {
+  const box = row.sealed || row.sealedSecrets ? await sealerOf(db) : undefined;
+  const apiKey = row.sealed ? box!.open(row.sealed, keyContext(row.instanceId, partner)) : undefined;
+  const secretsText = row.sealedSecrets ? box!.open(row.sealedSecrets, secretsContext(row.instanceId, partner)) : undefined;
+  const secrets = secretsText ? (JSON.parse(secretsText) as Record<string, string>) : {};
+  return { apiKey, keyHint: row.keyHint, sendEmail: row.sendEmail, secrets, secretHints: row.secretHints, options: row.options, updatedAt: row.updatedAt };
 }
 
-/** Sets (or, with null, removes) the instance's API key at the ATS, sealed; and/or whether the service e-mails candidates. */
-export async function savePartnerSettings(tx: Queryable, instanceId: string, partner: Partner, change: { apiKey?: string | null; sendEmail?: boolean }, now: Date): Promise<void> {
-  const sealed = typeof change.apiKey === 'string' ? (await sealerOf(tx)).seal(change.apiKey, keyContext(instanceId, partner)) : null;
+export async function partnerSettings(db: Queryable, instanceId: string, partner: Partner): Promise<PartnerSettings> {
+  const { rows } = await db.query<SettingsRow>(`SELECT ${settingsColumns('s')} FROM partner_settings s WHERE s.instance_id = $1 AND s.partner = $2`, [instanceId, partner]);
+  const row = rows[0];
+  if (!row) return { keyHint: null, sendEmail: true, secrets: {}, secretHints: {}, options: {}, updatedAt: null };
+  return opened(db, partner, row);
+}
+
+/**
+ * The instances connected to an ATS (with settings), optionally only those whose setting `option`
+ * is `value`: how an ATS that calls one address for all its customers (a signed webhook) is
+ * matched to an instance, by the secret that verifies its signature.
+ */
+export async function connectedInstances(
+  db: Queryable,
+  partner: Partner,
+  where?: { option: string; value: string },
+): Promise<(PartnerSettings & { instanceId: string; instanceName: string })[]> {
+  const { rows } = await db.query<SettingsRow & { instanceName: string }>(
+    `SELECT ${settingsColumns('s')}, n.name AS "instanceName" FROM partner_settings s JOIN instances n ON n.id = s.instance_id
+      WHERE s.partner = $1 AND ($2::text IS NULL OR s.options->>$2 = $3) ORDER BY s.instance_id LIMIT 1000`,
+    [partner, where?.option ?? null, where?.value ?? null],
+  );
+  return Promise.all(rows.map(async (row) => ({ ...(await opened(db, partner, row)), instanceId: row.instanceId, instanceName: row.instanceName })));
+}
+
+/** Sets (or, with null, removes) the instance's API key, secrets and settings at the ATS (the secrets sealed); and/or whether the service e-mails candidates. */
+export async function savePartnerSettings(tx: Queryable, instanceId: string, partner: Partner, change: SettingsChange, now: Date): Promise<void> {
+  const box = await sealerOf(tx);
+  const sealed = typeof change.apiKey === 'string' ? box.seal(change.apiKey, keyContext(instanceId, partner)) : null;
   const hint = typeof change.apiKey === 'string' ? change.apiKey.slice(-4) : null;
+  const current = change.secrets || change.options ? await partnerSettings(tx, instanceId, partner) : undefined;
+  const merge = (base: Record<string, string>, delta: Record<string, string | null>) => {
+    const next = { ...base };
+    for (const [name, value] of Object.entries(delta)) {
+      if (value === null) delete next[name];
+      else next[name] = value;
+    }
+    return next;
+  };
+  const secrets = change.secrets ? merge(current!.secrets, change.secrets) : undefined;
+  const hints = secrets ? Object.fromEntries(Object.entries(secrets).map(([name, value]) => [name, value.slice(-4)])) : null;
+  const options = change.options ? merge(current!.options, change.options) : null;
+  const sealedSecrets = secrets && Object.keys(secrets).length > 0 ? box.seal(JSON.stringify(secrets), secretsContext(instanceId, partner)) : null;
   await tx.query(
-    `INSERT INTO partner_settings (instance_id, partner, sealed_key, key_hint, send_email, updated_at) VALUES ($1, $2, $3, $4, COALESCE($6, true), $7)
+    `INSERT INTO partner_settings (instance_id, partner, sealed_key, key_hint, send_email, updated_at, sealed_secrets, secret_hints, options)
+     VALUES ($1, $2, $3, $4, COALESCE($6, true), $7, $9, COALESCE($10::jsonb, '{}'), COALESCE($11::jsonb, '{}'))
      ON CONFLICT (instance_id, partner) DO UPDATE SET
        sealed_key = CASE WHEN $5::boolean THEN EXCLUDED.sealed_key ELSE partner_settings.sealed_key END,
        key_hint = CASE WHEN $5::boolean THEN EXCLUDED.key_hint ELSE partner_settings.key_hint END,
+       sealed_secrets = CASE WHEN $8::boolean THEN EXCLUDED.sealed_secrets ELSE partner_settings.sealed_secrets END,
+       secret_hints = COALESCE($10::jsonb, partner_settings.secret_hints),
+       options = COALESCE($11::jsonb, partner_settings.options),
        send_email = COALESCE($6, partner_settings.send_email), updated_at = EXCLUDED.updated_at`,
-    [instanceId, partner, sealed, hint, change.apiKey !== undefined, change.sendEmail ?? null, now],
+    [
+      instanceId,
+      partner,
+      sealed,
+      hint,
+      change.apiKey !== undefined,
+      change.sendEmail ?? null,
+      now,
+      secrets !== undefined,
+      sealedSecrets,
+      hints ? JSON.stringify(hints) : null,
+      options ? JSON.stringify(options) : null,
+    ],
   );
 }

@@ -28,12 +28,44 @@ export interface CallbackEvent {
  * One HTTP request to the ATS; or why there is none to make yet (no key set: tried again later);
  * or why none is owed (`skip`: a later callback of the same link, already queued, says more).
  */
-export type CallbackRequest = { method: 'POST' | 'PATCH'; url: string; headers: Record<string, string>; body: string } | { notReady: string } | { skip: string };
+export type CallbackRequest = { method: 'POST' | 'PATCH' | 'PUT'; url: string; headers: Record<string, string>; body: string } | { notReady: string } | { skip: string };
+
+/**
+ * Requests to an ATS's own API (an OAuth token before a callback, a document an event names):
+ * through the same address guard and time limit as the callbacks, with up to 256 KB of the answer kept.
+ */
+export interface PartnerHttp {
+  call(method: 'GET' | 'POST' | 'PATCH' | 'PUT', url: string, headers: Record<string, string>, body?: string): Promise<PostOutcome>;
+}
+
+export function partnerHttp(options: { allowPrivate: boolean; timeoutMs?: number }): PartnerHttp {
+  return {
+    async call(method, url, headers, body = '') {
+      try {
+        return await postWebhook(url, headers, body, { method, timeoutMs: options.timeoutMs ?? 15_000, allowPrivate: options.allowPrivate, keepBytes: 256 * 1024 });
+      } catch (error) {
+        return { response: 'connection failed', detail: (error as Error).message, durationMs: 0 };
+      }
+    },
+  };
+}
 
 /** What an adapter says a callback is on the wire. */
 export interface CallbackFormat {
-  request(input: { callback: DueCallback; event: CallbackEvent; reportUrl: string; settings: PartnerSettings }): CallbackRequest;
+  request(input: {
+    callback: DueCallback;
+    event: CallbackEvent;
+    /** The signed link of the report; `pdfUrl` the same report as a PDF. */
+    reportUrl: string;
+    pdfUrl: string;
+    settings: PartnerSettings;
+    http: PartnerHttp;
+    now: Date;
+  }): CallbackRequest | Promise<CallbackRequest>;
 }
+
+/** The PDF of a signed report link: `.pdf` after the assessment id, the signature unchanged. */
+export const pdfLinkOf = (reportUrl: string): string => reportUrl.replace(/^([^?#]*)/, (path) => `${path}.pdf`);
 
 export interface PartnerCallbackOptions {
   db: Database;
@@ -56,6 +88,7 @@ export function partnerCallbackJob(options: PartnerCallbackOptions): PartnerCall
   const maxInFlight = options.maxInFlight ?? 16;
   const all = new Set<Promise<void>>();
   let found = false;
+  const http = partnerHttp({ allowPrivate: options.allowPrivate, timeoutMs });
 
   async function send(callback: DueCallback): Promise<void> {
     const now = options.clock();
@@ -67,7 +100,8 @@ export function partnerCallbackJob(options: PartnerCallbackOptions): PartnerCall
       options.publicUrl,
     );
     const settings = await partnerSettings(options.db, callback.link.instanceId, callback.link.partner);
-    const request = options.formats[callback.link.partner].request({ callback, event, reportUrl: links.get(callback.assessmentSlug)!, settings });
+    const reportUrl = links.get(callback.assessmentSlug)!;
+    const request = await options.formats[callback.link.partner].request({ callback, event, reportUrl, pdfUrl: pdfLinkOf(reportUrl), settings, http, now });
     if ('skip' in request) {
       await skipCallback(options.db, callback.id, request.skip, now);
       return;

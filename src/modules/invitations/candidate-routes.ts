@@ -31,10 +31,23 @@ const Invitation = Type.Object({
       "A read-only link to the candidate's report for this assessment that opens without an account (for a recruiter, from the ATS): signed, valid for the instance's report-link lifetime (default 90 days, to the next midnight UTC), and revocable by the operator. The same link with `.pdf` after the assessment id gives the report as a PDF. Treat it like a password: anyone who has it can read the report.",
     examples: ['https://assessments.example.org/reports/9d7e6c95-b46b-46da-979a-dca23f37f114/customer-support?expires=1795564800&signature=3q2-7wAAAAC0Zk8cL1xYpA'],
   }),
-  source: Type.Union([Type.Literal('api'), Type.Literal('console'), Type.Literal('greenhouse'), Type.Literal('ashby')], {
-    description: 'Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby)',
-    examples: ['api'],
-  }),
+  source: Type.Union(
+    [
+      Type.Literal('api'),
+      Type.Literal('console'),
+      Type.Literal('greenhouse'),
+      Type.Literal('ashby'),
+      Type.Literal('workable'),
+      Type.Literal('hibob'),
+      Type.Literal('lever'),
+      Type.Literal('smartrecruiters'),
+    ],
+    {
+      description:
+        'Where the invitation was first made: this API, the console, or an applicant-tracking system through its native adapter (Greenhouse, Ashby, Workable, HiBob, Lever, SmartRecruiters)',
+      examples: ['api'],
+    },
+  ),
   externalReference: Type.Optional(
     Type.String({ description: 'Your own reference for the invitation, as given on `POST /v1/invite` (absent when none was given)', examples: ['application-48213'] }),
   ),

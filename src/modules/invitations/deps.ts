@@ -20,7 +20,7 @@ export interface InviteRequest {
 }
 
 /** Where an invitation was first made: the v1 API, the console, or an applicant-tracking system's adapter. */
-export type InvitationSource = 'api' | 'console' | 'greenhouse' | 'ashby';
+export type InvitationSource = 'api' | 'console' | 'greenhouse' | 'ashby' | 'workable' | 'hibob' | 'lever' | 'smartrecruiters';
 
 /** An assessment of an invite that was left as it was, and why (inviting again cannot reopen it). */
 export interface SkippedAssessment {

@@ -50,7 +50,8 @@ export function createFileMailer(options: { mailDir: string; timeoutMs: number; 
         const stamp = new Date(wallMs()).toISOString().replace(/[:.]/g, '-');
         const file = path.join(options.mailDir, `${stamp}-${info.messageId.replace(/[^A-Za-z0-9.@-]/g, '')}.eml`);
         await writeFile(file, info.message as Buffer, { mode: 0o600 });
-        return { status: 'SENT', messageId: info.messageId, detail: `written to ${file}` };
+        // What the console shows as the relay's answer: the local mailbox, not a path on the server.
+        return { status: 'SENT', messageId: info.messageId, detail: `kept in the local mailbox (no SMTP relay set), as ${path.basename(file)}` };
       });
     },
     close() {

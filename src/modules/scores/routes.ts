@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
+import { apiClient, type ReadRouter } from '../../db/replica.js';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
@@ -40,14 +41,26 @@ const matchesNothing = (filter: ScoreFilter) => filter.instanceIds.length === 0 
 /** 60 Ki characters: under V8's 128 KiB large-object threshold even as a two-byte string. */
 const EXPORT_PIECE_CHARS = 60 * 1024;
 
-export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
-  const cursors = new CursorCodec(db);
-  const reads = new ScoreReads(db);
+/**
+ * `reads` (DATABASE_READ_URL): the records are read from the replica, or from the primary for a
+ * key that just wrote, or while the replica is behind or away (src/db/replica.ts). Cursors' secret
+ * is read from the primary.
+ */
+export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database; reads?: ReadRouter }> = async (app, { db: primary, reads: router }) => {
+  const cursors = new CursorCodec(primary);
+  const gathered = new Map<Database, ScoreReads>([[primary, new ScoreReads(primary)]]);
+  if (router) gathered.set(router.replica, new ScoreReads(router.replica));
   /** Records as one JSON array, written as they are (the read model's texts, not serialized again). */
   const json = (reply: FastifyReply, texts: string[]) => reply.type('application/json; charset=utf-8').send(`[${texts.join(',')}]`);
 
   /** One page of an opt-in paginated read, with the Link to the next one while more remain. */
-  async function page(reply: FastifyReply, apiKeyId: string, filter: ScoreFilter, query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string }) {
+  async function page(
+    db: Database,
+    reply: FastifyReply,
+    apiKeyId: string,
+    filter: ScoreFilter,
+    query: { candidateIds?: string; assessmentIds?: string; limit: number; cursor?: string },
+  ) {
     const { limit, cursor } = query;
     const after = cursor === undefined ? '0' : await cursors.decode(cursor, apiKeyId);
     if (after === undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is not a cursor this service gave out to this API key: copy it from the Link header' }]);
@@ -67,7 +80,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
   }
 
   /** The first page read row by row (some record of it is not stored yet), with its last id. */
-  async function rowsPage(filter: ScoreFilter) {
+  async function rowsPage(db: Database, filter: ScoreFilter) {
     const { ids, texts } = await recordTextPage(db, filter, '0');
     return { lastId: ids.at(-1) ?? null, count: texts.length, texts };
   }
@@ -82,7 +95,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
    * may come as one text joined by PostgreSQL (~400 KB for 1,000 records): one such string per
    * export, not one per batch (1-4 MB of growth for 1,000,000 records in the bench).
    */
-  async function* exportJson(filter: ScoreFilter, first: { lastId: string | null; texts: string[] }) {
+  async function* exportJson(db: Database, filter: ScoreFilter, first: { lastId: string | null; texts: string[] }) {
     let out = '[';
     let separator = '';
     const pieces = function* (texts: string[]) {
@@ -114,6 +127,7 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
           '`candidateIds` and `assessmentIds` are comma-separated lists; given both, a record must match both.',
           `An empty element or more than ${MAX_IDS} ids in a list is \`400\`; unknown ids match nothing.`,
           'Without filters every record in scope is returned. Records come in a stable order (the order the invitations were made), and large results are streamed.',
+          'Where the service reads from a replica (DATABASE_READ_URL), an API key reads its own writes (an invite, a cancellation) at once, and others’ changes (another key’s invites, completions) at most REPLICA_MAX_LAG_MS (2 s by default) and one lag check (0.5 s) late.',
           'Pagination is opt-in: with `limit` the answer holds at most that many records and, when more remain, a `Link: <…>; rel="next"` header (RFC 8288) whose URL, relative to the server, fetches the next page (same filters, an opaque `cursor`). Without `limit` the whole result comes in one answer, as specified.',
           `The cursor is opaque and tamper-evident: ${CURSOR_LENGTH} base64url characters, encrypted and authenticated (AES-256-GCM) with a secret all nodes share, bound to the API key it was given to, and revealing nothing (not even a position). A cursor that was altered, made up or given to another API key is \`400\` naming \`cursor\`.`,
         ].join(' '),
@@ -158,13 +172,14 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (a
         candidateIds: candidateIds?.filter((id) => isUuid(id)),
         assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)),
       };
-      if (request.query.limit !== undefined) return page(reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });
+      const db = router ? router.for(apiClient(request.apiKey!.id)) : primary;
+      if (request.query.limit !== undefined) return page(db, reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
       if (matchesNothing(filter)) return json(reply, []);
       // The first page as stored when every record of it is ready (the usual case), else as rows.
-      const first = (await reads.firstPage(filter)) ?? (await rowsPage(filter));
+      const first = (await gathered.get(db)!.firstPage(filter)) ?? (await rowsPage(db, filter));
       if (first.count < PAGE_SIZE) return json(reply, first.texts);
-      const stream = Readable.from(exportJson(filter, first), { objectMode: true });
+      const stream = Readable.from(exportJson(db, filter, first), { objectMode: true });
       stream.on('error', (error) => request.log.error({ err: error }, 'score export failed mid-stream'));
       return reply.type('application/json; charset=utf-8').send(stream as never);
     },

@@ -1,6 +1,6 @@
 // One HTTP request of a webhook (or of an ATS's callback): to the address the guarded lookup checked, at most `timeoutMs`
 // for the whole exchange, no redirect followed (a 3xx is an answer, and a failure), and only the
-// first 1 KB of the answer read and kept.
+// first 1 KB of the answer read and kept (an ATS adapter reading a document of the ATS's API asks for more).
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
@@ -67,9 +67,10 @@ export function postWebhook(
   target: string,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; allowPrivate: boolean; method?: 'POST' | 'PATCH' },
+  options: { timeoutMs: number; allowPrivate: boolean; method?: 'POST' | 'PATCH' | 'PUT' | 'GET'; keepBytes?: number },
 ): Promise<PostOutcome> {
   const started = monotonicMs();
+  const keep = options.keepBytes ?? KEEP_BYTES;
   return new Promise((resolve) => {
     let settled = false;
     const controller = new AbortController();
@@ -107,11 +108,11 @@ export function postWebhook(
         const chunks: Buffer[] = [];
         let kept = 0;
         response.on('data', (chunk: Buffer) => {
-          if (kept < KEEP_BYTES) {
-            chunks.push(chunk.subarray(0, KEEP_BYTES - kept));
-            kept += Math.min(chunk.length, KEEP_BYTES - kept);
+          if (kept < keep) {
+            chunks.push(chunk.subarray(0, keep - kept));
+            kept += Math.min(chunk.length, keep - kept);
           }
-          if (kept >= KEEP_BYTES) response.destroy();
+          if (kept >= keep) response.destroy();
         });
         const finish = () => done({ status: response.statusCode, response: Buffer.concat(chunks).toString('utf8') });
         response.on('end', finish);

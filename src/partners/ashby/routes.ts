@@ -5,10 +5,9 @@
 // every rule is a command of a module.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { runCommand } from '../../domain/command.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
-import { cancelPartnerAssessment, startFromPartner } from '../../modules/integrations/commands.js';
-import { NAME_PATTERN, instanceOf, partnerRequest, registerPartnerScope, type PartnerDeps } from '../shared.js';
+import { startFromPartner } from '../../modules/integrations/commands.js';
+import { NAME_PATTERN, cancelFromPartner, instanceOf, partnerRequest, registerPartnerScope, type PartnerDeps } from '../shared.js';
 import { ASHBY_EVENTS } from './callbacks.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 200 });
@@ -67,13 +66,7 @@ export const ashbyRoutes: FastifyPluginAsyncTypebox<PartnerDeps> = async (app, d
   });
 
   app.post('/assessment.cancel', { schema: { ...hidden, body: Type.Object({ assessment_id: Id }) } }, async (request) => {
-    const instanceId = instanceOf(request).id;
-    await runCommand(
-      deps.invite.db,
-      partnerRequest(request, deps),
-      (ctx) => cancelPartnerAssessment(ctx, deps.invite, { instanceId, partner: 'ashby', publicId: request.body.assessment_id }),
-      'partner-ashby-cancel',
-    );
+    await cancelFromPartner(deps, partnerRequest(request, deps), { instanceId: instanceOf(request).id, partner: 'ashby', publicId: request.body.assessment_id });
     return { success: true };
   });
 };
