@@ -6,6 +6,7 @@ import path from 'node:path';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { DataDirInUse } from './db/data-dir-lock.js';
 import { onStop, shutDown } from './http/drain.js';
 import { logDestination } from './http/log-destination.js';
 import { loggerOptions } from './http/logging.js';
@@ -123,6 +124,11 @@ async function main() {
 }
 
 main().catch((error) => {
+  // Another process has the embedded store's directory: said in one line, and nothing was touched.
+  if (error instanceof DataDirInUse) {
+    console.error(`assessment-connect: ${error.message}`);
+    process.exit(1);
+  }
   console.error('assessment-connect failed to start:', error);
   process.exit(1);
 });

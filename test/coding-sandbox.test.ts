@@ -273,3 +273,47 @@ describe('coding sandbox: the pool', () => {
     }
   });
 });
+
+describe('coding sandbox: fairness between candidates, and grading first', () => {
+  const looping = { language: 'javascript' as const, source: 'while (true) {}', tests: [{}], timeLimitMs: 2000, memoryLimitMb: 32 };
+  const quick = {
+    language: 'javascript' as const,
+    source: 'function f(x) { return x + 1; }',
+    entry: 'f',
+    tests: [{ args: [1], expected: 2 }],
+    timeLimitMs: 2000,
+    memoryLimitMb: 32,
+  };
+
+  it('runs one candidate’s examples one at a time, so another’s starts beside their loops, and grading goes before waiting examples', async () => {
+    const runner = new CodeRunner(2, 1000, 3);
+    // Candidate A asks for four runs of a program that loops; B asks for one just after.
+    // (The first loops for 2 s, long enough to hold its place through what follows; the others for 0.3 s.)
+    const loops = Array.from({ length: 4 }, (_, i) => runner.run(i === 0 ? looping : { ...looping, timeLimitMs: 300 }, { lane: 'examples', owner: 'attempt-a' }));
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(runner.active, 1, 'A holds one place in the pool, whatever it asked for');
+    assert.equal(runner.queued, 0, 'and A’s other runs wait behind A’s own, not in the pool’s line');
+    const other = runner.run(quick, { lane: 'examples', owner: 'attempt-b' });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(runner.active, 2, 'B’s run started at once, beside A’s loop');
+    assert.equal(runner.queued, 0);
+    // A fifth run of A's is refused rather than queued: three wait behind the one running.
+    await assert.rejects(runner.run(looping, { lane: 'examples', owner: 'attempt-a' }), /3 runs of this candidate are waiting already/);
+
+    // With the pool full, C's examples and a submitted attempt's grading wait; grading is taken first.
+    const examples = runner.run(quick, { lane: 'examples', owner: 'attempt-c' });
+    const grading = runner.run(quick);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual([runner.queuedIn('examples'), runner.queuedIn('grading')], [1, 1]);
+    assert.equal((await other).status, 'ok');
+    // B's place went to grading (A's loop still holds the other for seconds), C's examples still wait.
+    assert.deepEqual([runner.queuedIn('examples'), runner.queuedIn('grading')], [1, 0]);
+    assert.equal((await grading).status, 'ok');
+    assert.equal((await examples).status, 'ok');
+    assert.deepEqual(
+      (await Promise.all(loops)).map((r) => r.status),
+      Array(4).fill('time-limit'),
+    );
+    assert.equal(runner.active, 0);
+  });
+});

@@ -11,6 +11,7 @@ import { MessageChannel, Worker, receiveMessageOnPort } from 'node:worker_thread
 import type { Database, Queryable } from './store.js';
 import type { Ready, Reply, Request, WireError, WorkerOptions } from './embedded-worker.js';
 import { monotonicMs } from '../domain/clock.js';
+import { lockDataDir, type DataDirLock } from './data-dir-lock.js';
 
 /** Longest a statement inside a transaction may take before the worker is taken for lost. */
 const SYNC_LIMIT_MS = 60_000;
@@ -42,14 +43,22 @@ const pgliteWasm = () => (compiled ??= readFile(fileURLToPath(import.meta.resolv
  * can start from `template`, a data directory as a tarball (its `dumpDataDir()`), instead of an
  * empty database: the tests open their databases from one already migrated. `initdbArgs` are
  * added to initdb's when the store is made anew (the tests' template has small WAL segments).
+ * A data directory is locked for this store first (data-dir-lock.ts): one that another process
+ * or store has open is refused with DataDirInUse before anything in it is read or written.
  */
 export async function openEmbedded(dataDir: string | undefined, template?: Uint8Array, initdbArgs?: string[]): Promise<Database> {
   if (dataDir !== undefined && template) throw new Error('the embedded store starts from a template only in memory (no data directory)');
-  let location: string | undefined;
-  if (dataDir !== undefined) {
-    location = path.join(dataDir, 'pgdata');
-    mkdirSync(location, { recursive: true });
+  const lock = dataDir === undefined ? undefined : lockDataDir(dataDir);
+  try {
+    return await openWorker(dataDir === undefined ? undefined : path.join(dataDir, 'pgdata'), lock, template, initdbArgs);
+  } catch (error) {
+    lock?.release();
+    throw error;
   }
+}
+
+async function openWorker(location: string | undefined, lock: DataDirLock | undefined, template?: Uint8Array, initdbArgs?: string[]): Promise<Database> {
+  if (location !== undefined) mkdirSync(location, { recursive: true });
   // The thread loads its own TypeScript hooks (embedded-thread.mjs) and none of this process's
   // flags (a test runner's would make it a test).
   const signal = new SharedArrayBuffer(4);
@@ -82,7 +91,8 @@ export async function openEmbedded(dataDir: string | undefined, template?: Uint8
     syncReplies.close();
   };
 
-  // Only this wait's own listeners are removed after it: the Worker keeps internal ones.
+  // Only this wait's own listeners are removed after it: the Worker keeps internal ones. A thread
+  // that failed to open is ended before the caller lets the data directory go.
   await new Promise<void>((resolve, reject) => {
     const opened = (ready: Ready) => {
       done();
@@ -100,6 +110,9 @@ export async function openEmbedded(dataDir: string | undefined, template?: Uint8
     };
     worker.on('message', opened).on('error', failed).on('exit', exited);
     worker.ref();
+  }).catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
   });
 
   worker.on('message', (reply: Reply) => {
@@ -203,10 +216,13 @@ export async function openEmbedded(dataDir: string | undefined, template?: Uint8
       return tarball!;
     },
     async close() {
-      if (stopped) return;
-      await call({ op: 'close' });
-      stop(new Error(CLOSED));
+      if (!stopped) {
+        await call({ op: 'close' });
+        stop(new Error(CLOSED));
+      }
       await worker.terminate();
+      // The thread is gone, its files closed: the data directory is free for another process.
+      lock?.release();
     },
   };
 }

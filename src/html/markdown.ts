@@ -338,6 +338,9 @@ function displayFormula(token: { children: { type: string; content: string; meta
   return { kind: 'image', file, alt: 'tex' in formula ? formula.tex : mathmlText(formula.mathml), formula };
 }
 
+/** A formula as text a person reads (a^2, a/b, √x), for where it cannot be drawn. */
+export const formulaText = (formula: Formula): string => ('tex' in formula ? texReadable(formula.tex) : mathmlReadable(formula.mathml) || mathmlText(formula.mathml));
+
 /** Inline TeX as readable text (mathmlReadable); TeX that does not convert is printed as written. */
 function texReadable(tex: string): string {
   try {

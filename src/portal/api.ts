@@ -13,6 +13,7 @@ import { MAX_REPORTED_CHARS, recordBrowserSignal } from '../modules/attempts/pro
 import { startTyping, submitTyping } from '../modules/attempts/typing-test.js';
 import { type CodingAnswer } from '../modules/attempts/scoring.js';
 import { runAgainst } from '../modules/attempts/coding-grades.js';
+import { OwnerRunsWaiting } from '../modules/coding/sandbox.js';
 import { t } from '../i18n/i18n.js';
 import { reportCameraUnavailable, takeSnapshot } from '../modules/snapshots/commands.js';
 import { DomainError } from '../domain/errors.js';
@@ -64,7 +65,8 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
 
   // "Run examples" on a coding question: the candidate's program against the question's visible
   // examples, in the sandbox's pool, while the attempt is open. Nothing is saved or scored; the
-  // runs an address may start are limited (codeRuns), and each waits its turn in the pool.
+  // runs an address may start are limited (codeRuns), and each waits its turn in the pool, behind
+  // the attempt's own previous run and behind grading.
   app.post<{ Params: { slug: string; questionId: string }; Body: { value?: unknown } }>(
     '/portal/api/a/:slug/run/:questionId',
     { schema: { hide: true, body: { type: 'object', required: ['value'], properties: { value: { type: 'object', maxProperties: 2 } } } } },
@@ -77,7 +79,11 @@ export function registerPortalApi(app: FastifyInstance, kit: PortalKit): void {
       if (question?.type !== 'coding' || !question.examples?.length) throw new Problem('not-found', 'This question has no examples to run');
       const answer = checkAnswer(question, request.body.value) as CodingAnswer;
       await codeRuns?.reserve(request);
-      const result = await runAgainst(question, answer, question.examples);
+      // In the examples' lane, one at a time per attempt: a candidate's runs never hold more than one place in the pool.
+      const result = await runAgainst(question, answer, question.examples, undefined, { lane: 'examples', owner: attempt.id }).catch((error: unknown) => {
+        if (error instanceof OwnerRunsWaiting) throw new Problem('rate-limited', 'Your earlier runs are still going: wait for their results, then run again');
+        throw error;
+      });
       return {
         status: result.status,
         examples: result.tests.map(({ passed, status, stdout, stderr, truncated, actual, expected, error, durationMs }) => ({

@@ -23,7 +23,7 @@ export function registerReportDownload(scope: FastifyInstance, c: Pick<ConsoleCo
     if (candidate.email === null) throw notFound("The candidate's data was erased; the report no longer exists");
     const [report] = await assessmentReports(c.db, [instance.id], id, [assessmentId]);
     if (!report) throw notFound('The candidate was not invited to this assessment');
-    const bytes = await renderReportPdf(candidate, report, c.now(), brandOf(instance).company);
+    const bytes = await renderReportPdf(c.db, request.log, candidate, report, c.now(), brandOf(instance).company);
     const filename = `${candidate.lastName ?? 'candidate'}-${assessmentId}.pdf`.replace(/[^A-Za-z0-9._-]+/g, '_');
     return reply.header('content-disposition', `attachment; filename="${filename}"`).header('cache-control', 'private, no-store').type('application/pdf').send(bytes);
   });

@@ -71,7 +71,7 @@ export async function reportLinkRoutes(app: FastifyInstance, { db, now, refusals
       const instance = await findInstanceById(db, check.instanceId);
       const company = instance ? brandOf(instance).company : candidate.instance;
       if (pdf) {
-        const bytes = await renderReportPdf(candidate, report, at, company);
+        const bytes = await renderReportPdf(db, request.log, candidate, report, at, company);
         const filename = `${candidate.lastName ?? 'candidate'}-${assessmentId}.pdf`.replace(/[^A-Za-z0-9._-]+/g, '_');
         return reply.headers(HEADERS).header('content-disposition', `inline; filename="${filename}"`).type('application/pdf').send(bytes);
       }

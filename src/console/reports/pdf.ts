@@ -3,7 +3,7 @@
 // DejaVu Sans when the machine has it (any script it covers), else in Helvetica with the
 // characters Helvetica cannot show replaced by "?".
 import PDFDocument from 'pdfkit';
-import { markdownBlocks } from '../../html/markdown.js';
+import { formulaText, markdownBlocks } from '../../html/markdown.js';
 import type { AssessmentReport } from '../../modules/attempts/report.js';
 import type { CandidateSummary } from '../../modules/candidates/repository.js';
 import { SCORE_TEXT, categoryPercentilesText, duration, percentileText, reviewerName, statusText, when } from '../format.js';
@@ -16,8 +16,25 @@ const MUTED = '#52606d';
 const BAR = '#1d4ed8';
 const MARGIN = 50;
 
+/**
+ * The pictures a report's PDF draws: the prompts' pictures as PNG or JPEG by their stored name
+ * (`<sha256>.<ext>`), their formulas drawn (`formula-<sha256>.png`), and how far (points) each
+ * formula drawn inside a line reaches below the line's baseline, by its name (pictures.ts).
+ * What is not among them is printed as its text.
+ */
+export interface ReportPictures {
+  images: Record<string, Uint8Array>;
+  depths: Record<string, number>;
+}
+
 /** `company`: whose report this is, as candidates see it (brandOf); the instance's name when not given. */
-export function reportPdf(candidate: CandidateSummary, report: AssessmentReport, generatedAt: Date, company = candidate.instance): Promise<Buffer> {
+export function reportPdf(
+  candidate: CandidateSummary,
+  report: AssessmentReport,
+  generatedAt: Date,
+  company = candidate.instance,
+  pictures: ReportPictures = { images: {}, depths: {} },
+): Promise<Buffer> {
   const doc = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
@@ -40,7 +57,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
 
   const width = doc.page.width - 2 * MARGIN;
   const lineWithFormulas = (runs: Parameters<typeof setLine>[1], color = INK) =>
-    setLine(doc, runs, { images: report.images ?? {}, depths: report.depths ?? {}, left: MARGIN, width, bottom: doc.page.height - MARGIN, color });
+    setLine(doc, runs, { images: pictures.images, depths: pictures.depths, left: MARGIN, width, bottom: doc.page.height - MARGIN, color });
   const text = (value: string, options: { font?: 'body' | 'bold'; size?: number; color?: string; gap?: number } = {}) => {
     doc
       .font(options.font ?? 'body')
@@ -72,7 +89,7 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
         doc.moveDown(0.2);
       } else if (block.kind === 'image') {
         // The picture itself when the report holds it (PNG or JPEG for the PDF), else its alternative text.
-        const bytes = report.images?.[block.file];
+        const bytes = pictures.images[block.file];
         if (bytes) {
           // Scaled to fit 320 × 150 pt at most (never enlarged), then the text goes on below it:
           // pdfkit does not move the cursor past a picture placed at a given point.
@@ -85,7 +102,8 @@ export function reportPdf(candidate: CandidateSummary, report: AssessmentReport,
           doc.y = top + h;
           doc.moveDown(0.3);
           doc.x = MARGIN;
-        } else text(`[Image: ${block.alt}]`, { color: MUTED, gap: 0.2 });
+        } else if ('formula' in block) text(formulaText(block.formula), { gap: 0.2 });
+        else text(`[Image: ${block.alt}]`, { color: MUTED, gap: 0.2 });
       } else table(block.header, block.rows, block.align);
     }
   };

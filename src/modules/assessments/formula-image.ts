@@ -10,7 +10,7 @@ import { mathjax } from 'mathjax-full/js/mathjax.js';
 import { SVG } from 'mathjax-full/js/output/svg.js';
 import sharp from 'sharp';
 import { sanitiseMathml } from '../../html/math.js';
-import type { Formula } from '../../html/markdown.js';
+import { markdownBlocks, type Formula } from '../../html/markdown.js';
 
 const adaptor = liteAdaptor();
 RegisterHTMLHandler(adaptor);
@@ -26,6 +26,69 @@ function jax() {
 /** Points per ex of the drawn formula (10 pt text), and pixels per point of the PNG. */
 const PT_PER_EX = 4.6;
 const PX_PER_PT = 3;
+
+/**
+ * What a formula may be for the report's PDF to draw it, checked at publish (formulaProblem) and
+ * again before each drawing. `layers`: how deep the SVG's elements nest (libvips's SVG reader gives
+ * up past 50 nested layers: 23 nested square roots); `widthPt`, `heightPt`: its size (a page is
+ * about 500 × 750 pt; drawn three pixels a point, 2000 × 1000 pt is 18 million pixels, under
+ * libvips's limit on pixels); `elements`: how many shapes it has, which bounds the time it takes
+ * to lay out and draw (a 10 × 10 matrix of fractions, 1,525 elements, takes about a second);
+ * `sourceChars`: the longest TeX or MathML of one formula.
+ */
+export const FORMULA_LIMITS = { layers: 40, widthPt: 2000, heightPt: 1000, elements: 3000, sourceChars: 20_000 } as const;
+
+/** The most pixels a formula's picture is drawn with (its limits in points, three pixels a point). */
+const PIXEL_LIMIT = FORMULA_LIMITS.widthPt * FORMULA_LIMITS.heightPt * PX_PER_PT * PX_PER_PT;
+
+/** A formula the report's PDF cannot draw (FORMULA_LIMITS): printed as its text there. */
+export class FormulaTooLarge extends Error {}
+
+/** How deep the elements of an SVG nest (the root counted). */
+function nesting(svg: string): number {
+  let depth = 0;
+  let deepest = 0;
+  for (const tag of svg.matchAll(/<(\/?)[a-zA-Z][^>]*?(\/?)>/g)) {
+    if (tag[1]) depth--;
+    else deepest = Math.max(deepest, tag[2] ? depth + 1 : ++depth);
+  }
+  return deepest;
+}
+
+/** What makes a laid-out formula too large to draw, in words; undefined when it is within the limits. */
+function beyondLimits(drawn: { svg: string; width: number; height: number }): string | undefined {
+  const layers = nesting(drawn.svg);
+  if (layers > FORMULA_LIMITS.layers) return `it nests ${layers} layers deep (at most ${FORMULA_LIMITS.layers})`;
+  if (drawn.width > FORMULA_LIMITS.widthPt || drawn.height > FORMULA_LIMITS.heightPt)
+    return `it is ${Math.round(drawn.width)} × ${Math.round(drawn.height)} pt (at most ${FORMULA_LIMITS.widthPt} × ${FORMULA_LIMITS.heightPt})`;
+  const elements = drawn.svg.match(/<[a-zA-Z]/g)?.length ?? 0;
+  if (elements > FORMULA_LIMITS.elements) return `it has ${elements} shapes (at most ${FORMULA_LIMITS.elements}): split it into smaller formulas`;
+  return undefined;
+}
+
+/**
+ * Why the report's PDF could not draw this formula (shown as a block, or inside a line), in
+ * words; undefined when it can. A formula that does not convert at all is not refused here: TeX
+ * that does not convert is refused on its own (texProblem), and the PDF prints the rest as text.
+ */
+export function formulaProblem(formula: Formula, display = true): string | undefined {
+  return laidOut(formula, display).problem;
+}
+
+/** The formula laid out (undefined when it does not convert), or why it is beyond the limits. */
+function laidOut(formula: Formula, display: boolean): { drawn?: ReturnType<typeof formulaSvg>; problem?: string } {
+  const source = 'tex' in formula ? formula.tex : formula.mathml;
+  if (source.length > FORMULA_LIMITS.sourceChars) return { problem: `it is ${source.length} characters long (at most ${FORMULA_LIMITS.sourceChars})` };
+  const drawn = formulaSvg(formula, display);
+  return { drawn, problem: drawn && beyondLimits(drawn) };
+}
+
+/** The formula laid out, when it converts; throws FormulaTooLarge when it is beyond the limits. */
+function drawable(formula: Formula, display: boolean): ReturnType<typeof formulaSvg> {
+  const { drawn, problem } = laidOut(formula, display);
+  if (problem) throw new FormulaTooLarge(problem);
+  return drawn;
+}
 
 /**
  * The formula as an SVG image, sized in points, with how far it reaches below the baseline
@@ -64,9 +127,9 @@ export function formulaSvg(formula: Formula, display = true): { svg: string; wid
  * to the frame's width shows the formula at its own size. Undefined when it does not convert.
  */
 export async function formulaPng(formula: Formula, frame = 320): Promise<Uint8Array | undefined> {
-  const drawn = formulaSvg(formula);
+  const drawn = drawable(formula, true);
   if (!drawn) return undefined;
-  const image = await sharp(Buffer.from(drawn.svg)).png().toBuffer({ resolveWithObject: true });
+  const image = await sharp(Buffer.from(drawn.svg), { limitInputPixels: PIXEL_LIMIT }).png().toBuffer({ resolveWithObject: true });
   const right = Math.max(0, Math.round(frame * PX_PER_PT) - image.info.width);
   return sharp(image.data)
     .extend({ right, background: { r: 0, g: 0, b: 0, alpha: 0 } })
@@ -80,8 +143,22 @@ export async function formulaPng(formula: Formula, frame = 320): Promise<Uint8Ar
  * Undefined when it does not convert.
  */
 export async function inlineFormulaPng(formula: Formula): Promise<{ png: Uint8Array; width: number; height: number; depth: number } | undefined> {
-  const drawn = formulaSvg(formula, false);
+  const drawn = drawable(formula, false);
   if (!drawn) return undefined;
-  const png = await sharp(Buffer.from(drawn.svg)).png().toBuffer();
+  const png = await sharp(Buffer.from(drawn.svg), { limitInputPixels: PIXEL_LIMIT }).png().toBuffer();
   return { png, width: drawn.width, height: drawn.height, depth: drawn.depth };
+}
+
+/**
+ * Every formula of a Markdown text that the report's PDF draws as a picture, each once by the
+ * name markdownBlocks gives its picture (`file`): shown as a block (`display`), or inside a line.
+ */
+export function formulasIn(text: string): { file: string; formula: Formula; display: boolean }[] {
+  const found = new Map<string, { file: string; formula: Formula; display: boolean }>();
+  for (const block of markdownBlocks(text)) {
+    const lines = block.kind === 'paragraph' || block.kind === 'quote' ? [block.runs ?? []] : block.kind === 'list' ? (block.runs ?? []) : [];
+    for (const line of lines) for (const run of line) if ('formula' in run && !found.has(run.file)) found.set(run.file, { file: run.file, formula: run.formula, display: false });
+    if (block.kind === 'image' && 'formula' in block && !found.has(block.file)) found.set(block.file, { file: block.file, formula: block.formula, display: true });
+  }
+  return [...found.values()];
 }

@@ -7,11 +7,11 @@
 // ($…$, $$…$$) are checked here too: TeX that does not convert to MathML is refused.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import sharp from 'sharp';
 import type { Queryable } from '../../db/database.js';
-import { markdownBlocks } from '../../html/markdown.js';
-import { FORMULA, texProblem } from '../../html/math.js';
-import { formulaPng, inlineFormulaPng } from './formula-image.js';
+import { FORMULA, mathmlReadable, texProblem } from '../../html/math.js';
+import type { Formula } from '../../html/markdown.js';
+import { formulasIn } from './formula-image.js';
+import { formulaProblems } from './formula-check.js';
 import type { ContentError } from './content.js';
 import type { AssessmentContent } from './content-schema.js';
 import { MEDIA_MAX_FILES, MEDIA_MAX_TOTAL_BYTES, MEDIA_TYPES, MediaError, acceptMedia, type MediaExtension, type StoredMedia } from './media.js';
@@ -87,15 +87,24 @@ export async function resolveMedia(
 ): Promise<{ ok: true; value: ResolvedMedia } | { ok: false; errors: ContentError[] }> {
   const errors: ContentError[] = [];
   const references: { path: string; text: string; target: string }[] = [];
+  const formulas: { formula: Formula; display: boolean; path: string }[] = [];
   mapMarkdown(content, (text, path) => {
     for (const match of text.matchAll(REFERENCE)) references.push({ path: path.join('.'), text: match[1]!, target: match[2]! });
     // Formulas are turned into MathML when shown; TeX that would not convert is refused now.
+    const refused = new Set<string>();
     for (const match of text.matchAll(FORMULA)) {
       const tex = match[1] ?? match[2]!;
       const problem = texProblem(tex);
       if (problem) errors.push({ path: path.join('.'), message: `has the formula $${tex.slice(0, 80)}$, which is not TeX that converts: ${problem}` });
+      if (problem) refused.add(tex);
     }
+    // And a formula the report's PDF could not draw (too deep, too large, too many shapes), TeX or MathML: checked below.
+    for (const found of formulasIn(text)) if (!('tex' in found.formula && refused.has(found.formula.tex))) formulas.push({ ...found, path: path.join('.') });
     return text;
+  });
+  const problems = await formulaProblems(formulas);
+  formulas.forEach(({ formula, path }, i) => {
+    if (problems[i]) errors.push({ path, message: `has the formula ${formulaName(formula)}, which the report's PDF cannot draw: ${problems[i]}` });
   });
   const accepted = new Map<string, StoredMedia>(); // by the given name
   const files = new Map<string, StoredMedia>();
@@ -162,6 +171,9 @@ export async function resolveMedia(
   return { ok: true, value: { content: rewritten, files, uses: [...uses.values()] } };
 }
 
+/** A formula as an error names it: its TeX, or its MathML as text a person reads. */
+const formulaName = (formula: Formula) => ('tex' in formula ? `$${formula.tex.slice(0, 80)}$` : `“${mathmlReadable(formula.mathml).slice(0, 80)}” (MathML)`);
+
 function missingText(kind: string, name: string): string {
   return kind === 'image'
     ? `shows the image "${name}" without alternative text: write what it shows between the brackets, ![like this](${name})`
@@ -203,6 +215,28 @@ export function storedReferences(text: string): { text: string; sha256: string; 
   return [...found.values()];
 }
 
+/** A stored media file's type and size, read without its bytes (to serve it in parts: mediaPart). */
+export async function mediaFile(db: Queryable, sha256: string): Promise<{ contentType: string; size: number } | undefined> {
+  const { rows } = await db.query<{ contentType: string; size: number }>('SELECT content_type AS "contentType", size FROM assessment_media WHERE sha256 = $1', [sha256]);
+  return rows[0];
+}
+
+/**
+ * `length` bytes of a stored file from byte `start` (0-based). The bytes are stored out of line
+ * and uncompressed (STORAGE EXTERNAL, migration 0046), so PostgreSQL reads only the chunks of
+ * the file that hold the part, not the whole file.
+ */
+export async function mediaPart(db: Queryable, sha256: string, start: number, length: number): Promise<Buffer> {
+  const { rows } = await db.query<{ part: Uint8Array }>('SELECT substring(bytes FROM $2::int + 1 FOR $3::int) AS part FROM assessment_media WHERE sha256 = $1', [
+    sha256,
+    start,
+    length,
+  ]);
+  const part = rows[0]?.part;
+  if (!part) throw new Error(`the media file ${sha256} is gone`);
+  return Buffer.from(part.buffer, part.byteOffset, part.byteLength);
+}
+
 /** A stored media file, to serve. */
 export async function findMedia(db: Queryable, sha256: string): Promise<{ contentType: string; bytes: Buffer } | undefined> {
   const { rows } = await db.query<{ contentType: string; bytes: Buffer }>('SELECT content_type AS "contentType", bytes FROM assessment_media WHERE sha256 = $1', [sha256]);
@@ -222,45 +256,17 @@ export async function versionMedia(db: Queryable, assessmentId: string, version:
 }
 
 /**
- * The stored pictures these Markdown texts show, as PNG or JPEG (what a PDF can draw: SVG, WebP
- * and GIF are drawn into a PNG), by their stored name; and their formulas, shown as blocks or
- * inside a line of text, drawn (formula-image.ts) by the name markdownBlocks gives them, with how
- * far (points) each formula inside a line reaches below its baseline (`depths`); for the report's PDF.
+ * The stored pictures these Markdown texts show, as stored (PNG, JPEG, WebP, GIF or SVG), by their
+ * stored name (`<sha256>.<ext>`): what the report's PDF draws (src/console/reports/pictures.ts),
+ * read here so that the thread that draws needs no database.
  */
-export async function picturesFor(db: Queryable, texts: string[]): Promise<{ images: Record<string, Uint8Array>; depths: Record<string, number> }> {
+export async function storedPictures(db: Queryable, texts: string[]): Promise<Record<string, Uint8Array>> {
   const names = new Set<string>();
   for (const text of texts) for (const match of text.matchAll(REFERENCE)) if (/^media:[0-9a-f]{64}\.(png|jpg|webp|gif|svg)$/.test(match[2]!)) names.add(match[2]!.slice(6));
   const out: Record<string, Uint8Array> = {};
   for (const name of names) {
     const media = await findMedia(db, name.slice(0, 64));
-    if (!media) continue;
-    if (name.endsWith('.png') || name.endsWith('.jpg')) out[name] = media.bytes;
-    else {
-      try {
-        out[name] = await sharp(media.bytes, { limitInputPixels: 16 * 1024 * 1024 })
-          .png()
-          .toBuffer();
-      } catch {
-        // Printed as its alternative text.
-      }
-    }
+    if (media) out[name] = media.bytes;
   }
-  const depths: Record<string, number> = {};
-  for (const text of texts)
-    for (const block of markdownBlocks(text)) {
-      const lines = block.kind === 'paragraph' || block.kind === 'quote' ? [block.runs ?? []] : block.kind === 'list' ? (block.runs ?? []) : [];
-      for (const line of lines) {
-        for (const run of line) {
-          if (!('formula' in run) || out[run.file]) continue;
-          const drawn = await inlineFormulaPng(run.formula);
-          if (!drawn) continue;
-          out[run.file] = drawn.png;
-          depths[run.file] = drawn.depth;
-        }
-      }
-      if (block.kind !== 'image' || !('formula' in block) || out[block.file]) continue;
-      const png = await formulaPng(block.formula);
-      if (png) out[block.file] = png;
-    }
-  return { images: out, depths };
+  return out;
 }

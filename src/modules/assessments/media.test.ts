@@ -136,3 +136,66 @@ describe('media files', () => {
     assert.throws(() => sanitiseSvg('entity.svg', '<!DOCTYPE svg [<!ENTITY x "y">]><svg xmlns="http://www.w3.org/2000/svg"/>'), /entity declaration/);
   });
 });
+
+describe('SVGs with outside references, and audio or video that is also something else', () => {
+  const svg = (inside: string, attributes = 'width="10" height="10"') => `<svg xmlns="http://www.w3.org/2000/svg" ${attributes}>${inside}</svg>`;
+
+  it('refuses an SVG that loads anything from outside, in its styles, its paint or its filters, escapes and all', () => {
+    for (const [name, source] of [
+      ['import', svg('<style>@import url(http://evil.example/x.css);</style><rect width="5" height="5"/>')],
+      ['import-string', svg('<style>@import "http://evil.example/x.css";</style><rect width="5" height="5"/>')],
+      ['font-face', svg('<style>@font-face { font-family: x; src: url(https://evil.example/font.woff); }</style><text>hi</text>')],
+      ['fill', svg('<rect width="5" height="5" fill="url(http://evil.example/p.svg#paint)"/>')],
+      ['filter', svg('<rect width="5" height="5" filter="url(https://evil.example/f.svg#blur)"/>')],
+      ['style-attribute', svg('<rect width="5" height="5" style="fill: url(//evil.example/p#x)"/>')],
+      ['escape', svg('<style>rect { fill: u\\72l(http://evil.example/p#x) }</style><rect width="5" height="5"/>')],
+      ['hex-escape', svg('<rect width="5" height="5" style="fill: \\75 \\72 \\6c (http://evil.example/p#x)"/>')],
+      ['image-set', svg('<style>rect { fill: image-set("http://evil.example/a.png" 1x) }</style><rect width="5" height="5"/>')],
+    ] as const) {
+      assert.throws(
+        () => sanitiseSvg(`${name}.svg`, source),
+        (error: unknown) => error instanceof MediaError && /is an SVG with content that could run or load something \(.*(outside|import|image-set)/.test(error.message),
+        name,
+      );
+    }
+  });
+
+  it('keeps references inside the file (url(#id)) and a style that loads nothing', () => {
+    const kept = sanitiseSvg(
+      'gradient.svg',
+      svg(
+        '<defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/></linearGradient><filter id="f"><feGaussianBlur stdDeviation="1"/></filter></defs><style>rect { stroke: #333 }</style><rect width="5" height="5" fill="url(#g)" filter="url( \'#f\' )"/>',
+      ),
+    );
+    assert.match(kept, /fill="url\(#g\)"/);
+    assert.match(kept, /<style>rect \{ stroke: #333 \}<\/style>/);
+  });
+
+  it('refuses an SVG wider or taller than an image may be', () => {
+    assert.throws(
+      () => sanitiseSvg('wide.svg', svg('<rect width="5" height="5"/>', 'width="100000" height="10"')),
+      /is 100000 × 10 pixels; an image may be at most 8192 pixels a side/,
+    );
+    assert.throws(() => sanitiseSvg('tall.svg', svg('<rect width="5" height="5"/>', 'width="10" height="300in"')), /is 10 × 28800 pixels/);
+    assert.throws(() => sanitiseSvg('viewbox.svg', svg('<rect width="5" height="5"/>', 'viewBox="0 0 50000 50000"')), /is 50000 × 50000 pixels/);
+    assert.match(sanitiseSvg('fine.svg', svg('<rect width="5" height="5"/>', 'width="100%" viewBox="0 0 800 600"')), /viewBox="0 0 800 600"/);
+  });
+
+  it('refuses audio that is also a page or a PDF (a polyglot)', async () => {
+    const frame = Buffer.from([0xff, 0xfb, 0x90, 0x64, ...Buffer.alloc(200)]);
+    await refused('img.mp3', Buffer.concat([frame, Buffer.from('<img src=x onerror=alert(document.domain)>')]), /is a MP3 file with HTML markup inside it \(a polyglot\)/);
+    await refused('svg.mp3', Buffer.concat([frame, Buffer.from('<svg onload=alert(1)>')]), /is a MP3 file with HTML markup inside it/);
+    await refused(
+      'pdf.mp3',
+      Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.from('%PDF-1.7\n1 0 obj<<>>endobj')]),
+      /is a MP3 file with a PDF document inside it/,
+    );
+    await refused(
+      'pdf.mp4',
+      Buffer.concat([Buffer.from('\x00\x00\x00\x18ftypmp42', 'latin1'), Buffer.alloc(100), Buffer.from('%PDF-1.4')]),
+      /is a MP4 file with a PDF document inside it/,
+    );
+    // Plain audio is kept.
+    assert.equal((await acceptMedia('plain.mp3', Buffer.concat([frame, Buffer.alloc(1000, 0x55)]))).contentType, 'audio/mpeg');
+  });
+});

@@ -85,7 +85,15 @@ export function detectType(bytes: Buffer): MediaExtension | undefined {
 
 // What must not hide in a media file: a page a browser could be made to render, or an archive.
 const HIDDEN = [
-  { pattern: /<(script|html|body|iframe|object|embed)[\s>/]/i, what: 'HTML markup' },
+  // Elements that make a page or run something, and a tag with an event handler (`<img src=x
+  // onerror=…>`, `<svg onload=…>`): named events only, so that the chance of compressed sound or
+  // video matching by accident stays negligible (a bare `<img ` would, in about one file in a thousand).
+  {
+    pattern:
+      /<(script|html|body|iframe|object|embed)[\s>/]|<[a-z][a-z0-9-]*\s[^<>]{0,512}?\bon(error|load|click|focus|blur|begin|end|toggle|input|change|submit|wheel|(mouse|pointer|key|touch|drag|animation|transition)[a-z]+)\s*=/i,
+    what: 'HTML markup',
+  },
+  { pattern: /%PDF-\d/, what: 'a PDF document' },
   // eslint-disable-next-line no-control-regex -- the signatures of a zip's entries and directory
   { pattern: /PK\x03\x04|PK\x05\x06/, what: 'a zip archive' },
 ];
@@ -102,22 +110,74 @@ function purify() {
   return purifier;
 }
 
+/** CSS as a browser reads it: escapes (`u\\72l(` is `url(`) turned into their characters, comments gone. */
+function cssAsRead(css: string): string {
+  return css
+    .replace(/\\([0-9a-fA-F]{1,6})[ \t\n\r\f]?/g, (_, hex: string) => String.fromCodePoint(Math.min(Number.parseInt(hex, 16), 0x10ffff) || 0xfffd))
+    .replace(/\\([^\n])/g, '$1')
+    .replace(/\/\*[\s\S]*?(\*\/|$)/g, '');
+}
+
+/**
+ * What in CSS (a style sheet, a style attribute, or a presentation attribute such as fill or
+ * filter) would load something from outside the file: an @import, an image-set(), or a url() to
+ * anything but an element of the file itself (`url(#id)`); undefined when nothing.
+ */
+function outsideReference(value: string): string | undefined {
+  const css = cssAsRead(value);
+  if (/@import/i.test(css)) return `an @import (${css.trim().slice(0, 60)})`;
+  if (/(image-set|\bimage|cross-fade|element)\s*\(/i.test(css)) return `an image-set() or image() (${css.trim().slice(0, 60)})`;
+  for (const url of css.matchAll(/url\s*\(\s*(['"]?)([^'")]*)\1\s*\)?/gi))
+    if (!/^#[\w-]+$/.test(url[2]!.trim())) return `a reference outside the file (url(${url[2]!.trim().slice(0, 60)}))`;
+  return undefined;
+}
+
+/** A length of SVG's root (width="…", height="…") in CSS pixels; undefined for a percentage or none. */
+function pixels(value: string | undefined): number | undefined {
+  const match = value === undefined ? null : /^\s*([\d.]+(?:e\d+)?)\s*(px|pt|pc|mm|cm|in|em|ex)?\s*$/i.exec(value);
+  if (!match) return undefined;
+  const per = { px: 1, pt: 4 / 3, pc: 16, mm: 96 / 25.4, cm: 96 / 2.54, in: 96, em: 16, ex: 8 }[(match[2] ?? 'px').toLowerCase() as 'px'];
+  return Number(match[1]) * per;
+}
+
+/** Refuses an SVG whose size (width and height, or its viewBox where they are not given) is beyond an image's. */
+function checkSvgSize(file: string, clean: string): void {
+  const root = /^<svg\b[^>]*>/.exec(clean.trim())?.[0] ?? '';
+  const attribute = (name: string) => new RegExp(`\\s${name}="([^"]*)"`).exec(root)?.[1];
+  const box = attribute('viewBox')
+    ?.trim()
+    .split(/[\s,]+/)
+    .map(Number);
+  const width = pixels(attribute('width')) ?? box?.[2] ?? 0;
+  const height = pixels(attribute('height')) ?? box?.[3] ?? 0;
+  if (width > IMAGE_MAX_SIDE || height > IMAGE_MAX_SIDE)
+    throw new MediaError(file, `is ${Math.round(width)} × ${Math.round(height)} pixels; an image may be at most ${IMAGE_MAX_SIDE} pixels a side`);
+}
+
 /**
  * An SVG as DOMPurify's SVG profile leaves it: no script, no event handlers, no foreignObject, and
- * no link outside the file (href only to "#id"). Refused, rather than cleaned, when anything
- * active was in it: an author should know that the figure was not what they meant.
+ * no link outside the file (href only to "#id"), nor any CSS that would load something (an
+ * @import, a url() other than `url(#id)`, in a style sheet or any attribute, CSS escapes read as
+ * a browser reads them); at most IMAGE_MAX_SIDE pixels a side. Refused, rather than cleaned,
+ * when anything active was in it: an author should know that the figure was not what they meant.
  */
 export function sanitiseSvg(file: string, source: string): string {
   if (/<!ENTITY/i.test(source)) throw new MediaError(file, 'is an SVG with an entity declaration: refused');
   const dompurify = purify();
-  const removedHrefs: string[] = [];
+  const outside: string[] = [];
+  dompurify.addHook('uponSanitizeElement', (node, data) => {
+    const found = data.tagName === 'style' ? outsideReference(node.textContent ?? '') : undefined;
+    if (found) outside.push(`a style sheet with ${found}`);
+  });
   dompurify.addHook('uponSanitizeAttribute', (_node, data) => {
     if ((data.attrName === 'href' || data.attrName === 'xlink:href') && !/^#[\w-]+$/.test(data.attrValue.trim())) {
-      removedHrefs.push(data.attrValue);
+      outside.push(`a link to "${data.attrValue.slice(0, 80)}"`);
       data.keepAttr = false;
+      return;
     }
-    if (data.attrName === 'style' && /url\s*\(|expression|@import/i.test(data.attrValue)) {
-      removedHrefs.push(data.attrValue);
+    const found = outsideReference(data.attrValue) ?? (data.attrName === 'style' && /expression/i.test(cssAsRead(data.attrValue)) ? 'an expression()' : undefined);
+    if (found) {
+      outside.push(`${data.attrName}="…" with ${found}`);
       data.keepAttr = false;
     }
   });
@@ -129,10 +189,11 @@ export function sanitiseSvg(file: string, source: string): string {
     dompurify.removeAllHooks();
   }
   const removed = dompurify.removed.map((r) => ('element' in r ? `<${r.element.nodeName.toLowerCase()}>` : `${r.attribute?.name ?? 'an attribute'}`));
-  if (removedHrefs.length > 0) removed.push(...removedHrefs.map((h) => `a link to "${h.slice(0, 80)}"`));
+  removed.push(...outside);
   const active = removed.filter((r) => !/^<(metadata|title|desc|#comment|body|head|html)>$/.test(r) && !/^(xmlns(:\w+)?|version|xml:space)$/.test(r));
   if (active.length > 0) throw new MediaError(file, `is an SVG with content that could run or load something (${[...new Set(active)].slice(0, 5).join(', ')}): refused`);
   if (!/^<svg[\s>]/.test(clean.trim())) throw new MediaError(file, 'is not an SVG image that can be read');
+  checkSvgSize(file, clean);
   if (!/\sxmlns="http:\/\/www\.w3\.org\/2000\/svg"/.test(clean.slice(0, clean.indexOf('>')))) clean = clean.replace(/^<svg/, '<svg xmlns="http://www.w3.org/2000/svg"');
   return `${clean.trim()}\n`;
 }

@@ -8,7 +8,7 @@ import type { Database, Queryable } from '../../db/database.js';
 import { runCommand, systemRequest } from '../../domain/command.js';
 import type { Job } from '../../jobs/runner.js';
 import type { QuestionContent } from '../assessments/content-schema.js';
-import { runCode, type CodeRunner, type CodeTest, type RunResult } from '../coding/sandbox.js';
+import { runCode, type CodeRunner, type CodeTest, type RunOptions, type RunResult } from '../coding/sandbox.js';
 import { ANSWER_HASH, recordCodingGrade } from './completion.js';
 import { versionContent } from '../assessments/repository.js';
 import { isCodingAnswer, type CodingAnswer } from './scoring.js';
@@ -28,11 +28,19 @@ export function sandboxTests(tests: CodingQuestion['tests']): CodeTest[] {
 }
 
 /**
- * Runs a program against a question's tests (its hidden ones unless told otherwise). No-break
- * spaces (U+00A0) run as spaces: Chromium's editable content, under the portal's editor, puts them
- * where the candidate typed or pasted spaces, and Python refuses them as a syntax error.
+ * Runs a program against a question's tests (its hidden ones unless told otherwise), in the
+ * pool's lane `options` names (grading unless told otherwise; a candidate's examples name their
+ * attempt as the owner: CodeRunner). No-break spaces (U+00A0) run as spaces: Chromium's editable
+ * content, under the portal's editor, puts them where the candidate typed or pasted spaces, and
+ * Python refuses them as a syntax error.
  */
-export function runAgainst(question: CodingQuestion, answer: CodingAnswer, tests: CodingQuestion['tests'] = question.tests, runner?: CodeRunner): Promise<RunResult> {
+export function runAgainst(
+  question: CodingQuestion,
+  answer: CodingAnswer,
+  tests: CodingQuestion['tests'] = question.tests,
+  runner?: CodeRunner,
+  options: RunOptions = {},
+): Promise<RunResult> {
   const request = {
     language: answer.language as 'javascript' | 'python',
     source: answer.source.replace(/\u00a0/g, ' '),
@@ -41,7 +49,7 @@ export function runAgainst(question: CodingQuestion, answer: CodingAnswer, tests
     timeLimitMs: question.timeLimitMs ?? DEFAULT_TIME_LIMIT_MS,
     memoryLimitMb: question.memoryLimitMb ?? DEFAULT_MEMORY_LIMIT_MB,
   };
-  return runner ? runner.run(request) : runCode(request);
+  return runner ? runner.run(request, options) : runCode(request, options);
 }
 
 /** The grade of a run of the hidden tests: the share (0-100) of their points passed. */

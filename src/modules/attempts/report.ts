@@ -5,7 +5,6 @@
 // shape and its loading; each question is shaped by report-questions.ts, and the admin API's
 // proctoring view of a candidate's attempts is proctoring-report.ts.
 import type { Queryable } from '../../db/database.js';
-import { picturesFor } from '../assessments/media-store.js';
 import { MIN_NORM_GROUP, normAndAverages, publishedByName, type Norm } from '../scores/norms.js';
 import { scorePage } from '../scores/repository.js';
 import { toScoreRecord, type ScoreRecord } from '../scores/format.js';
@@ -50,10 +49,6 @@ export interface AssessmentReport {
   risk: { level: RiskLevel; reasons: string[] };
   /** Kinds of signal a reviewer dismissed as a whole, with who, when and why. */
   dismissedKinds: DismissedKinds;
-  /** The pictures the prompts show, as PNG or JPEG for the PDF, by their stored name (`<sha256>.<ext>`), and their formulas drawn (`formula-<sha256>.png`). */
-  images?: Record<string, Uint8Array>;
-  /** How far (points) each formula drawn inside a line of a prompt reaches below the line's baseline, by its name in `images`. */
-  depths?: Record<string, number>;
   /** Answers of other candidates to the same questions that are alike (docs/integrity.md), with the question's prompt. */
   similar: (SimilarPair & { prompt: string })[];
   /** The total's percentile against the norm group (`norm`); null until scored, or without a norm group yet. */
@@ -188,10 +183,6 @@ export async function assessmentReports(db: Queryable, instanceIds: string[], ca
       risk: riskOf(countsOfTally(tally)),
       dismissedKinds: tally.dismissedKinds,
       similar,
-      ...(await picturesFor(
-        db,
-        questions.map((q) => q.prompt),
-      )),
       cohort: norm.size,
       categoryAverages,
       percentile: norm.total,

@@ -88,14 +88,46 @@ async function execute(request: RunRequest): Promise<RunResult> {
   };
 }
 
-/** A bounded pool: at most `size` runs (child processes) at once, the others wait their turn. */
+/**
+ * Which line a run waits in: `grading` (a submitted attempt's hidden tests) before every
+ * `examples` run (a candidate's "Run the examples"), so grading never waits behind them.
+ */
+export type RunLane = 'grading' | 'examples';
+
+export interface RunOptions {
+  /** Default `grading`. */
+  lane?: RunLane;
+  /** Whose run it is (an attempt): one examples run of an owner at a time, the others wait behind it. */
+  owner?: string;
+}
+
+/** An owner asked for more runs than may wait behind their own (CodeRunner's `ownerMaxWaiting`). */
+export class OwnerRunsWaiting extends RangeError {
+  constructor(waiting: number) {
+    super(`${waiting} runs of this candidate are waiting already`);
+  }
+}
+
+/**
+ * A bounded pool: at most `size` runs (child processes) at once, the others wait their turn,
+ * grading runs first. A candidate's examples runs go one at a time, each entering the pool's line
+ * only once the candidate's previous one is done: ten runs of a program that loops take one place
+ * in the pool, not all of them, and another candidate's run starts beside them.
+ */
 export class CodeRunner {
   private running = 0;
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Record<RunLane, Array<() => void>> = { grading: [], examples: [] };
+  /** Each owner's last run (running or waiting), and how many of theirs there are. */
+  private readonly owners = new Map<string, { last: Promise<void>; count: number }>();
 
+  /**
+   * `ownerMaxWaiting`: how many examples runs of one owner may wait behind the one running (by
+   * default as many as one client address may start in a minute: the portal's limit comes first).
+   */
   constructor(
     readonly size: number = Math.max(1, availableParallelism()),
     readonly maxQueue: number = 1000,
+    readonly ownerMaxWaiting: number = 10,
   ) {}
 
   /** Runs holding a place (each one child process at a time). */
@@ -103,20 +135,47 @@ export class CodeRunner {
     return this.running;
   }
 
+  /** Runs waiting in the pool's line (not those waiting behind their owner's own run). */
   get queued(): number {
-    return this.waiting.length;
+    return this.waiting.grading.length + this.waiting.examples.length;
   }
 
-  async run(request: RunRequest): Promise<RunResult> {
+  /** Runs waiting in one lane of the pool's line. */
+  queuedIn(lane: RunLane): number {
+    return this.waiting[lane].length;
+  }
+
+  async run(request: RunRequest, options: RunOptions = {}): Promise<RunResult> {
     checkRequest(request);
+    const lane = options.lane ?? 'grading';
+    if (lane !== 'examples' || options.owner === undefined) return this.inPool(request, lane);
+    const owner = options.owner;
+    const line = this.owners.get(owner) ?? { last: Promise.resolve(), count: 0 };
+    if (line.count > this.ownerMaxWaiting) throw new OwnerRunsWaiting(this.ownerMaxWaiting);
+    const before = line.last;
+    let done!: () => void;
+    const mine = new Promise<void>((resolve) => (done = resolve));
+    line.last = mine;
+    line.count++;
+    this.owners.set(owner, line);
+    try {
+      await before;
+      return await this.inPool(request, lane);
+    } finally {
+      done();
+      if (--line.count === 0) this.owners.delete(owner);
+    }
+  }
+
+  private async inPool(request: RunRequest, lane: RunLane): Promise<RunResult> {
     if (this.running >= this.size) {
-      if (this.waiting.length >= this.maxQueue) throw new RangeError('too many runs are waiting');
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      if (this.queued >= this.maxQueue) throw new RangeError('too many runs are waiting');
+      await new Promise<void>((resolve) => this.waiting[lane].push(resolve));
     } else this.running++;
     try {
       return await execute(request);
     } finally {
-      const next = this.waiting.shift();
+      const next = this.waiting.grading.shift() ?? this.waiting.examples.shift();
       if (next) next();
       else this.running--;
     }
@@ -131,6 +190,6 @@ export function codeRunner(): CodeRunner {
 }
 
 /** Runs candidate code through the process's pool. */
-export function runCode(request: RunRequest): Promise<RunResult> {
-  return codeRunner().run(request);
+export function runCode(request: RunRequest, options?: RunOptions): Promise<RunResult> {
+  return codeRunner().run(request, options);
 }

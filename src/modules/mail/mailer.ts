@@ -7,6 +7,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { RenderedMessage } from './invitation-message.js';
 import { monotonicMs, wallMs } from '../../domain/clock.js';
+import { Slots } from '../../domain/slots.js';
 
 export type DeliveryOutcome = { status: 'SENT'; messageId: string; detail: string } | { status: 'FAILED'; messageId?: string; detail: string };
 
@@ -107,51 +108,6 @@ function createSmtpMailer(smtpUrl: string, timeoutMs: number): Mailer {
     close() {
       transport.close();
     },
-  };
-}
-
-/** A counting semaphore whose waiters give up at a deadline. */
-class Slots {
-  private readonly waiting: { grant: () => void }[] = [];
-  constructor(private free: number) {}
-
-  /** Resolves to a release function, or to undefined when the deadline passed first. */
-  acquire(deadline: number): Promise<(() => void) | undefined> {
-    const release = () => {
-      const next = this.waiting.shift();
-      if (next) next.grant();
-      else this.free++;
-    };
-    if (this.free > 0) {
-      this.free--;
-      return Promise.resolve(once(release));
-    }
-    return new Promise((resolve) => {
-      const waiter = {
-        grant: () => {
-          clearTimeout(timer);
-          resolve(once(release));
-        },
-      };
-      const timer = setTimeout(
-        () => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          resolve(undefined);
-        },
-        Math.max(0, deadline - monotonicMs()),
-      );
-      this.waiting.push(waiter);
-    });
-  }
-}
-
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (!done) {
-      done = true;
-      fn();
-    }
   };
 }
 
