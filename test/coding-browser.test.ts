@@ -11,7 +11,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
-import { ADMIN_TOKEN } from './harness.js';
 import { accessible, haveBrowser, startDemo, SHOTS, type DemoBrowser } from './support/demo-browser.js';
 import { editorLines, press, typeAsPerson, typeProgram } from './support/keyboard.js';
 import { parseAssessment } from '../src/modules/assessments/content.js';
@@ -43,13 +42,7 @@ describe('a coding question in Chromium, typed as a person types', { skip: !brow
 
   before(async () => {
     demo = await startDemo();
-    const published = await demo.app.inject({
-      method: 'POST',
-      url: '/admin/v1/instances/demo/assessments',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
-      payload: CODING,
-    });
-    assert.equal(published.statusCode, 201, published.body);
+    await demo.publish(CODING);
   });
 
   after(async () => {

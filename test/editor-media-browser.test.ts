@@ -11,7 +11,6 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
-import { ADMIN_TOKEN } from './harness.js';
 import { accessible, consoleSignIn, demoUser, haveBrowser, SHOTS, startDemo, type DemoBrowser } from './support/demo-browser.js';
 import { editorLines, press, typeAsPerson, typeLines } from './support/keyboard.js';
 
@@ -46,13 +45,7 @@ describe('media uploaded in the assessment editor, in Chromium', { skip: !presen
   before(async () => {
     demo = await startDemo({ mailDir: 'editor-media-mail' });
     password = await demoUser(demo, 'mia.manager@example.com');
-    const published = await demo.app.inject({
-      method: 'POST',
-      url: '/admin/v1/instances/demo/assessments',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
-      payload: CONTENT,
-    });
-    assert.equal(published.statusCode, 201, published.body);
+    await demo.publish(CONTENT);
     const folder = mkdtempSync(path.join(tmpdir(), 'editor-media-'));
     picture = path.join(folder, 'rectangle.png');
     writeFileSync(

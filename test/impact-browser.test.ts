@@ -19,13 +19,7 @@ describe('voluntary self-identification and adverse impact in Chromium', { skip:
 
   before(async () => {
     demo = await startDemo({ mailDir: 'impact-mail' });
-    const published = await demo.app.inject({
-      method: 'POST',
-      url: '/admin/v1/instances/demo/assessments',
-      headers: { ...admin, 'content-type': 'application/yaml' },
-      payload: QUICK_ASSESSMENT,
-    });
-    assert.equal(published.statusCode, 201, published.body);
+    await demo.publish(QUICK_ASSESSMENT);
     const user = await demo.app.inject({
       method: 'POST',
       url: '/admin/v1/users',

@@ -21,13 +21,7 @@ describe('integrity evidence in Chromium', { skip: !browserHere && 'no Chromium'
 
   before(async () => {
     demo = await startDemo();
-    const published = await demo.app.inject({
-      method: 'POST',
-      url: '/admin/v1/instances/demo/assessments',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
-      payload: INTEGRITY,
-    });
-    assert.equal(published.statusCode, 201, published.body);
+    await demo.publish(INTEGRITY);
   });
 
   after(async () => {

@@ -8,7 +8,6 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { ADMIN_TOKEN } from './harness.js';
 import { SHOTS, accessible, haveBrowser, startDemo, type DemoBrowser } from './support/demo-browser.js';
 import { editorLines, press, typeAsPerson, typeProgram } from './support/keyboard.js';
 
@@ -95,13 +94,7 @@ describe('every question type by keyboard alone, in Chromium', { skip: !browserH
 
   before(async () => {
     demo = await startDemo();
-    const published = await demo.app.inject({
-      method: 'POST',
-      url: '/admin/v1/instances/demo/assessments',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
-      payload: ALL_TYPES,
-    });
-    assert.equal(published.statusCode, 201, published.body);
+    await demo.publish(ALL_TYPES);
   });
 
   after(async () => {

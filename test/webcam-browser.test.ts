@@ -53,13 +53,7 @@ describe('webcam snapshots in Chromium', { skip: !browserHere && 'no Chromium' }
 
   before(async () => {
     demo = await startDemo({ now: clock.now, browserArgs: ['--use-fake-device-for-media-stream', '--use-fake-ui-for-media-stream'] });
-    const published = await demo.app.inject({
-      method: 'POST',
-      url: '/admin/v1/instances/demo/assessments',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
-      payload: WEBCAM,
-    });
-    assert.equal(published.statusCode, 201, published.body);
+    await demo.publish(WEBCAM);
   });
 
   after(async () => {

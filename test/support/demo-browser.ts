@@ -39,6 +39,8 @@ export interface DemoBrowser {
   serverLog(): string;
   /** Invites Robin Tester, or the names `extra` gives (by POST /v1/invite with the demo's key), and returns the link and id. */
   invite(email: string, assessments: string[], extra?: Record<string, unknown>): Promise<{ link: string; candidateId: string }>;
+  /** Publishes an assessment (YAML) in demo through the admin API, and checks it was (201). */
+  publish(yaml: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -108,6 +110,15 @@ export async function startDemo(
         assert.fail(`invite of ${email}: ${response.status} ${answer}; the embedded store ${store}; the server's last warnings and errors:\n${serverLog()}`);
       }
       return ((await response.json()) as { link: string; candidateId: string }[])[0]!;
+    },
+    async publish(yaml) {
+      const published = await app.inject({
+        method: 'POST',
+        url: '/admin/v1/instances/demo/assessments',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/yaml' },
+        payload: yaml,
+      });
+      assert.equal(published.statusCode, 201, published.body);
     },
     async close() {
       try {

@@ -10,6 +10,7 @@ import { markdown } from '../../html/markdown.js';
 import type { RubricContent } from '../../modules/assessments/content-schema.js';
 import type { QuestionReport } from '../../modules/attempts/report-questions.js';
 import { answerLabel } from '../../modules/reviews/blind.js';
+import { brandOf } from '../../modules/tenants/branding.js';
 import type { BoardItem, InstanceReviewer, ReviewState } from '../../modules/reviews/repository.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { emptyState, pager, sortHeader } from '../components.js';
@@ -250,7 +251,7 @@ ${list.total > list.size && pager({ page: list.page, size: list.size, total: lis
 export function reviewQueueBody(view: QueueView): SafeHtml {
   const [first, ...rest] = view.queue;
   const blind = view.instance.blindReview;
-  return html`<h1>Review queue of ${view.instance.name}</h1>
+  return html`<h1>Review queue of ${brandOf(view.instance).company}</h1>
 ${view.saved && html`<p class="info" role="status">${view.saved}</p>`}
 <p>${
     view.queue.length === 0

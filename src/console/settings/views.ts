@@ -75,7 +75,7 @@ export function settingsBody(
     privacyUrl: instance.privacyUrl ?? '',
   };
   const brand = brandOf(instance);
-  return html`<h1>Settings of ${instance.name}</h1>
+  return html`<h1>Settings of ${brand.company}</h1>
 ${!state.addressesLocked && html`<p><a href="/console/settings/sso?instance=${instance.name}">Single sign-on (OpenID Connect)</a> of this instance</p>`}
 ${state.saved && html`<p class="info" role="status">Saved.</p>`}
 ${errorSummary('settings-errors', 'Nothing was saved:', state.errors, SETTINGS_FIELDS)}
