@@ -248,7 +248,7 @@ describe("a recruiter's day in Chromium", { skip: !present && 'no Chromium' }, (
     assert.doesNotMatch(await ann.locator('body').innerText(), /person2|Given2|Surname2/);
     await ann.context().close();
     await rita.goto(`${demo.base}/console/candidates/${candidateIds.get(five[1]!)}?instance=demo`);
-    const dismiss = rita.locator('details', { hasText: 'Dismiss every signal of a kind' });
+    const dismiss = rita.locator('details:not(.fold)', { hasText: 'Dismiss every signal of a kind' });
     await dismiss.locator('summary').click();
     await dismiss.getByPlaceholder('Why (e.g. closed the laptop lid)').fill('The building lost power; the candidate told us at once');
     await dismiss.getByRole('button', { name: /Dismiss/ }).click();

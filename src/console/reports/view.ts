@@ -141,8 +141,8 @@ export function reportBody(
 <div><dt>Status</dt><dd>${statusText(rec.assessmentStatus)}</dd></div>
 <div><dt>Result</dt><dd>${rec.assessmentStatus === 'COMPLETED' ? scoreBadge(rec.scoreStatus) : '-'}</dd></div>
 <div><dt>Total score</dt><dd>${scored ? `${rec.totalScore} %` : '-'}</dd></div>
-<div><dt>Thresholds</dt><dd>pass ${r.passScore} %, low pass ${r.lowPassScore} %</dd></div>
-<div><dt>Percentile</dt><dd>${percentileText(r)}</dd></div>
+<div><dt>Thresholds</dt><dd>pass ${r.passScore}&nbsp;%, low pass ${r.lowPassScore}&nbsp;%</dd></div>
+<div><dt>Percentile</dt><dd>${tileValue(percentileText(r))}</dd></div>
 ${categoryPercentilesText(r) && html`<div><dt>Category percentiles</dt><dd>${categoryPercentilesText(r)}${r.norm.source && html` <span class="hint">(${r.norm.source})</span>`}</dd></div>`}
 <div><dt>Completion</dt><dd>${rec.completion} %</dd></div>
 <div><dt>Typing</dt><dd>${r.attempt?.typingWpm !== null && r.attempt?.typingWpm !== undefined ? `${rec.typingSpeed} wpm, ${r.attempt.typingAccuracy ?? 0} % accurate` : '-'}</dd></div>
@@ -178,7 +178,9 @@ ${
 ${categories}
 ${
   r.questions.length > 0 &&
-  html`<h3>Answers</h3>
+  // Folded, the result above being what the page is opened for, unless the viewer reviews and
+  // the assessment has answers people score (free text): then those are the page's work.
+  html`<details class="fold"${options.canReview && r.questions.some((q) => q.type === 'free-text') && html` open`}><summary><h3>Answers (${r.questions.length})</h3></summary>
 ${r.layoutNotes.length > 0 && html`<p class="layout-notes">As this candidate saw them: ${r.layoutNotes.join('; ')}.</p>`}
 <ol class="answers">${r.questions.map(
     (q) => html`<li class="answer">
@@ -187,12 +189,13 @@ ${r.layoutNotes.length > 0 && html`<p class="layout-notes">As this candidate saw
 ${answerCell(q)}
 ${reviewPanel(q, { attemptId: r.attempt?.id, finished: Boolean(r.attempt?.finishedAt), csrf: options.csrf, instance: options.instance, canReview: options.canReview, viewer: options.viewer })}
 </li>`,
-  )}</ol>`
+  )}</ol></details>`
 }
 ${operator ? similarSection(r, options.instance, options.othersUnnamed === true) : similarNote(r)}
 ${
   r.attempt &&
-  html`<h3>Proctoring timeline</h3>
+  // Folded when nothing was recorded; open when there are signals to read (or that were dismissed).
+  html`<details class="fold"${r.signals.length > 0 && html` open`}><summary><h3>Proctoring timeline (${r.signals.length === 1 ? 'one signal' : `${r.signals.length} signals`})</h3></summary>
 <p>First seen from ${r.attempt.firstAddress ?? 'unknown address'} with ${r.attempt.firstAgent ?? 'an unknown browser'}.</p>
 ${
   r.signals.length === 0
@@ -216,7 +219,7 @@ ${
   kindsToDismiss(r).length > 0 &&
   html`<details class="no-print"><summary>Dismiss every signal of a kind</summary>${kindsToDismiss(r).map((kind) => dismissForm(r.attempt!.id, options, { kind, label: `every ${kind} signal` }))}</details>`
 }
-${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redFlagReasons.join('; ')}.</p>` : r.signals.some((s) => s.dismissed) && html`<p>No rule raises the red flag once the dismissed signals are left out.</p>`}`
+${r.redFlagReasons.length > 0 ? html`<p>Rules that raised the red flag: ${r.redFlagReasons.join('; ')}.</p>` : r.signals.some((s) => s.dismissed) && html`<p>No rule raises the red flag once the dismissed signals are left out.</p>`}</details>`
 }
 ${operator && r.attempt && options.attemptExtras?.get(r.attempt.id)}
 </section>`;
@@ -238,6 +241,12 @@ ${options.marks}
 <details class="technical no-print"><summary>Identifiers (for the API and support)</summary>
 <dl class="facts"><div><dt>Candidate id</dt><dd><code>${candidate.id}</code></dd></div><div><dt>Instance</dt><dd><code>${candidate.instance}</code></dd></div></dl>
 </details>`;
+}
+
+/** A percentile tile's value: "not yet" stands out, why not yet is set as a note under it. */
+function tileValue(text: string): SafeHtml | string {
+  const why = 'not yet: ';
+  return text.startsWith(why) ? html`not yet<span class="tile-note">${text.slice(why.length - 2)}</span>` : text;
 }
 
 /** The risk level in words, with its reasons (docs/integrity.md). */
