@@ -143,6 +143,31 @@ for (const store of storeKinds()) {
         }
       });
     });
+
+    it("leaves other callers' work their own while a pass runs: a write during it stays, another caller's failed transaction undoes only itself", async () => {
+      await db.query('CREATE TABLE IF NOT EXISTS stats_probe (n int)');
+      let running = true;
+      const pass = keepStatistics(db, { tables: ['candidates', 'invitations', 'assessments', 'instances'] }).finally(() => {
+        running = false;
+      });
+      let n = 0;
+      while (running && n < 200) {
+        n++;
+        await db.query('INSERT INTO stats_probe VALUES ($1)', [n]);
+        await db
+          .transaction(async (tx) => {
+            await tx.query('INSERT INTO stats_probe VALUES (-1)');
+            throw new Error('refused');
+          })
+          .catch(() => undefined);
+      }
+      await pass;
+      const { rows } = await db.query<{ kept: number; undone: number }>(
+        'SELECT count(*) FILTER (WHERE n > 0)::int AS kept, count(*) FILTER (WHERE n < 0)::int AS undone FROM stats_probe',
+      );
+      assert.deepEqual(rows[0], { kept: n, undone: 0 });
+      await db.query('DROP TABLE stats_probe');
+    });
   });
 }
 

@@ -59,6 +59,8 @@ async function autovacuumRuns(db: Database): Promise<boolean> {
   return rows[0]!.runs;
 }
 
+type Due = { name: string; table: string; analyze: boolean; vacuum: boolean };
+
 /**
  * One pass: ANALYZE (and VACUUM, see StatisticsOptions) the tables due by autovacuum's rules, and
  * those named. Returns what it did; an empty list when another node holds the pass.
@@ -67,39 +69,41 @@ async function autovacuumRuns(db: Database): Promise<boolean> {
 export async function keepStatistics(db: Database, options: StatisticsOptions = {}): Promise<TableWork[]> {
   const vacuum = options.vacuum ?? db.kind === 'pglite';
   const autovacuum = await autovacuumRuns(db);
-  return db.session(async (conn) => {
+  const done: TableWork[] = [];
+  const analyze = async (row: Due, run: (sql: string) => Promise<unknown>) => {
+    if (row.analyze && !row.vacuum) done.push({ table: row.table, analyzed: true, vacuumed: false, ms: await timed(() => run(`ANALYZE ${row.name}`)) });
+  };
+  let due: Due[];
+  if (db.kind === 'pglite') {
     // The embedded store's counters wait for the next flush (at most once a second, and only at
     // a statement's end): measured, a pass right after a bulk insert saw n_ins_since_vacuum = 0.
-    // A server's other connections flush theirs within seconds; this pass sees them next time.
-    if (db.kind === 'pglite') await conn.query('SELECT pg_stat_force_next_flush()');
-    // The pass runs in one transaction holding a transaction-level advisory lock: it ends with
-    // the transaction, so it holds through a pooler in transaction mode (PgBouncer), where a
+    await db.query('SELECT pg_stat_force_next_flush()');
+    // One process per data directory, so no other node to keep out, and no transaction held open
+    // across calls: on PGlite's one connection every other caller's statements would run inside
+    // it (and a ROLLBACK of theirs end it). Each ANALYZE is a statement of its own.
+    due = (await db.query<Due>(DUE, [autovacuum, vacuum, options.tables ?? []])).rows;
+    for (const row of due) await analyze(row, (sql) => db.session((conn) => conn.exec(sql)));
+  } else {
+    // A server's other connections flush their counters within seconds; this pass sees them next
+    // time. The pass runs in one transaction holding a transaction-level advisory lock: it ends
+    // with the transaction, so it holds through a pooler in transaction mode (PgBouncer), where a
     // session's lock could be taken on one server connection and released on another. ANALYZE
     // runs inside it; VACUUM cannot run in a transaction, so the tables due for one are vacuumed
     // after the commit (a second node meanwhile finds them vacuumed, or vacuums them again: harmless).
-    await conn.exec('BEGIN');
-    let due: { name: string; table: string; analyze: boolean; vacuum: boolean }[];
-    const done: TableWork[] = [];
-    try {
-      const { rows: lock } = await conn.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [LOCK_KEY]);
-      due = lock[0]!.ok ? (await conn.query<{ name: string; table: string; analyze: boolean; vacuum: boolean }>(DUE, [autovacuum, vacuum, options.tables ?? []])).rows : [];
-      for (const row of due) {
-        if (!row.analyze || row.vacuum) continue;
-        done.push({ table: row.table, analyzed: true, vacuumed: false, ms: await timed(() => conn.exec(`ANALYZE ${row.name}`)) });
-      }
-      await conn.exec('COMMIT');
-    } catch (error) {
-      await conn.exec('ROLLBACK').catch(() => {});
-      throw error;
-    }
-    for (const row of due) {
-      if (row.vacuum) done.push({ table: row.table, analyzed: true, vacuumed: true, ms: await timed(() => conn.exec(`VACUUM (ANALYZE) ${row.name}`)) });
-    }
-    return done.sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
-  });
+    due = await db.transaction(async (tx) => {
+      const { rows: lock } = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [LOCK_KEY]);
+      const rows = lock[0]!.ok ? (await tx.query<Due>(DUE, [autovacuum, vacuum, options.tables ?? []])).rows : [];
+      for (const row of rows) await analyze(row, (sql) => tx.query(sql));
+      return rows;
+    });
+  }
+  for (const row of due) {
+    if (row.vacuum) done.push({ table: row.table, analyzed: true, vacuumed: true, ms: await timed(() => db.session((conn) => conn.exec(`VACUUM (ANALYZE) ${row.name}`))) });
+  }
+  return done.sort((a, b) => (a.table < b.table ? -1 : a.table > b.table ? 1 : 0));
 }
 
-async function timed(work: () => Promise<void>): Promise<number> {
+async function timed(work: () => Promise<unknown>): Promise<number> {
   const started = performance.now();
   await work();
   return Math.round((performance.now() - started) * 10) / 10;
