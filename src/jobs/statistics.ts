@@ -90,11 +90,18 @@ export async function keepStatistics(db: Database, options: StatisticsOptions = 
     // session's lock could be taken on one server connection and released on another. ANALYZE
     // runs inside it; VACUUM cannot run in a transaction, so the tables due for one are vacuumed
     // after the commit (a second node meanwhile finds them vacuumed, or vacuums them again: harmless).
-    due = await db.transaction(async (tx) => {
-      const { rows: lock } = await tx.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [LOCK_KEY]);
-      const rows = lock[0]!.ok ? (await tx.query<Due>(DUE, [autovacuum, vacuum, options.tables ?? []])).rows : [];
-      for (const row of rows) await analyze(row, (sql) => tx.query(sql));
-      return rows;
+    due = await db.session(async (conn) => {
+      await conn.exec('BEGIN');
+      try {
+        const { rows: lock } = await conn.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [LOCK_KEY]);
+        const rows = lock[0]!.ok ? (await conn.query<Due>(DUE, [autovacuum, vacuum, options.tables ?? []])).rows : [];
+        for (const row of rows) await analyze(row, (sql) => conn.exec(sql));
+        await conn.exec('COMMIT');
+        return rows;
+      } catch (error) {
+        await conn.exec('ROLLBACK').catch(() => {});
+        throw error;
+      }
     });
   }
   for (const row of due) {
