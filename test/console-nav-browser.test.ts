@@ -71,12 +71,12 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     await demo?.close();
   });
 
-  async function signedIn(width: { width: number; height: number }): Promise<BrowserContext> {
+  async function signedIn(width: { width: number; height: number }, as = { email: 'olivia.owner@example.com', password: () => password }): Promise<BrowserContext> {
     const context = await demo.browser.newContext({ viewport: { width: width.width, height: width.height }, reducedMotion: 'reduce', acceptDownloads: true });
     const page = await context.newPage();
     await page.goto(`${demo.base}/console/sign-in`);
-    await page.getByLabel('E-mail').fill('olivia.owner@example.com');
-    await page.getByLabel('Password').fill(password);
+    await page.getByLabel('E-mail').fill(as.email);
+    await page.getByLabel('Password').fill(as.password());
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1 }).first().waitFor();
     await page.close();
@@ -196,6 +196,23 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
                   .slice(0, 5),
               );
               assert.deepEqual(spilled, [], `${href}: nothing of the page runs past the right edge at ${width.name} px`);
+              // What widens it, if anything: the deepest element whose hiding makes the page fit.
+              const sideways = await page.evaluate(() => {
+                const by = document.documentElement.scrollWidth - window.innerWidth;
+                if (by <= 0) return { by, what: [] as string[] };
+                const what = [...document.querySelectorAll<HTMLElement>('main *')]
+                  .filter((el) => {
+                    const before = el.style.display;
+                    el.style.display = 'none';
+                    const fits = document.documentElement.scrollWidth <= window.innerWidth;
+                    el.style.display = before;
+                    return fits;
+                  })
+                  .map((el) => `${el.tagName}.${el.className} "${(el.textContent ?? '').trim().slice(0, 60)}"`)
+                  .slice(-1);
+                return { by, what };
+              });
+              assert.ok(sideways.by <= 0, `${href}: the page does not scroll sideways at ${width.name} px (by ${sideways.by} px: ${sideways.what.join(', ')})`);
               await accessible(page, `${href} at ${width.name} px`);
               // Every page is pictured in artifacts/ to be looked at; those the docs show also go to docs/images/.
               const picture = PICTURES[href];
@@ -481,6 +498,75 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
       assert.ok(track && bar && track.width >= bar.width && Math.abs(track.x - bar.x) < 1, 'bars start where the track starts and never pass it');
       await page.screenshot({ path: path.join(IMAGES, 'console-compare-1280.png') });
       await accessible(page, 'the compare page');
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('a candidate with two assessments: one summary, each assessment a card, the answers folded; two screens at 1280 px, and no identifier on the first', async () => {
+    // The company's name set, as the demo's own seed has it: the page says it, never the slug.
+    const named = await demo.app.inject({
+      method: 'PATCH',
+      url: '/admin/v1/instances/demo',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { displayName: 'Demo Company' },
+    });
+    assert.equal(named.statusCode, 200, named.body);
+    const request = (options: InjectOptions) => demo.app.inject(options);
+    const invited = await demo.invite('gita@example.com', ['numerical-reasoning', 'data-entry'], { firstName: 'Gita', lastName: 'Example' });
+    await takeWithLink({ request }, invited.link, undefined, [['nr-02', 1]], { slug: 'numerical-reasoning' });
+    await takeWithLink({ request }, invited.link, undefined, [], { slug: 'data-entry' });
+    // Another owner (the sign-in limit of the first is spent by the tests above), one session for both widths.
+    const made = await demo.app.inject({
+      method: 'POST',
+      url: '/admin/v1/users',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { email: 'oscar.owner@example.com', role: 'owner' },
+    });
+    assert.equal(made.statusCode, 201, made.body);
+    await passwordChosen({ db: demo.db }, 'oscar.owner@example.com');
+    const context = await signedIn(WIDTHS[0], { email: 'oscar.owner@example.com', password: () => made.json().password });
+    try {
+      for (const width of WIDTHS) {
+        const page = await context.newPage();
+        await page.setViewportSize({ width: width.width, height: width.height });
+        const listed = await page.goto(`${demo.base}/console/candidates?instance=demo`);
+        assert.equal(listed?.status(), 200);
+        await page.getByRole('searchbox', { name: 'Name or e-mail starts with' }).fill('Gita');
+        await page.getByRole('button', { name: 'Search', exact: true }).click();
+        await page.screenshot({ path: path.join(SHOTS, `console-candidates-gita-${width.name}.png`) });
+        await page.getByRole('link', { name: 'Gita Example' }).click();
+        await page.getByRole('heading', { level: 1, name: 'Gita Example' }).waitFor();
+        const summary = page.getByRole('table', { name: 'Results of each assessment' });
+        assert.deepEqual((await summary.locator('tbody th').allInnerTexts()).sort(), ['Data Entry & Accuracy', 'Numerical Reasoning'], 'one summary row per assessment');
+        assert.equal(await page.locator('section.report').count(), 2, 'a card per assessment');
+        for (const fold of await page.locator('section.report details.fold').all()) assert.equal(await fold.getAttribute('open'), null, 'answers and the rest folded');
+        await page.screenshot({ path: path.join(SHOTS, `console-candidate-two-full-${width.name}.png`), fullPage: true });
+        const height = await page.evaluate(() => document.documentElement.scrollHeight);
+        if (width.width === 1280) assert.ok(height <= 2 * width.height, `the page is ${height} px high at 1280 × 800: at most two screens`);
+        const first = await page.evaluate((h) => {
+          // Every word drawn on the first screen (the sidebar's and the page's).
+          const words: string[] = [];
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const range = document.createRange();
+            range.selectNodeContents(n);
+            const box = range.getBoundingClientRect();
+            if (box.width > 0 && box.top < h && box.bottom > 0) words.push(n.textContent ?? '');
+          }
+          return words.join(' ');
+        }, width.height);
+        assert.doesNotMatch(first, /[0-9a-f]{8}-[0-9a-f]{4}-/i, 'no UUID on the first screen');
+        assert.doesNotMatch(first, /\bdemo\b/, 'no instance slug on the first screen');
+        assert.doesNotMatch(first, /\bnr-\d+/, 'no question id on the first screen');
+        assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= width.width, 'nothing scrolls sideways');
+        await accessible(page, `the two-assessment candidate page at ${width.name} px`);
+        await page.screenshot({ path: path.join(IMAGES, `console-candidate-two-${width.name}.png`) });
+        // The facts under "More about this attempt" open on a click, as each card's answers do.
+        await page.locator('section.report').first().getByText('More about this attempt').click();
+        assert.equal(await page.locator('section.report').first().getByText('Completion', { exact: true }).isVisible(), true);
+        await page.close();
+      }
     } finally {
       await context.close();
     }

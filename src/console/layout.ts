@@ -58,8 +58,11 @@ ${csrf && html`<meta name="csrf-token" content="${csrf}">`}
 
 /** An instance as the console names it: the company candidates see, and the instance's name when that differs. */
 function instanceLabel(frame: Frame, name: string): string {
+  // The company's name, as the recruiter knows it; the slug only where two share a name.
   const company = frame.companies?.[name];
-  return company && company !== name ? `${company} (${name})` : name;
+  if (!company) return name;
+  const shared = Object.entries(frame.companies ?? {}).some(([other, c]) => other !== name && c === company);
+  return shared ? `${company} (${name})` : company;
 }
 
 /**

@@ -111,6 +111,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const saved = savedSearchesPanel({ instance: instance.name, csrf: user.csrfToken, saved: await savedSearches(db, user.user.id, instance.id), filters, form: searchForm });
     const body = candidatesBody({
       instance: instance.name,
+      company: brandOf(instance).company,
       filters,
       assessments: assessments.map((a) => ({ id: a.id, name: a.name })),
       items: shown,
@@ -133,7 +134,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
 
   scope.get<{ Querystring: Record<string, string | undefined> }>('/console/candidates', async (request, reply) => {
     const { instance, body } = await listPage(request, request.query, { done: doneText(request.query.done) });
-    return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${instance.name}`, body);
+    return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${brandOf(instance).company}`, body);
   });
 
   registerBulkRoutes(scope, {
@@ -142,7 +143,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     instanceOf: c.instanceOf,
     again: async (request, reply, back, errors) => {
       const { instance, body } = await listPage(request, Object.fromEntries(new URLSearchParams(back)), { errors });
-      return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${instance.name}`, body, 400);
+      return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${brandOf(instance).company}`, body, 400);
     },
     csv: async (instance, ids) => {
       const items = await searchCandidates(db, { instanceId: instance.id, ids, limit: BULK_MAX });
@@ -233,7 +234,6 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     const body = reportBody(candidate, reports, {
       csrf: options.csrf,
       instance: instance.name,
-      company: brandOf(instance).company,
       canReview: options.canReview,
       canRetake: options.canRetake,
       notice: options.notice,
@@ -289,7 +289,7 @@ export function registerCandidateRoutes(scope: FastifyInstance, c: ConsoleContex
     instanceOf: c.instanceOf,
     again: async (request, reply, query, form) => {
       const { instance, body } = await listPage(request, query, {}, form);
-      return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${instance.name}`, body, 400);
+      return c.render(request, reply, { section: 'candidates', instance }, `Candidates of ${brandOf(instance).company}`, body, 400);
     },
   });
   registerWebcamRoutes(scope, { db, instanceOf: c.instanceOf, maySee: (request, instance, candidateId) => maySeeCandidate(db, instance, request.consoleUser!.user, candidateId) });

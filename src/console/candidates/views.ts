@@ -1,5 +1,5 @@
 import { DECISION_TEXT, marksLine } from './decisions.js';
-import { scoreBadge, statusText } from '../format.js';
+import { SCORE_TEXT, scoreBadge, statusText } from '../format.js';
 import { html, type SafeHtml } from '../../html/html.js';
 import type { CandidateListItem } from '../../modules/candidates/repository.js';
 import type { CandidateMarks } from '../../modules/decisions/repository.js';
@@ -143,6 +143,39 @@ function chips(instance: string, filters: CandidateFilters, choices: Choice[]): 
   return html`<ul class="chips" aria-label="Filters on">${on.map(([name, value]) => html`<li><a class="chip" href="${without(name)}" aria-label="${`Remove the filter ${text(name, value)}`}">${text(name, value)} <span aria-hidden="true">×</span></a></li>`)}</ul>`;
 }
 
+/** At most this many assessments get a column of their own; the rest share one. */
+const ASSESSMENT_COLUMNS = 4;
+
+/**
+ * The assessments the page's candidates were invited to, one column each: the filtered one first,
+ * then the most common on the page, by name among equals.
+ */
+function assessmentColumns(items: CandidateListItem[], filtered: string | undefined): { id: string; name: string }[] {
+  const seen = new Map<string, { id: string; name: string; count: number }>();
+  for (const c of items)
+    for (const i of c.invitations) {
+      const entry = seen.get(i.assessmentId) ?? { id: i.assessmentId, name: i.assessmentName, count: 0 };
+      entry.count++;
+      seen.set(i.assessmentId, entry);
+    }
+  return [...seen.values()].sort((a, b) => Number(b.id === filtered) - Number(a.id === filtered) || b.count - a.count || a.name.localeCompare(b.name)).slice(0, ASSESSMENT_COLUMNS);
+}
+
+/** The candidate's best total score among their scored assessments, or a dash. */
+function bestScore(c: CandidateListItem): string {
+  const scores = c.invitations.filter((i) => i.assessmentStatus === 'COMPLETED' && i.scoreStatus !== 'PENDING').map((i) => Number(i.totalScore));
+  return scores.length === 0 ? '–' : `${Math.max(...scores)}\u00a0%`;
+}
+
+/** An invitation's state as one compact badge: the result and score once scored, else where it stands. */
+function resultBadge(i: CandidateListItem['invitations'][number]): SafeHtml {
+  const flag = i.redFlag && html` <span class="flag">red&nbsp;flag</span>`;
+  if (i.assessmentStatus !== 'COMPLETED')
+    return html`<span class="badge badge-state badge-${i.assessmentStatus.toLowerCase()}">${i.assessmentStatus === 'INVITED' ? 'Not started' : i.assessmentStatus === 'IN_PROGRESS' ? 'In progress' : statusText(i.assessmentStatus)}</span>${flag}`;
+  if (i.scoreStatus === 'PENDING') return html`${scoreBadge('PENDING')}${flag}`;
+  return html`<span class="badge badge-${i.scoreStatus.toLowerCase()}">${SCORE_TEXT[i.scoreStatus] ?? i.scoreStatus} ${Number(i.totalScore)}&nbsp;%</span>${flag}`;
+}
+
 const SORT_LABEL: Record<string, string> = { invited: 'Last invited', name: 'Name', email: 'E-mail', score: 'Best score', decision: 'Decision' };
 
 /**
@@ -196,26 +229,35 @@ export function candidatesBody(input: {
   tags?: string[];
   csvHref?: string;
   saved?: SafeHtml;
+  /** The instance's name in words (its display name), for the heading. */
+  company?: string;
 }): SafeHtml {
   const { instance, filters, items, list, bulk } = input;
   const nameOf = (c: CandidateListItem) => (c.email === null ? 'Erased candidate' : `${c.firstName} ${c.lastName}`);
   const header = (label: string, key: string, firstDescending = false) =>
     sortHeader(label, key, list, (sort, descending) => list.href({ sort, descending, page: 1 }), firstDescending);
+  const columns = assessmentColumns(items, filters.assessment);
+  const others = (c: CandidateListItem) => c.invitations.filter((i) => !columns.some((a) => a.id === i.assessmentId));
+  const hasOthers = items.some((c) => others(c).length > 0);
   const rows = items.map(
     (c) => html`<tr>
 <td class="select"><input type="checkbox" name="ids" value="${c.id}" form="bulk-form" aria-label="${`Choose ${nameOf(c)}`}"${bulk.chosen?.id === c.id ? html` checked` : html``}></td>
 <th scope="row" class="name"><a href="/console/candidates/${c.id}?instance=${instance}">${nameOf(c)}</a><span class="email">${c.email ?? '(erased)'}</span></th>
-<td><ul class="plain">${c.invitations.map(
-      (i) =>
-        html`<li>${i.assessmentName}: ${statusText(i.assessmentStatus)}${i.assessmentStatus === 'COMPLETED' && html`, ${scoreBadge(i.scoreStatus)} ${i.scoreStatus === 'PENDING' ? '' : `${Number(i.totalScore)} %`}`}${i.redFlag && html` <span class="flag">red flag</span>`}</li>`,
-    )}</ul></td>
+<td class="num nowrap"><span class="cell-label">Best score </span>${bestScore(c)}</td>
+${columns.map((a) => {
+  const i = c.invitations.find((x) => x.assessmentId === a.id);
+  return html`<td class="result-cell"><span class="cell-label">${a.name}: </span>${i ? resultBadge(i) : html`<span class="muted" aria-label="not invited">–</span>`}</td>`;
+})}${
+      hasOthers &&
+      html`<td><span class="cell-label">Other assessments: </span><ul class="plain">${others(c).map((i) => html`<li>${i.assessmentName}: ${resultBadge(i)}</li>`)}</ul></td>`
+    }
 <td class="nowrap"><span class="cell-label">Last invited </span>${c.lastInvitedAt ? day(c.lastInvitedAt) : '-'}</td>
 <td>${marksLine(input.marks?.get(c.id))}</td>
 </tr>`,
   );
   const active = Object.entries(filters).filter(([, v]) => v !== undefined && v !== '').length;
   const choices = filterChoices(input.assessments, input.tags ?? []);
-  return html`<div class="page-header"><div><h1>Candidates of ${instance}</h1><p class="lead">${list.total.toLocaleString('en-GB')} ${list.total === 1 ? 'candidate matches' : 'candidates match'}${active > 0 ? ` ${active === 1 ? 'one filter' : `${active} filters`}` : ''}, by ${SORT_LABEL[list.sort]?.toLowerCase() ?? 'id'}${list.descending ? ' (descending)' : ''}.</p></div>
+  return html`<div class="page-header"><div><h1>Candidates of ${input.company ?? instance}</h1><p class="lead">${list.total.toLocaleString('en-GB')} ${list.total === 1 ? 'candidate matches' : 'candidates match'}${active > 0 ? ` ${active === 1 ? 'one filter' : `${active} filters`}` : ''}, by ${SORT_LABEL[list.sort]?.toLowerCase() ?? 'id'}${list.descending ? ' (descending)' : ''}.</p></div>
 <div class="actions"><a class="button primary" href="/console/invitations?instance=${instance}">Invite candidates</a>${input.csvHref && items.length > 0 && html`<a class="button" href="${input.csvHref}" download>Download CSV</a>`}</div></div>
 ${errorSummary('bulk-errors', 'Nothing was changed:', bulk.errors, { ids: 'bulk-form', decision: 'bulk-decision', note: 'bulk-note', tag: 'bulk-tag-name' })}
 ${bulk.done && html`<p class="info" role="status">${bulk.done}</p>`}
@@ -243,7 +285,7 @@ ${
     : html`${bulkBar(instance, bulk, filters)}
 <div class="table-scroll"><table class="data candidates">
 <caption class="visually-hidden">Candidates, ${list.total} in all</caption>
-<thead><tr><th scope="col"><span class="visually-hidden">Choose</span></th>${header('Name and e-mail', 'name')}${header('Assessments and best score', 'score', true)}${header('Last invited', 'invited', true)}${header('Decision and tags', 'decision')}</tr></thead>
+<thead><tr><th scope="col"><span class="visually-hidden">Choose</span></th>${header('Name and e-mail', 'name')}${header('Best score', 'score', true)}${columns.map((a) => html`<th scope="col" class="result-cell">${a.name}</th>`)}${hasOthers && html`<th scope="col">${columns.length > 0 ? 'Other assessments' : 'Assessments'}</th>`}${header('Last invited', 'invited', true)}${header('Decision and tags', 'decision')}</tr></thead>
 <tbody>${rows}</tbody>
 </table></div>`
 }

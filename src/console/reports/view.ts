@@ -127,35 +127,55 @@ export function reportBody(
     const categories =
       scored &&
       barChart(
-        `${r.assessmentName}: score per category, against the average of everyone who completed this version`,
+        `Score per category in ${r.assessmentName}`,
         rec.categoryScores.map((c) => ({ label: c.name, value: Number(c.score), marker: r.categoryAverages[c.name] })),
-        { max: 100, unit: ' %', markerLabel: 'average' },
+        { max: 100, unit: ' %', markerLabel: 'average', scale: true },
       );
+    const retake =
+      operator &&
+      options.canRetake &&
+      (rec.assessmentStatus === 'COMPLETED' || r.attempt?.endReason === 'cancelled') &&
+      html`<form method="post" action="/console/candidates/${candidate.id}/retake" class="retake-form">
+<input type="hidden" name="_csrf" value="${options.csrf}">
+<input type="hidden" name="instance" value="${options.instance}">
+<input type="hidden" name="assessmentId" value="${rec.assessmentId}">
+<button type="submit" aria-describedby="retake-${rec.assessmentId}">Let them retake ${r.assessmentName}</button><span class="visually-hidden" id="retake-${rec.assessmentId}">The result stays in the history; the candidate gets a fresh link by e-mail.</span>
+</form>`;
     const download =
       operator &&
       candidate.email !== null &&
-      html`<div class="actions no-print">${options.canRetake && html`<a class="button" href="${reportLinkPath(options.instance, candidate.id, rec.assessmentId)}">Copy report link<span class="visually-hidden"> of ${r.assessmentName}</span></a>`}<a class="button" href="${pdfPath(options.instance, candidate.id, rec.assessmentId)}" download>Download PDF<span class="visually-hidden"> of ${r.assessmentName}</span></a></div>`;
+      html`<div class="actions no-print">${options.canRetake && html`<a class="button" href="${reportLinkPath(options.instance, candidate.id, rec.assessmentId)}">Copy report link<span class="visually-hidden"> of ${r.assessmentName}</span></a>`}<a class="button" href="${pdfPath(options.instance, candidate.id, rec.assessmentId)}" download>Download PDF<span class="visually-hidden"> of ${r.assessmentName}</span></a>${retake}</div>`;
+    // The figures a recruiter decides on first; the attempt's other facts folded under them.
+    const english = !r.attempt || r.attempt.language === 'en';
+    const language = html`<div><dt>Language</dt><dd>${languageText(r)}</dd></div>`;
     return html`<section class="report" aria-labelledby="a-${rec.assessmentId}">
 <div class="section-header"><h2 id="a-${rec.assessmentId}">${r.assessmentName}</h2>${download}</div>
+<div class="report-top">
 <dl class="figures">
-<div><dt>Status</dt><dd>${statusText(rec.assessmentStatus)}</dd></div>
-<div><dt>Result</dt><dd>${rec.assessmentStatus === 'COMPLETED' ? scoreBadge(rec.scoreStatus) : '-'}</dd></div>
+<div><dt>Result</dt><dd>${rec.assessmentStatus === 'COMPLETED' ? scoreBadge(rec.scoreStatus) : statusText(rec.assessmentStatus)}</dd></div>
 <div><dt>Total score</dt><dd>${scored ? `${rec.totalScore} %` : '-'}</dd></div>
 <div><dt>Thresholds</dt><dd>pass ${r.passScore}&nbsp;%, low pass ${r.lowPassScore}&nbsp;%</dd></div>
 <div><dt>Percentile</dt><dd>${tileValue(percentileText(r))}</dd></div>
+<div><dt>Time taken</dt><dd>${duration(r)}</dd></div>
+<div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>
+<div><dt>Risk</dt><dd>${riskText(r)}</dd></div>
+${!english && language}
+</dl>
+${categories}
+</div>
+<details class="fold attempt-facts"><summary><h3>More about this attempt</h3></summary>
+<dl class="figures">
 ${categoryPercentilesText(r) && html`<div><dt>Category percentiles</dt><dd>${categoryPercentilesText(r)}${r.norm.source && html` <span class="hint">(${r.norm.source})</span>`}</dd></div>`}
 <div><dt>Completion</dt><dd>${rec.completion} %</dd></div>
 <div><dt>Typing</dt><dd>${r.attempt?.typingWpm !== null && r.attempt?.typingWpm !== undefined ? `${rec.typingSpeed} wpm, ${r.attempt.typingAccuracy ?? 0} % accurate` : '-'}</dd></div>
-<div><dt>Time taken</dt><dd>${duration(r)}</dd></div>
-<div><dt>Language</dt><dd>${languageText(r)}</dd></div>
+${english && language}
 <div><dt>Started</dt><dd>${r.attempt ? when(r.attempt.startedAt) : '-'}</dd></div>
 <div><dt>Finished</dt><dd>${r.attempt?.finishedAt ? html`${when(r.attempt.finishedAt)} (${r.attempt.endReason === 'time-limit' ? 'time ran out' : 'submitted'})` : '-'}</dd></div>
-<div><dt>Red flag</dt><dd>${rec.redFlag ? html`<span class="flag">yes</span>: ${r.redFlagReasons.join('; ')}` : 'no'}</dd></div>
-<div><dt>Risk</dt><dd>${riskText(r)}</dd></div>
 ${operator && r.origin.source !== 'api' && html`<div><dt>Invited through</dt><dd>${originText(r.origin)}</dd></div>`}
 ${operator && r.origin.externalReference && html`<div><dt>Client's reference</dt><dd><code>${r.origin.externalReference}</code></dd></div>`}
 ${operator && r.extraTimePercent > 0 && html`<div><dt>Accommodation</dt><dd>${r.extraTimePercent} % extra time (the candidate saw only their time limit)</dd></div>`}
 </dl>
+</details>
 ${
   r.earlier.length > 0 &&
   html`<h3>Earlier attempts (before a retake)</h3>
@@ -164,18 +184,6 @@ ${
       html`<li>Started ${when(e.startedAt)}, ${e.finishedAt ? html`finished ${when(e.finishedAt)}` : 'not finished'}${e.record && html`: ${statusText(e.record.assessmentStatus)}, ${SCORE_TEXT[e.record.scoreStatus] ?? e.record.scoreStatus}${e.record.scoreStatus !== 'PENDING' && ` ${e.record.totalScore} %`}`}; replaced ${when(e.supersededAt)}</li>`,
   )}</ul>`
 }
-${
-  operator &&
-  options.canRetake &&
-  (rec.assessmentStatus === 'COMPLETED' || r.attempt?.endReason === 'cancelled') &&
-  html`<form method="post" action="/console/candidates/${candidate.id}/retake" class="no-print retake-form">
-<input type="hidden" name="_csrf" value="${options.csrf}">
-<input type="hidden" name="instance" value="${options.instance}">
-<input type="hidden" name="assessmentId" value="${rec.assessmentId}">
-<button type="submit">Let them retake ${r.assessmentName}</button> <span class="hint">The result above stays in the history; the candidate gets a fresh link by e-mail.</span>
-</form>`
-}
-${categories}
 ${
   r.questions.length > 0 &&
   // Folded, the result above being what the page is opened for, unless the viewer reviews and
@@ -236,6 +244,7 @@ ${operator && r.attempt && options.attemptExtras?.get(r.attempt.id)}
 <p class="lead">${candidate.email ?? 'Personal data erased'}</p>
 ${options.header?.marks}
 </div>${decide && html`<div class="actions no-print">${decide}</div>`}</div>
+${reports.length > 1 && summaryTable(reports)}
 ${sections}
 ${options.marks}
 <details class="technical no-print"><summary>Identifiers (for the API and support)</summary>
@@ -243,10 +252,32 @@ ${options.marks}
 </details>`;
 }
 
+/**
+ * The candidate at a glance when there is more than one assessment: one row each, with the
+ * figures a recruiter decides on; each row's name leads to its assessment's card below.
+ */
+function summaryTable(reports: AssessmentReport[]): SafeHtml {
+  return html`<section class="panel report-summary" aria-labelledby="summary-title"><h2 id="summary-title" class="visually-hidden">Summary</h2>
+<div class="table-scroll"><table class="data"><caption class="visually-hidden">Results of each assessment</caption>
+<thead><tr><th scope="col">Assessment</th><th scope="col">Result</th><th scope="col" class="num">Score</th><th scope="col">Percentile</th><th scope="col">Time taken</th><th scope="col">Red flag</th></tr></thead>
+<tbody>${reports.map((r) => {
+    const rec = r.record;
+    const scored = rec.assessmentStatus === 'COMPLETED' && rec.scoreStatus !== 'PENDING';
+    const percentile = percentileText(r);
+    return html`<tr><th scope="row"><a href="#a-${rec.assessmentId}">${r.assessmentName}</a></th>
+<td data-label="Result">${rec.assessmentStatus === 'COMPLETED' ? scoreBadge(rec.scoreStatus) : statusText(rec.assessmentStatus)}</td>
+<td class="num" data-label="Score">${scored ? `${rec.totalScore} %` : '-'}</td>
+<td data-label="Percentile">${percentile.startsWith('not yet') ? 'not yet' : (percentile.split(' (')[0] ?? percentile)}</td>
+<td data-label="Time taken">${duration(r)}</td>
+<td data-label="Red flag">${rec.redFlag ? html`<span class="flag">yes</span>` : 'no'}</td></tr>`;
+  })}</tbody></table></div></section>`;
+}
+
 /** A percentile tile's value: "not yet" stands out, why not yet is set as a note under it. */
 function tileValue(text: string): SafeHtml | string {
   const why = 'not yet: ';
-  return text.startsWith(why) ? html`not yet<span class="tile-note">${text.slice(why.length - 2)}</span>` : text;
+  // The note kept to its first two clauses ("1 completed this version, 19 more needed"): the rule itself is in the docs.
+  return text.startsWith(why) ? html`not yet<span class="tile-note">${text.slice(why.length - 2).replace(/ for the instance's own norm.*$/, '')}</span>` : text;
 }
 
 /** The risk level in words, with its reasons (docs/integrity.md). */
