@@ -81,18 +81,73 @@ function rowCount(values: FormValues, prefix: string, least: number): number {
   let filled = 0;
   for (const key of Object.keys(values)) {
     const m = new RegExp(`^${prefix.replace(/\./g, '\\.')}\\.(\\d{1,3})\\.`).exec(key);
-    if (m) filled = Math.max(filled, Number(m[1]) + 1);
+    if (m && values[key]!.trim() !== '') filled = Math.max(filled, Number(m[1]) + 1);
   }
   return Math.max(least, filled + BLANK_ROWS);
 }
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
+const FIELD_LABELS: [RegExp, (m: RegExpExecArray) => string][] = [
+  [/^categories\.(\d+)\.(id|name|weight)$/, (m) => `Category ${Number(m[1]) + 1} ${m[2]}`],
+  [/^categories\.(\d+)$/, (m) => `Category ${Number(m[1]) + 1}`],
+  [/^options\.(\d+)\.text$/, (m) => `Option ${Number(m[1]) + 1}`],
+  [/^options\.(\d+)\.(id|rank)$/, (m) => `Option ${Number(m[1]) + 1} ${m[2] === 'rank' ? 'place' : 'id'}`],
+  [/^options\.(\d+)$/, (m) => `Option ${Number(m[1]) + 1}`],
+  [/^rubric\.criteria\.(\d+)\.(id|name|levels)$/, (m) => `Criterion ${Number(m[1]) + 1} ${m[2]}`],
+  [
+    /^(tests|examples)\.(\d+)\.(stdin|expectedStdout|args|expected|points)$/,
+    (m) =>
+      `${m[1] === 'tests' ? 'Hidden test' : 'Example'} ${Number(m[2]) + 1} ${{ stdin: 'input', expectedStdout: 'expected output', args: 'arguments', expected: 'expected result', points: 'points' }[m[3]!]}`,
+  ],
+  [/^(tests|examples)\.(\d+)$/, (m) => `${m[1] === 'tests' ? 'Hidden test' : 'Example'} ${Number(m[2]) + 1}`],
+  [/^starterCode\.(\w+)$/, (m) => `${LANGUAGE_NAMES[m[1]!] ?? m[1]} starter code`],
+  [/^typingTest\.(passage|targetWpm|category)$/, (m) => `Typing test ${{ passage: 'passage', targetWpm: 'target', category: 'category' }[m[1]!]}`],
+];
+const PLAIN_LABELS: Record<string, string> = {
+  id: 'Id',
+  name: 'Name',
+  description: 'Description',
+  instructions: 'Instructions',
+  durationMinutes: 'Time limit',
+  passScore: 'Pass score',
+  lowPassScore: 'Low pass score',
+  categories: 'Categories',
+  prompt: 'Prompt',
+  category: 'Category',
+  points: 'Points',
+  options: 'Options',
+  key: 'The best order',
+  accept: 'Accepted answers',
+  guidance: 'Guidance',
+  maxLength: 'Longest answer',
+  scale: 'Scale',
+  labels: 'My own labels',
+  languages: 'Languages',
+  entry: 'Entry function',
+  tests: 'Hidden tests',
+  examples: 'Examples',
+  timeLimitMs: 'Time limit per run',
+  memoryLimitMb: 'Memory per run',
+};
+
+/** A field's name as its form shows it (the content path for what has no label). */
+export function fieldLabel(name: string): string {
+  if (PLAIN_LABELS[name]) return PLAIN_LABELS[name];
+  for (const [pattern, label] of FIELD_LABELS) {
+    const m = pattern.exec(name);
+    if (m) return label(m);
+  }
+  return name;
+}
+
 /** The problems of a refused form (or of the draft as it is), at the top, each linking to its field. */
 function problemSummary(title: string, problems: FormProblem[], known: (name: string) => boolean): SafeHtml | false {
+  // A control is linked to; a group (the options, the categories) by its error beside it.
+  const anchor = (name: string) => (known(name) ? fieldId(name) : `${fieldId(name)}-error`);
   return (
     problems.length > 0 &&
     html`<div class="error-summary" role="alert" id="builder-errors" tabindex="-1"><p class="error">${title}</p><ul>${problems.map(
-      (p) => html`<li>${known(p.name) ? html`<a href="#${fieldId(p.name)}">${p.name}</a>` : html`<code>${p.name}</code>`} ${p.detail}</li>`,
+      (p) => html`<li><a href="#${anchor(p.name)}">${fieldLabel(p.name)}</a> ${p.detail}</li>`,
     )}</ul></div>`
   );
 }
@@ -320,10 +375,10 @@ ${groupError(s, 'rubric')}${groupError(s, 'rubric.criteria')}
 ${range(rows).map(
   (i) => html`<fieldset class="builder-criterion"><legend>Criterion ${i + 1}</legend>
 <div class="builder-row">
-${input(s, `rubric.criteria.${i}.name`, { label: `Criterion ${i + 1} name`, className: 'grow' })}
-${input(s, `rubric.criteria.${i}.id`, { label: `Criterion ${i + 1} id`, className: 'narrow' })}
+${input(s, `rubric.criteria.${i}.name`, { label: html`<span class="visually-hidden">Criterion ${i + 1} </span>Name`, className: 'grow' })}
+${input(s, `rubric.criteria.${i}.id`, { label: html`<span class="visually-hidden">Criterion ${i + 1} </span>Id`, className: 'narrow' })}
 </div>
-${input(s, `rubric.criteria.${i}.levels`, { label: `Criterion ${i + 1} levels`, kind: 'textarea', rows: 4 })}
+${input(s, `rubric.criteria.${i}.levels`, { label: html`<span class="visually-hidden">Criterion ${i + 1} </span>Levels`, hint: 'One per line, lowest first: points | label | description.', kind: 'textarea', rows: 4 })}
 </fieldset>`,
 )}
 </fieldset>`;
@@ -339,17 +394,20 @@ function testRows(s: FormState, list: 'examples' | 'tests'): SafeHtml {
     list === 'tests'
       ? 'Run when the attempt is submitted; the score is the share of their points passed. Never shown to the candidate.'
       : 'Shown to the candidate, who may run them; never scored.'
-  } ${calls ? 'The entry function is called with the arguments (a JSON list) and must return the expected result (JSON).' : 'The program reads the input and must print the expected output.'} Leave a row empty to remove it.</p>
+  } With an entry function, it is called with the arguments (a JSON list) and must return the expected result (JSON); without one, the program reads the input and must print the expected output. Leave a row empty to remove it.</p>
 ${groupError(s, list)}
 ${range(rows).map((i) => {
   const at = `${list}.${i}`;
-  const showCall = calls || value(s, `${at}.args`) !== '' || value(s, `${at}.expected`) !== '';
-  const showStdio = !calls || value(s, `${at}.stdin`) !== '' || value(s, `${at}.expectedStdout`) !== '';
+  const hasCall = value(s, `${at}.args`) !== '' || value(s, `${at}.expected`) !== '';
+  const hasStdio = value(s, `${at}.stdin`) !== '' || value(s, `${at}.expectedStdout`) !== '';
+  // An empty row of a question without an entry function yet offers both kinds.
+  const showCall = calls || hasCall || !hasStdio;
+  const showStdio = (!calls && !hasCall) || hasStdio;
   return html`<fieldset class="builder-criterion"><legend>${noun} ${i + 1}</legend>${groupError(s, at)}
 <div class="builder-row">
-${showStdio && html`${input(s, `${at}.stdin`, { label: `${noun} ${i + 1} input`, kind: 'code', rows: 2, className: 'grow' })}${input(s, `${at}.expectedStdout`, { label: `${noun} ${i + 1} expected output`, kind: 'code', rows: 2, className: 'grow' })}`}
-${showCall && html`${input(s, `${at}.args`, { label: `${noun} ${i + 1} arguments (JSON list)`, className: 'grow' })}${input(s, `${at}.expected`, { label: `${noun} ${i + 1} expected result (JSON)`, className: 'grow' })}`}
-${list === 'tests' && input(s, `${at}.points`, { label: `${noun} ${i + 1} points`, inputmode: 'decimal', className: 'narrow' })}
+${showStdio && html`${input(s, `${at}.stdin`, { label: html`<span class="visually-hidden">${noun} ${i + 1} </span>Input`, kind: 'code', rows: 2, className: 'grow' })}${input(s, `${at}.expectedStdout`, { label: html`<span class="visually-hidden">${noun} ${i + 1} </span>Expected output`, kind: 'code', rows: 2, className: 'grow' })}`}
+${showCall && html`${input(s, `${at}.args`, { label: html`<span class="visually-hidden">${noun} ${i + 1} </span>Arguments (JSON list)`, className: 'grow' })}${input(s, `${at}.expected`, { label: html`<span class="visually-hidden">${noun} ${i + 1} </span>Expected result (JSON)`, className: 'grow' })}`}
+${list === 'tests' && input(s, `${at}.points`, { label: html`<span class="visually-hidden">${noun} ${i + 1} </span>Points`, inputmode: 'decimal', className: 'narrow' })}
 </div></fieldset>`;
 })}
 </fieldset>`;
@@ -406,7 +464,7 @@ export function questionBody(s: QuestionPageState): SafeHtml {
 <p class="hint">${TYPE_HINTS[s.type]}</p>
 ${
   s.refused
-    ? problemSummary('The question was not saved:', f.problems, (name) => known.has(name) || name === 'options' || name === 'key')
+    ? problemSummary('The question was not saved:', f.problems, (name) => known.has(name))
     : f.problems.length > 0 && problemSummary('This question would not publish yet:', f.problems, (name) => known.has(name))
 }
 <form method="post" action="${action}" class="panel builder-form" novalidate>
