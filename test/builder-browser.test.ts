@@ -5,6 +5,7 @@
 // meets those questions in the portal. axe checks the builder's pages; none scrolls sideways at
 // 390 px. The pages are pictured at 1280 and 390 px.
 import assert from 'node:assert/strict';
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -12,7 +13,8 @@ import { accessible, consoleSignIn, demoUser, haveBrowser, SHOTS, startAttemptPa
 import { press, typeAsPerson } from './support/keyboard.js';
 
 const present = haveBrowser('question builder browser test');
-const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(import.meta.dirname, '..', 'docs', 'images') : SHOTS;
+// UPDATE_SCREENSHOTS=1 writes docs/images/console-builder-*.png (else artifacts/screenshots/), as the console's other pictures.
+const IMAGES = process.env.UPDATE_SCREENSHOTS === '1' ? path.resolve(realpathSync(SHOTS), '..', '..', 'docs', 'images') : SHOTS;
 
 describe('question builder in Chromium', { skip: !present && 'no Chromium' }, () => {
   let demo: DemoBrowser;

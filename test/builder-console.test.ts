@@ -189,6 +189,59 @@ describeEachStore('question builder in the console', (ctx) => {
     assert.match(String(published.headers.location), /published=2&outcome=updated$/);
   });
 
+  /** A question's form posted by its Upload button, as a browser sends it: multipart, the form's fields with it. */
+  function upload(url: string, fields: [string, string][], file: { name: string; bytes: Buffer } | undefined) {
+    const boundary = '----acBuilderMedia' + Math.random().toString(16).slice(2);
+    const part = (name: string, body: Buffer | string, filename?: string) =>
+      Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename !== undefined ? `; filename="${filename}"\r\nContent-Type: image/png` : ''}\r\n\r\n`,
+        ),
+        Buffer.from(body),
+        Buffer.from('\r\n'),
+      ]);
+    const payload = Buffer.concat([
+      part('_csrf', manager.csrf),
+      part('instance', instance),
+      ...fields.map(([name, value]) => part(name, value)),
+      part('file', file?.bytes ?? '', file?.name ?? ''),
+      Buffer.from(`--${boundary}--\r\n`),
+    ]);
+    return ctx().request({ method: 'POST', url, headers: { cookie: manager.cookie, 'content-type': `multipart/form-data; boundary=${boundary}` }, payload });
+  }
+
+  it('uploads a picture with its alternative text into a question prompt (not saved until the question is), and refuses one without', async () => {
+    const sharp = (await import('sharp')).default;
+    const png = await sharp({ create: { width: 30, height: 20, channels: 3, background: '#2a6' } })
+      .png()
+      .toBuffer();
+    const before = await draftSource('alpha');
+    const media = async () => (await ctx().db.query<{ n: number }>('SELECT count(*)::int AS n FROM assessment_media')).rows[0]!.n;
+    const stored = await media();
+    const fields: [string, string][] = [
+      ['prompt', 'What is shown?'],
+      ['category', 'general'],
+      ['id', 'shown'],
+    ];
+    const refused = await upload('/console/assessments/alpha/build/questions/new/media', [...fields, ['type', 'short-answer'], ['media-text', '  ']], {
+      name: 'chart.png',
+      bytes: png,
+    });
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.match(refused.body, /<p class="field-error" id="f-media-text-error">is required for a picture: write what it shows/);
+    assert.match(refused.body, /What is shown\?<\/textarea>/);
+    assert.equal(await media(), stored);
+    const uploaded = await upload('/console/assessments/alpha/build/questions/new/media', [...fields, ['type', 'short-answer'], ['media-text', 'A green rectangle']], {
+      name: 'chart.png',
+      bytes: png,
+    });
+    assert.equal(uploaded.statusCode, 200, uploaded.body);
+    assert.match(uploaded.body, /What is shown\?\n\n!\[A green rectangle\]\(media:[0-9a-f]{64}\.png\)<\/textarea>/);
+    assert.match(uploaded.body, /<h1>New short answer question<\/h1>/);
+    assert.equal(await media(), stored + 1);
+    assert.equal(await draftSource('alpha'), before, 'the draft is saved with the question, not with the upload');
+  });
+
   it('refuses a question number or type that is not there, and a draft it cannot read', async () => {
     assert.equal((await manager.get(`/console/assessments/alpha/build/questions/99?instance=${instance}`)).statusCode, 404);
     assert.equal((await manager.get(`/console/assessments/alpha/build/questions/new?instance=${instance}&type=essay`)).statusCode, 400);

@@ -332,6 +332,22 @@ export interface QuestionPageState {
   form: FormState;
   categories: string[];
   refused?: boolean;
+  /** A file just uploaded (its reference, added to the prompt, not saved yet), or why not. */
+  media?: { uploaded?: string; problems?: FormProblem[] };
+}
+
+/** The upload of a picture, sound or video into the prompt: inside the question's form, posted with it as multipart (nothing saved). */
+function mediaFields(s: QuestionPageState, action: string): SafeHtml {
+  const m: FormState = { values: {}, problems: s.media?.problems ?? [] };
+  return html`<fieldset class="builder-rows" id="builder-media">
+<legend>Add a picture, sound or video to the prompt</legend>
+<p class="hint" id="builder-media-hint">PNG, JPEG, WebP, GIF or SVG; MP3, OGG or WAV; MP4 or WebM (limits in docs/media.md). Uploading stores the file and adds its reference at the end of the prompt, with the form as it is: save the question to keep it.</p>
+${s.media?.problems && s.media.problems.length > 0 && html`<p class="error" role="alert">The file was not uploaded; nothing changed.</p>`}
+${s.media?.uploaded && html`<p class="info" role="status">Uploaded, and added at the end of the prompt as <code>${s.media.uploaded}</code>. Save the question to keep it.</p>`}
+<div class="field"><label for="f-file">File</label><input type="file"${attributes(m, 'file', false)}>${fieldError(m.problems, 'file', `${fieldId('file')}-error`)}</div>
+${input(m, 'media-text', { label: 'Alternative text (a picture) or transcript (a sound, a video)', hint: 'Required: what the picture shows, or what the sound or video says, for candidates who cannot see or hear it.', kind: 'textarea', rows: 2 })}
+<button type="submit" formaction="${action}/media" formenctype="multipart/form-data">Upload and add to the prompt</button>
+</fieldset>`;
 }
 
 function choiceRows(s: FormState, type: 'single-choice' | 'multiple-choice'): SafeHtml {
@@ -478,6 +494,7 @@ ${input(f, 'points', { label: 'Points (optional)', hint: 'Its weight in its cate
 </div>
 ${typeFields(f, s.type)}
 <div class="actions"><button type="submit" class="primary">Save question</button> <a href="${linkTo(s)}">Cancel</a></div>
+${mediaFields(s, action)}
 </form>`;
 }
 

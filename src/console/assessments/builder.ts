@@ -30,7 +30,8 @@ import {
 } from '../../modules/assessments/builder.js';
 import { parseAssessment } from '../../modules/assessments/content.js';
 import { practiceOf, type QuestionContent } from '../../modules/assessments/content-schema.js';
-import { discardDraft, listVersions, publishDraft, type DraftTarget } from '../../modules/assessments/drafts.js';
+import { DRAFT_MAX_BYTES, discardDraft, listVersions, publishDraft, uploadMedia, type DraftTarget } from '../../modules/assessments/drafts.js';
+import { MEDIA_MAX_BYTES } from '../../modules/assessments/media.js';
 import { assessmentUuid, currentContent } from '../../modules/assessments/repository.js';
 import { layoutNotes } from '../../modules/attempts/layout.js';
 import type { Instance } from '../../modules/tenants/repository.js';
@@ -142,6 +143,7 @@ export function registerBuilderRoutes(scope: FastifyInstance, deps: EditorRouteD
     number: number | null,
     type: unknown,
     refused?: { values: FormValues; problems: FormProblem[] },
+    media?: { uploaded?: string; problems?: FormProblem[] },
   ) {
     const target = await targetOf(instance, id);
     const { doc } = await builderDocument(db, target, authorOf(request));
@@ -171,10 +173,11 @@ export function registerBuilderRoutes(scope: FastifyInstance, deps: EditorRouteD
       type: questionType,
       form,
       categories: categoriesOf(doc).map((c) => String(c.id ?? '')),
-      refused: refused !== undefined,
+      refused: refused !== undefined && media === undefined,
+      media,
     });
     const title = number === null ? 'New question' : `Question ${number}`;
-    return deps.render(request, reply, instance, title, body, refused ? 400 : 200);
+    return deps.render(request, reply, instance, title, body, (refused && !media) || media?.problems ? 400 : 200);
   }
 
   /** A form's refusal (invalid, with fields), or the error again. */
@@ -267,6 +270,43 @@ export function registerBuilderRoutes(scope: FastifyInstance, deps: EditorRouteD
       }
       return reply.redirect(here(instance, id, 'saved=question', `#question-${saved.index! + 1}`), 303);
     });
+
+    // A picture, sound or video for the prompt (the form's Upload button posts the whole form as
+    // multipart): stored by the module's command with its alternative text, then the form again as
+    // it was (not saved) with the file's reference added to the prompt, or the refusal beside its field.
+    scope.post<{ Params: { id?: string; n: string }; Body: Body }>(
+      `${base}/questions/:n/media`,
+      {
+        config: {
+          multipartOptions: { limits: { fileSize: MEDIA_MAX_BYTES.video + 1, files: 1, fields: 600, fieldSize: DRAFT_MAX_BYTES }, throwFileSizeLimit: false } as never,
+        },
+        bodyLimit: MEDIA_MAX_BYTES.video + DRAFT_MAX_BYTES * 2,
+      },
+      async (request, reply) => {
+        const body = request.body ?? {};
+        const instance = deps.instanceOf(request, body.instance, 'manage');
+        const id = idOf(request.params);
+        const number = numberOf(request.params.n);
+        const target = await targetOf(instance, id);
+        const values = formValues(body);
+        delete values.type;
+        delete values['media-text'];
+        const file = body.file as { bytes?: unknown; filename?: unknown } | undefined;
+        try {
+          const uploaded = await runCommand(
+            db,
+            commandRequest(request, deps.now()),
+            (ctx) => uploadMedia(ctx, { ...target, fileName: file?.filename, bytes: file?.bytes, text: body['media-text'] }),
+            'assessment_media_upload',
+          );
+          values.prompt = `${(values.prompt ?? '').trimEnd()}\n\n${uploaded.reference}`.trimStart();
+          return questionPage(request, reply, instance, id, number, body.type, { values, problems: [] }, { uploaded: uploaded.reference });
+        } catch (error) {
+          const problems = problemsOf(error).map((p) => ({ ...p, name: p.name === 'text' ? 'media-text' : p.name }));
+          return questionPage(request, reply, instance, id, number, body.type, { values, problems: [] }, { problems });
+        }
+      },
+    );
 
     // The draft as a candidate sees it: the portal's question markup (through previewBody); with
     // problems left, the questions that have none of their own.
