@@ -32,17 +32,16 @@ import { parseAssessment } from '../../modules/assessments/content.js';
 import { practiceOf, type QuestionContent } from '../../modules/assessments/content-schema.js';
 import { DRAFT_MAX_BYTES, discardDraft, listVersions, publishDraft, uploadMedia, type DraftTarget } from '../../modules/assessments/drafts.js';
 import { MEDIA_MAX_BYTES } from '../../modules/assessments/media.js';
-import { assessmentUuid, currentContent } from '../../modules/assessments/repository.js';
+import { currentContent } from '../../modules/assessments/repository.js';
 import { layoutNotes } from '../../modules/attempts/layout.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { questionField } from '../../views/questions.js';
 import { html } from '../../html/html.js';
 import { builderBody, builderPath, builderPreviewNote, questionBody, type BuilderQuestion } from './builder-views.js';
-import type { EditorRouteDeps } from './editor.js';
+import { draftTargetOf, type EditorRouteDeps } from './editor.js';
 import { previewBody } from './views.js';
 
 const ASSETS = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'assets');
-const SLUG = /^[a-z][a-z0-9-]{0,63}$/;
 const authorOf = (request: FastifyRequest) => `user:${request.consoleUser!.user.email.toLowerCase()}`;
 
 type Body = Record<string, unknown>;
@@ -60,12 +59,7 @@ const prompt = (q: Record<string, unknown>) => {
 export function registerBuilderRoutes(scope: FastifyInstance, deps: EditorRouteDeps): void {
   const { db } = deps;
 
-  const targetOf = async (instance: Instance, id: string | null): Promise<DraftTarget & { uuid: string | null }> => {
-    if (id === null) return { instance: { id: instance.id, name: instance.name }, assessment: null, uuid: null };
-    const uuid = SLUG.test(id) ? await assessmentUuid(db, instance.id, id) : undefined;
-    if (!uuid) throw notFound('No such assessment in this instance');
-    return { instance: { id: instance.id, name: instance.name }, assessment: id, uuid };
-  };
+  const targetOf = (instance: Instance, id: string | null) => draftTargetOf(db, instance, id);
   const here = (instance: Instance, id: string | null, query = '', hash = '') =>
     `${builderPath(id === null ? null : encodeURIComponent(id))}?instance=${encodeURIComponent(instance.name)}${query ? `&${query}` : ''}${hash}`;
 
@@ -252,7 +246,8 @@ export function registerBuilderRoutes(scope: FastifyInstance, deps: EditorRouteD
       questionPage(request, reply, deps.instanceOf(request, request.query.instance, 'manage'), idOf(request.params), numberOf(request.params.n), request.query.type),
     );
 
-    scope.post<{ Params: { id?: string; n: string }; Body: Body }>(`${base}/questions/:n`, async (request, reply) => {
+    /** A question form's post: where, which question, its values. */
+    const questionPost = async (request: FastifyRequest<{ Params: { id?: string; n: string }; Body: Body }>) => {
       const body = request.body ?? {};
       const instance = deps.instanceOf(request, body.instance, 'manage');
       const id = idOf(request.params);
@@ -260,6 +255,12 @@ export function registerBuilderRoutes(scope: FastifyInstance, deps: EditorRouteD
       const target = await targetOf(instance, id);
       const values = formValues(body);
       delete values.type;
+      delete values['media-text'];
+      return { body, instance, id, number, target, values };
+    };
+
+    scope.post<{ Params: { id?: string; n: string }; Body: Body }>(`${base}/questions/:n`, async (request, reply) => {
+      const { body, instance, id, number, target, values } = await questionPost(request);
       let saved;
       try {
         saved = await edit(request, target, { kind: 'question', index: number === null ? null : number - 1, type: body.type, values });
@@ -283,14 +284,7 @@ export function registerBuilderRoutes(scope: FastifyInstance, deps: EditorRouteD
         bodyLimit: MEDIA_MAX_BYTES.video + DRAFT_MAX_BYTES * 2,
       },
       async (request, reply) => {
-        const body = request.body ?? {};
-        const instance = deps.instanceOf(request, body.instance, 'manage');
-        const id = idOf(request.params);
-        const number = numberOf(request.params.n);
-        const target = await targetOf(instance, id);
-        const values = formValues(body);
-        delete values.type;
-        delete values['media-text'];
+        const { body, instance, id, number, target, values } = await questionPost(request);
         const file = body.file as { bytes?: unknown; filename?: unknown } | undefined;
         try {
           const uploaded = await runCommand(
