@@ -70,16 +70,19 @@ const framedByConsole = {
   },
 };
 
+/** The draft's target from the path (an assessment's id, or null for a new one), checked: the editor's and the builder's. */
+export async function draftTargetOf(db: Database, instance: Instance, id: string | null): Promise<DraftTarget & { uuid: string | null }> {
+  if (id === null) return { instance: { id: instance.id, name: instance.name }, assessment: null, uuid: null };
+  const uuid = SLUG.test(id) ? await assessmentUuid(db, instance.id, id) : undefined;
+  if (!uuid) throw notFound('No such assessment in this instance');
+  return { instance: { id: instance.id, name: instance.name }, assessment: id, uuid };
+}
+
 export function registerEditorRoutes(scope: FastifyInstance, deps: EditorRouteDeps): void {
   const { db } = deps;
 
   /** The editor's target from the path (an assessment's id, or "new"), checked. */
-  const targetOf = async (instance: Instance, id: string | null): Promise<DraftTarget & { uuid: string | null }> => {
-    if (id === null) return { instance: { id: instance.id, name: instance.name }, assessment: null, uuid: null };
-    const uuid = SLUG.test(id) ? await assessmentUuid(db, instance.id, id) : undefined;
-    if (!uuid) throw notFound('No such assessment in this instance');
-    return { instance: { id: instance.id, name: instance.name }, assessment: id, uuid };
-  };
+  const targetOf = (instance: Instance, id: string | null) => draftTargetOf(db, instance, id);
 
   async function editorPage(
     request: FastifyRequest,

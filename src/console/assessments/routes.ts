@@ -3,6 +3,7 @@
 // preview of the current version as candidates see it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, notFound } from '../../domain/errors.js';
+import type { SafeHtml } from '../../html/html.js';
 import { publishAssessment } from '../../modules/assessments/commands.js';
 import { practiceOf } from '../../modules/assessments/content-schema.js';
 import { assessmentUuid, currentContent, listAssessments } from '../../modules/assessments/repository.js';
@@ -12,6 +13,7 @@ import { scoreDistribution } from '../../modules/scores/insights.js';
 import type { Instance } from '../../modules/tenants/repository.js';
 import { questionField } from '../../views/questions.js';
 import type { ConsoleContext } from '../context.js';
+import { registerBuilderRoutes } from './builder.js';
 import { registerEditorRoutes } from './editor.js';
 import { registerQtiRoutes } from './qti.js';
 import { assessmentsBody, previewBody, type AssessmentView, type ImportState } from './views.js';
@@ -75,13 +77,16 @@ export function registerAssessmentRoutes(scope: FastifyInstance, c: ConsoleConte
   });
 
   registerQtiRoutes(scope, c);
-  registerEditorRoutes(scope, {
+  const editorDeps = {
     db,
     now: c.now,
     instanceOf: c.instanceOf,
-    render: (request, reply, instance, title, body, status) => c.render(request, reply, { section: 'assessments', instance }, title, body, status),
-    mayManage: (request, instance) => c.may(request, instance, 'manage'),
-  });
+    render: (request: FastifyRequest, reply: FastifyReply, instance: Instance, title: string, body: SafeHtml, status?: number) =>
+      c.render(request, reply, { section: 'assessments', instance }, title, body, status),
+    mayManage: (request: FastifyRequest, instance: Instance) => c.may(request, instance, 'manage'),
+  };
+  registerEditorRoutes(scope, editorDeps);
+  registerBuilderRoutes(scope, editorDeps);
 
   scope.get<{ Params: { id: string }; Querystring: { instance?: string } }>('/console/assessments/:id/preview', async (request, reply) => {
     const instance = c.instanceOf(request, request.query.instance, 'read');

@@ -63,7 +63,7 @@ export function assessmentsBody(
     options.canManage &&
     html`<section class="panel" aria-labelledby="import-heading">
 <h2 id="import-heading">Publish an assessment</h2>
-<p class="actions"><a class="button" href="/console/assessments/new?instance=${instance}">Write a new assessment in the editor</a> <a class="button" href="/console/assessments/qti?instance=${instance}">Import a QTI package</a></p>
+<p class="actions"><a class="button primary" href="/console/assessments/new/build?instance=${instance}">New assessment</a> <a class="button" href="/console/assessments/new?instance=${instance}">Write a new assessment in the editor</a> <a class="button" href="/console/assessments/qti?instance=${instance}">Import a QTI package</a></p>
 <p>Paste a YAML or JSON document (the same format as <code>assessment import</code>), or choose a file. Publishing changed content makes a new version; candidates who started keep theirs.</p>
 ${state?.published && html`<p class="info" role="status">${state.published}</p>`}
 ${
@@ -107,7 +107,7 @@ ${
   )
 }
 ${feedbackPanel(instance, a, options.othersUnnamed === true)}
-<p><a href="/console/assessments/${a.id}/preview?instance=${instance}">Preview as a candidate sees it</a>${options.canManage && html` · <a href="/console/assessments/${a.id}/edit?instance=${instance}">Edit</a>`} · <a href="/console/assessments/${a.id}/versions?instance=${instance}">Versions and changes</a> · <a href="/console/assessments/${a.id}/qti?instance=${instance}" download>Export as QTI</a></p>
+<p><a href="/console/assessments/${a.id}/preview?instance=${instance}">Preview as a candidate sees it</a>${options.canManage && html` · <a href="/console/assessments/${a.id}/build?instance=${instance}">Edit<span class="visually-hidden"> ${a.name}</span></a> · <a href="/console/assessments/${a.id}/edit?instance=${instance}">Edit as file<span class="visually-hidden"> (${a.name})</span></a>`} · <a href="/console/assessments/${a.id}/versions?instance=${instance}">Versions and changes</a> · <a href="/console/assessments/${a.id}/qti?instance=${instance}" download>Export as QTI</a></p>
 </section>`,
       )
 }`;

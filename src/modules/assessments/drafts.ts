@@ -46,6 +46,10 @@ export interface DraftCheck {
 }
 
 /** Who edits content: owners and managers (by e-mail) and the operator; reviewers read only. */
+export function draftAuthor(actor: Actor): string {
+  return editorOf(actor);
+}
+
 function editorOf(actor: Actor): string {
   if (actor.kind === 'user' && actor.role === 'reviewer') throw forbidden('Reviewers may not edit assessments: an owner or a manager does');
   if (actor.kind !== 'user' && actor.kind !== 'admin-token') throw forbidden('Only owners, managers and the operator edit assessments');
