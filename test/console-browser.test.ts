@@ -180,6 +180,7 @@ describe('the console in Chromium', { skip: !haveBrowser && `no Chromium at ${CH
   it('an owner publishes a broken document and sees its line numbers, then revokes a key the API then refuses', async () => {
     const { context, page, errors } = await signedIn({ width: 1280, height: 900 });
     await page.getByRole('link', { name: 'Assessments' }).click();
+    await page.getByText('Publish from a file (YAML or JSON)').click();
     await page.getByLabel('Document').fill('id: broken\nname: Broken\ndescription: A test\ndurationMinutes: 0\npassScore: 170\nlowPassScore: 50\ncategories: []\nquestions: []\n');
     await page.getByRole('button', { name: 'Check and publish' }).click();
     await page.getByText(/nothing was published/).waitFor();

@@ -137,7 +137,7 @@ describe('assessment editor in Chromium', { skip: !present && 'no Chromium' }, (
     await page.getByRole('button', { name: 'Publish' }).click();
     await page.getByText('Published version 1.').waitFor();
     await page.goto(`${base}/console/assessments?instance=demo`);
-    await page.getByRole('heading', { name: 'Support basics (support-basics, version 1)' }).waitFor();
+    await page.getByRole('heading', { name: 'Support basics (version 1)' }).waitFor();
     assert.deepEqual(errors, []);
     await context.close();
   });

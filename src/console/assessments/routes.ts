@@ -1,6 +1,7 @@
 // Assessments of an instance: the list with score distributions and candidates' feedback, a
 // document imported (published as a new version by the assessments module's command), and a
 // preview of the current version as candidates see it.
+import { brandOf } from '../../modules/tenants/branding.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, notFound } from '../../domain/errors.js';
 import type { SafeHtml } from '../../html/html.js';
@@ -38,8 +39,9 @@ export function registerAssessmentRoutes(scope: FastifyInstance, c: ConsoleConte
       canManage: c.may(request, instance, 'manage'),
       importState,
       othersUnnamed: !c.may(request, instance, 'names'),
+      company: brandOf(instance).company,
     });
-    return c.render(request, reply, { section: 'assessments', instance }, `Assessments of ${instance.name}`, body, status);
+    return c.render(request, reply, { section: 'assessments', instance }, `Assessments of ${brandOf(instance).company}`, body, status);
   }
 
   scope.get<{ Querystring: { instance?: string } }>('/console/assessments', async (request, reply) =>

@@ -56,16 +56,14 @@ export interface ImportState {
 export function assessmentsBody(
   instance: string,
   items: AssessmentView[],
-  options: { csrf: string; canManage: boolean; importState?: ImportState; othersUnnamed?: boolean },
+  options: { csrf: string; canManage: boolean; importState?: ImportState; othersUnnamed?: boolean; company?: string },
 ): SafeHtml {
   const state = options.importState;
   const importForm =
     options.canManage &&
-    html`<section class="panel" aria-labelledby="import-heading">
-<h2 id="import-heading">Publish an assessment</h2>
-<p class="actions"><a class="button primary" href="/console/assessments/new/build?instance=${instance}">New assessment</a> <a class="button" href="/console/assessments/new?instance=${instance}">Write a new assessment in the editor</a> <a class="button" href="/console/assessments/qti?instance=${instance}">Import a QTI package</a></p>
+    html`${state?.published && html`<p class="info" role="status">${state.published}</p>`}
+<details class="panel fold import-fold"${state?.errors && html` open`}><summary><h2 id="import-heading">Publish from a file (YAML or JSON)</h2></summary>
 <p>Paste a YAML or JSON document (the same format as <code>assessment import</code>), or choose a file. Publishing changed content makes a new version; candidates who started keep theirs.</p>
-${state?.published && html`<p class="info" role="status">${state.published}</p>`}
 ${
   state?.errors &&
   html`<div class="error-list" role="alert" id="import-errors"><p class="error">The document has ${state.errors.length} problem${state.errors.length === 1 ? '' : 's'}; nothing was published:</p>
@@ -80,15 +78,16 @@ ${
 <textarea id="import-source" class="wide" name="source" rows="14" spellcheck="false" required${state?.errors && html` aria-describedby="import-errors" aria-invalid="true"`}>${state?.source ?? ''}</textarea>
 <button type="submit" class="primary">Check and publish</button>
 </form>
-</section>`;
-  return html`<h1>Assessments of ${instance}</h1>
+</details>`;
+  return html`<div class="page-header"><div><h1>Assessments of ${options.company ?? instance}</h1><p class="lead">${items.length === 1 ? 'One assessment' : `${items.length} assessments`} published.</p></div>
+${options.canManage && html`<div class="actions"><a class="button primary" href="/console/assessments/new/build?instance=${instance}">New assessment</a><a class="button" href="/console/assessments/new?instance=${instance}">Write a new assessment in the editor</a><a class="button" href="/console/assessments/qti?instance=${instance}">Import a QTI package</a></div>`}</div>
 ${importForm}
 ${
   items.length === 0
     ? emptyState('No assessment is published yet.', 'Publish one above from a YAML or JSON document, or write one in the editor.')
     : items.map(
         (a) => html`<section class="panel" aria-labelledby="as-${a.id}">
-<h2 id="as-${a.id}">${a.name} <span class="hint">(${a.id}, version ${a.version})</span></h2>
+<h2 id="as-${a.id}">${a.name} <span class="hint">(version ${a.version})</span></h2>
 <p>${a.description}</p>
 <dl class="figures">
 <div><dt>Questions</dt><dd>${a.questionCount}${a.typingTest ? ' + typing test' : ''}</dd></div>
@@ -98,6 +97,7 @@ ${a.readingLevel && html`<div><dt>Reading level</dt><dd>${a.readingLevel}</dd></
 <div><dt>Pass / low pass</dt><dd>${a.passScore} % / ${a.lowPassScore} %</dd></div>
 <div><dt>Completed and scored</dt><dd>${a.distribution.count}</dd></div>
 <div><dt>Pass rate</dt><dd>${a.distribution.passRate === null ? '-' : `${a.distribution.passRate} %`}</dd></div>
+<div><dt>Id (for the API and the CLI)</dt><dd><code>${a.id}</code></dd></div>
 </dl>
 ${
   a.distribution.count > 0 &&
