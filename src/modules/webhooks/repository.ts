@@ -144,6 +144,38 @@ export function listenToEvents(listener: EventListener): void {
  */
 export async function emitEvents(tx: Queryable, events: EmittedEvent[]): Promise<void> {
   if (events.length === 0) return;
+  const gathering = gathered.get(tx);
+  if (gathering) {
+    gathering.push(...events);
+    return;
+  }
+  await writeEvents(tx, events);
+}
+
+/** The events emitted on a transaction inside inOneStatement, not written yet. */
+const gathered = new WeakMap<Queryable, EmittedEvent[]>();
+
+/**
+ * Runs `work` in the transaction `tx` with the events it emits gathered, then writes them all, in
+ * the order emitted, with one statement (and one per listener) instead of one for each emitEvents:
+ * a completion emits assessment.completed, then score.finalized. Nothing is written when `work`
+ * throws (its transaction rolls back anyway). Inside another inOneStatement, `work` just runs.
+ */
+export async function inOneStatement<T>(tx: Queryable, work: () => Promise<T>): Promise<T> {
+  if (gathered.has(tx)) return work();
+  const events: EmittedEvent[] = [];
+  gathered.set(tx, events);
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    gathered.delete(tx);
+  }
+  if (events.length > 0) await writeEvents(tx, events);
+  return result;
+}
+
+async function writeEvents(tx: Queryable, events: EmittedEvent[]): Promise<void> {
   await tx.query(
     `WITH e AS (INSERT INTO outbox_events (message_id, instance_id, type, body, created_at)
                 SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
