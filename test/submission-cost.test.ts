@@ -12,7 +12,7 @@ import { candidate } from './support/portal.js';
 function recording(db: Database, seen: { on: boolean; statements: string[]; transactions: number }): Database {
   const record = (q: Queryable): Queryable => ({
     query: (text, params) => {
-      if (seen.on) seen.statements.push(text.replace(/\s+/g, ' ').slice(0, 120));
+      if (seen.on) seen.statements.push(text.replace(/\s+/g, ' '));
       return q.query(text, params);
     },
   });
@@ -75,13 +75,22 @@ for (const kind of storeKinds()) {
       assert.match(page.result.body, /feedback/i);
       const score = await measure(() => ctx.request({ method: 'GET', url: `/v1/score?candidateIds=${c.candidateId}&assessmentIds=final`, headers: { 'x-api-key': key } }));
       assert.equal(score.result.json()[0].assessmentStatus, 'COMPLETED', score.result.body);
-      console.log(
-        JSON.stringify(
-          { store: kind.name, post: posted.statements, postTx: posted.transactions, page: page.statements, pageTx: page.transactions, score: score.statements },
-          null,
-          1,
-        ),
-      );
+      const shown = (what: string, statements: string[]) => `${what}:\n${statements.map((text) => text.slice(0, 120)).join('\n')}`;
+      // The form post: the session, its instance and its invitations read (as every portal form
+      // post does), then one transaction: the invitation and its attempt locked, the answers'
+      // times (the pace rule), the attempt finished, the invitation completed, the answers read
+      // and scored, the score written, and both events (assessment.completed, score.finalized)
+      // into the outbox with their deliveries and partner callbacks in one statement.
+      assert.equal(posted.transactions, 1, 'one transaction');
+      assert.ok(posted.statements.length <= 11, shown(`the submission ran ${posted.statements.length} statements besides BEGIN and COMMIT`, posted.statements));
+      assert.equal(posted.statements.filter((text) => text.includes('outbox_events')).length, 1, 'the events in one statement');
+      assert.ok(!posted.statements.some((text) => text.includes('fingerprint')), 'nothing to compare, no fingerprint statement');
+      // The page after it: reads only (the session, instance, invitations, language, attempt,
+      // feedback, self-identification settings and answers); the score read: at most the key, the
+      // assessment's id, the page and the records made afresh when the job has not yet.
+      assert.equal(page.transactions, 0);
+      assert.ok(page.statements.length <= 8, shown(`the page after ran ${page.statements.length} statements`, page.statements));
+      assert.ok(score.statements.length <= 4, shown(`the score read ran ${score.statements.length} statements`, score.statements));
     });
   });
 }
