@@ -1,6 +1,7 @@
 // Score reads from a real streaming replica (DATABASE_READ_URL; .ci/run makes one with
 // scripts/ci-replica.sh and sets TEST_REPLICA_URL): read there, a key's own invite read from the
-// primary at once while the replica's replay is paused, others' reads catching up within seconds
+// primary at once while the replica's replay is paused (and a candidate's completion by every key
+// of the instance), others' reads catching up within seconds
 // of the replay resuming, a replica behind by more than the bound left for the primary, and a
 // stopped replica leaving the reads to the primary. REQUIRE_REPLICA=1 makes a skip a failure.
 import assert from 'node:assert/strict';
@@ -12,7 +13,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { ADMIN_TOKEN, announceSkip, createTestContext, freshPostgresDatabase, sampleAssessment, type TestContext } from './harness.js';
 import { frozenClock } from './support/clock.js';
 import { consoleAs, consoleUser } from './support/console.js';
-import { invite } from './support/portal.js';
+import { candidate, invite } from './support/portal.js';
 import { holdReplica } from './support/replica-lock.js';
 
 const SUITE = 'reads from a streaming replica';
@@ -162,6 +163,47 @@ describe(SUITE, { skip }, () => {
       const before = await metric('db_reads_total{target="replica"}');
       assert.equal((await scores(keyA, candidateId)).length, 1);
       assert.equal(await metric('db_reads_total{target="replica"}'), before + 1);
+    } finally {
+      await replicaSql('SELECT pg_wal_replay_resume()');
+    }
+  });
+
+  it("with the replay paused, every key of the instance reads a candidate's completion at once, scores and the candidate alike", async () => {
+    const c = await candidate(ctx, { instance, key: keyA }, { email: 'completed@replica.example' }, ['alpha']);
+    assert.equal((await c.form('/portal/a/alpha/start')).statusCode, 303);
+    assert.equal((await c.save('q1', 1)).statusCode, 204);
+    // Past the inviting key's sticky window, with the replica caught up: both keys read the replica.
+    await caughtUp();
+    clock.move(MAX_LAG_MS + 2 * 500 + 1);
+    await ctx.app.jobs.runOnce('read-replica');
+    const status = async (key: string) => (await scores(key, c.candidateId)).map((r) => (r as unknown as { assessmentStatus: string }).assessmentStatus);
+    assert.deepEqual(await status(keyB), ['IN_PROGRESS'], 'read on the replica before the submission');
+    await replicaSql('SELECT pg_wal_replay_pause()');
+    try {
+      await until('the replay paused', async () => ((await replicaSql("SELECT pg_get_wal_replay_pause_state() = 'paused' AS p")) as { p: boolean }[])[0]!.p);
+      const submitted = await c.form('/portal/a/alpha/submit');
+      assert.equal(submitted.statusCode, 303, submitted.body);
+      const sticky = await metric('db_reads_total{target="sticky"}');
+      for (const key of [keyA, keyB]) assert.deepEqual(await status(key), ['COMPLETED'], 'the completion read from the primary, the replica not having it');
+      assert.equal(await metric('db_reads_total{target="sticky"}'), sticky + 2);
+      // The candidate's own read (GET /v1/candidates/{id}) reads the primary always.
+      const read = await ctx.request({ method: 'GET', url: `/v1/candidates/${c.candidateId}`, headers: { 'x-api-key': keyB } });
+      assert.equal(read.statusCode, 200, read.body);
+      assert.deepEqual(
+        read.json().invitations.map((i: { status: string }) => i.status),
+        ['COMPLETED'],
+      );
+      // Another instance's keys are not sent to the primary by it.
+      const other = await ctx.instance('replica-other');
+      const otherKey = await ctx.key([other]);
+      const onReplica = await metric('db_reads_total{target="replica"}');
+      assert.deepEqual(await scores(otherKey, c.candidateId), []);
+      assert.equal(await metric('db_reads_total{target="replica"}'), onReplica + 1);
+      // Past the window, the instance's keys read the replica again.
+      clock.move(MAX_LAG_MS + 2 * 500 + 1);
+      const again = await metric('db_reads_total{target="replica"}');
+      assert.deepEqual(await status(keyB), ['IN_PROGRESS'], 'the replica, paused, still has the attempt in progress');
+      assert.equal(await metric('db_reads_total{target="replica"}'), again + 1);
     } finally {
       await replicaSql('SELECT pg_wal_replay_resume()');
     }

@@ -31,6 +31,27 @@ export interface ReadRouterOptions {
 
 /** The client a read or a write through /v1 is counted for: its API key. */
 export const apiClient = (keyId: string) => `key:${keyId}`;
+/** The name of an instance's writes made without a key (a candidate's completion): the reads of every key of the instance see them. */
+export const instanceClient = (instanceId: string) => `instance:${instanceId}`;
+
+/** The routers of the apps of this process (one in the server; a test process has several). */
+const routers = new Set<ReadRouter>();
+
+/** `router` is told of instancesWrote until the returned function is called (its app closes). */
+export function markedByCompletions(router: ReadRouter): () => void {
+  routers.add(router);
+  return () => void routers.delete(router);
+}
+
+/**
+ * Someone without an API key changed what the instances' keys read (a candidate completed an
+ * attempt: its record, its score): every key's reads of these instances go to the primary for a
+ * moment, as after the key's own write, so that a client told of the completion (a webhook, the
+ * candidate) reads it. Called after the commit, by the command that wrote.
+ */
+export function instancesWrote(instanceIds: string[]): void {
+  for (const router of routers) for (const id of instanceIds) router.wrote(instanceClient(id));
+}
 /** The client a read or a write in the console is counted for: its user. */
 export const consoleClient = (userId: string) => `user:${userId}`;
 
@@ -71,9 +92,10 @@ export class ReadRouter {
     this.sticky.set(client, this.options.now().getTime() + this.stickyMs);
   }
 
-  /** The database a read by `client` goes to. */
-  for(client: string | undefined): Database {
-    const target = this.target(client);
+  /** The database a read by `client` goes to; `also`: the tenants it reads, whose recent writes by others (a completion) it must see too. */
+  for(client: string | undefined, also: string[] = []): Database {
+    let target = this.target(client);
+    for (const other of also) if (target === 'replica') target = this.target(other);
     this.reads[target]++;
     return target === 'replica' ? this.replica : this.options.primary;
   }

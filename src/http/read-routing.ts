@@ -3,7 +3,7 @@
 // makes an API key's own writes read from the primary for a moment after.
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/store.js';
-import { apiClient, ReadRouter } from '../db/replica.js';
+import { apiClient, markedByCompletions, ReadRouter } from '../db/replica.js';
 import type { Job } from '../jobs/runner.js';
 
 export interface ReadRoutingOptions {
@@ -28,6 +28,9 @@ export function readRouting(app: FastifyInstance, options: ReadRoutingOptions) {
       else app.log.error({ err: cause }, 'read replica unreachable: reads go to the primary until it answers');
     },
   });
+  // Completions by candidates mark the instance's keys sticky (instancesWrote) on this router while the app runs.
+  const forget = markedByCompletions(router);
+  app.addHook('onClose', async () => forget());
   const job: Job = { name: 'read-replica', everyMs: checkEveryMs, firstMs: 0, run: async () => void (await router.check()) };
   return {
     router,

@@ -202,17 +202,22 @@ export function registerAttemptPages(app: FastifyInstance, kit: PortalKit): void
 
   app.post<{ Params: { slug: string }; Body: { from?: unknown } }>('/portal/a/:slug/submit', async (request, reply) => {
     const { s, inv } = await forChange(request);
-    const attempt = await currentAttempt(inv);
-    if (!attempt) throw new PortalRefusal('conflict', t((await speak(request, s)).lang, 'error.notStarted'));
     // The review page's button (from=review) with questions unanswered asks first, naming how
     // many, on a page of its own whose button submits for good. Leaving questions open is the
     // candidate's right, so a post without from=review (that page's, a script's) submits.
     // Submitting twice (a double click, a retry) is harmless: the first one counts.
-    if (!attempt.finishedAt && request.body?.from === 'review') {
-      const { view } = await attemptView(await speak(request, s), s, inv, attempt, reply);
-      if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
+    if (request.body?.from === 'review') {
+      const attempt = await currentAttempt(inv);
+      if (attempt && !attempt.finishedAt) {
+        const { view } = await attemptView(await speak(request, s), s, inv, attempt, reply);
+        if (unansweredSteps(view).length > 0) return html(reply, confirmSubmitPage(view));
+      }
     }
-    const submitted = await runCommand(db, candidateRequest(request, s), (ctx) => submitAttempt(ctx, { attemptId: attempt.id }), 'attempt_completion');
+    // By the invitation: the command locks it and its attempt, with no read of the attempt before
+    // (one past its time ends at its deadline there, as the clock's completion ends it).
+    const submitted = await runCommand(db, candidateRequest(request, s), (ctx) => submitAttempt(ctx, { invitationId: inv.invitationId }), 'attempt_completion');
+    const attempt = submitted.attempt;
+    if (!attempt) throw new PortalRefusal('conflict', t((await speak(request, s)).lang, 'error.notStarted'));
     // Coding answers are graded in the sandbox after the response (seconds for Python); the
     // score stays PENDING meanwhile, and the coding-grades job takes up what this does not finish.
     if (submitted.codingToGrade) {

@@ -8,20 +8,37 @@ import type { CommandContext } from '../../domain/command.js';
 import { forbidden, notFound } from '../../domain/errors.js';
 import { allow, lockInvitationById, type InvitationState } from '../invitations/machine.js';
 import { completeAttemptIn } from './completion.js';
+import { instancesWrote } from '../../db/replica.js';
 import { checkAnswer, closedAttempt, layoutOf, ATTEMPT, type Attempt } from './repository.js';
 import { versionContent } from '../assessments/repository.js';
 import { isAnswered } from './scoring.js';
 import { observePaceIn } from './signals.js';
 import { saveAgainAlone, type AnswerSaves, type SaveOutcome } from './answer-saves.js';
 
-/** The attempt and its invitation, locked in that order (the lock order of every path); undefined when there is none. */
-async function lockAttempt(ctx: CommandContext, attemptId: string): Promise<{ attempt: Attempt; state: InvitationState; started: boolean } | undefined> {
-  const { rows } = await ctx.tx.query<{ invitationId: string }>('SELECT invitation_id::text AS "invitationId" FROM attempts WHERE id = $1', [attemptId]);
-  if (!rows[0]) return undefined;
-  const invitation = await lockInvitationById(ctx.tx, rows[0].invitationId, ctx.now);
+/**
+ * The attempt and its invitation, locked in that order (the lock order of every path); undefined
+ * when there is none. By the invitation's id (what the portal knows from its session), the
+ * invitation is locked first and its current attempt then, without a read before.
+ */
+async function lockAttempt(
+  ctx: CommandContext,
+  ref: { attemptId: string } | { invitationId: string },
+): Promise<{ attempt: Attempt; state: InvitationState; started: boolean; instanceId: string } | undefined> {
+  let invitationId: string;
+  if ('invitationId' in ref) invitationId = ref.invitationId;
+  else {
+    const { rows } = await ctx.tx.query<{ invitationId: string }>('SELECT invitation_id::text AS "invitationId" FROM attempts WHERE id = $1', [ref.attemptId]);
+    if (!rows[0]) return undefined;
+    invitationId = rows[0].invitationId;
+  }
+  const invitation = await lockInvitationById(ctx.tx, invitationId, ctx.now);
   if (!invitation) return undefined;
-  const attempt = (await ctx.tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attemptId])).rows[0];
-  return attempt && { attempt, state: invitation.state, started: invitation.facts.started };
+  const attempt = (
+    'invitationId' in ref
+      ? await ctx.tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.invitation_id = $1 AND a.superseded_at IS NULL FOR UPDATE`, [invitationId])
+      : await ctx.tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [ref.attemptId])
+  ).rows[0];
+  return attempt && { attempt, state: invitation.state, started: invitation.facts.started, instanceId: invitation.instanceId };
 }
 
 export interface Submitted {
@@ -29,15 +46,26 @@ export interface Submitted {
   completed: boolean;
   /** It has coding answers to grade in the sandbox (after the commit: seconds for Python). */
   codingToGrade: boolean;
+  /** The attempt as this command leaves it (finished when completed); undefined when the invitation has none (not started). */
+  attempt?: Attempt;
+  /** The instance whose invitation it is. */
+  instanceId?: string;
 }
 
 /**
- * The candidate submits their attempt. The machine decides: in progress, it is completed and
+ * The candidate submits their attempt, named by its id or by its invitation's (the portal's, which
+ * then reads nothing before this command). The machine decides: in progress, it is completed and
  * scored (its pace judged first, for the red flag); completed or withdrawn already (a double
- * click, a cancel that won), nothing changes; an attempt past its time ends at its deadline.
+ * click, a cancel that won), nothing changes; an attempt past its time ends at its deadline, as
+ * the clock's completion ends it (its pace not judged). An invitation not started has no attempt:
+ * nothing changes, and `attempt` is undefined; an attempt id not found is 404.
  */
-export async function submitAttempt(ctx: CommandContext, input: { attemptId: string }): Promise<Submitted> {
-  return complete(ctx, input.attemptId, 'submitted');
+export async function submitAttempt(ctx: CommandContext, input: { attemptId: string } | { invitationId: string }): Promise<Submitted> {
+  if ('invitationId' in input) {
+    const found = await lockAttempt(ctx, input);
+    return found ? complete(ctx, found, 'submitted') : { completed: false, codingToGrade: false };
+  }
+  return complete(ctx, await lockAttempt(ctx, input), 'submitted');
 }
 
 /**
@@ -46,20 +74,23 @@ export async function submitAttempt(ctx: CommandContext, input: { attemptId: str
  * attempt is still within its time.
  */
 export async function completeOverdue(ctx: CommandContext, input: { attemptId: string }): Promise<Submitted> {
-  return complete(ctx, input.attemptId, 'time-limit');
+  return complete(ctx, await lockAttempt(ctx, input), 'time-limit');
 }
 
-async function complete(ctx: CommandContext, attemptId: string, reason: 'submitted' | 'time-limit'): Promise<Submitted> {
-  const found = await lockAttempt(ctx, attemptId);
+async function complete(ctx: CommandContext, found: Awaited<ReturnType<typeof lockAttempt>>, reason: 'submitted' | 'time-limit'): Promise<Submitted> {
   if (!found) throw notFound('No such attempt');
-  const { attempt } = found;
-  if (reason === 'time-limit' && attempt.deadlineAt.getTime() > ctx.now.getTime()) return { completed: false, codingToGrade: false };
+  const { attempt, instanceId } = found;
+  const overdue = attempt.deadlineAt.getTime() <= ctx.now.getTime();
+  if (reason === 'time-limit' && !overdue) return { completed: false, codingToGrade: false, attempt, instanceId };
   const outcome = allow(found.state, 'submit', { started: found.started });
-  if (!('to' in outcome) || attempt.finishedAt) return { completed: false, codingToGrade: false };
+  if (!('to' in outcome) || attempt.finishedAt) return { completed: false, codingToGrade: false, attempt, instanceId };
   const content = await versionContent(ctx.tx, attempt.assessmentId, attempt.version);
-  if (reason === 'submitted') await observePaceIn(ctx.tx, attempt);
-  await completeAttemptIn(ctx.tx, attempt, reason, ctx.now);
-  return { completed: true, codingToGrade: content.questions.some((q) => q.type === 'coding') };
+  // Submitted past its time, it ends at its deadline as the clock ends it: its pace is not judged.
+  if (reason === 'submitted' && !overdue) await observePaceIn(ctx.tx, attempt);
+  const finished = await completeAttemptIn(ctx.tx, attempt, overdue ? 'time-limit' : reason, ctx.now);
+  // Read your writes: the instance's keys read the completion from the primary for a moment.
+  ctx.afterCommit(() => instancesWrote([instanceId]));
+  return { completed: true, codingToGrade: content.questions.some((q) => q.type === 'coding'), attempt: finished ?? attempt, instanceId };
 }
 
 /** A question of the attempt's layout, or 404. */

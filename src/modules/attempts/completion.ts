@@ -8,6 +8,8 @@ import type { AssessmentContent, QuestionContent } from '../assessments/content-
 import { storeFingerprints, type AnswerToFingerprint } from '../integrity/similarity.js';
 import { decide, lockInvitationOfAttempt, stateSql, type InvitationState } from '../invitations/machine.js';
 import { markCompleted, setScores } from '../invitations/record.js';
+import { inOneStatement } from '../webhooks/repository.js';
+import { instancesWrote } from '../../db/replica.js';
 import { redFlagOf } from './proctoring.js';
 import { ATTEMPT, layoutOf, type Attempt } from './repository.js';
 import { versionContent } from '../assessments/repository.js';
@@ -19,9 +21,12 @@ import { isUuid } from '../../domain/ids.js';
  * completed attempt changes nothing. Must run inside a transaction (it locks the attempt); given
  * the attempt row already locked in this transaction, it is not read again.
  */
-export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt, reason: 'submitted' | 'time-limit', now: Date): Promise<void> {
+export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt, reason: 'submitted' | 'time-limit', now: Date): Promise<Attempt | undefined> {
   const locked = typeof attempt === 'string' ? (await tx.query<Attempt>(`SELECT ${ATTEMPT} FROM attempts a WHERE a.id = $1 FOR UPDATE`, [attempt])).rows[0] : attempt;
-  if (locked) await completeAttemptsIn(tx, [locked], reason, now);
+  if (!locked) return undefined;
+  const ended = (await completeAttemptsIn(tx, [locked], reason, now)).get(locked.id);
+  // The row as the completion left it (the attempt as it was when it was finished already).
+  return ended ? { ...locked, finishedAt: ended.at, endReason: ended.reason } : locked;
 }
 
 /**
@@ -29,23 +34,32 @@ export async function completeAttemptIn(tx: Queryable, attempt: string | Attempt
  * in a fixed number of statements however many there are (the sweep completes its batches so).
  * Those already finished are left as they are.
  */
-async function completeAttemptsIn(tx: Queryable, attempts: Attempt[], reason: 'submitted' | 'time-limit', now: Date): Promise<void> {
+async function completeAttemptsIn(
+  tx: Queryable,
+  attempts: Attempt[],
+  reason: 'submitted' | 'time-limit',
+  now: Date,
+): Promise<Map<string, { at: Date; reason: Attempt['endReason'] }>> {
   const open = attempts.filter((attempt) => !attempt.finishedAt);
-  if (open.length === 0) return;
+  if (open.length === 0) return new Map();
   // Past the deadline, the attempt ended at the deadline, whoever notices it and when.
-  const finished = await tx.query<{ id: string; at: Date }>(
+  const finished = await tx.query<{ id: string; at: Date; reason: string }>(
     `UPDATE attempts SET finished_at = CASE WHEN $3::timestamptz >= deadline_at THEN deadline_at ELSE $3::timestamptz END,
             end_reason = CASE WHEN $3::timestamptz >= deadline_at THEN 'time-limit' ELSE $2 END
-      WHERE id = ANY($1::uuid[]) RETURNING id, finished_at AS at`,
+      WHERE id = ANY($1::uuid[]) RETURNING id, finished_at AS at, end_reason AS reason`,
     [open.map((attempt) => attempt.id), reason, now],
   );
-  const at = new Map(finished.rows.map((row) => [row.id, row.at]));
-  await markCompleted(
-    tx,
-    open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: at.get(attempt.id)! })),
-    now,
-  );
-  await writeScores(tx, open, now, { fingerprint: true });
+  const ended = new Map(finished.rows.map((row) => [row.id, { at: row.at, reason: row.reason as Attempt['endReason'] }]));
+  // The two records' events (assessment.completed, score.finalized) go to the outbox in one statement.
+  await inOneStatement(tx, async () => {
+    await markCompleted(
+      tx,
+      open.map((attempt) => ({ invitationId: attempt.invitationId, finishedAt: ended.get(attempt.id)!.at })),
+      now,
+    );
+    await writeScores(tx, open, now, { fingerprint: true });
+  });
+  return ended;
 }
 
 /**
@@ -78,8 +92,11 @@ async function writeScores(tx: Queryable, attempts: Attempt[], now: Date, option
       typingWpm: wpm === null ? undefined : Number(wpm),
     });
     const flagged = redFlagOf(countsOfTally(tally));
-    // At completion only: the answers compared with other candidates' (rescoring after a review changes no answer).
-    if (options.fingerprint) fingerprints.push({ attemptId: attempt.id, answers: toFingerprint(content, answers) });
+    // At completion only: the answers compared with other candidates' (rescoring after a review
+    // changes no answer). An attempt completed now has none stored yet, so one with nothing to
+    // compare (no program, no free text) costs no statement.
+    const printed = options.fingerprint ? toFingerprint(content, answers) : [];
+    if (printed.length > 0) fingerprints.push({ attemptId: attempt.id, answers: printed });
     scores.push({
       invitationId: attempt.invitationId,
       score: {
@@ -115,14 +132,14 @@ function toFingerprint(content: AssessmentContent, answers: { questionId: string
  * order, limit and lock (`FOR UPDATE OF a, i SKIP LOCKED`: the attempt and its invitation, so that
  * a command holding the invitation, a cancel, is passed over rather than waited for).
  */
-const CLAIM_EXPIRED = `SELECT ${ATTEMPT}, ${stateSql('$3::timestamptz')} AS "invitationState" FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.finished_at IS NULL AND a.deadline_at <= $3::timestamptz AND NOT (a.id = ANY($1::uuid[]))`;
+const CLAIM_EXPIRED = `SELECT ${ATTEMPT}, ${stateSql('$3::timestamptz')} AS "invitationState", i.instance_id AS "instanceId" FROM attempts a JOIN invitations i ON i.id = a.invitation_id WHERE a.finished_at IS NULL AND a.deadline_at <= $3::timestamptz AND NOT (a.id = ANY($1::uuid[]))`;
 
 /**
  * The claimed attempts whose completion the state machine allows (the clock's submit of an
  * invitation in progress); one it refuses (an open attempt of an invitation whose record says
  * otherwise: damaged data) is reported through onError and passed over, as a fault is.
  */
-function dueByMachine(rows: (Attempt & { invitationState: InvitationState })[], onError: (attemptId: string, error: unknown) => void, passedOver: string[]): Attempt[] {
+function dueByMachine<T extends Attempt & { invitationState: InvitationState }>(rows: T[], onError: (attemptId: string, error: unknown) => void, passedOver: string[]): T[] {
   return rows.filter((row) => {
     const outcome = decide(row.invitationState, 'submit', { started: true });
     if ('to' in outcome) return true;
@@ -155,12 +172,11 @@ export async function completeExpired(
     return await runCommand(
       db,
       systemRequest('deadline-sweep', now),
-      async ({ tx }) => {
-        const { rows } = await tx.query<Attempt & { invitationState: InvitationState }>(`${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE OF a, i SKIP LOCKED`, [
-          passedOver,
-          batch,
-          now,
-        ]);
+      async ({ tx, afterCommit }) => {
+        const { rows } = await tx.query<Attempt & { invitationState: InvitationState; instanceId: string }>(
+          `${CLAIM_EXPIRED} ORDER BY a.deadline_at LIMIT $2 FOR UPDATE OF a, i SKIP LOCKED`,
+          [passedOver, batch, now],
+        );
         // A worker sharing `passedOver` may have failed one of these and let go of it after this
         // statement was sent with the list as it was then: it is not taken up again.
         const claimed = dueByMachine(
@@ -170,6 +186,7 @@ export async function completeExpired(
         );
         taken = claimed.map((row) => row.id);
         await completeAttemptsIn(tx, claimed, 'time-limit', now);
+        afterCommit(() => instancesWrote([...new Set(claimed.map((row) => row.instanceId))]));
         return claimed.length;
       },
       'deadline_sweep_completion',
@@ -190,8 +207,8 @@ async function completeOneExpired(db: Database, now: Date, attemptId: string, on
     return await runCommand(
       db,
       systemRequest('deadline-sweep', now),
-      async ({ tx }) => {
-        const { rows } = await tx.query<Attempt & { invitationState: InvitationState }>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE OF a, i SKIP LOCKED`, [
+      async ({ tx, afterCommit }) => {
+        const { rows } = await tx.query<Attempt & { invitationState: InvitationState; instanceId: string }>(`${CLAIM_EXPIRED} AND a.id = $2 FOR UPDATE OF a, i SKIP LOCKED`, [
           passedOver,
           attemptId,
           now,
@@ -200,6 +217,7 @@ async function completeOneExpired(db: Database, now: Date, attemptId: string, on
         if (!due[0]) return false;
         try {
           await completeAttemptsIn(tx, due, 'time-limit', now);
+          afterCommit(() => instancesWrote([due[0]!.instanceId]));
         } catch (error) {
           // Passed over before the rollback lets go of it, so that sweeps sharing `passedOver`
           // (the same run's other workers) do not take it up again.

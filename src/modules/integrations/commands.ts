@@ -10,14 +10,14 @@ import { emailInvite } from '../invitations/invitation-mail.js';
 import { retryOnConflict } from '../invitations/retry.js';
 import type { InviteDeps, InviteRequest, PreparedInvite } from '../invitations/deps.js';
 import { inviteCandidate } from '../invitations/service.js';
-import { listenToEvents } from '../webhooks/repository.js';
+import { rideWithEvents } from '../webhooks/repository.js';
 import {
+  CALLBACKS_OF_EVENTS,
   findLink,
   insertLink,
   linkedInvitation,
   lockRequestKey,
   partnerSettings,
-  queueCallbacks,
   requeueCallback,
   savePartnerSettings,
   type Partner,
@@ -25,8 +25,8 @@ import {
   type SettingsChange,
 } from './repository.js';
 
-// Every event of an invitation an ATS started may owe it a callback (see queueCallbacks).
-listenToEvents(queueCallbacks);
+// Every event of an invitation an ATS started may owe it a callback (see CALLBACKS_OF_EVENTS).
+rideWithEvents(CALLBACKS_OF_EVENTS);
 
 export interface StartInput {
   instanceId: string;

@@ -8,7 +8,7 @@ import type { Queryable } from '../../db/database.js';
 import { sealer, serverKey } from '../../db/secrets.js';
 import { stateSql, type InvitationState } from '../invitations/machine.js';
 import { refusedByPolicy } from '../webhooks/post.js';
-import { RETRY_DELAYS_MS, type EmittedEvent } from '../webhooks/repository.js';
+import { RETRY_DELAYS_MS } from '../webhooks/repository.js';
 
 /** The ATSs with an adapter of their own (src/partners/<name>/; their facts in the adapters' registry, src/partners/index.ts). */
 export const PARTNERS = ['greenhouse', 'ashby', 'workable', 'hibob', 'lever', 'smartrecruiters'] as const;
@@ -89,28 +89,15 @@ export async function linkedInvitation(db: Queryable, instanceId: string, partne
 }
 
 /**
- * The event listener of the outbox: each event of an invitation that an ATS started queues one
- * callback per link that wants that event, in the same transaction and in the order of the events
- * (one statement; nothing is written for invitations no ATS started).
+ * The outbox's rider (webhooks' rideWithEvents): each event of an invitation that an ATS started
+ * queues one callback per link that wants that event, in the statement that writes the events and
+ * in their order (nothing is written for invitations no ATS started).
  */
-export async function queueCallbacks(tx: Queryable, events: EmittedEvent[]): Promise<void> {
-  const about = events.filter((e) => e.invitationId !== undefined);
-  if (about.length === 0) return;
-  await tx.query(
-    `INSERT INTO partner_callbacks (link_id, instance_id, event, body, next_attempt_at, created_at)
-     SELECT l.id, l.instance_id, e.type, e.body, e.at, e.at
-       FROM unnest($1::bigint[], $2::text[], $3::text[], $4::timestamptz[]) WITH ORDINALITY AS e(invitation_id, type, body, at, n)
-       JOIN partner_links l ON l.invitation_id = e.invitation_id
+export const CALLBACKS_OF_EVENTS = `INSERT INTO partner_callbacks (link_id, instance_id, event, body, next_attempt_at, created_at)
+     SELECT l.id, l.instance_id, e.type, e.body, e.created_at, e.created_at
+       FROM input e JOIN partner_links l ON l.invitation_id = e.invitation_id
       WHERE e.type = ANY(l.events)
-      ORDER BY e.n, l.id`,
-    [
-      about.map((e) => e.invitationId),
-      about.map((e) => e.type),
-      about.map((e) => JSON.stringify({ type: e.type, timestamp: e.now.toISOString(), data: e.data })),
-      about.map((e) => e.now),
-    ],
-  );
-}
+      ORDER BY e.n, l.id`;
 
 export interface DueCallback {
   id: string;

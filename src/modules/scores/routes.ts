@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
 import type { Database } from '../../db/database.js';
-import { apiClient, type ReadRouter } from '../../db/replica.js';
+import { apiClient, instanceClient, type ReadRouter } from '../../db/replica.js';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
@@ -172,7 +172,13 @@ export const scoreRoutes: FastifyPluginAsyncTypebox<{ db: Database; reads?: Read
         candidateIds: candidateIds?.filter((id) => isUuid(id)),
         assessmentIds: assessmentIds?.filter((id) => SLUG.test(id)),
       };
-      const db = router ? router.for(apiClient(request.apiKey!.id)) : primary;
+      // The key's own writes, and completions in its instances (instancesWrote), are read from the primary for a moment.
+      const db = router
+        ? router.for(
+            apiClient(request.apiKey!.id),
+            scope.map((i) => instanceClient(i.id)),
+          )
+        : primary;
       if (request.query.limit !== undefined) return page(db, reply, request.apiKey!.id, filter, { ...request.query, limit: request.query.limit });
       if (request.query.cursor !== undefined) throw invalid([{ in: 'query', name: 'cursor', detail: 'is only valid together with limit' }]);
       if (matchesNothing(filter)) return json(reply, []);

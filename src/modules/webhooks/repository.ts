@@ -126,14 +126,17 @@ export interface EmittedEvent {
 }
 
 /**
- * Who else is told of events, inside the same transaction (integrations with applicant-tracking
- * systems queue their callbacks): modules that cannot be imported here without an import cycle
- * register themselves. A listener must be safe to call from any transaction that emits events.
+ * Who else is told of events, in the statement that writes them (integrations with
+ * applicant-tracking systems queue their callbacks): modules that cannot be imported here without
+ * an import cycle register a statement of their own, which reads the events written from `input`
+ * (message_id, instance_id, type, body, created_at, invitation_id (null when the event is not about
+ * one), n: its place in the order given) and writes what it owes; it takes no parameters. Each
+ * runs as a part of the outbox's one statement, so that an event costs one round trip however many
+ * parts are told of it.
  */
-export type EventListener = (tx: Queryable, events: EmittedEvent[]) => Promise<void>;
-const listeners = new Set<EventListener>();
-export function listenToEvents(listener: EventListener): void {
-  listeners.add(listener);
+const riders = new Set<string>();
+export function rideWithEvents(statement: string): void {
+  riders.add(statement);
 }
 
 /**
@@ -144,10 +147,45 @@ export function listenToEvents(listener: EventListener): void {
  */
 export async function emitEvents(tx: Queryable, events: EmittedEvent[]): Promise<void> {
   if (events.length === 0) return;
+  const gathering = gathered.get(tx);
+  if (gathering) {
+    gathering.push(...events);
+    return;
+  }
+  await writeEvents(tx, events);
+}
+
+/** The events emitted on a transaction inside inOneStatement, not written yet. */
+const gathered = new WeakMap<Queryable, EmittedEvent[]>();
+
+/**
+ * Runs `work` in the transaction `tx` with the events it emits gathered, then writes them all, in
+ * the order emitted, with one statement (and one per listener) instead of one for each emitEvents:
+ * a completion emits assessment.completed, then score.finalized. Nothing is written when `work`
+ * throws (its transaction rolls back anyway). Inside another inOneStatement, `work` just runs.
+ */
+export async function inOneStatement<T>(tx: Queryable, work: () => Promise<T>): Promise<T> {
+  if (gathered.has(tx)) return work();
+  const events: EmittedEvent[] = [];
+  gathered.set(tx, events);
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    gathered.delete(tx);
+  }
+  if (events.length > 0) await writeEvents(tx, events);
+  return result;
+}
+
+async function writeEvents(tx: Queryable, events: EmittedEvent[]): Promise<void> {
+  const parts = [...riders].map((statement, i) => `, rider${i} AS (${statement})`).join('');
   await tx.query(
-    `WITH e AS (INSERT INTO outbox_events (message_id, instance_id, type, body, created_at)
-                SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
-                RETURNING id, instance_id, type, created_at)
+    `WITH input AS (SELECT * FROM unnest($1::text[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[], $6::bigint[]) WITH ORDINALITY
+                      AS t(message_id, instance_id, type, body, created_at, invitation_id, n)),
+          e AS (INSERT INTO outbox_events (message_id, instance_id, type, body, created_at)
+                SELECT message_id, instance_id, type, body, created_at FROM input ORDER BY n
+                RETURNING id, instance_id, type, created_at)${parts}
      INSERT INTO webhook_deliveries (event_id, endpoint_id, next_attempt_at, created_at)
      SELECT e.id, w.id, e.created_at, e.created_at FROM e JOIN webhook_endpoints w ON w.instance_id = e.instance_id
       WHERE w.disabled_at IS NULL AND (cardinality(w.events) = 0 OR e.type = ANY(w.events))`,
@@ -157,9 +195,9 @@ export async function emitEvents(tx: Queryable, events: EmittedEvent[]): Promise
       events.map((event) => event.type),
       events.map((event) => JSON.stringify({ type: event.type, timestamp: event.now.toISOString(), data: event.data })),
       events.map((event) => event.now),
+      events.map((event) => event.invitationId ?? null),
     ],
   );
-  for (const listener of listeners) await listener(tx, events);
 }
 
 export interface DueDelivery {
