@@ -46,6 +46,14 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
   before(async () => {
     demo = await startDemo({ mailDir: 'console-nav-mail' });
     await createInstance(demo.db, { name: 'other' });
+    // The company's name set, as the demo's own seed has it: the pages say it, never the slug.
+    const named = await demo.app.inject({
+      method: 'PATCH',
+      url: '/admin/v1/instances/demo',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      payload: { displayName: 'Demo Company' },
+    });
+    assert.equal(named.statusCode, 200, named.body);
     const made = await demo.app.inject({
       method: 'POST',
       url: '/admin/v1/users',
@@ -504,14 +512,6 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
   });
 
   it('a candidate with two assessments: one summary, each assessment a card, the answers folded; two screens at 1280 px, and no identifier on the first', async () => {
-    // The company's name set, as the demo's own seed has it: the page says it, never the slug.
-    const named = await demo.app.inject({
-      method: 'PATCH',
-      url: '/admin/v1/instances/demo',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      payload: { displayName: 'Demo Company' },
-    });
-    assert.equal(named.statusCode, 200, named.body);
     const request = (options: InjectOptions) => demo.app.inject(options);
     const invited = await demo.invite('gita@example.com', ['numerical-reasoning', 'data-entry'], { firstName: 'Gita', lastName: 'Example' });
     await takeWithLink({ request }, invited.link, undefined, [['nr-02', 1]], { slug: 'numerical-reasoning' });

@@ -243,10 +243,10 @@ export function candidatesBody(input: {
     (c) => html`<tr>
 <td class="select"><input type="checkbox" name="ids" value="${c.id}" form="bulk-form" aria-label="${`Choose ${nameOf(c)}`}"${bulk.chosen?.id === c.id ? html` checked` : html``}></td>
 <th scope="row" class="name"><a href="/console/candidates/${c.id}?instance=${instance}">${nameOf(c)}</a><span class="email">${c.email ?? '(erased)'}</span></th>
-<td class="num nowrap"><span class="cell-label">Best score </span>${bestScore(c)}</td>
+<td class="num nowrap${bestScore(c) === '–' ? ' empty' : ''}"><span class="cell-label">Best score </span>${bestScore(c)}</td>
 ${columns.map((a) => {
   const i = c.invitations.find((x) => x.assessmentId === a.id);
-  return html`<td class="result-cell"><span class="cell-label">${a.name}: </span>${i ? resultBadge(i) : html`<span class="muted" aria-label="not invited">–</span>`}</td>`;
+  return html`<td class="result-cell${i ? '' : ' empty'}"><span class="cell-label">${a.name}: </span>${i ? resultBadge(i) : html`<span class="muted" aria-label="not invited">–</span>`}</td>`;
 })}${
       hasOthers &&
       html`<td><span class="cell-label">Other assessments: </span><ul class="plain">${others(c).map((i) => html`<li>${i.assessmentName}: ${resultBadge(i)}</li>`)}</ul></td>`
