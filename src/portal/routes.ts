@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
+import { registerCookies } from '../http/cookies.js';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.js';
 import { problemFor, sendProblem } from '../http/errors.js';
@@ -61,6 +62,7 @@ export async function portalRoutes(
   const kit = portalKit({ db, clock, refusals, codeRuns, origin });
   const { html, session, invitations, speak, currentAttempt, shownOf } = kit;
   await app.register(formBody, { bodyLimit: 64 * 1024 });
+  await registerCookies(app);
   const OWN_HEADERS = new Set(['cache-control', 'permissions-policy', 'content-security-policy']);
   app.decorateRequest('portalSession', null);
 
