@@ -16,7 +16,7 @@ import type { Actor, CommandContext } from '../../domain/command.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import { listAssessments } from '../assessments/repository.js';
 import { actorName, audit } from '../audit/audit.js';
-import { normaliseAssessments } from '../invitations/routes.js';
+import { assessmentIds } from '../invitations/invite-input.js';
 import { FIELDS, FIELD_LABELS, guessMapping, rowInvite, type CsvTable, type Field, type Mapping } from './csv.js';
 
 /** Fields a file must give a column for (the invite requires them). */
@@ -109,7 +109,9 @@ export async function prepareBulkInvite(
       problems.map((p) => ({ in: 'body', ...p })),
       input.mapping.email === undefined ? 'The file has no e-mail column: choose which column holds the e-mail addresses' : undefined,
     );
-  const assessments = normaliseAssessments(input.assessments);
+  const ids = assessmentIds(input.assessments);
+  if (!ids.ok) throw invalidInput(ids.errors.map((e) => ({ in: 'body', name: e.field, detail: e.message })));
+  const assessments = ids.value;
   // The same words as the invite command for an assessment it does not know.
   const published = new Set((await listAssessments(ctx.tx, [input.instanceId])).map((a) => a.id));
   const unknown = assessments.filter((slug) => !published.has(slug));
