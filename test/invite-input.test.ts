@@ -62,7 +62,8 @@ describeEachStore('one invite parser for the API, the console and CSV files', (c
     const candidateId = first.json()[0].candidateId as string;
     assert.equal((await form('  jane.doe@example.com ', ' Janet', 'Doe  ')).statusCode, 200);
     const named = async () =>
-      (await ctx().db.query<{ id: string; first: string; last: string }>('SELECT id::text, first_name AS first, last_name AS last FROM candidates WHERE id = $1', [candidateId])).rows[0];
+      (await ctx().db.query<{ id: string; first: string; last: string }>('SELECT id::text, first_name AS first, last_name AS last FROM candidates WHERE id = $1', [candidateId]))
+        .rows[0];
     assert.deepEqual(await named(), { id: candidateId, first: 'Janet', last: 'Doe' });
     const file = await upload(['JANE.DOE@example.com , Jan ,Doe']);
     assert.equal(file.rows[0]!.status, 'pending', JSON.stringify(file.rows[0]));

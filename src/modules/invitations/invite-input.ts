@@ -10,7 +10,8 @@
 // a JSON client's padded address is refused there, as it always was.)
 import { Type, type Static } from 'typebox';
 import { validationFindings } from '../../http/errors.js';
-import { BIDI_CONTROLS, validatorCompiler } from '../../http/validation.js';
+import { BIDI_CONTROLS } from '../../domain/text.js';
+import { validatorCompiler } from '../../http/validation.js';
 import type { InviteRequest } from './deps.js';
 
 // A name: no control characters (bidirectional ones included), at least one visible character;
