@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.js';
 import { cookieOf } from '../http/cookies.js';
 import { chooseLanguage, fromAcceptLanguage, isLang, preferredTag, type Lang } from '../i18n/i18n.js';
-import { invitationLanguages } from '../modules/invitations/portal.js';
+import { invitationLanguages } from '../modules/invitations/repository/portal.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import type { PortalSession } from './session.js';
 

@@ -17,7 +17,7 @@ import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import type { Maybe } from '../domain/maybe.js';
 import { findAttempt } from '../modules/attempts/repository.js';
 import { checkSameOrigin, cookieValue, setSessionCookie, type PortalSession } from './session.js';
-import { openSession } from '../modules/invitations/portal-sessions.js';
+import { openSession } from '../modules/invitations/repository/portal-sessions.js';
 import { dashboardPage, invalidLinkPage, landingPage, messagePage, type DashboardItem } from './pages.js';
 import { isLang, t } from '../i18n/i18n.js';
 import { requestLanguage, setLanguageCookie } from './language.js';

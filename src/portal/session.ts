@@ -6,9 +6,9 @@ import { cookieOf } from '../http/cookies.js';
 import { csrfRefusal } from '../http/csrf.js';
 import { Problem } from '../http/problem.js';
 import { fromSameOrigin } from '../http/same-origin.js';
-import type { PortalSession } from '../modules/invitations/portal-sessions.js';
+import type { PortalSession } from '../modules/invitations/repository/portal-sessions.js';
 
-export type { PortalSession } from '../modules/invitations/portal-sessions.js';
+export type { PortalSession } from '../modules/invitations/repository/portal-sessions.js';
 
 export const COOKIE = 'ac_session';
 

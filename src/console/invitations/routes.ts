@@ -6,7 +6,7 @@ import { invalidInput, notFound } from '../../domain/errors.js';
 import { problemFor } from '../../http/errors.js';
 import { commandRequest } from '../../http/command.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
-import { countDeliveries, listDeliveries } from '../../modules/invitations/deliveries.js';
+import { countDeliveries, listDeliveries } from '../../modules/invitations/repository/deliveries.js';
 import { parseInviteInput } from '../../modules/invitations/invite-input.js';
 import { resend } from '../../modules/invitations/invitation-mail.js';
 import { invite } from '../../modules/invitations/service.js';
