@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
-import { InviteBody, parseInviteInput } from './invite-input.js';
+import { InviteBody, normaliseInvite } from './invite-input.js';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { Problem, invalid } from '../../http/problem.js';
 import { instanceScope } from '../keys/authenticate.js';
@@ -116,7 +116,8 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
       const [instance] = instanceScope(request, { required: true });
       const body = request.body;
       const sendInvite = request.query.sendInvite ?? false;
-      const parsed = parseInviteInput(body);
+      // Fastify checked the body by InviteBody already: the parser's normalising half.
+      const parsed = normaliseInvite(body);
       if (!parsed.ok) throw invalid(parsed.errors.map((e) => ({ in: 'body', name: e.field, pointer: pointerOf(e.field), detail: e.message })));
       const input = parsed.value;
       const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
