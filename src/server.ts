@@ -15,6 +15,7 @@ import { createMailer } from './modules/mail/mailer.js';
 import { seedDemo } from './seed.js';
 import { isClusterPrimary, printsBanner, runPrimary } from './workers.js';
 import { monotonicMs, systemClock } from './domain/clock.js';
+import { listRetention } from './modules/tenants/repository.js';
 
 /** The admin token: ADMIN_TOKEN, or in embedded mode one generated once into $DATA_DIR/admin-token. */
 function adminToken(config: Config): { token: string | undefined; source: string } {
@@ -95,7 +96,7 @@ async function main() {
     { backstopMs: config.shutdownDelayMs + 10_000, log: app.log },
   );
 
-  const retention = await db.query<{ name: string; days: number }>('SELECT name, retention_days AS days FROM instances WHERE retention_days IS NOT NULL ORDER BY name');
+  const retention = { rows: await listRetention(db) };
   await app.listen({ port: config.port, host: config.host });
   const store = db.kind === 'postgres' ? 'PostgreSQL' : `embedded PGlite in ${path.join(config.dataDir, 'pgdata')}`;
   app.log.info({ store, migrationsApplied: applied, seededDemo: seeded, mail: mailer.description, ms: Math.round(monotonicMs() - started) }, 'ready');

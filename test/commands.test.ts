@@ -300,6 +300,11 @@ describeEachStore('user commands', (ctx) => {
       runCommand(ctx().db, as(manager), (c) => addUser(c, { email: `x-${process.pid}@example.com`, role: 'owner' })),
       (e: DomainError) => e.code === 'forbidden',
     );
+    // The one e-mail rule (src/domain/email.ts), whichever surface calls the command.
+    await assert.rejects(
+      runCommand(ctx().db, as(owner), (c) => addUser(c, { email: 'cmd-user@localhost', role: 'owner' })),
+      (e: DomainError) => e.code === 'invalid' && e.fields?.[0]?.name === 'email',
+    );
     await assert.rejects(
       runCommand(ctx().db, as(owner), (c) => setUserDisabled(c, { id: made.user.id, disabled: true })),
       /cannot disable your own account/,

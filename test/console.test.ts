@@ -133,8 +133,23 @@ describeEachStore(
       const loginCsrf = await signIn(ctx(), `owner-${a}@example.com`, people.owner!.password, { headers: { origin: 'https://evil.example' } });
       assert.equal(loginCsrf.statusCode, 403);
       assert.equal(cookieOf(loginCsrf, 'ac_console'), undefined);
+      // The portal's rule (src/http/same-origin.ts): a POST saying Sec-Fetch-Site: none was not
+      // typed by a person (only navigations are), and without Origin the Referer decides.
+      for (const headers of [{ 'sec-fetch-site': 'none' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }, { referer: 'https://evil.example/page' }] as Record<
+        string,
+        string
+      >[]) {
+        const refused = await owner.post('/console/keys', { instance: a }, headers);
+        assert.equal(refused.statusCode, 403, JSON.stringify(headers));
+      }
       const keys = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json() as unknown[];
       assert.equal(keys.length, 1, 'no key was made by the refused requests');
+      for (const headers of [{ origin: 'http://portal.test', 'sec-fetch-site': 'same-origin' }, { referer: 'http://portal.test/console/keys' }] as Record<string, string>[]) {
+        const accepted = await owner.post('/console/keys', { instance: a }, headers);
+        assert.equal(accepted.statusCode < 400, true, `${JSON.stringify(headers)}: ${accepted.statusCode}`);
+      }
+      const after = (await ctx().request({ method: 'GET', url: `/admin/v1/keys?instance=${a}` })).json() as unknown[];
+      assert.equal(after.length, 3, 'the same-origin requests made their keys');
     });
 
     it('gives each role exactly its pages and actions', async () => {

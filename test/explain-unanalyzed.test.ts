@@ -12,8 +12,8 @@ import { candidatePages, firstPageStored, recordTextPage, scorePage } from '../s
 import { fillScoreRecords } from '../src/modules/invitations/score-records.js';
 import { claimDue } from '../src/modules/webhooks/repository.js';
 import { completeExpired } from '../src/modules/attempts/completion.js';
-import { openedInvitations, invitationLanguages } from '../src/modules/invitations/portal.js';
-import { openSession } from '../src/modules/invitations/portal-sessions.js';
+import { openedInvitations, invitationLanguages } from '../src/modules/invitations/repository/portal.js';
+import { openSession } from '../src/modules/invitations/repository/portal-sessions.js';
 import { expiryJob, reminderJob } from '../src/modules/invitations/lifecycle.js';
 import { createFileMailer } from '../src/modules/mail/mailer.js';
 import { parseAssessment } from '../src/modules/assessments/content.js';

@@ -8,7 +8,7 @@ import { openDatabase, type Database, type Queryable } from '../src/db/database.
 import { findKeyByHash } from '../src/modules/keys/repository.js';
 import { generateToken, sha256 } from '../src/modules/keys/secret.js';
 import { invite } from '../src/modules/invitations/service.js';
-import { openSession } from '../src/modules/invitations/portal-sessions.js';
+import { openSession } from '../src/modules/invitations/repository/portal-sessions.js';
 import { assessmentReports } from '../src/modules/attempts/report.js';
 import { searchCandidates } from '../src/modules/candidates/repository.js';
 import { firstPageStored, recordTextPage, scorePage } from '../src/modules/scores/repository.js';

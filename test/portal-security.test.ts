@@ -29,6 +29,10 @@ describeEachStore(
         { 'sec-fetch-site': 'cross-site' },
         { 'sec-fetch-site': 'same-site' },
         { origin: 'http://portal.test', 'sec-fetch-site': 'cross-site' },
+        // A POST is never typed by a person: only navigations (GETs) say none.
+        { 'sec-fetch-site': 'none' },
+        // Without Origin or Sec-Fetch-Site, the Referer decides.
+        { referer: 'https://evil.example/page' },
       ]) {
         const response = await ctx().request({ method: 'POST', url: '/portal/api/session', headers, payload: { token } });
         assert.equal(response.statusCode, 403, JSON.stringify(headers));
@@ -48,6 +52,8 @@ describeEachStore(
       });
       assert.equal(own.statusCode, 200, own.body);
       assert.match(String(own.headers['set-cookie']), /^ac_session=/);
+      const referred = await ctx().request({ method: 'POST', url: '/portal/api/session', headers: { referer: 'http://portal.test/portal/' }, payload: { token } });
+      assert.equal(referred.statusCode, 200, referred.body);
       const tool = await ctx().request({ method: 'POST', url: '/portal/api/session', payload: { token } });
       assert.equal(tool.statusCode, 200, tool.body);
     });

@@ -12,6 +12,8 @@ import path from 'node:path';
 import { consoleClient } from '../db/replica.js';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
+import { registerCookies } from '../http/cookies.js';
+import { csrfRefusal } from '../http/csrf.js';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, forbidden, invalidInput } from '../domain/errors.js';
@@ -21,9 +23,8 @@ import { PAGE_HEADERS } from '../http/page-headers.js';
 import { BLIND_REFUSAL, sightOf } from '../modules/reviews/blind.js';
 import { brandOf } from '../modules/tenants/branding.js';
 import { INSTANCE_NAME_PATTERN, listInstances, type Instance } from '../modules/tenants/repository.js';
-import { secretsEqual } from '../modules/keys/secret.js';
 import { findSession, type SessionTimes } from '../modules/users/repository.js';
-import { SESSION_COOKIE, cookie, readCookie, safeNext, sameOrigin } from './account/cookies.js';
+import { SESSION_COOKIE, cookie, readCookie, safeNext } from './account/cookies.js';
 import { accountRoutes, enforceStep } from './account/routes.js';
 import { SIGN_IN_PER_ADDRESS, SIGN_IN_WINDOW_MS, registerSignInRoutes, signInLimiter } from './account/sign-in.js';
 import { ssoRoutes } from './account/sso.js';
@@ -69,6 +70,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   await app.register(async (scope) => {
     // Assessment documents are posted as form fields: the same 1 MB as the admin API's import.
     await scope.register(formBody, { bodyLimit: 1024 * 1024 });
+    await registerCookies(scope);
     // The logo upload (a file input): its bytes and declared type, checked like the admin API's.
     // 1 MB is read, so that a logo over its 200 KB limit is told its size rather than cut off.
     await scope.register(multipart, {
@@ -188,8 +190,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
       }
       request.consoleUser = { ...signedIn, visible: instancesFor(signedIn.user, await listInstances(db), 'read') };
       if (request.method !== 'GET' && request.method !== 'HEAD') {
-        const given = (request.body as { _csrf?: unknown } | undefined)?._csrf;
-        if (!sameOrigin(request, publicOrigin) || typeof given !== 'string' || !secretsEqual(given, signedIn.csrfToken)) {
+        if (csrfRefusal(request, signedIn.csrfToken, publicOrigin) !== undefined) {
           throw forbidden('The form is out of date or came from another site: reload the page and try again');
         }
       }

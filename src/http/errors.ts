@@ -35,9 +35,14 @@ const LOCATIONS: Record<string, FieldError['in']> = { body: 'body', querystring:
 
 /** Turns the validator's findings into one entry per offending field, in the client's terms. */
 export function fieldErrors(context: string, validation: AjvError[]): FieldError[] {
+  return validationFindings(context, validation).map((finding) => finding.entry);
+}
+
+/** fieldErrors with the rule each field broke (the validator's keyword: `required`, `format`, `pattern`, …). */
+export function validationFindings(context: string, validation: AjvError[]): { entry: FieldError; keyword: string }[] {
   const location = LOCATIONS[context] ?? 'body';
   const seen = new Set<string>();
-  const errors: FieldError[] = [];
+  const errors: { entry: FieldError; keyword: string }[] = [];
   for (const error of validation) {
     const segments = error.instancePath
       .split('/')
@@ -62,11 +67,11 @@ export function fieldErrors(context: string, validation: AjvError[]): FieldError
     seen.add(key);
     const entry: FieldError = { in: location, name, detail };
     if (location === 'body') entry.pointer = `#/${segments.map((s) => s.replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`;
-    errors.push(entry);
+    errors.push({ entry, keyword: error.keyword });
   }
   // A body that fails a union (a string or an array) reports each branch; keep the first per field.
-  const firstPerField = new Map<string, FieldError>();
-  for (const entry of errors) if (!firstPerField.has(entry.name)) firstPerField.set(entry.name, entry);
+  const firstPerField = new Map<string, { entry: FieldError; keyword: string }>();
+  for (const finding of errors) if (!firstPerField.has(finding.entry.name)) firstPerField.set(finding.entry.name, finding);
   return [...firstPerField.values()];
 }
 

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../db/database.js';
 import { currentVersion, versionContent } from '../modules/assessments/repository.js';
-import { openedInvitations, type OpenedInvitation } from '../modules/invitations/portal.js';
+import { openedInvitations, type OpenedInvitation } from '../modules/invitations/repository/portal.js';
 import { Problem } from '../http/problem.js';
 import { pagePolicyWithStyleNonce } from '../http/page-headers.js';
 import type { RefusalLimit } from '../modules/limits/rate-limit.js';
@@ -20,7 +20,7 @@ import { feedbackOf } from '../modules/attempts/feedback.js';
 import { practiceOf } from '../modules/assessments/content-schema.js';
 import { feedbackSection } from './fairness-pages.js';
 import { checkCsrf, cookieValue, type PortalSession } from './session.js';
-import { findSession, sessionKey } from '../modules/invitations/portal-sessions.js';
+import { findSession, sessionKey } from '../modules/invitations/repository/portal-sessions.js';
 import { completedPage, messagePage, type Page } from './pages.js';
 import { t, type Lang } from '../i18n/i18n.js';
 import { requestLanguage, sessionLanguage } from './language.js';

@@ -4,24 +4,17 @@
 // has none). Without a session, the choice and the browser decide.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Queryable } from '../db/database.js';
+import { cookieOf } from '../http/cookies.js';
 import { chooseLanguage, fromAcceptLanguage, isLang, preferredTag, type Lang } from '../i18n/i18n.js';
-import { invitationLanguages } from '../modules/invitations/portal.js';
+import { invitationLanguages } from '../modules/invitations/repository/portal.js';
 import { findInstanceById, type Instance } from '../modules/tenants/repository.js';
 import type { PortalSession } from './session.js';
 
 export const LANG_COOKIE = 'ac_lang';
 
-function cookie(request: FastifyRequest, name: string): string | undefined {
-  for (const part of (request.headers.cookie ?? '').split(';')) {
-    const [key, ...rest] = part.trim().split('=');
-    if (key === name) return rest.join('=');
-  }
-  return undefined;
-}
-
 /** The language the candidate picked in the footer, if any. */
 export function pickedLanguage(request: FastifyRequest): Lang | undefined {
-  const value = cookie(request, LANG_COOKIE);
+  const value = cookieOf(request, LANG_COOKIE);
   return isLang(value) ? value : undefined;
 }
 

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import formBody from '@fastify/formbody';
+import { registerCookies } from '../http/cookies.js';
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../db/database.js';
 import { problemFor, sendProblem } from '../http/errors.js';
@@ -16,7 +17,7 @@ import type { RefusalLimit } from '../modules/limits/rate-limit.js';
 import type { Maybe } from '../domain/maybe.js';
 import { findAttempt } from '../modules/attempts/repository.js';
 import { checkSameOrigin, cookieValue, setSessionCookie, type PortalSession } from './session.js';
-import { openSession } from '../modules/invitations/portal-sessions.js';
+import { openSession } from '../modules/invitations/repository/portal-sessions.js';
 import { dashboardPage, invalidLinkPage, landingPage, messagePage, type DashboardItem } from './pages.js';
 import { isLang, t } from '../i18n/i18n.js';
 import { requestLanguage, setLanguageCookie } from './language.js';
@@ -61,6 +62,7 @@ export async function portalRoutes(
   const kit = portalKit({ db, clock, refusals, codeRuns, origin });
   const { html, session, invitations, speak, currentAttempt, shownOf } = kit;
   await app.register(formBody, { bodyLimit: 64 * 1024 });
+  await registerCookies(app);
   const OWN_HEADERS = new Set(['cache-control', 'permissions-policy', 'content-security-policy']);
   app.decorateRequest('portalSession', null);
 

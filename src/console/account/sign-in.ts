@@ -8,14 +8,14 @@ import { runCommand } from '../../domain/command.js';
 import { forbidden } from '../../domain/errors.js';
 import type { SafeHtml } from '../../html/html.js';
 import { commandRequest } from '../../http/command.js';
-import { secretsEqual } from '../../modules/keys/secret.js';
+import { csrfRefusal } from '../../http/csrf.js';
 import type { Counter } from '../../modules/limits/counter.js';
 import { INSTANCE_NAME_PATTERN } from '../../modules/tenants/repository.js';
 import { recordLockedOut, signInWithPassword, signOut } from '../../modules/users/accounts.js';
 import { normaliseIdentifier } from '../../modules/users/identifier.js';
 import type { SessionTimes } from '../../modules/users/repository.js';
 import { ssoButton } from '../../modules/users/sso.js';
-import { SESSION_COOKIE, SIGN_IN_COOKIE, cookie, readCookie, safeNext, sameOrigin } from './cookies.js';
+import { SESSION_COOKIE, SIGN_IN_COOKIE, cookie, readCookie, safeNext } from './cookies.js';
 import { signInPage } from './views.js';
 
 // Sign-in attempts are counted before the password is checked, per client address and per account,
@@ -66,9 +66,7 @@ export function registerSignInRoutes(scope: FastifyInstance, deps: SignInDeps): 
   });
 
   scope.post<{ Body: { email?: unknown; password?: unknown; _csrf?: unknown; next?: unknown } }>('/console/sign-in', async (request, reply) => {
-    const given = typeof request.body?._csrf === 'string' ? request.body._csrf : '';
-    const expected = readCookie(request, SIGN_IN_COOKIE) ?? '';
-    if (!sameOrigin(request, deps.publicOrigin) || !expected || !secretsEqual(given, expected))
+    if (csrfRefusal(request, readCookie(request, SIGN_IN_COOKIE), deps.publicOrigin) !== undefined)
       throw forbidden('The sign-in form is out of date or came from another site: reload the page and try again');
     const email = typeof request.body?.email === 'string' ? request.body.email.trim().slice(0, 254) : '';
     const password = typeof request.body?.password === 'string' ? request.body.password.slice(0, 1024) : '';

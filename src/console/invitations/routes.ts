@@ -1,14 +1,13 @@
 // Invitations of an instance: one candidate invited from a form (the rules of POST /v1/invite:
-// its schema, then the invitations module's checks), the e-mails sent with the relay's answers,
+// its parser, then the invitations module's checks), the e-mails sent with the relay's answers,
 // and an e-mail sent again. Inviting from a CSV file is bulk.ts.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { invalidInput, notFound } from '../../domain/errors.js';
-import { fieldErrors, problemFor } from '../../http/errors.js';
+import { problemFor } from '../../http/errors.js';
 import { commandRequest } from '../../http/command.js';
-import { validatorCompiler } from '../../http/validation.js';
 import { listAssessments } from '../../modules/assessments/repository.js';
-import { countDeliveries, listDeliveries } from '../../modules/invitations/deliveries.js';
-import { InviteBody, normaliseAssessments } from '../../modules/invitations/routes.js';
+import { countDeliveries, listDeliveries } from '../../modules/invitations/repository/deliveries.js';
+import { parseInviteInput } from '../../modules/invitations/invite-input.js';
 import { resend } from '../../modules/invitations/invitation-mail.js';
 import { invite } from '../../modules/invitations/service.js';
 import type { Instance } from '../../modules/tenants/repository.js';
@@ -58,29 +57,17 @@ export function registerInvitationRoutes(scope: FastifyInstance, c: ConsoleConte
     return invitationsPage(request, reply, c.instanceOf(request, request.query.instance, 'names'), undefined, 200, list);
   });
 
-  const checkInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/console/invitations' }) as ((data: unknown) => boolean) & {
-    errors?: unknown[];
-  };
-
   scope.post<{ Body: Record<string, string | string[] | undefined> }>('/console/invitations', async (request, reply) => {
     const body = request.body ?? {};
     const instance = c.instanceOf(request, body.instance, 'manage');
     const text = (name: string) => (typeof body[name] === 'string' ? (body[name] as string) : '');
     const chosen = body.assessments === undefined ? [] : ([] as string[]).concat(body.assessments);
     const values = { email: text('email').trim(), firstName: text('firstName'), lastName: text('lastName'), assessments: chosen };
-    // The same rules as POST /v1/invite: the same schema, then the same checks of the service.
-    const candidate = { email: values.email, firstName: values.firstName, lastName: values.lastName, assessments: chosen.length === 0 ? [] : chosen };
-    if (!checkInvite(candidate)) {
-      const errors = fieldErrors('body', (checkInvite.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail }));
-      return invitationsPage(request, reply, instance, { values, errors }, 400);
-    }
+    // The rules of POST /v1/invite: its parser, then the same checks of the service.
+    const parsed = parseInviteInput({ email: values.email, firstName: values.firstName, lastName: values.lastName, assessments: chosen });
+    if (!parsed.ok) return invitationsPage(request, reply, instance, { values, errors: parsed.errors.map((e) => ({ name: e.field, detail: e.message })) }, 400);
     try {
-      const input = {
-        email: candidate.email,
-        firstName: candidate.firstName.trim(),
-        lastName: candidate.lastName.trim(),
-        assessments: normaliseAssessments(candidate.assessments),
-      };
+      const input = parsed.value;
       const result = await invite(c.deps.invite, instance.id, input, text('sendInvite') === 'true', commandRequest(request, c.now()), 'console');
       return invitationsPage(request, reply, instance, { result: { ...result, email: input.email } });
     } catch (error) {

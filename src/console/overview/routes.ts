@@ -2,7 +2,7 @@
 // waiting for review and webhook endpoints in trouble.
 import type { FastifyInstance } from 'fastify';
 import { pipeline } from '../../modules/candidates/repository.js';
-import { failedDeliveries } from '../../modules/invitations/insights.js';
+import { failedDeliveries } from '../../modules/invitations/repository/insights.js';
 import { completionsByDay, funnel, scoreDistributions } from '../../modules/scores/insights.js';
 import { listEndpoints } from '../../modules/webhooks/repository.js';
 import type { ConsoleContext } from '../context.js';

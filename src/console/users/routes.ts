@@ -3,7 +3,7 @@
 import { isUuid } from '../../domain/ids.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, forbidden, notFound } from '../../domain/errors.js';
-import { BIDI_CONTROL } from '../../http/validation.js';
+import { EMAIL_MESSAGE, isEmailAddress } from '../../domain/email.js';
 import { listInstances } from '../../modules/tenants/repository.js';
 import { ROLES, listUsers, type Role, type User } from '../../modules/users/repository.js';
 import { byText, pageOf, parseOrder, parsePage, type Compare } from '../lists.js';
@@ -52,8 +52,7 @@ export function registerUserRoutes(scope: FastifyInstance, c: ConsoleContext): v
     const email = typeof body.email === 'string' ? body.email.trim() : '';
     const role = typeof body.role === 'string' ? body.role : '';
     const instances = body.instances === undefined ? [] : ([] as string[]).concat(body.instances);
-    if (!/^[^@\s]{1,64}@[^@\s]{1,189}$/.test(email) || BIDI_CONTROL.test(email))
-      return usersPage(request, reply, undefined, [{ name: 'email', detail: 'is not an e-mail address' }], 400, { email, role, instances });
+    if (!isEmailAddress(email)) return usersPage(request, reply, undefined, [{ name: 'email', detail: EMAIL_MESSAGE }], 400, { email, role, instances });
     if (!(ROLES as readonly string[]).includes(role))
       return usersPage(request, reply, undefined, [{ name: 'role', detail: `must be one of ${ROLES.join(', ')}` }], 400, { email, role, instances });
     try {

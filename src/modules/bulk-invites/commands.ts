@@ -16,7 +16,20 @@ import type { Actor, CommandContext } from '../../domain/command.js';
 import { conflict, invalidInput, notFound } from '../../domain/errors.js';
 import { listAssessments } from '../assessments/repository.js';
 import { actorName, audit } from '../audit/audit.js';
-import { normaliseAssessments } from '../invitations/routes.js';
+import { assessmentIds } from '../invitations/invite-input.js';
+import {
+  clearCells,
+  countPendingRows,
+  findBulkHead,
+  insertDraft,
+  knownCandidates,
+  markCancelled,
+  markRunning,
+  rowCells,
+  skipPendingRows,
+  storePreview,
+  type BulkHead,
+} from './repository.js';
 import { FIELDS, FIELD_LABELS, guessMapping, rowInvite, type CsvTable, type Field, type Mapping } from './csv.js';
 
 /** Fields a file must give a column for (the invite requires them). */
@@ -36,32 +49,21 @@ export async function importBulkInvite(
     );
   }
   const fileName = input.fileName.replace(/[\\/]/g, '_').trim().slice(0, 255) || 'upload.csv';
-  const { rows } = await ctx.tx.query<{ id: string }>(
-    `INSERT INTO bulk_invites (instance_id, file_name, headers, mapping, row_count, created_by, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id::text AS id`,
-    [input.instanceId, fileName, JSON.stringify(input.table.headers), JSON.stringify(mapping), input.table.rows.length, actorName(ctx.actor) ?? 'system', ctx.now],
-  );
-  const id = rows[0]!.id;
-  await ctx.tx.query(
-    `INSERT INTO bulk_invite_rows (bulk_invite_id, line, cells)
-     SELECT $1, (r->>'line')::int, r->'cells' FROM jsonb_array_elements($2::jsonb) AS r`,
-    [id, JSON.stringify(input.table.rows)],
-  );
+  const id = await insertDraft(ctx.tx, {
+    instanceId: input.instanceId,
+    fileName,
+    headers: input.table.headers,
+    mapping,
+    rows: input.table.rows,
+    createdBy: actorName(ctx.actor) ?? 'system',
+    at: ctx.now,
+  });
   await audit(ctx, 'bulk-invite.import', id);
   return { id, mapping };
 }
 
-interface Locked {
-  id: string;
-  status: string;
-  headers: string[];
-}
-
-async function readBulkInvite(ctx: CommandContext, instanceId: string, id: string, lock = false): Promise<Locked> {
-  const found = /^[1-9]\d{0,17}$/.test(id)
-    ? await ctx.tx.query<Locked>(`SELECT id::text AS id, status, headers FROM bulk_invites WHERE id = $1 AND instance_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, instanceId])
-    : { rows: [] };
-  const row = found.rows[0];
+async function readBulkInvite(ctx: CommandContext, instanceId: string, id: string, lock = false): Promise<BulkHead> {
+  const row = /^[1-9]\d{0,17}$/.test(id) ? await findBulkHead(ctx.tx, instanceId, id, lock) : undefined;
   if (!row) throw notFound(`No bulk invite ${id} in this instance`);
   return row;
 }
@@ -109,7 +111,9 @@ export async function prepareBulkInvite(
       problems.map((p) => ({ in: 'body', ...p })),
       input.mapping.email === undefined ? 'The file has no e-mail column: choose which column holds the e-mail addresses' : undefined,
     );
-  const assessments = normaliseAssessments(input.assessments);
+  const ids = assessmentIds(input.assessments);
+  if (!ids.ok) throw invalidInput(ids.errors.map((e) => ({ in: 'body', name: e.field, detail: e.message })));
+  const assessments = ids.value;
   // The same words as the invite command for an assessment it does not know.
   const published = new Set((await listAssessments(ctx.tx, [input.instanceId])).map((a) => a.id));
   const unknown = assessments.filter((slug) => !published.has(slug));
@@ -120,7 +124,7 @@ export async function prepareBulkInvite(
     );
   }
 
-  const { rows } = await ctx.tx.query<{ line: number; cells: string[] }>('SELECT line, cells FROM bulk_invite_rows WHERE bulk_invite_id = $1 ORDER BY line', [bulk.id]);
+  const rows = await rowCells(ctx.tx, bulk.id);
   const firstLine = new Map<string, number>();
   const named = new Set(assessments);
   const checked = rows.map((row) => {
@@ -138,15 +142,7 @@ export async function prepareBulkInvite(
     return { line: row.line, email: outcome.request.email, status: 'pending', errors: [], duplicateOf: null };
   });
   // Candidates the instance has already, and their live invitations to these assessments.
-  const { rows: known } = await ctx.tx.query<{ email: string; live: string[] }>(
-    `SELECT lower(c.email) AS email,
-            ARRAY(SELECT a.slug FROM invitations i JOIN assessments a ON a.id = i.assessment_id
-                   WHERE i.candidate_id = c.id AND a.slug = ANY($3::text[]) AND i.cancelled_at IS NULL AND i.expired_at IS NULL
-                     AND (i.assessment_status = 'IN_PROGRESS' OR (i.assessment_status = 'INVITED' AND i.expires_at > $4))
-                   ORDER BY a.slug) AS live
-       FROM candidates c WHERE c.instance_id = $1 AND lower(c.email) = ANY($2::text[])`,
-    [input.instanceId, [...firstLine.keys()], [...named], ctx.now],
-  );
+  const known = await knownCandidates(ctx.tx, input.instanceId, [...firstLine.keys()], [...named], ctx.now);
   const existing = new Map(known.map((k) => [k.email, k.live]));
   const updates = checked.map((c) => {
     const live = c.status === 'pending' ? existing.get(c.email!.toLowerCase()) : undefined;
@@ -156,19 +152,12 @@ export async function prepareBulkInvite(
         : [live.length > 0 ? `already has a live invitation to ${live.join(', ')}: inviting again sends a fresh link` : 'is already a candidate of this instance'];
     return { ...c, notes };
   });
-  await ctx.tx.query(
-    `UPDATE bulk_invite_rows r SET email = u.email, status = u.status, errors = u.errors, notes = u.notes, duplicate_of = u.duplicate_of,
-            candidate_id = NULL, mail_status = NULL, detail = NULL, processed_at = NULL
-       FROM jsonb_to_recordset($2::jsonb) AS u(line int, email text, status text, errors jsonb, notes jsonb, duplicate_of int)
-      WHERE r.bulk_invite_id = $1 AND r.line = u.line`,
-    [bulk.id, JSON.stringify(updates.map((u) => ({ line: u.line, email: u.email, status: u.status, errors: u.errors, notes: u.notes, duplicate_of: u.duplicateOf })))],
-  );
-  await ctx.tx.query(`UPDATE bulk_invites SET mapping = $2, assessments = $3, send_invite = $4, status = 'ready' WHERE id = $1`, [
+  await storePreview(
+    ctx.tx,
     bulk.id,
-    JSON.stringify(input.mapping),
-    assessments,
-    input.sendInvite,
-  ]);
+    updates.map((u) => ({ line: u.line, email: u.email, status: u.status, errors: u.errors, notes: u.notes, duplicate_of: u.duplicateOf })),
+    { mapping: input.mapping, assessments, sendInvite: input.sendInvite },
+  );
   await audit(ctx, 'bulk-invite.prepare', bulk.id);
   return {
     id: bulk.id,
@@ -185,10 +174,9 @@ export async function startBulkInvite(ctx: CommandContext, input: { instanceId: 
   const bulk = await lockBulkInvite(ctx, input.instanceId, input.id);
   if (bulk.status === 'draft') throw conflict(`Bulk invite ${bulk.id} has not been previewed yet: map its columns and choose its assessments first`);
   if (bulk.status !== 'ready') throw conflict(`Bulk invite ${bulk.id} is ${bulk.status} already`);
-  const { rows } = await ctx.tx.query<{ n: number }>(`SELECT count(*)::int AS n FROM bulk_invite_rows WHERE bulk_invite_id = $1 AND status = 'pending'`, [bulk.id]);
-  if (rows[0]!.n === 0) throw conflict(`Bulk invite ${bulk.id} has no row to invite: every row is invalid or a duplicate`);
+  if ((await countPendingRows(ctx.tx, bulk.id)) === 0) throw conflict(`Bulk invite ${bulk.id} has no row to invite: every row is invalid or a duplicate`);
   const { clientIp: _ip, userAgent: _ua, ...actor } = ctx.actor as Actor & { clientIp?: string; userAgent?: string };
-  await ctx.tx.query(`UPDATE bulk_invites SET status = 'running', started_by = $2, started_at = $3 WHERE id = $1`, [bulk.id, JSON.stringify(actor), ctx.now]);
+  await markRunning(ctx.tx, bulk.id, actor, ctx.now);
   await audit(ctx, 'bulk-invite.start', bulk.id);
 }
 
@@ -200,17 +188,14 @@ export async function startBulkInvite(ctx: CommandContext, input: { instanceId: 
 export async function cancelBulkInvite(ctx: CommandContext, input: { instanceId: string; id: string }): Promise<{ skipped: number }> {
   const seen = await readBulkInvite(ctx, input.instanceId, input.id);
   if (seen.status === 'done' || seen.status === 'cancelled') throw conflict(`Bulk invite ${seen.id} is ${seen.status} already`);
-  const { rows } = await ctx.tx.query(`UPDATE bulk_invite_rows SET status = 'skipped', processed_at = $2 WHERE bulk_invite_id = $1 AND status = 'pending' RETURNING line`, [
-    seen.id,
-    ctx.now,
-  ]);
+  const skipped = await skipPendingRows(ctx.tx, seen.id, ctx.now);
   const bulk = await lockBulkInvite(ctx, input.instanceId, input.id);
   // The last row may have finished the file meanwhile.
   if (bulk.status === 'done' || bulk.status === 'cancelled') throw conflict(`Bulk invite ${bulk.id} is ${bulk.status} already`);
-  await ctx.tx.query(`UPDATE bulk_invites SET status = 'cancelled', finished_at = $2 WHERE id = $1`, [bulk.id, ctx.now]);
+  await markCancelled(ctx.tx, bulk.id, ctx.now);
   await forgetCells(ctx, bulk.id);
   await audit(ctx, 'bulk-invite.cancel', bulk.id);
-  return { skipped: rows.length };
+  return { skipped };
 }
 
 /**
@@ -218,5 +203,5 @@ export async function cancelBulkInvite(ctx: CommandContext, input: { instanceId:
  * candidate, why): the rest of what was uploaded (every other column) is not kept past its use.
  */
 export async function forgetCells(ctx: CommandContext, bulkInviteId: string): Promise<void> {
-  await ctx.tx.query(`UPDATE bulk_invite_rows SET cells = '[]' WHERE bulk_invite_id = $1`, [bulkInviteId]);
+  await clearCells(ctx.tx, bulkInviteId);
 }

@@ -9,7 +9,7 @@
 import { parse } from 'csv-parse/sync';
 import { invalidInput } from '../../domain/errors.js';
 import type { InviteRequest } from '../invitations/deps.js';
-import { inviteBodyErrors, normaliseAssessments } from '../invitations/routes.js';
+import { assessmentIds, parseInviteInput } from '../invitations/invite-input.js';
 
 /** The largest file accepted, in bytes. */
 export const MAX_FILE_BYTES = 5 * 1024 * 1024;
@@ -190,8 +190,8 @@ export interface RowError {
 }
 
 /** The assessments a row's own cell names (ids separated by `;` or `|`), in order, once each. */
-export const rowAssessments = (cell: string | undefined): string[] =>
-  normaliseAssessments(
+const rowAssessments = (cell: string | undefined) =>
+  assessmentIds(
     (cell ?? '')
       .split(/[;|]/)
       .map((id) => id.trim())
@@ -219,7 +219,8 @@ export function rowInvite(
     return index === undefined ? field : headers[index] || `column ${index + 1}`;
   };
   const own = rowAssessments(cell('assessments'));
-  const assessments = own.length > 0 ? own : defaults;
+  if (!own.ok) return { errors: own.errors.map((e) => ({ column: column('assessments'), detail: e.message })) };
+  const assessments = own.value.length > 0 ? own.value : defaults;
   if (assessments.length === 0) return { errors: [{ column: column('assessments'), detail: 'names no assessment, and no default assessment was chosen' }] };
   const unknown = published ? assessments.filter((slug) => !published.has(slug)) : [];
   if (unknown.length > 0) return { errors: unknown.map((slug) => ({ column: column('assessments'), detail: `"${slug}" is not a published assessment of this instance` })) };
@@ -230,22 +231,13 @@ export function rowInvite(
   }
   const extra = cell('extraTimePercent');
   if (extra) body.extraTimePercent = /^\d{1,6}$/.test(extra) ? Number(extra) : extra;
-  const invalid = inviteBodyErrors(body);
-  if (invalid.length > 0) {
-    const errors = invalid.map((e) => {
-      const field = FIELDS.find((f) => e.name === f || e.name.startsWith(`${f}.`));
-      return { column: field === undefined || mapping[field] === undefined ? e.name : column(field), detail: e.detail };
+  const parsed = parseInviteInput(body);
+  if (!parsed.ok) {
+    const errors = parsed.errors.map((e) => {
+      const field = FIELDS.find((f) => e.field === f || e.field.startsWith(`${f}.`));
+      return { column: field === undefined || mapping[field] === undefined ? e.field : column(field), detail: e.message };
     });
     return { errors };
   }
-  const request: InviteRequest = {
-    email: body.email as string,
-    firstName: (body.firstName as string).trim(),
-    lastName: (body.lastName as string).trim(),
-    assessments,
-    ...(body.externalReference === undefined ? {} : { externalReference: body.externalReference as string }),
-    ...(body.language === undefined ? {} : { language: body.language as string }),
-    ...(body.extraTimePercent === undefined ? {} : { extraTimePercent: body.extraTimePercent as number }),
-  };
-  return { request };
+  return { request: parsed.value };
 }

@@ -9,6 +9,7 @@ import { cancelInvitation } from '../invitations/lifecycle.js';
 import { emailInvite } from '../invitations/invitation-mail.js';
 import { retryOnConflict } from '../invitations/retry.js';
 import type { InviteDeps, InviteRequest, PreparedInvite } from '../invitations/deps.js';
+import { parseInviteInput } from '../invitations/invite-input.js';
 import { inviteCandidate } from '../invitations/service.js';
 import { rideWithEvents } from '../webhooks/repository.js';
 import {
@@ -64,7 +65,11 @@ export async function startPartnerAssessment(ctx: CommandContext, deps: Omit<Inv
     if (input.repeated === 'conflict') throw conflict(`This assessment was already started for this request (${existing.publicId})`);
     return { link: existing };
   }
-  const request: InviteRequest = { ...input.candidate, assessments: [input.assessment] };
+  // The invite's own parser: an adapter's schema speaks the ATS's words, the invite's rules are one.
+  const parsed = parseInviteInput({ ...input.candidate, assessments: [input.assessment] });
+  if (!parsed.ok)
+    throw invalidInput(parsed.errors.map((e) => ({ in: 'body', name: e.field.startsWith('assessments') ? 'assessment' : `candidate.${e.field}`, detail: e.message })));
+  const request: InviteRequest = parsed.value;
   const invite = await inviteCandidate(ctx, deps, { instanceId: input.instanceId, request, source: input.partner });
   const { rows } = await ctx.tx.query<{ id: string }>(
     `SELECT i.id::text AS id FROM invitations i JOIN assessments a ON a.id = i.assessment_id WHERE i.candidate_id = $1 AND a.instance_id = $2 AND a.slug = $3`,

@@ -8,7 +8,7 @@ import { requireInstance } from '../tenants/repository.js';
 import { runCommand } from '../../domain/command.js';
 import { commandRequest } from '../../http/command.js';
 import { retakeInvitation, sendFreshLink } from './lifecycle.js';
-import { findDelivery, listDeliveries } from './deliveries.js';
+import { findDelivery, listDeliveries } from './repository/deliveries.js';
 import { resend } from './invitation-mail.js';
 import type { InviteDeps } from './deps.js';
 

@@ -4,16 +4,11 @@
 import type { Queryable } from '../../db/database.js';
 import { versionContent } from '../assessments/repository.js';
 import { normOf, publishedByName, type Norm } from '../scores/norms.js';
+import { scoredResultsOfCandidate } from './repository/invitations.js';
 
 /** By assessment id (slug): the norm of each completed and scored invitation of the candidate. */
 export async function normsOfCandidate(db: Queryable, candidateId: string): Promise<Map<string, Norm>> {
-  const { rows } = await db.query<{ slug: string; assessmentId: string; version: number; total: string; categories: { name: string; score: string | number }[] }>(
-    `SELECT a.slug, a.id AS "assessmentId", t.version, i.total_score::text AS total, i.category_scores AS categories
-       FROM invitations i JOIN assessments a ON a.id = i.assessment_id
-       JOIN attempts t ON t.invitation_id = i.id AND t.superseded_at IS NULL
-      WHERE i.candidate_id = $1 AND i.assessment_status = 'COMPLETED' AND i.score_status <> 'PENDING'`,
-    [candidateId],
-  );
+  const rows = await scoredResultsOfCandidate(db, candidateId);
   const norms = new Map<string, Norm>();
   for (const row of rows) {
     const content = await versionContent(db, row.assessmentId, row.version);

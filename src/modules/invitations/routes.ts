@@ -1,90 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
+import { InviteBody, normaliseInvite } from './invite-input.js';
 import { instanceHeader, problemResponses, publicSecurity } from '../../http/openapi.js';
 import { Problem, invalid } from '../../http/problem.js';
-import { BIDI_CONTROLS, validatorCompiler } from '../../http/validation.js';
-import { fieldErrors } from '../../http/errors.js';
 import { instanceScope } from '../keys/authenticate.js';
 import { claim, complete, fingerprint, release, HEADER as IDEMPOTENCY_HEADER, TTL_HOURS, type Scope } from './idempotency.js';
 import type { InviteDeps } from './deps.js';
 import { invite } from './service.js';
 import { commandRequest } from '../../http/command.js';
-
-// A name: no control characters (bidirectional ones included), at least one visible character;
-// trimmed before use. (The visible character is not \S, which a lone control character such as NUL
-// would satisfy.)
-const Name = (description: string, examples: string[]) =>
-  Type.String({
-    minLength: 1,
-    maxLength: 100,
-    pattern: `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*[^\\s\\u0000-\\u001f\\u007f${BIDI_CONTROLS}][^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]*$`,
-    'x-pattern-message': 'must contain a visible character and no control characters (bidirectional ones included: U+202A-U+202E, U+2066-U+2069)',
-    description,
-    examples,
-  });
-
-const MAX_ASSESSMENTS = 50;
-
-export const InviteBody = Type.Object(
-  {
-    email: Type.String({
-      examples: ['jane.doe@example.com'],
-      minLength: 1,
-      maxLength: 254,
-      format: 'email',
-      description: "Candidate's e-mail address; identifies the candidate within the instance, case-insensitively",
-    }),
-    firstName: Name("Candidate's first name (trimmed; updated on every invite)", ['Jane']),
-    lastName: Name("Candidate's last name (trimmed; updated on every invite)", ['Doe']),
-    assessments: Type.Union(
-      [
-        Type.Array(Type.String({ minLength: 1, maxLength: 64, examples: ['customer-support'] }), {
-          minItems: 1,
-          maxItems: MAX_ASSESSMENTS,
-          examples: [['customer-support', 'data-entry']],
-        }),
-        Type.String({ minLength: 1, maxLength: 4000, examples: ['customer-support,data-entry'], description: 'Comma-separated ids, accepted too' }),
-      ],
-      {
-        description: `Ids of published assessments of the instance, 1-${MAX_ASSESSMENTS}; duplicates are folded. A single comma-separated string is accepted too.`,
-        examples: [['customer-support', 'data-entry']],
-      },
-    ),
-    extraTimePercent: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: 200,
-        description:
-          'An accommodation: extra time on every assessment of this invite, as a percentage of its time limit (50: one and a half times as long), rounded up to whole minutes. The candidate sees only their own time limit, never why; the report in the console shows it to the operator. Applies to assessments not yet started; absent: unchanged (0 for a new invitation).',
-        examples: [25],
-      }),
-    ),
-    language: Type.Optional(
-      Type.String({
-        pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$',
-        'x-pattern-message': 'must be a BCP 47 language tag such as de, es or pt-BR',
-        maxLength: 35,
-        description: "The candidate's language as a BCP 47 tag (e.g. `de`, `pt-BR`), for the portal and e-mails of this invite's assessments; absent: unchanged.",
-        examples: ['de'],
-      }),
-    ),
-    externalReference: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        pattern: `^[^\\u0000-\\u001f\\u007f${BIDI_CONTROLS}]+$`,
-        'x-pattern-message': 'must be 1-200 characters without control characters',
-        description:
-          'Your own reference for the invitations this invite opens (an application or requisition id in your system), 1-200 characters. It is returned by `GET /v1/candidates/{candidateId}` and carried by every webhook event of these invitations as `data.externalReference`; the score record itself does not change. Absent: unchanged.',
-        examples: ['application-48213'],
-      }),
-    ),
-  },
-  {
-    description: 'Fields other than these are ignored.',
-    examples: [{ email: 'jane.doe@example.com', firstName: 'Jane', lastName: 'Doe', assessments: ['customer-support', 'data-entry'] }],
-  },
-);
 
 export const InviteResult = Type.Object(
   {
@@ -128,27 +51,7 @@ export const InviteResult = Type.Object(
 
 type InviteResultType = Static<typeof InviteResult>;
 
-const validateInvite = validatorCompiler()({ schema: InviteBody, httpPart: 'body', method: 'POST', url: '/v1/invite' }) as ((data: unknown) => boolean) & { errors?: unknown[] };
-
-/**
- * Checks a body by the schema of POST /v1/invite, for invites that do not come as a request (the
- * rows of a bulk invite): what it finds wrong, field by field, in the words of a 400 of /v1/invite.
- */
-export function inviteBodyErrors(body: unknown): { name: string; detail: string }[] {
-  if (validateInvite(body)) return [];
-  return fieldErrors('body', (validateInvite.errors ?? []) as never).map((e) => ({ name: e.name, detail: e.detail }));
-}
-
-export function normaliseAssessments(value: string | string[]): string[] {
-  const ids = (Array.isArray(value) ? value : value.split(',')).map((id) => id.trim());
-  const empty = ids.findIndex((id) => id === '');
-  if (empty >= 0) throw invalid([{ in: 'body', name: `assessments.${empty}`, pointer: `#/assessments/${empty}`, detail: 'must not be empty' }]);
-  const unique = [...new Set(ids)];
-  if (unique.length > MAX_ASSESSMENTS) {
-    throw invalid([{ in: 'body', name: 'assessments', pointer: '#/assessments', detail: `must name at most ${MAX_ASSESSMENTS} assessments` }]);
-  }
-  return unique;
-}
+const pointerOf = (field: string) => `#/${field.split('.').join('/')}`;
 
 const isJson = (contentType: string | undefined) => /^application\/([\w.+-]+\+)?json\s*(;|$)/i.test(contentType ?? '');
 
@@ -213,15 +116,10 @@ export const invitationRoutes: FastifyPluginAsyncTypebox<InviteDeps> = async (ap
       const [instance] = instanceScope(request, { required: true });
       const body = request.body;
       const sendInvite = request.query.sendInvite ?? false;
-      const input = {
-        email: body.email,
-        firstName: body.firstName.trim(),
-        lastName: body.lastName.trim(),
-        assessments: normaliseAssessments(body.assessments),
-        extraTimePercent: body.extraTimePercent,
-        language: body.language,
-        externalReference: body.externalReference,
-      };
+      // Fastify checked the body by InviteBody already: the parser's normalising half.
+      const parsed = normaliseInvite(body);
+      if (!parsed.ok) throw invalid(parsed.errors.map((e) => ({ in: 'body', name: e.field, pointer: pointerOf(e.field), detail: e.message })));
+      const input = parsed.value;
       const idempotencyKey = request.headers[IDEMPOTENCY_HEADER];
       const req = commandRequest(request, deps.now());
       if (idempotencyKey === undefined) return [await invite(deps, instance!.id, input, sendInvite, req)];

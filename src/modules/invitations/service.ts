@@ -11,6 +11,7 @@ import type { InvitationSource, InviteCommandDeps, InviteRequest, InviteResult, 
 import { emailInvite } from './invitation-mail.js';
 import { issueLink } from './links.js';
 import { decide, lockInvitationById } from './machine.js';
+import { insertMissingInvitations, invitationIdOf, renewInvitations, setExternalReference } from './repository/invitations.js';
 import { retryOnConflict } from './retry.js';
 
 /** The form of an assessment id (the CHECK on assessments.slug). */
@@ -52,18 +53,11 @@ export async function inviteCandidate(
   const candidateId = await upsertCandidate(tx, instanceId, request, ctx.now);
   // A fixed order of inserts and locks keeps two invites of one candidate from deadlocking each other.
   const assessmentIds = found.map((a) => a.id).sort();
-  const { rows: created } = await tx.query<{ id: string }>(
-    `INSERT INTO invitations (instance_id, candidate_id, assessment_id, expires_at, source)
-     SELECT $1, $2, id, $4::timestamptz + make_interval(days => (SELECT invite_ttl_days FROM instances WHERE id = $1)), $5 FROM unnest($3::uuid[]) AS t(id) ORDER BY id
-     ON CONFLICT (candidate_id, assessment_id) DO NOTHING
-     RETURNING id`,
-    [instanceId, candidateId, assessmentIds, ctx.now, input.source ?? 'api'],
-  );
+  const created = await insertMissingInvitations(tx, { instanceId, candidateId, assessmentIds, at: ctx.now, source: input.source ?? 'api' });
   // Every invitation of the invite, locked (in the same order) and decided by the state machine.
   const states = new Map<string, { id: string; outcome: ReturnType<typeof decide>; state: string }>();
   for (const assessmentId of assessmentIds) {
-    const { rows } = await tx.query<{ id: string }>('SELECT id::text AS id FROM invitations WHERE candidate_id = $1 AND assessment_id = $2', [candidateId, assessmentId]);
-    const inv = (await lockInvitationById(tx, rows[0]!.id, ctx.now))!;
+    const inv = (await lockInvitationById(tx, await invitationIdOf(tx, candidateId, assessmentId), ctx.now))!;
     states.set(assessmentId, { id: inv.id, outcome: decide(inv.state, 'invite', inv.facts), state: inv.state });
   }
   const skipped: SkippedAssessment[] = [];
@@ -81,26 +75,20 @@ export async function inviteCandidate(
   }
   // The client's reference goes on what this invite opens, before the events, which carry it.
   if (request.externalReference !== undefined) {
-    await tx.query('UPDATE invitations SET external_reference = $2 WHERE id = ANY($1::bigint[])', [open.map((a) => states.get(a.id)!.id), request.externalReference]);
+    await setExternalReference(
+      tx,
+      open.map((a) => states.get(a.id)!.id),
+      request.externalReference,
+    );
   }
-  await emitInvitationEvents(
-    tx,
-    'invitation.created',
-    created.map((r) => String(r.id)),
-    ctx.now,
-  );
+  await emitInvitationEvents(tx, 'invitation.created', created, ctx.now);
   const linked = open.length > 0 ? open.map((a) => a.id).sort() : assessmentIds;
   const issued = await issueLink(tx, deps, instanceId, candidateId, linked, ctx.now);
   // Inviting again renews what is not yet started: it may be started until the new link
   // expires, and a withdrawn (never started) or expired invitation is open again. The
   // accommodation and language of this invite apply to what is not yet started.
   const renew = [...states.values()].filter((s) => 'to' in s.outcome || s.state === 'INVITED').map((s) => s.id);
-  await tx.query(
-    `UPDATE invitations SET expires_at = greatest(expires_at, $2), cancelled_at = NULL, expired_at = NULL,
-            extra_time_percent = coalesce($3, extra_time_percent), language = coalesce($4, language)
-      WHERE id = ANY($1::bigint[])`,
-    [renew, issued.expiresAt, request.extraTimePercent ?? null, request.language ?? null],
-  );
+  await renewInvitations(tx, renew, { expiresAt: issued.expiresAt, extraTimePercent: request.extraTimePercent, language: request.language });
   await audit(ctx, 'invitation.create', candidateId);
   return { candidateId, open, skipped, ...issued };
 }

@@ -1,5 +1,5 @@
 // API keys and other bearer secrets: generation, shape check and hashing. Pure, no I/O.
-import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'ack_';
 // 32 random bytes (256 bits) in base64url: 43 characters.
@@ -27,9 +27,7 @@ export function sha256Hex(value: string): string {
 }
 
 /** Compares two secrets in time independent of where they differ (and of their lengths). */
-export function secretsEqual(given: string, expected: string): boolean {
-  return timingSafeEqual(sha256(given), sha256(expected));
-}
+export { secretsEqual } from '../../domain/secrets.js';
 
 /** A high-entropy token for links given to candidates (256 bits, base64url). */
 export function generateToken(): { token: string; hash: Buffer } {

@@ -10,7 +10,7 @@ import { eraseCandidateAttempts } from '../attempts/repository.js';
 import { candidateReviews, eraseCandidateReviews } from '../reviews/repository.js';
 import { anonymiseCandidate } from '../candidates/repository.js';
 import { eraseCandidateMarks, marksOf, type CandidateMarks } from '../decisions/repository.js';
-import { eraseCandidateMail } from '../invitations/deliveries.js';
+import { eraseCandidateMail } from '../invitations/repository/deliveries.js';
 import { eraseCandidateBulkRows } from '../bulk-invites/erasure.js';
 import { eraseCandidateSnapshots, snapshotsOfCandidate } from '../snapshots/repository.js';
 import { eraseCandidateSelfId, selfIdOfCandidate } from '../equality/repository.js';

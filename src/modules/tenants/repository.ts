@@ -219,3 +219,9 @@ export async function findLogo(db: Queryable, name: string): Promise<Logo | unde
   const row = rows[0];
   return row && { ...row, bytes: Buffer.from(row.bytes) };
 }
+
+/** The instances that erase their candidates after a while, by name, and after how many days. */
+export async function listRetention(db: Queryable): Promise<{ name: string; days: number }[]> {
+  const { rows } = await db.query<{ name: string; days: number }>('SELECT name, retention_days AS days FROM instances WHERE retention_days IS NOT NULL ORDER BY name');
+  return rows;
+}

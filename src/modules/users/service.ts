@@ -4,6 +4,7 @@
 // operator or an owner hands out, generated or chosen, must be changed at first sign-in.
 import type { Actor, CommandContext } from '../../domain/command.js';
 import type { Queryable } from '../../db/database.js';
+import { EMAIL_MESSAGE, isEmailAddress } from '../../domain/email.js';
 import { forbidden, invalidInput } from '../../domain/errors.js';
 import { audit } from '../audit/audit.js';
 import { findInstancesByName } from '../tenants/repository.js';
@@ -44,6 +45,7 @@ function checkNotSelf(actor: Actor, id: string, what: string): void {
 /** Adds a user. Without a password, one is generated and returned (shown once). */
 export async function addUser(ctx: CommandContext, input: { email: string; role: Role; instances?: string[]; password?: string }): Promise<{ user: User; password?: string }> {
   checkManagesAccounts(ctx.actor);
+  if (!isEmailAddress(input.email)) throw invalidInput([{ name: 'email', detail: EMAIL_MESSAGE }]);
   const ids = await instanceIds(ctx.tx, input.role, input.instances);
   const password = input.password === undefined ? generatePassword() : checkedPassword(input.password, input.email);
   const passwordHash = await hashPassword(password);

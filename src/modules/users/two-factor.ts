@@ -8,32 +8,29 @@ import type { Queryable } from '../../db/database.js';
 import { audit } from '../audit/audit.js';
 import { verifyPassword } from './password.js';
 import { completeSecondFactor, passwordHashOf, requireUser, type SessionTimes, type User } from './repository.js';
+import {
+  anInstanceRequiresTwoFactor,
+  clearTwoFactor,
+  confirmPendingSecret,
+  endSessionsOf,
+  lockTotpRow,
+  replaceRecoveryCodes,
+  setLastStep,
+  setPendingSecret,
+  useRecoveryCode,
+  type TotpRow,
+} from './two-factor-repository.js';
 import { acceptedStep, enrolmentUri, newRecoveryCodes, newSecret, openSecret, qrSvg, recoveryHash, sealSecret } from './totp.js';
 
-interface TotpRow {
-  secret: Buffer | null;
-  pending: Buffer | null;
-  lastStep: string | null;
-}
-
 async function totpRow(tx: Queryable, userId: string): Promise<TotpRow> {
-  const { rows } = await tx.query<TotpRow>(
-    // FOR UPDATE: two codes given at once are judged one after the other, so one code works once.
-    `SELECT totp_secret AS secret, totp_pending AS pending, totp_last_step::text AS "lastStep" FROM users WHERE id = $1 FOR UPDATE`,
-    [userId],
-  );
-  if (!rows[0]) throw notFound('No such user');
-  return rows[0];
+  const row = await lockTotpRow(tx, userId);
+  if (!row) throw notFound('No such user');
+  return row;
 }
 
 /** Whether a user must have a second factor: an instance of theirs requires it (an owner has every instance). */
 export async function twoFactorRequired(db: Queryable, user: Pick<User, 'id' | 'role'>): Promise<boolean> {
-  const { rows } = await db.query<{ required: boolean }>(
-    `SELECT CASE WHEN $2 = 'owner' THEN EXISTS (SELECT 1 FROM instances WHERE require_two_factor)
-            ELSE EXISTS (SELECT 1 FROM user_instances ui JOIN instances i ON i.id = ui.instance_id WHERE ui.user_id = $1 AND i.require_two_factor) END AS required`,
-    [user.id, user.role],
-  );
-  return rows[0]!.required;
+  return anInstanceRequiresTwoFactor(db, user.id, user.role);
 }
 
 /** The enrolment in progress (made on first call, the same on a reload): the secret, its URI and QR code. */
@@ -45,7 +42,7 @@ export async function startEnrolment(ctx: CommandContext, input: { userId: strin
   if (row.pending) secret = await openSecret(ctx.tx, user.id, row.pending);
   else {
     secret = newSecret();
-    await ctx.tx.query('UPDATE users SET totp_pending = $2 WHERE id = $1', [user.id, await sealSecret(ctx.tx, user.id, secret)]);
+    await setPendingSecret(ctx.tx, user.id, await sealSecret(ctx.tx, user.id, secret));
   }
   const uri = enrolmentUri(secret, user.email);
   return { secret, uri, svg: await qrSvg(uri) };
@@ -59,10 +56,13 @@ export async function confirmEnrolment(ctx: CommandContext, input: { userId: str
   if (!row.pending) throw invalidInput([{ in: 'body', name: 'code', detail: 'no set-up is in progress: open the set-up page again' }]);
   const step = acceptedStep(await openSecret(ctx.tx, user.id, row.pending), input.code, ctx.now, null);
   if (step === undefined) throw invalidInput([{ in: 'body', name: 'code', detail: 'is not the code your app shows now: check the app and its clock, and try again' }]);
-  await ctx.tx.query('UPDATE users SET totp_secret = totp_pending, totp_pending = NULL, totp_enabled_at = $2, totp_last_step = $3 WHERE id = $1', [user.id, ctx.now, step]);
+  await confirmPendingSecret(ctx.tx, user.id, ctx.now, step);
   const recoveryCodes = newRecoveryCodes();
-  await ctx.tx.query('DELETE FROM user_recovery_codes WHERE user_id = $1', [user.id]);
-  await ctx.tx.query('INSERT INTO user_recovery_codes (user_id, code_hash) SELECT $1, unnest($2::bytea[])', [user.id, recoveryCodes.map((c) => recoveryHash(c)!)]);
+  await replaceRecoveryCodes(
+    ctx.tx,
+    user.id,
+    recoveryCodes.map((c) => recoveryHash(c)!),
+  );
   await audit(ctx, 'user.2fa.enrol', user.id, 200);
   return { recoveryCodes };
 }
@@ -87,29 +87,21 @@ export async function giveSecondFactor(
   const code = input.code.trim();
   const step = acceptedStep(await openSecret(ctx.tx, input.userId, row.secret), code, ctx.now, row.lastStep === null ? null : Number(row.lastStep));
   if (step !== undefined) {
-    await ctx.tx.query('UPDATE users SET totp_last_step = $2 WHERE id = $1', [input.userId, step]);
+    await setLastStep(ctx.tx, input.userId, step);
     await completeSecondFactor(ctx.tx, input.sessionHash, ctx.now, times);
     await entry('user.sign-in', 303);
     return { ok: true };
   }
   const hash = recoveryHash(code);
-  const used = hash
-    ? await ctx.tx.query('UPDATE user_recovery_codes SET used_at = $3 WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL RETURNING user_id', [input.userId, hash, ctx.now])
-    : { rows: [] };
-  if (used.rows.length === 1) {
-    const { rows } = await ctx.tx.query<{ n: number }>('SELECT count(*)::int AS n FROM user_recovery_codes WHERE user_id = $1 AND used_at IS NULL', [input.userId]);
+  const left = hash ? await useRecoveryCode(ctx.tx, input.userId, hash, ctx.now) : undefined;
+  if (left !== undefined) {
     await completeSecondFactor(ctx.tx, input.sessionHash, ctx.now, times);
     await entry('user.2fa.recovery-code-used', 303);
     await entry('user.sign-in', 303);
-    return { ok: true, recoveryCodesLeft: rows[0]!.n };
+    return { ok: true, recoveryCodesLeft: left };
   }
   await entry('user.sign-in-failed', 401);
   return { ok: false };
-}
-
-async function clearTwoFactor(tx: Queryable, userId: string): Promise<void> {
-  await tx.query('UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_enabled_at = NULL, totp_last_step = NULL WHERE id = $1', [userId]);
-  await tx.query('DELETE FROM user_recovery_codes WHERE user_id = $1', [userId]);
 }
 
 /** The user turns their second factor off, with their password; refused while an instance of theirs requires one. */
@@ -126,7 +118,7 @@ export async function disableTwoFactor(ctx: CommandContext, input: { userId: str
 export async function resetTwoFactor(ctx: CommandContext, input: { id: string }): Promise<User> {
   const user = await requireUser(ctx.tx, input.id);
   await clearTwoFactor(ctx.tx, user.id);
-  await ctx.tx.query('DELETE FROM console_sessions WHERE user_id = $1', [user.id]);
+  await endSessionsOf(ctx.tx, user.id);
   await audit(ctx, 'user.2fa.reset', user.id, 200);
   return requireUser(ctx.tx, user.id);
 }

@@ -1,5 +1,5 @@
 // Invitation e-mails as recorded: what was sent to whom, and what the relay answered.
-import type { Queryable } from '../../db/database.js';
+import type { Queryable } from '../../../db/database.js';
 
 export interface DeliveryRecord {
   id: string;

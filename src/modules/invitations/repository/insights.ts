@@ -1,5 +1,5 @@
 // Counts of invitation e-mail for the console's overview.
-import type { Queryable } from '../../db/database.js';
+import type { Queryable } from '../../../db/database.js';
 
 /** Deliveries of the instance that the relay refused or did not take since `since`. */
 export async function failedDeliveries(db: Queryable, instanceId: string, since: Date): Promise<number> {

@@ -2,8 +2,8 @@
 // then every other invitation of the candidate that is still open (not started in time, or in
 // progress), oldest first: one link shows everything the candidate has left to do, since links
 // to those assessments, older or newer, let them in anyway.
-import type { Queryable } from '../../db/database.js';
-import { LIMIT_MINUTES } from './record.js';
+import type { Queryable } from '../../../db/database.js';
+import { LIMIT_MINUTES } from '../record.js';
 
 export interface OpenedInvitation {
   invitationId: string;

@@ -2,8 +2,8 @@
 // portal keeps it in a cookie); only hashes of either are stored. A session lasts 12 hours at most,
 // never past its link, by the app's clock.
 import { randomBytes } from 'node:crypto';
-import type { Queryable } from '../../db/database.js';
-import { sha256 } from '../keys/secret.js';
+import type { Queryable } from '../../../db/database.js';
+import { sha256 } from '../../keys/secret.js';
 
 const SESSION_HOURS = 12;
 
