@@ -544,18 +544,7 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
         await page.screenshot({ path: path.join(SHOTS, `console-candidate-two-full-${width.name}.png`), fullPage: true });
         const height = await page.evaluate(() => document.documentElement.scrollHeight);
         if (width.width === 1280) assert.ok(height <= 2 * width.height, `the page is ${height} px high at 1280 × 800: at most two screens`);
-        const first = await page.evaluate((h) => {
-          // Every word drawn on the first screen (the sidebar's and the page's).
-          const words: string[] = [];
-          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-            const range = document.createRange();
-            range.selectNodeContents(n);
-            const box = range.getBoundingClientRect();
-            if (box.width > 0 && box.top < h && box.bottom > 0) words.push(n.textContent ?? '');
-          }
-          return words.join(' ');
-        }, width.height);
+        const first = await firstScreenWords(page, width.height);
         assert.doesNotMatch(first, /[0-9a-f]{8}-[0-9a-f]{4}-/i, 'no UUID on the first screen');
         assert.doesNotMatch(first, /\bdemo\b/, 'no instance slug on the first screen');
         assert.doesNotMatch(first, /\bnr-\d+/, 'no question id on the first screen');
@@ -565,6 +554,16 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
         // The facts under "More about this attempt" open on a click, as each card's answers do.
         await page.locator('section.report').first().getByText('More about this attempt').click();
         assert.equal(await page.locator('section.report').first().getByText('Completion', { exact: true }).isVisible(), true);
+        // The overview and the review queue read in words too.
+        for (const where of ['/console/?instance=demo', '/console/reviews?instance=demo']) {
+          await page.goto(`${demo.base}${where}`);
+          const words = await firstScreenWords(page, width.height);
+          assert.doesNotMatch(
+            words,
+            /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|\bdemo\b|\bnr-\d+/,
+            `${where}: no UUID, slug or question id on the first screen at ${width.name} px: ${/.{0,80}(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|\bdemo\b|\bnr-\d+).{0,80}/s.exec(words.replace(/\s+/g, ' '))?.[0]}`,
+          );
+        }
         await page.close();
       }
     } finally {
@@ -572,3 +571,19 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
     }
   });
 });
+
+/** Every word drawn on the page's first screen (the sidebar's and the page's), as one text. */
+function firstScreenWords(page: Page, height: number): Promise<string> {
+  return page.evaluate((h) => {
+    const words: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const range = document.createRange();
+      range.selectNodeContents(n);
+      const box = range.getBoundingClientRect();
+      // Drawn: in a box of more than a pixel (not the visually hidden), not inside what is folded.
+      if (box.width > 1 && box.height > 1 && box.top < h && box.bottom > 0 && n.parentElement?.checkVisibility({ visibilityProperty: true })) words.push(n.textContent ?? '');
+    }
+    return words.join(' ');
+  }, height);
+}
