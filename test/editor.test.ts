@@ -206,7 +206,7 @@ describeEachStore('assessment editor', (ctx) => {
     assert.equal(published.headers.location, `/console/assessments/my-assessment/edit?instance=${instance}&published=1&outcome=created`);
     assert.equal(await drafts(), 0);
     const list = await manager.get(`/console/assessments?instance=${instance}`);
-    assert.match(list.body, /My assessment <span class="hint">\(my-assessment, version 1\)<\/span>/);
+    assert.match(list.body, /My assessment <span class="hint">\(version 1\)<\/span>[\s\S]*<dt>Id \(for the API and the CLI\)<\/dt><dd><code>my-assessment<\/code>/);
     assert.match(list.body, /href="\/console\/assessments\/my-assessment\/edit\?instance=/);
   });
 
