@@ -534,7 +534,7 @@ describe('the console frame in Chromium at 1280 and 390 px', { skip: !present &&
         assert.equal(listed?.status(), 200);
         await page.getByRole('searchbox', { name: 'Name or e-mail starts with' }).fill('Gita');
         await page.getByRole('button', { name: 'Search', exact: true }).click();
-        await page.screenshot({ path: path.join(SHOTS, `console-candidates-gita-${width.name}.png`) });
+        await page.waitForURL(/[?&]q=Gita/);
         await page.getByRole('link', { name: 'Gita Example' }).click();
         await page.getByRole('heading', { level: 1, name: 'Gita Example' }).waitFor();
         const summary = page.getByRole('table', { name: 'Results of each assessment' });
